@@ -1,0 +1,84 @@
+/**
+ * The error types of the API module. Upper layers branch on the class (never on message text):
+ * - ValidationError: input refused before anything was sent; `issues` say which field and why.
+ * - ServiceError: HTTP 200 with error_code other than "0000"; carries the service's code and message.
+ * - AuthError: HTTP 401 (credentials or token wrong, user unknown) after one token refresh.
+ * - PermissionError: HTTP 403 (the account may not use this API).
+ * - ProtocolError: a body that is not the documented shape; names the endpoint and the field.
+ * - TransportError: network failure, timeout or 5xx/429 that outlived the retries.
+ * No error message ever contains a secret: messages are built from codes, endpoints and fields.
+ */
+
+export interface ValidationIssue {
+  /** The input field, as the user knows it ("name", "description", "site id", "line 12"...). */
+  field: string;
+  /** What is wrong and what to do, one sentence. */
+  message: string;
+}
+
+export abstract class ApiError extends Error {
+  abstract readonly kind: 'validation' | 'service' | 'auth' | 'permission' | 'protocol' | 'transport';
+  /** Logical endpoint name, e.g. "wm.registerRecipients" or "svc.listLicenses". */
+  readonly endpoint: string;
+  constructor(endpoint: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.endpoint = endpoint;
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends ApiError {
+  readonly kind = 'validation' as const;
+  readonly issues: ValidationIssue[];
+  constructor(endpoint: string, issues: ValidationIssue[]) {
+    super(endpoint, issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+    this.issues = issues;
+  }
+}
+
+export class ServiceError extends ApiError {
+  readonly kind = 'service' as const;
+  readonly code: string;
+  readonly serviceMessage: string;
+  constructor(endpoint: string, code: string, serviceMessage: string) {
+    super(endpoint, `${endpoint} failed with error_code ${code}: ${serviceMessage}`);
+    this.code = code;
+    this.serviceMessage = serviceMessage;
+  }
+}
+
+export class AuthError extends ApiError {
+  readonly kind = 'auth' as const;
+  readonly status = 401;
+}
+
+export class PermissionError extends ApiError {
+  readonly kind = 'permission' as const;
+  readonly status = 403;
+}
+
+export class ProtocolError extends ApiError {
+  readonly kind = 'protocol' as const;
+  /** Path of the offending field in the body ("data[3].job_status"), or "body". */
+  readonly field: string;
+  constructor(endpoint: string, field: string, detail: string) {
+    super(endpoint, `${endpoint} answered with an unexpected body at ${field}: ${detail}`);
+    this.field = field;
+  }
+}
+
+export class TransportError extends ApiError {
+  readonly kind = 'transport' as const;
+  /** HTTP status when one was received (5xx, 429, 404...), undefined for network errors/timeouts. */
+  readonly status: number | undefined;
+  readonly attempts: number;
+  constructor(endpoint: string, message: string, status: number | undefined, attempts: number, cause?: unknown) {
+    super(endpoint, message, { cause });
+    this.status = status;
+    this.attempts = attempts;
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

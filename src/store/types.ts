@@ -1,0 +1,110 @@
+/**
+ * Store contract: small repositories over keyv. One backend per process, chosen by STORE_URL:
+ * `sqlite://./data/drm-chatops.sqlite` (default), `redis://host:port`, `memory://` (tests).
+ * Every repository is namespaced by workspace where data belongs to a workspace, so one
+ * workspace can never read another's data by construction.
+ *
+ * "Workspace key" = the Slack team id, or the enterprise id for org-wide installs
+ * (see workspaceKeyOf in ./keys.ts).
+ */
+import type { WorkspaceCredentials } from '../api/types.js';
+
+export type WorkspaceKey = string;
+
+// -- Installations (Bolt InstallationStore data, stored encrypted: it holds bot tokens) ----------
+export interface InstallationRepo {
+  /** Stores Bolt's Installation object (opaque here) encrypted under the workspace key. */
+  save(key: WorkspaceKey, installation: unknown): Promise<void>;
+  get(key: WorkspaceKey): Promise<unknown | undefined>;
+  delete(key: WorkspaceKey): Promise<void>;
+  listKeys(): Promise<WorkspaceKey[]>;
+}
+
+// -- Service credentials (vault: JWE-encrypted, key id recorded) -------------------------------
+export interface StoredCredentials {
+  credentials: WorkspaceCredentials;
+  /** ISO time of the last successful live verification. */
+  verifiedAt: string;
+  /** Slack user id who saved them. */
+  savedBy: string;
+}
+
+export interface CredentialsRepo {
+  put(key: WorkspaceKey, value: StoredCredentials): Promise<void>;
+  get(key: WorkspaceKey): Promise<StoredCredentials | undefined>;
+  delete(key: WorkspaceKey): Promise<void>;
+  /** Re-encrypt every record with the current key (rotation); returns how many were rewritten. */
+  reencryptAll(): Promise<number>;
+}
+
+// -- Workspace settings (roles, audit channel, watch pause state) -------------------------------
+export interface WorkspaceSettings {
+  /** Extra admin user ids besides Slack workspace admins/owners. */
+  adminUserIds: string[];
+  /** A user group id whose members are admins. */
+  adminUsergroupId?: string;
+  /** Channel id where the audit log is mirrored. */
+  auditChannelId?: string;
+  /** Set when polling is paused for an auth failure; cleared when setup is fixed. */
+  pollingPausedReason?: string;
+}
+
+export interface SettingsRepo {
+  get(key: WorkspaceKey): Promise<WorkspaceSettings>;
+  put(key: WorkspaceKey, value: WorkspaceSettings): Promise<void>;
+  delete(key: WorkspaceKey): Promise<void>;
+}
+
+// -- Audit --------------------------------------------------------------------------------------
+export interface AuditEntry {
+  id: string;
+  at: string;
+  userId: string;
+  /** Operation name, e.g. "recipient.register", "plan.request", "setup.save". */
+  action: string;
+  /** Plain-text summary, never a secret. */
+  detail: string;
+  result: 'ok' | 'error' | 'refused';
+  siteId?: string;
+}
+
+export interface AuditRepo {
+  append(key: WorkspaceKey, entry: Omit<AuditEntry, 'id' | 'at'>): Promise<AuditEntry>;
+  /** Newest first. */
+  list(key: WorkspaceKey, opts?: { limit?: number; before?: string }): Promise<AuditEntry[]>;
+  deleteAll(key: WorkspaceKey): Promise<void>;
+}
+
+// -- Generic namespaced documents (reports, poll state, outbox, subscriptions build on it) --------
+export interface DocRepo<T> {
+  get(key: WorkspaceKey, id: string): Promise<T | undefined>;
+  put(key: WorkspaceKey, id: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: WorkspaceKey, id: string): Promise<void>;
+  /** Ids present for the workspace (kept in an index document). */
+  list(key: WorkspaceKey): Promise<string[]>;
+  deleteAll(key: WorkspaceKey): Promise<void>;
+}
+
+// -- Leases (one poller per site across replicas) --------------------------------------------------
+export interface LeaseRepo {
+  /** Take the lease if free or expired or already ours; true when held afterwards. */
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extend a lease we hold; false when lost. */
+  renew(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  release(name: string, holder: string): Promise<void>;
+  holder(name: string): Promise<string | undefined>;
+}
+
+export interface Store {
+  backend: 'sqlite' | 'redis' | 'memory';
+  installations: InstallationRepo;
+  credentials: CredentialsRepo;
+  settings: SettingsRepo;
+  audit: AuditRepo;
+  leases: LeaseRepo;
+  /** A namespaced document repository for feature modules (reports, watches, poll state...). */
+  docs<T>(namespace: string): DocRepo<T>;
+  /** Store reachable (readyz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
