@@ -72,7 +72,13 @@ export class TransportError extends ApiError {
   /** HTTP status when one was received (5xx, 429, 404...), undefined for network errors/timeouts. */
   readonly status: number | undefined;
   readonly attempts: number;
-  constructor(endpoint: string, message: string, status: number | undefined, attempts: number, cause?: unknown) {
+  constructor(
+    endpoint: string,
+    message: string,
+    status: number | undefined,
+    attempts: number,
+    cause?: unknown,
+  ) {
     super(endpoint, message, { cause });
     this.status = status;
     this.attempts = attempts;

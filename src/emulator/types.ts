@@ -69,7 +69,12 @@ export interface EmulatorJob {
 
 export interface EmulatorControl {
   /** Add a watermarking account for sites (Basic credentials). */
-  addWatermarkingAccount(acc: { accountId: string; accessKey: string; siteIds: string[]; forbidden?: boolean }): void;
+  addWatermarkingAccount(acc: {
+    accountId: string;
+    accessKey: string;
+    siteIds: string[];
+    forbidden?: boolean;
+  }): void;
   /** Add a Service API account (JWT secret). */
   addServiceAccount(acc: {
     accountId: string;
@@ -79,11 +84,26 @@ export interface EmulatorControl {
     forbidden?: boolean;
   }): void;
   /** Create a job with tasks (status DM000 / TK000). Returns the job id. */
-  createJob(siteId: string, contentId: string, tasks: EmulatorJobTaskSpec[], opts?: { regTimeMs?: number }): number;
+  createJob(
+    siteId: string,
+    contentId: string,
+    tasks: EmulatorJobTaskSpec[],
+    opts?: { regTimeMs?: number },
+  ): number;
   /** Bulk-create jobs quickly (benchmarks): `count` jobs with `tasksPerJob` tasks each, all in `status`. */
-  bulkCreateJobs(siteId: string, count: number, opts?: { status?: JobStatusCode; tasksPerJob?: number; contentPrefix?: string }): number[];
+  bulkCreateJobs(
+    siteId: string,
+    count: number,
+    opts?: { status?: JobStatusCode; tasksPerJob?: number; contentPrefix?: string },
+  ): number[];
   setJobStatus(siteId: string, jobId: number, status: JobStatusCode): void;
-  setTaskStatus(siteId: string, jobId: number, dwmId: number, status: TaskStatusCode, cliErrorCode?: string): void;
+  setTaskStatus(
+    siteId: string,
+    jobId: number,
+    dwmId: number,
+    status: TaskStatusCode,
+    cliErrorCode?: string,
+  ): void;
   /** Move every task to TK002 (or TK005 for the listed dwmIds) and the job to DM500/DM600 accordingly. */
   finishJob(siteId: string, jobId: number, opts?: { failDwmIds?: number[]; cliErrorCode?: string }): void;
   getJob(siteId: string, jobId: number): EmulatorJob | undefined;

@@ -1,0 +1,138 @@
+/**
+ * Input rules of both specs, checked before anything is sent. Each check returns null when the
+ * value is fine, or a sentence that says what is wrong and what to do; `assertValid` turns a list
+ * of findings into a ValidationError. The ops and slack layers reuse these for inline errors.
+ */
+import { ValidationError, type ValidationIssue } from './errors.js';
+
+export const LIMITS = {
+  recipientName: 128,
+  recipientDescription: 50,
+  recipientsPerRegistration: 150,
+  contentIdBytes: 200,
+  pageUnitMax: 1000,
+  pageUnitDefault: 25,
+  keyPwBytes: 32,
+} as const;
+
+const NAME_RE = /^[A-Za-z0-9._-]+$/;
+const SITE_ID_RE = /^[A-Za-z0-9]{4}$/;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TZ_RE = /^[+-](\d{2}):(\d{2})$/;
+/** Content ids: letters, digits, hyphen, underscore, period (the spec says "no special characters"). */
+const CONTENT_ID_RE = /^[A-Za-z0-9._-]+$/;
+
+const utf8 = new TextEncoder();
+export function byteLength(s: string): number {
+  return utf8.encode(s).length;
+}
+
+/** Printable form of a character for messages: "é", "space", "U+200F". */
+export function describeChar(ch: string): string {
+  if (ch === ' ') return 'space';
+  const cp = ch.codePointAt(0) ?? 0;
+  if (
+    cp < 0x20 ||
+    (cp >= 0x7f && cp < 0xa0) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e)
+  ) {
+    return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return `"${ch}"`;
+}
+
+export function checkRecipientName(name: string): string | null {
+  if (name.length === 0) return 'The name is empty. Give a name of 1 to 128 characters.';
+  if (name.length > LIMITS.recipientName) {
+    return `The name is ${name.length} characters long; the limit is ${LIMITS.recipientName}.`;
+  }
+  if (!NAME_RE.test(name)) {
+    const bad = [...new Set([...name].filter((c) => !/[A-Za-z0-9._-]/.test(c)))].slice(0, 5);
+    return `The name contains ${bad.map(describeChar).join(', ')}; only letters A-Z and a-z, digits, hyphen (-), underscore (_) and period (.) are allowed.`;
+  }
+  return null;
+}
+
+export function checkRecipientDescription(description: string): string | null {
+  if (description.length > LIMITS.recipientDescription) {
+    return `The description is ${description.length} characters long; the limit is ${LIMITS.recipientDescription}.`;
+  }
+  return null;
+}
+
+export function checkSiteId(siteId: string): string | null {
+  if (!SITE_ID_RE.test(siteId)) {
+    return `Site id "${siteId.slice(0, 20)}" is not valid: a site id is exactly 4 letters or digits, like AB12.`;
+  }
+  return null;
+}
+
+export function checkDate(value: string): string | null {
+  const m = DATE_RE.exec(value);
+  if (!m) return `"${value.slice(0, 30)}" is not a date: use yyyy-MM-dd, like 2026-11-22.`;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const dt = new Date(Date.UTC(y, mo - 1, d));
+  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) {
+    return `"${value}" is not a real calendar date.`;
+  }
+  return null;
+}
+
+export function checkDateRange(from?: string, to?: string): string | null {
+  if (from && to && !checkDate(from) && !checkDate(to) && from > to) {
+    return `The start date ${from} is after the end date ${to}.`;
+  }
+  return null;
+}
+
+export function checkTimeZone(tz: string): string | null {
+  const m = TZ_RE.exec(tz);
+  if (!m || Number(m[1]) > 14 || Number(m[2]) > 59) {
+    return `Time zone "${tz.slice(0, 20)}" is not valid: use +hh:mm or -hh:mm, like +09:00.`;
+  }
+  return null;
+}
+
+export function checkContentId(contentId: string): string | null {
+  if (contentId.length === 0) return 'The content id is empty.';
+  if (byteLength(contentId) > LIMITS.contentIdBytes) {
+    return `The content id is ${byteLength(contentId)} bytes; the limit is ${LIMITS.contentIdBytes}.`;
+  }
+  if (!CONTENT_ID_RE.test(contentId)) {
+    return 'The content id may contain only letters, digits, hyphen (-), underscore (_) and period (.).';
+  }
+  return null;
+}
+
+export function checkPageUnit(n: number): string | null {
+  if (!Number.isInteger(n) || n < 1 || n > LIMITS.pageUnitMax) {
+    return `Page size ${n} is not valid: use a whole number from 1 to ${LIMITS.pageUnitMax}.`;
+  }
+  return null;
+}
+
+export function checkPageIndex(n: number): string | null {
+  if (!Number.isInteger(n) || n < 1) return `Page ${n} is not valid: pages start at 1.`;
+  return null;
+}
+
+export function checkKeyPassword(pw: string): string | null {
+  if (pw.length === 0) return 'The key password is empty.';
+  if (byteLength(pw) > LIMITS.keyPwBytes) {
+    return `The key password is ${byteLength(pw)} bytes; the limit is ${LIMITS.keyPwBytes} bytes.`;
+  }
+  return null;
+}
+
+/** Collects findings and throws one ValidationError carrying all of them. */
+export function assertValid(endpoint: string, checks: Array<[field: string, finding: string | null]>): void {
+  const issues: ValidationIssue[] = [];
+  for (const [field, finding] of checks) if (finding) issues.push({ field, message: finding });
+  if (issues.length > 0) throw new ValidationError(endpoint, issues);
+}
+
+/** Case-insensitive identity of a recipient name (rule 3 and 4 of the spec). */
+export function nameKey(name: string): string {
+  return name.toLowerCase();
+}

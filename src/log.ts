@@ -1,0 +1,96 @@
+/**
+ * Structured JSON logging (pino) with secret redaction. Every module logs through `logger` or a
+ * child of it. Redaction is by field path (pino's fast-redact) plus a last-resort scrub of values
+ * that look like secrets (Slack tokens, Bearer/Basic credentials, JWTs) in any string field.
+ */
+import { type Logger, pino } from 'pino';
+
+/** Field names whose values are always replaced, at any depth up to 4 levels. */
+export const SECRET_KEYS = [
+  'accessKey',
+  'access_key',
+  'secretKey',
+  'secret_key',
+  'token',
+  'botToken',
+  'bot_token',
+  'userToken',
+  'appToken',
+  'authorization',
+  'Authorization',
+  'password',
+  'key_pw',
+  'keyPw',
+  'ask',
+  'site_key',
+  'siteKey',
+  'kms_token',
+  'kmsToken',
+  'iv',
+  'clientSecret',
+  'signingSecret',
+  'stateSecret',
+  'encryptionKey',
+  'private_key',
+  'privateKey',
+  'fps_cert',
+  'fpsCert',
+];
+
+function redactPaths(): string[] {
+  const out: string[] = [];
+  for (const k of SECRET_KEYS) {
+    out.push(k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`);
+  }
+  return out;
+}
+
+const SECRET_PATTERNS: RegExp[] = [
+  /xox[abposr]-[A-Za-z0-9-]+/g, // Slack tokens
+  /xapp-[A-Za-z0-9-]+/g, // Slack app-level tokens
+  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP credentials
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT / JWS / JWE-ish
+];
+
+/** Replace anything that looks like a credential inside a free-text string. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const re of SECRET_PATTERNS) out = out.replace(re, '[REDACTED]');
+  return out;
+}
+
+export function createLogger(opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+  const level = opts.level ?? process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info');
+  const options: pino.LoggerOptions = {
+    level,
+    base: { app: 'drm-chatops' },
+    redact: { paths: redactPaths(), censor: '[REDACTED]' },
+    formatters: { level: (label) => ({ level: label }) },
+    hooks: {
+      // Last-resort scrub of the message text and string arguments.
+      logMethod(args, method) {
+        const scrubbed = args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as typeof args;
+        method.apply(this, scrubbed);
+      },
+    },
+    serializers: {
+      err: (e: unknown) => {
+        const s = pino.stdSerializers.err(e as Error);
+        if (s && typeof s.message === 'string') s.message = scrubSecrets(s.message);
+        if (s && typeof s.stack === 'string') s.stack = scrubSecrets(s.stack);
+        return s;
+      },
+    },
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
+}
+
+/** The process logger. Tests may replace its destination through createLogger. */
+export let logger: Logger = createLogger();
+
+/** Swap the process logger (tests capture logs to assert no secret appears). */
+export function setLogger(l: Logger): void {
+  logger = l;
+}
+
+export type { Logger };
