@@ -384,3 +384,15 @@ export interface ServiceClient {
   /** 19: targetDate yyyy-MM-dd */
   getMonthlyStats(siteId: string, targetDate: string): Promise<MonthlyStats>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Factory (src/api/index.ts: createApi). One per process: shares the pooled HTTP dispatchers
+// and the token/JWT caches across every workspace and site.
+// ---------------------------------------------------------------------------------------------
+
+export interface ApiFactory {
+  watermarking(creds: WatermarkingCredentials): WatermarkingClient;
+  service(creds: ServiceApiCredentials): ServiceClient;
+  /** Close every pooled connection. */
+  close(): Promise<void>;
+}
