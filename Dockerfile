@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# drm-chatops: multi-stage build on Node 24 LTS. The build stage compiles TypeScript and the
+# sqlite3 native module (N-API, so one build runs on any Node >= 20); the runtime stage holds only
+# production dependencies and the compiled JavaScript, and runs as the unprivileged `node` user.
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    STORE_URL=sqlite:///data/drm-chatops.sqlite
+WORKDIR /app
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --chown=node:node package.json manifest.yml ./
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 3000
+# Liveness: /healthz answers 200 while the process serves requests (HTTP mode and Socket Mode both
+# serve it on PORT).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The app handles SIGTERM itself (graceful shutdown: stops polling, flushes the outbox, closes the
+# store). Node is PID 1 here, so run the container with --init (compose: init: true) to reap zombies.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js"]
