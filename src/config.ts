@@ -1,0 +1,580 @@
+/**
+ * All configuration, parsed once from the environment with zod. Nothing else reads process.env.
+ *
+ * - Every variable is declared once in VARIABLES (name, required, default, description, schema);
+ *   CONFIG_DOC (the README table) is generated from the same list.
+ * - A missing or malformed variable throws ConfigError whose message names each variable and says
+ *   what to set. All problems are reported at once, not one per restart.
+ * - Modes are derived: `socket` when SLACK_APP_TOKEN is set, else `http`; `oauth` distribution
+ *   when SLACK_CLIENT_ID/SECRET/STATE_SECRET are set, else `single` (SLACK_BOT_TOKEN).
+ *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
+ */
+import { z } from 'zod';
+import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface ConfigIssue {
+  /** The environment variable (or variables, "A / B") concerned. */
+  variable: string;
+  /** What is wrong and what to set, one sentence. */
+  message: string;
+}
+
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  constructor(issues: ConfigIssue[]) {
+    super(
+      `Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}\n` +
+        'Fix the environment (or .env file) and start again. See the configuration table in README.md.',
+    );
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** `socket` when SLACK_APP_TOKEN is set (no public URL needed), else `http`. */
+  mode: 'socket' | 'http';
+  /** `oauth`: installable in many workspaces; `single`: one workspace with SLACK_BOT_TOKEN. */
+  distribution: 'single' | 'oauth';
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    clientId?: string;
+    clientSecret?: string;
+    stateSecret?: string;
+    /** Web API base ending in "/", e.g. https://slack.com/api/ (a local fake in tests/demo). */
+    apiUrl?: string;
+    /** Known bot ids (tests/demo): with both set, Bolt skips its auth.test at start. */
+    botId?: string;
+    botUserId?: string;
+  };
+  port: number;
+  host: string;
+  storeUrl: string;
+  /** Current encryption key as given (32 bytes, base64 or hex); decode with decodeKey(). */
+  encryptionKey: string;
+  /** Older keys still accepted for reading (rotation). */
+  previousEncryptionKeys: string[];
+  dwmBaseUrl?: string;
+  serviceApiBaseUrl?: string;
+  /** Single-workspace credentials from the environment, when given. */
+  envCredentials?: WorkspaceCredentials;
+  serviceJwt: { sub: string; aud: string; iss: string };
+  /** Admins besides Slack workspace admins/owners. */
+  adminUserIds: string[];
+  pollIntervalSeconds: number;
+  logLevel: LogLevel;
+  serviceTimeoutMs: number;
+  serviceRetries: number;
+  auditChannelId?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variable table
+// ---------------------------------------------------------------------------------------------
+
+interface VariableSpec {
+  name: string;
+  /** "yes", "no", or a condition in words ("in HTTP mode"). */
+  required: string;
+  default?: string;
+  description: string;
+  /** Parses the raw (trimmed, non-empty) string. */
+  schema: z.ZodType<unknown>;
+  /** Must never be echoed back in an error message. */
+  secret?: boolean;
+}
+
+const nonEmpty = z.string().min(1);
+const slackToken = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}-[A-Za-z0-9-]+$`), `must be ${what} starting with "${prefix}-"`);
+const httpUrl = z
+  .string()
+  .refine((s) => /^https?:\/\/[^\s]+$/i.test(s) && URL.canParse(s), 'must be an http(s) URL');
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const commaList = (item: z.ZodType<string, string>) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item));
+const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'each must be a Slack user id like U0123ABCD');
+const siteId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'each must be a site id (letters, digits, - or _)');
+
+/** 32 bytes, as 64 hex characters or base64 (standard or url-safe). Returns undefined if not. */
+export function decodeKey(text: string): Buffer | undefined {
+  const t = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(t)) {
+    const buf = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (buf.length === 32) return buf;
+  }
+  return undefined;
+}
+const encKey = z
+  .string()
+  .refine((s) => decodeKey(s) !== undefined, 'must be 32 random bytes as base64 or 64 hex characters');
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const VARIABLES: VariableSpec[] = [
+  {
+    name: 'SLACK_BOT_TOKEN',
+    required: 'single workspace',
+    description:
+      'Bot token (xoxb-...) of the one workspace the bot serves. Leave unset for OAuth distribution.',
+    schema: slackToken('xoxb', 'a bot token'),
+    secret: true,
+  },
+  {
+    name: 'SLACK_SIGNING_SECRET',
+    required: 'HTTP mode',
+    description: 'Signing secret from the Slack app\'s "Basic Information" page; verifies every request.',
+    schema: nonEmpty,
+    secret: true,
+  },
+  {
+    name: 'SLACK_APP_TOKEN',
+    required: 'no',
+    description: 'App-level token (xapp-..., scope connections:write). When set the bot runs in Socket Mode.',
+    schema: slackToken('xapp', 'an app-level token'),
+    secret: true,
+  },
+  {
+    name: 'SLACK_CLIENT_ID',
+    required: 'OAuth distribution',
+    description:
+      'OAuth client id. Set it with SLACK_CLIENT_SECRET and SLACK_STATE_SECRET (all three or none).',
+    schema: z.string().regex(/^[0-9.]+$/, 'must be the numeric client id from "Basic Information"'),
+  },
+  {
+    name: 'SLACK_CLIENT_SECRET',
+    required: 'OAuth distribution',
+    description: 'OAuth client secret.',
+    schema: nonEmpty,
+    secret: true,
+  },
+  {
+    name: 'SLACK_STATE_SECRET',
+    required: 'OAuth distribution',
+    description: 'Random secret (at least 16 characters) used to sign the OAuth state parameter.',
+    schema: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 32`)'),
+    secret: true,
+  },
+  {
+    name: 'SLACK_API_URL',
+    required: 'no',
+    default: 'https://slack.com/api/',
+    description: 'Slack Web API base URL. Only changed for tests and the offline demo (local fake Slack).',
+    schema: httpUrl.transform((s) => (s.endsWith('/') ? s : `${s}/`)),
+  },
+  {
+    name: 'SLACK_BOT_ID',
+    required: 'no',
+    description: 'Bot id (B...). With SLACK_BOT_USER_ID, skips the auth.test check at start (tests, demo).',
+    schema: z.string().regex(/^B[A-Z0-9]+$/, 'must be a bot id like B0123ABCD'),
+  },
+  {
+    name: 'SLACK_BOT_USER_ID',
+    required: 'no',
+    description: "The bot's user id (U...). See SLACK_BOT_ID.",
+    schema: z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a user id like U0123ABCD'),
+  },
+  {
+    name: 'PORT',
+    required: 'no',
+    default: '3000',
+    description: 'HTTP port (Slack requests in HTTP mode, OAuth pages, /healthz, /readyz, /metrics).',
+    schema: intIn(0, 65535),
+  },
+  {
+    name: 'HOST',
+    required: 'no',
+    default: '0.0.0.0',
+    description: 'Address to listen on.',
+    schema: z.string().regex(/^[A-Za-z0-9.:[\]-]+$/, 'must be a host name or IP address'),
+  },
+  {
+    name: 'STORE_URL',
+    required: 'no',
+    default: 'sqlite://./data/drm-chatops.sqlite',
+    description:
+      'Where state is kept: sqlite://PATH, redis://HOST:PORT (several replicas) or memory:// (tests).',
+    schema: z
+      .string()
+      .regex(
+        /^(sqlite:\/\/.+|rediss?:\/\/.+|memory:\/\/.*)$/,
+        'must start with sqlite://, redis:// or memory://',
+      ),
+    secret: true, // a redis URL may carry a password
+  },
+  {
+    name: 'ENCRYPTION_KEY',
+    required: 'yes',
+    description:
+      'Key that encrypts bot tokens and service credentials at rest: 32 random bytes, base64 or hex (`openssl rand -base64 32`).',
+    schema: encKey,
+    secret: true,
+  },
+  {
+    name: 'ENCRYPTION_KEYS_PREVIOUS',
+    required: 'no',
+    description: 'Comma-separated older keys, still accepted for reading after a key rotation.',
+    schema: commaList(encKey),
+    secret: true,
+  },
+  {
+    name: 'DWM_BASE_URL',
+    required: 'with DWM credentials',
+    description: 'Watermarking API base URL (a path prefix is allowed).',
+    schema: httpUrl.transform((s) => s.replace(/\/+$/, '')),
+  },
+  {
+    name: 'SERVICE_API_BASE_URL',
+    required: 'with Service API credentials',
+    description: 'Service API base URL; /api/v2/... paths are appended.',
+    schema: httpUrl.transform((s) => s.replace(/\/+$/, '')),
+  },
+  {
+    name: 'DWM_SITE_IDS',
+    required: 'single workspace with env credentials',
+    description: 'Comma-separated site ids the workspace may use.',
+    schema: commaList(siteId).pipe(z.array(z.string()).min(1, 'must list at least one site id')),
+  },
+  {
+    name: 'DWM_DEFAULT_SITE',
+    required: 'no',
+    default: 'first of DWM_SITE_IDS',
+    description: 'Site used when a command names none; must be one of DWM_SITE_IDS.',
+    schema: siteId,
+  },
+  {
+    name: 'DWM_ACCOUNT_ID',
+    required: 'with DWM_ACCESS_KEY',
+    description: 'Watermarking API account id (single workspace).',
+    schema: nonEmpty,
+  },
+  {
+    name: 'DWM_ACCESS_KEY',
+    required: 'with DWM_ACCOUNT_ID',
+    description: 'Watermarking API access key (single workspace).',
+    schema: nonEmpty,
+    secret: true,
+  },
+  {
+    name: 'SERVICE_API_ACCOUNT_ID',
+    required: 'with the other SERVICE_API_* credentials',
+    description: 'Service API account id (single workspace).',
+    schema: nonEmpty,
+  },
+  {
+    name: 'SERVICE_API_ACCOUNT_SEQ',
+    required: 'with the other SERVICE_API_* credentials',
+    description: 'Service API account sequence number.',
+    schema: z.string().regex(/^\d+$/, 'must be the numeric account sequence'),
+  },
+  {
+    name: 'SERVICE_API_SECRET_KEY',
+    required: 'with the other SERVICE_API_* credentials',
+    description: 'Service API HS256 secret key.',
+    schema: nonEmpty,
+    secret: true,
+  },
+  {
+    name: 'SERVICE_JWT_SUB',
+    required: 'no',
+    default: 'ServiceAPI',
+    description: 'JWT `sub` claim for the Service API.',
+    schema: nonEmpty,
+  },
+  {
+    name: 'SERVICE_JWT_AUD',
+    required: 'no',
+    default: 'AUDIENCE',
+    description: 'JWT `aud` claim.',
+    schema: nonEmpty,
+  },
+  {
+    name: 'SERVICE_JWT_ISS',
+    required: 'no',
+    default: 'Service',
+    description: 'JWT `iss` claim.',
+    schema: nonEmpty,
+  },
+  {
+    name: 'ADMIN_USER_IDS',
+    required: 'no',
+    description: 'Comma-separated Slack user ids that are bot admins besides workspace admins and owners.',
+    schema: commaList(slackUserId),
+  },
+  {
+    name: 'POLL_INTERVAL_SECONDS',
+    required: 'no',
+    default: '60',
+    description: 'How often watched jobs and requests are polled.',
+    schema: intIn(5, 86_400),
+  },
+  {
+    name: 'LOG_LEVEL',
+    required: 'no',
+    default: 'info',
+    description: 'One of fatal, error, warn, info, debug, trace, silent.',
+    schema: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  },
+  {
+    name: 'SERVICE_TIMEOUT_MS',
+    required: 'no',
+    default: '10000',
+    description: 'Timeout of one call to the service APIs, ms.',
+    schema: intIn(100, 300_000),
+  },
+  {
+    name: 'SERVICE_RETRIES',
+    required: 'no',
+    default: '2',
+    description: 'Retries of an idempotent service call after a network error, 429 or 5xx.',
+    schema: intIn(0, 10),
+  },
+  {
+    name: 'AUDIT_CHANNEL_ID',
+    required: 'no',
+    description: 'Channel id (C... or G...) where the audit log is mirrored (single workspace default).',
+    schema: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'must be a channel id like C0123ABCD'),
+  },
+];
+
+/** The README configuration table (name, required, default, description), from VARIABLES. */
+export const CONFIG_DOC: ReadonlyArray<{
+  name: string;
+  required: string;
+  default: string;
+  description: string;
+}> = VARIABLES.map((v) => ({
+  name: v.name,
+  required: v.required,
+  default: v.default ?? '',
+  description: v.description,
+}));
+
+/** Markdown rendering of CONFIG_DOC. */
+export function configDocMarkdown(): string {
+  const rows = CONFIG_DOC.map(
+    (r) => `| \`${r.name}\` | ${r.required} | ${r.default ? `\`${r.default}\`` : ''} | ${r.description} |`,
+  );
+  return ['| Variable | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+// ---------------------------------------------------------------------------------------------
+
+/** Parse and check the environment. Throws ConfigError listing every problem. */
+export function loadConfig(env: Env = process.env): Config {
+  const issues: ConfigIssue[] = [];
+  const v: Record<string, unknown> = {};
+  const raw = (name: string): string | undefined => {
+    const s = env[name]?.trim();
+    return s ? s : undefined;
+  };
+
+  for (const spec of VARIABLES) {
+    const text = raw(spec.name) ?? (spec.default && !spec.default.includes(' ') ? spec.default : undefined);
+    if (text === undefined) continue;
+    const r = spec.schema.safeParse(text);
+    if (r.success) v[spec.name] = r.data;
+    else {
+      const why = r.error.issues[0]?.message ?? 'is not valid';
+      const shown = spec.secret ? '' : ` (got "${text.length > 60 ? `${text.slice(0, 60)}...` : text}")`;
+      issues.push({ variable: spec.name, message: `${why}${shown}. ${spec.description}` });
+    }
+  }
+  const has = (name: string) => raw(name) !== undefined;
+  const str = (name: string) => v[name] as string | undefined;
+
+  // -- Mode and distribution --------------------------------------------------------------------
+  const mode: Config['mode'] = has('SLACK_APP_TOKEN') ? 'socket' : 'http';
+  const oauthVars = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'];
+  const oauthSet = oauthVars.filter(has);
+  const distribution: Config['distribution'] = oauthSet.length > 0 ? 'oauth' : 'single';
+  if (oauthSet.length > 0 && oauthSet.length < 3) {
+    const missing = oauthVars.filter((n) => !has(n));
+    issues.push({
+      variable: missing.join(' / '),
+      message: `OAuth distribution needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET together; set ${missing.join(' and ')} too, or unset ${oauthSet.join(' and ')} to run in one workspace with SLACK_BOT_TOKEN.`,
+    });
+  }
+  if (distribution === 'oauth' && has('SLACK_BOT_TOKEN')) {
+    issues.push({
+      variable: 'SLACK_BOT_TOKEN',
+      message:
+        'is set together with OAuth (SLACK_CLIENT_ID...): choose one. Unset SLACK_BOT_TOKEN to distribute the app with OAuth, or unset the SLACK_CLIENT_* variables to serve one workspace.',
+    });
+  }
+  if (distribution === 'single' && !has('SLACK_BOT_TOKEN')) {
+    issues.push({
+      variable: 'SLACK_BOT_TOKEN',
+      message:
+        'is required: set it to the bot token (xoxb-...) from "OAuth & Permissions", or set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET to distribute the app with OAuth.',
+    });
+  }
+  if (mode === 'http' && !has('SLACK_SIGNING_SECRET')) {
+    issues.push({
+      variable: 'SLACK_SIGNING_SECRET',
+      message:
+        'is required in HTTP mode: set it to the signing secret from the app\'s "Basic Information" page, or set SLACK_APP_TOKEN (xapp-...) to use Socket Mode.',
+    });
+  }
+  // Socket Mode with OAuth is allowed: Bolt serves the install pages next to the socket connection.
+  if (has('SLACK_BOT_ID') !== has('SLACK_BOT_USER_ID')) {
+    issues.push({
+      variable: has('SLACK_BOT_ID') ? 'SLACK_BOT_USER_ID' : 'SLACK_BOT_ID',
+      message: 'SLACK_BOT_ID and SLACK_BOT_USER_ID go together: set both or neither.',
+    });
+  }
+  if (!has('ENCRYPTION_KEY')) {
+    issues.push({
+      variable: 'ENCRYPTION_KEY',
+      message:
+        'is required: set it to 32 random bytes in base64 (`openssl rand -base64 32`). Keep it safe: stored tokens and credentials cannot be read without it.',
+    });
+  }
+
+  // -- Single-workspace service credentials --------------------------------------------------------
+  const wmVars = ['DWM_ACCOUNT_ID', 'DWM_ACCESS_KEY'];
+  const svcVars = ['SERVICE_API_ACCOUNT_ID', 'SERVICE_API_ACCOUNT_SEQ', 'SERVICE_API_SECRET_KEY'];
+  const credVars = ['DWM_SITE_IDS', 'DWM_DEFAULT_SITE', ...wmVars, ...svcVars];
+  const partial = (vars: string[], label: string) => {
+    const set = vars.filter(has);
+    if (set.length > 0 && set.length < vars.length) {
+      const missing = vars.filter((n) => !has(n));
+      issues.push({
+        variable: missing.join(' / '),
+        message: `${label} credentials are incomplete: set ${missing.join(' and ')} as well, or unset ${set.join(' and ')}.`,
+      });
+    }
+    return set.length === vars.length;
+  };
+  const wmComplete = partial(wmVars, 'Watermarking API');
+  const svcComplete = partial(svcVars, 'Service API');
+  let envCredentials: WorkspaceCredentials | undefined;
+  const anyCred = credVars.some(has);
+  if (anyCred && distribution === 'oauth') {
+    issues.push({
+      variable: credVars.filter(has).join(' / '),
+      message:
+        'service credentials in the environment are for a single workspace; with OAuth each workspace saves its own with `/drm setup`. Unset them.',
+    });
+  } else if (anyCred) {
+    if (!has('DWM_SITE_IDS')) {
+      issues.push({
+        variable: 'DWM_SITE_IDS',
+        message:
+          'is required with service credentials: set the comma-separated site ids this workspace may use.',
+      });
+    }
+    if (!wmComplete && !svcComplete && !wmVars.some(has) && !svcVars.some(has)) {
+      issues.push({
+        variable: `${wmVars.join(' / ')} / ${svcVars.join(' / ')}`,
+        message: 'site ids are set but no credentials: set the DWM_* and/or SERVICE_API_* credentials.',
+      });
+    }
+    if (wmComplete && !has('DWM_BASE_URL')) {
+      issues.push({
+        variable: 'DWM_BASE_URL',
+        message: 'is required with DWM_ACCOUNT_ID: set the Watermarking API URL.',
+      });
+    }
+    if (svcComplete && !has('SERVICE_API_BASE_URL')) {
+      issues.push({
+        variable: 'SERVICE_API_BASE_URL',
+        message: 'is required with SERVICE_API_ACCOUNT_ID: set the Service API URL.',
+      });
+    }
+    const siteIds = v.DWM_SITE_IDS as string[] | undefined;
+    const def = str('DWM_DEFAULT_SITE') ?? siteIds?.[0];
+    if (siteIds && def && !siteIds.includes(def)) {
+      issues.push({
+        variable: 'DWM_DEFAULT_SITE',
+        message: `"${def}" is not one of DWM_SITE_IDS (${siteIds.join(', ')}): set it to one of them or add it to the list.`,
+      });
+    }
+    if (siteIds && def) {
+      const watermarking: WatermarkingCredentials | undefined =
+        wmComplete && str('DWM_BASE_URL')
+          ? {
+              accountId: str('DWM_ACCOUNT_ID')!,
+              accessKey: str('DWM_ACCESS_KEY')!,
+              baseUrl: str('DWM_BASE_URL')!,
+            }
+          : undefined;
+      const service: ServiceApiCredentials | undefined =
+        svcComplete && str('SERVICE_API_BASE_URL')
+          ? {
+              accountId: str('SERVICE_API_ACCOUNT_ID')!,
+              accountSeq: str('SERVICE_API_ACCOUNT_SEQ')!,
+              secretKey: str('SERVICE_API_SECRET_KEY')!,
+              baseUrl: str('SERVICE_API_BASE_URL')!,
+            }
+          : undefined;
+      envCredentials = {
+        siteIds,
+        defaultSiteId: def,
+        ...(watermarking ? { watermarking } : {}),
+        ...(service ? { service } : {}),
+      };
+    }
+  }
+
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const slack: Config['slack'] = {};
+  const setIf = <K extends keyof Config['slack']>(k: K, name: string) => {
+    const x = str(name);
+    if (x !== undefined) slack[k] = x;
+  };
+  setIf('botToken', 'SLACK_BOT_TOKEN');
+  setIf('signingSecret', 'SLACK_SIGNING_SECRET');
+  setIf('appToken', 'SLACK_APP_TOKEN');
+  setIf('clientId', 'SLACK_CLIENT_ID');
+  setIf('clientSecret', 'SLACK_CLIENT_SECRET');
+  setIf('stateSecret', 'SLACK_STATE_SECRET');
+  setIf('apiUrl', 'SLACK_API_URL');
+  setIf('botId', 'SLACK_BOT_ID');
+  setIf('botUserId', 'SLACK_BOT_USER_ID');
+
+  const config: Config = {
+    mode,
+    distribution,
+    slack,
+    port: v.PORT as number,
+    host: str('HOST')!,
+    storeUrl: str('STORE_URL')!,
+    encryptionKey: str('ENCRYPTION_KEY')!,
+    previousEncryptionKeys: (v.ENCRYPTION_KEYS_PREVIOUS as string[] | undefined) ?? [],
+    serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },
+    adminUserIds: (v.ADMIN_USER_IDS as string[] | undefined) ?? [],
+    pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
+    logLevel: v.LOG_LEVEL as LogLevel,
+    serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
+    serviceRetries: v.SERVICE_RETRIES as number,
+  };
+  if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
+  if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');
+  if (envCredentials) config.envCredentials = envCredentials;
+  if (str('AUDIT_CHANNEL_ID')) config.auditChannelId = str('AUDIT_CHANNEL_ID');
+  return config;
+}
