@@ -72,16 +72,26 @@ export class TransportError extends ApiError {
   /** HTTP status when one was received (5xx, 429, 404...), undefined for network errors/timeouts. */
   readonly status: number | undefined;
   readonly attempts: number;
+  /**
+   * True when the request may have reached the server and been processed (connection reset or
+   * timeout after sending, 5xx): a POST/PUT may have taken effect and the caller must reconcile
+   * (e.g. search for the names it tried to register). False when it certainly was not processed
+   * (connection refused, connect timeout, 4xx other than 401/403). Default: true for network
+   * failures (status undefined) and 5xx, false otherwise.
+   */
+  readonly ambiguous: boolean;
   constructor(
     endpoint: string,
     message: string,
     status: number | undefined,
     attempts: number,
     cause?: unknown,
+    ambiguous?: boolean,
   ) {
     super(endpoint, message, { cause });
     this.status = status;
     this.attempts = attempts;
+    this.ambiguous = ambiguous ?? (status === undefined || status >= 500);
   }
 }
 

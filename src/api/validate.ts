@@ -136,3 +136,131 @@ export function assertValid(endpoint: string, checks: Array<[field: string, find
 export function nameKey(name: string): string {
   return name.toLowerCase();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Rules added with the API clients (endpoint parameters of both specs)
+// ---------------------------------------------------------------------------------------------
+
+const EMAIL_RE =
+  /^[^\s@"<>,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+
+/** A value from a fixed list of codes, e.g. job status. */
+export function checkCode(
+  value: string,
+  allowed: readonly (string | number)[],
+  label: string,
+): string | null {
+  if (!allowed.map(String).includes(String(value))) {
+    return `${label} "${String(value).slice(0, 20)}" is not known: use one of ${allowed.join(', ')}.`;
+  }
+  return null;
+}
+
+export function checkPositiveInt(n: number, label: string): string | null {
+  if (!Number.isSafeInteger(n) || n < 1)
+    return `${label} ${n} is not valid: use a whole number of 1 or more.`;
+  return null;
+}
+
+export function checkNonEmpty(value: string | undefined, label: string, max?: number): string | null {
+  if (value === undefined || value.trim() === '') return `${label} is empty: give a value.`;
+  if (max !== undefined && value.length > max) {
+    return `${label} is ${value.length} characters long; the limit is ${max}.`;
+  }
+  return null;
+}
+
+export function checkEmail(email: string): string | null {
+  if (email.length > 254 || !EMAIL_RE.test(email)) {
+    return `"${email.slice(0, 60)}" is not an e-mail address: use the form name@example.com.`;
+  }
+  return null;
+}
+
+export function checkUrl(url: string): string | null {
+  // An empty string clears a callback URL.
+  if (url === '') return null;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `"${url.slice(0, 60)}" is not a URL: use a full address like https://example.com/callback.`;
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') {
+    return `"${url.slice(0, 60)}" must start with https:// or http://.`;
+  }
+  return null;
+}
+
+export function checkTokenDuration(seconds: number): string | null {
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    return `Token duration ${seconds} is not valid: give a whole number of seconds, 1 or more.`;
+  }
+  return null;
+}
+
+/** `.der`/`.cer` for the certificate, `.pem` for the private key. */
+export function checkFileExtension(
+  filename: string,
+  allowed: readonly string[],
+  label: string,
+): string | null {
+  const lower = filename.toLowerCase();
+  if (!allowed.some((ext) => lower.endsWith(ext))) {
+    return `${label} "${filename.slice(0, 60)}" must be a ${allowed.join(' or ')} file.`;
+  }
+  return null;
+}
+
+/**
+ * Every rule of a recipient registration (endpoint 4.7): 1..150 recipients, each name and
+ * description valid, names unique within the request (case-insensitive). Fields name the
+ * recipient by position and name so the user can find the line.
+ */
+export function checkRecipientBatch(
+  recipients: ReadonlyArray<{ name: string; description?: string }>,
+): Array<[field: string, finding: string | null]> {
+  const out: Array<[string, string | null]> = [];
+  if (recipients.length === 0) {
+    out.push(['recipients', 'No recipients were given: give at least one name.']);
+    return out;
+  }
+  if (recipients.length > LIMITS.recipientsPerRegistration) {
+    out.push([
+      'recipients',
+      `${recipients.length} recipients were given; at most ${LIMITS.recipientsPerRegistration} can be registered in one request. Split the list.`,
+    ]);
+  }
+  const seen = new Map<string, number>();
+  recipients.forEach((r, i) => {
+    const where = `recipient ${i + 1}`;
+    out.push([`${where} name`, checkRecipientName(r.name)]);
+    if (r.description !== undefined)
+      out.push([`${where} description`, checkRecipientDescription(r.description)]);
+    const key = nameKey(r.name);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      out.push([
+        `${where} name`,
+        `"${r.name.slice(0, 40)}" repeats recipient ${first + 1} (names are compared ignoring case); remove one.`,
+      ]);
+    } else {
+      seen.set(key, i);
+    }
+  });
+  return out;
+}
+
+/** Modify recipient (4.8): at least one field, each valid. */
+export function checkRecipientPatch(patch: {
+  name?: string;
+  description?: string;
+}): Array<[field: string, finding: string | null]> {
+  if (patch.name === undefined && patch.description === undefined) {
+    return [['recipient', 'Nothing to change: give a new name, a new description, or both.']];
+  }
+  return [
+    ['name', patch.name === undefined ? null : checkRecipientName(patch.name)],
+    ['description', patch.description === undefined ? null : checkRecipientDescription(patch.description)],
+  ];
+}

@@ -1,0 +1,323 @@
+/**
+ * Watermarking API client (spec endpoints 4.1 to 4.8). Inputs are validated before sending
+ * (ValidationError), responses are checked with zod (ProtocolError) and mapped to the camelCase
+ * domain types of types.ts, times turned into instants using the envelope's time_zone.
+ */
+import { z } from 'zod';
+import { JOB_STATUS_CODES, TASK_STATUS_CODES } from './codes.js';
+import { codeOf, decodeEnvelope, intLike, parseWith, reqText, text } from './envelope.js';
+import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
+import { runCall } from './http.js';
+import { parseServiceTime } from './time.js';
+import type {
+  Job,
+  JobSearchQuery,
+  JobTask,
+  ModifiedRecipient,
+  NewRecipient,
+  Recipient,
+  RecipientPatch,
+  RecipientSearchQuery,
+  TimeZoneOption,
+  WatermarkingClient,
+  WatermarkingCredentials,
+  WmPage,
+} from './types.js';
+import {
+  assertValid,
+  checkCode,
+  checkContentId,
+  checkDate,
+  checkDateRange,
+  checkPageIndex,
+  checkPageUnit,
+  checkPositiveInt,
+  checkRecipientBatch,
+  checkRecipientPatch,
+  checkSiteId,
+  checkTimeZone,
+  LIMITS,
+} from './validate.js';
+import type { WmTokenManager } from './wm-token.js';
+
+/** Array data; null/absent (an empty result some services send) is an empty list. */
+const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.array(s));
+
+const jobSchema = z.object({
+  job_id: intLike,
+  content_id: reqText,
+  job_status: codeOf(JOB_STATUS_CODES),
+  reg_time: text,
+  update_time: text,
+});
+
+const taskSchema = z.object({
+  dwm_id: intLike,
+  recipient: reqText,
+  description: text,
+  task_status: codeOf(TASK_STATUS_CODES),
+  cli_error_code: text,
+  reg_time: text,
+  update_time: text,
+});
+
+const recipientSchema = z.object({
+  dwm_id: intLike,
+  name: reqText,
+  description: text,
+  reg_time: text,
+  update_time: text.optional(),
+});
+
+const modifiedSchema = z.object({ dwm_id: intLike, update_time: text });
+
+type JobWire = z.output<typeof jobSchema>;
+type TaskWire = z.output<typeof taskSchema>;
+type RecipientWire = z.output<typeof recipientSchema>;
+
+function toJob(w: JobWire, tz: string): Job {
+  return {
+    jobId: w.job_id,
+    contentId: w.content_id,
+    status: w.job_status,
+    regTime: parseServiceTime(w.reg_time, tz),
+    updateTime: parseServiceTime(w.update_time, tz),
+  };
+}
+
+function toTask(w: TaskWire, tz: string): JobTask {
+  const cli = w.cli_error_code.trim();
+  return {
+    dwmId: w.dwm_id,
+    recipient: w.recipient,
+    description: w.description,
+    status: w.task_status,
+    cliErrorCode: cli,
+    failed: w.task_status === 'TK005' || (cli !== '' && cli !== '0'),
+    regTime: parseServiceTime(w.reg_time, tz),
+    updateTime: parseServiceTime(w.update_time, tz),
+  };
+}
+
+function toRecipient(w: RecipientWire, tz: string): Recipient {
+  const r: Recipient = {
+    dwmId: w.dwm_id,
+    name: w.name,
+    description: w.description,
+    regTime: parseServiceTime(w.reg_time, tz),
+  };
+  if (w.update_time !== undefined) r.updateTime = parseServiceTime(w.update_time, tz);
+  return r;
+}
+
+export interface WatermarkingClientDeps {
+  http: HttpClient;
+  tokens: WmTokenManager;
+}
+
+export function createWatermarkingClient(
+  creds: WatermarkingCredentials,
+  deps: WatermarkingClientDeps,
+): WatermarkingClient {
+  const { http, tokens } = deps;
+
+  function call(
+    endpoint: string,
+    siteId: string,
+    method: HttpMethod,
+    path: string,
+    query?: QueryParams,
+    body?: RequestBody,
+  ) {
+    return runCall(endpoint, () =>
+      tokens.withToken(creds, siteId, async (authorization) => {
+        const res = await http.request({
+          endpoint,
+          method,
+          baseUrl: creds.baseUrl,
+          path,
+          query,
+          body,
+          headers: { authorization },
+        });
+        return decodeEnvelope(endpoint, res);
+      }),
+    );
+  }
+
+  const site = (siteId: string) => `/${encodeURIComponent(siteId)}`;
+  const tzChecks = (tz?: string): Array<[string, string | null]> => [
+    ['time zone', tz === undefined ? null : checkTimeZone(tz)],
+  ];
+  const pageChecks = (q: { pageUnit?: number; pageIndex?: number; from?: string; to?: string }) =>
+    [
+      ['page size', q.pageUnit === undefined ? null : checkPageUnit(q.pageUnit)],
+      ['page', q.pageIndex === undefined ? null : checkPageIndex(q.pageIndex)],
+      ['from', q.from === undefined ? null : checkDate(q.from)],
+      ['to', q.to === undefined ? null : checkDate(q.to)],
+      ['date range', checkDateRange(q.from, q.to)],
+    ] as Array<[string, string | null]>;
+
+  function page<T>(
+    items: T[],
+    env: { totalCount?: number; timeZone?: string },
+    q: { pageIndex?: number; pageUnit?: number },
+    tz: string,
+  ): WmPage<T> {
+    const pageIndex = q.pageIndex ?? 1;
+    const pageUnit = q.pageUnit ?? LIMITS.pageUnitDefault;
+    return {
+      items,
+      // total_count is documented on every list; if a service omits it, the best lower bound.
+      totalCount: env.totalCount ?? (pageIndex - 1) * pageUnit + items.length,
+      pageIndex,
+      pageUnit,
+      timeZone: tz,
+    };
+  }
+
+  return {
+    async verify(siteId) {
+      assertValid('wm.token', [['site id', checkSiteId(siteId)]]);
+      await runCall('wm.token', () => tokens.header(creds, siteId));
+    },
+
+    async searchJobs(siteId, query: JobSearchQuery = {}) {
+      const endpoint = 'wm.searchJobs';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ['content id', query.contentId === undefined ? null : checkContentId(query.contentId)],
+        ...(query.statuses ?? []).map(
+          (s) => ['job status', checkCode(s, JOB_STATUS_CODES, 'Job status')] as [string, string | null],
+        ),
+        ...pageChecks(query),
+        ...tzChecks(query.timeZone),
+      ]);
+      const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}`, {
+        content_id: query.contentId,
+        job_status: query.statuses,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        time_zone: query.timeZone,
+      });
+      const tz = env.timeZone ?? query.timeZone ?? '+00:00';
+      const items = parseWith(endpoint, listOf(jobSchema), env.data).map((w) => toJob(w, tz));
+      return page(items, env, query, tz);
+    },
+
+    async getJob(siteId, jobId, opts: TimeZoneOption = {}) {
+      const endpoint = 'wm.getJob';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ['job id', checkPositiveInt(jobId, 'Job id')],
+        ...tzChecks(opts.timeZone),
+      ]);
+      const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}/${jobId}`, {
+        time_zone: opts.timeZone,
+      });
+      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      return toJob(parseWith(endpoint, jobSchema, env.data), tz);
+    },
+
+    async getJobTasks(siteId, jobId, opts: TimeZoneOption = {}) {
+      const endpoint = 'wm.getJobTasks';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ['job id', checkPositiveInt(jobId, 'Job id')],
+        ...tzChecks(opts.timeZone),
+      ]);
+      const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}/${jobId}/recipient`, {
+        time_zone: opts.timeZone,
+      });
+      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      const items = parseWith(endpoint, listOf(taskSchema), env.data).map((w) => toTask(w, tz));
+      // This list is not paged: one page holding every task.
+      return {
+        items,
+        totalCount: env.totalCount ?? items.length,
+        pageIndex: 1,
+        pageUnit: Math.max(items.length, 1),
+        timeZone: tz,
+      };
+    },
+
+    async searchRecipients(siteId, query: RecipientSearchQuery = {}) {
+      const endpoint = 'wm.searchRecipients';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ...(query.keywords ?? []).map(
+          (k) =>
+            [
+              'search keyword',
+              k.trim() === '' ? 'A search keyword is empty: remove it or give some text.' : null,
+            ] as [string, string | null],
+        ),
+        ...pageChecks(query),
+        ...tzChecks(query.timeZone),
+      ]);
+      const env = await call(endpoint, siteId, 'GET', `/api/recipient${site(siteId)}`, {
+        search_keyword: query.keywords,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        time_zone: query.timeZone,
+      });
+      const tz = env.timeZone ?? query.timeZone ?? '+00:00';
+      const items = parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
+      return page(items, env, query, tz);
+    },
+
+    async getRecipient(siteId, dwmId, opts: TimeZoneOption = {}) {
+      const endpoint = 'wm.getRecipient';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ['DWM id', checkPositiveInt(dwmId, 'DWM id')],
+        ...tzChecks(opts.timeZone),
+      ]);
+      const env = await call(endpoint, siteId, 'GET', `/api/recipient${site(siteId)}/${dwmId}`, {
+        time_zone: opts.timeZone,
+      });
+      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      return toRecipient(parseWith(endpoint, recipientSchema, env.data), tz);
+    },
+
+    async registerRecipients(siteId, recipients: NewRecipient[]) {
+      const endpoint = 'wm.registerRecipients';
+      assertValid(endpoint, [['site id', checkSiteId(siteId)], ...checkRecipientBatch(recipients)]);
+      const body = {
+        recipients: recipients.map((r) =>
+          r.description === undefined ? { name: r.name } : { name: r.name, description: r.description },
+        ),
+      };
+      // POST is never retried by the HTTP layer; see http.ts for how the ops layer reconciles.
+      const env = await call(endpoint, siteId, 'POST', `/api/recipient${site(siteId)}`, undefined, {
+        kind: 'json',
+        value: body,
+      });
+      const tz = env.timeZone ?? '+00:00';
+      return parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
+    },
+
+    async modifyRecipient(siteId, dwmId, patch: RecipientPatch): Promise<ModifiedRecipient> {
+      const endpoint = 'wm.modifyRecipient';
+      assertValid(endpoint, [
+        ['site id', checkSiteId(siteId)],
+        ['DWM id', checkPositiveInt(dwmId, 'DWM id')],
+        ...checkRecipientPatch(patch),
+      ]);
+      const body: Record<string, string> = {};
+      if (patch.name !== undefined) body.name = patch.name;
+      if (patch.description !== undefined) body.description = patch.description;
+      const env = await call(endpoint, siteId, 'PUT', `/api/recipient${site(siteId)}/${dwmId}`, undefined, {
+        kind: 'json',
+        value: body,
+      });
+      const tz = env.timeZone ?? '+00:00';
+      const w = parseWith(endpoint, modifiedSchema, env.data);
+      return { dwmId: w.dwm_id, updateTime: parseServiceTime(w.update_time, tz) };
+    },
+  };
+}

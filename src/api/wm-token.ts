@@ -1,0 +1,132 @@
+/**
+ * Watermarking API tokens.
+ *
+ * Basic base64(`accountId:accessKey`) to GET /api/token/{siteId}; `data.token` already carries the
+ * scheme word ("Bearer ...") and is sent as-is (the scheme is added only if missing).
+ * Cached per baseUrl + accountId + siteId (+ a hash of the access key, so changed credentials never
+ * reuse an old token). The token text is never logged nor put in an error.
+ *
+ * Token lifetime is "not shown" in the spec: a token is kept until a 401, plus an optional max age
+ * (default 50 min) after which it is refreshed proactively. On a 401 from any call the token is
+ * invalidated, refreshed once (single-flight: concurrent callers share one token call) and the call
+ * retried once; a second 401 is an AuthError.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { decodeData } from './envelope.js';
+import { AuthError, ProtocolError } from './errors.js';
+import type { HttpClient } from './http.js';
+import type { WatermarkingCredentials } from './types.js';
+
+export interface TokenManagerOptions {
+  /** Refresh proactively after this age, ms. 0 or Infinity = only on 401. Default 50 min. */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+interface Cached {
+  header: string;
+  obtainedAt: number;
+}
+
+const tokenData = z.object({ token: z.string().min(1) });
+
+export class WmTokenManager {
+  private readonly cache = new Map<string, Cached>();
+  private readonly inflight = new Map<string, Promise<string>>();
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  /** Number of token calls made (tests and metrics). */
+  tokenCalls = 0;
+
+  constructor(
+    private readonly http: HttpClient,
+    opts: TokenManagerOptions = {},
+  ) {
+    this.maxAgeMs = opts.maxAgeMs ?? 50 * 60_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  private key(creds: WatermarkingCredentials, siteId: string): string {
+    const kh = createHash('sha256').update(creds.accessKey).digest('base64url').slice(0, 16);
+    return `${creds.baseUrl.replace(/\/+$/, '')}|${creds.accountId}|${siteId}|${kh}`;
+  }
+
+  /** The Authorization header value for the site (cached or freshly issued). */
+  async header(creds: WatermarkingCredentials, siteId: string): Promise<string> {
+    const key = this.key(creds, siteId);
+    const c = this.cache.get(key);
+    if (c && (this.maxAgeMs <= 0 || this.now() - c.obtainedAt < this.maxAgeMs)) return c.header;
+    return this.refresh(key, creds, siteId);
+  }
+
+  /** Drop the cached token if it is still the one that was refused. */
+  invalidate(creds: WatermarkingCredentials, siteId: string, refusedHeader?: string): void {
+    const key = this.key(creds, siteId);
+    const c = this.cache.get(key);
+    if (c && (refusedHeader === undefined || c.header === refusedHeader)) this.cache.delete(key);
+  }
+
+  private refresh(key: string, creds: WatermarkingCredentials, siteId: string): Promise<string> {
+    let p = this.inflight.get(key);
+    if (!p) {
+      p = this.issue(creds, siteId)
+        .then((header) => {
+          this.cache.set(key, { header, obtainedAt: this.now() });
+          return header;
+        })
+        .finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
+    }
+    return p;
+  }
+
+  private async issue(creds: WatermarkingCredentials, siteId: string): Promise<string> {
+    const endpoint = 'wm.token';
+    this.tokenCalls++;
+    const basic = Buffer.from(`${creds.accountId}:${creds.accessKey}`, 'utf8').toString('base64');
+    const res = await this.http.request({
+      endpoint,
+      method: 'GET',
+      baseUrl: creds.baseUrl,
+      path: `/api/token/${encodeURIComponent(siteId)}`,
+      headers: { authorization: `Basic ${basic}` },
+    });
+    if (res.status === 401) {
+      throw new AuthError(
+        endpoint,
+        'The watermarking account id or access key was refused (HTTP 401): check the credentials for this site.',
+      );
+    }
+    const { data } = decodeData(endpoint, res, tokenData);
+    const token = data.token.trim();
+    if (/\s/.test(token) && !/^Bearer\s+\S+$/i.test(token)) {
+      throw new ProtocolError(endpoint, 'data.token', 'not of the form "Bearer <token>"');
+    }
+    return /^Bearer\s/i.test(token) ? token : `Bearer ${token}`;
+  }
+
+  /**
+   * Run `call` with the site's token; on AuthError invalidate, refresh once (shared with concurrent
+   * callers) and retry once. A second AuthError propagates.
+   */
+  async withToken<T>(
+    creds: WatermarkingCredentials,
+    siteId: string,
+    call: (authorization: string) => Promise<T>,
+  ): Promise<T> {
+    const first = await this.header(creds, siteId);
+    try {
+      return await call(first);
+    } catch (e) {
+      if (!(e instanceof AuthError)) throw e;
+      this.invalidate(creds, siteId, first);
+      const second = await this.header(creds, siteId);
+      return call(second);
+    }
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
