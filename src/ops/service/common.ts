@@ -1,0 +1,139 @@
+/**
+ * Shared pieces of the Service API domain layer: endpoint names for errors, the refusal error,
+ * zod-to-ValidationError conversion, and parsers for the codes users type (service, site id,
+ * paging). Nothing here knows about Slack.
+ */
+import type { z } from 'zod';
+import { SERVICE_CODE, type ServiceCode } from '../../api/codes.js';
+import { ValidationError, type ValidationIssue } from '../../api/errors.js';
+import type { PageQuery, SvcPage } from '../../api/types.js';
+import { checkPageIndex, checkPageUnit, checkSiteId, LIMITS } from '../../api/validate.js';
+
+/** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
+export function opsEndpoint(name: string): string {
+  return `ops.${name}`;
+}
+
+/**
+ * Why an operation was refused before (or instead of) calling the service because of the current
+ * state, not because of a malformed input. Upper layers branch on `reason`, never on the text.
+ */
+export type RefusalReason =
+  /** A plan request for this site and service is already pending (ST001). */
+  | 'alreadyPending'
+  /** Cancel asked while the latest request is not pending. */
+  | 'notPending'
+  /** Cancel asked for a request id that is no longer the latest request. */
+  | 'requestChanged'
+  /** Cancel asked but the site/service has no request at all. */
+  | 'noRequest'
+  /** Activate/deactivate/change group to the state the member is already in. */
+  | 'alreadyInState'
+  /** The sub-member does not exist. */
+  | 'memberNotFound'
+  /** The action makes no sense in the product's current status (resume while in service...). */
+  | 'notApplicable';
+
+/**
+ * A refusal based on state. It extends ValidationError on purpose: every renderer that already
+ * shows a ValidationError ("field: what to do") shows a refusal correctly, and nothing was sent.
+ */
+export class RefusedError extends ValidationError {
+  readonly reason: RefusalReason;
+  constructor(endpoint: string, reason: RefusalReason, field: string, message: string) {
+    super(endpoint, [{ field, message }]);
+    this.reason = reason;
+  }
+}
+
+export function invalid(endpoint: string, field: string, message: string): never {
+  throw new ValidationError(endpoint, [{ field, message }]);
+}
+
+/** Turns zod issues into a ValidationError whose fields are the input's names. */
+export function zodToValidation(endpoint: string, error: z.ZodError): ValidationError {
+  const issues: ValidationIssue[] = error.issues.map((i) => ({
+    field: i.path.length > 0 ? i.path.map(String).join('.') : 'input',
+    message: i.message,
+  }));
+  return new ValidationError(endpoint, issues);
+}
+
+/** Parses with zod, throwing a ValidationError (never a ZodError) on failure. */
+export function parseInput<S extends z.ZodType>(endpoint: string, schema: S, input: unknown): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw zodToValidation(endpoint, r.error);
+  return r.data;
+}
+
+export function requireSiteId(endpoint: string, siteId: string): string {
+  const finding = checkSiteId(siteId);
+  if (finding) invalid(endpoint, 'site', finding);
+  return siteId;
+}
+
+const SERVICE_ALIASES: Record<string, ServiceCode> = {
+  drm: 'PD001',
+  pd001: 'PD001',
+  fwm: 'PD002',
+  pd002: 'PD002',
+};
+
+/** `drm|fwm|PD001|PD002` (any case) to a service code; a clear error otherwise. */
+export function parseServiceCode(input: string, endpoint = opsEndpoint('service')): ServiceCode {
+  const code = SERVICE_ALIASES[input.trim().toLowerCase()];
+  if (!code) {
+    invalid(
+      endpoint,
+      'service',
+      `"${input.slice(0, 20)}" is not a product: use drm or fwm (or the codes PD001, PD002).`,
+    );
+  }
+  return code;
+}
+
+export function serviceLabel(code: string): string {
+  return (SERVICE_CODE as Record<string, string>)[code] ?? code;
+}
+
+/** User-facing paging input: page number (from 1) and page size (1..1000). */
+export interface PageInput {
+  page?: number;
+  pageSize?: number;
+}
+
+export function toPageQuery(endpoint: string, input: PageInput): PageQuery {
+  const q: PageQuery = {};
+  const issues: ValidationIssue[] = [];
+  if (input.page !== undefined) {
+    const f = checkPageIndex(input.page);
+    if (f) issues.push({ field: 'page', message: f });
+    else q.pageIndex = input.page;
+  }
+  if (input.pageSize !== undefined) {
+    const f = checkPageUnit(input.pageSize);
+    if (f) issues.push({ field: 'page size', message: f });
+    else q.pageUnit = input.pageSize;
+  }
+  if (issues.length > 0) throw new ValidationError(endpoint, issues);
+  return q;
+}
+
+/** One page as the Slack side needs it. */
+export interface PageResult<T> {
+  items: T[];
+  page: number;
+  pageSize: number;
+  /**
+   * The Service API gives no total count (`count` is the number of items in this page), so
+   * "more" is inferred: a full page means there may be another one. A last page that happens
+   * to be exactly full shows one extra, empty, "next" page: the safe side of the guess.
+   */
+  hasMore: boolean;
+}
+
+export function toPageResult<T, U = T>(page: SvcPage<T>, map?: (t: T) => U): PageResult<U> {
+  const items = map ? page.items.map(map) : (page.items as unknown as U[]);
+  const pageSize = page.pageUnit || LIMITS.pageUnitDefault;
+  return { items, page: page.pageIndex || 1, pageSize, hasMore: page.items.length >= pageSize };
+}

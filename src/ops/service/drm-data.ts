@@ -1,0 +1,543 @@
+/**
+ * DRM data (`/drm licenses|users|devices|cids|packaging`): user filters to API queries, one page
+ * for tables, the full-range CSV export, and keyset paging of the packaging history with a
+ * compact cursor that fits a Slack button value.
+ */
+import { z } from 'zod';
+import { DRM_TYPES, type LicenseSearchCondition } from '../../api/codes.js';
+import type {
+  CidLicense,
+  DrmDevice,
+  DrmListQuery,
+  DrmUser,
+  LicenseQuery,
+  LicenseRecord,
+  PackagingQuery,
+  PackagingRecord,
+  ServiceClient,
+  SvcPage,
+  TimeValue,
+} from '../../api/types.js';
+import { checkDate, checkDateRange, LIMITS } from '../../api/validate.js';
+import { type CsvColumn, writeCsv } from '../csv.js';
+import {
+  invalid,
+  opsEndpoint,
+  type PageInput,
+  type PageResult,
+  parseInput,
+  requireSiteId,
+  toPageQuery,
+  toPageResult,
+} from './common.js';
+
+/** Longest search keyword accepted (content ids are at most 200 bytes; the others have no limit). */
+export const SEARCH_KEYWORD_MAX = 200;
+
+const keyword = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `The ${what} is empty: give a value after the colon.`)
+    .max(SEARCH_KEYWORD_MAX, `The ${what} is longer than ${SEARCH_KEYWORD_MAX} characters.`);
+
+const dateFields = {
+  from: z.string().optional(),
+  to: z.string().optional(),
+};
+const pageFields = { page: z.number().optional(), pageSize: z.number().optional() };
+
+const licenseFilters = z
+  .object({
+    ...dateFields,
+    ...pageFields,
+    status: z.enum(['success', 'fail'], { error: 'The status must be success or fail.' }).optional(),
+    cid: keyword('content id').optional(),
+    drm: keyword('DRM type').optional(),
+    user: keyword('user id').optional(),
+    device: keyword('device id').optional(),
+    model: keyword('device model').optional(),
+  })
+  .strict();
+
+export interface DateFilters {
+  /** yyyy-MM-dd */
+  from?: string;
+  /** yyyy-MM-dd */
+  to?: string;
+}
+
+export interface LicenseFilters extends DateFilters, PageInput {
+  status?: 'success' | 'fail';
+  cid?: string;
+  drm?: string;
+  user?: string;
+  device?: string;
+  model?: string;
+}
+
+/** The user's option name -> the service's search_condition. */
+export const SEARCH_OPTIONS: Readonly<
+  Record<'cid' | 'drm' | 'user' | 'device' | 'model', LicenseSearchCondition>
+> = {
+  cid: 'cid',
+  drm: 'drm_type',
+  user: 'user_id',
+  device: 'device_id',
+  model: 'device_model',
+};
+
+function applyDates(endpoint: string, f: DateFilters, q: DrmListQuery): void {
+  if (f.from !== undefined) {
+    const e = checkDate(f.from);
+    if (e) invalid(endpoint, 'from', e);
+    q.from = f.from;
+  }
+  if (f.to !== undefined) {
+    const e = checkDate(f.to);
+    if (e) invalid(endpoint, 'to', e);
+    q.to = f.to;
+  }
+  const range = checkDateRange(f.from, f.to);
+  if (range) invalid(endpoint, 'from', range);
+}
+
+/** `drm:widevine` -> "Widevine"; unknown names are refused with the list of valid ones. */
+export function parseDrmType(input: string, endpoint = opsEndpoint('drm')): string {
+  const hit = DRM_TYPES.find((t) => t.toLowerCase() === input.trim().toLowerCase());
+  if (!hit)
+    invalid(
+      endpoint,
+      'drm',
+      `"${input.slice(0, 30)}" is not a DRM type: use one of ${DRM_TYPES.join(', ')}.`,
+    );
+  return hit;
+}
+
+/** One search option at most (the service takes one search_condition + search_keyword). */
+function searchOf(
+  endpoint: string,
+  f: Partial<Record<keyof typeof SEARCH_OPTIONS, string | undefined>>,
+): { searchCondition: LicenseSearchCondition; searchKeyword: string } | undefined {
+  const given = (Object.keys(SEARCH_OPTIONS) as (keyof typeof SEARCH_OPTIONS)[]).filter(
+    (k) => f[k] !== undefined,
+  );
+  if (given.length > 1) {
+    invalid(
+      endpoint,
+      'search',
+      `Only one of cid:, drm:, user:, device:, model: can be used at a time (got ${given.map((g) => `${g}:`).join(' and ')}): the service searches by one of them.`,
+    );
+  }
+  const k = given[0];
+  if (!k) return undefined;
+  const value = f[k] as string;
+  return {
+    searchCondition: SEARCH_OPTIONS[k],
+    searchKeyword: k === 'drm' ? parseDrmType(value, endpoint) : value,
+  };
+}
+
+export function toLicenseQuery(filters: LicenseFilters): LicenseQuery {
+  const endpoint = opsEndpoint('drm.licenses');
+  const f = parseInput(endpoint, licenseFilters, filters);
+  const q: LicenseQuery = { ...toPageQuery(endpoint, f) };
+  applyDates(endpoint, f, q);
+  if (f.status) q.searchStatus = f.status;
+  const s = searchOf(endpoint, f);
+  if (s) Object.assign(q, s);
+  return q;
+}
+
+const userFilters = z.object({ ...dateFields, ...pageFields, user: keyword('user id').optional() }).strict();
+const deviceFilters = z
+  .object({ ...dateFields, ...pageFields, device: keyword('device id').optional() })
+  .strict();
+const cidFilters = z
+  .object({
+    ...dateFields,
+    ...pageFields,
+    status: z.enum(['success', 'fail'], { error: 'The status must be success or fail.' }).optional(),
+  })
+  .strict();
+
+export interface UserFilters extends DateFilters, PageInput {
+  user?: string;
+}
+export interface DeviceFilters extends DateFilters, PageInput {
+  device?: string;
+}
+export interface CidFilters extends DateFilters, PageInput {
+  status?: 'success' | 'fail';
+}
+
+export type UserQuery = DrmListQuery & { searchKeyword?: string };
+export type DeviceQuery = DrmListQuery & { searchKeyword?: string };
+export type CidQuery = DrmListQuery & { searchStatus?: 'success' | 'fail' };
+
+export function toUserQuery(filters: UserFilters): UserQuery {
+  const endpoint = opsEndpoint('drm.users');
+  const f = parseInput(endpoint, userFilters, filters);
+  const q: UserQuery = { ...toPageQuery(endpoint, f) };
+  applyDates(endpoint, f, q);
+  if (f.user) q.searchKeyword = f.user;
+  return q;
+}
+
+export function toDeviceQuery(filters: DeviceFilters): DeviceQuery {
+  const endpoint = opsEndpoint('drm.devices');
+  const f = parseInput(endpoint, deviceFilters, filters);
+  const q: DeviceQuery = { ...toPageQuery(endpoint, f) };
+  applyDates(endpoint, f, q);
+  if (f.device) q.searchKeyword = f.device;
+  return q;
+}
+
+export function toCidQuery(filters: CidFilters): CidQuery {
+  const endpoint = opsEndpoint('drm.cids');
+  const f = parseInput(endpoint, cidFilters, filters);
+  const q: CidQuery = { ...toPageQuery(endpoint, f) };
+  applyDates(endpoint, f, q);
+  if (f.status) q.searchStatus = f.status;
+  return q;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One page for tables
+// ---------------------------------------------------------------------------------------------
+
+export async function listLicenses(
+  client: ServiceClient,
+  siteId: string,
+  filters: LicenseFilters = {},
+): Promise<PageResult<LicenseRecord>> {
+  requireSiteId(opsEndpoint('drm.licenses'), siteId);
+  return toPageResult(await client.listLicenses(siteId, toLicenseQuery(filters)));
+}
+
+export async function listUsers(
+  client: ServiceClient,
+  siteId: string,
+  filters: UserFilters = {},
+): Promise<PageResult<DrmUser>> {
+  requireSiteId(opsEndpoint('drm.users'), siteId);
+  return toPageResult(await client.listUsers(siteId, toUserQuery(filters)));
+}
+
+export async function listDevices(
+  client: ServiceClient,
+  siteId: string,
+  filters: DeviceFilters = {},
+): Promise<PageResult<DrmDevice>> {
+  requireSiteId(opsEndpoint('drm.devices'), siteId);
+  return toPageResult(await client.listDevices(siteId, toDeviceQuery(filters)));
+}
+
+export async function listCids(
+  client: ServiceClient,
+  siteId: string,
+  filters: CidFilters = {},
+): Promise<PageResult<CidLicense>> {
+  requireSiteId(opsEndpoint('drm.cids'), siteId);
+  return toPageResult(await client.listCidLicenses(siteId, toCidQuery(filters)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export CSV of the full range
+// ---------------------------------------------------------------------------------------------
+
+export type ExportKind = 'licenses' | 'users' | 'devices' | 'cids';
+
+export interface ExportQueries {
+  licenses: LicenseQuery;
+  users: UserQuery;
+  devices: DeviceQuery;
+  cids: CidQuery;
+}
+
+export interface ExportProgress {
+  kind: ExportKind;
+  pages: number;
+  rows: number;
+}
+
+export interface ExportOptions {
+  onProgress?: (p: ExportProgress) => void | Promise<void>;
+  /**
+   * Row cap (default EXPORT_MAX_ROWS). The export stops there and says `truncated`: a Slack file
+   * of 100,000 rows is already ~10 MB, and the cap also ends a loop if a service ignored
+   * page_index and kept sending full pages.
+   */
+  maxRows?: number;
+}
+
+export interface ExportResult {
+  kind: ExportKind;
+  csv: string;
+  /** Data rows in the CSV (the header not counted). */
+  rowCount: number;
+  pages: number;
+  /** True when maxRows stopped the export before the last page. */
+  truncated: boolean;
+  /** Suggested file name, e.g. "drm-licenses-AB12.csv". */
+  filename: string;
+}
+
+export const EXPORT_PAGE_UNIT = LIMITS.pageUnitMax;
+export const EXPORT_MAX_ROWS = 100_000;
+
+function timeCell(t: TimeValue): string {
+  return t.epochMs === null ? t.raw : new Date(t.epochMs).toISOString();
+}
+
+const COLUMNS: { [K in ExportKind]: CsvColumn<RowOf<K>>[] } = {
+  licenses: [
+    { header: 'cid', value: (r) => r.cid },
+    { header: 'status', value: (r) => r.status },
+    { header: 'error_code', value: (r) => r.errorCode },
+    { header: 'drm_type', value: (r) => r.drmType },
+    { header: 'user_id', value: (r) => r.userId },
+    { header: 'device_id', value: (r) => r.deviceId },
+    { header: 'device_model', value: (r) => r.deviceModel },
+    { header: 'license_type', value: (r) => r.licenseType },
+    { header: 'platform_name', value: (r) => r.platformName },
+    { header: 'reg_time', value: (r) => timeCell(r.regTime) },
+  ],
+  users: [
+    { header: 'user_id', value: (r) => r.userId },
+    { header: 'license_cnt', value: (r) => r.licenseCount },
+    { header: 'device_cnt', value: (r) => r.deviceCount },
+    { header: 'success', value: (r) => r.success },
+    { header: 'fail', value: (r) => r.fail },
+  ],
+  devices: [
+    { header: 'device_id', value: (r) => r.deviceId },
+    { header: 'device_model', value: (r) => r.deviceModel },
+    { header: 'license_cnt', value: (r) => r.licenseCount },
+    { header: 'success', value: (r) => r.success },
+    { header: 'fail', value: (r) => r.fail },
+  ],
+  cids: [
+    { header: 'cid', value: (r) => r.cid },
+    { header: 'license_cnt', value: (r) => r.licenseCount },
+  ],
+};
+
+export type RowOf<K extends ExportKind> = K extends 'licenses'
+  ? LicenseRecord
+  : K extends 'users'
+    ? DrmUser
+    : K extends 'devices'
+      ? DrmDevice
+      : CidLicense;
+
+function fetchPageFn<K extends ExportKind>(
+  kind: K,
+  client: ServiceClient,
+  siteId: string,
+  query: ExportQueries[K],
+): (pageIndex: number, pageUnit: number) => Promise<SvcPage<RowOf<K>>> {
+  return (pageIndex, pageUnit) => {
+    const q = { ...query, pageIndex, pageUnit };
+    switch (kind) {
+      case 'licenses':
+        return client.listLicenses(siteId, q as LicenseQuery) as Promise<SvcPage<RowOf<K>>>;
+      case 'users':
+        return client.listUsers(siteId, q as UserQuery) as Promise<SvcPage<RowOf<K>>>;
+      case 'devices':
+        return client.listDevices(siteId, q as DeviceQuery) as Promise<SvcPage<RowOf<K>>>;
+      default:
+        return client.listCidLicenses(siteId, q as CidQuery) as Promise<SvcPage<RowOf<K>>>;
+    }
+  };
+}
+
+/**
+ * Fetches every page (page_unit 1000, page_index 1, 2, ...) of the query and returns the CSV.
+ * Pages are fetched one after the other (the service has no total count, so the end is the
+ * first short page) and `onProgress` is called after each. The query's own paging is ignored.
+ */
+export async function exportAll<K extends ExportKind>(
+  kind: K,
+  client: ServiceClient,
+  siteId: string,
+  query: ExportQueries[K],
+  opts: ExportOptions = {},
+): Promise<ExportResult> {
+  const endpoint = opsEndpoint(`drm.export.${kind}`);
+  requireSiteId(endpoint, siteId);
+  const maxRows = opts.maxRows ?? EXPORT_MAX_ROWS;
+  if (!Number.isInteger(maxRows) || maxRows < 1) {
+    invalid(endpoint, 'maxRows', `The row cap ${maxRows} is not valid: use a whole number of at least 1.`);
+  }
+  const fetchPage = fetchPageFn(kind, client, siteId, query);
+  const rows: RowOf<K>[] = [];
+  let pages = 0;
+  let truncated = false;
+  for (let pageIndex = 1; ; pageIndex++) {
+    const page = await fetchPage(pageIndex, EXPORT_PAGE_UNIT);
+    pages++;
+    const room = maxRows - rows.length;
+    if (page.items.length > room) {
+      rows.push(...page.items.slice(0, room));
+      truncated = true;
+    } else {
+      rows.push(...page.items);
+    }
+    await opts.onProgress?.({ kind, pages, rows: rows.length });
+    if (truncated || page.items.length < EXPORT_PAGE_UNIT) break;
+    if (rows.length >= maxRows) {
+      // Exactly at the cap with a full page: there may be more. Probe one row to tell.
+      const probe = await fetchPage(pageIndex * EXPORT_PAGE_UNIT + 1, 1);
+      truncated = probe.items.length > 0;
+      break;
+    }
+  }
+  const csv = writeCsv(COLUMNS[kind] as CsvColumn<RowOf<K>>[], rows);
+  return { kind, csv, rowCount: rows.length, pages, truncated, filename: `drm-${kind}-${siteId}.csv` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packaging history: keyset paging with a cursor for a "More" button
+// ---------------------------------------------------------------------------------------------
+
+export interface PackagingFilters extends DateFilters {
+  cid?: string;
+  drm?: string;
+  user?: string;
+  device?: string;
+  model?: string;
+}
+
+const packagingFilters = z
+  .object({
+    ...dateFields,
+    cid: keyword('content id').optional(),
+    drm: keyword('DRM type').optional(),
+    user: keyword('user id').optional(),
+    device: keyword('device id').optional(),
+    model: keyword('device model').optional(),
+  })
+  .strict();
+
+export function toPackagingQuery(filters: PackagingFilters): PackagingQuery {
+  const endpoint = opsEndpoint('drm.packaging');
+  const f = parseInput(endpoint, packagingFilters, filters);
+  const q: PackagingQuery = {};
+  applyDates(endpoint, f, q);
+  const s = searchOf(endpoint, f);
+  if (s) Object.assign(q, s);
+  return q;
+}
+
+/** Slack's limit for a button value. */
+export const CURSOR_MAX_CHARS = 2000;
+
+/** Everything needed to fetch the next packaging page: site, filters and the keyset position. */
+export interface PackagingCursor {
+  siteId: string;
+  query: PackagingQuery;
+}
+
+const cursorSchema = z
+  .object({
+    v: z.literal(1),
+    s: z.string().regex(/^[A-Za-z0-9]{4}$/),
+    f: z.string().optional(),
+    t: z.string().optional(),
+    c: z.enum(['cid', 'drm_type', 'user_id', 'device_id', 'device_model']).optional(),
+    k: z.string().max(SEARCH_KEYWORD_MAX).optional(),
+    lc: z.string().max(100),
+    lu: z.string().max(100),
+  })
+  .strict();
+
+/** base64url(JSON) with one-letter keys; throws when it would not fit a button value. */
+export function encodeCursor(cursor: PackagingCursor): string {
+  const { query: q } = cursor;
+  if (q.lastCreatedTimeCid === undefined || q.lastUpdateTime === undefined) {
+    invalid(
+      opsEndpoint('drm.packaging'),
+      'cursor',
+      'A cursor needs both the last created and last update time.',
+    );
+  }
+  const body: z.input<typeof cursorSchema> = {
+    v: 1,
+    s: cursor.siteId,
+    lc: q.lastCreatedTimeCid,
+    lu: q.lastUpdateTime,
+  };
+  if (q.from) body.f = q.from;
+  if (q.to) body.t = q.to;
+  if (q.searchCondition) body.c = q.searchCondition;
+  if (q.searchKeyword) body.k = q.searchKeyword;
+  const text = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  if (text.length > CURSOR_MAX_CHARS) {
+    invalid(
+      opsEndpoint('drm.packaging'),
+      'cursor',
+      'The filters are too long to page with a button: narrow them.',
+    );
+  }
+  return text;
+}
+
+/** Inverse of encodeCursor; a tampered or stale value gives a ValidationError, never a crash. */
+export function decodeCursor(text: string): PackagingCursor {
+  const endpoint = opsEndpoint('drm.packaging');
+  const bad = () =>
+    invalid(endpoint, 'cursor', 'This "More" button is no longer valid: run /drm packaging again.');
+  if (text.length === 0 || text.length > CURSOR_MAX_CHARS || !/^[A-Za-z0-9_-]+$/.test(text)) bad();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return bad();
+  }
+  const r = cursorSchema.safeParse(raw);
+  if (!r.success) return bad();
+  const b = r.data;
+  const query: PackagingQuery = { lastCreatedTimeCid: b.lc, lastUpdateTime: b.lu };
+  if (b.f) query.from = b.f;
+  if (b.t) query.to = b.t;
+  if (b.c) query.searchCondition = b.c;
+  if (b.k) query.searchKeyword = b.k;
+  return { siteId: b.s, query };
+}
+
+export interface PackagingPage {
+  items: PackagingRecord[];
+  /** Button value for "More", or null when this page was empty (nothing after it). */
+  nextCursor: string | null;
+}
+
+/**
+ * One packaging page: either the first (from filters) or the one after a cursor. The service
+ * has no page size for this endpoint, so the end is known only when a page comes back empty:
+ * a non-empty page always offers "More" (which may then say there is nothing more).
+ * The keyset position is the last item's created_time / update_time exactly as the service
+ * sent them (raw strings), so no time-zone or format conversion can skip or repeat items.
+ */
+export async function listPackaging(
+  client: ServiceClient,
+  start: { siteId: string; filters?: PackagingFilters } | { cursor: string },
+): Promise<PackagingPage> {
+  let siteId: string;
+  let query: PackagingQuery;
+  if ('cursor' in start) {
+    ({ siteId, query } = decodeCursor(start.cursor));
+  } else {
+    siteId = requireSiteId(opsEndpoint('drm.packaging'), start.siteId);
+    query = toPackagingQuery(start.filters ?? {});
+  }
+  const page = await client.listPackaging(siteId, query);
+  const last = page.items.at(-1);
+  const nextCursor = last
+    ? encodeCursor({
+        siteId,
+        query: { ...query, lastCreatedTimeCid: last.createdTime.raw, lastUpdateTime: last.updateTime.raw },
+      })
+    : null;
+  return { items: page.items, nextCursor };
+}

@@ -1,0 +1,265 @@
+/**
+ * Plan requests (`/drm plan ...`): the latest service status change request of a site's product,
+ * which actions are possible now (and why not), and the change / cancel operations.
+ *
+ * Actions and the Service API codes they map to:
+ *   trial   -> SM003 trial extension    (any member)
+ *   resume  -> SM001 service resume      (any member)
+ *   suspend -> SM002 service suspension  (admin)
+ *   cancel  -> SM004 cancel the pending request (admin)
+ * Roles are exposed as data (`PLAN_ACTIONS[...].role`); the Slack side checks them, this layer
+ * has no notion of who is asking.
+ */
+import {
+  type ProductStatusCode,
+  REQUEST_STATUS,
+  REQUEST_TYPE,
+  type RegistrableRequestType,
+  type RequestStatusCode,
+  type ServiceCode,
+} from '../../api/codes.js';
+import type { ServiceClient, StatusRequest, TimeValue } from '../../api/types.js';
+import {
+  invalid,
+  opsEndpoint,
+  parseServiceCode,
+  RefusedError,
+  requireSiteId,
+  serviceLabel,
+} from './common.js';
+
+export type PlanAction = 'trial' | 'resume' | 'suspend' | 'cancel';
+export type PlanRole = 'member' | 'admin';
+
+export interface PlanActionSpec {
+  action: PlanAction;
+  requestType: RegistrableRequestType | 'SM004';
+  /** Human label, e.g. "Trial extension". */
+  label: string;
+  /** Who may do it. */
+  role: PlanRole;
+}
+
+export const PLAN_ACTIONS: Readonly<Record<PlanAction, PlanActionSpec>> = {
+  trial: { action: 'trial', requestType: 'SM003', label: 'Trial extension', role: 'member' },
+  resume: { action: 'resume', requestType: 'SM001', label: 'Service resume', role: 'member' },
+  suspend: { action: 'suspend', requestType: 'SM002', label: 'Service suspension', role: 'admin' },
+  cancel: { action: 'cancel', requestType: 'SM004', label: 'Cancel the pending request', role: 'admin' },
+};
+/** Display order of the actions (main ones first, destructive ones last). */
+export const PLAN_ACTION_ORDER: readonly PlanAction[] = ['trial', 'resume', 'suspend', 'cancel'];
+
+/** Longest request message accepted. The spec gives no limit; 500 characters is a sane cap. */
+export const PLAN_MESSAGE_MAX = 500;
+
+export interface PlanRequestView {
+  requestId: string;
+  /** SM001..SM004 (or an unknown code as sent). */
+  type: string;
+  typeLabel: string;
+  /** Absent only on a register response; a new request is pending. */
+  status: RequestStatusCode | undefined;
+  statusLabel: string;
+  pending: boolean;
+  message: string;
+  registeredBy: string;
+  regTime: TimeValue;
+  updateTime?: TimeValue;
+}
+
+export interface PlanActionState extends PlanActionSpec {
+  allowed: boolean;
+  /** Why not, when not allowed: one sentence that says what to do. */
+  reason?: string;
+}
+
+export interface PlanState {
+  siteId: string;
+  serviceCode: ServiceCode;
+  serviceLabel: string;
+  latest: PlanRequestView | null;
+  actions: PlanActionState[];
+}
+
+export function toRequestView(r: StatusRequest): PlanRequestView {
+  // A register response has no reg_status: a new request is pending (ST001).
+  const status: RequestStatusCode | undefined = r.status;
+  const effective = status ?? 'ST001';
+  const view: PlanRequestView = {
+    requestId: r.requestId,
+    type: r.type,
+    typeLabel: (REQUEST_TYPE as Record<string, string>)[r.type] ?? r.type,
+    status,
+    statusLabel: REQUEST_STATUS[effective],
+    pending: effective === 'ST001',
+    message: r.message,
+    registeredBy: r.registeredBy,
+    regTime: r.regTime,
+  };
+  if (r.updateTime) view.updateTime = r.updateTime;
+  return view;
+}
+
+/** Accepts `trial|resume|suspend|cancel` or `SM001..SM004` (any case). */
+export function parsePlanAction(input: string, endpoint = opsEndpoint('plan')): PlanAction {
+  const v = input.trim().toLowerCase();
+  for (const spec of Object.values(PLAN_ACTIONS)) {
+    if (v === spec.action || v === spec.requestType.toLowerCase()) return spec.action;
+  }
+  return invalid(
+    endpoint,
+    'action',
+    `"${input.slice(0, 20)}" is not a plan action: use trial, resume, suspend or cancel.`,
+  );
+}
+
+export interface PlanStateOptions {
+  /**
+   * The product's current status when the caller knows it (from `listSites`). With it, resume is
+   * offered only while suspended and suspension only while in service; without it both are
+   * offered and the service decides.
+   */
+  productStatus?: ProductStatusCode;
+}
+
+function pendingReason(latest: PlanRequestView): string {
+  return `A ${latest.typeLabel.toLowerCase()} request (${latest.requestId}) is already pending: wait until it is handled, or cancel it first.`;
+}
+
+/** Computes which actions are possible given the latest request (pure; exported for tests/UI). */
+export function allowedActions(
+  latest: PlanRequestView | null,
+  opts: PlanStateOptions = {},
+): PlanActionState[] {
+  return PLAN_ACTION_ORDER.map((a) => {
+    const spec = PLAN_ACTIONS[a];
+    if (a === 'cancel') {
+      if (latest?.pending) return { ...spec, allowed: true };
+      return {
+        ...spec,
+        allowed: false,
+        reason: latest
+          ? `Cancel is possible only while the request is pending; the latest request is ${latest.statusLabel.toLowerCase()}.`
+          : 'Cancel is possible only while the request is pending; there is no request.',
+      };
+    }
+    if (latest?.pending) return { ...spec, allowed: false, reason: pendingReason(latest) };
+    if (a === 'resume' && opts.productStatus === 'SE000') {
+      return { ...spec, allowed: false, reason: 'The product is in service: there is nothing to resume.' };
+    }
+    if (a === 'suspend' && opts.productStatus === 'SE001') {
+      return { ...spec, allowed: false, reason: 'The product is already suspended.' };
+    }
+    return { ...spec, allowed: true };
+  });
+}
+
+/** The latest request of a site's product and the actions allowed now. */
+export async function getPlanState(
+  client: ServiceClient,
+  siteId: string,
+  service: ServiceCode | string,
+  opts: PlanStateOptions = {},
+): Promise<PlanState> {
+  const endpoint = opsEndpoint('plan.state');
+  requireSiteId(endpoint, siteId);
+  const serviceCode = parseServiceCode(service, endpoint);
+  const latestRaw = await client.getLatestStatusRequest(siteId, serviceCode);
+  const latest = latestRaw ? toRequestView(latestRaw) : null;
+  return {
+    siteId,
+    serviceCode,
+    serviceLabel: serviceLabel(serviceCode),
+    latest,
+    actions: allowedActions(latest, opts),
+  };
+}
+
+/**
+ * Registers a resume / suspension / trial-extension request. The latest request is read first:
+ * when one is pending the call is refused with `alreadyPending` and nothing is sent (the service
+ * would refuse with requestAlreadyPending anyway; this gives the better message). A race between
+ * two users is still caught by the service's own refusal, surfaced as its ServiceError.
+ */
+export async function requestChange(
+  client: ServiceClient,
+  siteId: string,
+  service: ServiceCode | string,
+  action: PlanAction | RegistrableRequestType | string,
+  message?: string,
+): Promise<PlanRequestView> {
+  const endpoint = opsEndpoint('plan.request');
+  requireSiteId(endpoint, siteId);
+  const serviceCode = parseServiceCode(service, endpoint);
+  const a = parsePlanAction(action, endpoint);
+  if (a === 'cancel') {
+    invalid(endpoint, 'action', 'Cancel is not a new request: use the cancel action on the pending request.');
+  }
+  const text = message?.trim() ?? '';
+  if (text.length > PLAN_MESSAGE_MAX) {
+    invalid(
+      endpoint,
+      'message',
+      `The message is ${text.length} characters long; the limit is ${PLAN_MESSAGE_MAX}.`,
+    );
+  }
+  const latest = await client.getLatestStatusRequest(siteId, serviceCode);
+  if (latest && (latest.status ?? 'ST001') === 'ST001') {
+    throw new RefusedError(endpoint, 'alreadyPending', 'request', pendingReason(toRequestView(latest)));
+  }
+  const spec = PLAN_ACTIONS[a];
+  const created = await client.registerStatusRequest(siteId, {
+    serviceCode,
+    requestType: spec.requestType as RegistrableRequestType,
+    ...(text ? { message: text } : {}),
+  });
+  return toRequestView(created);
+}
+
+/**
+ * Cancels the pending request. The latest request is re-read first and the cancel goes out only
+ * when it is still pending AND (when the caller names one) still the same request id: a button
+ * pressed on an old card must never cancel a newer request someone else registered since. With
+ * no id given (the direct `/drm plan cancel` form) the pending latest request is cancelled.
+ */
+export async function cancelRequest(
+  client: ServiceClient,
+  siteId: string,
+  service: ServiceCode | string,
+  requestId?: string,
+): Promise<PlanRequestView> {
+  const endpoint = opsEndpoint('plan.cancel');
+  requireSiteId(endpoint, siteId);
+  const serviceCode = parseServiceCode(service, endpoint);
+  const wanted = requestId?.trim();
+  if (requestId !== undefined && !wanted) invalid(endpoint, 'request', 'The request id is empty.');
+  const latestRaw = await client.getLatestStatusRequest(siteId, serviceCode);
+  if (!latestRaw) {
+    throw new RefusedError(
+      endpoint,
+      'noRequest',
+      'request',
+      `There is no ${serviceLabel(serviceCode)} request for site ${siteId}: nothing to cancel.`,
+    );
+  }
+  const latest = toRequestView(latestRaw);
+  if (wanted && latest.requestId !== wanted) {
+    throw new RefusedError(
+      endpoint,
+      'requestChanged',
+      'request',
+      `Request ${wanted} is no longer the latest one (now ${latest.requestId}, ${latest.statusLabel.toLowerCase()}): nothing was cancelled. Run /drm plan again to see the current request.`,
+    );
+  }
+  if (!latest.pending) {
+    throw new RefusedError(
+      endpoint,
+      'notPending',
+      'request',
+      `Cancel is possible only while the request is pending; request ${latest.requestId} is ${latest.statusLabel.toLowerCase()}.`,
+    );
+  }
+  const cancelled = await client.cancelStatusRequest(siteId, { serviceCode, requestId: latest.requestId });
+  // The response keeps the original reg_type (spec); its reg_status says cancelled (ST002).
+  return toRequestView(cancelled);
+}
