@@ -16,6 +16,15 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** Clock used for reg/update times and token/JWT expiry. Default Date.now. */
   now?: () => number;
+  /** Lifetime of an issued watermarking token, ms. Default 1 hour. */
+  tokenTtlMs?: number;
+  /**
+   * Path spelling of Service endpoint 14 (the spec shows `cid-License`, one sample `cid-drmLicense`).
+   * Default 'cid-License'; the other spelling answers 404 unless 'both'.
+   */
+  cidLicensePath?: 'cid-License' | 'cid-drmLicense' | 'both';
+  /** Claims the Service API JWT must carry. Defaults: sub ServiceAPI, aud AUDIENCE, iss Service. */
+  serviceJwt?: { subject?: string; audience?: string; issuer?: string };
 }
 
 /** Credentials the seeded emulator accepts (printed by `npm run emulator`). */
@@ -116,6 +125,17 @@ export interface EmulatorControl {
   recipientCount(siteId: string): number;
   /** Set the fixed latency for every call. */
   setLatency(ms: number): void;
+  /** Move a pending (ST001) service status change request to approved (ST003). Throws when not pending. */
+  approveRequest(siteId: string, requestId: string): void;
+  /** Certificate uploads recorded for a site (file names and sizes only, never contents). */
+  certificateUploads(siteId: string): Array<{
+    accountId: string;
+    atMs: number;
+    fpsCertFilename: string;
+    fpsCertBytes: number;
+    privateKeyFilename: string;
+    privateKeyBytes: number;
+  }>;
 }
 
 export interface EmulatorHandle extends EmulatorControl {
