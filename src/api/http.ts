@@ -18,7 +18,7 @@
  * - Records `serviceCallSeconds` per attempt. Final errors are counted in `serviceCallErrors` by
  *   `recordCallError`, called once per logical call by the clients (see `runCall`).
  */
-import { Pool } from 'undici';
+import { type FormData, Pool } from 'undici';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
 import { ApiError, TransportError } from './errors.js';

@@ -40,7 +40,11 @@ export class JwtSigner {
   signCount = 0;
 
   constructor(opts: JwtOptions = {}) {
-    this.claims = { ...DEFAULT_JWT_CLAIMS, ...opts.claims };
+    this.claims = {
+      subject: opts.claims?.subject ?? DEFAULT_JWT_CLAIMS.subject,
+      audience: opts.claims?.audience ?? DEFAULT_JWT_CLAIMS.audience,
+      issuer: opts.claims?.issuer ?? DEFAULT_JWT_CLAIMS.issuer,
+    };
     this.ttl = opts.ttlSeconds ?? 300;
     this.renewBefore = opts.renewBeforeSeconds ?? 30;
     this.now = opts.now ?? Date.now;

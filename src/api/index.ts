@@ -1,0 +1,93 @@
+/**
+ * The API module's entry point: `createApi(options)` builds one factory per process that shares
+ * the pooled HTTP connections, the watermarking token cache, the JWT cache and the endpoint-14
+ * path memo across every workspace and site.
+ */
+import type { Logger } from '../log.js';
+import { HttpClient, type HttpOptions } from './http.js';
+import { type JwtClaimsOptions, JwtSigner } from './jwt.js';
+import { type CidLicensePath, createServiceClient } from './service.js';
+import type { ApiFactory } from './types.js';
+import { createWatermarkingClient } from './watermarking.js';
+import { WmTokenManager } from './wm-token.js';
+
+export interface ApiOptions {
+  /** Connect / headers / body timeouts, ms (defaults 5000 / 10000 / 30000). */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** GET retry policy (defaults: 3 retries, 200 ms base, 5 s cap, Retry-After capped at 30 s). */
+  retries?: { max?: number; baseMs?: number; maxDelayMs?: number; retryAfterCapMs?: number };
+  /** JWT claims of the Service API (defaults ServiceAPI / AUDIENCE / Service) and lifetime. */
+  claims?: JwtClaimsOptions;
+  jwtTtlSeconds?: number;
+  /** Watermarking token max age before a proactive refresh, ms (default 50 min; 0 = until 401). */
+  wmTokenMaxAgeMs?: number;
+  /** Spelling of Service endpoint 14 tried first (default 'cid-License'; falls back on 404). */
+  cidLicensePath?: CidLicensePath;
+  /** Service API POST/PUT body encoding (default 'json'). */
+  bodyEncoding?: 'json' | 'form';
+  connectionsPerOrigin?: number;
+  logger?: Logger;
+  /** Clock (ms) for token ages and JWT expiry. */
+  clock?: () => number;
+  /** Test hooks for the retry backoff. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export interface Api extends ApiFactory {
+  /** Internals shared by the clients (tests, diagnostics). */
+  readonly http: HttpClient;
+  readonly tokens: WmTokenManager;
+  readonly jwt: JwtSigner;
+}
+
+export function createApi(options: ApiOptions = {}): Api {
+  const httpOpts: HttpOptions = {
+    connectTimeoutMs: options.timeouts?.connectMs,
+    headersTimeoutMs: options.timeouts?.headersMs,
+    bodyTimeoutMs: options.timeouts?.bodyMs,
+    retries: options.retries?.max,
+    backoffBaseMs: options.retries?.baseMs,
+    backoffMaxMs: options.retries?.maxDelayMs,
+    retryAfterCapMs: options.retries?.retryAfterCapMs,
+    connectionsPerOrigin: options.connectionsPerOrigin,
+    logger: options.logger,
+    now: options.clock,
+    sleep: options.sleep,
+    random: options.random,
+  };
+  const http = new HttpClient(httpOpts);
+  const tokens = new WmTokenManager(http, { maxAgeMs: options.wmTokenMaxAgeMs, now: options.clock });
+  const jwt = new JwtSigner({
+    claims: options.claims,
+    ttlSeconds: options.jwtTtlSeconds,
+    now: options.clock,
+  });
+  const cidPathMemo = new Map<string, CidLicensePath>();
+  return {
+    http,
+    tokens,
+    jwt,
+    watermarking: (creds) => createWatermarkingClient(creds, { http, tokens }),
+    service: (creds) =>
+      createServiceClient(
+        creds,
+        { http, jwt, cidPathMemo },
+        { bodyEncoding: options.bodyEncoding, cidLicensePath: options.cidLicensePath },
+      ),
+    close: () => http.close(),
+  };
+}
+
+export * from './codes.js';
+export * from './error-codes.js';
+export * from './errors.js';
+export { HttpClient, type HttpOptions, parseRetryAfter } from './http.js';
+export { DEFAULT_JWT_CLAIMS, type JwtClaimsOptions, JwtSigner } from './jwt.js';
+export { collectAll, iteratePackaging, iteratePages, type PagingOptions } from './paging.js';
+export { type CidLicensePath, createServiceClient, type ServiceClientOptions } from './service.js';
+export { formatServiceTime, normalizeTimeZone, parseServiceTime } from './time.js';
+export type * from './types.js';
+export * from './validate.js';
+export { createWatermarkingClient } from './watermarking.js';
+export { WmTokenManager } from './wm-token.js';

@@ -1,0 +1,755 @@
+/**
+ * Service API client (spec endpoints 1 to 19).
+ *
+ * Parameter placement. GET: every parameter (and api_code) in the query string, as the spec says.
+ * POST/PUT: the spec does not show the placement. Choice: `api_code` in the query string (so it is
+ * present whatever body parser the server uses) and the other fields as a JSON body; configurable
+ * with `bodyEncoding: 'form'` (application/x-www-form-urlencoded) for a deployment that expects
+ * forms. The certificate upload (18) carries files, so it is always multipart form data (undici
+ * FormData + Blob), with api_code in the query string.
+ *
+ * Endpoint 14: the path is `cid-License` in the table and `cid-drmLicense` in one sample. The
+ * preferred spelling is tried first; on HTTP 404 the other is tried, and the one that worked is
+ * remembered per base URL (shared by every client of the factory).
+ *
+ * Endpoint 8: when the site has no request yet the service may answer with null/empty data; the
+ * client returns null.
+ */
+import { Blob } from 'node:buffer';
+import { FormData } from 'undici';
+import { z } from 'zod';
+import {
+  API_CODE,
+  LICENSE_SEARCH_CONDITIONS,
+  MEMBER_GROUP_SEQS,
+  MEMBER_STATUS,
+  type MemberStatusCode,
+  PRODUCT_STATUS,
+  type ProductStatusCode,
+  REGISTRABLE_REQUEST_TYPES,
+  REQUEST_STATUS,
+  type RequestStatusCode,
+  SERVICE_CODES,
+  type ServiceEndpointName,
+} from './codes.js';
+import {
+  codeOf,
+  decodeEnvelope,
+  type Envelope,
+  intLike,
+  parseWith,
+  reqText,
+  siteIdSchema,
+  text,
+} from './envelope.js';
+import { AuthError, TransportError } from './errors.js';
+import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
+import { runCall } from './http.js';
+import type { JwtSigner } from './jwt.js';
+import { parseServiceTime } from './time.js';
+import type {
+  AdditionalSiteRequest,
+  PageQuery,
+  ServiceApiCredentials,
+  ServiceClient,
+  StatusRequest,
+  SvcPage,
+} from './types.js';
+import {
+  assertValid,
+  checkCode,
+  checkDate,
+  checkDateRange,
+  checkEmail,
+  checkFileExtension,
+  checkKeyPassword,
+  checkNonEmpty,
+  checkPageIndex,
+  checkPageUnit,
+  checkPositiveInt,
+  checkSiteId,
+  checkTokenDuration,
+  checkUrl,
+  LIMITS,
+} from './validate.js';
+
+export type CidLicensePath = 'cid-License' | 'cid-drmLicense';
+
+export interface ServiceClientOptions {
+  /** Body encoding of POST/PUT parameters (placement not shown in the spec). Default 'json'. */
+  bodyEncoding?: 'json' | 'form';
+  /** Spelling of endpoint 14 tried first. Default 'cid-License'. */
+  cidLicensePath?: CidLicensePath;
+}
+
+export interface ServiceClientDeps {
+  http: HttpClient;
+  jwt: JwtSigner;
+  /** baseUrl -> spelling of endpoint 14 that worked (shared across clients). */
+  cidPathMemo?: Map<string, CidLicensePath>;
+}
+
+/** Service API times are UTC (+00:00) per spec. */
+const UTC = '+00:00';
+
+const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.array(s));
+
+const siteSchema = z.object({
+  site_id: siteIdSchema,
+  service_name: text,
+  product_list: listOf(
+    z.object({
+      service_code: codeOf(SERVICE_CODES),
+      status_code: codeOf(Object.keys(PRODUCT_STATUS) as ProductStatusCode[]),
+    }),
+  ),
+});
+
+const additionalSiteSchema = z.object({
+  seq: intLike,
+  account_id: text,
+  site_id: text,
+  service_name: text,
+  status: text,
+  update_time: text,
+  reg_time: text,
+});
+
+const subMemberSchema = z.object({
+  group_name: text,
+  group_seq: intLike,
+  member_seq: intLike,
+  member_email: reqText,
+  status_code: codeOf(Object.keys(MEMBER_STATUS) as MemberStatusCode[]),
+  reg_date: text,
+});
+
+const statusRequestSchema = z.object({
+  site_id: text,
+  req_group_id: reqText,
+  reg_type: text,
+  reg_message: text,
+  reg_status: z
+    .union([codeOf(Object.keys(REQUEST_STATUS) as RequestStatusCode[]), z.null()])
+    .optional()
+    .transform((v) => v ?? undefined),
+  reg_id: text,
+  reg_dt: text,
+  update_dt: text.optional(),
+});
+
+const licenseSchema = z.object({
+  cid: reqText,
+  status: z.enum(['success', 'fail']),
+  error_code: text,
+  drm_type: text,
+  user_id: text,
+  device_id: text,
+  device_model: text,
+  license_type: text,
+  platform_name: text,
+  reg_time: text,
+});
+
+const userSchema = z.object({
+  user_id: reqText,
+  license_cnt: intLike,
+  device_cnt: intLike,
+  success: intLike,
+  fail: intLike,
+});
+
+const deviceSchema = z.object({
+  device_id: reqText,
+  device_model: text,
+  license_cnt: intLike,
+  success: intLike,
+  fail: intLike,
+});
+
+const cidSchema = z.object({ cid: reqText, license_cnt: intLike });
+
+const packSchema = z.object({
+  site_id: text,
+  cid: reqText,
+  track: text,
+  created_time: text,
+  update_time: text,
+});
+
+const settingsSchema = z.object({
+  site_id: text,
+  site_key: text,
+  access_key: text,
+  license_callback_url: text,
+  package_callback_url: text,
+  kms_token: text,
+  token_duration: z.union([intLike, z.null()]).transform((v) => v ?? 0),
+  iv: text,
+});
+
+const statsSchema = z.object({
+  license_cnt: intLike,
+  user_acc_cnt: intLike,
+  device_acc_cnt: intLike,
+  target_date: reqText,
+});
+
+const seqSchema = z.object({ seq: intLike });
+const memberSeqSchema = z.object({ member_seq: intLike });
+
+type Check = [field: string, finding: string | null];
+
+function pageChecks(q: PageQuery & { from?: string; to?: string }): Check[] {
+  return [
+    ['page size', q.pageUnit === undefined ? null : checkPageUnit(q.pageUnit)],
+    ['page', q.pageIndex === undefined ? null : checkPageIndex(q.pageIndex)],
+    ['from', q.from === undefined ? null : checkDate(q.from)],
+    ['to', q.to === undefined ? null : checkDate(q.to)],
+    ['date range', checkDateRange(q.from, q.to)],
+  ];
+}
+
+function searchChecks(q: {
+  searchCondition?: string;
+  searchKeyword?: string;
+  searchStatus?: string;
+}): Check[] {
+  return [
+    [
+      'search status',
+      q.searchStatus === undefined ? null : checkCode(q.searchStatus, ['success', 'fail'], 'Search status'),
+    ],
+    [
+      'search condition',
+      q.searchCondition === undefined
+        ? null
+        : checkCode(q.searchCondition, LICENSE_SEARCH_CONDITIONS, 'Search condition'),
+    ],
+    [
+      'search keyword',
+      q.searchKeyword !== undefined && 'searchCondition' in q && q.searchCondition === undefined
+        ? `A search keyword needs a search condition (one of ${LICENSE_SEARCH_CONDITIONS.join(', ')}).`
+        : null,
+    ],
+  ];
+}
+
+function toStatusRequest(w: z.output<typeof statusRequestSchema>): StatusRequest {
+  const r: StatusRequest = {
+    siteId: w.site_id,
+    requestId: w.req_group_id,
+    type: w.reg_type,
+    message: w.reg_message,
+    registeredBy: w.reg_id,
+    regTime: parseServiceTime(w.reg_dt, UTC),
+  };
+  if (w.reg_status !== undefined) r.status = w.reg_status;
+  if (w.update_dt !== undefined) r.updateTime = parseServiceTime(w.update_dt, UTC);
+  return r;
+}
+
+function isEmptyData(d: unknown): boolean {
+  return (
+    d === null ||
+    d === undefined ||
+    d === '' ||
+    (Array.isArray(d) && d.length === 0) ||
+    (typeof d === 'object' && !Array.isArray(d) && Object.keys(d).length === 0)
+  );
+}
+
+export function createServiceClient(
+  creds: ServiceApiCredentials,
+  deps: ServiceClientDeps,
+  opts: ServiceClientOptions = {},
+): ServiceClient {
+  const { http, jwt } = deps;
+  const bodyEncoding = opts.bodyEncoding ?? 'json';
+  const preferredCid: CidLicensePath = opts.cidLicensePath ?? 'cid-License';
+  const cidMemo = deps.cidPathMemo ?? new Map<string, CidLicensePath>();
+
+  /** One logical call: JWT, request, envelope; one re-sign and retry on 401 (nothing processed). */
+  function call(
+    name: ServiceEndpointName,
+    method: HttpMethod,
+    path: string,
+    params: QueryParams = {},
+    multipart?: FormData,
+  ): Promise<Envelope> {
+    const endpoint = `svc.${name}`;
+    let query: QueryParams;
+    let body: RequestBody | undefined;
+    if (method === 'GET') {
+      query = { api_code: API_CODE[name], ...params };
+    } else {
+      query = { api_code: API_CODE[name] };
+      if (multipart) {
+        body = { kind: 'multipart', value: multipart };
+      } else if (bodyEncoding === 'form') {
+        const form: Record<string, string> = {};
+        for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) form[k] = String(v);
+        body = { kind: 'form', value: form };
+      } else {
+        const json: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) json[k] = v;
+        body = { kind: 'json', value: json };
+      }
+    }
+    const once = async () => {
+      const authorization = await jwt.header(creds);
+      const res = await http.request({
+        endpoint,
+        method,
+        baseUrl: creds.baseUrl,
+        path: `/api/v2${path}`,
+        query,
+        body,
+        headers: { authorization },
+      });
+      return decodeEnvelope(endpoint, res);
+    };
+    return runCall(endpoint, async () => {
+      try {
+        return await once();
+      } catch (e) {
+        if (!(e instanceof AuthError)) throw e;
+        // A 401 was not processed: re-sign (clock skew, expiry race) and try once more.
+        jwt.invalidate(creds);
+        return once();
+      }
+    });
+  }
+
+  function svcPage<T>(items: T[], env: Envelope, q: PageQuery): SvcPage<T> {
+    return {
+      items,
+      count: env.count ?? items.length,
+      pageIndex: q.pageIndex ?? 1,
+      pageUnit: q.pageUnit ?? LIMITS.pageUnitDefault,
+    };
+  }
+
+  const enc = encodeURIComponent;
+  const ep = (name: ServiceEndpointName) => `svc.${name}`;
+
+  return {
+    async verify() {
+      await this.getSites();
+    },
+
+    async getSites() {
+      const env = await call('getSites', 'GET', '/account/siteId');
+      return parseWith(ep('getSites'), listOf(siteSchema), env.data).map((w) => ({
+        siteId: w.site_id,
+        name: w.service_name,
+        products: w.product_list.map((p) => ({ serviceCode: p.service_code, status: p.status_code })),
+      }));
+    },
+
+    async requestAdditionalSite(serviceName) {
+      assertValid(ep('requestAdditionalSite'), [['site name', checkNonEmpty(serviceName, 'The site name')]]);
+      const env = await call('requestAdditionalSite', 'POST', '/account/siteId/approve', {
+        service_name: serviceName,
+      });
+      return { seq: parseWith(ep('requestAdditionalSite'), seqSchema, env.data).seq };
+    },
+
+    async listAdditionalSiteRequests(query = {}) {
+      const name = 'listAdditionalSiteRequests';
+      assertValid(ep(name), [
+        ...pageChecks(query),
+        [
+          'search type',
+          query.searchType === undefined
+            ? null
+            : checkCode(query.searchType, ['account_id', 'site_id'], 'Search type'),
+        ],
+        [
+          'search keyword',
+          query.searchKeyword !== undefined && query.searchType === undefined
+            ? 'A search keyword needs a search type (account_id or site_id).'
+            : null,
+        ],
+      ]);
+      const env = await call(name, 'GET', '/account/siteId/approve', {
+        from: query.from,
+        to: query.to,
+        req_status: query.reqStatus,
+        search_type: query.searchType,
+        search_keyword: query.searchKeyword,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+      });
+      const items = parseWith(ep(name), listOf(additionalSiteSchema), env.data).map(
+        (w): AdditionalSiteRequest => ({
+          seq: w.seq,
+          accountId: w.account_id,
+          siteId: w.site_id,
+          serviceName: w.service_name,
+          status: w.status,
+          updateTime: parseServiceTime(w.update_time, UTC),
+          regTime: parseServiceTime(w.reg_time, UTC),
+        }),
+      );
+      return svcPage(items, env, query);
+    },
+
+    async listSubMembers(query = {}) {
+      const name = 'listSubMembers';
+      assertValid(ep(name), pageChecks(query));
+      const env = await call(name, 'GET', '/account/member', {
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+      });
+      const items = parseWith(ep(name), listOf(subMemberSchema), env.data).map((w) => ({
+        groupName: w.group_name,
+        groupSeq: w.group_seq,
+        memberSeq: w.member_seq,
+        email: w.member_email,
+        status: w.status_code,
+        regDate: w.reg_date,
+      }));
+      return svcPage(items, env, query);
+    },
+
+    async createSubMember(email, groupSeq) {
+      const name = 'createSubMember';
+      assertValid(ep(name), [
+        ['e-mail', checkEmail(email)],
+        ['group', groupSeq === undefined ? null : checkCode(String(groupSeq), MEMBER_GROUP_SEQS, 'Group')],
+      ]);
+      const env = await call(name, 'POST', '/account/member', { member_email: email, group_seq: groupSeq });
+      return { memberSeq: parseWith(ep(name), memberSeqSchema, env.data).member_seq };
+    },
+
+    async resetSubMemberPassword(memberSeq) {
+      const name = 'resetSubMemberPassword';
+      assertValid(ep(name), [['member', checkPositiveInt(memberSeq, 'Member number')]]);
+      await call(name, 'PUT', '/account/member/repw', { member_seq: memberSeq });
+    },
+
+    async updateSubMember(update) {
+      const name = 'updateSubMember';
+      assertValid(ep(name), [
+        ['member', checkPositiveInt(update.memberSeq, 'Member number')],
+        [
+          'status',
+          update.status === undefined
+            ? null
+            : checkCode(update.status, Object.keys(MEMBER_STATUS), 'Member status'),
+        ],
+        [
+          'group',
+          update.groupSeq === undefined
+            ? null
+            : checkCode(String(update.groupSeq), MEMBER_GROUP_SEQS, 'Group'),
+        ],
+        [
+          'update',
+          update.status === undefined && update.groupSeq === undefined
+            ? 'Nothing to change: give a new status, a new group, or both.'
+            : null,
+        ],
+      ]);
+      await call(name, 'PUT', '/account/member', {
+        member_seq: update.memberSeq,
+        member_status: update.status,
+        group_seq: update.groupSeq,
+      });
+    },
+
+    async getLatestStatusRequest(siteId, serviceCode) {
+      const name = 'getLatestStatusRequest';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ['service', checkCode(serviceCode, SERVICE_CODES, 'Service code')],
+      ]);
+      const env = await call(name, 'GET', `/plan/request/status/${enc(siteId)}`, {
+        service_code: serviceCode,
+      });
+      if (isEmptyData(env.data)) return null;
+      // Tolerate a one-element list.
+      const d = Array.isArray(env.data) ? env.data[0] : env.data;
+      return toStatusRequest(parseWith(ep(name), statusRequestSchema, d));
+    },
+
+    async registerStatusRequest(siteId, req) {
+      const name = 'registerStatusRequest';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ['service', checkCode(req.serviceCode, SERVICE_CODES, 'Service code')],
+        ['request type', checkCode(req.requestType, REGISTRABLE_REQUEST_TYPES, 'Request type')],
+      ]);
+      const env = await call(name, 'POST', `/plan/request/status/${enc(siteId)}`, {
+        service_code: req.serviceCode,
+        request_type: req.requestType,
+        request_message: req.message,
+      });
+      return toStatusRequest(parseWith(ep(name), statusRequestSchema, env.data));
+    },
+
+    async cancelStatusRequest(siteId, req) {
+      const name = 'cancelStatusRequest';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ['service', checkCode(req.serviceCode, SERVICE_CODES, 'Service code')],
+        ['request id', checkNonEmpty(req.requestId, 'The request id')],
+      ]);
+      const env = await call(name, 'PUT', `/plan/request/status/${enc(siteId)}`, {
+        service_code: req.serviceCode,
+        request_type: 'SM004',
+        request_group_id: req.requestId,
+      });
+      return toStatusRequest(parseWith(ep(name), statusRequestSchema, env.data));
+    },
+
+    async listLicenses(siteId, query = {}) {
+      const name = 'listLicenses';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ...pageChecks(query),
+        ...searchChecks({ searchCondition: undefined, ...query }),
+      ]);
+      const env = await call(name, 'GET', '/drm/license', {
+        site_id: siteId,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        search_status: query.searchStatus,
+        search_condition: query.searchCondition,
+        search_keyword: query.searchKeyword,
+      });
+      const items = parseWith(ep(name), listOf(licenseSchema), env.data).map((w) => ({
+        cid: w.cid,
+        status: w.status,
+        errorCode: w.error_code,
+        drmType: w.drm_type,
+        userId: w.user_id,
+        deviceId: w.device_id,
+        deviceModel: w.device_model,
+        licenseType: w.license_type,
+        platformName: w.platform_name,
+        regTime: parseServiceTime(w.reg_time, UTC),
+      }));
+      return svcPage(items, env, query);
+    },
+
+    async listUsers(siteId, query = {}) {
+      const name = 'listUsers';
+      assertValid(ep(name), [['site id', checkSiteId(siteId)], ...pageChecks(query)]);
+      const env = await call(name, 'GET', '/drm/user', {
+        site_id: siteId,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        search_keyword: query.searchKeyword,
+      });
+      const items = parseWith(ep(name), listOf(userSchema), env.data).map((w) => ({
+        userId: w.user_id,
+        licenseCount: w.license_cnt,
+        deviceCount: w.device_cnt,
+        success: w.success,
+        fail: w.fail,
+      }));
+      return svcPage(items, env, query);
+    },
+
+    async listDevices(siteId, query = {}) {
+      const name = 'listDevices';
+      assertValid(ep(name), [['site id', checkSiteId(siteId)], ...pageChecks(query)]);
+      const env = await call(name, 'GET', '/drm/device', {
+        site_id: siteId,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        search_keyword: query.searchKeyword,
+      });
+      const items = parseWith(ep(name), listOf(deviceSchema), env.data).map((w) => ({
+        deviceId: w.device_id,
+        deviceModel: w.device_model,
+        licenseCount: w.license_cnt,
+        success: w.success,
+        fail: w.fail,
+      }));
+      return svcPage(items, env, query);
+    },
+
+    async listCidLicenses(siteId, query = {}) {
+      const name = 'listCidLicenses';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ...pageChecks(query),
+        ...searchChecks({ searchStatus: query.searchStatus }),
+      ]);
+      const params = {
+        site_id: siteId,
+        from: query.from,
+        to: query.to,
+        page_unit: query.pageUnit,
+        page_index: query.pageIndex,
+        search_status: query.searchStatus,
+      };
+      const memoKey = creds.baseUrl.replace(/\/+$/, '');
+      const first = cidMemo.get(memoKey) ?? preferredCid;
+      const other: CidLicensePath = first === 'cid-License' ? 'cid-drmLicense' : 'cid-License';
+      let env: Envelope;
+      try {
+        env = await call(name, 'GET', `/drm/${first}`, params);
+        cidMemo.set(memoKey, first);
+      } catch (e) {
+        if (!(e instanceof TransportError && e.status === 404)) throw e;
+        env = await call(name, 'GET', `/drm/${other}`, params);
+        cidMemo.set(memoKey, other);
+      }
+      const items = parseWith(ep(name), listOf(cidSchema), env.data).map((w) => ({
+        cid: w.cid,
+        licenseCount: w.license_cnt,
+      }));
+      return svcPage(items, env, query);
+    },
+
+    async listPackaging(siteId, query = {}) {
+      const name = 'listPackaging';
+      const hasCreated = query.lastCreatedTimeCid !== undefined;
+      const hasUpdated = query.lastUpdateTime !== undefined;
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ...pageChecks(query),
+        ...searchChecks({ searchCondition: undefined, ...query }),
+        [
+          'cursor',
+          hasCreated !== hasUpdated
+            ? 'The packaging cursor needs both last_created_time_cid and last_update_time, or neither.'
+            : null,
+        ],
+      ]);
+      const env = await call(name, 'GET', '/drm/pack', {
+        site_id: siteId,
+        from: query.from,
+        to: query.to,
+        search_condition: query.searchCondition,
+        search_keyword: query.searchKeyword,
+        last_created_time_cid: query.lastCreatedTimeCid,
+        last_update_time: query.lastUpdateTime,
+      });
+      const items = parseWith(ep(name), listOf(packSchema), env.data).map((w) => ({
+        siteId: w.site_id,
+        cid: w.cid,
+        track: w.track || 'HD',
+        createdTime: parseServiceTime(w.created_time, UTC),
+        updateTime: parseServiceTime(w.update_time, UTC),
+      }));
+      // Keyset-paged, not page_index-paged: one "page" per cursor.
+      return { items, count: env.count ?? items.length, pageIndex: 1, pageUnit: items.length };
+    },
+
+    async getSettings(siteId) {
+      const name = 'getSettings';
+      assertValid(ep(name), [['site id', checkSiteId(siteId)]]);
+      const env = await call(name, 'GET', `/drm/setting/${enc(siteId)}`);
+      const w = parseWith(ep(name), settingsSchema, env.data);
+      return {
+        siteId: w.site_id,
+        siteKey: w.site_key,
+        accessKey: w.access_key,
+        licenseCallbackUrl: w.license_callback_url,
+        packageCallbackUrl: w.package_callback_url,
+        kmsToken: w.kms_token,
+        tokenDuration: w.token_duration,
+        iv: w.iv,
+      };
+    },
+
+    async updateSettings(siteId, update) {
+      const name = 'updateSettings';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        [
+          'license callback URL',
+          update.licenseCallbackUrl === undefined ? null : checkUrl(update.licenseCallbackUrl),
+        ],
+        [
+          'package callback URL',
+          update.packageCallbackUrl === undefined ? null : checkUrl(update.packageCallbackUrl),
+        ],
+        [
+          'token duration',
+          update.tokenDuration === undefined ? null : checkTokenDuration(update.tokenDuration),
+        ],
+        [
+          'settings',
+          update.licenseCallbackUrl === undefined &&
+          update.packageCallbackUrl === undefined &&
+          update.tokenDuration === undefined
+            ? 'Nothing to change: give a callback URL or a token duration.'
+            : null,
+        ],
+      ]);
+      await call(name, 'PUT', `/drm/setting/${enc(siteId)}`, {
+        license_callback_url: update.licenseCallbackUrl,
+        package_callback_url: update.packageCallbackUrl,
+        token_duration: update.tokenDuration,
+      });
+    },
+
+    async uploadFpsCert(siteId, upload) {
+      const name = 'uploadFpsCert';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ['ask', checkNonEmpty(upload.ask, 'The application secret key (ASK)')],
+        ['key password', checkKeyPassword(upload.keyPw)],
+        ['certificate', checkFileExtension(upload.fpsCert.filename, ['.der', '.cer'], 'The certificate')],
+        [
+          'certificate',
+          upload.fpsCert.data.byteLength === 0
+            ? 'The certificate file is empty: attach the .der/.cer file.'
+            : null,
+        ],
+        ['private key', checkFileExtension(upload.privateKey.filename, ['.pem'], 'The private key')],
+        [
+          'private key',
+          upload.privateKey.data.byteLength === 0
+            ? 'The private key file is empty: attach the .pem file.'
+            : null,
+        ],
+      ]);
+      const form = new FormData();
+      form.append('ask', upload.ask);
+      form.append('key_pw', upload.keyPw);
+      form.append(
+        'fps_cert',
+        new Blob([upload.fpsCert.data], { type: 'application/octet-stream' }),
+        upload.fpsCert.filename,
+      );
+      form.append(
+        'private_key',
+        new Blob([upload.privateKey.data], { type: 'application/x-pem-file' }),
+        upload.privateKey.filename,
+      );
+      await call(name, 'POST', `/drm/setting/fpscert/${enc(siteId)}`, {}, form);
+    },
+
+    async getMonthlyStats(siteId, targetDate) {
+      const name = 'getMonthlyStats';
+      assertValid(ep(name), [
+        ['site id', checkSiteId(siteId)],
+        ['target date', checkDate(targetDate)],
+      ]);
+      const env = await call(name, 'GET', '/drm/statistics/targetDate', {
+        site_id: siteId,
+        target_date: targetDate,
+      });
+      const w = parseWith(ep(name), statsSchema, env.data);
+      return {
+        licenseCount: w.license_cnt,
+        userCount: w.user_acc_cnt,
+        deviceCount: w.device_acc_cnt,
+        targetDate: w.target_date,
+      };
+    },
+  };
+}
