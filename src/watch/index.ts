@@ -1,0 +1,382 @@
+/**
+ * The watcher: schedules poll cycles per workspace + site (interval with jitter, bounded
+ * concurrency, per-site exponential backoff on service errors), holds one lease per site so only
+ * one replica polls it, pauses a workspace on an AuthError/PermissionError that the API layer's
+ * token refresh did not fix (one `admin-alert`, resumed by `resume(ws)`), and drains the outbox
+ * after each cycle.
+ */
+import pLimit from 'p-limit';
+import { AuthError, isApiError, PermissionError } from '../api/errors.js';
+import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
+import { type Logger, logger as rootLogger } from '../log.js';
+import { leasesHeld, pollCycles } from '../metrics.js';
+import type { Store } from '../store/types.js';
+import { systemClock } from './clock.js';
+import { Deliverer, type DrainResult } from './delivery.js';
+import { Outbox } from './outbox.js';
+import { type CycleResult, runCycle } from './poller.js';
+import { Subscriptions } from './subscriptions.js';
+import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
+
+export { FakeClock, systemClock } from './clock.js';
+export { classifyDeliveryError, pausedReason } from './delivery.js';
+export { deliveryKey, Outbox } from './outbox.js';
+export { BURST_THRESHOLD, countTasks } from './poller.js';
+export { plainRenderer } from './render.js';
+export {
+  contentMatches,
+  parseWatchArgs,
+  SubscriptionError,
+  Subscriptions,
+  subscriptionMatches,
+} from './subscriptions.js';
+export * from './types.js';
+
+export interface WatcherOptions {
+  store: Store;
+  api: ApiFactory;
+  credentials: (ws: string) => Promise<WorkspaceCredentials | undefined>;
+  poster: (ws: string) => ChannelPoster;
+  renderer: WatchRenderer;
+  clock?: Clock;
+  /** POLL_INTERVAL_SECONDS * 1000; default 60 s. */
+  intervalMs?: number;
+  /** Jitter as a fraction of the interval (+/-). Default 0.1. */
+  jitter?: number;
+  /** Unique per replica (hostname + pid + random). */
+  holderId: string;
+  logger?: Logger;
+  events?: WatchEvents;
+  /** Sites polled in parallel. Default 4. */
+  concurrency?: number;
+  /** Lease ttl; default max(3 x interval, 30 s). */
+  leaseTtlMs?: number;
+  /** Backoff cap for a failing site. Default 15 min. */
+  maxBackoffMs?: number;
+  /** Slack pacing per channel; default 1000 ms. */
+  channelIntervalMs?: number;
+  /** Clock skew allowed between bot and service when judging "new" terminal jobs. Default 5 min. */
+  skewMs?: number;
+}
+
+export interface SiteStatus {
+  workspace: string;
+  siteId: string;
+  lastPollAt?: number;
+  lastResult?: CycleResult;
+  lastError?: string;
+  consecutiveFailures: number;
+  nextPollAt: number;
+  leaseHeld: boolean;
+}
+
+export interface WatcherStatus {
+  running: boolean;
+  holderId: string;
+  sites: SiteStatus[];
+  pausedWorkspaces: Record<string, string>;
+  outboxPending: Record<string, number>;
+}
+
+export interface PollOutcome {
+  skipped?: 'lease' | 'paused' | 'no-credentials' | 'no-subscriptions';
+  cycle?: CycleResult;
+  delivery?: DrainResult;
+  error?: string;
+}
+
+export interface Watcher {
+  start(): void;
+  /** Graceful: lets the in-flight cycle finish, then releases the leases. */
+  stop(): Promise<void>;
+  pollOnce(ws: string, siteId: string): Promise<PollOutcome>;
+  /** Run every due site once (what each timer tick does). */
+  tick(): Promise<void>;
+  /** Deliver pending notifications of a workspace now. */
+  drain(ws: string, siteId?: string): Promise<DrainResult>;
+  status(): Promise<WatcherStatus>;
+  /** Credentials were fixed: resume a workspace paused for an auth failure. */
+  resume(ws: string): Promise<void>;
+  on(listener: WatchEvents): () => void;
+  readonly subscriptions: Subscriptions;
+  readonly outbox: Outbox;
+}
+
+class LeaseLost extends Error {}
+
+export function createWatcher(opts: WatcherOptions): Watcher {
+  const clock = opts.clock ?? systemClock;
+  const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
+  const intervalMs = opts.intervalMs ?? 60_000;
+  const jitter = opts.jitter ?? 0.1;
+  const leaseTtl = opts.leaseTtlMs ?? Math.max(3 * intervalMs, 30_000);
+  const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
+  const listeners = new Set<WatchEvents>();
+  if (opts.events) listeners.add(opts.events);
+  const emit = (e: WatchEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        log.error({ err }, 'watch event listener failed');
+      }
+    }
+  };
+  const subscriptions = new Subscriptions(opts.store, () => clock.now());
+  const outbox = new Outbox(opts.store);
+  const deliverer = new Deliverer({
+    outbox,
+    subscriptions,
+    renderer: opts.renderer,
+    poster: opts.poster,
+    clock,
+    logger: log,
+    emit,
+    ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
+  });
+  const sites = new Map<string, SiteStatus>();
+  const held = new Set<string>();
+  const pausedCache = new Map<string, string>();
+  let running = false;
+  let timer: unknown;
+  let current: Promise<void> | undefined;
+
+  const siteKey = (ws: string, site: string) => `${ws}|${site}`;
+  const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
+  const jittered = () => intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+
+  function siteStatus(ws: string, siteId: string): SiteStatus {
+    const k = siteKey(ws, siteId);
+    let s = sites.get(k);
+    if (!s) {
+      s = { workspace: ws, siteId, consecutiveFailures: 0, nextPollAt: clock.now(), leaseHeld: false };
+      sites.set(k, s);
+    }
+    return s;
+  }
+
+  async function acquire(name: string): Promise<boolean> {
+    const ok = await opts.store.leases.acquire(name, opts.holderId, leaseTtl);
+    if (ok) held.add(name);
+    else held.delete(name);
+    leasesHeld.set(held.size);
+    return ok;
+  }
+
+  async function pausedReasonOf(ws: string): Promise<string | undefined> {
+    const s = await opts.store.settings.get(ws);
+    const r = s.pollingPausedReason;
+    if (r) pausedCache.set(ws, r);
+    else pausedCache.delete(ws);
+    return r;
+  }
+
+  async function pauseWorkspace(ws: string, e: AuthError | PermissionError): Promise<void> {
+    const current = await opts.store.settings.get(ws);
+    if (current.pollingPausedReason) return; // alert once
+    const reason =
+      e instanceof AuthError
+        ? 'The watermarking service refused the saved credentials (HTTP 401). Job watching is paused until an admin runs /dwm setup with a valid account id and access key.'
+        : 'The watermarking account is not allowed to use the API (HTTP 403). Job watching is paused until an admin fixes the account permissions and runs /dwm setup again.';
+    await opts.store.settings.put(ws, { ...current, pollingPausedReason: reason });
+    pausedCache.set(ws, reason);
+    log.warn({ workspace: ws, endpoint: e.endpoint }, 'polling paused: credentials refused');
+    emit({
+      type: 'admin-alert',
+      workspace: ws,
+      reason: e instanceof AuthError ? 'auth' : 'permission',
+      message: reason,
+    });
+  }
+
+  async function pollOnce(ws: string, siteId: string): Promise<PollOutcome> {
+    const st = siteStatus(ws, siteId);
+    const name = leaseName(ws, siteId);
+    if (!(await acquire(name))) {
+      st.leaseHeld = false;
+      return { skipped: 'lease' };
+    }
+    st.leaseHeld = true;
+    let lastRenew = clock.now();
+    const checkpoint = async () => {
+      if (clock.now() - lastRenew < leaseTtl / 3) return;
+      if (!(await opts.store.leases.renew(name, opts.holderId, leaseTtl))) {
+        held.delete(name);
+        leasesHeld.set(held.size);
+        st.leaseHeld = false;
+        throw new LeaseLost(`lease ${name} lost`);
+      }
+      lastRenew = clock.now();
+    };
+    const out: PollOutcome = {};
+    try {
+      if (await pausedReasonOf(ws)) {
+        out.skipped = 'paused';
+      } else {
+        const subs = (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+        const creds = await opts.credentials(ws);
+        if (subs.length === 0) out.skipped = 'no-subscriptions';
+        else if (!creds?.watermarking) out.skipped = 'no-credentials';
+        else {
+          const client = opts.api.watermarking(creds.watermarking);
+          try {
+            out.cycle = await runCycle({
+              store: opts.store,
+              outbox,
+              client,
+              workspace: ws,
+              siteId,
+              subscriptions: subs,
+              now: () => clock.now(),
+              checkpoint,
+              ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+            });
+            st.lastPollAt = clock.now();
+            st.lastResult = out.cycle;
+            delete st.lastError;
+            st.consecutiveFailures = 0;
+            st.nextPollAt = clock.now() + jittered();
+            pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
+          } catch (e) {
+            if (e instanceof LeaseLost) throw e;
+            if (e instanceof AuthError || e instanceof PermissionError) {
+              await pauseWorkspace(ws, e);
+              pollCycles.inc({ outcome: 'auth' });
+              out.error = e.kind;
+            } else {
+              st.consecutiveFailures++;
+              const backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
+              st.nextPollAt = clock.now() + backoff;
+              const kind = isApiError(e) ? e.kind : 'unexpected';
+              st.lastError = kind;
+              out.error = kind;
+              pollCycles.inc({ outcome: 'error' });
+              log.warn({ workspace: ws, siteId, kind, err: e, backoffMs: backoff }, 'poll cycle failed');
+              emit({
+                type: 'poll-failed',
+                workspace: ws,
+                siteId,
+                errorKind: kind,
+                failures: st.consecutiveFailures,
+              });
+            }
+          }
+        }
+      }
+      // Deliver this site's notifications while we hold its lease (also when the poll failed).
+      await checkpoint();
+      out.delivery = await deliverer.drain(ws, siteId);
+    } catch (e) {
+      if (!(e instanceof LeaseLost)) throw e;
+      out.skipped = 'lease';
+    }
+    return out;
+  }
+
+  async function targets(): Promise<Array<[string, string]>> {
+    const out: Array<[string, string]> = [];
+    for (const ws of await subscriptions.workspaces()) {
+      const subs = await subscriptions.list(ws);
+      const siteIds = new Set(subs.filter((s) => !s.paused).map((s) => s.siteId));
+      for (const site of siteIds) out.push([ws, site]);
+    }
+    return out;
+  }
+
+  async function tick(): Promise<void> {
+    const limit = pLimit(opts.concurrency ?? 4);
+    const now = clock.now();
+    const due = (await targets()).filter(([ws, site]) => siteStatus(ws, site).nextPollAt <= now);
+    await Promise.all(
+      due.map(([ws, site]) =>
+        limit(async () => {
+          try {
+            const r = await pollOnce(ws, site);
+            if (r.skipped) siteStatus(ws, site).nextPollAt = clock.now() + jittered();
+          } catch (err) {
+            log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
+            siteStatus(ws, site).nextPollAt = clock.now() + jittered();
+          }
+        }),
+      ),
+    );
+  }
+
+  function schedule(): void {
+    if (!running) return;
+    let next = clock.now() + intervalMs;
+    for (const s of sites.values()) next = Math.min(next, s.nextPollAt);
+    timer = clock.setTimer(
+      () => {
+        if (!running) return;
+        current = tick()
+          .catch((err) => log.error({ err }, 'watch tick failed'))
+          .finally(() => {
+            current = undefined;
+            schedule();
+          });
+      },
+      Math.max(1000, next - clock.now()),
+    );
+  }
+
+  return {
+    subscriptions,
+    outbox,
+    start() {
+      if (running) return;
+      running = true;
+      current = tick()
+        .catch((err) => log.error({ err }, 'watch tick failed'))
+        .finally(() => {
+          current = undefined;
+          schedule();
+        });
+    },
+    async stop() {
+      running = false;
+      if (timer !== undefined) clock.clearTimer(timer);
+      timer = undefined;
+      if (current) await current;
+      for (const name of held) await opts.store.leases.release(name, opts.holderId);
+      held.clear();
+      leasesHeld.set(0);
+    },
+    pollOnce,
+    tick,
+    drain: (ws, siteId) => deliverer.drain(ws, siteId),
+    async status() {
+      const pending: Record<string, number> = {};
+      const wss = await subscriptions.workspaces();
+      for (const ws of wss) {
+        pending[ws] = await outbox.size(ws);
+        await pausedReasonOf(ws);
+      }
+      return {
+        running,
+        holderId: opts.holderId,
+        sites: [...sites.values()].map((s) => ({ ...s })),
+        pausedWorkspaces: Object.fromEntries(pausedCache),
+        outboxPending: pending,
+      };
+    },
+    async resume(ws) {
+      const s = await opts.store.settings.get(ws);
+      if (s.pollingPausedReason) {
+        const { pollingPausedReason: _r, ...rest } = s;
+        await opts.store.settings.put(ws, rest);
+      }
+      pausedCache.delete(ws);
+      for (const st of sites.values()) {
+        if (st.workspace === ws) {
+          st.consecutiveFailures = 0;
+          st.nextPollAt = clock.now();
+        }
+      }
+    },
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

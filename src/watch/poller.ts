@@ -1,0 +1,391 @@
+/**
+ * One poll cycle of one workspace + site: detect job changes and turn them into outbox intents.
+ *
+ * Calls per cycle (steady state):  ceil(inflight / 1000)  +  1  +  changed
+ *   1. in-flight set: searchJobs(statuses DM000,DM001, pageUnit 1000), paged: ceil(inflight/1000)
+ *      calls (at least 1);
+ *   2. compare with the stored poll state (jobId -> status, updateTime, regTime);
+ *   3. ONE terminal-window query: searchJobs(statuses DM500,DM600, from = the earliest of the
+ *      previous cycle's date and the reg date of every job that left the in-flight set), paged at
+ *      1000 (one page unless more than 1000 jobs finished in that window): it gives the final status
+ *      of departed jobs and catches jobs that started and finished between two polls;
+ *   4. getJobTasks only for jobs that changed (status or updateTime), are new, left the in-flight
+ *      set, or are newly seen terminal ("changed" above); getJob only as a fallback for a departed
+ *      job the window did not return (should not happen with a consistent service).
+ * The first cycle of a site records the state silently: ceil(inflight/1000) + 1 calls (the
+ * window query seeds the set of already-finished jobs so none is announced later).
+ *
+ * "Newly seen terminal": a job in the window that was neither in our in-flight set nor seen
+ * before counts as new only when it was registered after the previous cycle started (minus
+ * `skewMs` for clock differences between the bot and the service). Older terminal jobs the
+ * window returns (when a long-running departed job pulls `from` back) were finished before the
+ * previous cycle and were already handled (or predate the subscription): they are not announced.
+ *
+ * Intents are written to the outbox BEFORE the new poll state is saved (see outbox.ts).
+ */
+import pLimit from 'p-limit';
+import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js';
+import { ServiceError } from '../api/errors.js';
+import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
+import type { DocRepo, Store } from '../store/types.js';
+import { deliveryKey, type Outbox, type OutboxEntry, type ThreadIntent } from './outbox.js';
+import { subscriptionMatches } from './subscriptions.js';
+import type { JobSummary, Subscription, TaskCounts, TaskFailure } from './types.js';
+
+export const POLLSTATE_NS = 'watch-pollstate';
+export const PAGE_UNIT = 1000;
+/** More than this many jobs finishing in one cycle for a channel become one digest message. */
+export const BURST_THRESHOLD = 5;
+
+export interface JobMemo {
+  /** status */
+  s: JobStatusCode;
+  /** updateTime raw */
+  u: string;
+  /** regTime epoch ms (0 when unknown) */
+  r: number;
+  /** contentId */
+  c: string;
+  /** task counts last seen: completed, failed, total */
+  t?: [number, number, number];
+  /** failed task dwmIds already reported */
+  f?: number[];
+}
+
+export interface PollState {
+  v: 1;
+  initializedAt: number;
+  lastCycleStartMs: number;
+  jobs: Record<string, JobMemo>;
+  /** Terminal jobs already handled: jobId -> regTime epoch ms. Pruned by age. */
+  terminalSeen: Record<string, number>;
+}
+
+export interface CycleResult {
+  baseline: boolean;
+  inflight: number;
+  /** Jobs whose tasks were fetched (changed, new, departed, newly seen terminal). */
+  changed: number;
+  finals: number;
+  intents: number;
+  added: number;
+  calls: number;
+}
+
+export interface CycleContext {
+  store: Store;
+  outbox: Outbox;
+  client: WatermarkingClient;
+  workspace: string;
+  siteId: string;
+  subscriptions: Subscription[];
+  now: () => number;
+  /** Renews the lease; throws when it was lost (the cycle then stops before saving state). */
+  checkpoint: () => Promise<void>;
+  skewMs?: number;
+  taskConcurrency?: number;
+}
+
+export function pollStateRepo(store: Store): DocRepo<PollState> {
+  return store.docs<PollState>(POLLSTATE_NS);
+}
+
+function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+async function fetchAll(
+  client: WatermarkingClient,
+  siteId: string,
+  statuses: readonly JobStatusCode[],
+  from: string | undefined,
+  count: () => void,
+): Promise<Job[]> {
+  const out: Job[] = [];
+  for (let pageIndex = 1; ; pageIndex++) {
+    count();
+    const page = await client.searchJobs(siteId, {
+      statuses: [...statuses],
+      pageUnit: PAGE_UNIT,
+      pageIndex,
+      ...(from ? { from } : {}),
+    });
+    out.push(...page.items);
+    if (page.items.length < PAGE_UNIT || out.length >= page.totalCount) return out;
+  }
+}
+
+export function countTasks(tasks: JobTask[]): TaskCounts {
+  const c: TaskCounts = {
+    total: tasks.length,
+    ready: 0,
+    progressing: 0,
+    completed: 0,
+    failed: 0,
+    failures: [],
+  };
+  for (const t of tasks) {
+    if (t.failed) {
+      c.failed++;
+      if (c.failures.length < 20) {
+        c.failures.push({
+          dwmId: t.dwmId,
+          recipient: t.recipient,
+          status: t.status,
+          cliErrorCode: t.cliErrorCode,
+        });
+      }
+    } else if (t.status === 'TK002') c.completed++;
+    else if (t.status === 'TK001') c.progressing++;
+    else c.ready++;
+  }
+  return c;
+}
+
+function allFailures(tasks: JobTask[]): TaskFailure[] {
+  return tasks
+    .filter((t) => t.failed)
+    .map((t) => ({ dwmId: t.dwmId, recipient: t.recipient, status: t.status, cliErrorCode: t.cliErrorCode }));
+}
+
+interface Change {
+  job: Job;
+  kind: 'new' | 'changed' | 'final';
+  prev?: JobMemo;
+  tasks?: JobTask[];
+}
+
+export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
+  const skew = ctx.skewMs ?? 5 * 60_000;
+  const start = ctx.now();
+  const repo = pollStateRepo(ctx.store);
+  const state = await repo.get(ctx.workspace, ctx.siteId);
+  let calls = 0;
+  const count = () => {
+    calls++;
+  };
+  const res: CycleResult = {
+    baseline: false,
+    inflight: 0,
+    changed: 0,
+    finals: 0,
+    intents: 0,
+    added: 0,
+    calls: 0,
+  };
+
+  // 1. in-flight set
+  const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
+  res.inflight = inflight.length;
+  await ctx.checkpoint();
+
+  if (!state) {
+    // First poll: record silently. Seed terminalSeen so recently finished jobs are never announced.
+    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(start - skew), count);
+    const terminalSeen: Record<string, number> = {};
+    for (const j of recent) terminalSeen[j.jobId] = j.regTime.epochMs ?? start;
+    const jobs: Record<string, JobMemo> = {};
+    for (const j of inflight) jobs[j.jobId] = memo(j);
+    await ctx.checkpoint();
+    await repo.put(ctx.workspace, ctx.siteId, {
+      v: 1,
+      initializedAt: start,
+      lastCycleStartMs: start,
+      jobs,
+      terminalSeen,
+    });
+    return { ...res, baseline: true, calls };
+  }
+
+  // 2. compare
+  const changes: Change[] = [];
+  const inflightIds = new Set<number>();
+  for (const j of inflight) {
+    inflightIds.add(j.jobId);
+    const prev = state.jobs[j.jobId];
+    if (!prev) changes.push({ job: j, kind: 'new' });
+    else if (prev.s !== j.status || prev.u !== j.updateTime.raw)
+      changes.push({ job: j, kind: 'changed', prev });
+  }
+  const departed = Object.entries(state.jobs).filter(([id]) => !inflightIds.has(Number(id)));
+
+  // 3. one terminal-window query
+  const threshold = state.lastCycleStartMs - skew;
+  let fromMs = threshold;
+  for (const [, m] of departed) if (m.r > 0 && m.r < fromMs) fromMs = m.r;
+  const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
+  await ctx.checkpoint();
+  const terminalById = new Map(terminal.map((j) => [j.jobId, j]));
+  const keepInState: Record<string, JobMemo> = {};
+  for (const [id, m] of departed) {
+    let j = terminalById.get(Number(id));
+    if (!j) {
+      // Fallback: the window did not return it (a different time zone cut, a lagging index...).
+      count();
+      try {
+        j = await ctx.client.getJob(ctx.siteId, Number(id));
+      } catch (e) {
+        if (e instanceof ServiceError) continue; // gone: forget it
+        throw e;
+      }
+    }
+    if ((JOB_TERMINAL as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
+    else keepInState[id] = m; // still moving but not listed yet: look again next cycle
+  }
+  for (const j of terminal) {
+    if (inflightIds.has(j.jobId) || state.jobs[j.jobId] || state.terminalSeen[j.jobId] !== undefined)
+      continue;
+    if ((j.regTime.epochMs ?? 0) < threshold) continue;
+    changes.push({ job: j, kind: 'final' });
+  }
+
+  // 4. tasks for changed jobs only
+  const limit = pLimit(ctx.taskConcurrency ?? 8);
+  await Promise.all(
+    changes.map((c) =>
+      limit(async () => {
+        count();
+        c.tasks = (await ctx.client.getJobTasks(ctx.siteId, c.job.jobId)).items;
+      }),
+    ),
+  );
+  res.changed = changes.length;
+  res.finals = changes.filter((c) => c.kind === 'final').length;
+  await ctx.checkpoint();
+
+  // intents
+  const entries = buildIntents(ctx, changes, start);
+  res.intents = entries.length;
+  res.added = await ctx.outbox.add(entries);
+  await ctx.checkpoint();
+
+  // advance the state (only after the outbox holds the intents)
+  const jobs: Record<string, JobMemo> = { ...keepInState };
+  const changedById = new Map(changes.map((c) => [c.job.jobId, c]));
+  for (const j of inflight) {
+    const c = changedById.get(j.jobId);
+    const prev = state.jobs[j.jobId];
+    jobs[j.jobId] = c?.tasks ? memo(j, c.tasks) : prev ? { ...memo(j), ...pickTasks(prev) } : memo(j);
+  }
+  const terminalSeen: Record<string, number> = {};
+  const keepAfter = start - 3 * skew;
+  for (const [id, r] of Object.entries(state.terminalSeen)) if (r >= keepAfter) terminalSeen[id] = r;
+  for (const c of changes) {
+    if (c.kind === 'final') terminalSeen[c.job.jobId] = Math.max(c.job.regTime.epochMs ?? start, keepAfter);
+  }
+  await repo.put(ctx.workspace, ctx.siteId, {
+    v: 1,
+    initializedAt: state.initializedAt,
+    lastCycleStartMs: start,
+    jobs,
+    terminalSeen,
+  });
+  res.calls = calls;
+  return res;
+}
+
+function memo(j: Job, tasks?: JobTask[]): JobMemo {
+  const m: JobMemo = { s: j.status, u: j.updateTime.raw, r: j.regTime.epochMs ?? 0, c: j.contentId };
+  if (tasks) {
+    const c = countTasks(tasks);
+    m.t = [c.completed, c.failed, c.total];
+    const f = tasks.filter((t) => t.failed).map((t) => t.dwmId);
+    if (f.length) m.f = f;
+  }
+  return m;
+}
+
+function pickTasks(m: JobMemo): Partial<JobMemo> {
+  return { ...(m.t ? { t: m.t } : {}), ...(m.f ? { f: m.f } : {}) };
+}
+
+function summaryOf(ctx: CycleContext, c: Change): JobSummary {
+  return {
+    workspace: ctx.workspace,
+    siteId: ctx.siteId,
+    jobId: c.job.jobId,
+    contentId: c.job.contentId,
+    status: c.job.status,
+    regTimeMs: c.job.regTime.epochMs,
+    updateTimeMs: c.job.updateTime.epochMs,
+    ...(c.tasks ? { tasks: countTasks(c.tasks) } : {}),
+  };
+}
+
+/** Turn changes into per-channel intents. One channel = the first matching subscription in it. */
+export function buildIntents(ctx: CycleContext, changes: Change[], cycleStart: number): OutboxEntry[] {
+  const ws = ctx.workspace;
+  const out: OutboxEntry[] = [];
+  let seq = 0;
+  const channels = new Map<string, Subscription[]>();
+  for (const s of ctx.subscriptions) {
+    if (s.paused || s.siteId !== ctx.siteId) continue;
+    const l = channels.get(s.channelId) ?? [];
+    l.push(s);
+    channels.set(s.channelId, l);
+  }
+  const group = `${ctx.siteId}:${cycleStart}`;
+  for (const [channel, subs] of channels) {
+    const pick = (c: Change) => subs.find((s) => subscriptionMatches(s, c.job.status, c.job.contentId));
+    const finals = changes.filter((c) => c.kind === 'final' && pick(c));
+    const burst = finals.length > BURST_THRESHOLD;
+    const push = (
+      c: Change,
+      sub: Subscription,
+      kind: OutboxEntry['kind'],
+      state: string,
+      extra: Partial<OutboxEntry>,
+    ) => {
+      out.push({
+        key: deliveryKey(ws, channel, c.job.jobId, state),
+        workspace: ws,
+        siteId: ctx.siteId,
+        channelId: channel,
+        subscriptionId: sub.id,
+        jobId: c.job.jobId,
+        kind,
+        summary: summaryOf(ctx, c),
+        createdAt: cycleStart,
+        seq: seq++,
+        state: 'pending',
+        attempts: 0,
+        ...extra,
+      });
+    };
+    const thread = (c: Change, sub: Subscription, state: string, t: ThreadIntent) =>
+      push(c, sub, 'thread', state, { thread: t });
+    for (const c of changes) {
+      const sub = pick(c);
+      if (!sub) continue;
+      const st = c.job.status;
+      if (c.kind === 'final') {
+        if (burst) {
+          push(c, sub, 'card', `card:${st}`, { quiet: true });
+          push(c, sub, 'digest', `final:${st}`, { group });
+        } else {
+          push(c, sub, 'card', `card:${st}`, {});
+          thread(c, sub, `final:${st}`, { kind: 'final' });
+        }
+        continue;
+      }
+      const counts = c.tasks ? countTasks(c.tasks) : undefined;
+      const progressed =
+        counts && c.prev?.t && (c.prev.t[0] !== counts.completed || c.prev.t[1] !== counts.failed);
+      const cardState = counts
+        ? `card:${st}:${counts.completed}+${counts.failed}/${counts.total}`
+        : `card:${st}`;
+      push(c, sub, 'card', cardState, {});
+      if (c.kind === 'changed' && c.prev && c.prev.s !== st) {
+        thread(c, sub, `status:${st}`, { kind: 'status', previous: c.prev.s });
+      } else if (progressed && counts) {
+        thread(c, sub, `progress:${counts.completed}+${counts.failed}/${counts.total}`, { kind: 'progress' });
+      }
+      const reported = new Set(c.prev?.f ?? []);
+      for (const f of c.tasks ? allFailures(c.tasks) : []) {
+        if (reported.has(f.dwmId)) continue;
+        thread(c, sub, `taskfail:${f.dwmId}`, { kind: 'task-failed', failure: f });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * A plain-text renderer (fallback text only, no blocks). The Slack side supplies the Block Kit
+ * renderer; this one serves tests, the demo and as the `text` fallback shape.
+ */
+import { JOB_STATUS, type JobStatusCode } from '../api/codes.js';
+import type { JobSummary, WatchRenderer } from './types.js';
+
+const EMOJI: Record<JobStatusCode, string> = {
+  DM000: ':white_circle:',
+  DM001: ':large_blue_circle:',
+  DM500: ':large_green_circle:',
+  DM600: ':red_circle:',
+};
+
+export function escapeSlack(s: string): string {
+  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function statusText(s: JobStatusCode): string {
+  return `${EMOJI[s]} ${JOB_STATUS[s]}`;
+}
+
+function head(j: JobSummary): string {
+  return `Job \`${j.jobId}\` · ${escapeSlack(j.contentId)}`;
+}
+
+function tasksLine(j: JobSummary): string {
+  const t = j.tasks;
+  if (!t) return '';
+  return ` · tasks ${t.completed}/${t.total} done${t.failed ? `, ${t.failed} failed` : ''}`;
+}
+
+export const plainRenderer: WatchRenderer = {
+  renderJobCard(j) {
+    return { text: `${head(j)}: ${statusText(j.status)}${tasksLine(j)} (site \`${j.siteId}\`)` };
+  },
+  renderThreadUpdate(u) {
+    const j = u.summary;
+    switch (u.kind) {
+      case 'status':
+        return {
+          text: `${head(j)} moved from ${JOB_STATUS[u.previous]} to ${statusText(j.status)}${tasksLine(j)}`,
+        };
+      case 'progress':
+        return { text: `${head(j)} progress${tasksLine(j)}` };
+      case 'task-failed':
+        return {
+          text: `${head(j)}: watermarking for recipient ${escapeSlack(u.failure.recipient)} (\`${u.failure.dwmId}\`) failed (cli_error_code \`${escapeSlack(u.failure.cliErrorCode)}\`)`,
+        };
+      case 'final': {
+        const fails = j.tasks?.failures ?? [];
+        const list = fails.length
+          ? `\nFailed recipients: ${fails.map((f) => `${escapeSlack(f.recipient)} (\`${escapeSlack(f.cliErrorCode)}\`)`).join(', ')}`
+          : '';
+        return { text: `${head(j)} finished: ${statusText(j.status)}${tasksLine(j)}${list}` };
+      }
+    }
+  },
+  renderDigest(d) {
+    const lines = d.jobs
+      .slice()
+      .sort((a, b) => (a.status === b.status ? a.jobId - b.jobId : a.status === 'DM600' ? -1 : 1))
+      .slice(0, 20)
+      .map((j) => `• ${head(j)}: ${statusText(j.status)}`);
+    const more = d.jobs.length > 20 ? `\n…and ${d.jobs.length - 20} more` : '';
+    return {
+      text: `${d.jobs.length} jobs finished on site \`${d.siteId}\`: ${d.completed} completed, ${d.failed} failed\n${lines.join('\n')}${more}`,
+    };
+  },
+};

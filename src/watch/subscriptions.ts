@@ -1,0 +1,291 @@
+/**
+ * Channel subscriptions (`/dwm watch`, `/dwm unwatch`, `/dwm watches`): validation of filters,
+ * idempotent create (one subscription per channel + site + statuses + content), list, remove,
+ * pause, resume. Stored in `store.docs('subscriptions')`, namespaced by workspace.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
+import type { ValidationIssue } from '../api/errors.js';
+import { checkSiteId } from '../api/validate.js';
+import type { DocRepo, Store, WorkspaceKey } from '../store/types.js';
+import type { Subscription, WatchFilters, WatchMode } from './types.js';
+
+export const SUBSCRIPTIONS_NS = 'subscriptions';
+/** Registry of workspaces that have subscriptions (the watcher's work list). */
+export const REGISTRY_NS = 'watch-registry';
+export const REGISTRY_KEY = '_global';
+
+const CONTENT_PATTERN_RE = /^[A-Za-z0-9._-]{1,200}\*?$/;
+
+const jobStatusSchema = z.enum(JOB_STATUS_CODES as [JobStatusCode, ...JobStatusCode[]]);
+
+export const subscriptionSchema = z.object({
+  id: z.string().min(1),
+  workspace: z.string().min(1),
+  channelId: z.string().min(1),
+  siteId: z.string().min(1),
+  statuses: z.array(jobStatusSchema),
+  content: z.string().optional(),
+  mode: z.enum(['all', 'failures']),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+  paused: z
+    .object({ reason: z.string(), code: z.string(), at: z.string(), by: z.string().optional() })
+    .optional(),
+});
+
+/** Parse one status word: a code (DM500) or its name (completed, error, ready, preprocessing). */
+export function parseStatusWord(word: string): JobStatusCode | undefined {
+  const w = word.trim().toUpperCase();
+  if ((JOB_STATUS_CODES as string[]).includes(w)) return w as JobStatusCode;
+  const aliases: Record<string, JobStatusCode> = { FAILED: 'DM600', FAILURE: 'DM600', DONE: 'DM500' };
+  if (aliases[w]) return aliases[w];
+  for (const code of JOB_STATUS_CODES) if (JOB_STATUS[code] === w) return code;
+  return undefined;
+}
+
+export interface ParsedWatchArgs {
+  siteId?: string;
+  filters: WatchFilters;
+  issues: ValidationIssue[];
+}
+
+/**
+ * Parse `[site:XXXX] [status:completed,error] [content:prefix*] [mode:all|failures]` tokens.
+ * Unknown tokens and bad values become issues with a sentence saying what to fix.
+ */
+export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
+  const issues: ValidationIssue[] = [];
+  const filters: WatchFilters = { statuses: [], mode: 'all' };
+  let siteId: string | undefined;
+  for (const raw of tokens) {
+    const tok = raw.trim();
+    if (!tok) continue;
+    const i = tok.indexOf(':');
+    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
+    const value = i > 0 ? tok.slice(i + 1) : '';
+    if (key === 'site') {
+      const finding = checkSiteId(value);
+      if (finding) issues.push({ field: 'site', message: finding });
+      else siteId = value;
+    } else if (key === 'status') {
+      const words = value.split(',').filter((w) => w.trim());
+      if (words.length === 0) {
+        issues.push({ field: 'status', message: 'Give at least one status, like status:completed,error.' });
+      }
+      for (const w of words) {
+        const code = parseStatusWord(w);
+        if (!code) {
+          issues.push({
+            field: 'status',
+            message: `"${w.slice(0, 30)}" is not a job status: use ready, preprocessing, completed or error.`,
+          });
+        } else if (!filters.statuses.includes(code)) filters.statuses.push(code);
+      }
+    } else if (key === 'content') {
+      const finding = checkContentPattern(value);
+      if (finding) issues.push({ field: 'content', message: finding });
+      else filters.content = value;
+    } else if (key === 'mode') {
+      const m = value.toLowerCase();
+      if (m === 'all' || m === 'failures') filters.mode = m as WatchMode;
+      else
+        issues.push({
+          field: 'mode',
+          message: `"${value.slice(0, 30)}" is not a mode: use mode:all or mode:failures.`,
+        });
+    } else {
+      issues.push({
+        field: tok.slice(0, 30),
+        message:
+          'Unknown option: use site:XXXX, status:completed,error, content:prefix* or mode:all|failures.',
+      });
+    }
+  }
+  filters.statuses.sort();
+  return { ...(siteId ? { siteId } : {}), filters, issues };
+}
+
+export function checkContentPattern(pattern: string): string | null {
+  if (!CONTENT_PATTERN_RE.test(pattern)) {
+    return `"${pattern.slice(0, 40)}" is not a content filter: use a content id (letters, digits, -, _ and .), optionally ending in * to match a prefix, like content:trailer-*.`;
+  }
+  return null;
+}
+
+/** True when the content id matches the pattern (`abc*` prefix, otherwise exact). */
+export function contentMatches(pattern: string | undefined, contentId: string): boolean {
+  if (!pattern) return true;
+  if (pattern.endsWith('*')) return contentId.startsWith(pattern.slice(0, -1));
+  return contentId === pattern;
+}
+
+export function subscriptionId(
+  channelId: string,
+  siteId: string,
+  f: Pick<WatchFilters, 'statuses' | 'content'>,
+) {
+  const basis = [channelId, siteId, [...f.statuses].sort().join(','), f.content ?? ''].join('|');
+  return `sub_${createHash('sha256').update(basis).digest('hex').slice(0, 16)}`;
+}
+
+export interface CreateSubscriptionInput {
+  channelId: string;
+  siteId: string;
+  filters: WatchFilters;
+  createdBy: string;
+}
+
+export interface CreateResult {
+  subscription: Subscription;
+  /** 'created' new, 'resumed' it was paused, 'updated' mode changed, 'unchanged' already there. */
+  outcome: 'created' | 'resumed' | 'updated' | 'unchanged';
+}
+
+export class SubscriptionError extends Error {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+    this.name = 'SubscriptionError';
+    this.issues = issues;
+  }
+}
+
+export class Subscriptions {
+  private readonly repo: DocRepo<Subscription>;
+  private readonly registry: DocRepo<{ workspaces: string[] }>;
+  constructor(
+    store: Store,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.repo = store.docs<Subscription>(SUBSCRIPTIONS_NS);
+    this.registry = store.docs<{ workspaces: string[] }>(REGISTRY_NS);
+  }
+
+  async create(ws: WorkspaceKey, input: CreateSubscriptionInput): Promise<CreateResult> {
+    const issues: ValidationIssue[] = [];
+    const siteFinding = checkSiteId(input.siteId);
+    if (siteFinding) issues.push({ field: 'site', message: siteFinding });
+    if (input.filters.content !== undefined) {
+      const f = checkContentPattern(input.filters.content);
+      if (f) issues.push({ field: 'content', message: f });
+    }
+    if (!input.channelId)
+      issues.push({ field: 'channel', message: 'Run /dwm watch in the channel to subscribe.' });
+    for (const s of input.filters.statuses) {
+      if (!jobStatusSchema.safeParse(s).success)
+        issues.push({ field: 'status', message: `Unknown status ${s}.` });
+    }
+    if (input.filters.mode !== 'all' && input.filters.mode !== 'failures') {
+      issues.push({ field: 'mode', message: 'Use mode:all or mode:failures.' });
+    }
+    if (issues.length) throw new SubscriptionError(issues);
+
+    const statuses = [...new Set(input.filters.statuses)].sort();
+    const id = subscriptionId(input.channelId, input.siteId, { statuses, content: input.filters.content });
+    const at = new Date(this.now()).toISOString();
+    const existing = await this.get(ws, id);
+    if (existing) {
+      const resumed = !!existing.paused;
+      const modeChanged = existing.mode !== input.filters.mode;
+      if (!resumed && !modeChanged) return { subscription: existing, outcome: 'unchanged' };
+      const { paused: _p, ...rest } = existing;
+      const next: Subscription = { ...rest, mode: input.filters.mode, updatedAt: at };
+      await this.repo.put(ws, id, next);
+      return { subscription: next, outcome: resumed ? 'resumed' : 'updated' };
+    }
+    const sub: Subscription = {
+      id,
+      workspace: ws,
+      channelId: input.channelId,
+      siteId: input.siteId,
+      statuses,
+      ...(input.filters.content !== undefined ? { content: input.filters.content } : {}),
+      mode: input.filters.mode,
+      createdBy: input.createdBy,
+      createdAt: at,
+    };
+    await this.repo.put(ws, id, sub);
+    await this.register(ws);
+    return { subscription: sub, outcome: 'created' };
+  }
+
+  async get(ws: WorkspaceKey, id: string): Promise<Subscription | undefined> {
+    const raw = await this.repo.get(ws, id);
+    if (raw === undefined) return undefined;
+    const parsed = subscriptionSchema.safeParse(raw);
+    return parsed.success ? (parsed.data as Subscription) : undefined;
+  }
+
+  /** Every subscription of the workspace, optionally of one channel, oldest first. */
+  async list(ws: WorkspaceKey, opts: { channelId?: string; siteId?: string } = {}): Promise<Subscription[]> {
+    const ids = await this.repo.list(ws);
+    const out: Subscription[] = [];
+    for (const id of ids) {
+      const s = await this.get(ws, id);
+      if (!s) continue;
+      if (opts.channelId && s.channelId !== opts.channelId) continue;
+      if (opts.siteId && s.siteId !== opts.siteId) continue;
+      out.push(s);
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** Remove one subscription by id, or every subscription of a channel (optionally of one site). */
+  async remove(
+    ws: WorkspaceKey,
+    target: { id: string } | { channelId: string; siteId?: string },
+  ): Promise<number> {
+    const victims =
+      'id' in target
+        ? [await this.get(ws, target.id)].filter((s): s is Subscription => !!s)
+        : await this.list(ws, target);
+    for (const s of victims) await this.repo.delete(ws, s.id);
+    return victims.length;
+  }
+
+  async pause(ws: WorkspaceKey, id: string, why: { reason: string; code: string; by?: string }) {
+    const s = await this.get(ws, id);
+    if (!s) return undefined;
+    const next: Subscription = {
+      ...s,
+      paused: {
+        reason: why.reason,
+        code: why.code,
+        at: new Date(this.now()).toISOString(),
+        ...(why.by ? { by: why.by } : {}),
+      },
+    };
+    await this.repo.put(ws, id, next);
+    return next;
+  }
+
+  async resume(ws: WorkspaceKey, id: string): Promise<Subscription | undefined> {
+    const s = await this.get(ws, id);
+    if (!s) return undefined;
+    if (!s.paused) return s;
+    const { paused: _p, ...rest } = s;
+    const next: Subscription = { ...rest, updatedAt: new Date(this.now()).toISOString() };
+    await this.repo.put(ws, id, next);
+    return next;
+  }
+
+  /** Workspaces that ever had a subscription (the watcher polls those with active ones). */
+  async workspaces(): Promise<string[]> {
+    return (await this.registry.get(REGISTRY_KEY, 'workspaces'))?.workspaces ?? [];
+  }
+
+  private async register(ws: WorkspaceKey): Promise<void> {
+    const cur = await this.workspaces();
+    if (cur.includes(ws)) return;
+    await this.registry.put(REGISTRY_KEY, 'workspaces', { workspaces: [...cur, ws] });
+  }
+}
+
+/** True when a job in `status` with `contentId` passes the subscription's filters. */
+export function subscriptionMatches(sub: Subscription, status: JobStatusCode, contentId: string): boolean {
+  if (sub.statuses.length > 0 && !sub.statuses.includes(status)) return false;
+  return contentMatches(sub.content, contentId);
+}

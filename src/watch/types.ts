@@ -1,0 +1,208 @@
+/**
+ * Public contract of the job-watching core. The Slack side implements `ChannelPoster` (with
+ * chat.postMessage / chat.update / conversations.history) and `WatchRenderer` (Block Kit cards),
+ * and listens to `WatchEvents`. Nothing here knows about Slack's SDK.
+ */
+import type { JobStatusCode, TaskStatusCode } from '../api/codes.js';
+
+// ---------------------------------------------------------------------------------------------
+// Subscriptions
+// ---------------------------------------------------------------------------------------------
+
+export type WatchMode = 'all' | 'failures';
+
+export interface WatchFilters {
+  /** Job statuses that notify; empty = every status. */
+  statuses: JobStatusCode[];
+  /** Content id pattern: `abc*` (prefix) or `abc` (exact); undefined = any content. */
+  content?: string;
+  mode: WatchMode;
+}
+
+export interface Subscription extends WatchFilters {
+  /** Stable id derived from channel + site + statuses + content (idempotent create). */
+  id: string;
+  workspace: string;
+  channelId: string;
+  siteId: string;
+  createdBy: string;
+  /** ISO time. */
+  createdAt: string;
+  updatedAt?: string;
+  /** Set when delivery failed permanently (or a user paused it). */
+  paused?: { reason: string; code: string; at: string; by?: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain data handed to the renderer
+// ---------------------------------------------------------------------------------------------
+
+export interface TaskFailure {
+  dwmId: number;
+  recipient: string;
+  status: TaskStatusCode;
+  cliErrorCode: string;
+}
+
+export interface TaskCounts {
+  total: number;
+  ready: number;
+  progressing: number;
+  completed: number;
+  failed: number;
+  /** Failed tasks (at most 20 kept). */
+  failures: TaskFailure[];
+}
+
+export interface JobSummary {
+  workspace: string;
+  siteId: string;
+  jobId: number;
+  contentId: string;
+  status: JobStatusCode;
+  /** Epoch ms or null. */
+  regTimeMs: number | null;
+  updateTimeMs: number | null;
+  /** Task counts when the tasks were fetched this cycle. */
+  tasks?: TaskCounts;
+}
+
+export type ThreadUpdate =
+  | { kind: 'status'; summary: JobSummary; previous: JobStatusCode }
+  | { kind: 'progress'; summary: JobSummary }
+  | { kind: 'task-failed'; summary: JobSummary; failure: TaskFailure }
+  | { kind: 'final'; summary: JobSummary; broadcast: boolean };
+
+export interface DigestData {
+  siteId: string;
+  jobs: JobSummary[];
+  completed: number;
+  failed: number;
+}
+
+/** A message as Slack takes it: fallback text plus optional Block Kit blocks. */
+export interface ChannelMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+export interface WatchRenderer {
+  renderJobCard(summary: JobSummary, sub: Subscription): ChannelMessage;
+  renderThreadUpdate(update: ThreadUpdate, sub: Subscription): ChannelMessage;
+  renderDigest(digest: DigestData, sub: Subscription): ChannelMessage;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+// ---------------------------------------------------------------------------------------------
+
+export const DELIVERY_EVENT_TYPE = 'drm_chatops_delivery' as const;
+
+export interface DeliveryMetadata {
+  event_type: typeof DELIVERY_EVENT_TYPE;
+  event_payload: { key: string };
+}
+
+export interface PostOptions {
+  threadTs?: string;
+  /** reply_broadcast (only with threadTs). */
+  broadcast?: boolean;
+  /** Slack message metadata carrying the delivery key (see delivery.ts on exactly-once). */
+  metadata: DeliveryMetadata;
+}
+
+/**
+ * The Slack side's posting surface for one workspace. Errors: throw a `DeliveryError` (or the
+ * @slack/web-api error as is: `classifyDeliveryError` recognises its shapes by duck typing).
+ */
+export interface ChannelPoster {
+  post(channel: string, message: ChannelMessage, opts: PostOptions): Promise<{ ts: string }>;
+  update(channel: string, ts: string, message: ChannelMessage): Promise<void>;
+  /** A message in the channel (top level or thread) posted at or after sinceTs whose metadata carries
+   * the delivery key; undefined when none. `threadTs` narrows the search to that thread. */
+  findByMetadata(
+    channel: string,
+    deliveryKey: string,
+    sinceTs: string,
+    threadTs?: string,
+  ): Promise<{ ts: string } | undefined>;
+}
+
+/** Slack errors that retrying cannot fix: the subscription is paused with the reason. */
+export const PERMANENT_DELIVERY_ERRORS = [
+  'channel_not_found',
+  'is_archived',
+  'not_in_channel',
+  'account_inactive',
+  'token_revoked',
+  'missing_scope',
+  'invalid_auth',
+] as const;
+
+export class DeliveryError extends Error {
+  /** Slack error code ("ratelimited", "channel_not_found", "http_503"...). */
+  readonly code: string;
+  readonly retryAfterMs: number | undefined;
+  readonly httpStatus: number | undefined;
+  constructor(code: string, opts: { retryAfterMs?: number; httpStatus?: number; message?: string } = {}) {
+    super(opts.message ?? `Slack delivery failed: ${code}`);
+    this.name = 'DeliveryError';
+    this.code = code;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.httpStatus = opts.httpStatus;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events for the Slack side and App Home
+// ---------------------------------------------------------------------------------------------
+
+export interface AdminAlertEvent {
+  type: 'admin-alert';
+  workspace: string;
+  reason: 'auth' | 'permission';
+  /** What to do, user-facing. */
+  message: string;
+}
+
+export interface SubscriptionPausedEvent {
+  type: 'subscription-paused';
+  workspace: string;
+  subscription: Subscription;
+  code: string;
+  /** User-facing: what happened and how to re-enable. */
+  message: string;
+}
+
+export interface DeliveredEvent {
+  type: 'delivered';
+  workspace: string;
+  channelId: string;
+  key: string;
+  jobIds: number[];
+  ts: string;
+}
+
+export interface PollFailedEvent {
+  type: 'poll-failed';
+  workspace: string;
+  siteId: string;
+  errorKind: string;
+  /** Consecutive failures; backoff grows with it. */
+  failures: number;
+}
+
+export type WatchEvent = AdminAlertEvent | SubscriptionPausedEvent | DeliveredEvent | PollFailedEvent;
+
+export type WatchEvents = (event: WatchEvent) => void;
+
+// ---------------------------------------------------------------------------------------------
+// Time
+// ---------------------------------------------------------------------------------------------
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
