@@ -18,6 +18,8 @@ export interface InstallationRepo {
   get(key: WorkspaceKey): Promise<unknown | undefined>;
   delete(key: WorkspaceKey): Promise<void>;
   listKeys(): Promise<WorkspaceKey[]>;
+  /** Re-encrypt every installation still under a previous key (rotation); returns how many. */
+  reencryptAll(): Promise<number>;
 }
 
 // -- Service credentials (vault: JWE-encrypted, key id recorded) -------------------------------
@@ -83,6 +85,24 @@ export interface DocRepo<T> {
   /** Ids present for the workspace (kept in an index document). */
   list(key: WorkspaceKey): Promise<string[]>;
   deleteAll(key: WorkspaceKey): Promise<void>;
+  /**
+   * Atomic read-modify-write of one document, safe across replicas on Redis (optimistic
+   * compare-and-set with retries) and within the process elsewhere (per-key mutex). `fn` gets the
+   * current value (undefined when absent) and returns the new one, or undefined to delete it.
+   * `fn` may run more than once: keep it pure (no I/O, no side effects). Without ttlMs an
+   * existing expiry is kept. Returns what was written.
+   */
+  update(
+    key: WorkspaceKey,
+    id: string,
+    fn: (old: T | undefined) => T | undefined,
+    ttlMs?: number,
+  ): Promise<T | undefined>;
+}
+
+/** Anything with a zod-like parse (a zod schema fits): validates documents read back. */
+export interface DocSchema<T> {
+  parse(value: unknown): T;
 }
 
 // -- Leases (one poller per site across replicas) --------------------------------------------------
@@ -102,8 +122,17 @@ export interface Store {
   settings: SettingsRepo;
   audit: AuditRepo;
   leases: LeaseRepo;
-  /** A namespaced document repository for feature modules (reports, watches, poll state...). */
-  docs<T>(namespace: string): DocRepo<T>;
+  /**
+   * A namespaced document repository for feature modules (reports, watches, poll state...).
+   * namespace: lower-case letters, digits, '-', '_' (max 48). With a schema, documents read back
+   * are validated (a mismatch throws StoreDataError naming the namespace and id).
+   */
+  docs<T>(namespace: string, schema?: DocSchema<T>): DocRepo<T>;
+  /** Remove everything stored for a workspace (uninstall): installation, credentials, settings,
+   * audit and the workspace's documents in every namespace ever written. */
+  purgeWorkspace(key: WorkspaceKey): Promise<void>;
+  /** Key rotation: re-encrypt installations and credentials under ENCRYPTION_KEY. */
+  reencryptAll(): Promise<{ installations: number; credentials: number }>;
   /** Store reachable (readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

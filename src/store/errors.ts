@@ -1,0 +1,42 @@
+/**
+ * Store errors. Messages name the setting to fix (STORE_URL, ENCRYPTION_KEY,
+ * ENCRYPTION_KEYS_PREVIOUS) and key ids (non-secret fingerprints), never a key, token or URL password.
+ */
+
+/** STORE_URL / ENCRYPTION_KEY / ENCRYPTION_KEYS_PREVIOUS unusable: refused at start-up. */
+export class StoreConfigError extends Error {
+  readonly kind = 'config' as const;
+  /** The environment variable (or option) to fix. */
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(message);
+    this.name = 'StoreConfigError';
+    this.setting = setting;
+  }
+}
+
+/**
+ * A stored encrypted record cannot be opened: its key id is not configured (`missing-key`), it is
+ * not a JWE of ours or was tampered with (`corrupt`), or it belongs to another record (`context`).
+ */
+export class VaultError extends Error {
+  readonly kind = 'vault' as const;
+  readonly reason: 'missing-key' | 'corrupt' | 'context';
+  /** Key id found in the record header, when readable. */
+  readonly kid?: string;
+  constructor(reason: VaultError['reason'], message: string, kid?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'VaultError';
+    this.reason = reason;
+    if (kid !== undefined) this.kid = kid;
+  }
+}
+
+/** A stored document did not match its schema, or an optimistic update kept conflicting. */
+export class StoreDataError extends Error {
+  readonly kind = 'data' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreDataError';
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * createStore: one Store per process, backend chosen by STORE_URL.
+ *   sqlite://<path>          one process (default sqlite://./data/drm-chatops.sqlite; folder created)
+ *   redis://host:port[/db]   several replicas (rediss:// for TLS; user:password@ allowed)
+ *   memory://                tests and demos; nothing persists
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import KeyvRedis from '@keyv/redis';
+import KeyvSqlite from '@keyv/sqlite';
+import { Keyv } from 'keyv';
+import { type Backend, LocalBackend } from './backend.js';
+import { StoreConfigError } from './errors.js';
+import { DEFAULT_ROOT, KeySpace } from './keys.js';
+import { RedisBackend, type RedisCommander } from './redis-backend.js';
+import {
+  auditRepo,
+  credentialsRepo,
+  DocNamespaceRegistry,
+  docRepo,
+  installationRepo,
+  leaseRepo,
+  settingsRepo,
+} from './repos.js';
+import type { DocRepo, DocSchema, Store } from './types.js';
+import { createVault } from './vault.js';
+
+export { StoreConfigError, StoreDataError, VaultError } from './errors.js';
+export { assertWorkspaceKey, DEFAULT_ROOT, KeySpace, workspaceKeyOf } from './keys.js';
+export { AUDIT_CAP } from './repos.js';
+export type * from './types.js';
+export { createVault, keyFingerprint, parseEncryptionKey, splitKeyList, type Vault } from './vault.js';
+
+export const DEFAULT_STORE_URL = 'sqlite://./data/drm-chatops.sqlite';
+
+export type StoreLocation =
+  | { backend: 'memory' }
+  | { backend: 'sqlite'; path: string }
+  | { backend: 'redis'; url: string };
+
+/** Redis URL with any password replaced, for logs and messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)([^@/]*)@/i, (_m, scheme: string, auth: string) =>
+    auth.includes(':') ? `${scheme}${auth.split(':')[0]}:***@` : `${scheme}***@`,
+  );
+}
+
+export function parseStoreUrl(url: string): StoreLocation {
+  const text = url.trim();
+  const hint = `Use sqlite://<path> (e.g. ${DEFAULT_STORE_URL}), redis://host:port[/db] or memory://.`;
+  if (text === 'memory://' || text === 'memory:') return { backend: 'memory' };
+  if (text.startsWith('sqlite://')) {
+    const path = text.slice('sqlite://'.length);
+    if (path === '' || path === ':memory:') {
+      throw new StoreConfigError('STORE_URL', `STORE_URL sqlite:// needs a file path. ${hint}`);
+    }
+    return { backend: 'sqlite', path };
+  }
+  if (/^rediss?:\/\//.test(text)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      throw new StoreConfigError(
+        'STORE_URL',
+        `STORE_URL ${redactUrl(text)} is not a valid Redis URL. ${hint}`,
+      );
+    }
+    if (!parsed.hostname) {
+      throw new StoreConfigError('STORE_URL', `STORE_URL ${redactUrl(text)} has no host. ${hint}`);
+    }
+    const db = parsed.pathname.replace(/^\//, '');
+    if (db !== '' && !/^\d{1,2}$/.test(db)) {
+      throw new StoreConfigError(
+        'STORE_URL',
+        `STORE_URL ${redactUrl(text)}: the database must be a number (/0../15).`,
+      );
+    }
+    return { backend: 'redis', url: text };
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1];
+  throw new StoreConfigError(
+    'STORE_URL',
+    `STORE_URL ${scheme ? `scheme "${scheme}:"` : `"${redactUrl(text).slice(0, 60)}"`} is not supported. ${hint}`,
+  );
+}
+
+export interface CreateStoreOptions {
+  /** STORE_URL. */
+  url: string;
+  /** ENCRYPTION_KEY: 32 bytes as base64 or 64 hex chars. */
+  encryptionKey: string;
+  /** ENCRYPTION_KEYS_PREVIOUS (already split; see splitKeyList). */
+  previousEncryptionKeys?: string[];
+  /** Key root instead of "drm-chatops" (tests use a unique one per run). */
+  namespace?: string;
+  /** memory:// only: the Map to keep data in (tests inspect the raw contents). */
+  memoryMap?: Map<string, unknown>;
+  /** Audit entries kept per workspace (default 5000). */
+  auditCap?: number;
+  /** Redis connect timeout in ms (default 5000). */
+  connectTimeoutMs?: number;
+}
+
+async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
+  const loc = parseStoreUrl(opts.url);
+  if (loc.backend === 'memory') {
+    const keyv = new Keyv<string>({ store: opts.memoryMap ?? new Map(), useKeyPrefix: false });
+    return new LocalBackend('memory', keyv, ks.ping());
+  }
+  if (loc.backend === 'sqlite') {
+    const file = resolve(loc.path);
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (e) {
+      throw new StoreConfigError(
+        'STORE_URL',
+        `STORE_URL: cannot create the folder ${dirname(file)} (${(e as Error).message})`,
+      );
+    }
+    const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 5000 });
+    const keyv = new Keyv<string>({ store: sqlite, useKeyPrefix: false });
+    keyv.on('error', () => {
+      /* surfaced by the failing call itself */
+    });
+    const backend = new LocalBackend('sqlite', keyv, ks.ping());
+    try {
+      await keyv.get(ks.ping());
+    } catch (e) {
+      await backend.close().catch(() => undefined);
+      throw new StoreConfigError(
+        'STORE_URL',
+        `STORE_URL: cannot open the SQLite file ${file} (${(e as Error).message})`,
+      );
+    }
+    return backend;
+  }
+  const adapter = new KeyvRedis<string>(loc.url, {
+    throwOnConnectError: true,
+    throwOnErrors: true,
+    connectionTimeout: opts.connectTimeoutMs ?? 5000,
+  });
+  adapter.on('error', () => {
+    /* surfaced by the failing call itself */
+  });
+  const keyv = new Keyv<string>({ store: adapter, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', () => {
+    /* surfaced by the failing call itself */
+  });
+  let client: RedisCommander;
+  try {
+    client = (await adapter.getClient()) as unknown as RedisCommander;
+    await client.sendCommand(['PING']);
+  } catch (e) {
+    await adapter.disconnect(true).catch(() => undefined);
+    throw new StoreConfigError(
+      'STORE_URL',
+      `STORE_URL: cannot reach Redis at ${redactUrl(loc.url)} (${redactUrl((e as Error).message ?? String(e))})`,
+    );
+  }
+  return new RedisBackend(keyv, client, () => adapter.disconnect());
+}
+
+export async function createStore(opts: CreateStoreOptions): Promise<Store> {
+  // Keys first: a bad ENCRYPTION_KEY is refused before any connection is opened.
+  const vault = createVault({
+    encryptionKey: opts.encryptionKey,
+    previousEncryptionKeys: opts.previousEncryptionKeys ?? [],
+  });
+  const ks = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
+  const backend = await openBackend(opts, ks);
+  const registry = new DocNamespaceRegistry(backend, ks);
+  const installations = installationRepo(backend, vault, ks);
+  const credentials = credentialsRepo(backend, vault, ks);
+  const settings = settingsRepo(backend, ks);
+  const audit = auditRepo(backend, ks, opts.auditCap);
+  const leases = leaseRepo(backend, ks);
+  const docCache = new Map<string, DocRepo<unknown>>();
+
+  function docs<T>(namespace: string, schema?: DocSchema<T>): DocRepo<T> {
+    if (schema) return docRepo<T>(backend, ks, registry, namespace, schema);
+    let repo = docCache.get(namespace);
+    if (!repo) {
+      repo = docRepo<unknown>(backend, ks, registry, namespace);
+      docCache.set(namespace, repo);
+    }
+    return repo as DocRepo<T>;
+  }
+
+  return {
+    backend: backend.kind,
+    installations,
+    credentials,
+    settings,
+    audit,
+    leases,
+    docs,
+    async purgeWorkspace(key) {
+      await installations.delete(key);
+      await credentials.delete(key);
+      await settings.delete(key);
+      await audit.deleteAll(key);
+      for (const ns of await registry.all()) await docs(ns).deleteAll(key);
+    },
+    async reencryptAll() {
+      return {
+        installations: await installations.reencryptAll(),
+        credentials: await credentials.reencryptAll(),
+      };
+    },
+    ping: () => backend.ping(),
+    close: () => backend.close(),
+  };
+}

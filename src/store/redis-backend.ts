@@ -1,0 +1,228 @@
+/**
+ * Redis backend: several replicas share one Redis. Plain values go through keyv (@keyv/redis);
+ * everything that must not lose a write between replicas uses the native client that @keyv/redis
+ * exposes (`getClient()`):
+ *  - indexes are Redis sets (SADD / SREM / SMEMBERS): two replicas adding ids at once both win;
+ *  - the audit log is a Redis list, LPUSH + LTRIM in one Lua script;
+ *  - leases: `SET key holder NX PX ttl`; renew/release are Lua compare-and-set on the holder;
+ *  - update(): optimistic compare-and-set. We read the raw value, compute the new one in JS, and a
+ *    Lua script writes it only if the raw value is still the one we read; otherwise we re-read and
+ *    retry (bounded, with jitter). Chosen over WATCH/MULTI (needs a dedicated connection per
+ *    transaction with node-redis 5) and over a lock lease (a stalled holder would block writers
+ *    until the TTL). Consequence: the update function may run more than once and must be pure.
+ * Redis Cluster is not supported (scripts touch keys of different hash slots); a single primary
+ * (optionally with replicas/Sentinel-managed failover behind one URL) is.
+ */
+import type { Keyv } from 'keyv';
+import type { Backend, UpdateFn } from './backend.js';
+import { StoreDataError } from './errors.js';
+
+/** The slice of the node-redis client we use; sendCommand keeps us off its heavy generic types. */
+export interface RedisCommander {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+const CAS_SCRIPT = `
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '0' then
+  if cur then return 0 end
+else
+  if cur ~= ARGV[2] then return 0 end
+end
+if ARGV[3] == '0' then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+if ARGV[5] == 'keep' then
+  redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL')
+elseif ARGV[5] == 'none' then
+  redis.call('SET', KEYS[1], ARGV[4])
+else
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+end
+return 1
+`;
+
+const LPUSH_CAPPED_SCRIPT = `
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+return 1
+`;
+
+const LEASE_RENEW_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+`;
+
+const LEASE_RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+// KEYS[1] = set, KEYS[2..] = value keys, ARGV[i] = member for KEYS[i+1].
+const PRUNE_SCRIPT = `
+local removed = 0
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then
+    removed = removed + redis.call('SREM', KEYS[1], ARGV[i - 1])
+  end
+end
+return removed
+`;
+
+const MAX_CAS_ATTEMPTS = 50;
+
+interface RawEntry {
+  value: string;
+  expires?: number;
+}
+
+export class RedisBackend implements Backend {
+  readonly kind = 'redis' as const;
+  private closed = false;
+
+  constructor(
+    private readonly keyv: Keyv<string>,
+    private readonly client: RedisCommander,
+    private readonly disconnect: () => Promise<void>,
+  ) {}
+
+  private async eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    const v = await this.keyv.get(key);
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  async getMany(keys: string[]): Promise<Array<string | undefined>> {
+    if (keys.length === 0) return [];
+    const vs = await this.keyv.getMany<string>(keys);
+    return vs.map((v) => (typeof v === 'string' ? v : undefined));
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    await this.keyv.set(key, value, ttlMs);
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.client.sendCommand(['DEL', ...keys]);
+  }
+
+  private async serialize(entry: RawEntry): Promise<string> {
+    const s = this.keyv.serialize;
+    const out = s ? await s(entry) : JSON.stringify(entry);
+    return typeof out === 'string' ? out : JSON.stringify(out);
+  }
+
+  private async deserialize(raw: string): Promise<RawEntry | undefined> {
+    const d = this.keyv.deserialize;
+    const data = d ? await d<string>(raw) : (JSON.parse(raw) as { value?: unknown; expires?: unknown });
+    if (!data || typeof data.value !== 'string') return undefined;
+    if (typeof data.expires !== 'number') return { value: data.value };
+    if (data.expires <= Date.now()) return undefined;
+    return { value: data.value, expires: data.expires };
+  }
+
+  async update(key: string, fn: UpdateFn, ttlMs?: number): Promise<string | undefined> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const raw = (await this.client.sendCommand(['GET', key])) as string | null;
+      const old = raw === null ? undefined : await this.deserialize(raw);
+      const next = await fn(old?.value);
+      let newRaw = '';
+      let ttlArg = 'none';
+      if (next !== undefined) {
+        let expires: number | undefined;
+        if (ttlMs !== undefined) {
+          expires = Date.now() + ttlMs;
+          ttlArg = String(Math.max(1, Math.round(ttlMs)));
+        } else if (old && typeof old.expires === 'number') {
+          expires = old.expires;
+          ttlArg = 'keep';
+        }
+        newRaw = await this.serialize(expires === undefined ? { value: next } : { value: next, expires });
+      }
+      const ok = await this.eval(
+        CAS_SCRIPT,
+        [key],
+        [raw === null ? '0' : '1', raw ?? '', next === undefined ? '0' : '1', newRaw, ttlArg],
+      );
+      if (Number(ok) === 1) return next;
+      // Lost the race: back off a little (jittered) and re-read.
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * Math.min(50, 2 + attempt * 5))));
+    }
+    throw new StoreDataError(`Update of ${key} kept conflicting with other writers; try again`);
+  }
+
+  async sAdd(key: string, members: string[]): Promise<void> {
+    if (members.length === 0) return;
+    await this.client.sendCommand(['SADD', key, ...members]);
+  }
+
+  async sRem(key: string, members: string[]): Promise<void> {
+    if (members.length === 0) return;
+    await this.client.sendCommand(['SREM', key, ...members]);
+  }
+
+  async sMembers(key: string): Promise<string[]> {
+    const r = await this.client.sendCommand(['SMEMBERS', key]);
+    return Array.isArray(r) ? r.map(String) : [];
+  }
+
+  async sPruneMissing(key: string, members: string[], valueKeyOf: (m: string) => string): Promise<void> {
+    if (members.length === 0) return;
+    await this.eval(PRUNE_SCRIPT, [key, ...members.map(valueKeyOf)], members);
+  }
+
+  async lPushCapped(key: string, value: string, cap: number): Promise<void> {
+    await this.eval(LPUSH_CAPPED_SCRIPT, [key], [value, cap]);
+  }
+
+  async lRange(key: string, start: number, stop: number): Promise<string[]> {
+    const r = await this.client.sendCommand(['LRANGE', key, String(start), String(stop)]);
+    return Array.isArray(r) ? r.map(String) : [];
+  }
+
+  async leaseAcquire(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    const ttl = String(Math.max(1, Math.round(ttlMs)));
+    const r = await this.client.sendCommand(['SET', key, holder, 'NX', 'PX', ttl]);
+    if (r === 'OK') return true;
+    // Already held: fine if it is ours (extend it).
+    return this.leaseRenew(key, holder, ttlMs);
+  }
+
+  async leaseRenew(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    const r = await this.eval(LEASE_RENEW_SCRIPT, [key], [holder, Math.max(1, Math.round(ttlMs))]);
+    return Number(r) === 1;
+  }
+
+  async leaseRelease(key: string, holder: string): Promise<void> {
+    await this.eval(LEASE_RELEASE_SCRIPT, [key], [holder]);
+  }
+
+  async leaseHolder(key: string): Promise<string | undefined> {
+    const r = await this.client.sendCommand(['GET', key]);
+    return typeof r === 'string' ? r : undefined;
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      return (await this.client.sendCommand(['PING'])) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.disconnect();
+  }
+}

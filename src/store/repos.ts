@@ -1,0 +1,434 @@
+/**
+ * The repositories of ./types.ts over a Backend. Encrypted repositories (installations,
+ * credentials) only ever hand the backend a JWE string; plain repositories store JSON.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { scrubSecrets } from '../log.js';
+import type { Backend } from './backend.js';
+import { StoreDataError } from './errors.js';
+import { assertId, assertNamespace, assertWorkspaceKey, type KeySpace } from './keys.js';
+import type {
+  AuditEntry,
+  AuditRepo,
+  CredentialsRepo,
+  DocRepo,
+  DocSchema,
+  InstallationRepo,
+  LeaseRepo,
+  SettingsRepo,
+  StoredCredentials,
+  WorkspaceKey,
+  WorkspaceSettings,
+} from './types.js';
+import type { Vault } from './vault.js';
+
+function describeZodIssues(e: unknown): string {
+  // Paths and codes only: a message must never echo a stored (possibly secret) value.
+  if (e instanceof z.ZodError) {
+    return e.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`)
+      .join('; ');
+  }
+  return 'unreadable';
+}
+
+function parseWith<T>(schema: { parse(v: unknown): T }, value: unknown, what: string): T {
+  try {
+    return schema.parse(value);
+  } catch (e) {
+    throw new StoreDataError(`${what} does not have the expected shape (${describeZodIssues(e)})`, {
+      cause: e,
+    });
+  }
+}
+
+function parseJson(raw: string, what: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (e) {
+    throw new StoreDataError(`${what} is not valid JSON`, { cause: e });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encrypted records (installations, credentials)
+// ---------------------------------------------------------------------------------------------
+
+const watermarkingSchema = z.object({ accountId: z.string(), accessKey: z.string(), baseUrl: z.string() });
+const serviceSchema = z.object({
+  accountId: z.string(),
+  accountSeq: z.string(),
+  secretKey: z.string(),
+  baseUrl: z.string(),
+});
+export const storedCredentialsSchema = z.object({
+  credentials: z.object({
+    siteIds: z.array(z.string()),
+    defaultSiteId: z.string(),
+    watermarking: watermarkingSchema.optional(),
+    service: serviceSchema.optional(),
+  }),
+  verifiedAt: z.string(),
+  savedBy: z.string(),
+});
+
+const installationSchema = z.custom<object>((v) => typeof v === 'object' && v !== null, {
+  message: 'expected an object',
+});
+
+class EncryptedRecords<T> {
+  constructor(
+    private readonly backend: Backend,
+    private readonly vault: Vault,
+    private readonly repo: 'installations' | 'credentials',
+    private readonly keyOf: (ws: WorkspaceKey) => string,
+    private readonly indexKey: string,
+    private readonly schema: { parse(v: unknown): T },
+  ) {}
+
+  private context(ws: WorkspaceKey): string {
+    return `${this.repo}:${ws}`;
+  }
+
+  async put(ws: WorkspaceKey, value: T): Promise<void> {
+    const checked = parseWith(this.schema, value, `${this.repo} for ${assertWorkspaceKey(ws)}`);
+    const jwe = await this.vault.encrypt(checked, this.context(ws));
+    await this.backend.set(this.keyOf(ws), jwe);
+    await this.backend.sAdd(this.indexKey, [ws]);
+  }
+
+  async get(ws: WorkspaceKey): Promise<T | undefined> {
+    const jwe = await this.backend.get(this.keyOf(ws));
+    if (jwe === undefined) return undefined;
+    const plain = await this.vault.decrypt(jwe, this.context(ws));
+    return parseWith(this.schema, plain, `Stored ${this.repo} of ${ws}`);
+  }
+
+  async delete(ws: WorkspaceKey): Promise<void> {
+    await this.backend.delete([this.keyOf(ws)]);
+    await this.backend.sRem(this.indexKey, [ws]);
+  }
+
+  async listKeys(): Promise<WorkspaceKey[]> {
+    const members = await this.backend.sMembers(this.indexKey);
+    const values = await this.backend.getMany(members.map((m) => this.keyOf(m)));
+    const missing = members.filter((_, i) => values[i] === undefined);
+    if (missing.length > 0) await this.backend.sPruneMissing(this.indexKey, missing, (m) => this.keyOf(m));
+    return members.filter((_, i) => values[i] !== undefined).sort();
+  }
+
+  /** Rewrite records whose kid is not the current one; returns how many were rewritten. */
+  async reencryptAll(): Promise<number> {
+    let count = 0;
+    for (const ws of await this.backend.sMembers(this.indexKey)) {
+      let rewritten = false;
+      await this.backend.update(this.keyOf(ws), async (old) => {
+        rewritten = false;
+        if (old === undefined) return undefined;
+        if (this.vault.kidOf(old) === this.vault.currentKid) return old;
+        const plain = await this.vault.decrypt(old, this.context(ws));
+        rewritten = true;
+        return this.vault.encrypt(plain, this.context(ws));
+      });
+      if (rewritten) count++;
+    }
+    return count;
+  }
+}
+
+export function installationRepo(backend: Backend, vault: Vault, ks: KeySpace): InstallationRepo {
+  const records = new EncryptedRecords<object>(
+    backend,
+    vault,
+    'installations',
+    (ws) => ks.installation(ws),
+    ks.installationsIndex(),
+    installationSchema,
+  );
+  return {
+    save: (key, installation) => records.put(key, installation as object),
+    get: (key) => records.get(key),
+    delete: (key) => records.delete(key),
+    listKeys: () => records.listKeys(),
+    reencryptAll: () => records.reencryptAll(),
+  };
+}
+
+export function credentialsRepo(backend: Backend, vault: Vault, ks: KeySpace): CredentialsRepo {
+  const records = new EncryptedRecords<StoredCredentials>(
+    backend,
+    vault,
+    'credentials',
+    (ws) => ks.credentials(ws),
+    ks.credentialsIndex(),
+    storedCredentialsSchema,
+  );
+  return {
+    put: (key, value) => records.put(key, value),
+    get: (key) => records.get(key),
+    delete: (key) => records.delete(key),
+    reencryptAll: () => records.reencryptAll(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+// ---------------------------------------------------------------------------------------------
+
+export const workspaceSettingsSchema = z.object({
+  adminUserIds: z.array(z.string()),
+  adminUsergroupId: z.string().optional(),
+  auditChannelId: z.string().optional(),
+  pollingPausedReason: z.string().optional(),
+});
+
+export function defaultSettings(): WorkspaceSettings {
+  return { adminUserIds: [] };
+}
+
+export function settingsRepo(backend: Backend, ks: KeySpace): SettingsRepo {
+  return {
+    async get(key) {
+      const raw = await backend.get(ks.settings(key));
+      if (raw === undefined) return defaultSettings();
+      return parseWith(workspaceSettingsSchema, parseJson(raw, `Settings of ${key}`), `Settings of ${key}`);
+    },
+    async put(key, value) {
+      const checked = parseWith(workspaceSettingsSchema, value, `Settings for ${key}`);
+      await backend.set(ks.settings(key), JSON.stringify(checked));
+    },
+    async delete(key) {
+      await backend.delete([ks.settings(key)]);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Audit
+// ---------------------------------------------------------------------------------------------
+
+/** Entries kept per workspace (oldest dropped first). */
+export const AUDIT_CAP = 5000;
+export const AUDIT_DEFAULT_LIMIT = 50;
+export const AUDIT_MAX_LIMIT = 500;
+const AUDIT_DETAIL_MAX = 2000;
+const AUDIT_SCAN_CHUNK = 250;
+
+const auditInputSchema = z.object({
+  userId: z.string().min(1).max(64),
+  action: z.string().min(1).max(100),
+  detail: z.string(),
+  result: z.enum(['ok', 'error', 'refused']),
+  siteId: z.string().max(100).optional(),
+});
+
+const auditEntrySchema = auditInputSchema.extend({ id: z.string(), at: z.string() });
+
+let auditSeq = 0;
+/** Time-ordered id: 9 base36 chars of ms, a per-process sequence, 4 random hex chars. */
+export function newAuditId(now = Date.now()): string {
+  auditSeq = (auditSeq + 1) % 36 ** 4;
+  return (
+    now.toString(36).padStart(9, '0') +
+    auditSeq.toString(36).padStart(4, '0') +
+    randomBytes(2).toString('hex')
+  );
+}
+
+export function auditRepo(backend: Backend, ks: KeySpace, cap = AUDIT_CAP): AuditRepo {
+  function parseEntry(raw: string, ws: WorkspaceKey): AuditEntry {
+    return parseWith(auditEntrySchema, parseJson(raw, `Audit entry of ${ws}`), `Audit entry of ${ws}`);
+  }
+  return {
+    async append(key, entry) {
+      const input = parseWith(auditInputSchema, entry, 'Audit entry');
+      const now = Date.now();
+      // Defence in depth: the detail is a plain-text summary, but scrub anything token-like.
+      let detail = scrubSecrets(input.detail);
+      if (detail.length > AUDIT_DETAIL_MAX) detail = `${detail.slice(0, AUDIT_DETAIL_MAX - 1)}…`;
+      const full: AuditEntry = {
+        id: newAuditId(now),
+        at: new Date(now).toISOString(),
+        userId: input.userId,
+        action: input.action,
+        detail,
+        result: input.result,
+        ...(input.siteId !== undefined ? { siteId: input.siteId } : {}),
+      };
+      await backend.lPushCapped(ks.audit(key), JSON.stringify(full), cap);
+      return full;
+    },
+    async list(key, opts = {}) {
+      const limit = Math.min(Math.max(1, Math.floor(opts.limit ?? AUDIT_DEFAULT_LIMIT)), AUDIT_MAX_LIMIT);
+      const listKey = ks.audit(key);
+      const before = opts.before;
+      const out: AuditEntry[] = [];
+      // Pass 1: position-based paging (exact even if replicas' clocks differ slightly).
+      let found = before === undefined;
+      for (let start = 0; out.length < limit; start += AUDIT_SCAN_CHUNK) {
+        const chunk = await backend.lRange(listKey, start, start + AUDIT_SCAN_CHUNK - 1);
+        for (const raw of chunk) {
+          const e = parseEntry(raw, key);
+          if (!found) {
+            if (e.id === before) found = true;
+            continue;
+          }
+          out.push(e);
+          if (out.length >= limit) break;
+        }
+        if (chunk.length < AUDIT_SCAN_CHUNK) break;
+      }
+      if (found || before === undefined) return out;
+      // Pass 2: the `before` entry is gone (trimmed by the cap): ids are time-ordered, compare them.
+      for (let start = 0; out.length < limit; start += AUDIT_SCAN_CHUNK) {
+        const chunk = await backend.lRange(listKey, start, start + AUDIT_SCAN_CHUNK - 1);
+        for (const raw of chunk) {
+          const e = parseEntry(raw, key);
+          if (e.id < before) out.push(e);
+          if (out.length >= limit) break;
+        }
+        if (chunk.length < AUDIT_SCAN_CHUNK) break;
+      }
+      return out;
+    },
+    async deleteAll(key) {
+      await backend.delete([ks.audit(key)]);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic documents
+// ---------------------------------------------------------------------------------------------
+
+export class DocNamespaceRegistry {
+  private readonly registered = new Set<string>();
+  constructor(
+    private readonly backend: Backend,
+    private readonly ks: KeySpace,
+  ) {}
+  async ensure(ns: string): Promise<void> {
+    if (this.registered.has(ns)) return;
+    await this.backend.sAdd(this.ks.docNamespaces(), [ns]);
+    this.registered.add(ns);
+  }
+  async all(): Promise<string[]> {
+    const stored = await this.backend.sMembers(this.ks.docNamespaces());
+    return [...new Set([...stored, ...this.registered])].sort();
+  }
+}
+
+export function docRepo<T>(
+  backend: Backend,
+  ks: KeySpace,
+  registry: DocNamespaceRegistry,
+  namespace: string,
+  schema?: DocSchema<T>,
+): DocRepo<T> {
+  assertNamespace(namespace);
+  const what = (ws: WorkspaceKey, id: string) => `Document ${namespace}/${id} of ${ws}`;
+  function decode(raw: string, ws: WorkspaceKey, id: string): T {
+    const v = parseJson(raw, what(ws, id));
+    return schema ? parseWith(schema, v, what(ws, id)) : (v as T);
+  }
+  function encode(value: T, ws: WorkspaceKey, id: string): string {
+    const checked = schema ? parseWith(schema, value, what(ws, id)) : value;
+    const s = JSON.stringify(checked);
+    if (s === undefined) throw new StoreDataError(`${what(ws, id)}: value is not JSON-serialisable`);
+    return s;
+  }
+  function checkTtl(ttlMs: number | undefined): void {
+    if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) {
+      throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+    }
+  }
+  return {
+    async get(key, id) {
+      const raw = await backend.get(ks.doc(namespace, key, id));
+      return raw === undefined ? undefined : decode(raw, key, id);
+    },
+    async put(key, id, value, ttlMs) {
+      checkTtl(ttlMs);
+      const docKey = ks.doc(namespace, key, id);
+      await registry.ensure(namespace);
+      // Value first, then the index: a reader never sees an id whose value was never written.
+      await backend.set(docKey, encode(value, key, id), ttlMs);
+      await backend.sAdd(ks.docIndex(namespace, key), [id]);
+    },
+    async delete(key, id) {
+      await backend.delete([ks.doc(namespace, key, id)]);
+      await backend.sRem(ks.docIndex(namespace, key), [id]);
+    },
+    async list(key) {
+      const idx = ks.docIndex(namespace, key);
+      const ids = await backend.sMembers(idx);
+      if (ids.length === 0) return [];
+      const values = await backend.getMany(ids.map((id) => ks.doc(namespace, key, id)));
+      const missing = ids.filter((_, i) => values[i] === undefined);
+      // Expired (TTL) documents leave their id behind: prune it, re-checking atomically.
+      if (missing.length > 0) await backend.sPruneMissing(idx, missing, (id) => ks.doc(namespace, key, id));
+      return ids.filter((_, i) => values[i] !== undefined).sort();
+    },
+    async deleteAll(key) {
+      const idx = ks.docIndex(namespace, key);
+      const ids = await backend.sMembers(idx);
+      if (ids.length === 0) return;
+      for (let i = 0; i < ids.length; i += 500) {
+        const batch = ids.slice(i, i + 500);
+        await backend.delete(batch.map((id) => ks.doc(namespace, key, id)));
+        // Remove only what we deleted: an id added concurrently stays indexed with its value.
+        await backend.sRem(idx, batch);
+      }
+    },
+    async update(key, id, fn, ttlMs) {
+      checkTtl(ttlMs);
+      const docKey = ks.doc(namespace, key, id);
+      await registry.ensure(namespace);
+      let result: T | undefined;
+      await backend.update(
+        docKey,
+        (raw) => {
+          const old = raw === undefined ? undefined : decode(raw, key, id);
+          result = fn(old);
+          return result === undefined ? undefined : encode(result, key, id);
+        },
+        ttlMs,
+      );
+      if (result === undefined) await backend.sRem(ks.docIndex(namespace, key), [id]);
+      else await backend.sAdd(ks.docIndex(namespace, key), [id]);
+      return result;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leases
+// ---------------------------------------------------------------------------------------------
+
+export function leaseRepo(backend: Backend, ks: KeySpace): LeaseRepo {
+  function check(holder: string, ttlMs?: number): void {
+    assertId(holder, 'lease holder');
+    if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs >= 1)) {
+      throw new RangeError(`Lease ttlMs must be at least 1 ms, got ${ttlMs}`);
+    }
+  }
+  return {
+    async acquire(name, holder, ttlMs) {
+      check(holder, ttlMs);
+      return backend.leaseAcquire(ks.lease(name), holder, ttlMs);
+    },
+    async renew(name, holder, ttlMs) {
+      check(holder, ttlMs);
+      return backend.leaseRenew(ks.lease(name), holder, ttlMs);
+    },
+    async release(name, holder) {
+      check(holder);
+      await backend.leaseRelease(ks.lease(name), holder);
+    },
+    async holder(name) {
+      return backend.leaseHolder(ks.lease(name));
+    },
+  };
+}
