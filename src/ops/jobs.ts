@@ -1,0 +1,325 @@
+/**
+ * Watermarking jobs for people: summarise a job and its tasks (problems first), turn user filters
+ * (status words, content id, dates in the user's own time zone) into the API's job query, and
+ * export a job's full task list as CSV.
+ */
+import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
+import {
+  codeName,
+  JOB_STATUS,
+  JOB_STATUS_CODES,
+  JOB_TERMINAL,
+  type JobStatusCode,
+  TASK_IN_FLIGHT,
+  TASK_STATUS_CODES,
+  type TaskStatusCode,
+} from '../api/codes.js';
+import type { ValidationIssue } from '../api/errors.js';
+import type { Job, JobSearchQuery, JobTask, WatermarkingClient, WmPage } from '../api/types.js';
+import {
+  checkContentId,
+  checkDate,
+  checkDateRange,
+  checkPageIndex,
+  checkPageUnit,
+  LIMITS,
+} from '../api/validate.js';
+import { writeCsv } from './csv.js';
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A task failed when its status is TK005 or its pre-embedder code is set and not "0" (spec: "0"
+ * means success, any other value failure). An empty code is read as "not reported yet", not as a
+ * failure: tasks that have not run may carry no code, and flagging every waiting task as failed
+ * would be the less robust reading.
+ */
+export function isTaskFailed(t: Pick<JobTask, 'status' | 'cliErrorCode'> & { failed?: boolean }): boolean {
+  const code = t.cliErrorCode.trim();
+  return t.status === 'TK005' || (code !== '' && code !== '0');
+}
+
+export interface FailureCodeCount {
+  code: string;
+  count: number;
+}
+
+export interface JobSummary {
+  job: Job;
+  counts: Record<TaskStatusCode, number>;
+  total: number;
+  /** Every failed task (ordered by dwmId). */
+  failures: JobTask[];
+  /** Pre-embedder codes of the failures with how many tasks have each, most frequent first. */
+  failureCodes: FailureCodeCount[];
+  /** The first `limit` tasks in display order: failures, then in flight, then complete. */
+  shown: JobTask[];
+  hiddenCount: number;
+  isTerminal: boolean;
+  /** The job ended in ERROR or at least one task failed. */
+  failed: boolean;
+}
+
+function taskRank(t: JobTask): number {
+  if (isTaskFailed(t)) return 0;
+  if (t.status === 'TK001') return 1;
+  if (t.status === 'TK000') return 2;
+  return 3;
+}
+
+export function summariseJob(job: Job, tasks: readonly JobTask[], opts: { limit?: number } = {}): JobSummary {
+  const limit = Math.max(0, opts.limit ?? 10);
+  const counts = Object.fromEntries(TASK_STATUS_CODES.map((c) => [c, 0])) as Record<TaskStatusCode, number>;
+  for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1;
+  const ordered = [...tasks].sort((a, b) => taskRank(a) - taskRank(b) || a.dwmId - b.dwmId);
+  const failures = ordered.filter(isTaskFailed);
+  const codeCounts = new Map<string, number>();
+  for (const f of failures) {
+    const c = f.cliErrorCode.trim() || f.status;
+    codeCounts.set(c, (codeCounts.get(c) ?? 0) + 1);
+  }
+  const shown = ordered.slice(0, limit);
+  return {
+    job,
+    counts,
+    total: tasks.length,
+    failures,
+    failureCodes: [...codeCounts.entries()]
+      .map(([code, count]) => ({ code, count }))
+      .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    shown,
+    hiddenCount: tasks.length - shown.length,
+    isTerminal: JOB_TERMINAL.includes(job.status),
+    failed: job.status === 'DM600' || failures.length > 0,
+  };
+}
+
+/** True while any task is still READY or PROGRESSING. */
+export function hasTasksInFlight(tasks: readonly JobTask[]): boolean {
+  return tasks.some((t) => TASK_IN_FLIGHT.includes(t.status));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters -> API query
+// ---------------------------------------------------------------------------------------------
+
+const STATUS_WORDS: Record<string, JobStatusCode[]> = {
+  ready: ['DM000'],
+  waiting: ['DM000'],
+  queued: ['DM000'],
+  preprocessing: ['DM001'],
+  processing: ['DM001'],
+  running: ['DM001'],
+  'in-progress': ['DM001'],
+  inprogress: ['DM001'],
+  completed: ['DM500'],
+  complete: ['DM500'],
+  done: ['DM500'],
+  success: ['DM500'],
+  error: ['DM600'],
+  failed: ['DM600'],
+  fail: ['DM600'],
+  active: ['DM000', 'DM001'],
+  'in-flight': ['DM000', 'DM001'],
+  finished: ['DM500', 'DM600'],
+};
+
+export const JOB_STATUS_HELP = `Use a status name (${Object.values(JOB_STATUS)
+  .map((n) => n.toLowerCase())
+  .join(', ')}, or active / finished) or a code (${JOB_STATUS_CODES.join(', ')}).`;
+
+/** Status words or codes (case-insensitive; comma or space separated) to codes. */
+export function parseJobStatuses(
+  words: readonly string[],
+): { ok: true; statuses: JobStatusCode[] } | { ok: false; message: string } {
+  const out = new Set<JobStatusCode>();
+  const parts = words.flatMap((w) => w.split(/[\s,]+/)).filter((w) => w.length > 0);
+  for (const p of parts) {
+    const lower = p.toLowerCase();
+    const upper = p.toUpperCase();
+    if ((JOB_STATUS_CODES as string[]).includes(upper)) {
+      out.add(upper as JobStatusCode);
+      continue;
+    }
+    const mapped = STATUS_WORDS[lower];
+    if (!mapped) return { ok: false, message: `"${p.slice(0, 30)}" is not a job status. ${JOB_STATUS_HELP}` };
+    for (const c of mapped) out.add(c);
+  }
+  return { ok: true, statuses: JOB_STATUS_CODES.filter((c) => out.has(c)) };
+}
+
+export interface JobFilters {
+  /** Status names or codes: "ready", "error", "DM500", "active"... */
+  statuses?: string[];
+  contentId?: string;
+  /** yyyy-MM-dd, "today", "yesterday" or "Nd" (N days ago), in `timeZone`. */
+  from?: string;
+  to?: string;
+  /** The user's IANA time zone (Slack's user tz), default "UTC". */
+  timeZone?: string;
+  pageUnit?: number;
+  pageIndex?: number;
+}
+
+/** True for a time zone name Intl knows. */
+export function isIanaTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "+hh:mm"/"-hh:mm" offset of an IANA zone at an instant. */
+export function offsetOf(timeZone: string, atMs: number): string {
+  const minutes = Math.round(getTimezoneOffset(timeZone, atMs) / 60000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** A user date word to yyyy-MM-dd in `timeZone`, or a finding. */
+export function resolveDate(
+  value: string,
+  timeZone: string,
+  nowMs: number,
+): { ok: true; date: string } | { ok: false; message: string } {
+  const v = value.trim().toLowerCase();
+  const dayMs = 24 * 3600 * 1000;
+  let date: string;
+  if (v === 'today') date = formatInTimeZone(nowMs, timeZone, 'yyyy-MM-dd');
+  else if (v === 'yesterday') date = formatInTimeZone(nowMs - dayMs, timeZone, 'yyyy-MM-dd');
+  else if (/^\d{1,4}d$/.test(v))
+    date = formatInTimeZone(nowMs - Number(v.slice(0, -1)) * dayMs, timeZone, 'yyyy-MM-dd');
+  else date = value.trim();
+  const finding = checkDate(date);
+  if (finding) return { ok: false, message: `${finding} You can also write today, yesterday or 7d.` };
+  return { ok: true, date };
+}
+
+/**
+ * Filters to an API query. The API takes one `time_zone` for the whole query, used both for the
+ * from/to dates and the times it returns, so the user's IANA zone is turned into the fixed offset
+ * in effect at the start date (or now when there is none). Across a DST change inside the range
+ * the end boundary may be an hour off; that is the API's limit, not ours.
+ */
+export function buildJobQuery(
+  filters: JobFilters,
+  nowMs: number = Date.now(),
+): { ok: true; query: JobSearchQuery } | { ok: false; errors: ValidationIssue[] } {
+  const errors: ValidationIssue[] = [];
+  const tz = filters.timeZone ?? 'UTC';
+  const query: JobSearchQuery = {};
+  if (!isIanaTimeZone(tz)) {
+    errors.push({
+      field: 'time zone',
+      message: `"${tz.slice(0, 40)}" is not a time zone name like Asia/Seoul.`,
+    });
+  }
+  if (filters.statuses && filters.statuses.length > 0) {
+    const s = parseJobStatuses(filters.statuses);
+    if (s.ok) query.statuses = s.statuses;
+    else errors.push({ field: 'status', message: s.message });
+  }
+  if (filters.contentId !== undefined && filters.contentId.trim() !== '') {
+    const cid = filters.contentId.trim();
+    const f = checkContentId(cid);
+    if (f) errors.push({ field: 'content id', message: f });
+    else query.contentId = cid;
+  }
+  if (errors.some((e) => e.field === 'time zone')) return { ok: false, errors };
+  for (const field of ['from', 'to'] as const) {
+    const v = filters[field];
+    if (v === undefined || v.trim() === '') continue;
+    const d = resolveDate(v, tz, nowMs);
+    if (d.ok) query[field] = d.date;
+    else errors.push({ field, message: d.message });
+  }
+  const range = checkDateRange(query.from, query.to);
+  if (range) errors.push({ field: 'from', message: range });
+  if (filters.pageUnit !== undefined) {
+    const f = checkPageUnit(filters.pageUnit);
+    if (f) errors.push({ field: 'page size', message: f });
+    else query.pageUnit = filters.pageUnit;
+  }
+  if (filters.pageIndex !== undefined) {
+    const f = checkPageIndex(filters.pageIndex);
+    if (f) errors.push({ field: 'page', message: f });
+    else query.pageIndex = filters.pageIndex;
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const at = query.from ? Date.parse(`${query.from}T12:00:00Z`) : nowMs;
+  query.timeZone = offsetOf(tz, at);
+  return { ok: true, query };
+}
+
+export type ListJobsResult =
+  | { ok: true; page: WmPage<Job>; query: JobSearchQuery }
+  | { ok: false; errors: ValidationIssue[] };
+
+/** Validate the filters, then search. Service failures are thrown (the caller renders them). */
+export async function listJobs(
+  client: WatermarkingClient,
+  siteId: string,
+  filters: JobFilters = {},
+  opts: { now?: number } = {},
+): Promise<ListJobsResult> {
+  const built = buildJobQuery(filters, opts.now ?? Date.now());
+  if (!built.ok) return built;
+  const page = await client.searchJobs(siteId, built.query);
+  return { ok: true, page, query: built.query };
+}
+
+/** Every job matching the filters (all pages, 1000 a page), up to `max` (default 5000). */
+export async function listAllJobs(
+  client: WatermarkingClient,
+  siteId: string,
+  filters: Omit<JobFilters, 'pageUnit' | 'pageIndex'> = {},
+  opts: { now?: number; max?: number } = {},
+): Promise<
+  { ok: true; jobs: Job[]; totalCount: number; truncated: boolean } | { ok: false; errors: ValidationIssue[] }
+> {
+  const max = opts.max ?? 5000;
+  const jobs: Job[] = [];
+  let totalCount = 0;
+  for (let pageIndex = 1; ; pageIndex++) {
+    const r = await listJobs(client, siteId, { ...filters, pageUnit: LIMITS.pageUnitMax, pageIndex }, opts);
+    if (!r.ok) return r;
+    totalCount = r.page.totalCount;
+    jobs.push(...r.page.items);
+    if (r.page.items.length === 0 || jobs.length >= totalCount || jobs.length >= max) break;
+  }
+  return { ok: true, jobs: jobs.slice(0, max), totalCount, truncated: totalCount > max };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------------------------
+
+function iso(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString();
+}
+
+/** A job's full task list as CSV (formula-guarded), failures first like the summary. */
+export function taskCsv(tasks: readonly JobTask[]): string {
+  const ordered = [...tasks].sort((a, b) => taskRank(a) - taskRank(b) || a.dwmId - b.dwmId);
+  return writeCsv<JobTask>(
+    [
+      { header: 'dwm_id', value: (t) => t.dwmId },
+      { header: 'recipient', value: (t) => t.recipient },
+      { header: 'description', value: (t) => t.description },
+      { header: 'task_status', value: (t) => t.status },
+      { header: 'status_name', value: (t) => codeName(t.status) },
+      { header: 'cli_error_code', value: (t) => t.cliErrorCode },
+      { header: 'failed', value: (t) => (isTaskFailed(t) ? 'yes' : 'no') },
+      { header: 'reg_time', value: (t) => t.regTime.raw },
+      { header: 'update_time', value: (t) => t.updateTime.raw },
+      { header: 'reg_time_utc', value: (t) => iso(t.regTime.epochMs) },
+      { header: 'update_time_utc', value: (t) => iso(t.updateTime.epochMs) },
+    ],
+    ordered,
+  );
+}

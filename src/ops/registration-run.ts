@@ -1,0 +1,624 @@
+/**
+ * Bulk recipient registration, the running half: send the plan's batches (<= 150 each, a few at a
+ * time), keep a RegistrationReport up to date after every batch, persist it so a restart can
+ * resume, and never let one failed batch hide the ones that worked.
+ *
+ * Safety against double registration. The HTTP layer never retries a POST blindly. When a batch
+ * fails in a way that may still have been applied (timeout or connection reset after sending, 5xx,
+ * an unreadable answer: see isAmbiguousWriteFailure), the runner reconciles: it looks the batch's
+ * names up (findExisting); names now present count as registered with their dwmIds; only the rest
+ * is sent again, once. Names are unique per site (case-insensitively, spec rule 3), so a name that
+ * was in fact registered is either found by the look-up or refused as a duplicate by the service:
+ * it can never be registered twice. A batch is marked `sending` in the store BEFORE its POST, so a
+ * crash mid-request leaves a trace and resume reconciles that batch first instead of re-sending it.
+ *
+ * A batch refused as a duplicate (someone registered one of the names meanwhile) is re-checked by
+ * listing (not keyword search, whose case handling the spec leaves open); the names found are
+ * reported as "registered meanwhile" and the remainder is sent once more.
+ */
+import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import { ApiError, AuthError, PermissionError } from '../api/errors.js';
+import type { Recipient, WatermarkingClient } from '../api/types.js';
+import { nameKey } from '../api/validate.js';
+import type { DocRepo } from '../store/types.js';
+import { writeCsv } from './csv.js';
+import {
+  type FindExistingOptions,
+  findExisting,
+  isAmbiguousWriteFailure,
+  isServiceCondition,
+} from './recipients.js';
+import { type PlannedRecipient, type RegistrationPlan, toNewRecipient } from './registration.js';
+
+// ---------------------------------------------------------------------------------------------
+// Report shape (stored; validated with zod when read back)
+// ---------------------------------------------------------------------------------------------
+
+const plannedSchema = z.object({ line: z.number(), name: z.string(), description: z.string().optional() });
+const errorInfoSchema = z.object({ kind: z.string(), code: z.string().optional(), message: z.string() });
+
+const batchSchema = z.object({
+  index: z.number().int().nonnegative(),
+  /** pending: not sent. sending: a POST may be in flight (or was, before a crash). */
+  state: z.enum(['pending', 'sending', 'done', 'failed']),
+  entries: z.array(plannedSchema),
+  attempts: z.number().int().nonnegative(),
+  error: errorInfoSchema.optional(),
+});
+
+const registeredSchema = z.object({
+  line: z.number(),
+  name: z.string(),
+  dwmId: z.number(),
+  batch: z.number(),
+  /** True when confirmed by a look-up after an ambiguous failure rather than by the POST answer. */
+  reconciled: z.boolean(),
+});
+
+const skippedSchema = z.object({
+  line: z.number(),
+  name: z.string(),
+  reason: z.enum(['already-registered', 'registered-meanwhile', 'duplicate-in-input', 'invalid']),
+  detail: z.string(),
+  dwmId: z.number().optional(),
+  batch: z.number().optional(),
+});
+
+const failedSchema = z.object({
+  line: z.number(),
+  name: z.string(),
+  batch: z.number(),
+  kind: z.string(),
+  code: z.string().optional(),
+  message: z.string(),
+});
+
+export const registrationReportSchema = z.object({
+  version: z.literal(1),
+  id: z.string(),
+  siteId: z.string(),
+  status: z.enum(['running', 'completed', 'interrupted']),
+  interruptedReason: z.string().optional(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().optional(),
+  batches: z.array(batchSchema),
+  registered: z.array(registeredSchema),
+  skipped: z.array(skippedSchema),
+  failed: z.array(failedSchema),
+});
+
+export type RegistrationReport = z.infer<typeof registrationReportSchema>;
+export type ReportBatch = z.infer<typeof batchSchema>;
+export type RegisteredRow = z.infer<typeof registeredSchema>;
+export type SkippedRow = z.infer<typeof skippedSchema>;
+export type FailedRow = z.infer<typeof failedSchema>;
+
+export interface ReportCounts {
+  registered: number;
+  alreadyRegistered: number;
+  registeredMeanwhile: number;
+  duplicatesInInput: number;
+  invalid: number;
+  failed: number;
+  /** Entries of batches not finished (pending, or sending when interrupted). */
+  outstanding: number;
+  batchesTotal: number;
+  batchesDone: number;
+  batchesFailed: number;
+}
+
+export function reportCounts(r: RegistrationReport): ReportCounts {
+  const skip = (reason: SkippedRow['reason']) => r.skipped.filter((s) => s.reason === reason).length;
+  const resolved = new Set<number>();
+  for (const x of r.registered) resolved.add(x.line);
+  for (const x of r.skipped) resolved.add(x.line);
+  for (const x of r.failed) resolved.add(x.line);
+  let outstanding = 0;
+  for (const b of r.batches) {
+    if (b.state === 'pending' || b.state === 'sending') {
+      for (const e of b.entries) if (!resolved.has(e.line)) outstanding++;
+    }
+  }
+  return {
+    registered: r.registered.length,
+    alreadyRegistered: skip('already-registered'),
+    registeredMeanwhile: skip('registered-meanwhile'),
+    duplicatesInInput: skip('duplicate-in-input'),
+    invalid: skip('invalid'),
+    failed: r.failed.length,
+    outstanding,
+    batchesTotal: r.batches.length,
+    batchesDone: r.batches.filter((b) => b.state === 'done').length,
+    batchesFailed: r.batches.filter((b) => b.state === 'failed').length,
+  };
+}
+
+/** A fresh report for a plan: every batch pending, the plan's skips recorded. */
+export function newReport(
+  plan: RegistrationPlan,
+  siteId: string,
+  id: string,
+  nowIso: string,
+): RegistrationReport {
+  const skipped: SkippedRow[] = [];
+  for (const a of plan.alreadyRegistered) {
+    skipped.push({
+      line: a.line,
+      name: a.name,
+      reason: 'already-registered',
+      dwmId: a.dwmId,
+      detail:
+        a.registeredAs === a.name
+          ? `Already registered (DWM ID ${a.dwmId}).`
+          : `Already registered as "${a.registeredAs}" (DWM ID ${a.dwmId}); names ignore upper/lower case.`,
+    });
+  }
+  for (const d of plan.duplicatesInInput) {
+    skipped.push({
+      line: d.line,
+      name: d.name,
+      reason: 'duplicate-in-input',
+      detail: `Same name as line ${d.firstLine} (names ignore upper/lower case).`,
+    });
+  }
+  for (const i of plan.invalid) {
+    skipped.push({ line: i.line, name: i.raw.trim(), reason: 'invalid', detail: i.reasons.join(' ') });
+  }
+  return {
+    version: 1,
+    id,
+    siteId,
+    status: 'running',
+    startedAt: nowIso,
+    updatedAt: nowIso,
+    batches: plan.batches.map((entries, index) => ({
+      index,
+      state: 'pending',
+      entries: entries.map((e) => ({ ...e })),
+      attempts: 0,
+    })),
+    registered: [],
+    skipped,
+    failed: [],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+// ---------------------------------------------------------------------------------------------
+
+export interface RunOptions {
+  /** Batches in flight at once. Default 4. */
+  concurrency?: number;
+  /** Called after every batch with the live report (read it, don't change it). Errors are ignored. */
+  onProgress?: (report: RegistrationReport) => unknown;
+  /** Where the report is kept so a restart can resume. Requires workspaceKey. */
+  reportRepo?: DocRepo<RegistrationReport>;
+  workspaceKey?: string;
+  /** Id of the report document; default a random UUID. */
+  reportId?: string;
+  /** How long the stored report lives. Default 7 days. */
+  reportTtlMs?: number;
+  /** Options of the findExisting look-ups used for reconciliation. */
+  lookup?: FindExistingOptions;
+  now?: () => number;
+  /** Warnings (e.g. the store failing); never given secrets. Default: ignored. */
+  onWarning?: (message: string, err: unknown) => void;
+}
+
+const DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Run a plan from scratch. */
+export async function runRegistration(
+  client: WatermarkingClient,
+  siteId: string,
+  plan: RegistrationPlan,
+  opts: RunOptions = {},
+): Promise<RegistrationReport> {
+  const now = opts.now ?? Date.now;
+  const report = newReport(plan, siteId, opts.reportId ?? randomUUID(), new Date(now()).toISOString());
+  return execute(client, report, opts);
+}
+
+export type ResumeResult =
+  | { ok: true; report: RegistrationReport }
+  | { ok: false; reason: 'not-found' | 'corrupt' | 'finished'; message: string };
+
+/**
+ * Continue an interrupted run from its stored report: pending batches are sent; batches left in
+ * `sending` (a crash or stop mid-request) are reconciled first. Done batches are never re-sent.
+ * With `retryFailed`, the failed rows of failed batches are tried again (reconciled first too).
+ */
+export async function resumeRegistration(
+  client: WatermarkingClient,
+  reportRepo: DocRepo<RegistrationReport>,
+  workspaceKey: string,
+  reportId: string,
+  opts: Omit<RunOptions, 'reportRepo' | 'workspaceKey' | 'reportId'> & { retryFailed?: boolean } = {},
+): Promise<ResumeResult> {
+  const stored = await reportRepo.get(workspaceKey, reportId);
+  if (stored === undefined) {
+    return {
+      ok: false,
+      reason: 'not-found',
+      message: `No registration report ${reportId} (it may have expired).`,
+    };
+  }
+  const parsed = registrationReportSchema.safeParse(stored);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason: 'corrupt',
+      message: `The stored registration report ${reportId} is unreadable.`,
+    };
+  }
+  const report = parsed.data;
+  if (opts.retryFailed) {
+    const failedLines = new Set(report.failed.map((f) => f.line));
+    report.failed = [];
+    for (const b of report.batches) {
+      if (b.state === 'failed' || b.entries.some((e) => failedLines.has(e.line))) {
+        b.state = 'sending';
+        delete b.error;
+      }
+    }
+  }
+  if (!report.batches.some((b) => b.state === 'pending' || b.state === 'sending')) {
+    return { ok: false, reason: 'finished', message: 'Nothing is left to send for this registration.' };
+  }
+  report.status = 'running';
+  delete report.interruptedReason;
+  delete report.finishedAt;
+  const done = await execute(client, report, { ...opts, reportRepo, workspaceKey, reportId });
+  return { ok: true, report: done };
+}
+
+class Saver {
+  private writing: Promise<void> | null = null;
+  private dirty = false;
+  constructor(private readonly write: () => Promise<void>) {}
+  async save(): Promise<void> {
+    this.dirty = true;
+    while (this.dirty) {
+      if (this.writing) {
+        await this.writing;
+        continue;
+      }
+      this.dirty = false;
+      this.writing = this.write().finally(() => {
+        this.writing = null;
+      });
+      await this.writing;
+    }
+  }
+}
+
+async function execute(
+  client: WatermarkingClient,
+  report: RegistrationReport,
+  opts: RunOptions,
+): Promise<RegistrationReport> {
+  const now = opts.now ?? Date.now;
+  const warn = opts.onWarning ?? (() => {});
+  const { reportRepo, workspaceKey } = opts;
+  if (reportRepo && !workspaceKey) throw new Error('runRegistration: reportRepo needs a workspaceKey');
+  const siteId = report.siteId;
+  const ttl = opts.reportTtlMs ?? DEFAULT_TTL_MS;
+
+  const saver = new Saver(async () => {
+    report.updatedAt = new Date(now()).toISOString();
+    if (!reportRepo || !workspaceKey) return;
+    const snapshot = structuredClone(report);
+    try {
+      await reportRepo.put(workspaceKey, report.id, snapshot, ttl);
+    } catch (e) {
+      warn('could not store the registration report', e);
+    }
+  });
+  const progress = () => {
+    if (!opts.onProgress) return;
+    try {
+      const r = opts.onProgress(report);
+      if (r instanceof Promise) r.catch((e) => warn('progress callback failed', e));
+    } catch (e) {
+      warn('progress callback failed', e);
+    }
+  };
+
+  let stopReason: string | undefined;
+  const ctx: BatchContext = { client, siteId, report, lookup: opts.lookup ?? {} };
+
+  const runOne = async (b: ReportBatch) => {
+    if (stopReason) return;
+    const resolved = resolvedLines(report, b.index);
+    const entries = b.entries.filter((e) => !resolved.has(e.line));
+    const reconcileFirst = b.state === 'sending';
+    b.state = 'sending';
+    b.attempts++;
+    await saver.save(); // durable before the POST: a crash now leaves `sending`, never a blind re-send
+    try {
+      await runBatch(ctx, b, entries, reconcileFirst);
+    } catch (e) {
+      if (e instanceof AuthError || e instanceof PermissionError) {
+        // Nothing was accepted (the service refused the caller); stop and let resume continue
+        // once the credentials are fixed. `sending` makes resume reconcile, which is harmless.
+        stopReason ??= `The service refused the credentials (${e.kind === 'auth' ? 'HTTP 401' : 'HTTP 403'}); fix the setup and resume.`;
+        b.error = errorInfo(e);
+      } else {
+        // The look-up needed to settle an ambiguous failure failed too: leave the batch `sending`
+        // so resume settles it later, and carry on with the others.
+        b.error = errorInfo(e);
+      }
+    }
+    await saver.save();
+    progress();
+  };
+
+  const limit = pLimit(Math.max(1, opts.concurrency ?? 4));
+  const todo = report.batches.filter((b) => b.state === 'pending' || b.state === 'sending');
+  await Promise.all(todo.map((b) => limit(() => runOne(b))));
+
+  const unsettled = report.batches.filter((b) => b.state === 'pending' || b.state === 'sending');
+  if (unsettled.length > 0) {
+    report.status = 'interrupted';
+    report.interruptedReason =
+      stopReason ??
+      `${unsettled.length} batch(es) could not be confirmed (${unsettled[0]?.error?.message ?? 'unknown error'}); resume to finish.`;
+  } else {
+    report.status = 'completed';
+  }
+  report.finishedAt = new Date(now()).toISOString();
+  await saver.save();
+  progress();
+  return report;
+}
+
+interface BatchContext {
+  client: WatermarkingClient;
+  siteId: string;
+  report: RegistrationReport;
+  lookup: FindExistingOptions;
+}
+
+function resolvedLines(report: RegistrationReport, batch: number): Set<number> {
+  const s = new Set<number>();
+  for (const r of report.registered) if (r.batch === batch) s.add(r.line);
+  for (const r of report.skipped) if (r.batch === batch) s.add(r.line);
+  return s;
+}
+
+function errorInfo(e: unknown): { kind: string; code?: string; message: string } {
+  if (e instanceof ApiError) {
+    const code = (e as { code?: unknown }).code;
+    const serviceMessage = (e as { serviceMessage?: unknown }).serviceMessage;
+    return typeof code === 'string'
+      ? { kind: e.kind, code, message: typeof serviceMessage === 'string' ? serviceMessage : e.message }
+      : { kind: e.kind, message: e.message };
+  }
+  return { kind: 'unexpected', message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * Settle one batch. Throws only when a reconciliation look-up fails (the batch stays `sending`)
+ * or on auth/permission refusals; every other outcome is recorded in the report.
+ */
+async function runBatch(
+  ctx: BatchContext,
+  b: ReportBatch,
+  entries: PlannedRecipient[],
+  reconcileFirst: boolean,
+): Promise<void> {
+  const { report } = ctx;
+  /** Entries for which a POST may have been applied: an exact-case match on look-up is ours. */
+  const maybeOurs = new Set<string>();
+  let remaining = entries;
+
+  if (reconcileFirst) {
+    for (const e of remaining) maybeOurs.add(nameKey(e.name));
+    remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+  }
+
+  // At most two POSTs per batch: the first send and one retry after reconciliation.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 2 && remaining.length > 0; attempt++) {
+    try {
+      const created = await ctx.client.registerRecipients(ctx.siteId, remaining.map(toNewRecipient));
+      const byKey = new Map<string, Recipient>();
+      for (const r of created) byKey.set(nameKey(r.name), r);
+      const missing: PlannedRecipient[] = [];
+      for (const e of remaining) {
+        const r = byKey.get(nameKey(e.name));
+        if (r)
+          report.registered.push({
+            line: e.line,
+            name: r.name,
+            dwmId: r.dwmId,
+            batch: b.index,
+            reconciled: false,
+          });
+        else missing.push(e);
+      }
+      // An answer without some of the names sent: look them up rather than guess.
+      for (const e of missing) maybeOurs.add(nameKey(e.name));
+      remaining = missing.length > 0 ? await reconcile(ctx, b, missing, maybeOurs, 'auto') : [];
+      lastError = missing.length > 0 ? new Error('The service did not confirm these names.') : undefined;
+      break;
+    } catch (e) {
+      lastError = e;
+      if (e instanceof AuthError || e instanceof PermissionError) throw e;
+      if (isServiceCondition(e, 'duplicateRecipient')) {
+        remaining = await reconcile(ctx, b, remaining, maybeOurs, 'list');
+        continue;
+      }
+      if (isAmbiguousWriteFailure(e)) {
+        for (const x of remaining) maybeOurs.add(nameKey(x.name));
+        remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+        continue;
+      }
+      if (!(e instanceof ApiError)) {
+        // Unknown failure: it may have been applied. Settle by look-up, but don't send again.
+        for (const x of remaining) maybeOurs.add(nameKey(x.name));
+        remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+      }
+      break; // validation, other service refusals, non-ambiguous transport: not applied, not retried
+    }
+  }
+
+  if (remaining.length > 0) {
+    const info = errorInfo(lastError ?? new Error('Not registered.'));
+    for (const e of remaining) {
+      report.failed.push({ line: e.line, name: e.name, batch: b.index, ...info });
+    }
+    b.state = 'failed';
+    b.error = info;
+  } else {
+    b.state = 'done';
+    delete b.error;
+  }
+}
+
+/**
+ * Look the entries up; record the found ones (registered if the POST may have been ours and the
+ * case matches exactly, else "registered meanwhile") and return the ones still absent.
+ */
+async function reconcile(
+  ctx: BatchContext,
+  b: ReportBatch,
+  entries: PlannedRecipient[],
+  maybeOurs: Set<string>,
+  strategy: 'auto' | 'list',
+): Promise<PlannedRecipient[]> {
+  if (entries.length === 0) return entries;
+  const found = await findExisting(
+    ctx.client,
+    ctx.siteId,
+    entries.map((e) => e.name),
+    { ...ctx.lookup, strategy: strategy === 'list' ? 'list' : (ctx.lookup.strategy ?? 'auto') },
+  );
+  const rest: PlannedRecipient[] = [];
+  for (const e of entries) {
+    const key = nameKey(e.name);
+    const r = found.get(key);
+    if (!r) {
+      rest.push(e);
+    } else if (maybeOurs.has(key) && r.name === e.name) {
+      ctx.report.registered.push({
+        line: e.line,
+        name: r.name,
+        dwmId: r.dwmId,
+        batch: b.index,
+        reconciled: true,
+      });
+    } else {
+      ctx.report.skipped.push({
+        line: e.line,
+        name: e.name,
+        reason: 'registered-meanwhile',
+        dwmId: r.dwmId,
+        batch: b.index,
+        detail:
+          r.name === e.name
+            ? `Registered by someone else meanwhile (DWM ID ${r.dwmId}).`
+            : `Registered meanwhile as "${r.name}" (DWM ID ${r.dwmId}); names ignore upper/lower case.`,
+      });
+    }
+  }
+  return rest;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Presenting
+// ---------------------------------------------------------------------------------------------
+
+/** Above this many rows a renderer should attach the CSV instead of listing rows. */
+export const REPORT_INLINE_ROWS = 20;
+
+export interface ReportSummary {
+  id: string;
+  siteId: string;
+  status: RegistrationReport['status'];
+  interruptedReason?: string;
+  counts: ReportCounts;
+  /** Failed batches with the service's code and message. */
+  failedBatches: Array<{ index: number; kind: string; code?: string; message: string; names: number }>;
+  /** Rows in the CSV (every line of the input). */
+  rows: number;
+  needsCsv: boolean;
+}
+
+export function summariseReport(r: RegistrationReport): ReportSummary {
+  const counts = reportCounts(r);
+  const failedBatches = r.batches
+    .filter((b) => b.state === 'failed')
+    .map((b) => ({
+      index: b.index,
+      kind: b.error?.kind ?? 'unknown',
+      ...(b.error?.code ? { code: b.error.code } : {}),
+      message: b.error?.message ?? '',
+      names: r.failed.filter((f) => f.batch === b.index).length,
+    }));
+  const rows = r.registered.length + r.skipped.length + r.failed.length;
+  return {
+    id: r.id,
+    siteId: r.siteId,
+    status: r.status,
+    ...(r.interruptedReason ? { interruptedReason: r.interruptedReason } : {}),
+    counts,
+    failedBatches,
+    rows,
+    needsCsv: rows > REPORT_INLINE_ROWS,
+  };
+}
+
+interface CsvRow {
+  line: number;
+  name: string;
+  outcome: string;
+  dwmId?: number;
+  detail: string;
+}
+
+/** The whole report as CSV, one row per input line, ordered by line. */
+export function reportCsv(r: RegistrationReport): string {
+  const rows: CsvRow[] = [];
+  for (const x of r.registered) {
+    rows.push({
+      line: x.line,
+      name: x.name,
+      outcome: 'registered',
+      dwmId: x.dwmId,
+      detail: x.reconciled ? 'Confirmed by a look-up after a network error.' : '',
+    });
+  }
+  for (const x of r.skipped) {
+    rows.push({
+      line: x.line,
+      name: x.name,
+      outcome: x.reason,
+      ...(x.dwmId ? { dwmId: x.dwmId } : {}),
+      detail: x.detail,
+    });
+  }
+  for (const x of r.failed) {
+    rows.push({
+      line: x.line,
+      name: x.name,
+      outcome: 'failed',
+      detail: x.code ? `${x.code}: ${x.message}` : x.message,
+    });
+  }
+  rows.sort((a, b) => a.line - b.line);
+  return writeCsv<CsvRow>(
+    [
+      { header: 'line', value: (x) => x.line },
+      { header: 'name', value: (x) => x.name },
+      { header: 'outcome', value: (x) => x.outcome },
+      { header: 'dwm_id', value: (x) => x.dwmId ?? '' },
+      { header: 'detail', value: (x) => x.detail },
+    ],
+    rows,
+  );
+}
