@@ -1,0 +1,309 @@
+/**
+ * Typed Block Kit builders and limit enforcement. Builders never throw on long input: they cut
+ * text to Slack's limits (with `…`), so a message never fails with `invalid_blocks`.
+ * Limits (Slack docs): 50 blocks per message, 100 per view, section text 3000, section fields 10
+ * each 2000, header 150, button text 75, action_id/block_id 255, 25 elements per actions block,
+ * context 10 elements, modal title 24, submit/close 24, plain_text_input max_length 3000.
+ */
+import { truncate } from './mrkdwn.js';
+
+export const LIMITS = {
+  messageBlocks: 50,
+  viewBlocks: 100,
+  sectionText: 3000,
+  fields: 10,
+  fieldText: 2000,
+  header: 150,
+  buttonText: 75,
+  id: 255,
+  actionsElements: 25,
+  contextElements: 10,
+  modalTitle: 24,
+  modalButton: 24,
+  buttonValue: 2000,
+  optionText: 75,
+  inputLabel: 2000,
+  privateMetadata: 3000,
+  messageText: 40_000,
+} as const;
+
+export interface PlainText {
+  type: 'plain_text';
+  text: string;
+  emoji?: boolean;
+}
+export interface Mrkdwn {
+  type: 'mrkdwn';
+  text: string;
+}
+export type TextObject = PlainText | Mrkdwn;
+
+export interface ConfirmDialog {
+  title: PlainText;
+  text: TextObject;
+  confirm: PlainText;
+  deny: PlainText;
+  style?: 'primary' | 'danger';
+}
+
+export interface ButtonElement {
+  type: 'button';
+  text: PlainText;
+  action_id: string;
+  value?: string;
+  url?: string;
+  style?: 'primary' | 'danger';
+  confirm?: ConfirmDialog;
+}
+
+export interface OptionObject {
+  text: PlainText;
+  value: string;
+  description?: PlainText;
+}
+
+/** Elements of input blocks. */
+export type InputElement =
+  | {
+      type: 'plain_text_input';
+      action_id: string;
+      multiline?: boolean;
+      initial_value?: string;
+      placeholder?: PlainText;
+      max_length?: number;
+      min_length?: number;
+    }
+  | {
+      type: 'static_select';
+      action_id: string;
+      options: OptionObject[];
+      initial_option?: OptionObject;
+      placeholder?: PlainText;
+    }
+  | { type: 'file_input'; action_id: string; filetypes?: string[]; max_files?: number };
+
+export type Block =
+  | { type: 'header'; text: PlainText; block_id?: string }
+  | {
+      type: 'section';
+      text?: TextObject;
+      fields?: TextObject[];
+      accessory?: ButtonElement;
+      block_id?: string;
+    }
+  | { type: 'context'; elements: TextObject[]; block_id?: string }
+  | { type: 'actions'; elements: ButtonElement[]; block_id?: string }
+  | { type: 'divider'; block_id?: string }
+  | {
+      type: 'input';
+      block_id: string;
+      label: PlainText;
+      element: InputElement;
+      hint?: PlainText;
+      optional?: boolean;
+    };
+
+export interface ModalView {
+  type: 'modal';
+  callback_id: string;
+  title: PlainText;
+  submit?: PlainText;
+  close?: PlainText;
+  blocks: Block[];
+  private_metadata?: string;
+  notify_on_close?: boolean;
+  clear_on_close?: boolean;
+  external_id?: string;
+}
+
+export const plain = (text: string, max: number = LIMITS.sectionText): PlainText => ({
+  type: 'plain_text',
+  text: truncate(text, max) || ' ',
+  emoji: true,
+});
+export const md = (text: string, max: number = LIMITS.sectionText): Mrkdwn => ({
+  type: 'mrkdwn',
+  text: truncate(text, max) || ' ',
+});
+
+const id = (s: string) => truncate(s, LIMITS.id);
+
+export function header(text: string): Block {
+  return { type: 'header', text: plain(text, LIMITS.header) };
+}
+
+/** A section of mrkdwn text (cut at 3000) with optional fields (at most 10, each cut at 2000). */
+export function section(
+  text: string | undefined,
+  opts: { fields?: string[]; accessory?: ButtonElement; blockId?: string } = {},
+): Block {
+  const b: Extract<Block, { type: 'section' }> = { type: 'section' };
+  if (text !== undefined) b.text = md(text);
+  if (opts.fields?.length) b.fields = opts.fields.slice(0, LIMITS.fields).map((f) => md(f, LIMITS.fieldText));
+  if (!b.text && !b.fields) b.text = md(' ');
+  if (opts.accessory) b.accessory = opts.accessory;
+  if (opts.blockId) b.block_id = id(opts.blockId);
+  return b;
+}
+
+/** Section fields from label/value pairs: "*Label*\nvalue". More than 10 are dropped. */
+export function fields(pairs: Array<[label: string, value: string]>): string[] {
+  return pairs.slice(0, LIMITS.fields).map(([l, v]) => `*${l}*\n${v}`);
+}
+
+export function context(...texts: string[]): Block {
+  const parts = texts.filter((t) => t.length > 0);
+  return {
+    type: 'context',
+    elements: (parts.length ? parts : [' '])
+      .slice(0, LIMITS.contextElements)
+      .map((t) => md(t, LIMITS.sectionText)),
+  };
+}
+
+export function divider(): Block {
+  return { type: 'divider' };
+}
+
+export function confirmDialog(
+  title: string,
+  text: string,
+  confirm = 'Yes',
+  deny = 'Cancel',
+  style?: 'primary' | 'danger',
+): ConfirmDialog {
+  const d: ConfirmDialog = {
+    title: plain(title, 100),
+    text: md(text, 300),
+    confirm: plain(confirm, 30),
+    deny: plain(deny, 30),
+  };
+  if (style) d.style = style;
+  return d;
+}
+
+export function button(
+  text: string,
+  actionId: string,
+  opts: { value?: string; style?: 'primary' | 'danger'; confirm?: ConfirmDialog; url?: string } = {},
+): ButtonElement {
+  const b: ButtonElement = { type: 'button', text: plain(text, LIMITS.buttonText), action_id: id(actionId) };
+  if (opts.value !== undefined) b.value = opts.value.slice(0, LIMITS.buttonValue);
+  if (opts.style) b.style = opts.style;
+  if (opts.confirm) b.confirm = opts.confirm;
+  if (opts.url) b.url = opts.url;
+  return b;
+}
+
+/** Actions block; more than 25 elements are dropped (put paging in the message instead). */
+export function actions(elements: ButtonElement[], blockId?: string): Block {
+  const b: Block = { type: 'actions', elements: elements.slice(0, LIMITS.actionsElements) };
+  if (blockId) b.block_id = id(blockId);
+  return b;
+}
+
+export function textInput(
+  blockId: string,
+  label: string,
+  opts: {
+    actionId?: string;
+    initial?: string;
+    placeholder?: string;
+    hint?: string;
+    multiline?: boolean;
+    optional?: boolean;
+    maxLength?: number;
+  } = {},
+): Block {
+  const element: InputElement = { type: 'plain_text_input', action_id: opts.actionId ?? 'value' };
+  if (opts.initial) element.initial_value = opts.initial.slice(0, opts.maxLength ?? 3000);
+  if (opts.placeholder) element.placeholder = plain(opts.placeholder, 150);
+  if (opts.multiline) element.multiline = true;
+  if (opts.maxLength) element.max_length = opts.maxLength;
+  const b: Extract<Block, { type: 'input' }> = {
+    type: 'input',
+    block_id: id(blockId),
+    label: plain(label, LIMITS.inputLabel),
+    element,
+  };
+  if (opts.hint) b.hint = plain(opts.hint, LIMITS.inputLabel);
+  if (opts.optional) b.optional = true;
+  return b;
+}
+
+export function staticSelect(
+  blockId: string,
+  label: string,
+  options: Array<{ text: string; value: string }>,
+  opts: { actionId?: string; initial?: string; optional?: boolean } = {},
+): Block {
+  const opt = options.slice(0, 100).map((o) => ({ text: plain(o.text, LIMITS.optionText), value: o.value }));
+  const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value', options: opt };
+  const initial = opt.find((o) => o.value === opts.initial);
+  if (initial) element.initial_option = initial;
+  const b: Extract<Block, { type: 'input' }> = {
+    type: 'input',
+    block_id: id(blockId),
+    label: plain(label, LIMITS.inputLabel),
+    element,
+  };
+  if (opts.optional) b.optional = true;
+  return b;
+}
+
+/** A modal; the title is cut to 24 characters, blocks fitted to 100. */
+export function modal(
+  callbackId: string,
+  title: string,
+  blocks: Block[],
+  opts: { submit?: string; close?: string; privateMetadata?: string; externalId?: string } = {},
+): ModalView {
+  const v: ModalView = {
+    type: 'modal',
+    callback_id: id(callbackId),
+    title: plain(title, LIMITS.modalTitle),
+    blocks: fitView(blocks),
+  };
+  if (opts.submit) v.submit = plain(opts.submit, LIMITS.modalButton);
+  v.close = plain(opts.close ?? 'Cancel', LIMITS.modalButton);
+  if (opts.privateMetadata !== undefined) {
+    if (opts.privateMetadata.length > LIMITS.privateMetadata) {
+      throw new Error('private_metadata is over 3000 characters: store state in the store and pass its id');
+    }
+    v.private_metadata = opts.privateMetadata;
+  }
+  if (opts.externalId) v.external_id = id(opts.externalId);
+  return v;
+}
+
+function fitBlocks(blocks: Block[], max: number, more?: (hidden: number) => string): Block[] {
+  if (blocks.length <= max) return blocks;
+  const kept = blocks.slice(0, max - 1);
+  const hidden = blocks.length - kept.length;
+  return [...kept, context(more ? more(hidden) : `…and ${hidden} more not shown.`)];
+}
+
+/**
+ * At most 50 blocks: when over, keeps the first 49 and ends with an "and N more" context line
+ * (`more(hidden)` says how to see the rest, e.g. "use Export CSV").
+ */
+export function fitMessage(blocks: Block[], more?: (hidden: number) => string): Block[] {
+  return fitBlocks(blocks, LIMITS.messageBlocks, more);
+}
+
+/** At most 100 blocks (modals, App Home). */
+export function fitView(blocks: Block[], more?: (hidden: number) => string): Block[] {
+  return fitBlocks(blocks, LIMITS.viewBlocks, more);
+}
+
+/** A message payload: notification text (required by Slack for accessibility) plus blocks. */
+export interface Message {
+  text: string;
+  blocks?: Block[];
+}
+
+export function message(text: string, blocks?: Block[], more?: (hidden: number) => string): Message {
+  const m: Message = { text: truncate(text, LIMITS.messageText) };
+  if (blocks) m.blocks = fitMessage(blocks, more);
+  return m;
+}

@@ -1,0 +1,80 @@
+/**
+ * Text helpers for Slack mrkdwn. Every string that did not come from the bot's own code goes
+ * through `esc()` (or `code()` for ids and codes) before it reaches a message.
+ */
+import { formatInTimeZone } from 'date-fns-tz';
+
+/**
+ * Control characters (except tab/newline), bidi overrides/isolates and zero-width characters are
+ * replaced: they could hide or reorder text ("RTL override" spoofing of file names and ids).
+ */
+const UNSAFE_CHARS =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+export function neutralise(text: string): string {
+  return text.replace(UNSAFE_CHARS, '\ufffd');
+}
+
+/** Escape `&`, `<`, `>` so no text can ping (`<!channel>`, `<@U1>`) or form a link. */
+export function esc(text: string): string {
+  return neutralise(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Inline code. Backticks cannot be escaped inside Slack inline code, so they are replaced by a
+ * look-alike (ˋ U+02CB); newlines become spaces. Empty input gives `` `(empty)` ``.
+ */
+export function code(text: string | number): string {
+  const s = esc(String(text))
+    .replace(/`/g, '\u02cb')
+    .replace(/[\r\n]+/g, ' ');
+  return s.length === 0 ? '`(empty)`' : `\`${s}\``;
+}
+
+/** Bold (asterisks inside are replaced by a look-alike so they cannot end the bold early). */
+export function bold(text: string): string {
+  return `*${esc(text).replace(/\*/g, '\u2217')}*`;
+}
+
+/**
+ * Cut to at most `max` characters (code points, so a surrogate pair is never split), adding `…`
+ * when something was cut.
+ */
+export function truncate(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (text.length <= max) return text;
+  const chars = Array.from(text);
+  let out = '';
+  for (const ch of chars) {
+    if (out.length + ch.length > max - 1) break;
+    out += ch;
+  }
+  return `${out}\u2026`;
+}
+
+/**
+ * A date that each reader sees in their own zone: `<!date^EPOCH^{date_short_pretty} {time}|FALLBACK>`.
+ * The fallback (shown by clients that cannot render tokens, notifications, exports) is formatted
+ * in `timeZone` (the requesting user's IANA zone), e.g. "2026-11-22 14:05 Asia/Seoul".
+ */
+export function dateToken(epochMs: number, timeZone = 'UTC'): string {
+  const seconds = Math.floor(epochMs / 1000);
+  return `<!date^${seconds}^{date_short_pretty} {time}|${esc(formatTime(epochMs, timeZone))}>`;
+}
+
+/** Plain date-time text in a zone: "2026-11-22 14:05 UTC". Unknown zones fall back to UTC. */
+export function formatTime(epochMs: number, timeZone = 'UTC'): string {
+  try {
+    return `${formatInTimeZone(epochMs, timeZone, 'yyyy-MM-dd HH:mm')} ${timeZone}`;
+  } catch {
+    return `${formatInTimeZone(epochMs, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
+  }
+}
+
+/** A user mention from a trusted Slack user id (validated, so it cannot smuggle anything else). */
+export function userMention(userId: string): string {
+  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : esc(userId);
+}
+
+/** The style guide's name for `esc`. */
+export { esc as escape };

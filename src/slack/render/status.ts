@@ -1,0 +1,63 @@
+/**
+ * The one status mapping of the style guide: text plus emoji, never emoji alone. Every renderer
+ * shows a status through `statusLabel()` (or the per-kind helpers), so the mapping lives here only.
+ */
+import {
+  JOB_STATUS,
+  type JobStatusCode,
+  MEMBER_STATUS,
+  type MemberStatusCode,
+  PRODUCT_STATUS,
+  type ProductStatusCode,
+  REQUEST_STATUS,
+  type RequestStatusCode,
+  TASK_STATUS,
+  type TaskStatusCode,
+} from '../../api/codes.js';
+import { esc } from './mrkdwn.js';
+
+export type StatusKind = 'job' | 'task' | 'request' | 'product' | 'member';
+
+const EMOJI: Record<string, string> = {
+  // jobs
+  DM000: ':white_circle:',
+  DM001: ':large_blue_circle:',
+  DM500: ':large_green_circle:',
+  DM600: ':red_circle:',
+  // tasks
+  TK000: ':white_circle:',
+  TK001: ':large_blue_circle:',
+  TK002: ':large_green_circle:',
+  TK005: ':red_circle:',
+  // requests
+  ST001: ':hourglass_flowing_sand:',
+  ST002: ':no_entry_sign:',
+  ST003: ':white_check_mark:',
+  // products
+  SE000: ':large_green_circle:',
+  SE001: ':red_circle:',
+  // members
+  MT001: ':large_green_circle:',
+  MT002: ':white_circle:',
+};
+
+const NAMES: Record<StatusKind, Record<string, string>> = {
+  job: JOB_STATUS,
+  task: TASK_STATUS,
+  request: REQUEST_STATUS,
+  product: PRODUCT_STATUS,
+  member: MEMBER_STATUS,
+};
+
+/** "`:large_blue_circle: PREPROCESSING`"-style label; an unknown code shows as `:grey_question: CODE`. */
+export function statusLabel(kind: StatusKind, code: string): string {
+  const name = NAMES[kind][code];
+  if (!name) return `:grey_question: ${esc(code)}`;
+  return `${EMOJI[code] ?? ':grey_question:'} ${name}`;
+}
+
+export const jobStatus = (c: JobStatusCode | string) => statusLabel('job', c);
+export const taskStatus = (c: TaskStatusCode | string) => statusLabel('task', c);
+export const requestStatus = (c: RequestStatusCode | string) => statusLabel('request', c);
+export const productStatus = (c: ProductStatusCode | string) => statusLabel('product', c);
+export const memberStatus = (c: MemberStatusCode | string) => statusLabel('member', c);
