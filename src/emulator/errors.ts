@@ -1,24 +1,11 @@
+import { DEFAULT_ERROR_CODES } from '../api/error-codes.js';
+
 /**
  * Failure conditions the emulator answers with, and their `error_code` values. The specs do not
- * list codes; this is the project's agreed set (the API module keeps the same table as its
- * configurable default in src/api/error-codes.ts). Failures are HTTP 200 with this envelope.
+ * list codes; this is the project's agreed set (src/api/error-codes.ts, whose default table
+ * the emulator answers with). Failures are HTTP 200 with this envelope.
  */
-export const EMU_ERROR_CODES = {
-  invalidParameter: 'E1001',
-  siteNotFound: 'E1002',
-  tooManyRecipients: 'E2001',
-  duplicateRecipient: 'E2002',
-  recipientInUse: 'E2003',
-  recipientNotFound: 'E2004',
-  jobNotFound: 'E3001',
-  requestNotFound: 'E4001',
-  requestNotPending: 'E4002',
-  requestAlreadyPending: 'E4003',
-  memberNotFound: 'E5001',
-  memberExists: 'E5002',
-  certificateInvalid: 'E6001',
-  internal: 'E9999',
-} as const;
+export const EMU_ERROR_CODES = DEFAULT_ERROR_CODES;
 export type EmuCondition = keyof typeof EMU_ERROR_CODES;
 
 export const SUCCESS_CODE = '0000';

@@ -3,7 +3,7 @@
  * distributor-like recipients, jobs in every status with tasks, sub-members, plan requests, DRM
  * license and packaging records, settings and monthly statistics.
  */
-import { DRM_TYPES, type JobStatusCode, type MemberGroupSeq, type TaskStatusCode } from '../api/codes.js';
+import type { DRM_TYPES, JobStatusCode, MemberGroupSeq, TaskStatusCode } from '../api/codes.js';
 import { Prng } from './prng.js';
 import type { EmulatorState, RecipientRec, SiteState } from './state.js';
 import type { LicenseRec, MemberRec, StatusRequestRec } from './svc-state.js';
@@ -191,16 +191,21 @@ function seedLicenses(site: SiteState, count: number, rand: Prng, now: number): 
     { length: 45 },
     (_, i) => `${rand.pick(CONTENT_STEMS)}${String(i + 1).padStart(3, '0')}`,
   );
+  // Each user watches on 1 to 3 of the devices.
+  const userDevices = new Map(
+    users.map((u) => [u, Array.from({ length: rand.int(1, 3) }, () => rand.pick(devices))] as const),
+  );
   const out: LicenseRec[] = [];
   for (let i = 0; i < count; i++) {
-    const dev = rand.pick(devices);
+    const userId = rand.pick(users);
+    const dev = rand.pick(userDevices.get(userId) ?? devices);
     const success = rand.chance(0.88);
     out.push({
       cid: rand.pick(cids),
       status: success ? 'success' : 'fail',
       errorCode: success ? '0000' : rand.pick(LICENSE_ERRORS),
       drmType: rand.pick(dev.platform.drm) as (typeof DRM_TYPES)[number],
-      userId: rand.pick(users),
+      userId,
       deviceId: dev.id,
       deviceModel: dev.model,
       licenseType: rand.chance(0.75) ? 'token' : 'gateway',
@@ -210,7 +215,6 @@ function seedLicenses(site: SiteState, count: number, rand: Prng, now: number): 
   }
   out.sort((a, b) => a.regTimeMs - b.regTimeMs);
   site.svc.licenses = out;
-  void DRM_TYPES;
 }
 
 function seedPackaging(site: SiteState, count: number, rand: Prng, now: number): void {
