@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DRM_TYPES, type LicenseSearchCondition } from '../../api/codes.js';
+import { collectAll, iteratePages, type PageFetchArgs } from '../../api/paging.js';
 import type {
   CidLicense,
   DrmDevice,
@@ -336,8 +337,8 @@ function fetchPageFn<K extends ExportKind>(
   client: ServiceClient,
   siteId: string,
   query: ExportQueries[K],
-): (pageIndex: number, pageUnit: number) => Promise<SvcPage<RowOf<K>>> {
-  return (pageIndex, pageUnit) => {
+): (args: PageFetchArgs) => Promise<SvcPage<RowOf<K>>> {
+  return ({ pageIndex, pageUnit }) => {
     const q = { ...query, pageIndex, pageUnit };
     switch (kind) {
       case 'licenses':
@@ -353,9 +354,11 @@ function fetchPageFn<K extends ExportKind>(
 }
 
 /**
- * Fetches every page (page_unit 1000, page_index 1, 2, ...) of the query and returns the CSV.
- * Pages are fetched one after the other (the service has no total count, so the end is the
- * first short page) and `onProgress` is called after each. The query's own paging is ignored.
+ * Fetches every page (page_unit 1000, page_index 1, 2, ...) of the query through the API's
+ * `iteratePages` and returns the CSV. Pages are fetched one after the other (the service has no
+ * total count, so the end is the first short page) and `onProgress` is called after each page.
+ * The query's own paging is ignored. One row beyond `maxRows` is asked for, so `truncated` is
+ * exact: true only when rows were really left out.
  */
 export async function exportAll<K extends ExportKind>(
   kind: K,
@@ -371,28 +374,18 @@ export async function exportAll<K extends ExportKind>(
     invalid(endpoint, 'maxRows', `The row cap ${maxRows} is not valid: use a whole number of at least 1.`);
   }
   const fetchPage = fetchPageFn(kind, client, siteId, query);
-  const rows: RowOf<K>[] = [];
   let pages = 0;
-  let truncated = false;
-  for (let pageIndex = 1; ; pageIndex++) {
-    const page = await fetchPage(pageIndex, EXPORT_PAGE_UNIT);
+  let fetched = 0;
+  const counted = async (args: PageFetchArgs): Promise<SvcPage<RowOf<K>>> => {
+    const page = await fetchPage(args);
     pages++;
-    const room = maxRows - rows.length;
-    if (page.items.length > room) {
-      rows.push(...page.items.slice(0, room));
-      truncated = true;
-    } else {
-      rows.push(...page.items);
-    }
-    await opts.onProgress?.({ kind, pages, rows: rows.length });
-    if (truncated || page.items.length < EXPORT_PAGE_UNIT) break;
-    if (rows.length >= maxRows) {
-      // Exactly at the cap with a full page: there may be more. Probe one row to tell.
-      const probe = await fetchPage(pageIndex * EXPORT_PAGE_UNIT + 1, 1);
-      truncated = probe.items.length > 0;
-      break;
-    }
-  }
+    fetched += page.items.length;
+    await opts.onProgress?.({ kind, pages, rows: Math.min(fetched, maxRows) });
+    return page;
+  };
+  const rows = await collectAll(iteratePages(counted, { pageUnit: EXPORT_PAGE_UNIT, maxItems: maxRows + 1 }));
+  const truncated = rows.length > maxRows;
+  if (truncated) rows.length = maxRows;
   const csv = writeCsv(COLUMNS[kind] as CsvColumn<RowOf<K>>[], rows);
   return { kind, csv, rowCount: rows.length, pages, truncated, filename: `drm-${kind}-${siteId}.csv` };
 }

@@ -123,7 +123,7 @@ describe('exportAll', () => {
     expect(r.filename).toBe('drm-licenses-AB12.csv');
   });
 
-  it('stops at maxRows and says truncated; exact page multiple probes one row', async () => {
+  it('stops at maxRows and says truncated only when rows were left out', async () => {
     const c = new FakeServiceClient();
     c.users = Array.from({ length: 2500 }, (_, i) => ({
       userId: `u${i}`,
