@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { JOB_STATUS_CODES } from '../../src/api/codes.js';
+import {
+  codeOf,
+  decodeData,
+  decodeEnvelope,
+  formatPath,
+  intLike,
+  parseWith,
+} from '../../src/api/envelope.js';
+import {
+  AuthError,
+  PermissionError,
+  ProtocolError,
+  ServiceError,
+  TransportError,
+} from '../../src/api/errors.js';
+import type { HttpResponse } from '../../src/api/http.js';
+
+const res = (body: unknown, status = 200): HttpResponse => ({
+  status,
+  headers: {},
+  text: typeof body === 'string' ? body : JSON.stringify(body),
+  attempts: 1,
+});
+
+describe('decodeEnvelope', () => {
+  it('accepts error_code as "0000", "0" and 0', () => {
+    for (const code of ['0000', '0', 0]) {
+      expect(decodeEnvelope('e', res({ error_code: code, data: { a: 1 } })).data).toEqual({ a: 1 });
+    }
+  });
+  it('turns other codes into ServiceError with code and message', () => {
+    const err = (() => {
+      try {
+        decodeEnvelope(
+          'wm.registerRecipients',
+          res({ error_code: 'E2002', error_message: 'duplicate: a, b' }),
+        );
+      } catch (e) {
+        return e;
+      }
+    })() as ServiceError;
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err.code).toBe('E2002');
+    expect(err.serviceMessage).toBe('duplicate: a, b');
+    expect(err.endpoint).toBe('wm.registerRecipients');
+  });
+  it('maps 401, 403 and other statuses', () => {
+    expect(() => decodeEnvelope('e', res('', 401))).toThrow(AuthError);
+    expect(() => decodeEnvelope('e', res('', 403))).toThrow(PermissionError);
+    const e = (() => {
+      try {
+        decodeEnvelope('e', res('', 404));
+      } catch (x) {
+        return x as TransportError;
+      }
+    })();
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e?.status).toBe(404);
+    expect(e?.ambiguous).toBe(false);
+  });
+  it('refuses bodies that are not a JSON envelope', () => {
+    expect(() => decodeEnvelope('e', res('<html>oops</html>'))).toThrow(ProtocolError);
+    expect(() => decodeEnvelope('e', res([1, 2]))).toThrow(/expected a JSON object/);
+    const e = (() => {
+      try {
+        decodeEnvelope('e', res({ data: {} }));
+      } catch (x) {
+        return x as ProtocolError;
+      }
+    })();
+    expect(e?.field).toBe('error_code');
+  });
+  it('normalises time_zone and coerces counts', () => {
+    const env = decodeEnvelope(
+      'e',
+      res({ error_code: '0000', time_zone: '09:00', total_count: '12', data: [] }),
+    );
+    expect(env.timeZone).toBe('+09:00');
+    expect(env.totalCount).toBe(12);
+    expect(() => decodeEnvelope('e', res({ error_code: '0000', time_zone: 'KST', data: [] }))).toThrow(
+      /time_zone/,
+    );
+  });
+});
+
+describe('data validation', () => {
+  const job = z.object({ job_id: intLike, job_status: codeOf(JOB_STATUS_CODES) });
+  it('coerces numeric strings and ignores unknown fields', () => {
+    const { data } = decodeData(
+      'e',
+      res({ error_code: '0000', data: [{ job_id: '7', job_status: 'DM500', extra: true }] }),
+      z.array(job),
+    );
+    expect(data).toEqual([{ job_id: 7, job_status: 'DM500' }]);
+  });
+  it('names the offending field of an unknown status code', () => {
+    const e = (() => {
+      try {
+        parseWith('wm.searchJobs', z.array(job), [
+          { job_id: 1, job_status: 'DM000' },
+          { job_id: 2, job_status: 'DM999' },
+        ]);
+      } catch (x) {
+        return x as ProtocolError;
+      }
+    })();
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect(e?.field).toBe('data[1].job_status');
+    expect(e?.message).toContain('DM999');
+  });
+  it('refuses a non-integer id', () => {
+    expect(() => parseWith('e', job, { job_id: 'x7', job_status: 'DM000' })).toThrow(/data\.job_id/);
+    expect(() => parseWith('e', job, { job_id: 1.5, job_status: 'DM000' })).toThrow(ProtocolError);
+  });
+  it('formats paths', () => {
+    expect(formatPath('data', [3, 'x'])).toBe('data[3].x');
+    expect(formatPath('', ['error_code'])).toBe('error_code');
+    expect(formatPath('', [])).toBe('body');
+  });
+});

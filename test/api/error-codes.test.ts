@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ERROR_CODES,
+  errorCondition,
+  isServiceCondition,
+  loadErrorCodes,
+} from '../../src/api/error-codes.js';
+import { ServiceError } from '../../src/api/errors.js';
+
+describe('error codes', () => {
+  it('maps default codes to conditions', () => {
+    expect(errorCondition('E2002', DEFAULT_ERROR_CODES)).toBe('duplicateRecipient');
+    expect(errorCondition(new ServiceError('x', 'E2003', 'm'), DEFAULT_ERROR_CODES)).toBe('recipientInUse');
+    expect(errorCondition('E7777', DEFAULT_ERROR_CODES)).toBeUndefined();
+    expect(errorCondition(new Error('E2002'))).toBeUndefined();
+    expect(
+      isServiceCondition(new ServiceError('x', 'E4002', ''), 'requestNotPending', DEFAULT_ERROR_CODES),
+    ).toBe(true);
+  });
+  it('applies overrides from JSON and ignores unknown conditions', () => {
+    const t = loadErrorCodes('{"duplicateRecipient":"9002","nonsense":"1"}');
+    expect(t.duplicateRecipient).toBe('9002');
+    expect(errorCondition('9002', t)).toBe('duplicateRecipient');
+    expect(errorCondition('E2002', t)).toBeUndefined();
+    expect(loadErrorCodes('')).toEqual(DEFAULT_ERROR_CODES);
+  });
+  it('explains a malformed override', () => {
+    expect(() => loadErrorCodes('{nope')).toThrow(/SERVICE_ERROR_CODES is not valid JSON/);
+    expect(() => loadErrorCodes('{"internal": 5}')).toThrow(/condition name to code strings/);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { collectAll, iteratePackaging, iteratePages } from '../../src/api/paging.js';
+import type { PackagingQuery, PackagingRecord, SvcPage } from '../../src/api/types.js';
+
+function source(total: number, reportTotal = true) {
+  const calls: Array<{ pageIndex: number; pageUnit: number }> = [];
+  const fetch = async (a: { pageIndex: number; pageUnit: number }) => {
+    calls.push(a);
+    const start = (a.pageIndex - 1) * a.pageUnit;
+    const items = Array.from(
+      { length: Math.max(0, Math.min(a.pageUnit, total - start)) },
+      (_, i) => start + i,
+    );
+    return reportTotal ? { items, totalCount: total } : { items };
+  };
+  return { fetch, calls };
+}
+
+describe('iteratePages', () => {
+  it('stops at total_count without an extra call', async () => {
+    const s = source(20);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }))).toEqual([...Array(20).keys()]);
+    expect(s.calls.map((c) => c.pageIndex)).toEqual([1, 2]);
+  });
+  it('stops on a short page when no total is reported', async () => {
+    const s = source(25, false);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }))).toHaveLength(25);
+    expect(s.calls).toHaveLength(3);
+  });
+  it('stops on an empty page when the total is exact multiple and unknown', async () => {
+    const s = source(20, false);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }))).toHaveLength(20);
+    expect(s.calls).toHaveLength(3);
+  });
+  it('stops at maxItems and clamps page size', async () => {
+    const s = source(5000);
+    const items = await collectAll(iteratePages(s.fetch, { pageUnit: 5000, maxItems: 1500 }));
+    expect(items).toHaveLength(1500);
+    expect(s.calls[0]?.pageUnit).toBe(1000);
+    expect(s.calls).toHaveLength(2);
+  });
+  it('collectAll caps too', async () => {
+    const s = source(100);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }), 15)).toHaveLength(15);
+  });
+});
+
+describe('iteratePackaging', () => {
+  const rec = (i: number): PackagingRecord => ({
+    siteId: 'AB12',
+    cid: `c${i}`,
+    track: 'HD',
+    createdTime: { raw: `2026-01-01T00:00:${String(i).padStart(2, '0')}`, epochMs: i },
+    updateTime: { raw: `2026-01-02T00:00:${String(i).padStart(2, '0')}`, epochMs: i },
+  });
+  it('follows the keyset cursor until an empty page', async () => {
+    const queries: PackagingQuery[] = [];
+    const client = {
+      listPackaging: async (_s: string, q: PackagingQuery = {}): Promise<SvcPage<PackagingRecord>> => {
+        queries.push(q);
+        const after = q.lastCreatedTimeCid ? Number(q.lastCreatedTimeCid.slice(-2)) + 1 : 0;
+        const items = Array.from({ length: Math.max(0, Math.min(4, 10 - after)) }, (_, i) => rec(after + i));
+        return { items, count: items.length, pageIndex: 1, pageUnit: items.length };
+      },
+    };
+    const all = await collectAll(
+      iteratePackaging(client, 'AB12', { searchCondition: 'cid', searchKeyword: 'c' }),
+    );
+    expect(all.map((r) => r.cid)).toEqual([...Array(10).keys()].map((i) => `c${i}`));
+    expect(queries[0]).toEqual({ searchCondition: 'cid', searchKeyword: 'c' });
+    expect(queries[1]).toMatchObject({
+      lastCreatedTimeCid: '2026-01-01T00:00:03',
+      lastUpdateTime: '2026-01-02T00:00:03',
+    });
+    expect(queries).toHaveLength(4);
+  });
+  it('stops when the service ignores the cursor', async () => {
+    let calls = 0;
+    const client = {
+      listPackaging: async (): Promise<SvcPage<PackagingRecord>> => {
+        calls++;
+        return { items: [rec(1)], count: 1, pageIndex: 1, pageUnit: 1 };
+      },
+    };
+    expect(await collectAll(iteratePackaging(client, 'AB12'))).toHaveLength(2);
+    expect(calls).toBe(2);
+  });
+});
