@@ -105,7 +105,11 @@ export interface CreateStoreOptions {
 async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
-    const keyv = new Keyv<string>({ store: opts.memoryMap ?? new Map(), useKeyPrefix: false });
+    const keyv = new Keyv<string>({
+      store: opts.memoryMap ?? new Map(),
+      useKeyPrefix: false,
+      namespace: undefined,
+    });
     return new LocalBackend('memory', keyv, ks.ping());
   }
   if (loc.backend === 'sqlite') {
@@ -119,7 +123,7 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
       );
     }
     const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 5000 });
-    const keyv = new Keyv<string>({ store: sqlite, useKeyPrefix: false });
+    const keyv = new Keyv<string>({ store: sqlite, useKeyPrefix: false, namespace: undefined });
     keyv.on('error', () => {
       /* surfaced by the failing call itself */
     });
@@ -143,7 +147,12 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
   adapter.on('error', () => {
     /* surfaced by the failing call itself */
   });
-  const keyv = new Keyv<string>({ store: adapter, useKeyPrefix: false, throwOnErrors: true });
+  const keyv = new Keyv<string>({
+    store: adapter,
+    useKeyPrefix: false,
+    namespace: undefined,
+    throwOnErrors: true,
+  });
   keyv.on('error', () => {
     /* surfaced by the failing call itself */
   });
