@@ -149,7 +149,7 @@ export class Outbox {
       if (raw === undefined) continue;
       const parsed = entrySchema.safeParse(raw);
       if (!parsed.success) continue;
-      const e = parsed.data as OutboxEntry;
+      const e = parsed.data as unknown as OutboxEntry;
       if (siteId && e.siteId !== siteId) continue;
       out.push(e);
     }
