@@ -525,12 +525,21 @@ export async function listPackaging(
     query = toPackagingQuery(start.filters ?? {});
   }
   const page = await client.listPackaging(siteId, query);
-  const last = page.items.at(-1);
+  // Only records later than the cursor are wanted. A service whose stored times are finer than
+  // the seconds it prints can send the cursor's own record again (its real time is a fraction of
+  // a second later): drop records sitting exactly at the cursor, and stop when nothing moved,
+  // so "More" never shows the same record twice nor loops.
+  const at = query.lastCreatedTimeCid;
+  const items =
+    at === undefined
+      ? page.items
+      : page.items.filter((r) => !(r.createdTime.raw === at && r.updateTime.raw === query.lastUpdateTime));
+  const last = items.at(-1);
   const nextCursor = last
     ? encodeCursor({
         siteId,
         query: { ...query, lastCreatedTimeCid: last.createdTime.raw, lastUpdateTime: last.updateTime.raw },
       })
     : null;
-  return { items: page.items, nextCursor };
+  return { items, nextCursor };
 }

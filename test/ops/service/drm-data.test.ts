@@ -208,3 +208,22 @@ describe('packaging keyset paging', () => {
     });
   });
 });
+
+describe('packaging cursor robustness', () => {
+  it('drops a record repeated at the cursor position and stops instead of looping', async () => {
+    const c = new FakeServiceClient();
+    const rec = {
+      siteId: 'AB12',
+      cid: 'c9',
+      track: 'HD',
+      createdTime: tv('2026-01-01T00:00:00Z'),
+      updateTime: tv('2026-01-02T00:00:00Z'),
+    };
+    // A service that ignores the keyset and always answers with the same record.
+    c.listPackaging = async () => ({ items: [rec], count: 1, pageIndex: 1, pageUnit: 25 });
+    const first = await listPackaging(c, { siteId: 'AB12' });
+    expect(first.items).toHaveLength(1);
+    const second = await listPackaging(c, { cursor: first.nextCursor! });
+    expect(second).toEqual({ items: [], nextCursor: null });
+  });
+});
