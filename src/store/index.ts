@@ -73,7 +73,7 @@ export function parseStoreUrl(url: string): StoreLocation {
     if (db !== '' && !/^\d{1,2}$/.test(db)) {
       throw new StoreConfigError(
         'STORE_URL',
-        `STORE_URL ${redactUrl(text)}: the database must be a number (/0../15).`,
+        `STORE_URL ${redactUrl(text)}: the database must be a number (/0../15). ${hint}`,
       );
     }
     return { backend: 'redis', url: text };
