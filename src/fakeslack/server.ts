@@ -667,6 +667,9 @@ export class FakeSlack {
       let result: Obj;
       if (method === 'oauth.v2.access') {
         result = this.oauthAccess(args, req);
+      } else if (method === 'api.test') {
+        // Needs no token (used by /readyz with OAuth distribution).
+        result = { args: recordArgs() };
       } else {
         if (!token) throw new SlackApiError('not_authed');
         if (!teamId) throw new SlackApiError('invalid_auth');

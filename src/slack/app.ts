@@ -1,0 +1,269 @@
+/**
+ * Builds the Bolt app from the configuration:
+ * - Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP mode (Bolt's HTTPReceiver) with
+ *   /healthz, /readyz and /metrics next to /slack/events.
+ * - Single workspace (SLACK_BOT_TOKEN) or OAuth distribution (install + redirect routes, the
+ *   installation store over store.installations, workspace and org-wide installs).
+ * - The Web API client points at SLACK_API_URL (the fake Slack in tests and the demo).
+ * - Acks go out at once (processBeforeResponse false); a last-resort error handler logs with a
+ *   reference id and tells the user that id; Bolt's own logs go through src/log.ts (redacted).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type AppOptions, type Logger as BoltLogger, type LogLevel as BoltLogLevel } from '@slack/bolt';
+import type { RetryOptions } from '@slack/web-api';
+import type { Logger } from '../log.js';
+import type { AppDeps } from './deps.js';
+import { createHealth, type ReadinessCheck } from './health.js';
+import { createInstallationStore } from './installation-store.js';
+import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
+
+/** Bot scopes requested at install; keep in sync with manifest.yml. */
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'users:read',
+  'usergroups:read',
+  'channels:read',
+  'groups:read',
+  'channels:history',
+  'groups:history',
+  'files:read',
+  'files:write',
+];
+
+export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+
+export type RegisterFn = (app: App, deps: AppDeps, ctx: { lifecycle: Lifecycle }) => void | Promise<void>;
+
+export interface SlackAppOptions {
+  /** Registers the listeners. Default: registerListeners from ./listeners/index.ts. */
+  register?: RegisterFn;
+  /** Shutdown hooks shared with main.ts; one is created when omitted. */
+  lifecycle?: Lifecycle;
+  /** Web API retry policy (default: 2 quick retries; tests pass { retries: 0 }). */
+  retryConfig?: RetryOptions;
+  /** Extra /readyz checks. */
+  readinessChecks?: Array<() => Promise<ReadinessCheck>>;
+  /** Cache of the Slack readiness check (ms); default 60 s. */
+  readyOkTtlMs?: number;
+}
+
+export interface SlackAppHandle {
+  app: App;
+  lifecycle: Lifecycle;
+  readiness(): Promise<{ ready: boolean; checks: ReadinessCheck[] }>;
+  /** Start receiving (HTTP: listen on HOST:PORT; Socket Mode: connect). Returns the bound port. */
+  start(): Promise<{ port: number }>;
+  /** Stop receiving. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Short reference id shown to users and written in the log with the error. */
+export function newErrorRef(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** Bolt's Logger on top of pino (so Bolt's lines are JSON, redacted, at our level). */
+export function boltLogger(logger: Logger): BoltLogger {
+  let log = logger.child({ component: 'bolt' });
+  const fmt = (msg: unknown[]) =>
+    msg
+      .map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m)))
+      .join(' ');
+  return {
+    debug: (...msg: unknown[]) => log.debug(fmt(msg)),
+    info: (...msg: unknown[]) => log.info(fmt(msg)),
+    warn: (...msg: unknown[]) => log.warn(fmt(msg)),
+    error: (...msg: unknown[]) => log.error(fmt(msg)),
+    // The level is ours (LOG_LEVEL), not Bolt's: Bolt calls setLevel with its own default.
+    setLevel: (_level: BoltLogLevel) => undefined,
+    getLevel: () => {
+      const l = log.level;
+      return (l === 'trace' ? 'debug' : l === 'fatal' || l === 'silent' ? 'error' : l) as BoltLogLevel;
+    },
+    setName: (name: string) => {
+      log = logger.child({ component: name });
+    },
+  };
+}
+
+async function defaultRegister(app: App, deps: AppDeps): Promise<void> {
+  // Imported by name at run time so this file compiles before the listeners exist.
+  const specifier = './listeners/index.js';
+  let mod: { registerListeners?: (app: App, deps: AppDeps) => void | Promise<void> };
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('listeners')) {
+      deps.logger.warn('src/slack/listeners/index.ts not found: the app starts without commands');
+      return;
+    }
+    throw err;
+  }
+  if (typeof mod.registerListeners !== 'function') {
+    throw new Error('src/slack/listeners/index.ts must export registerListeners(app, deps)');
+  }
+  await mod.registerListeners(app, deps);
+}
+
+/** Only answer the user through response URLs that are Slack's (or the configured fake's). */
+function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
+  if (typeof url !== 'string') return false;
+  try {
+    const u = new URL(url);
+    return u.origin === 'https://hooks.slack.com' || u.origin === new URL(apiUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
+  const { config, logger } = deps;
+  const lifecycle = opts.lifecycle ?? createLifecycle();
+  const apiUrl = config.slack.apiUrl ?? DEFAULT_SLACK_API_URL;
+  const retryConfig: RetryOptions = opts.retryConfig ?? {
+    retries: 2,
+    factor: 2,
+    minTimeout: 500,
+    maxTimeout: 3000,
+  };
+  const clientOptions = { slackApiUrl: apiUrl, retryConfig };
+  const bLogger = boltLogger(logger);
+  const socket = config.mode === 'socket';
+
+  const base: AppOptions = {
+    logger: bLogger,
+    clientOptions,
+    processBeforeResponse: false,
+    extendedErrorHandler: true,
+    ignoreSelf: true,
+  };
+  if (socket) {
+    base.socketMode = true;
+    base.appToken = config.slack.appToken;
+  } else {
+    base.signingSecret = config.slack.signingSecret;
+  }
+
+  if (config.distribution === 'oauth') {
+    base.clientId = config.slack.clientId;
+    base.clientSecret = config.slack.clientSecret;
+    base.stateSecret = config.slack.stateSecret;
+    base.scopes = BOT_SCOPES;
+    base.installationStore = createInstallationStore(deps.store, logger);
+    base.installerOptions = {
+      directInstall: true,
+      stateVerification: true,
+      // Slack's authorize page lives next to its API (https://slack.com/oauth/v2/authorize); the
+      // same rule points installs at the fake Slack in the demo.
+      authorizationUrl: new URL('../oauth/v2/authorize', apiUrl).href,
+      clientOptions,
+      ...(socket ? { port: config.port } : {}),
+    };
+  } else {
+    base.token = config.slack.botToken;
+    if (config.slack.botId && config.slack.botUserId) {
+      // Known ids (tests, demo): skip the auth.test Bolt would otherwise make at first use.
+      base.botId = config.slack.botId;
+      base.botUserId = config.slack.botUserId;
+      base.tokenVerificationEnabled = false;
+    }
+  }
+
+  // The health client: the bot token in single mode (auth.test), none with OAuth (api.test).
+  let app: App;
+  const healthClient = () => app.client;
+  const health = createHealth(deps, {
+    get client() {
+      return healthClient();
+    },
+    extraChecks: opts.readinessChecks ?? [],
+    ...(opts.readyOkTtlMs !== undefined ? { okTtlMs: opts.readyOkTtlMs } : {}),
+  });
+  base.customRoutes = health.routes;
+  if (socket) base.installerOptions = { ...base.installerOptions, port: config.port };
+
+  app = new App(base);
+
+  app.error(async (args) => {
+    const { error, body } = args as unknown as {
+      error: Error & { code?: string; original?: unknown };
+      body?: unknown;
+    };
+    const ref = newErrorRef();
+    const b = (body ?? {}) as Record<string, unknown>;
+    logger.error(
+      {
+        ref,
+        code: error.code,
+        err: error.original instanceof Error ? error.original : error,
+        kind:
+          typeof b.type === 'string' ? b.type : typeof b.command === 'string' ? 'slash_command' : undefined,
+        team: typeof b.team_id === 'string' ? b.team_id : undefined,
+      },
+      'unhandled error while handling a Slack request',
+    );
+    // Tell the user, with the reference, when Slack gave us a way to.
+    if (trustedResponseUrl(b.response_url, apiUrl)) {
+      try {
+        await fetch(b.response_url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            response_type: 'ephemeral',
+            replace_original: false,
+            text: `:red_circle: Something went wrong on our side and the request did not complete. Try again; if it keeps failing, give your admin the reference \`${ref}\`.`,
+          }),
+          signal: AbortSignal.timeout(3000),
+        });
+      } catch {
+        logger.warn({ ref }, 'could not tell the user about the error');
+      }
+    }
+  });
+
+  registerLifecycle(app, deps);
+  const registered = Promise.resolve(
+    opts.register ? opts.register(app, deps, { lifecycle }) : defaultRegister(app, deps),
+  );
+  // Surface a failing registration at start(), not as an unhandled rejection.
+  registered.catch(() => undefined);
+
+  let started = false;
+  let stopped: Promise<void> | undefined;
+
+  return {
+    app,
+    lifecycle,
+    readiness: health.readiness,
+    async start() {
+      await registered;
+      if (socket) {
+        await app.start();
+        started = true;
+        logger.info(
+          { mode: 'socket', distribution: config.distribution, port: config.port },
+          'Slack app connected',
+        );
+        return { port: config.port };
+      }
+      const server = (await app.start({ port: config.port, host: config.host })) as Server;
+      started = true;
+      const port = (server.address() as AddressInfo).port;
+      logger.info(
+        { mode: 'http', distribution: config.distribution, host: config.host, port },
+        'Slack app listening',
+      );
+      return { port };
+    },
+    stop() {
+      stopped ??= (async () => {
+        if (started) await app.stop();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Operational HTTP routes served next to the Slack endpoints:
+ *   /healthz  liveness: the process answers (no dependency checked; a restart would not help them).
+ *   /readyz   readiness: the store answers a ping and Slack's Web API is reachable with our
+ *             credentials (auth.test in single-workspace mode, api.test with OAuth). The Slack
+ *             result is cached (success 60 s, failure 10 s) so probes don't hammer Slack.
+ *   /metrics  Prometheus text format from src/metrics.ts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CustomRoute } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { registry } from '../metrics.js';
+import type { AppDeps } from './deps.js';
+
+export interface ReadinessCheck {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+export interface HealthOptions {
+  /** WebClient pointed at the configured Slack API (already carrying the bot token in single mode). */
+  client: WebClient;
+  /** How long a successful Slack check is reused, ms (default 60 000). */
+  okTtlMs?: number;
+  /** How long a failed Slack check is reused, ms (default 10 000). */
+  failTtlMs?: number;
+  /** Extra checks registered by features (e.g. the watcher). */
+  extraChecks?: Array<() => Promise<ReadinessCheck>>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+export function createHealth(deps: AppDeps, opts: HealthOptions) {
+  const okTtl = opts.okTtlMs ?? 60_000;
+  const failTtl = opts.failTtlMs ?? 10_000;
+  let slackCache: { at: number; check: ReadinessCheck } | undefined;
+  let inflight: Promise<ReadinessCheck> | undefined;
+
+  async function slackCheck(): Promise<ReadinessCheck> {
+    const now = deps.now();
+    if (slackCache && now - slackCache.at < (slackCache.check.ok ? okTtl : failTtl)) return slackCache.check;
+    if (!inflight) {
+      inflight = (async (): Promise<ReadinessCheck> => {
+        try {
+          if (deps.config.distribution === 'single') {
+            const r = await opts.client.auth.test();
+            return { name: 'slack', ok: Boolean(r.ok), detail: `team ${String(r.team_id ?? '?')}` };
+          }
+          const r = await opts.client.api.test();
+          return { name: 'slack', ok: Boolean(r.ok) };
+        } catch (e) {
+          // Only the Slack error code (e.g. invalid_auth) or the error class: never the token.
+          const code = (e as { data?: { error?: string } }).data?.error ?? (e as Error).name ?? 'error';
+          return { name: 'slack', ok: false, detail: String(code) };
+        }
+      })().then((check) => {
+        slackCache = { at: deps.now(), check };
+        inflight = undefined;
+        return check;
+      });
+    }
+    return inflight;
+  }
+
+  async function storeCheck(): Promise<ReadinessCheck> {
+    try {
+      const ok = await deps.store.ping();
+      return { name: 'store', ok, detail: deps.store.backend };
+    } catch (e) {
+      return { name: 'store', ok: false, detail: `${deps.store.backend}: ${(e as Error).name}` };
+    }
+  }
+
+  async function readiness(): Promise<{ ready: boolean; checks: ReadinessCheck[] }> {
+    const checks = await Promise.all([
+      storeCheck(),
+      slackCheck(),
+      ...(opts.extraChecks ?? []).map((c) =>
+        c().catch((e: unknown) => ({ name: 'extra', ok: false, detail: (e as Error).name })),
+      ),
+    ]);
+    return { ready: checks.every((c) => c.ok), checks };
+  }
+
+  const routes: CustomRoute[] = [
+    {
+      path: '/healthz',
+      method: ['GET', 'HEAD'],
+      handler: (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 200, { status: 'ok' }),
+    },
+    {
+      path: '/readyz',
+      method: ['GET', 'HEAD'],
+      handler: (_req: IncomingMessage, res: ServerResponse) => {
+        readiness().then(
+          (r) =>
+            sendJson(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', checks: r.checks }),
+          () => sendJson(res, 503, { status: 'not ready' }),
+        );
+      },
+    },
+    {
+      path: '/metrics',
+      method: ['GET'],
+      handler: (_req: IncomingMessage, res: ServerResponse) => {
+        registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': registry.contentType });
+            res.end(text);
+          },
+          () => sendJson(res, 500, { error: 'metrics unavailable' }),
+        );
+      },
+    },
+  ];
+
+  return { routes, readiness, slackCheck };
+}
