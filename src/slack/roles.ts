@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { WorkspaceKey } from '../store/types.js';
+import type { CommandContext } from './context.js';
 import type { AppDeps } from './deps.js';
 import type { Message } from './render/blocks.js';
 import { renderRefused } from './render/errors.js';
@@ -118,4 +119,39 @@ export async function adminContacts(deps: AppDeps, workspace: WorkspaceKey): Pro
 /** The refusal message for `what` ("change the setup"). */
 export async function refusal(deps: AppDeps, workspace: WorkspaceKey, what: string): Promise<Message> {
   return renderRefused(what, await adminContacts(deps, workspace));
+}
+
+/**
+ * The role check for block actions (buttons, menus): the same rule as the dispatcher. When the
+ * user is not an admin: audited as 'refused', told who can do it, and false is returned.
+ */
+export async function requireAdmin(ctx: CommandContext, what: string, action: string): Promise<boolean> {
+  if ((await ctx.role()) === 'admin') return true;
+  await ctx.audit({ action, detail: `refused: ${what}`, result: 'refused' });
+  await ctx.respond(renderRefused(what, await ctx.admins()), { share: false });
+  return false;
+}
+
+/**
+ * The role check for view submissions: a refusal is shown inline on `blockId` (the modal stays
+ * open) with who can do it. Returns false after acking; the caller must not ack again.
+ */
+export async function requireAdminForView(
+  ctx: CommandContext,
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
+  ack: (r?: any) => Promise<void>,
+  blockId: string,
+  what: string,
+  action: string,
+): Promise<boolean> {
+  if ((await ctx.role()) === 'admin') return true;
+  const admins = (await ctx.admins())
+    .replace(/<@([A-Z0-9]+)>/g, '@$1')
+    .replace(/<!subteam\^([A-Z0-9]+)>/g, 'the admin group');
+  await ack({
+    response_action: 'errors',
+    errors: { [blockId]: `Only admins can ${what}. Ask ${admins}.`.slice(0, 150) },
+  });
+  await ctx.audit({ action, detail: `refused: ${what}`, result: 'refused' });
+  return false;
 }

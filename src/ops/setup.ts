@@ -1,0 +1,295 @@
+/**
+ * Workspace setup: check the form, verify the credentials live, save what verified (encrypted by
+ * the store's vault), and report the status with secrets masked. No Slack here: the setup
+ * listeners turn these results into modals.
+ *
+ * Choices (documented here, the spec says nothing):
+ * - All-or-nothing: credentials are saved only when EVERY part given (watermarking token for every
+ *   site, Service API site list) verified; a partial save could leave the bot half working with
+ *   no one noticing.
+ * - A secret left blank keeps the saved one of the same part (so a site can be added without
+ *   re-typing keys); it is verified again with the rest.
+ */
+
+import { errorCondition } from '../api/error-codes.js';
+import { AuthError, PermissionError, ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
+import { checkSiteId } from '../api/validate.js';
+import type { WorkspaceKey } from '../store/types.js';
+import { loadCredentials, type OpsDeps } from './workspace.js';
+
+/** The raw form, every field a string ('' when blank). */
+export interface SetupForm {
+  siteIds: string;
+  defaultSite: string;
+  wmAccountId: string;
+  wmAccessKey: string;
+  svcAccountId: string;
+  svcAccountSeq: string;
+  svcSecretKey: string;
+  wmBaseUrl: string;
+  svcBaseUrl: string;
+}
+export type SetupField = keyof SetupForm;
+export const SETUP_FIELDS: readonly SetupField[] = [
+  'siteIds',
+  'defaultSite',
+  'wmAccountId',
+  'wmAccessKey',
+  'svcAccountId',
+  'svcAccountSeq',
+  'svcSecretKey',
+  'wmBaseUrl',
+  'svcBaseUrl',
+];
+export const SECRET_FIELDS: readonly SetupField[] = ['wmAccessKey', 'svcSecretKey'];
+
+export type SetupErrors = Partial<Record<SetupField, string>>;
+
+export type SetupCheck = { ok: true; credentials: WorkspaceCredentials } | { ok: false; errors: SetupErrors };
+
+/** "••••abcd": last 4 only, and nothing at all of a short secret. */
+export function maskSecret(secret: string | undefined): string {
+  if (!secret) return '(not set)';
+  return secret.length >= 12 ? `\u2022\u2022\u2022\u2022${secret.slice(-4)}` : '\u2022\u2022\u2022\u2022';
+}
+
+const ACCOUNT_RE = /^[^\s\p{Cc}]{1,128}$/u;
+const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s) && URL.canParse(s);
+
+/**
+ * Check formats. `existing` supplies kept secrets for blank secret fields; `defaults` supplies
+ * base URLs (DWM_BASE_URL / SERVICE_API_BASE_URL) for blank URL fields.
+ */
+export function checkSetupForm(
+  raw: Partial<SetupForm>,
+  existing: WorkspaceCredentials | undefined,
+  defaults: { wmBaseUrl?: string | undefined; svcBaseUrl?: string | undefined },
+): SetupCheck {
+  const f: SetupForm = Object.fromEntries(
+    SETUP_FIELDS.map((k) => [k, (raw[k] ?? '').trim()]),
+  ) as unknown as SetupForm;
+  const errors: SetupErrors = {};
+
+  const siteIds = [
+    ...new Set(
+      f.siteIds
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (siteIds.length === 0) errors.siteIds = 'Give at least one site id, like AB12 (several: AB12, CD34).';
+  else {
+    const bad = siteIds.map(checkSiteId).find((m) => m !== null);
+    if (bad) errors.siteIds = bad;
+  }
+  let defaultSiteId = siteIds[0] ?? '';
+  if (f.defaultSite) {
+    const match = siteIds.find((s) => s.toLowerCase() === f.defaultSite.toLowerCase());
+    if (!match && !errors.siteIds)
+      errors.defaultSite = `${f.defaultSite} is not in the site list; use one of ${siteIds.join(', ')} or leave it blank for the first.`;
+    else if (match) defaultSiteId = match;
+  }
+
+  // Watermarking part: present when any of its fields is typed.
+  let watermarking: WatermarkingCredentials | undefined;
+  const keptWm = existing?.watermarking;
+  if (f.wmAccountId || f.wmAccessKey) {
+    const accessKey = f.wmAccessKey || keptWm?.accessKey || '';
+    if (!f.wmAccountId)
+      errors.wmAccountId = 'Give the watermarking account id (or clear the access key to skip watermarking).';
+    else if (!ACCOUNT_RE.test(f.wmAccountId))
+      errors.wmAccountId = 'The account id must be 1 to 128 characters without spaces.';
+    if (!accessKey) errors.wmAccessKey = 'Give the watermarking access key.';
+    const baseUrl = f.wmBaseUrl || defaults.wmBaseUrl || '';
+    if (!baseUrl) errors.wmBaseUrl = 'Give the Watermarking API URL, like https://wm.example.com.';
+    else if (!isUrl(baseUrl)) errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
+    watermarking = { accountId: f.wmAccountId, accessKey, baseUrl: baseUrl.replace(/\/+$/, '') };
+  } else if (f.wmBaseUrl && !isUrl(f.wmBaseUrl)) {
+    errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
+  }
+
+  let service: ServiceApiCredentials | undefined;
+  const keptSvc = existing?.service;
+  if (f.svcAccountId || f.svcAccountSeq || f.svcSecretKey) {
+    const secretKey = f.svcSecretKey || keptSvc?.secretKey || '';
+    if (!f.svcAccountId) errors.svcAccountId = 'Give the Service API account id.';
+    else if (!ACCOUNT_RE.test(f.svcAccountId))
+      errors.svcAccountId = 'The account id must be 1 to 128 characters without spaces.';
+    if (!/^\d{1,20}$/.test(f.svcAccountSeq))
+      errors.svcAccountSeq = 'The account sequence is a number, like 1024.';
+    if (!secretKey) errors.svcSecretKey = 'Give the Service API secret key.';
+    const baseUrl = f.svcBaseUrl || defaults.svcBaseUrl || '';
+    if (!baseUrl) errors.svcBaseUrl = 'Give the Service API URL, like https://api.example.com.';
+    else if (!isUrl(baseUrl)) errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
+    service = {
+      accountId: f.svcAccountId,
+      accountSeq: f.svcAccountSeq,
+      secretKey,
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+    };
+  } else if (f.svcBaseUrl && !isUrl(f.svcBaseUrl)) {
+    errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
+  }
+
+  if (!watermarking && !service && !errors.wmAccountId) {
+    errors.wmAccountId = 'Give the watermarking credentials, the Service API credentials, or both.';
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    credentials: {
+      siteIds,
+      defaultSiteId,
+      ...(watermarking ? { watermarking } : {}),
+      ...(service ? { service } : {}),
+    },
+  };
+}
+
+export interface VerifyFailure {
+  part: 'watermarking' | 'service';
+  siteId?: string;
+  /** The form field the failure belongs to. */
+  field: SetupField;
+  /** Plain words: what the service said and what to fix. Never a secret. */
+  message: string;
+}
+
+export type VerifyResult = { ok: true; verifiedAt: string } | { ok: false; failures: VerifyFailure[] };
+
+function describe(
+  part: 'watermarking' | 'service',
+  e: unknown,
+  siteId?: string,
+): Omit<VerifyFailure, 'part'> {
+  const api = part === 'watermarking' ? 'The Watermarking API' : 'The Service API';
+  const secretField: SetupField = part === 'watermarking' ? 'wmAccessKey' : 'svcSecretKey';
+  const urlField: SetupField = part === 'watermarking' ? 'wmBaseUrl' : 'svcBaseUrl';
+  const site = siteId ? ` for site ${siteId}` : '';
+  const base = siteId ? { siteId } : {};
+  if (e instanceof AuthError) {
+    return {
+      ...base,
+      field: secretField,
+      message: `${api} refused the account id or key${site}. Check both and enter the key again.`,
+    };
+  }
+  if (e instanceof PermissionError) {
+    return { ...base, field: secretField, message: `${api} says this account may not use it${site}.` };
+  }
+  if (e instanceof ServiceError) {
+    const cond = errorCondition(e);
+    if (cond === 'siteNotFound') {
+      return {
+        ...base,
+        field: 'siteIds',
+        message: `${api}: site ${siteId ?? ''} does not exist or this account does not own it (${e.code}: ${e.serviceMessage}).`,
+      };
+    }
+    return { ...base, field: secretField, message: `${api} answered ${e.code}: ${e.serviceMessage}` };
+  }
+  if (e instanceof TransportError) {
+    return {
+      ...base,
+      field: urlField,
+      message: `${api} could not be reached at the URL given${e.status ? ` (HTTP ${e.status})` : ''}. Check the URL, or try again later.`,
+    };
+  }
+  if (e instanceof ValidationError) {
+    return { ...base, field: 'siteIds', message: e.issues.map((i) => `${i.field}: ${i.message}`).join(' ') };
+  }
+  return { ...base, field: urlField, message: `${api} check failed unexpectedly${site}; try again.` };
+}
+
+/** Live check: a watermarking token for every site, and the Service API site list. */
+export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): Promise<VerifyResult> {
+  const failures: VerifyFailure[] = [];
+  const jobs: Promise<void>[] = [];
+  if (creds.watermarking) {
+    const wm = deps.api.watermarking(creds.watermarking);
+    for (const siteId of creds.siteIds) {
+      jobs.push(
+        wm.verify(siteId).catch((e: unknown) => {
+          failures.push({ part: 'watermarking', ...describe('watermarking', e, siteId) });
+        }),
+      );
+    }
+  }
+  if (creds.service) {
+    const svc = deps.api.service(creds.service);
+    jobs.push(
+      svc.verify().catch((e: unknown) => {
+        failures.push({ part: 'service', ...describe('service', e) });
+      }),
+    );
+  }
+  await Promise.all(jobs);
+  if (failures.length > 0) return { ok: false, failures };
+  return { ok: true, verifiedAt: new Date(deps.now()).toISOString() };
+}
+
+/** Save verified credentials (encrypted by the vault) and lift an auth-failure polling pause. */
+export async function saveSetup(
+  deps: OpsDeps,
+  workspace: WorkspaceKey,
+  credentials: WorkspaceCredentials,
+  verifiedAt: string,
+  userId: string,
+): Promise<void> {
+  await deps.store.credentials.put(workspace, { credentials, verifiedAt, savedBy: userId });
+  const settings = await deps.store.settings.get(workspace);
+  if (settings.pollingPausedReason) {
+    const { pollingPausedReason: _cleared, ...rest } = settings;
+    await deps.store.settings.put(workspace, rest);
+  }
+}
+
+export interface SetupStatus {
+  configured: boolean;
+  source?: 'env' | 'store';
+  readOnly: boolean;
+  siteIds: string[];
+  defaultSiteId?: string;
+  watermarking?: { accountId: string; accessKey: string; baseUrl: string };
+  service?: { accountId: string; accountSeq: string; secretKey: string; baseUrl: string };
+  verifiedAt?: string;
+  savedBy?: string;
+  pollingPausedReason?: string;
+}
+
+/** What is configured, secrets masked (last 4 at most). */
+export async function setupStatus(deps: OpsDeps, workspace: WorkspaceKey): Promise<SetupStatus> {
+  const loaded = await loadCredentials(deps, workspace);
+  const settings = await deps.store.settings.get(workspace);
+  const paused = settings.pollingPausedReason ? { pollingPausedReason: settings.pollingPausedReason } : {};
+  if (!loaded) return { configured: false, readOnly: false, siteIds: [], ...paused };
+  const c = loaded.credentials;
+  const s: SetupStatus = {
+    configured: true,
+    source: loaded.source,
+    readOnly: loaded.readOnly,
+    siteIds: c.siteIds,
+    defaultSiteId: c.defaultSiteId,
+    ...paused,
+  };
+  if (c.watermarking) {
+    s.watermarking = {
+      accountId: c.watermarking.accountId,
+      accessKey: maskSecret(c.watermarking.accessKey),
+      baseUrl: c.watermarking.baseUrl,
+    };
+  }
+  if (c.service) {
+    s.service = {
+      accountId: c.service.accountId,
+      accountSeq: c.service.accountSeq,
+      secretKey: maskSecret(c.service.secretKey),
+      baseUrl: c.service.baseUrl,
+    };
+  }
+  if (loaded.verifiedAt) s.verifiedAt = loaded.verifiedAt;
+  if (loaded.savedBy) s.savedBy = loaded.savedBy;
+  return s;
+}

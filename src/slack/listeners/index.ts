@@ -1,0 +1,25 @@
+/**
+ * Registers every listener. Command entries are added to the registry when their module is
+ * imported (side effect of `registry.add` at module level); listener modules with actions/views
+ * export `register(app, deps)`.
+ *
+ * Feature modules: put your command file in ./commands/ (calling `registry.add`) and add its
+ * import below; actions/views go in ./actions/ or ./views/ with a `register` export listed in
+ * LISTENERS.
+ */
+import type { App } from '@slack/bolt';
+import type { AppDeps } from '../deps.js';
+// Command entries (side-effect imports, order = help order).
+import './commands/setup.js';
+import './commands/audit.js';
+import { register as slashCommands } from './commands/slash.js';
+import { register as setupView } from './views/setup.js';
+
+export { registry } from '../registry.js';
+
+type Register = (app: App, deps: AppDeps) => void;
+const LISTENERS: Register[] = [slashCommands, setupView];
+
+export function registerListeners(app: App, deps: AppDeps): void {
+  for (const r of LISTENERS) r(app, deps);
+}

@@ -1,0 +1,123 @@
+/**
+ * Setup modal submission: check formats (inline errors via `response_action: 'errors'`), answer at
+ * once with a "Verifying…" view (`response_action: 'update'`), verify live, then `views.update` to
+ * a success view or back to the form with the service's error (typed secrets discarded).
+ */
+import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import {
+  checkSetupForm,
+  maskSecret,
+  SECRET_FIELDS,
+  SETUP_FIELDS,
+  type SetupForm,
+  saveSetup,
+  setupStatus,
+  verifySetup,
+} from '../../../ops/setup.js';
+import { loadCredentials } from '../../../ops/workspace.js';
+import { createContext } from '../../context.js';
+import type { AppDeps } from '../../deps.js';
+import { esc } from '../../render/mrkdwn.js';
+import {
+  SETUP_BLOCK,
+  SETUP_CALLBACK,
+  setupFormView,
+  setupInlineErrors,
+  setupSuccessView,
+  verifyingView,
+} from '../../render/setup.js';
+import { requireAdminForView } from '../../roles.js';
+
+/** Read the form fields out of view state (plain_text_input values keyed by our block ids). */
+export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
+  const out: Partial<SetupForm> = {};
+  for (const f of SETUP_FIELDS) {
+    const v = view.state.values[SETUP_BLOCK[f]]?.value?.value;
+    if (typeof v === 'string') out[f] = v;
+  }
+  return out;
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
+    const ctx = createContext({
+      deps,
+      client,
+      teamId: body.team?.id ?? context.teamId,
+      enterpriseId: body.enterprise?.id ?? context.enterpriseId,
+      isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
+      userId: body.user.id,
+    });
+    if (
+      !(await requireAdminForView(ctx, ack, SETUP_BLOCK.siteIds, 'change the service setup', 'setup.save'))
+    ) {
+      return;
+    }
+    const loaded = await loadCredentials(deps, ctx.workspace);
+    if (loaded?.readOnly) {
+      await ack();
+      return;
+    }
+    const form = readSetupForm(view);
+    const defaults = { wmBaseUrl: deps.config.dwmBaseUrl, svcBaseUrl: deps.config.serviceApiBaseUrl };
+    const checked = checkSetupForm(form, loaded?.credentials, defaults);
+    if (!checked.ok) {
+      await ack({ response_action: 'errors', errors: setupInlineErrors(checked.errors) });
+      return;
+    }
+    await ack({ response_action: 'update', view: verifyingView() as never });
+
+    const creds = checked.credentials;
+    const sites = creds.siteIds.join(', ');
+    try {
+      const result = await verifySetup(deps, creds);
+      if (result.ok) {
+        await saveSetup(deps, ctx.workspace, creds, result.verifiedAt, ctx.userId);
+        await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });
+        const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
+        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) as never });
+        return;
+      }
+      await ctx.audit({
+        action: 'setup.save',
+        detail: `verification failed for sites ${sites}: ${result.failures.map((f) => f.message).join(' ')}`,
+        result: 'error',
+      });
+      const kept: Partial<SetupForm> = { ...form };
+      for (const f of SECRET_FIELDS) delete kept[f];
+      const c = loaded?.credentials;
+      const savedSecrets: { wmAccessKey?: string; svcSecretKey?: string } = {};
+      if (c?.watermarking) savedSecrets.wmAccessKey = maskSecret(c.watermarking.accessKey);
+      if (c?.service) savedSecrets.svcSecretKey = maskSecret(c.service.secretKey);
+      await client.views.update({
+        view_id: view.id,
+        view: setupFormView({
+          values: kept,
+          defaults,
+          savedSecrets,
+          failure: result.failures.map((f) => `• ${esc(f.message)}`),
+          secretsDiscarded: SECRET_FIELDS.some((f) => !!form[f]?.trim()),
+        }) as never,
+      });
+    } catch (err) {
+      ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
+      await client.views
+        .update({
+          view_id: view.id,
+          view: setupFormView({
+            values: Object.fromEntries(
+              Object.entries(form).filter(([k]) => !SECRET_FIELDS.includes(k as never)),
+            ),
+            defaults,
+            failure: [
+              `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
+            ],
+            secretsDiscarded: true,
+          }) as never,
+        })
+        .catch((e: unknown) =>
+          ctx.logger.error({ err: e, refId: ctx.refId }, 'could not update the setup view'),
+        );
+    }
+  });
+}
