@@ -6,7 +6,7 @@
 
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
 import type { FpsCertUpload, ServiceClient, UploadedFile } from '../../api/types.js';
-import { checkKeyPassword } from '../../api/validate.js';
+import { checkFileExtension, checkKeyPassword } from '../../api/validate.js';
 import { opsEndpoint, requireSiteId } from './common.js';
 
 /**
@@ -38,12 +38,6 @@ function baseName(name: string): string {
   return name.split(/[\\/]/).pop() ?? name;
 }
 
-function extOf(name: string): string {
-  const b = baseName(name).toLowerCase();
-  const i = b.lastIndexOf('.');
-  return i > 0 ? b.slice(i) : '';
-}
-
 function checkFile(
   label: string,
   file: UploadedFile | undefined,
@@ -52,9 +46,8 @@ function checkFile(
 ): string | null {
   if (!file || !(file.data instanceof Uint8Array)) return `The ${label} file is missing: attach it.`;
   const name = baseName(file.filename ?? '');
-  if (!allowed.includes(extOf(name))) {
-    return `The ${label} must be a ${allowed.join(' or ')} file (got "${name.slice(0, 60)}").`;
-  }
+  const ext = checkFileExtension(name, allowed, `The ${label}`);
+  if (ext) return ext;
   if (file.data.byteLength === 0) return `The ${label} file "${name.slice(0, 60)}" is empty.`;
   if (file.data.byteLength > maxBytes) {
     return `The ${label} file "${name.slice(0, 60)}" is ${file.data.byteLength} bytes; the limit is ${maxBytes} bytes.`;

@@ -11,7 +11,7 @@ import {
   type MemberStatusCode,
 } from '../../api/codes.js';
 import type { ServiceClient, SubMember } from '../../api/types.js';
-import { LIMITS } from '../../api/validate.js';
+import { checkEmail, LIMITS } from '../../api/validate.js';
 import {
   invalid,
   opsEndpoint,
@@ -75,13 +75,16 @@ export function parseGroup(input: string | number, endpoint = opsEndpoint('membe
   );
 }
 
-/** Longest e-mail address (RFC 5321 path limit). */
+/** Longest e-mail address (RFC 5321 path limit; the API's checkEmail enforces the same). */
 export const EMAIL_MAX = 254;
+/** Trimmed, then the API module's own e-mail rule, so this layer never accepts what it refuses. */
 const emailSchema = z
   .string()
   .trim()
-  .max(EMAIL_MAX, `The e-mail address is longer than ${EMAIL_MAX} characters.`)
-  .pipe(z.email('This is not an e-mail address: use the form name@example.com.'));
+  .superRefine((v, ctx) => {
+    const finding = v === '' ? 'The e-mail address is empty: use the form name@example.com.' : checkEmail(v);
+    if (finding) ctx.addIssue({ code: 'custom', message: finding });
+  });
 
 export function parseEmail(input: string, endpoint = opsEndpoint('members.add')): string {
   const r = emailSchema.safeParse(input);

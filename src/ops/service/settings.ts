@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
 import type { DrmSettings, DrmSettingsUpdate, ServiceClient } from '../../api/types.js';
+import { checkUrl } from '../../api/validate.js';
 import { opsEndpoint, requireSiteId } from './common.js';
 
 /** Fixed run of dots shown in place of the hidden part: the same for every length. */
@@ -69,18 +70,13 @@ export interface SettingsUpdateInput {
   tokenDuration?: number | string;
 }
 
-function checkUrl(value: string): string | null {
+/** The API's URL rule (http/https, "" clears) plus a length cap and no embedded credentials. */
+function checkCallbackUrl(value: string): string | null {
   if (value === '') return null;
   if (value.length > CALLBACK_URL_MAX) return `The URL is longer than ${CALLBACK_URL_MAX} characters.`;
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    return `"${value.slice(0, 60)}" is not a URL: use a full address like https://example.com/callback.`;
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') {
-    return `The URL must start with https:// or http:// (got ${u.protocol}).`;
-  }
+  const finding = checkUrl(value);
+  if (finding) return finding;
+  const u = new URL(value);
   if (u.username || u.password) return 'The URL must not contain a user name or password.';
   return null;
 }
@@ -113,7 +109,7 @@ export function toSettingsUpdate(
   for (const key of ['licenseCallbackUrl', 'packageCallbackUrl'] as const) {
     const v = f[key];
     if (v === undefined) continue;
-    const finding = checkUrl(v);
+    const finding = checkCallbackUrl(v);
     if (finding)
       issues.push({
         field: key === 'licenseCallbackUrl' ? 'license callback URL' : 'package callback URL',
