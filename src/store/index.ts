@@ -22,7 +22,7 @@ import {
   leaseRepo,
   settingsRepo,
 } from './repos.js';
-import type { DocRepo, DocSchema, Store } from './types.js';
+import type { AtomicDocRepo, DocSchema, Store } from './types.js';
 import { createVault } from './vault.js';
 
 export { StoreConfigError, StoreDataError, VaultError } from './errors.js';
@@ -184,16 +184,16 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const settings = settingsRepo(backend, ks);
   const audit = auditRepo(backend, ks, opts.auditCap);
   const leases = leaseRepo(backend, ks);
-  const docCache = new Map<string, DocRepo<unknown>>();
+  const docCache = new Map<string, AtomicDocRepo<unknown>>();
 
-  function docs<T>(namespace: string, schema?: DocSchema<T>): DocRepo<T> {
+  function docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T> {
     if (schema) return docRepo<T>(backend, ks, registry, namespace, schema);
     let repo = docCache.get(namespace);
     if (!repo) {
       repo = docRepo<unknown>(backend, ks, registry, namespace);
       docCache.set(namespace, repo);
     }
-    return repo as DocRepo<T>;
+    return repo as AtomicDocRepo<T>;
   }
 
   return {

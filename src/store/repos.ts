@@ -9,10 +9,10 @@ import type { Backend } from './backend.js';
 import { StoreDataError } from './errors.js';
 import { assertId, assertNamespace, assertWorkspaceKey, type KeySpace } from './keys.js';
 import type {
+  AtomicDocRepo,
   AuditEntry,
   AuditRepo,
   CredentialsRepo,
-  DocRepo,
   DocSchema,
   InstallationRepo,
   LeaseRepo,
@@ -326,7 +326,7 @@ export function docRepo<T>(
   registry: DocNamespaceRegistry,
   namespace: string,
   schema?: DocSchema<T>,
-): DocRepo<T> {
+): AtomicDocRepo<T> {
   assertNamespace(namespace);
   const what = (ws: WorkspaceKey, id: string) => `Document ${namespace}/${id} of ${ws}`;
   function decode(raw: string, ws: WorkspaceKey, id: string): T {

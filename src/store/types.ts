@@ -85,6 +85,11 @@ export interface DocRepo<T> {
   /** Ids present for the workspace (kept in an index document). */
   list(key: WorkspaceKey): Promise<string[]>;
   deleteAll(key: WorkspaceKey): Promise<void>;
+}
+
+/** What Store.docs() returns: a DocRepo plus an atomic update (separate so simple fakes of
+ * DocRepo stay valid). */
+export interface AtomicDocRepo<T> extends DocRepo<T> {
   /**
    * Atomic read-modify-write of one document, safe across replicas on Redis (optimistic
    * compare-and-set with retries) and within the process elsewhere (per-key mutex). `fn` gets the
@@ -127,7 +132,7 @@ export interface Store {
    * namespace: lower-case letters, digits, '-', '_' (max 48). With a schema, documents read back
    * are validated (a mismatch throws StoreDataError naming the namespace and id).
    */
-  docs<T>(namespace: string, schema?: DocSchema<T>): DocRepo<T>;
+  docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T>;
   /** Remove everything stored for a workspace (uninstall): installation, credentials, settings,
    * audit and the workspace's documents in every namespace ever written. */
   purgeWorkspace(key: WorkspaceKey): Promise<void>;
