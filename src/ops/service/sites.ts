@@ -90,8 +90,18 @@ const siteRequestFilters = z
     from: z.string().optional(),
     to: z.string().optional(),
     status: z.string().trim().min(1, 'The status is empty.').max(40, 'The status is too long.').optional(),
-    account: z.string().trim().min(1, 'The account id is empty.').max(100).optional(),
-    site: z.string().trim().min(1, 'The site id is empty.').max(20).optional(),
+    account: z
+      .string()
+      .trim()
+      .min(1, 'The account id is empty.')
+      .max(100, 'The account id is longer than 100 characters.')
+      .optional(),
+    site: z
+      .string()
+      .trim()
+      .min(1, 'The site id is empty.')
+      .max(20, 'The site id is longer than 20 characters.')
+      .optional(),
     page: z.number().optional(),
     pageSize: z.number().optional(),
   })
