@@ -205,11 +205,8 @@ export class EmulatorState {
     const norm = authorization.replace(/^bearer\s+/i, 'Bearer ');
     const rec = this.tokens.get(norm);
     if (!rec) return undefined;
-    if (this.now() >= rec.expiresAtMs) {
-      this.tokens.delete(norm);
-      return undefined;
-    }
-    return rec;
+    // Expired tokens are kept (the test clock may move back); only expireTokens() removes them.
+    return this.now() >= rec.expiresAtMs ? undefined : rec;
   }
 
   expireTokens(): void {
