@@ -11,7 +11,11 @@ afterEach(async () => {
 
 async function value(metric: typeof serviceCallErrors, labels: Record<string, string>): Promise<number> {
   const m = await metric.get();
-  return m.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+  return (
+    m.values.find((v) =>
+      Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l),
+    )?.value ?? 0
+  );
 }
 
 describe('service call metrics', () => {
