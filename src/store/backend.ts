@@ -48,7 +48,11 @@ function parseArray(raw: string | undefined): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-/** memory:// and sqlite://: keyv for values, in-process mutex for read-modify-write, leases in memory. */
+/**
+ * memory:// and sqlite://: keyv for values, in-process mutex for read-modify-write, leases in memory.
+ * Sets and lists are JSON arrays stored under their key (the audit list, capped at 5,000 entries,
+ * is rewritten on each append: fine for chat-ops volumes; use Redis for heavy multi-replica use).
+ */
 export class LocalBackend implements Backend {
   private readonly mutex = new KeyedMutex();
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();

@@ -100,6 +100,20 @@ export interface CreateStoreOptions {
   auditCap?: number;
   /** Redis connect timeout in ms (default 5000). */
   connectTimeoutMs?: number;
+  /** ping() answers false after this many ms (default 2000). */
+  pingTimeoutMs?: number;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([p.catch(() => fallback), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
@@ -167,7 +181,16 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
       `STORE_URL: cannot reach Redis at ${redactUrl(loc.url)} (${redactUrl((e as Error).message ?? String(e))})`,
     );
   }
-  return new RedisBackend(keyv, client, () => adapter.disconnect());
+  // Graceful QUIT waits for a reconnect when Redis is gone: fall back to a forced disconnect.
+  const disconnect = async () => {
+    const graceful = await withTimeout(
+      adapter.disconnect().then(() => true),
+      1000,
+      false,
+    );
+    if (!graceful) await adapter.disconnect(true).catch(() => undefined);
+  };
+  return new RedisBackend(keyv, client, disconnect);
 }
 
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
@@ -217,7 +240,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
         credentials: await credentials.reencryptAll(),
       };
     },
-    ping: () => backend.ping(),
+    // Readiness must answer quickly: a Redis that went away queues commands while reconnecting.
+    ping: () => withTimeout(backend.ping(), opts.pingTimeoutMs ?? 2000, false),
     close: () => backend.close(),
   };
 }

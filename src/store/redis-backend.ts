@@ -10,6 +10,8 @@
  *    retry (bounded, with jitter). Chosen over WATCH/MULTI (needs a dedicated connection per
  *    transaction with node-redis 5) and over a lock lease (a stalled holder would block writers
  *    until the TTL). Consequence: the update function may run more than once and must be pure.
+ * During a Redis outage the client reconnects forever (backoff up to 2 s) and queued calls resume
+ * when Redis is back; Store.ping() reports false meanwhile (readiness), close() forces a disconnect.
  * Redis Cluster is not supported (scripts touch keys of different hash slots); a single primary
  * (optionally with replicas/Sentinel-managed failover behind one URL) is.
  */

@@ -82,6 +82,23 @@ describe('createStore', () => {
     expect((err as Error).message).not.toContain('hunter2');
   });
 
+  it('ping() answers false (and quickly) once Redis is gone', async () => {
+    const saved = process.env.TEST_REDIS_URL;
+    delete process.env.TEST_REDIS_URL; // a private server we may stop
+    const redis = await startTestRedis().finally(() => {
+      if (saved !== undefined) process.env.TEST_REDIS_URL = saved;
+    });
+    const store = await createStore({ url: redis.url, encryptionKey: KEY, pingTimeoutMs: 500 });
+    try {
+      expect(await store.ping()).toBe(true);
+      await redis.stop();
+      expect(await store.ping()).toBe(false);
+    } finally {
+      await redis.stop();
+      await store.close().catch(() => undefined);
+    }
+  });
+
   it('refuses an unknown backend', async () => {
     await expect(createStore({ url: 'mongodb://x', encryptionKey: KEY })).rejects.toBeInstanceOf(
       StoreConfigError,
