@@ -101,6 +101,7 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_INVALID_ARG',
 ]);
 
 function errCode(e: unknown): string | undefined {
