@@ -2,7 +2,8 @@
  * Recipient look-ups and edits on top of the WatermarkingClient: which names already exist,
  * resolve a name or id to the originally registered recipient, and edit with plain results.
  */
-import { ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import { isServiceCondition as apiIsServiceCondition, type ErrorCondition } from '../api/error-codes.js';
+import { ProtocolError, type ServiceError, TransportError, ValidationError } from '../api/errors.js';
 import type { Recipient, RecipientPatch, TimeValue, WatermarkingClient } from '../api/types.js';
 import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
 
@@ -10,56 +11,18 @@ import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '
 // Service failure conditions
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The service codes ops branches on. Defaults are the project's agreed set; a real deployment
- * may use other codes, so they can be overridden with env SERVICE_ERROR_CODES (the same JSON the
- * API module reads: `{ "<condition>": "<code>" }`). If the API module tags its ServiceError with a
- * `condition`, that tag wins over the code comparison.
- */
-const DEFAULT_CONDITION_CODES = {
-  invalidParameter: 'E1001',
-  siteNotFound: 'E1002',
-  tooManyRecipients: 'E2001',
-  duplicateRecipient: 'E2002',
-  recipientInUse: 'E2003',
-  recipientNotFound: 'E2004',
-} as const;
-export type OpsCondition = keyof typeof DEFAULT_CONDITION_CODES;
-
-function loadConditionCodes(): Record<OpsCondition, string> {
-  const codes: Record<OpsCondition, string> = { ...DEFAULT_CONDITION_CODES };
-  const env = process.env.SERVICE_ERROR_CODES;
-  if (!env) return codes;
-  try {
-    const parsed: unknown = JSON.parse(env);
-    if (parsed && typeof parsed === 'object') {
-      for (const [k, v] of Object.entries(parsed)) {
-        if (k in codes && typeof v === 'string' && v.length > 0) codes[k as OpsCondition] = v;
-      }
-    }
-  } catch {
-    // The API module's config validation reports a malformed value; keep the defaults here.
-  }
-  return codes;
-}
-const CONDITION_CODES = loadConditionCodes();
-
-/** True when `e` is the service's failure for `condition`. */
-export function isServiceCondition(e: unknown, condition: OpsCondition): e is ServiceError {
-  if (!(e instanceof ServiceError)) return false;
-  const tagged = (e as { condition?: unknown }).condition;
-  if (typeof tagged === 'string') return tagged === condition;
-  return e.code === CONDITION_CODES[condition];
+/** True when `e` is the service's failure for `condition` (codes from src/api/error-codes.ts). */
+export function isServiceCondition(e: unknown, condition: ErrorCondition): e is ServiceError {
+  return apiIsServiceCondition(e, condition);
 }
 
 /**
  * True when a failed write may nevertheless have been applied: a TransportError flagged ambiguous
- * (timeout/reset after sending, 5xx; the flag defaults to true when the HTTP layer does not set
- * it), or a ProtocolError (the service answered, so it may have acted, but the body was unreadable).
+ * by the HTTP layer (timeout/reset after sending, 5xx), or a ProtocolError (the service answered, so it may have acted, but the body was unreadable).
  */
 export function isAmbiguousWriteFailure(e: unknown): boolean {
-  if (e instanceof TransportError) return (e as { ambiguous?: boolean }).ambiguous !== false;
-  return e instanceof Error && (e as { kind?: unknown }).kind === 'protocol';
+  if (e instanceof TransportError) return e.ambiguous;
+  return e instanceof ProtocolError;
 }
 
 // ---------------------------------------------------------------------------------------------

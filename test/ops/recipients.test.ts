@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError, ServiceError, TransportError } from '../../src/api/errors.js';
+import { loadErrorCodes, setErrorCodes } from '../../src/api/error-codes.js';
+import { AuthError, ProtocolError, ServiceError, TransportError } from '../../src/api/errors.js';
 import { nameKey } from '../../src/api/validate.js';
 import {
   editDistance,
@@ -226,15 +227,22 @@ describe('condition helpers', () => {
   it('matches service codes by condition', () => {
     expect(isServiceCondition(new ServiceError('e', 'E2003', 'm'), 'recipientInUse')).toBe(true);
     expect(isServiceCondition(new ServiceError('e', 'E2002', 'm'), 'recipientInUse')).toBe(false);
-    const tagged = Object.assign(new ServiceError('e', 'X1', 'm'), { condition: 'recipientInUse' });
-    expect(isServiceCondition(tagged, 'recipientInUse')).toBe(true);
+    try {
+      setErrorCodes(loadErrorCodes('{"recipientInUse":"X1"}'));
+      expect(isServiceCondition(new ServiceError('e', 'X1', 'm'), 'recipientInUse')).toBe(true);
+      expect(isServiceCondition(new ServiceError('e', 'E2003', 'm'), 'recipientInUse')).toBe(false);
+    } finally {
+      setErrorCodes(loadErrorCodes(''));
+    }
     expect(isServiceCondition(new Error('E2003'), 'recipientInUse')).toBe(false);
   });
   it('classifies ambiguous write failures', () => {
     expect(isAmbiguousWriteFailure(new TransportError('e', 'reset', undefined, 1))).toBe(true);
-    const refused = Object.assign(new TransportError('e', 'refused', undefined, 1), { ambiguous: false });
-    Object.defineProperty(refused, 'ambiguous', { value: false });
-    expect(isAmbiguousWriteFailure(refused)).toBe(false);
+    expect(isAmbiguousWriteFailure(new TransportError('e', 'refused', undefined, 1, undefined, false))).toBe(
+      false,
+    );
+    expect(isAmbiguousWriteFailure(new TransportError('e', '503', 503, 3))).toBe(true);
+    expect(isAmbiguousWriteFailure(new ProtocolError('e', 'body', 'not JSON'))).toBe(true);
     expect(isAmbiguousWriteFailure(new ServiceError('e', 'E2002', 'm'))).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
  * substring match with repeated keywords OR-ed. Hooks inject faults per call, including the
  * ambiguous kind (the write is applied, then the call fails).
  */
+import { type ErrorCondition, errorCodes } from '../../api/error-codes.js';
 import { ServiceError, TransportError } from '../../api/errors.js';
 import type {
   Job,
@@ -30,14 +31,10 @@ import {
   nameKey,
 } from '../../api/validate.js';
 
-export const FAKE_CODES = {
-  siteNotFound: 'E1002',
-  tooManyRecipients: 'E2001',
-  duplicateRecipient: 'E2002',
-  recipientInUse: 'E2003',
-  recipientNotFound: 'E2004',
-  jobNotFound: 'E3001',
-} as const;
+/** The service code of a condition, from the active table (so SERVICE_ERROR_CODES overrides apply). */
+function code(condition: ErrorCondition): string {
+  return errorCodes()[condition];
+}
 
 export type FakeMethod = keyof WatermarkingClient;
 
@@ -143,7 +140,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
   async getJob(siteId: string, jobId: number): Promise<Job> {
     return this.enter('getJob', siteId, [jobId], (s) => {
       const j = s.jobs.get(jobId);
-      if (!j) throw new ServiceError('wm.getJob', FAKE_CODES.jobNotFound, `Job ${jobId} not found`);
+      if (!j) throw new ServiceError('wm.getJob', code('jobNotFound'), `Job ${jobId} not found`);
       return j.job;
     });
   }
@@ -151,7 +148,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
   async getJobTasks(siteId: string, jobId: number): Promise<WmPage<JobTask>> {
     return this.enter('getJobTasks', siteId, [jobId], (s) => {
       const j = s.jobs.get(jobId);
-      if (!j) throw new ServiceError('wm.getJobTasks', FAKE_CODES.jobNotFound, `Job ${jobId} not found`);
+      if (!j) throw new ServiceError('wm.getJobTasks', code('jobNotFound'), `Job ${jobId} not found`);
       return {
         items: j.tasks,
         totalCount: j.tasks.length,
@@ -176,7 +173,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
     return this.enter('getRecipient', siteId, [dwmId], (s) => {
       const r = s.recipients.get(dwmId);
       if (!r)
-        throw new ServiceError('wm.getRecipient', FAKE_CODES.recipientNotFound, `dwm_id ${dwmId} not found`);
+        throw new ServiceError('wm.getRecipient', code('recipientNotFound'), `dwm_id ${dwmId} not found`);
       return { ...r, updateTime: r.updateTime ?? r.regTime };
     });
   }
@@ -196,7 +193,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
       if (recipients.length > LIMITS.recipientsPerRegistration) {
         throw new ServiceError(
           'wm.registerRecipients',
-          FAKE_CODES.tooManyRecipients,
+          code('tooManyRecipients'),
           `At most ${LIMITS.recipientsPerRegistration} recipients per request`,
         );
       }
@@ -210,7 +207,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
       if (dup.length > 0) {
         throw new ServiceError(
           'wm.registerRecipients',
-          FAKE_CODES.duplicateRecipient,
+          code('duplicateRecipient'),
           `Duplicate recipient name: ${dup.join(', ')}`,
         );
       }
@@ -230,16 +227,12 @@ export class FakeWatermarkingClient implements WatermarkingClient {
     return this.enter('modifyRecipient', siteId, [dwmId, { ...patch }], (s) => {
       const r = s.recipients.get(dwmId);
       if (!r) {
-        throw new ServiceError(
-          'wm.modifyRecipient',
-          FAKE_CODES.recipientNotFound,
-          `dwm_id ${dwmId} not found`,
-        );
+        throw new ServiceError('wm.modifyRecipient', code('recipientNotFound'), `dwm_id ${dwmId} not found`);
       }
       if (s.inUse.has(dwmId)) {
         throw new ServiceError(
           'wm.modifyRecipient',
-          FAKE_CODES.recipientInUse,
+          code('recipientInUse'),
           'Recipient in use by pre-embedding',
         );
       }
@@ -249,7 +242,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
         if (other !== undefined && other !== dwmId) {
           throw new ServiceError(
             'wm.modifyRecipient',
-            FAKE_CODES.duplicateRecipient,
+            code('duplicateRecipient'),
             `Duplicate: ${patch.name}`,
           );
         }
@@ -267,7 +260,7 @@ export class FakeWatermarkingClient implements WatermarkingClient {
 
   private site(siteId: string): SiteData {
     const s = this.sites.get(siteId);
-    if (!s) throw new ServiceError('wm', FAKE_CODES.siteNotFound, `Site ${siteId} not found`);
+    if (!s) throw new ServiceError('wm', code('siteNotFound'), `Site ${siteId} not found`);
     return s;
   }
 
