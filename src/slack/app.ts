@@ -11,13 +11,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type AppOptions, type Logger as BoltLogger, type LogLevel as BoltLogLevel } from '@slack/bolt';
+import {
+  App,
+  type AppOptions,
+  type Logger as BoltLogger,
+  type LogLevel as BoltLogLevel,
+  HTTPReceiver,
+} from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { AppDeps } from './deps.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createInstallationStore } from './installation-store.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
+import { registerListeners } from './listeners/index.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
@@ -89,26 +96,6 @@ export function boltLogger(logger: Logger): BoltLogger {
   };
 }
 
-async function defaultRegister(app: App, deps: AppDeps): Promise<void> {
-  // Imported by name at run time so this file compiles before the listeners exist.
-  const specifier = './listeners/index.js';
-  let mod: { registerListeners?: (app: App, deps: AppDeps) => void | Promise<void> };
-  try {
-    mod = (await import(specifier)) as typeof mod;
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('listeners')) {
-      deps.logger.warn('src/slack/listeners/index.ts not found: the app starts without commands');
-      return;
-    }
-    throw err;
-  }
-  if (typeof mod.registerListeners !== 'function') {
-    throw new Error('src/slack/listeners/index.ts must export registerListeners(app, deps)');
-  }
-  await mod.registerListeners(app, deps);
-}
-
 /** Only answer the user through response URLs that are Slack's (or the configured fake's). */
 function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
   if (typeof url !== 'string') return false;
@@ -118,6 +105,25 @@ function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
   } catch {
     return false;
   }
+}
+
+/**
+ * Bolt refuses signatures older than 5 minutes but accepts any future timestamp; Slack's rule is
+ * |now - timestamp| <= 5 min both ways. Requests stamped more than 5 minutes ahead (replays
+ * prepared in advance, or a badly skewed clock) get 401 before Bolt sees them.
+ */
+function rejectFutureTimestamps(receiver: HTTPReceiver, deps: AppDeps): void {
+  const inner = receiver.requestListener;
+  receiver.requestListener = (req, res) => {
+    const raw = req.headers['x-slack-request-timestamp'];
+    const ts = Number(Array.isArray(raw) ? raw[0] : raw);
+    if (req.method === 'POST' && Number.isFinite(ts) && ts * 1000 > deps.now() + 5 * 60_000) {
+      deps.logger.warn({ path: req.url?.split('?')[0] }, 'refused a request signed with a future timestamp');
+      res.writeHead(401).end();
+      return;
+    }
+    inner(req, res);
+  };
 }
 
 export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
@@ -141,37 +147,6 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     extendedErrorHandler: true,
     ignoreSelf: true,
   };
-  if (socket) {
-    base.socketMode = true;
-    base.appToken = config.slack.appToken;
-  } else {
-    base.signingSecret = config.slack.signingSecret;
-  }
-
-  if (config.distribution === 'oauth') {
-    base.clientId = config.slack.clientId;
-    base.clientSecret = config.slack.clientSecret;
-    base.stateSecret = config.slack.stateSecret;
-    base.scopes = BOT_SCOPES;
-    base.installationStore = createInstallationStore(deps.store, logger);
-    base.installerOptions = {
-      directInstall: true,
-      stateVerification: true,
-      // Slack's authorize page lives next to its API (https://slack.com/oauth/v2/authorize); the
-      // same rule points installs at the fake Slack in the demo.
-      authorizationUrl: new URL('../oauth/v2/authorize', apiUrl).href,
-      clientOptions,
-      ...(socket ? { port: config.port } : {}),
-    };
-  } else {
-    base.token = config.slack.botToken;
-    if (config.slack.botId && config.slack.botUserId) {
-      // Known ids (tests, demo): skip the auth.test Bolt would otherwise make at first use.
-      base.botId = config.slack.botId;
-      base.botUserId = config.slack.botUserId;
-      base.tokenVerificationEnabled = false;
-    }
-  }
 
   // The health client: the bot token in single mode (auth.test), none with OAuth (api.test).
   let app: App;
@@ -183,8 +158,57 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     extraChecks: opts.readinessChecks ?? [],
     ...(opts.readyOkTtlMs !== undefined ? { okTtlMs: opts.readyOkTtlMs } : {}),
   });
-  base.customRoutes = health.routes;
-  if (socket) base.installerOptions = { ...base.installerOptions, port: config.port };
+
+  const oauth =
+    config.distribution === 'oauth'
+      ? {
+          clientId: config.slack.clientId,
+          clientSecret: config.slack.clientSecret,
+          stateSecret: config.slack.stateSecret,
+          scopes: BOT_SCOPES,
+          installationStore: createInstallationStore(deps.store, logger),
+          installerOptions: {
+            directInstall: true,
+            stateVerification: true,
+            // Slack's authorize page lives next to its API (https://slack.com/oauth/v2/authorize);
+            // the same rule points installs at the fake Slack in the demo.
+            authorizationUrl: new URL('../oauth/v2/authorize', apiUrl).href,
+            clientOptions,
+            ...(socket ? { port: config.port } : {}),
+          },
+        }
+      : undefined;
+
+  let receiver: HTTPReceiver | undefined;
+  if (socket) {
+    Object.assign(base, {
+      socketMode: true,
+      appToken: config.slack.appToken,
+      customRoutes: health.routes,
+      installerOptions: { port: config.port },
+      ...oauth,
+    });
+  } else {
+    receiver = new HTTPReceiver({
+      signingSecret: config.slack.signingSecret ?? '',
+      customRoutes: health.routes,
+      processBeforeResponse: false,
+      logger: bLogger,
+      ...oauth,
+    });
+    rejectFutureTimestamps(receiver, deps);
+    base.receiver = receiver;
+  }
+
+  if (config.distribution === 'single') {
+    base.token = config.slack.botToken;
+    if (config.slack.botId && config.slack.botUserId) {
+      // Known ids (tests, demo): skip the auth.test Bolt would otherwise make at first use.
+      base.botId = config.slack.botId;
+      base.botUserId = config.slack.botUserId;
+      base.tokenVerificationEnabled = false;
+    }
+  }
 
   app = new App(base);
 
@@ -227,7 +251,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
 
   registerLifecycle(app, deps);
   const registered = Promise.resolve(
-    opts.register ? opts.register(app, deps, { lifecycle }) : defaultRegister(app, deps),
+    opts.register ? opts.register(app, deps, { lifecycle }) : registerListeners(app, deps),
   );
   // Surface a failing registration at start(), not as an unhandled rejection.
   registered.catch(() => undefined);

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+
+describe('Slack app over HTTP (real app, fake Slack)', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot();
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('acks a correctly signed slash command with 200 and answers through the response_url', async () => {
+    const r = await bot.command('help');
+    expect(r.status).toBe(200);
+    const resp = await bot.fake.waitFor(
+      (c) => c.method === 'response_url' || c.method === 'chat.postEphemeral',
+    );
+    expect(resp.ok).toBe(true);
+  });
+
+  it.each(['bad', 'missing', 'stale', 'future'] as const)('refuses a %s signature with 401', async (mode) => {
+    const before = bot.fake.calls().length;
+    const r = await bot.command('help', { signature: mode });
+    expect(r.status).toBe(401);
+    // Nothing was done for the refused request.
+    await new Promise((res) => setTimeout(res, 100));
+    expect(
+      bot.fake
+        .calls()
+        .slice(before)
+        .filter((c) => c.method !== 'auth.test'),
+    ).toEqual([]);
+  });
+
+  it('answers url_verification with the challenge', async () => {
+    const r = await bot.urlVerification('challenge-123');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('challenge-123');
+  });
+
+  it('serves /healthz', async () => {
+    const r = await bot.get('/healthz');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ status: 'ok' });
+  });
+
+  it('serves /readyz with the store and Slack checks, and caches auth.test', async () => {
+    const before = bot.fake.calls('auth.test').length;
+    const r = await bot.get('/readyz');
+    expect(r.status).toBe(200);
+    const body = r.json as { status: string; checks: { name: string; ok: boolean }[] };
+    expect(body.status).toBe('ready');
+    expect(body.checks.map((c) => c.name).sort()).toEqual(['slack', 'store']);
+    await bot.get('/readyz');
+    expect(bot.fake.calls('auth.test').length).toBe(before + 1);
+  });
+
+  it('serves /metrics in Prometheus format', async () => {
+    const r = await bot.get('/metrics');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('drmchatops_commands_total');
+  });
+});
+
+describe('/readyz when Slack refuses the token', () => {
+  it('answers 503 naming the failing check, without the token', async () => {
+    const bot = await startTestBot({ emulator: false });
+    try {
+      bot.fake.revokeToken(bot.ws.botToken);
+      const r = await bot.get('/readyz');
+      expect(r.status).toBe(503);
+      const body = r.json as { checks: { name: string; ok: boolean; detail?: string }[] };
+      expect(body.checks.find((c) => c.name === 'slack')).toMatchObject({
+        ok: false,
+        detail: 'invalid_auth',
+      });
+      expect(r.text).not.toContain(bot.ws.botToken);
+    } finally {
+      await bot.close();
+    }
+  });
+});
