@@ -86,6 +86,10 @@ function contains(haystack: string, needle: string): boolean {
 }
 
 /** Cursor times accept `yyyy-MM-dd HH:mm:ss`, `yyyy-MM-ddTHH:mm:ss` or `yyyyMMddHHmmss` (UTC). */
+function wholeSecond(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
+}
+
 function parseCursorTime(name: string, raw: string): number {
   const compact = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(raw);
   const ms = compact
@@ -572,9 +576,17 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
       })
       .filter((r) => {
         if (afterCreated === undefined || afterUpdated === undefined) return true;
-        return r.createdMs > afterCreated || (r.createdMs === afterCreated && r.updateMs > afterUpdated);
+        // The cursor is a printed time (whole seconds), so compare at that resolution: comparing
+        // milliseconds would hand back the very record the cursor came from.
+        const created = wholeSecond(r.createdMs);
+        return created > afterCreated || (created === afterCreated && wholeSecond(r.updateMs) > afterUpdated);
       })
-      .sort((a, b) => a.createdMs - b.createdMs || a.updateMs - b.updateMs || a.cid.localeCompare(b.cid));
+      .sort(
+        (a, b) =>
+          wholeSecond(a.createdMs) - wholeSecond(b.createdMs) ||
+          wholeSecond(a.updateMs) - wholeSecond(b.updateMs) ||
+          a.cid.localeCompare(b.cid),
+      );
     return okList(
       ctx,
       all.slice(0, pageUnit).map((r) => ({
