@@ -13,12 +13,24 @@ import type { AppDeps } from '../deps.js';
 import './commands/setup.js';
 import './commands/audit.js';
 import { register as slashCommands } from './commands/slash.js';
+import { register as homeFeature } from './features/home.js';
+import { register as serviceFeature } from './features/service.js';
+import { register as watchFeature } from './features/watch.js';
+// Features (each owns its file in ./features/ and the command/action/view files it imports).
+import { register as watermarkingFeature } from './features/watermarking.js';
 import { register as setupView } from './views/setup.js';
 
 export { registry } from '../registry.js';
 
 type Register = (app: App, deps: AppDeps) => void;
-const LISTENERS: Register[] = [slashCommands, setupView];
+const LISTENERS: Register[] = [
+  slashCommands,
+  setupView,
+  watermarkingFeature,
+  serviceFeature,
+  watchFeature,
+  homeFeature,
+];
 
 export function registerListeners(app: App, deps: AppDeps): void {
   for (const r of LISTENERS) r(app, deps);
