@@ -1,0 +1,117 @@
+/**
+ * Process entry point: load the configuration, build logger / store / API clients, start the Slack
+ * app, and shut down cleanly on SIGTERM/SIGINT (stop receiving, stop background jobs registered on
+ * the lifecycle, close the API pools and the store, exit 0).
+ *
+ * A configuration problem is printed as a plain message naming the variables (no stack trace) and
+ * the process exits 1.
+ */
+import { pathToFileURL } from 'node:url';
+import { createApi } from './api/index.js';
+import { type Config, ConfigError, type Env, loadConfig } from './config.js';
+import { createLogger, setLogger } from './log.js';
+import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
+import type { AppDeps } from './slack/deps.js';
+import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
+import { createStore, StoreConfigError } from './store/index.js';
+
+export interface RunningBot {
+  config: Config;
+  deps: AppDeps;
+  handle: SlackAppHandle;
+  lifecycle: Lifecycle;
+  port: number;
+  /** Stop everything (idempotent). */
+  shutdown(reason: string): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Env;
+  register?: RegisterFn;
+  /** Hook for features that run in the background (watcher...): start them and register stops. */
+  background?: (deps: AppDeps, lifecycle: Lifecycle) => Promise<void> | void;
+}
+
+/** Builds and starts everything. Throws ConfigError / StoreConfigError on bad configuration. */
+export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
+  const config = loadConfig(opts.env ?? process.env);
+  const logger = createLogger({ level: config.logLevel });
+  setLogger(logger);
+  const store = await createStore({
+    url: config.storeUrl,
+    encryptionKey: config.encryptionKey,
+    previousEncryptionKeys: config.previousEncryptionKeys,
+  });
+  const api = createApi({
+    logger,
+    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
+    retries: { max: config.serviceRetries },
+    claims: {
+      subject: config.serviceJwt.sub,
+      audience: config.serviceJwt.aud,
+      issuer: config.serviceJwt.iss,
+    },
+  });
+  const deps: AppDeps = { config, store, api, logger, now: Date.now };
+  const lifecycle = createLifecycle();
+  const handle = createSlackApp(deps, { lifecycle, ...(opts.register ? { register: opts.register } : {}) });
+
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    shuttingDown ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      await handle
+        .stop()
+        .catch((err: unknown) => logger.error({ err }, 'error while stopping the Slack app'));
+      await lifecycle.stopAll(logger);
+      await api.close().catch((err: unknown) => logger.error({ err }, 'error while closing API connections'));
+      await store.close().catch((err: unknown) => logger.error({ err }, 'error while closing the store'));
+      logger.info('stopped');
+    })();
+    return shuttingDown;
+  };
+
+  try {
+    if (opts.background) await opts.background(deps, lifecycle);
+    const { port } = await handle.start();
+    return { config, deps, handle, lifecycle, port, shutdown };
+  } catch (err) {
+    await shutdown('start failed');
+    throw err;
+  }
+}
+
+/** Entry point used by `npm start`: exits 1 on a configuration error, 0 after a clean shutdown. */
+export async function main(): Promise<void> {
+  let bot: RunningBot;
+  try {
+    bot = await startBot();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof StoreConfigError) {
+      process.stderr.write(`drm-chatops cannot start.\n${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(
+      `drm-chatops failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exit(1);
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal while stopping forces the exit.
+    if (stopping) process.exit(1);
+    stopping = true;
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    bot.shutdown(signal).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  let stopping = false;
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) void main();
