@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  PermissionError,
+  ProtocolError,
+  ServiceError,
+  TransportError,
+  ValidationError,
+} from '../../../src/api/errors.js';
+import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
+import { ParseError } from '../../../src/slack/parse.js';
+import { explainError, renderError, renderRefused } from '../../../src/slack/render/errors.js';
+
+const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };
+
+describe('error rendering', () => {
+  const cases: Array<[string, unknown]> = [
+    ['parse', new ParseError('Unknown option `x:`.', '/dwm jobs [status:ready|error]')],
+    ['not configured', new NotConfiguredError('watermarking')],
+    ['site', new SiteNotConfiguredError('ZZ99', ['AB12', 'CD34'])],
+    [
+      'validation',
+      new ValidationError('wm.register', [{ field: 'name', message: 'The name contains "<".' }]),
+    ],
+    ['service known', new ServiceError('wm.modify', 'E2003', 'recipient in use')],
+    ['service unknown', new ServiceError('wm.modify', 'X123', 'odd <@U1>')],
+    ['auth', new AuthError('wm.token', 'HTTP 401')],
+    ['permission', new PermissionError('svc.sites', 'HTTP 403')],
+    ['transport', new TransportError('wm.jobs', 'timeout', undefined, 3)],
+    ['rate limited', new TransportError('wm.jobs', '429', 429, 4)],
+    ['protocol', new ProtocolError('wm.jobs', 'data[0].job_status', 'expected string')],
+    ['unexpected', new TypeError("Cannot read properties of undefined (reading 'x')")],
+  ];
+  for (const [name, err] of cases) {
+    it(`renders ${name}`, () => {
+      const m = renderError("Couldn't list jobs", err, opts);
+      expect(m).toMatchSnapshot();
+      const all = JSON.stringify(m);
+      expect(all).not.toMatch(/<@U1>|\bat \w+ \(/);
+      expect(all).not.toContain('Cannot read properties');
+    });
+  }
+  it('flags only unknown failures as unexpected', () => {
+    expect(explainError(new ProtocolError('e', 'f', 'd'), opts).unexpected).toBe(true);
+    expect(explainError(new Error('x'), opts).unexpected).toBe(true);
+    expect(explainError(new AuthError('e', 'm'), opts).unexpected).toBe(false);
+  });
+  it('auth errors send admins to setup; service errors explain the condition in plain words', () => {
+    expect(explainError(new AuthError('e', 'm'), opts).next).toContain('`/dwm setup`');
+    expect(explainError(new ServiceError('e', 'E2003', 'm'), opts).why).toContain('pre-embedding');
+  });
+  it('refusal says who to ask', () => {
+    expect(renderRefused('run /drm plan trial', '<@UADMIN> or a workspace admin')).toMatchSnapshot();
+  });
+});
