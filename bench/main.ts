@@ -1,0 +1,40 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=2,3,5] [-- --markdown=FILE]`
+ *
+ * Runs the figures in order, prints one table (figure, value, reference, ratio, goal, result) and
+ * the notes. Exits non-zero only when the harness itself fails (a figure throws), never because
+ * a goal was missed. `--quick` is the smoke variant (small N, few rounds; figures not meaningful).
+ * `--markdown=FILE` also writes the table, notes and machine description as Markdown.
+ */
+import { writeFileSync } from 'node:fs';
+import { runBench } from './run.js';
+
+function arg(name: string): string | undefined {
+  const hit = process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (!hit) return undefined;
+  return hit.includes('=') ? hit.slice(hit.indexOf('=') + 1) : '';
+}
+
+const quick = arg('quick') !== undefined;
+const only = arg('only')
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const markdown = arg('markdown');
+// Keep the app's own logging out of the table (warnings would still show).
+process.env.LOG_LEVEL ??= 'warn';
+
+const result = await runBench({ quick, ...(only ? { only } : {}), log: (m) => console.log(m) });
+console.log('');
+console.log(result.table);
+console.log('');
+console.log(result.notes);
+if (result.failures.length) {
+  console.error('');
+  for (const f of result.failures) console.error(`HARNESS FAILURE in figure ${f.figure}: ${f.error}`);
+}
+if (markdown) {
+  writeFileSync(markdown, result.markdown);
+  console.log(`\nMarkdown written to ${markdown}`);
+}
+process.exitCode = result.failures.length ? 1 : 0;
