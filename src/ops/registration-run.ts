@@ -22,7 +22,8 @@ import { z } from 'zod';
 import { ApiError, AuthError, PermissionError } from '../api/errors.js';
 import type { Recipient, WatermarkingClient } from '../api/types.js';
 import { nameKey } from '../api/validate.js';
-import type { DocRepo } from '../store/types.js';
+import { logger } from '../log.js';
+import type { AtomicDocRepo, DocRepo } from '../store/types.js';
 import { writeCsv } from './csv.js';
 import {
   type FindExistingOptions,
@@ -80,6 +81,8 @@ export const registrationReportSchema = z.object({
   id: z.string(),
   siteId: z.string(),
   status: z.enum(['running', 'completed', 'interrupted']),
+  /** Id of the runner currently (or last) working on the report. */
+  runId: z.string().optional(),
   interruptedReason: z.string().optional(),
   startedAt: z.string(),
   updatedAt: z.string(),
@@ -205,7 +208,7 @@ export interface RunOptions {
   /** Options of the findExisting look-ups used for reconciliation. */
   lookup?: FindExistingOptions;
   now?: () => number;
-  /** Warnings (e.g. the store failing); never given secrets. Default: ignored. */
+  /** Warnings (e.g. the store failing); never given secrets. Default: the process logger. */
   onWarning?: (message: string, err: unknown) => void;
 }
 
@@ -220,60 +223,126 @@ export async function runRegistration(
 ): Promise<RegistrationReport> {
   const now = opts.now ?? Date.now;
   const report = newReport(plan, siteId, opts.reportId ?? randomUUID(), new Date(now()).toISOString());
+  report.runId = randomUUID();
   return execute(client, report, opts);
 }
 
 export type ResumeResult =
   | { ok: true; report: RegistrationReport }
-  | { ok: false; reason: 'not-found' | 'corrupt' | 'finished'; message: string };
+  | { ok: false; reason: 'not-found' | 'corrupt' | 'finished' | 'running'; message: string };
+
+export interface ResumeOptions extends Omit<RunOptions, 'reportRepo' | 'workspaceKey' | 'reportId'> {
+  /** Try the failed rows again (each failed batch is reconciled first, so nothing is sent twice). */
+  retryFailed?: boolean;
+  /**
+   * A report still marked `running` is taken over only when it has not been saved for this long
+   * (its runner presumably died), default 2 minutes; this keeps a double click or a second replica
+   * from running the same report twice. `force` skips the check (an admin who knows it crashed).
+   */
+  staleAfterMs?: number;
+  force?: boolean;
+}
 
 /**
  * Continue an interrupted run from its stored report: pending batches are sent; batches left in
  * `sending` (a crash or stop mid-request) are reconciled first. Done batches are never re-sent.
- * With `retryFailed`, the failed rows of failed batches are tried again (reconciled first too).
+ * The report is claimed atomically when the repo is an AtomicDocRepo (what Store.docs() returns),
+ * so only one runner continues it.
  */
 export async function resumeRegistration(
   client: WatermarkingClient,
   reportRepo: DocRepo<RegistrationReport>,
   workspaceKey: string,
   reportId: string,
-  opts: Omit<RunOptions, 'reportRepo' | 'workspaceKey' | 'reportId'> & { retryFailed?: boolean } = {},
+  opts: ResumeOptions = {},
 ): Promise<ResumeResult> {
-  const stored = await reportRepo.get(workspaceKey, reportId);
-  if (stored === undefined) {
-    return {
-      ok: false,
-      reason: 'not-found',
-      message: `No registration report ${reportId} (it may have expired).`,
+  const now = opts.now ?? Date.now;
+  const staleAfter = opts.staleAfterMs ?? 120_000;
+  const runId = randomUUID();
+  let refusal: Extract<ResumeResult, { ok: false }> | undefined;
+  let claimed: RegistrationReport | undefined;
+  try {
+    const claim = (old: RegistrationReport | undefined): RegistrationReport | undefined => {
+      refusal = undefined;
+      if (old === undefined) {
+        refusal = {
+          ok: false,
+          reason: 'not-found',
+          message: `No registration report ${reportId} (it may have expired).`,
+        };
+        return undefined;
+      }
+      const parsed = registrationReportSchema.safeParse(old);
+      if (!parsed.success) {
+        refusal = {
+          ok: false,
+          reason: 'corrupt',
+          message: `The stored registration report ${reportId} is unreadable.`,
+        };
+        return old;
+      }
+      const r = parsed.data;
+      const age = now() - Date.parse(r.updatedAt);
+      if (r.status === 'running' && !opts.force && age < staleAfter) {
+        refusal = {
+          ok: false,
+          reason: 'running',
+          message: 'This registration is still running; wait for it to finish or stop before resuming it.',
+        };
+        return old;
+      }
+      if (opts.retryFailed) {
+        const failedLines = new Set(r.failed.map((f) => f.line));
+        r.failed = [];
+        for (const b of r.batches) {
+          if (b.state === 'failed' || b.entries.some((e) => failedLines.has(e.line))) {
+            b.state = 'sending';
+            delete b.error;
+          }
+        }
+      }
+      if (!r.batches.some((b) => b.state === 'pending' || b.state === 'sending')) {
+        refusal = {
+          ok: false,
+          reason: 'finished',
+          message: 'Nothing is left to send for this registration.',
+        };
+        return old;
+      }
+      r.status = 'running';
+      r.runId = runId;
+      r.updatedAt = new Date(now()).toISOString();
+      delete r.interruptedReason;
+      delete r.finishedAt;
+      return r;
     };
-  }
-  const parsed = registrationReportSchema.safeParse(stored);
-  if (!parsed.success) {
+    if (isAtomic(reportRepo)) {
+      claimed = await reportRepo.update(workspaceKey, reportId, claim);
+    } else {
+      // A plain DocRepo (tests, simple stores): read-check-write, not atomic across replicas.
+      const next = claim(await reportRepo.get(workspaceKey, reportId));
+      if (!refusal && next)
+        await reportRepo.put(workspaceKey, reportId, next, opts.reportTtlMs ?? DEFAULT_TTL_MS);
+      claimed = next;
+    }
+  } catch {
     return {
       ok: false,
       reason: 'corrupt',
       message: `The stored registration report ${reportId} is unreadable.`,
     };
   }
-  const report = parsed.data;
-  if (opts.retryFailed) {
-    const failedLines = new Set(report.failed.map((f) => f.line));
-    report.failed = [];
-    for (const b of report.batches) {
-      if (b.state === 'failed' || b.entries.some((e) => failedLines.has(e.line))) {
-        b.state = 'sending';
-        delete b.error;
-      }
-    }
+  if (refusal) return refusal;
+  const parsed = registrationReportSchema.safeParse(claimed);
+  if (!parsed.success || parsed.data.runId !== runId) {
+    return { ok: false, reason: 'running', message: 'Another runner took over this registration.' };
   }
-  if (!report.batches.some((b) => b.state === 'pending' || b.state === 'sending')) {
-    return { ok: false, reason: 'finished', message: 'Nothing is left to send for this registration.' };
-  }
-  report.status = 'running';
-  delete report.interruptedReason;
-  delete report.finishedAt;
-  const done = await execute(client, report, { ...opts, reportRepo, workspaceKey, reportId });
+  const done = await execute(client, parsed.data, { ...opts, reportRepo, workspaceKey, reportId });
   return { ok: true, report: done };
+}
+
+function isAtomic<T>(repo: DocRepo<T>): repo is AtomicDocRepo<T> {
+  return typeof (repo as Partial<AtomicDocRepo<T>>).update === 'function';
 }
 
 class Saver {
@@ -302,7 +371,8 @@ async function execute(
   opts: RunOptions,
 ): Promise<RegistrationReport> {
   const now = opts.now ?? Date.now;
-  const warn = opts.onWarning ?? (() => {});
+  const warn =
+    opts.onWarning ?? ((message: string, err: unknown) => logger.warn({ err, reportId: report.id }, message));
   const { reportRepo, workspaceKey } = opts;
   if (reportRepo && !workspaceKey) throw new Error('runRegistration: reportRepo needs a workspaceKey');
   const siteId = report.siteId;

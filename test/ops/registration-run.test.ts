@@ -16,7 +16,7 @@ import {
 } from '../../src/ops/registration-run.js';
 import { FakeWatermarkingClient, transportTimeout } from '../../src/ops/testing/fake-watermarking.js';
 import { createStore } from '../../src/store/index.js';
-import type { DocRepo } from '../../src/store/types.js';
+import type { AtomicDocRepo, DocRepo } from '../../src/store/types.js';
 
 const SITE = 'AB12';
 const WS = 'T123';
@@ -43,6 +43,10 @@ class MemoryDocs<T> implements DocRepo<T> {
   async deleteAll(key: string) {
     for (const id of await this.list(key)) this.data.delete(`${key}/${id}`);
   }
+}
+
+/** The store's docs() flavour, with an atomic update. */
+class AtomicMemoryDocs<T> extends MemoryDocs<T> implements AtomicDocRepo<T> {
   async update(key: string, id: string, fn: (old: T | undefined) => T | undefined) {
     const next = fn(await this.get(key, id));
     if (next === undefined) await this.delete(key, id);
@@ -252,7 +256,7 @@ describe('persistence and resume', () => {
     const fake = new FakeWatermarkingClient({ siteIds: [SITE] });
     const all = names(1000);
     const plan = await planFor(fake, all);
-    const repo = new MemoryDocs<RegistrationReport>();
+    const repo = new AtomicMemoryDocs<RegistrationReport>();
     let n = 0;
     let crashed!: () => void;
     const crashedP = new Promise<void>((r) => {
@@ -299,7 +303,7 @@ describe('persistence and resume', () => {
   it('resume continues without re-sending done batches (crash before the POST arrived)', async () => {
     const { fake, repo, all } = await crashAt(3, 'before');
     const before = fake.callsOf('registerRecipients').length;
-    const resumed = await resumeRegistration(fake, repo, WS, 'job');
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', { force: true });
     expect(resumed.ok).toBe(true);
     if (!resumed.ok) return;
     const sentAfter = registerCalls(fake).slice(before).flat();
@@ -313,13 +317,25 @@ describe('persistence and resume', () => {
   it('resume reconciles a batch the service applied just before the crash', async () => {
     const { fake, repo, all } = await crashAt(3, 'after');
     const before = fake.callsOf('registerRecipients').length;
-    const resumed = await resumeRegistration(fake, repo, WS, 'job');
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', { force: true });
     if (!resumed.ok) throw new Error(resumed.message);
     const sentAfter = registerCalls(fake).slice(before).flat();
     expect(sentAfter).toHaveLength(400); // batch 3 confirmed by look-up, not re-sent
     expect(resumed.report.registered.filter((r) => r.batch === 3 && r.reconciled)).toHaveLength(150);
     expect(reportCounts(resumed.report)).toMatchObject({ registered: 1000, failed: 0 });
     expectRegisteredOnce(fake, all);
+  });
+
+  it('a report still running is not taken over until it is stale (or forced)', async () => {
+    const { fake, repo } = await crashAt(1, 'before');
+    const sends = () => fake.callsOf('registerRecipients').length;
+    const before = sends();
+    expect(await resumeRegistration(fake, repo, WS, 'job')).toMatchObject({ ok: false, reason: 'running' });
+    expect(sends()).toBe(before);
+    const later = Date.now() + 3 * 60_000;
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', { now: () => later });
+    expect(resumed.ok).toBe(true);
+    expect(sends()).toBeGreaterThan(before);
   });
 
   it('resume with retryFailed re-tries only the failed rows', async () => {
