@@ -95,6 +95,20 @@ export function checkModalText(text: string): string | null {
   return text.length > MODAL_TEXT_LIMIT ? MODAL_TEXT_LIMIT_MESSAGE : null;
 }
 
+/**
+ * Most recipients one registration run takes (67 requests of 150). Larger lists keep the stored
+ * report small and a run short; split them into several files. A deployment may raise it.
+ */
+export const MAX_REGISTRATION_ENTRIES = 10_000;
+
+/** null when the parsed input is within `max` entries, otherwise what to do. */
+export function checkEntryCount(input: ParsedInput, max: number = MAX_REGISTRATION_ENTRIES): string | null {
+  const n = input.entries.length + input.errors.length;
+  return n > max
+    ? `The list has ${n} recipients; one registration takes at most ${max}. Split it into files of ${max} lines or fewer.`
+    : null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Parsing
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { Recipient } from '../../src/api/types.js';
 import { checkRecipientName, describeChar, nameKey } from '../../src/api/validate.js';
 import { writeCsv } from '../../src/ops/csv.js';
 import {
+  checkEntryCount,
   checkModalText,
   MODAL_TEXT_LIMIT,
   MODAL_TEXT_LIMIT_MESSAGE,
@@ -248,6 +249,17 @@ describe('planRegistration', () => {
   it('toNewRecipient drops the line number', () => {
     expect(toNewRecipient({ line: 3, name: 'a', description: 'b' })).toEqual({ name: 'a', description: 'b' });
     expect(toNewRecipient({ line: 3, name: 'a' })).toEqual({ name: 'a' });
+  });
+});
+
+describe('checkEntryCount', () => {
+  it('accepts up to the maximum and explains how to split beyond it', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`).join('\n');
+    expect(checkEntryCount(parseRecipientLines(lines(10_000)))).toBeNull();
+    expect(checkEntryCount(parseRecipientLines(lines(10_001)))).toMatch(
+      /10001 recipients.*at most 10000.*Split/,
+    );
+    expect(checkEntryCount(parseRecipientLines(lines(3)), 2)).not.toBeNull();
   });
 });
 
