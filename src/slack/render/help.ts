@@ -121,3 +121,17 @@ export function commandsMarkdown(reg: CommandRegistry): string {
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
+
+export const COMMANDS_START = '<!-- commands:start (generated from the registry: do not edit) -->';
+export const COMMANDS_END = '<!-- commands:end -->';
+
+/**
+ * The README with its commands section (between COMMANDS_START and COMMANDS_END) regenerated.
+ * Returns the text unchanged when the markers are absent. A test fails when the README differs.
+ */
+export function withCommandsSection(readme: string, reg: CommandRegistry): string {
+  const start = readme.indexOf(COMMANDS_START);
+  const end = readme.indexOf(COMMANDS_END);
+  if (start < 0 || end < start) return readme;
+  return `${readme.slice(0, start + COMMANDS_START.length)}\n\n${commandsMarkdown(reg)}\n${readme.slice(end)}`;
+}

@@ -1,0 +1,40 @@
+/**
+ * The README's commands reference must match the registry (help and docs cannot drift). To
+ * (re)generate it, put the markers in README.md and run:
+ *   npx tsx -e "import('./src/slack/listeners/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('./src/slack/render/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/slack/listeners/index.js';
+import {
+  COMMANDS_END,
+  COMMANDS_START,
+  commandsMarkdown,
+  withCommandsSection,
+} from '../../src/slack/render/help.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const hasSection = readme.includes(COMMANDS_START) && readme.includes(COMMANDS_END);
+
+describe('commands reference', () => {
+  it('covers every registered command', () => {
+    const md = commandsMarkdown(registry);
+    for (const e of registry.entries()) {
+      if (e.hidden) continue;
+      for (const c of e.commands) expect(md).toContain(`\`${[c, ...e.path].join(' ')}`);
+    }
+    expect(md).toContain('/dwm setup status');
+    expect(md).toContain('/drm audit [<1-100>]');
+  });
+  it('replaces only the marked section', () => {
+    const doc = `# T\n\n${COMMANDS_START}\nold\n${COMMANDS_END}\n\nafter\n`;
+    const out = withCommandsSection(doc, registry);
+    expect(out).toContain(commandsMarkdown(registry));
+    expect(out).not.toContain('old');
+    expect(out.endsWith(`${COMMANDS_END}\n\nafter\n`)).toBe(true);
+    expect(withCommandsSection(out, registry)).toBe(out);
+  });
+  it.runIf(hasSection)('README.md is up to date with the registry', () => {
+    expect(readme).toBe(withCommandsSection(readme, registry));
+  });
+});
