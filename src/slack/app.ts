@@ -72,13 +72,29 @@ export function newErrorRef(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** Bolt's Logger on top of pino (so Bolt's lines are JSON, redacted, at our level). */
-export function boltLogger(logger: Logger): BoltLogger {
+/** JSON fields whose values Bolt's debug lines may print (web-api only redacts tokens). */
+const SECRET_FIELD_RE =
+  /("?(?:client_secret|clientSecret|code|token|refresh_token|access_token|signing_secret|state)"?\s*[:=]\s*"?)([^",}\s]+)/gi;
+
+/**
+ * Bolt's Logger on top of pino (so Bolt's lines are JSON, redacted, at our level). Bolt and the
+ * OAuth installer log request bodies at debug level (oauth.v2.access carries client_secret), so
+ * every line is scrubbed of the configured secrets and of secret-named fields first.
+ */
+export function boltLogger(logger: Logger, secrets: string[] = []): BoltLogger {
   let log = logger.child({ component: 'bolt' });
+  const known = secrets.filter((s) => s.length >= 6);
+  const scrub = (text: string) => {
+    let out = text.replace(SECRET_FIELD_RE, (_m, k: string) => `${k}[REDACTED]`);
+    for (const s of known) out = out.split(s).join('[REDACTED]');
+    return out;
+  };
   const fmt = (msg: unknown[]) =>
-    msg
-      .map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m)))
-      .join(' ');
+    scrub(
+      msg
+        .map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m)))
+        .join(' '),
+    );
   return {
     debug: (...msg: unknown[]) => log.debug(fmt(msg)),
     info: (...msg: unknown[]) => log.info(fmt(msg)),
@@ -137,7 +153,11 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     maxTimeout: 3000,
   };
   const clientOptions = { slackApiUrl: apiUrl, retryConfig };
-  const bLogger = boltLogger(logger);
+  const c = config.slack;
+  const bLogger = boltLogger(
+    logger,
+    [c.botToken, c.appToken, c.signingSecret, c.clientSecret, c.stateSecret].filter((x): x is string => !!x),
+  );
   const socket = config.mode === 'socket';
 
   const base: AppOptions = {
