@@ -239,28 +239,30 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     };
     const ref = newErrorRef();
     const b = (body ?? {}) as Record<string, unknown>;
-    logger.error(
-      {
-        ref,
-        code: error.code,
-        err: error.original instanceof Error ? error.original : error,
-        kind:
-          typeof b.type === 'string' ? b.type : typeof b.command === 'string' ? 'slash_command' : undefined,
-        team: typeof b.team_id === 'string' ? b.team_id : undefined,
-      },
-      'unhandled error while handling a Slack request',
-    );
+    const team =
+      typeof b.team_id === 'string' ? b.team_id : ((b.team as { id?: string } | undefined)?.id ?? undefined);
+    const kind =
+      typeof b.type === 'string' ? b.type : typeof b.command === 'string' ? 'slash_command' : undefined;
+    const notInstalled = error.code === 'slack_bolt_authorization_error';
+    if (notInstalled) {
+      // No installation for the workspace (uninstalled, or the store lost it): nothing ran.
+      logger.warn({ ref, team, kind }, 'request from a workspace without an installation');
+    } else {
+      logger.error(
+        { ref, code: error.code, err: error.original instanceof Error ? error.original : error, kind, team },
+        'unhandled error while handling a Slack request',
+      );
+    }
     // Tell the user, with the reference, when Slack gave us a way to.
     if (trustedResponseUrl(b.response_url, apiUrl)) {
+      const text = notInstalled
+        ? ':red_circle: DRM ChatOps is not installed in this workspace any more, so the request was not run. Ask a workspace admin to install the app again.'
+        : `:red_circle: Something went wrong on our side and the request did not complete. Try again; if it keeps failing, give your admin the reference \`${ref}\`.`;
       try {
         await fetch(b.response_url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            response_type: 'ephemeral',
-            replace_original: false,
-            text: `:red_circle: Something went wrong on our side and the request did not complete. Try again; if it keeps failing, give your admin the reference \`${ref}\`.`,
-          }),
+          body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
           signal: AbortSignal.timeout(3000),
         });
       } catch {

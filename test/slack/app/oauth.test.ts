@@ -121,12 +121,13 @@ describe('OAuth distribution with two workspaces', () => {
     });
   });
 
-  it('refuses (401) a request from a workspace that is not installed, doing nothing', async () => {
+  it('tells the user when their workspace has no installation, and runs nothing', async () => {
     const { spec, ...ws } = testWorkspace(9);
     bot.fake.addWorkspace(spec);
     const r = await bot.command('ghost', { team: ws });
-    expect(r.status).toBe(401);
-    await new Promise((res) => setTimeout(res, 100));
+    expect(r.status).toBe(200);
+    const resp = await bot.fake.waitFor((c) => c.method === 'response_url' && c.teamId === ws.teamId);
+    expect(String(resp.args.text)).toMatch(/not installed in this workspace/);
     expect(bot.fake.calls('chat.postMessage').filter((c) => c.args.text === 'echo ghost')).toEqual([]);
   });
 
