@@ -83,6 +83,10 @@ export interface FakeMessage {
   files?: string[];
   edited?: boolean;
   deleted?: boolean;
+  /** Message metadata as posted (`metadata` of chat.postMessage). */
+  metadata?: { event_type: string; event_payload: unknown };
+  /** A thread reply also sent to the channel (`reply_broadcast`). */
+  replyBroadcast?: boolean;
   /** How it got there. */
   via: 'chat.postMessage' | 'files.completeUploadExternal' | 'response_url';
 }
@@ -215,6 +219,26 @@ function tzOffsetSeconds(tz: string, at: number): number {
   } catch {
     return 0;
   }
+}
+
+function isMetadata(v: unknown): v is { event_type: string; event_payload: unknown } {
+  return typeof v === 'object' && v !== null && typeof (v as Obj).event_type === 'string';
+}
+
+/** Slack's oldest/latest window (exclusive unless inclusive is set). */
+function inRange(ts: string, a: Obj): boolean {
+  const t = Number(ts);
+  const inclusive =
+    a.inclusive === true || a.inclusive === 'true' || a.inclusive === 1 || a.inclusive === '1';
+  if (a.oldest !== undefined && a.oldest !== '') {
+    const o = Number(a.oldest);
+    if (inclusive ? t < o : t <= o) return false;
+  }
+  if (a.latest !== undefined && a.latest !== '') {
+    const l = Number(a.latest);
+    if (inclusive ? t > l : t >= l) return false;
+  }
+  return true;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -750,6 +774,10 @@ export class FakeSlack {
         if (!ch || (ch.isPrivate && ch.botIsMember === false)) throw new SlackApiError('channel_not_found');
         return { channel: this.channelObject(ch) };
       }
+      case 'conversations.history':
+        return this.history(ws, a);
+      case 'conversations.replies':
+        return this.replies(ws, a);
       case 'conversations.open': {
         const users = String(a.users ?? '')
           .split(',')
@@ -838,9 +866,11 @@ export class FakeSlack {
     this.lastPost.set(channel, now);
   }
 
-  private messageObject(m: FakeMessage): Obj {
+  private messageObject(m: FakeMessage, opts: { metadata?: boolean } = {}): Obj {
     return {
       type: 'message',
+      ...(m.replyBroadcast ? { subtype: 'thread_broadcast' } : {}),
+      ...(opts.metadata && m.metadata ? { metadata: m.metadata } : {}),
       user: m.user,
       bot_id: m.botId,
       team: m.teamId,
@@ -871,10 +901,49 @@ export class FakeSlack {
       ...(typeof a.text === 'string' ? { text: a.text } : {}),
       ...(Array.isArray(a.blocks) ? { blocks: a.blocks } : {}),
       ...(typeof a.thread_ts === 'string' ? { threadTs: a.thread_ts } : {}),
+      ...(isMetadata(a.metadata) ? { metadata: a.metadata } : {}),
+      ...(typeof a.thread_ts === 'string' && (a.reply_broadcast === true || a.reply_broadcast === 'true')
+        ? { replyBroadcast: true }
+        : {}),
     };
     this.checkRate(channel, ts);
     this.msgs.push(m);
     return { channel, ts, message: this.messageObject(m) };
+  }
+
+  /** conversations.history: top-level messages and thread broadcasts, newest first, paged. */
+  private history(ws: Workspace, a: Obj): Obj {
+    const channel = this.channelFor(ws, a.channel, { needMember: true });
+    const list = this.msgs
+      .filter((m) => m.channel === channel && !m.deleted && (!m.threadTs || m.replyBroadcast))
+      .filter((m) => inRange(m.ts, a))
+      .sort((x, y) => Number(y.ts) - Number(x.ts));
+    return this.page(list, a);
+  }
+
+  /** conversations.replies: the parent, then its replies oldest first, paged. */
+  private replies(ws: Workspace, a: Obj): Obj {
+    const channel = this.channelFor(ws, a.channel, { needMember: true });
+    const ts = typeof a.ts === 'string' ? a.ts : '';
+    const parent = this.msgs.find((m) => m.channel === channel && m.ts === ts && !m.deleted);
+    if (!parent) throw new SlackApiError('thread_not_found');
+    const replies = this.msgs
+      .filter((m) => m.channel === channel && m.threadTs === ts && !m.deleted && inRange(m.ts, a))
+      .sort((x, y) => Number(x.ts) - Number(y.ts));
+    return this.page([parent, ...replies], a);
+  }
+
+  private page(list: FakeMessage[], a: Obj): Obj {
+    const limit = Math.min(Math.max(Number(a.limit) || 100, 1), 999);
+    const offset = typeof a.cursor === 'string' && a.cursor ? Number(atob(a.cursor).slice(7)) || 0 : 0;
+    const slice = list.slice(offset, offset + limit);
+    const more = offset + limit < list.length;
+    const metadata = a.include_all_metadata === true || a.include_all_metadata === 'true';
+    return {
+      messages: slice.map((m) => this.messageObject(m, { metadata })),
+      has_more: more,
+      response_metadata: { next_cursor: more ? btoa(`offset:${offset + limit}`) : '' },
+    };
   }
 
   private postEphemeral(ws: Workspace, a: Obj): Obj {
