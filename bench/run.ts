@@ -6,6 +6,7 @@
 import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } from './lib.js';
 import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
+import { benchScale } from './scale.js';
 
 export interface Figure {
   id: string;
@@ -15,6 +16,7 @@ export interface Figure {
 
 export const FIGURES: Figure[] = [
   { id: '2', name: 'poll cost', run: benchPollCost },
+  { id: '3', name: 'scale', run: benchScale },
   { id: '5', name: 'bulk registration', run: benchRegistration },
 ];
 

@@ -2,8 +2,7 @@
  * Pieces shared by the watcher figures: a cheap recording ChannelPoster (the Slack side is not
  * what figures 2 and 3 measure) and a watcher wired to the emulator with a virtual clock.
  */
-import type { Api } from '../src/api/index.js';
-import type { WorkspaceCredentials } from '../src/api/types.js';
+import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
 import type { Store } from '../src/store/types.js';
 import type { FakeClock } from '../src/watch/clock.js';
 import { createWatcher, type Watcher, type WatcherOptions } from '../src/watch/index.js';
@@ -30,7 +29,7 @@ export class CountingPoster implements ChannelPoster {
 
 export interface BenchWatcherOptions {
   store: Store;
-  api: Api;
+  api: ApiFactory;
   clock: FakeClock;
   credentials: (ws: string) => WorkspaceCredentials | undefined;
   poster: ChannelPoster;

@@ -1,0 +1,167 @@
+/**
+ * The bot side of figure 3, in its own process so its CPU time and RSS are the bot's alone (the
+ * emulator and the harness live in the parent). Started by bench/scale.ts with `fork`; talks over
+ * IPC (bench/scale-protocol.ts).
+ *
+ * Virtual time: a FakeClock steps 1 s at a time and the watcher's own `tick()` runs after every
+ * step (what its timer does in production, at most once a second), so each site is polled when
+ * its jittered interval is due. CPU share = CPU time of this process / simulated time.
+ */
+import { createApi } from '../src/api/index.js';
+import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
+import { createStore } from '../src/store/index.js';
+import { FakeClock } from '../src/watch/clock.js';
+import { ENCRYPTION_KEY } from './lib.js';
+import { type ChildMessage, type ScaleStart, scaleGoSchema, scaleStartSchema } from './scale-protocol.js';
+import { benchWatcher, CountingPoster } from './support.js';
+
+/**
+ * Virtual time where a sleep (delivery pacing, Retry-After) does not move the clock for everyone:
+ * in production a sleeping delivery does not delay other sites' polls, and a sleep costs no CPU.
+ * (FakeClock.sleep advances the shared clock, which would make every site due early.)
+ */
+class BenchClock extends FakeClock {
+  override async sleep(ms: number): Promise<void> {
+    this.slept += Math.max(0, ms);
+    await Promise.resolve();
+  }
+}
+
+function send(m: ChildMessage): void {
+  process.send?.(m);
+}
+
+let goWaiter: (() => void) | undefined;
+function waitGo(): Promise<void> {
+  return new Promise((resolve) => {
+    goWaiter = resolve;
+  });
+}
+
+async function run(cfg: ScaleStart): Promise<void> {
+  const clock = new BenchClock(cfg.t0);
+  const api = createApi({ clock: () => clock.now(), sleep: (ms) => clock.sleep(ms), random: () => 0.5 });
+  const store = await createStore({ url: 'memory://', encryptionKey: ENCRYPTION_KEY, namespace: 'bench3' });
+  const credsByWs = new Map<string, WorkspaceCredentials>();
+  const poster = new CountingPoster(clock);
+  let polls = 0;
+  let pollErrors = 0;
+  // The watcher asks the factory for a client once per poll cycle: count cycles there.
+  const countingApi: ApiFactory = {
+    ...api,
+    watermarking: (c) => {
+      polls++;
+      return api.watermarking(c);
+    },
+  };
+  const watcher = benchWatcher({
+    store,
+    api: countingApi,
+    clock,
+    poster,
+    credentials: (ws) => credsByWs.get(ws),
+    overrides: {
+      intervalMs: cfg.intervalMs,
+      concurrency: cfg.concurrency,
+      events: (e) => {
+        if (e.type === 'poll-failed' || e.type === 'admin-alert') pollErrors++;
+      },
+    },
+  });
+  for (let i = 0; i < cfg.sites.length; i += cfg.sitesPerWorkspace) {
+    const ws = `T${String(i / cfg.sitesPerWorkspace).padStart(8, '0')}`;
+    const siteIds = cfg.sites.slice(i, i + cfg.sitesPerWorkspace);
+    credsByWs.set(ws, {
+      siteIds,
+      defaultSiteId: siteIds[0] as string,
+      watermarking: { accountId: cfg.accountId, accessKey: cfg.accessKey, baseUrl: cfg.wmBaseUrl },
+    });
+    for (const siteId of siteIds) {
+      await watcher.subscriptions.create(ws, {
+        channelId: `C${siteId}`,
+        siteId,
+        filters: { statuses: [], mode: 'all' },
+        createdBy: 'UBENCH',
+      });
+    }
+  }
+  // Baseline cycle (every site due at t0): silent first poll, tokens issued. Not measured.
+  await watcher.tick();
+  const baselineErrors = pollErrors;
+  const baselinePolls = polls;
+  const maxRssAfterBaseline = process.resourceUsage().maxRSS;
+  let peak = process.memoryUsage();
+  const sample = () => {
+    const m = process.memoryUsage();
+    if (m.rss > peak.rss) peak = m;
+  };
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+
+  const cpu0 = process.cpuUsage();
+  const real0 = performance.now();
+  const sim0 = clock.now();
+  const steps = Math.round((cfg.cycles * cfg.intervalMs) / 1000);
+  for (let step = 1; step <= steps; step++) {
+    clock.advance(1000);
+    if ((step * 1000) % cfg.intervalMs === 0 && step < steps) {
+      const go = waitGo();
+      send({ type: 'boundary', cycle: (step * 1000) / cfg.intervalMs, now: clock.now() });
+      await go;
+    }
+    await watcher.tick();
+    sample();
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const realMs = performance.now() - real0;
+  const simulatedMs = clock.now() - sim0;
+  const rssEnd = process.memoryUsage().rss;
+  global.gc?.();
+  const heapLiveEnd = process.memoryUsage().heapUsed;
+  const maxRssKb = process.resourceUsage().maxRSS;
+  await watcher.stop();
+  await api.close();
+  await store.close();
+  send({
+    type: 'result',
+    baselineErrors,
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    simulatedMs,
+    realMs,
+    polls: polls - baselinePolls,
+    pollErrors: pollErrors - baselineErrors,
+    posts: poster.posts,
+    updates: poster.updates,
+    rssBeforeMb: rssBefore / 2 ** 20,
+    rssEndMb: rssEnd / 2 ** 20,
+    heapLiveEndMb: heapLiveEnd / 2 ** 20,
+    maxRssAfterBaselineMb: maxRssAfterBaseline / 1024,
+    sampledPeak: {
+      rssMb: peak.rss / 2 ** 20,
+      heapTotalMb: peak.heapTotal / 2 ** 20,
+      heapUsedMb: peak.heapUsed / 2 ** 20,
+      externalMb: peak.external / 2 ** 20,
+    },
+    maxRssMb: maxRssKb / 1024,
+  });
+}
+
+process.on('message', (raw: unknown) => {
+  const go = scaleGoSchema.safeParse(raw);
+  if (go.success) {
+    goWaiter?.();
+    return;
+  }
+  const start = scaleStartSchema.safeParse(raw);
+  if (!start.success) {
+    send({ type: 'error', message: `bad message from the parent: ${start.error.message}` });
+    return;
+  }
+  run(start.data)
+    .catch((e: unknown) =>
+      send({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+    )
+    .finally(() => process.disconnect?.());
+});
+send({ type: 'ready' });

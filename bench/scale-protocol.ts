@@ -1,0 +1,53 @@
+/** Messages between the scale figure (parent, holds the emulator) and its bot process (child). */
+import { z } from 'zod';
+
+export const scaleStartSchema = z.object({
+  type: z.literal('start'),
+  wmBaseUrl: z.string().url(),
+  accountId: z.string(),
+  accessKey: z.string(),
+  sites: z.array(z.string()),
+  sitesPerWorkspace: z.number().int().positive(),
+  t0: z.number(),
+  intervalMs: z.number().int().positive(),
+  cycles: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+});
+export type ScaleStart = z.infer<typeof scaleStartSchema>;
+
+/** Parent -> child: the emulator applied this cycle's changes. */
+export const scaleGoSchema = z.object({ type: z.literal('go') });
+
+export const childMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** The virtual clock reached a cycle boundary: apply the changes for cycle `cycle`, at `now`. */
+  z.object({ type: z.literal('boundary'), cycle: z.number().int(), now: z.number() }),
+  z.object({
+    type: z.literal('result'),
+    baselineErrors: z.number().int(),
+    cpuUserMs: z.number(),
+    cpuSystemMs: z.number(),
+    simulatedMs: z.number(),
+    realMs: z.number(),
+    polls: z.number().int(),
+    pollErrors: z.number().int(),
+    posts: z.number().int(),
+    updates: z.number().int(),
+    rssBeforeMb: z.number(),
+    rssEndMb: z.number(),
+    /** JS heap in use after a full GC at the end (live data). */
+    heapLiveEndMb: z.number(),
+    /** maxRSS when the baseline cycle (every site's first poll and token) was over. */
+    maxRssAfterBaselineMb: z.number(),
+    /** memoryUsage() at the highest RSS sampled after each tick of the measured window. */
+    sampledPeak: z.object({
+      rssMb: z.number(),
+      heapTotalMb: z.number(),
+      heapUsedMb: z.number(),
+      externalMb: z.number(),
+    }),
+    maxRssMb: z.number(),
+  }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type ChildMessage = z.infer<typeof childMessageSchema>;
