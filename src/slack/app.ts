@@ -166,6 +166,8 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     processBeforeResponse: false,
     extendedErrorHandler: true,
     ignoreSelf: true,
+    // Conversation state is not used; skip Bolt's in-memory store (it would grow per conversation).
+    convoStore: false,
   };
 
   // The health client: the bot token in single mode (auth.test), none with OAuth (api.test).

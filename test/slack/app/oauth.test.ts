@@ -131,6 +131,12 @@ describe('OAuth distribution with two workspaces', () => {
     expect(bot.fake.calls('chat.postMessage').filter((c) => c.args.text === 'echo ghost')).toEqual([]);
   });
 
+  it('/readyz checks Slack with api.test (no token) under OAuth', async () => {
+    const r = await bot.get('/readyz');
+    expect(r.status).toBe(200);
+    expect(bot.fake.calls('api.test').length).toBe(1);
+  });
+
   it('logs carry no secret after the session', () => {
     expect(bot.logs.lines().length).toBeGreaterThan(0);
     expect(bot.logs.leaked(bot.secrets())).toEqual([]);
