@@ -162,6 +162,8 @@ export interface FakeSlackOptions {
   clientSecret?: string;
   /** Trigger id lifetime, default 3000 ms (Slack's). */
   triggerTtlMs?: number;
+  /** Where GET /oauth/v2/authorize sends the browser when the request names no redirect_uri. */
+  oauthRedirectUri?: string;
 }
 
 interface Workspace
@@ -289,6 +291,7 @@ export class FakeSlack {
     this.url = `http://127.0.0.1:${port}`;
     this.apiUrl = `${this.url}/api/`;
     this.events.setMaxListeners(100);
+    this.oauthRedirectUri = opts.oauthRedirectUri;
   }
 
   static async start(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -443,7 +446,12 @@ export class FakeSlack {
   }
 
   /** An OAuth code that oauth.v2.access exchanges for this workspace's bot token (single use). */
-  oauthCode(opts: { teamId: string; userId: string; scope?: string; isEnterpriseInstall?: boolean }): string {
+  oauthCode(opts: {
+    teamId: string;
+    userId: string;
+    scope?: string | undefined;
+    isEnterpriseInstall?: boolean;
+  }): string {
     this.ws(opts.teamId);
     const code = `${++this.idCounter}.${randomBytes(12).toString('hex')}`;
     this.codes.set(code, {
@@ -578,6 +586,7 @@ export class FakeSlack {
       return this.handleResponse(path.slice(10), body, res);
     }
     if (req.method === 'GET' && path.startsWith('/files-pri/')) return this.handleDownload(path, req, res);
+    if (req.method === 'GET' && path === '/oauth/v2/authorize') return this.handleAuthorize(url, res);
     if (req.method === 'GET' && path === '/signin') {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to Slack</body></html>');
       return;
@@ -1369,6 +1378,37 @@ export class FakeSlack {
   }
 
   // -- OAuth ----------------------------------------------------------------------------------------
+
+  /** Where the authorize page redirects (the app's /slack/oauth_redirect); settable after start. */
+  oauthRedirectUri: string | undefined;
+
+  /**
+   * The "Allow" page, approved at once: redirects to redirect_uri with a fresh code and the state.
+   * `team` and `user` query parameters pick who installs (default: first workspace, first user).
+   */
+  private handleAuthorize(url: URL, res: ServerResponse) {
+    const q = url.searchParams;
+    const redirect = q.get('redirect_uri') ?? this.oauthRedirectUri ?? this.opts.oauthRedirectUri;
+    const teamId = q.get('team') ?? [...this.workspaces.keys()][0];
+    const ws = teamId ? this.workspaces.get(teamId) : undefined;
+    if (this.opts.clientId && q.get('client_id') !== this.opts.clientId)
+      return this.send(res, 400, 'invalid_client_id');
+    if (!redirect || !ws) return this.send(res, 400, redirect ? 'unknown team' : 'no redirect_uri');
+    const user = q.get('user') ?? [...ws.users.keys()][0] ?? 'U0INSTALLER';
+    const code = this.oauthCode({ teamId: ws.teamId, userId: user, scope: q.get('scope') ?? undefined });
+    const target = new URL(redirect);
+    target.searchParams.set('code', code);
+    const state = q.get('state');
+    if (state) target.searchParams.set('state', state);
+    this.record({
+      method: 'oauth.authorize',
+      teamId: ws.teamId,
+      args: { scope: q.get('scope') },
+      status: 302,
+      ok: true,
+    });
+    res.writeHead(302, { location: target.href }).end();
+  }
 
   private oauthAccess(a: Obj, req: IncomingMessage): Obj {
     let clientId = typeof a.client_id === 'string' ? a.client_id : undefined;

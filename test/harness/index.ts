@@ -14,7 +14,7 @@ import { type Config, type Env, loadConfig } from '../../src/config.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorHandle } from '../../src/emulator/types.js';
 import { FakeSlack, type FakeView, type FakeWorkspaceSpec } from '../../src/fakeslack/index.js';
-import { createLogger, type Logger, logger as originalLogger, setLogger } from '../../src/log.js';
+import { createLogger, type Logger, logger as processLogger, setLogger } from '../../src/log.js';
 import { BOT_SCOPES, createSlackApp, type RegisterFn, type SlackAppHandle } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { createStore } from '../../src/store/index.js';
@@ -331,8 +331,13 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
 
   try {
     const { logger, capture } = captureLogs(opts.logLevel ?? 'debug');
+    // `processLogger` is a live binding: keep the value it has now, and restore it only if no
+    // other bot replaced ours meanwhile.
+    const previousLogger = processLogger;
     setLogger(logger);
-    cleanups.push(async () => setLogger(originalLogger));
+    cleanups.push(async () => {
+      if (processLogger === logger) setLogger(previousLogger);
+    });
 
     const signingSecret = randomBytes(16).toString('hex');
     const clientId = '1111111111.2222222222';

@@ -71,6 +71,25 @@ describe('OAuth distribution with two workspaces', () => {
     expect(saved?.bot?.userId).toBe(ws.botUserId);
   });
 
+  it('installs end to end through the (fake) Slack authorize page, as a browser would', async () => {
+    const { spec, ...ws } = testWorkspace(10);
+    bot.fake.addWorkspace(spec);
+    bot.fake.oauthRedirectUri = `${bot.url}/slack/oauth_redirect`;
+    const install = await bot.get('/slack/install');
+    const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const authorize = new URL(install.headers.get('location')!);
+    authorize.searchParams.set('team', ws.teamId);
+    const approved = await fetch(authorize, { redirect: 'manual' });
+    expect(approved.status).toBe(302);
+    const callback = new URL(approved.headers.get('location')!);
+    expect(callback.pathname).toBe('/slack/oauth_redirect');
+    const done = await bot.get(`${callback.pathname}${callback.search}`, { cookie });
+    expect(done.status).toBe(200);
+    expect(((await bot.store.installations.get(ws.teamId)) as { bot?: { token?: string } })?.bot?.token).toBe(
+      ws.botToken,
+    );
+  });
+
   it('refuses the redirect without the state cookie', async () => {
     const { spec, ...ws } = testWorkspace(8);
     bot.fake.addWorkspace(spec);
