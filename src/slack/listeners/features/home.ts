@@ -1,8 +1,16 @@
 /**
- * Feature entry point: home. Import this feature's command modules here (their `registry.add`
- * runs on import) and register its actions, views and events in `register`.
+ * Feature entry point: home. The App Home tab (app_home_opened, buttons, `refreshHome` for other
+ * features) and `/dwm debug` (admin).
  */
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
+import { register as homeButtons } from '../actions/home-buttons.js';
+import '../commands/debug.js';
+import { register as homeOpened } from '../events/home-opened.js';
 
-export function register(_app: App, _deps: AppDeps): void {}
+export { publishHome, refreshHome, workspaceSlackClient } from '../events/home-publish.js';
+
+export function register(app: App, deps: AppDeps): void {
+  homeOpened(app, deps);
+  homeButtons(app, deps);
+}

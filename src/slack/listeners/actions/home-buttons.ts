@@ -1,0 +1,132 @@
+/**
+ * The Home tab's buttons. Each opens the existing flow of the command it stands for, through the
+ * ONE command registry: the entry's `openModal` (with the site from the button), or its handler
+ * when the command needs no argument, or else a direct message saying which command to run. The
+ * role is checked again for the clicking user (admin entries), and the workspace is the one the
+ * signed payload came from: the button value only carries a site id, re-checked against that
+ * workspace's configured sites by the flow it opens.
+ */
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { z } from 'zod';
+import { commandsTotal } from '../../../metrics.js';
+import { type CommandContext, createContext } from '../../context.js';
+import type { AppDeps } from '../../deps.js';
+import { fullName, registry, type SlashCommand } from '../../registry.js';
+import { message, section } from '../../render/blocks.js';
+import { renderError } from '../../render/errors.js';
+import { HOME_ACTIONS, type HomeAction } from '../../render/home/view.js';
+import { code } from '../../render/mrkdwn.js';
+import { requireAdmin } from '../../roles.js';
+import { refreshHome } from '../events/home-publish.js';
+
+/** Which command each button stands for (first entry found wins: features may name it either way). */
+export const HOME_TARGETS: Record<Exclude<HomeAction, 'refresh'>, Array<[SlashCommand, string[]]>> = {
+  register: [
+    ['/dwm', ['register']],
+    ['/dwm', ['recipients', 'register']],
+  ],
+  watch: [
+    ['/dwm', ['watch']],
+    ['/dwm', ['watch', 'add']],
+  ],
+  trial: [
+    ['/drm', ['plan', 'trial']],
+    ['/drm', ['plan', 'request']],
+    ['/drm', ['plan']],
+  ],
+  setup: [['/dwm', ['setup']]],
+};
+
+const valueSchema = z.object({ site: z.string().max(64).optional() }).catch({});
+
+export type OpenOutcome = 'opened' | 'refused' | 'hint';
+
+/**
+ * Open the flow of `/cmd path…` from a button: openModal, or the handler when no argument is
+ * required, or a message naming the command. `given` is passed only for arguments the entry has.
+ */
+export async function openFromHome(
+  ctx: CommandContext,
+  targets: Array<[SlashCommand, string[]]>,
+  given: Record<string, unknown>,
+): Promise<OpenOutcome> {
+  for (const [command, path] of targets) {
+    const entry = registry.find(command, path);
+    if (!entry) continue;
+    ctx.command = command;
+    const what = fullName(command, entry.path);
+    if (entry.role === 'admin' && !(await requireAdmin(ctx, `run ${what}`, `home.${entry.path.join('.')}`))) {
+      return 'refused';
+    }
+    const args = Object.fromEntries(
+      Object.entries(given).filter(([k, v]) => v !== undefined && v !== '' && k in entry.args),
+    );
+    if (entry.openModal) {
+      await entry.openModal(ctx, args as never);
+      return 'opened';
+    }
+    const missing = Object.entries(entry.args).some(([k, a]) => a.required && !(k in args));
+    if (!missing) {
+      await entry.handler(ctx, { ...args, share: false } as never);
+      return 'opened';
+    }
+    await ctx.respond(
+      message(`Run ${what} in a channel`, [
+        section(`Run ${code(registry.usage(command, entry))} in a channel to do this.`),
+      ]),
+    );
+    return 'hint';
+  }
+  const [command, path] = targets[0]!;
+  await ctx.respond(
+    message('Not available yet', [
+      section(
+        `This is not available in this version yet. See ${code(`${command} help`)} for what you can do${path.length ? ` (looked for ${code(fullName(command, path))})` : ''}.`,
+      ),
+    ]),
+  );
+  return 'hint';
+}
+
+export function register(app: App, deps: AppDeps): void {
+  for (const [name, actionId] of Object.entries(HOME_ACTIONS) as Array<[HomeAction, string]>) {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, context }) => {
+      await ack();
+      const ctx = createContext({
+        deps,
+        client,
+        teamId: body.team?.id ?? context.teamId,
+        enterpriseId: body.enterprise?.id ?? context.enterpriseId,
+        isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
+        userId: body.user.id,
+        triggerId: body.trigger_id,
+      });
+      let outcome = 'ok';
+      try {
+        if (name === 'refresh') {
+          await refreshHome(deps, ctx.workspace, ctx.userId);
+          return;
+        }
+        const value = valueSchema.parse(safeJson(action.value));
+        outcome = await openFromHome(ctx, HOME_TARGETS[name], { site: value.site });
+      } catch (err) {
+        outcome = 'error';
+        ctx.logger.error({ err, refId: ctx.refId, action: actionId }, 'Home button failed');
+        await ctx
+          .respond(renderError('That did not work', err, { refId: ctx.refId, command: ctx.command }))
+          .catch(() => undefined);
+      } finally {
+        commandsTotal.inc({ command: `home:${name}`, outcome });
+      }
+    });
+  }
+}
+
+function safeJson(s: string | undefined): unknown {
+  if (!s) return {};
+  try {
+    return JSON.parse(s);
+  } catch {
+    return {};
+  }
+}

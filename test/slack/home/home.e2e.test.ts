@@ -1,0 +1,176 @@
+/**
+ * App Home and /dwm debug end to end: signed events, button actions and slash commands against the
+ * real app, the fake Slack and the emulator.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeCall } from '../../../src/fakeslack/index.js';
+import { refreshHome } from '../../../src/slack/listeners/features/home.js';
+import { HOME_ACTIONS } from '../../../src/slack/render/home/view.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+
+function lastSeq(bot: TestBot): number {
+  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+}
+
+/** Wait for the full Home tab (not the Loading one) published for a user after `seq`. */
+async function homePublished(bot: TestBot, user: string, after: number): Promise<FakeCall> {
+  return bot.fake.waitFor(
+    (c) =>
+      c.method === 'views.publish' &&
+      c.seq > after &&
+      c.args.user_id === user &&
+      JSON.stringify(c.args.view).includes('Channel watches'),
+    10_000,
+  );
+}
+
+const viewText = (c: FakeCall) => JSON.stringify((c.args.view as { blocks: unknown[] }).blocks);
+const actionIds = (c: FakeCall) =>
+  (
+    (c.args.view as { blocks: Array<{ type: string; elements?: Array<{ action_id?: string }> }> }).blocks ??
+    []
+  )
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => (b.elements ?? []).map((e) => e.action_id));
+
+describe('App Home (env credentials)', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('app_home_opened publishes the tab: connection, failures, jobs, sites, watches, plan', async () => {
+    const seq = lastSeq(bot);
+    const r = await bot.event({
+      type: 'app_home_opened',
+      user: bot.ws.member,
+      channel: 'D0HOME',
+      tab: 'home',
+    });
+    expect(r.status).toBe(200);
+    const call = await homePublished(bot, bot.ws.member, seq);
+    expect(call.ok).toBe(true);
+    const text = viewText(call);
+    expect(text).toContain('Connected');
+    expect(text).toContain('`DEMO`');
+    expect(text).toContain('Failures in the last 24 hours');
+    expect(text).toContain('Jobs in flight');
+    expect(text).toContain('Demo Streaming');
+    expect(text).toContain('Latest plan request');
+    expect(text).not.toContain('unavailable');
+    // The first open shows Loading first (no view in the event yet).
+    const first = bot.fake.calls('views.publish').find((c) => c.seq > seq);
+    expect(JSON.stringify(first?.args.view)).toContain('Loading');
+    // A member sees the common buttons, not Setup.
+    expect(actionIds(call)).toEqual(
+      expect.arrayContaining([HOME_ACTIONS.register, HOME_ACTIONS.watch, HOME_ACTIONS.trial]),
+    );
+    expect(actionIds(call)).not.toContain(HOME_ACTIONS.setup);
+    for (const s of bot.secrets()) expect(JSON.stringify(call.args)).not.toContain(s);
+  });
+
+  it('an admin sees the Setup button', async () => {
+    const seq = lastSeq(bot);
+    await bot.event({ type: 'app_home_opened', user: bot.ws.admin, channel: 'D0HOME', tab: 'home' });
+    const call = await homePublished(bot, bot.ws.admin, seq);
+    expect(actionIds(call)).toContain(HOME_ACTIONS.setup);
+  });
+
+  it('a failing part shows "unavailable" and the rest still renders', async () => {
+    bot.emulator!.faults.add({ match: '/svc/', status: 500 });
+    try {
+      const seq = lastSeq(bot);
+      await bot.event({ type: 'app_home_opened', user: bot.ws.member, channel: 'D0HOME', tab: 'home' });
+      const text = viewText(await homePublished(bot, bot.ws.member, seq));
+      expect(text).toContain('Sites unavailable');
+      expect(text).toContain('Plan requests unavailable');
+      expect(text).toContain('Jobs in flight (');
+      expect(text).not.toContain('Jobs unavailable');
+    } finally {
+      bot.emulator!.faults.clear();
+    }
+  });
+
+  it('messages tab events are ignored', async () => {
+    const seq = lastSeq(bot);
+    await bot.event({ type: 'app_home_opened', user: bot.ws.member, channel: 'D0HOME', tab: 'messages' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(bot.fake.calls('views.publish').filter((c) => c.seq > seq)).toEqual([]);
+  });
+
+  it('refreshHome re-publishes for recent viewers, and for one user', async () => {
+    const seq = lastSeq(bot);
+    const n = await refreshHome(bot.deps, bot.ws.teamId);
+    expect(n).toBe(2);
+    const users = bot.fake
+      .calls('views.publish')
+      .filter((c) => c.seq > seq)
+      .map((c) => c.args.user_id);
+    expect(new Set(users)).toEqual(new Set([bot.ws.admin, bot.ws.member]));
+    expect(await refreshHome(bot.deps, bot.ws.teamId, bot.ws.member)).toBe(1);
+  });
+
+  it('Setup button: refused to a member (told whom to ask), opens the setup modal for an admin', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: HOME_ACTIONS.setup, user: bot.ws.member });
+    const dm = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq, 5000);
+    expect(JSON.stringify(dm.args)).toContain('Only admins');
+    expect(bot.fake.calls('views.open').filter((c) => c.seq > seq)).toEqual([]);
+
+    const seq2 = lastSeq(bot);
+    await bot.action({ actionId: HOME_ACTIONS.setup, user: bot.ws.admin });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq2, 5000);
+    expect(bot.fake.lastView(bot.ws.admin, 'modal')?.callbackId).toBe('drm_setup');
+  });
+
+  it('Refresh button publishes the clicking user tab', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: HOME_ACTIONS.refresh, user: bot.ws.member });
+    await homePublished(bot, bot.ws.member, seq);
+  });
+
+  it('/dwm debug: refused to members; admins get ids, modes, store, sites, versions, no secret', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('debug', { user: bot.ws.member });
+    const refused = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 5000);
+    expect(JSON.stringify(refused.args)).toContain('Only admins can run /dwm debug');
+
+    const seq2 = lastSeq(bot);
+    await bot.command('debug', { user: bot.ws.admin });
+    const resp = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq2, 5000);
+    expect(resp.args.response_type).toBe('ephemeral');
+    const text = JSON.stringify(resp.args);
+    expect(text).toContain(bot.ws.teamId);
+    expect(text).toContain(bot.ws.botId);
+    expect(text).toContain('HTTP');
+    expect(text).toContain('single workspace');
+    expect(text).toContain('`memory`');
+    expect(text).toContain('site `DEMO`');
+    expect(text).toContain('never polled');
+    expect(text).toContain('Pending outbox');
+    expect(text).toContain(process.version);
+    for (const s of bot.secrets()) expect(text).not.toContain(s);
+  });
+});
+
+describe('App Home (nothing set up)', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'none' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('says the service is not set up, and the service parts say so too', async () => {
+    const seq = lastSeq(bot);
+    await bot.event({ type: 'app_home_opened', user: bot.ws.admin, channel: 'D0HOME', tab: 'home' });
+    const text = viewText(await homePublished(bot, bot.ws.admin, seq));
+    expect(text).toContain('The service is not set up');
+    expect(text).toContain('Press *Setup*');
+    expect(text).toContain('not configured: run /dwm setup');
+  });
+});
