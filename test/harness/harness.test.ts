@@ -137,3 +137,19 @@ describe('harness payloads reach the real app', () => {
     expect(sig).toBe('v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503');
   });
 });
+
+describe('harness with the Redis store', () => {
+  it('runs the app on redis:// (private redis-server) and cleans up', async () => {
+    const bot = await startTestBot({ store: 'redis', emulator: false, register: () => undefined });
+    try {
+      expect(bot.store.backend).toBe('redis');
+      const r = await bot.get('/readyz');
+      expect(r.status).toBe(200);
+      expect((r.json as { checks: { name: string; detail?: string }[] }).checks).toContainEqual(
+        expect.objectContaining({ name: 'store', ok: true, detail: 'redis' }),
+      );
+    } finally {
+      await bot.close();
+    }
+  });
+});
