@@ -3,7 +3,10 @@
  * collects their rows, and renders the table. A figure that throws is a harness failure: it is
  * reported and the others still run.
  */
+
+import { benchAck } from './ack.js';
 import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } from './lib.js';
+import { benchNotify } from './notify.js';
 import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
 import { benchScale } from './scale.js';
@@ -15,8 +18,10 @@ export interface Figure {
 }
 
 export const FIGURES: Figure[] = [
+  { id: '1', name: 'ack latency', run: benchAck },
   { id: '2', name: 'poll cost', run: benchPollCost },
   { id: '3', name: 'scale', run: benchScale },
+  { id: '4', name: 'notification latency', run: benchNotify },
   { id: '5', name: 'bulk registration', run: benchRegistration },
 ];
 
