@@ -341,6 +341,8 @@ export class FakeSlack {
     if (spec.enterpriseId) ws.enterpriseId = spec.enterpriseId;
     this.workspaces.set(spec.teamId, ws);
     this.tokens.set(spec.botToken, spec.teamId);
+    // The bot's own user, as users.info returns it.
+    this.addUser(spec.teamId, { id: ws.botUserId, name: 'drm-chatops', isBot: true });
     for (const u of spec.users ?? []) this.addUser(spec.teamId, u);
     for (const c of spec.channels ?? []) this.addChannel(spec.teamId, c);
     for (const g of spec.usergroups ?? []) ws.usergroups.set(g.id, [...g.users]);
@@ -779,6 +781,20 @@ export class FakeSlack {
       }
       case 'conversations.info': {
         const id = String(a.channel ?? '');
+        if (id.startsWith('D')) {
+          const user = [`U${id.slice(1)}`, `W${id.slice(1)}`].find((u) => ws.users.has(u));
+          if (!user) throw new SlackApiError('channel_not_found');
+          return {
+            channel: {
+              id,
+              created: 1_700_000_000,
+              is_im: true,
+              is_org_shared: false,
+              user,
+              is_archived: false,
+            },
+          };
+        }
         const ch = ws.channels.get(id);
         if (!ch || (ch.isPrivate && ch.botIsMember === false)) throw new SlackApiError('channel_not_found');
         return { channel: this.channelObject(ch) };

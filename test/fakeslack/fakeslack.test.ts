@@ -114,6 +114,10 @@ describe('channels', () => {
     });
     const owner = await a.users.info({ user: 'U0AOWNER' });
     expect(owner.user).toMatchObject({ is_admin: true, is_owner: true, tz: 'UTC' });
+    const dm = await a.conversations.info({ channel: 'D0AUSER' });
+    expect(dm.channel).toMatchObject({ id: 'D0AUSER', is_im: true, user: 'U0AUSER' });
+    const self = await a.users.info({ user: 'U0AAABOT' });
+    expect(self.user).toMatchObject({ is_bot: true, is_admin: false });
     const g = await a.usergroups.users.list({ usergroup: 'S0AOPS' });
     expect(g.users).toEqual(['U0AADMIN']);
     await expect(a.usergroups.users.list({ usergroup: 'S0NOPE' })).rejects.toMatchObject(

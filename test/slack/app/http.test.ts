@@ -56,6 +56,12 @@ describe('Slack app over HTTP (real app, fake Slack)', () => {
     expect(bot.fake.calls('auth.test').length).toBe(before + 1);
   });
 
+  it('logs carry neither the signing secret nor the bot token after the session', () => {
+    expect(bot.logs.lines().length).toBeGreaterThan(0);
+    expect(bot.logs.leaked([bot.signingSecret, bot.ws.botToken])).toEqual([]);
+    expect(bot.logs.leaked(bot.secrets())).toEqual([]);
+  });
+
   it('serves /metrics in Prometheus format', async () => {
     const r = await bot.get('/metrics');
     expect(r.status).toBe(200);
