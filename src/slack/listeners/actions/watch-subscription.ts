@@ -1,0 +1,146 @@
+/**
+ * Buttons on subscriptions: Unsubscribe and Resume (in `/dwm watches` and in the "paused" direct
+ * message), and the list's paging. Every click re-checks: the subscription is looked up in the
+ * clicking user's workspace only, and managing one someone else created is admin-only.
+ */
+import type { App } from '@slack/bolt';
+import type { AppDeps } from '../../deps.js';
+import { message, section } from '../../render/blocks.js';
+import { renderError, renderRefused } from '../../render/errors.js';
+import { code } from '../../render/mrkdwn.js';
+import { WATCH_ACTIONS } from '../../render/watch/card.js';
+import {
+  channelMention,
+  filtersText,
+  inviteMessage,
+  watchesMessage,
+} from '../../render/watch/subscriptions.js';
+import {
+  type ActionArgs,
+  actionContext,
+  actionValue,
+  botCanPost,
+  mayManage,
+  subscriptionsOf,
+} from '../commands/watch-shared.js';
+
+const SUB_ID = /^sub_[a-f0-9]{16}$/;
+
+export function register(app: App, deps: AppDeps): void {
+  app.action(WATCH_ACTIONS.unsubscribe, async (args) => {
+    await args.ack();
+    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    try {
+      const id = actionValue(args.body) ?? '';
+      const subs = subscriptionsOf(ctx);
+      const sub = SUB_ID.test(id) ? await subs.get(ctx.workspace, id) : undefined;
+      if (!sub) {
+        await ctx.respond(
+          message('That subscription no longer exists.', [
+            section('That subscription no longer exists (already removed).'),
+          ]),
+        );
+        return;
+      }
+      if (!(await mayManage(ctx, sub))) {
+        await ctx.audit({
+          action: 'watch.remove',
+          detail: `refused: ${sub.id} created by ${sub.createdBy}`,
+          result: 'refused',
+          siteId: sub.siteId,
+        });
+        await ctx.respond(
+          renderRefused('remove a job subscription someone else created', await ctx.admins()),
+        );
+        return;
+      }
+      await subs.remove(ctx.workspace, { id: sub.id });
+      await ctx.audit({
+        action: 'watch.remove',
+        detail: `removed ${sub.id} in ${sub.channelId}`,
+        result: 'ok',
+        siteId: sub.siteId,
+      });
+      const rest = await subs.list(ctx.workspace, { channelId: sub.channelId });
+      const list = watchesMessage(rest, sub.channelId);
+      await ctx.respond(
+        message(`Stopped a subscription in this channel. ${list.text}`, [
+          section(`:white_check_mark: Stopped: ${filtersText(sub)}`),
+          ...(list.blocks ?? []),
+        ]),
+        { replaceOriginal: true },
+      );
+    } catch (e) {
+      ctx.logger.error({ err: e, refId: ctx.refId }, 'unsubscribe failed');
+      await ctx.respond(renderError("Couldn't unsubscribe", e, { refId: ctx.refId }));
+    }
+  });
+
+  app.action(WATCH_ACTIONS.resume, async (args) => {
+    await args.ack();
+    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    try {
+      const id = actionValue(args.body) ?? '';
+      const subs = subscriptionsOf(ctx);
+      const sub = SUB_ID.test(id) ? await subs.get(ctx.workspace, id) : undefined;
+      if (!sub) {
+        await ctx.respond(
+          message('That subscription no longer exists.', [
+            section(
+              'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
+            ),
+          ]),
+        );
+        return;
+      }
+      if (!(await mayManage(ctx, sub))) {
+        await ctx.audit({
+          action: 'watch.resume',
+          detail: `refused: ${sub.id} created by ${sub.createdBy}`,
+          result: 'refused',
+          siteId: sub.siteId,
+        });
+        await ctx.respond(
+          renderRefused('resume a job subscription someone else created', await ctx.admins()),
+        );
+        return;
+      }
+      const ability = await botCanPost(ctx.client, sub.channelId);
+      if (ability !== 'ok') {
+        await ctx.respond(inviteMessage(sub.channelId, ability));
+        return;
+      }
+      const resumed = await subs.resume(ctx.workspace, sub.id);
+      await ctx.audit({
+        action: 'watch.resume',
+        detail: `resumed ${sub.id} in ${sub.channelId}`,
+        result: 'ok',
+        siteId: sub.siteId,
+      });
+      await ctx.respond(
+        message('Job notifications resumed.', [
+          section(
+            `:arrow_forward: Job notifications for ${channelMention(sub.channelId)} resumed (${code(resumed?.id ?? sub.id)}).`,
+          ),
+          section(filtersText(resumed ?? sub)),
+        ]),
+        { replaceOriginal: true },
+      );
+    } catch (e) {
+      ctx.logger.error({ err: e, refId: ctx.refId }, 'resume failed');
+      await ctx.respond(renderError("Couldn't resume", e, { refId: ctx.refId }));
+    }
+  });
+
+  app.action(new RegExp(`^${WATCH_ACTIONS.page}-(prev|next)$`), async (args) => {
+    await args.ack();
+    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    const channelId = ctx.channelId;
+    if (!channelId) return;
+    const page = Number(actionValue(args.body) ?? '0');
+    const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
+    await ctx.respond(watchesMessage(list, channelId, Number.isInteger(page) ? page : 0), {
+      replaceOriginal: true,
+    });
+  });
+}

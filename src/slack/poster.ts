@@ -1,0 +1,220 @@
+/**
+ * The watch core's `ChannelPoster` over Slack's Web API, one per workspace.
+ *
+ * - The bot token comes from the environment (single-workspace distribution, SLACK_BOT_TOKEN) or
+ *   from the stored installation of the workspace (OAuth distribution, the same record the
+ *   installation store reads).
+ * - The WebClient's own retries are OFF and rate-limited calls are rejected at once
+ *   (`rejectRateLimitedCalls`): the watch core paces 1 message/s per channel, waits Retry-After
+ *   and retries itself, keeping the outbox order. Letting the SDK retry too would double-post.
+ * - Every Slack failure is re-thrown as a `DeliveryError` (code, Retry-After, HTTP status) so the
+ *   core can tell rate limits, transient errors and permanent ones apart (src/watch/types.ts).
+ * - `findByMetadata` reads `conversations.history` (top level) or `conversations.replies` (a
+ *   thread) with `include_all_metadata` and looks for the `drm_chatops_delivery` key: the core's
+ *   exactly-once check after a crash between posting and recording.
+ */
+import { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { Store, WorkspaceKey } from '../store/types.js';
+import {
+  type ChannelMessage,
+  type ChannelPoster,
+  DELIVERY_EVENT_TYPE,
+  DeliveryError,
+  type PostOptions,
+} from '../watch/types.js';
+import { boltLogger, DEFAULT_SLACK_API_URL } from './app.js';
+import type { AppDeps } from './deps.js';
+
+/** Map any Web API failure to a DeliveryError (already one: returned as is). */
+export function toDeliveryError(e: unknown): DeliveryError {
+  if (e instanceof DeliveryError) return e;
+  const x = (e ?? {}) as {
+    code?: unknown;
+    retryAfter?: unknown;
+    data?: { error?: unknown };
+    statusCode?: unknown;
+    message?: unknown;
+  };
+  if (x.code === 'slack_webapi_rate_limited_error') {
+    const s = typeof x.retryAfter === 'number' && x.retryAfter >= 0 ? x.retryAfter : 1;
+    return new DeliveryError('ratelimited', { retryAfterMs: s * 1000, httpStatus: 429 });
+  }
+  if (x.code === 'slack_webapi_platform_error' && typeof x.data?.error === 'string') {
+    return new DeliveryError(x.data.error);
+  }
+  if (x.code === 'slack_webapi_http_error' && typeof x.statusCode === 'number') {
+    return new DeliveryError(`http_${x.statusCode}`, { httpStatus: x.statusCode });
+  }
+  if (x.code === 'slack_webapi_request_error') return new DeliveryError('network');
+  // Unknown shape: keep the message (never contains the token: the SDK redacts it) for the log.
+  return new DeliveryError('unknown', {
+    message: `Slack call failed: ${typeof x.message === 'string' ? x.message.slice(0, 200) : 'unknown error'}`,
+  });
+}
+
+interface HistoryMessage {
+  ts?: string;
+  thread_ts?: string;
+  metadata?: { event_type?: string; event_payload?: { key?: unknown } };
+}
+
+const HISTORY_PAGE = 200;
+/** Pages read when looking for a delivery (200 messages each); the window is minutes wide. */
+const HISTORY_MAX_PAGES = 10;
+
+/** A ChannelPoster over one WebClient (a client per workspace; see `createPosterFactory`). */
+export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
+  const call = async <T>(fn: (c: WebClient) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(await client());
+    } catch (e) {
+      throw toDeliveryError(e);
+    }
+  };
+  return {
+    async post(channel: string, message: ChannelMessage, opts: PostOptions) {
+      const r = await call((c) =>
+        c.chat.postMessage({
+          channel,
+          text: message.text,
+          ...(message.blocks ? { blocks: message.blocks } : {}),
+          ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
+          ...(opts.threadTs && opts.broadcast ? { reply_broadcast: true } : {}),
+          metadata: opts.metadata as never,
+          unfurl_links: false,
+          unfurl_media: false,
+        } as never),
+      );
+      if (typeof r.ts !== 'string') throw new DeliveryError('unknown', { message: 'Slack returned no ts' });
+      return { ts: r.ts };
+    },
+    async update(channel: string, ts: string, message: ChannelMessage) {
+      await call((c) =>
+        c.chat.update({
+          channel,
+          ts,
+          text: message.text,
+          ...(message.blocks ? { blocks: message.blocks as never } : {}),
+        }),
+      );
+    },
+    async findByMetadata(channel: string, deliveryKey: string, sinceTs: string, threadTs?: string) {
+      let cursor: string | undefined;
+      for (let page = 0; page < HISTORY_MAX_PAGES; page++) {
+        const r = await call((c) =>
+          threadTs
+            ? c.conversations.replies({
+                channel,
+                ts: threadTs,
+                oldest: sinceTs,
+                inclusive: true,
+                include_all_metadata: true,
+                limit: HISTORY_PAGE,
+                ...(cursor ? { cursor } : {}),
+              })
+            : c.conversations.history({
+                channel,
+                oldest: sinceTs,
+                inclusive: true,
+                include_all_metadata: true,
+                limit: HISTORY_PAGE,
+                ...(cursor ? { cursor } : {}),
+              }),
+        );
+        for (const m of (r.messages ?? []) as HistoryMessage[]) {
+          if (
+            m.metadata?.event_type === DELIVERY_EVENT_TYPE &&
+            m.metadata.event_payload?.key === deliveryKey &&
+            typeof m.ts === 'string' &&
+            // replies() returns the parent too: it is the card, never this thread message.
+            !(threadTs && m.ts === threadTs)
+          ) {
+            return { ts: m.ts };
+          }
+        }
+        cursor = r.response_metadata?.next_cursor || undefined;
+        if (!r.has_more || !cursor) return undefined;
+      }
+      return undefined;
+    },
+  };
+}
+
+const storedBot = z.looseObject({ bot: z.looseObject({ token: z.string().min(1) }).optional() });
+
+/** The workspace's bot token: SLACK_BOT_TOKEN (single) or the stored installation (OAuth). */
+export async function botToken(
+  deps: Pick<AppDeps, 'config' | 'store'>,
+  ws: WorkspaceKey,
+): Promise<string | undefined> {
+  if (deps.config.distribution === 'single') return deps.config.slack.botToken;
+  const raw = await deps.store.installations.get(ws);
+  const parsed = storedBot.safeParse(raw);
+  return parsed.success ? parsed.data.bot?.token : undefined;
+}
+
+/** A WebClient for background work: no SDK retries, rate limits rejected, logs through pino. */
+export function backgroundClient(
+  deps: { config: AppDeps['config']; logger: Logger },
+  token: string,
+): WebClient {
+  return new WebClient(token, {
+    slackApiUrl: deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 15_000,
+    logger: boltLogger(deps.logger.child({ component: 'watch-slack' }), [token]),
+  });
+}
+
+export interface PosterFactory {
+  /** The poster of a workspace (what `createWatcher({ poster })` takes). */
+  poster(ws: WorkspaceKey): ChannelPoster;
+  /** The background WebClient of a workspace; DeliveryError('token_revoked') when not installed. */
+  client(ws: WorkspaceKey): Promise<WebClient>;
+  /** Forget cached clients (after a reinstall the token changes). */
+  forget(ws?: WorkspaceKey): void;
+}
+
+/**
+ * Posters per workspace with cached clients. A workspace without a token (uninstalled, or the
+ * installation lost) fails with `token_revoked`: the core pauses its subscriptions and tells the
+ * creator to reinstall, which is the right advice.
+ */
+export function createPosterFactory(deps: {
+  config: AppDeps['config'];
+  store: Store;
+  logger: Logger;
+}): PosterFactory {
+  const clients = new Map<string, { token: string; client: WebClient }>();
+  async function client(ws: WorkspaceKey): Promise<WebClient> {
+    const token = await botToken(deps, ws);
+    if (!token) {
+      clients.delete(ws);
+      throw new DeliveryError('token_revoked', { message: `No Slack installation for workspace ${ws}` });
+    }
+    const hit = clients.get(ws);
+    if (hit && hit.token === token) return hit.client;
+    const c = backgroundClient(deps, token);
+    clients.set(ws, { token, client: c });
+    return c;
+  }
+  const posters = new Map<string, ChannelPoster>();
+  return {
+    client,
+    poster(ws) {
+      let p = posters.get(ws);
+      if (!p) {
+        p = createPoster(() => client(ws));
+        posters.set(ws, p);
+      }
+      return p;
+    },
+    forget(ws) {
+      if (ws) clients.delete(ws);
+      else clients.clear();
+    },
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * The job watcher running next to the Slack app: `createWatcher` wired with the store, the API
+ * factory, each workspace's credentials (src/ops/workspace.ts), a Slack poster per workspace
+ * (src/slack/poster.ts), the Block Kit renderer, POLL_INTERVAL_SECONDS and a unique holder id.
+ *
+ * Events become direct messages:
+ * - `subscription-paused` (a permanent Slack error in a channel): the subscription's creator gets
+ *   what happened and a Resume button.
+ * - `admin-alert` (the service refused the credentials and a token refresh did not fix it; the
+ *   core pauses the workspace's polling and emits this once): the workspace's admins are told
+ *   once (configured admin ids, workspace setting admin ids, whoever saved the credentials, the
+ *   installer).
+ * Resuming after an auth pause: `resume(ws)` (exported hook `notifyCredentialsSaved(ws)` for
+ * the setup flow), and also automatically: every poll interval, a workspace paused for auth whose
+ * stored credentials were saved again after the pause is resumed; env credentials (which only a
+ * restart can change) are resumed at start, so a fixed deployment recovers after its restart.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { App } from '@slack/bolt';
+import { loadCredentials } from '../ops/workspace.js';
+import {
+  type Clock,
+  createWatcher,
+  systemClock,
+  type WatchEvent,
+  type Watcher,
+  type WatcherOptions,
+} from '../watch/index.js';
+import type { AppDeps } from './deps.js';
+import { createPosterFactory, type PosterFactory } from './poster.js';
+import type { Message } from './render/blocks.js';
+import { blockRenderer } from './render/watch/card.js';
+import { adminAlertNotice, pausedNotice } from './render/watch/subscriptions.js';
+
+/** Where the runtime remembers when a workspace's polling was paused (for auto-resume). */
+const RUNTIME_NS = 'watch-runtime';
+
+export interface WatchRuntimeOptions {
+  /** Virtual clock for tests. Default real time. */
+  clock?: Clock;
+  /** Default: hostname + pid + random. */
+  holderId?: string;
+  /** Overrides of the watcher (tests: channelIntervalMs, jitter...). */
+  watcher?: Partial<Omit<WatcherOptions, 'store' | 'api' | 'credentials' | 'poster' | 'renderer'>>;
+  /** Slack posters; default one over the workspace's bot token. */
+  posters?: PosterFactory;
+}
+
+export interface WatchRuntime {
+  watcher: Watcher;
+  posters: PosterFactory;
+  start(): void;
+  stop(): Promise<void>;
+  /** Credentials were fixed: resume the workspace's polling now. */
+  resume(ws: string): Promise<void>;
+  /** Resume workspaces whose credentials were saved again since their pause (run each interval). */
+  checkResumes(): Promise<string[]>;
+  /** Pending direct messages sent (tests wait on it). */
+  idle(): Promise<void>;
+}
+
+const active = new Set<WatchRuntime>();
+
+/**
+ * Hook for the setup flow: call after new credentials are saved and verified for `ws`
+ * (`await notifyCredentialsSaved(ctx.workspace)`); resumes polling paused for an auth failure
+ * in every runtime of this process. A no-op when no runtime runs.
+ */
+export async function notifyCredentialsSaved(ws: string): Promise<void> {
+  for (const r of active) await r.resume(ws);
+}
+
+export function newHolderId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+interface PauseMark {
+  /** ISO time of the pause. */
+  at: string;
+  /** verifiedAt of the stored credentials at the time of the pause ('' for env ones). */
+  verifiedAt: string;
+}
+
+export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeOptions = {}): WatchRuntime {
+  const log = deps.logger.child({ module: 'watch-runtime' });
+  const clock = opts.clock ?? systemClock;
+  const posters = opts.posters ?? createPosterFactory(deps);
+  const marks = deps.store.docs<PauseMark>(RUNTIME_NS);
+  const pending = new Set<Promise<unknown>>();
+  const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
+
+  const track = (p: Promise<unknown>) => {
+    const t = p
+      .catch((err) => log.error({ err }, 'watch notification failed'))
+      .finally(() => pending.delete(t));
+    pending.add(t);
+  };
+
+  async function dm(ws: string, userId: string, msg: Message): Promise<void> {
+    const client = await posters.client(ws);
+    await client.chat.postMessage({
+      channel: userId,
+      text: msg.text,
+      ...(msg.blocks ? { blocks: msg.blocks } : {}),
+      unfurl_links: false,
+    } as never);
+  }
+
+  /** Who hears about a paused workspace: configured admins, setup savers, the installer. */
+  async function adminRecipients(ws: string): Promise<string[]> {
+    const ids = new Set<string>(deps.config.adminUserIds);
+    const settings = await deps.store.settings.get(ws);
+    for (const id of settings.adminUserIds) ids.add(id);
+    const stored = await deps.store.credentials.get(ws);
+    if (stored?.savedBy) ids.add(stored.savedBy);
+    const inst = (await deps.store.installations.get(ws)) as { user?: { id?: unknown } } | undefined;
+    if (typeof inst?.user?.id === 'string') ids.add(inst.user.id);
+    return [...ids].filter((id) => /^[UW][A-Z0-9]{2,}$/.test(id)).slice(0, 10);
+  }
+
+  async function onEvent(e: WatchEvent): Promise<void> {
+    if (e.type === 'subscription-paused') {
+      const s = e.subscription;
+      log.warn({ workspace: e.workspace, subscription: s.id, code: e.code }, 'subscription paused');
+      await dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message));
+    } else if (e.type === 'admin-alert') {
+      const loaded = await loadCredentials(deps, e.workspace);
+      await marks.put(e.workspace, 'pause', {
+        at: new Date(clock.now()).toISOString(),
+        verifiedAt: loaded?.source === 'store' ? (loaded.verifiedAt ?? '') : '',
+      });
+      const to = await adminRecipients(e.workspace);
+      if (to.length === 0) log.warn({ workspace: e.workspace }, 'polling paused and no admin to tell');
+      for (const u of to) {
+        try {
+          await dm(e.workspace, u, adminAlertNotice(e.reason, e.message));
+        } catch (err) {
+          log.warn(
+            { err, workspace: e.workspace, user: u },
+            'could not tell an admin that polling is paused',
+          );
+        }
+      }
+    }
+  }
+
+  const watcher = createWatcher({
+    store: deps.store,
+    api: deps.api,
+    credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
+    poster: (ws) => posters.poster(ws),
+    renderer: blockRenderer,
+    clock,
+    intervalMs,
+    holderId: opts.holderId ?? newHolderId(),
+    logger: deps.logger,
+    events: (e) => track(onEvent(e)),
+    ...opts.watcher,
+  });
+
+  async function resume(ws: string): Promise<void> {
+    await watcher.resume(ws);
+    await marks.delete(ws, 'pause');
+    log.info({ workspace: ws }, 'job watching resumed');
+  }
+
+  async function checkResumes(): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const ws of await watcher.subscriptions.workspaces()) {
+      const s = await deps.store.settings.get(ws);
+      if (!s.pollingPausedReason) continue;
+      const loaded = await loadCredentials(deps, ws);
+      if (loaded?.source !== 'store') continue;
+      const mark = await marks.get(ws, 'pause');
+      // Saved again since the pause (setup verifies before saving), or no record of the pause.
+      if (!mark || (loaded.verifiedAt ?? '') !== mark.verifiedAt) {
+        await resume(ws);
+        resumed.push(ws);
+      }
+    }
+    return resumed;
+  }
+
+  async function resumeEnvPaused(): Promise<void> {
+    if (deps.config.distribution !== 'single' || !deps.config.envCredentials) return;
+    for (const ws of await watcher.subscriptions.workspaces()) {
+      if ((await deps.store.settings.get(ws)).pollingPausedReason) await resume(ws);
+    }
+  }
+
+  let timer: unknown;
+  let running = false;
+  const scheduleCheck = () => {
+    if (!running) return;
+    timer = clock.setTimer(() => {
+      track(checkResumes().finally(scheduleCheck));
+    }, intervalMs);
+  };
+
+  const runtime: WatchRuntime = {
+    watcher,
+    posters,
+    start() {
+      if (running) return;
+      running = true;
+      active.add(runtime);
+      // Resume first (env credentials may have been fixed by this restart), then poll.
+      track(
+        resumeEnvPaused()
+          .then(checkResumes)
+          .finally(() => {
+            if (running) watcher.start();
+          }),
+      );
+      scheduleCheck();
+      log.info({ intervalSeconds: intervalMs / 1000 }, 'job watching started');
+    },
+    async stop() {
+      running = false;
+      active.delete(runtime);
+      if (timer !== undefined) clock.clearTimer(timer);
+      await watcher.stop();
+      await runtime.idle();
+    },
+    resume,
+    checkResumes,
+    async idle() {
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+  return runtime;
+}
