@@ -325,8 +325,12 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
   }
   const now = opts.now ?? Date.now;
   const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  let closing: Promise<void> | undefined;
+  const cleanup = () => {
+    closing ??= (async () => {
+      for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    })();
+    return closing;
   };
 
   try {
