@@ -13,6 +13,7 @@ import { createLogger, setLogger } from './log.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import type { AppDeps } from './slack/deps.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
+import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, StoreConfigError } from './store/index.js';
 
 export interface RunningBot {
@@ -28,8 +29,10 @@ export interface RunningBot {
 export interface StartOptions {
   env?: Env;
   register?: RegisterFn;
-  /** Hook for features that run in the background (watcher...): start them and register stops. */
+  /** Extra background work: start it and register its stop on the lifecycle. */
   background?: (deps: AppDeps, lifecycle: Lifecycle) => Promise<void> | void;
+  /** Run the job watcher (src/slack/watch-runtime.ts). Default true. */
+  watch?: boolean;
 }
 
 /** Builds and starts everything. Throws ConfigError / StoreConfigError on bad configuration. */
@@ -74,6 +77,12 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   try {
     if (opts.background) await opts.background(deps, lifecycle);
     const { port } = await handle.start();
+    if (opts.watch !== false) {
+      // Started once the app receives, stopped (by the lifecycle) after it stopped receiving.
+      const watch = createWatchRuntime(deps, handle.app);
+      lifecycle.onStop('watcher', () => watch.stop());
+      watch.start();
+    }
     return { config, deps, handle, lifecycle, port, shutdown };
   } catch (err) {
     await shutdown('start failed');
