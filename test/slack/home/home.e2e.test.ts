@@ -126,6 +126,29 @@ describe('App Home (env credentials)', () => {
     expect(bot.fake.lastView(bot.ws.admin, 'modal')?.callbackId).toBe('drm_setup');
   });
 
+  it('Watch a channel: pick the channel, then the watch form; the subscription appears on the tab', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: HOME_ACTIONS.watch, user: bot.ws.member });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
+    const pick = bot.fake.lastView(bot.ws.member, 'modal');
+    expect(pick?.callbackId).toBe('home_watch_pick');
+    const r = await bot.viewSubmission({
+      user: bot.ws.member,
+      values: {
+        home_watch_channel: {
+          value: { type: 'conversations_select', selected_conversation: bot.ws.channel },
+        },
+      },
+    });
+    const next = r.json as {
+      response_action: string;
+      view: { callback_id: string; private_metadata: string };
+    };
+    expect(next.response_action).toBe('update');
+    expect(JSON.parse(next.view.private_metadata)).toEqual({ c: bot.ws.channel });
+    expect(next.view.callback_id).not.toBe('home_watch_pick');
+  });
+
   it('Refresh button publishes the clicking user tab', async () => {
     const seq = lastSeq(bot);
     await bot.action({ actionId: HOME_ACTIONS.refresh, user: bot.ws.member });

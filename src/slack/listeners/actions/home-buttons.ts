@@ -14,20 +14,19 @@ import type { AppDeps } from '../../deps.js';
 import { fullName, registry, type SlashCommand } from '../../registry.js';
 import { message, section } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
-import { HOME_ACTIONS, type HomeAction } from '../../render/home/view.js';
+import { HOME_ACTIONS, type HomeAction, watchPickView } from '../../render/home/view.js';
 import { code } from '../../render/mrkdwn.js';
 import { requireAdmin } from '../../roles.js';
 import { refreshHome } from '../events/home-publish.js';
 
 /** Which command each button stands for (first entry found wins: features may name it either way). */
-export const HOME_TARGETS: Record<Exclude<HomeAction, 'refresh'>, Array<[SlashCommand, string[]]>> = {
+export const HOME_TARGETS: Record<
+  Exclude<HomeAction, 'refresh' | 'watch'>,
+  Array<[SlashCommand, string[]]>
+> = {
   register: [
     ['/dwm', ['register']],
     ['/dwm', ['recipients', 'register']],
-  ],
-  watch: [
-    ['/dwm', ['watch']],
-    ['/dwm', ['watch', 'add']],
   ],
   trial: [
     ['/drm', ['plan', 'trial']],
@@ -105,6 +104,11 @@ export function register(app: App, deps: AppDeps): void {
       try {
         if (name === 'refresh') {
           await refreshHome(deps, ctx.workspace, ctx.userId);
+          return;
+        }
+        if (name === 'watch') {
+          // No channel in the Home tab: pick one first (views/home-watch.ts), then the watch form.
+          await ctx.openView(watchPickView());
           return;
         }
         const value = valueSchema.parse(safeJson(action.value));
