@@ -1,0 +1,81 @@
+/**
+ * Buttons of the jobs list and the job card: Prev/Next (the list is replaced in place), Details
+ * (a new card), Refresh (the card is replaced), Export CSV (the full task list as a file in the
+ * user's DM, with a progress reply). Every click re-checks the workspace of the button value.
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import { taskCsv } from '../../../ops/jobs.js';
+import type { AppDeps } from '../../deps.js';
+import { decodeValue, jobsPageValue, jobValue, WM_ACTIONS } from '../../render/wm/common.js';
+import { exportDoneMessage, exportFileComment, exportStartedMessage } from '../../render/wm/jobs.js';
+import { showJob, showJobs } from '../commands/wm-jobs.js';
+import { actionContext, badValue, dmChannel, respondError, sameWorkspace, uploadFile } from './wm-support.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.jobsPage}`), async (a) => {
+    await a.ack();
+    const ctx = actionContext(deps, a);
+    const v = decodeValue(jobsPageValue, a.action.value);
+    if (!v) return badValue(ctx);
+    if (!(await sameWorkspace(ctx, v.w))) return;
+    try {
+      await showJobs(
+        ctx,
+        {
+          site: v.s,
+          page: v.p,
+          ...(v.st ? { statuses: v.st } : {}),
+          ...(v.c ? { contentId: v.c } : {}),
+          ...(v.fr ? { from: v.fr } : {}),
+          ...(v.to ? { to: v.to } : {}),
+        },
+        true,
+      );
+    } catch (e) {
+      await respondError(ctx, "Couldn't list jobs", e);
+    }
+  });
+
+  for (const [actionId, replace] of [
+    [WM_ACTIONS.jobDetails, false],
+    [WM_ACTIONS.jobRefresh, true],
+  ] as const) {
+    app.action<BlockButtonAction>(actionId, async (a) => {
+      await a.ack();
+      const ctx = actionContext(deps, a);
+      const v = decodeValue(jobValue, a.action.value);
+      if (!v) return badValue(ctx);
+      if (!(await sameWorkspace(ctx, v.w))) return;
+      try {
+        await showJob(ctx, v.s, v.j, replace);
+      } catch (e) {
+        await respondError(ctx, `Couldn't show job ${v.j}`, e);
+      }
+    });
+  }
+
+  app.action<BlockButtonAction>(WM_ACTIONS.jobExport, async (a) => {
+    await a.ack();
+    const ctx = actionContext(deps, a);
+    const v = decodeValue(jobValue, a.action.value);
+    if (!v) return badValue(ctx);
+    if (!(await sameWorkspace(ctx, v.w))) return;
+    try {
+      const c = await ctx.clients();
+      const site = c.site(v.s);
+      await ctx.respond(exportStartedMessage(v.j), { share: false });
+      const tasks = await c.watermarking().getJobTasks(site, v.j);
+      const csv = taskCsv(tasks.items);
+      const channel = await dmChannel(ctx.client, ctx.userId);
+      await uploadFile(ctx.client, channel, {
+        filename: `job-${v.j}-${site}-tasks.csv`,
+        content: csv,
+        title: `Job ${v.j} tasks`,
+        comment: exportFileComment(v.j, site, tasks.items.length),
+      });
+      await ctx.respond(exportDoneMessage(v.j, tasks.items.length), { share: false });
+    } catch (e) {
+      await respondError(ctx, `Couldn't export the tasks of job ${v.j}`, e);
+    }
+  });
+}
