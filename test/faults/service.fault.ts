@@ -1,0 +1,264 @@
+/**
+ * Service faults: 5xx bursts, timeouts past Slack's 3 s, connection resets, malformed JSON, wrong
+ * envelope shapes, 401 on a cached token mid-session, 401/403 for good, service error codes.
+ * Through the real app: every registry command (as an admin) plus a probe command that reads the
+ * service still acks in time and answers with a clear error. Through the watcher: the poller backs
+ * off while the service fails and resumes (nothing lost) once it recovers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRule } from '../../src/emulator/types.js';
+import { registry } from '../../src/slack/registry.js';
+import { startTestBot, type TestBot } from '../harness/index.js';
+import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
+import { scenario } from './support/summary.js';
+import { unhandledSoFar } from './support/unhandled.js';
+import { completeness, SITE, startWatchRig } from './support/watch.js';
+
+const PROBE = 'faults-probe';
+/** Signs of a broken reply: internals leaking into what the user reads. */
+const BROKEN = /undefined|\[object Object\]|NaN|\n\s+at [\w<]|TypeError|ReferenceError/;
+
+interface FaultCase {
+  name: string;
+  rules: FaultRule[];
+  expireTokens?: boolean;
+  /** What the probe's reply must say (a clear error), or 'ok' when the bot must recover. */
+  expect: RegExp | 'ok';
+}
+
+const CASES: FaultCase[] = [
+  { name: '5xx burst (503 on every call)', rules: [{ status: 503 }], expect: /answered HTTP 503/ },
+  { name: 'one 503 then healthy (retried GET)', rules: [{ status: 503, times: 1 }], expect: 'ok' },
+  {
+    name: 'slow: 3.5 s > timeout, past Slack 3 s',
+    rules: [{ latencyMs: 3500 }],
+    expect: /could not be reached/,
+  },
+  { name: 'connection reset', rules: [{ drop: true }], expect: /could not be reached/ },
+  { name: 'malformed JSON', rules: [{ malformed: true }], expect: /unexpected format/ },
+  {
+    name: 'wrong envelope shape',
+    rules: [{ body: { result: 'ok', items: 'nope' } }],
+    expect: /unexpected format/,
+  },
+  {
+    name: '401 on the cached token mid-session',
+    rules: [],
+    expireTokens: true,
+    expect: 'ok',
+  },
+  { name: '401 for good', rules: [{ status: 401 }], expect: /refused the saved credentials/ },
+  { name: '403', rules: [{ status: 403 }], expect: /does not have permission/ },
+  {
+    name: 'service error code',
+    rules: [{ errorCode: { code: 'E9999', message: 'Temporary failure <!channel>' } }],
+    expect: /E9999/,
+  },
+];
+
+describe('commands under service faults', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    if (!registry.find('/dwm', [PROBE])) {
+      registry.add({
+        command: '/dwm',
+        path: [PROBE],
+        args: {},
+        role: 'member',
+        summary: 'faults suite only: read the service',
+        hidden: true,
+        async handler(ctx) {
+          const c = await ctx.clients();
+          const page = await c.watermarking().searchJobs(c.site(), { pageUnit: 1 });
+          await ctx.respond({ text: `probe ok: ${page.totalCount} jobs` });
+        },
+      });
+    }
+    bot = await startTestBot({
+      apiOptions: { timeouts: { headersMs: 2000, bodyMs: 2000 }, retries: { max: 1, baseMs: 10 } },
+    });
+    // Warm the token cache so "401 mid-session" hits a cached token.
+    const seq = lastSeq(bot);
+    await bot.command(PROBE);
+    expect(said(await waitReplies(bot, seq))).toContain('probe ok');
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  for (const fc of CASES) {
+    it(`${fc.name}: every command acks in time and answers clearly`, async () => {
+      const cases = registryCases((e) => !e.hidden);
+      await scenario(
+        {
+          scenario: `service: ${fc.name}`,
+          injected: `emulator ${JSON.stringify(fc.rules)}${fc.expireTokens ? ' + expireTokens' : ''}`,
+        },
+        async () => {
+          const emu = bot.emulator!;
+          emu.faults.clear();
+          for (const r of fc.rules) emu.faults.add(r);
+          if (fc.expireTokens) emu.expireTokens();
+          try {
+            const problems: string[] = [];
+            // The probe first (alone, so its reply is unambiguous), then every command at once.
+            const seq = lastSeq(bot);
+            const probe = await bot.command(PROBE);
+            if (probe.status !== 200 || probe.ackMs >= 3000)
+              problems.push(`probe ack ${probe.status} in ${probe.ackMs} ms`);
+            const replies = said(await waitReplies(bot, seq, { timeoutMs: 15_000 }));
+            if (fc.expect === 'ok') {
+              if (!replies.includes('probe ok'))
+                problems.push(`probe did not recover: ${replies.slice(0, 200)}`);
+            } else if (!fc.expect.test(replies)) {
+              problems.push(`probe reply not clear: ${replies.slice(0, 300)}`);
+            }
+            if (BROKEN.test(replies)) problems.push(`probe reply shows internals: ${replies.slice(0, 300)}`);
+            if (replies.includes('<!channel>')) problems.push('service text pinged the channel');
+
+            const results = await Promise.all(
+              cases.map(async (c) => {
+                const s = lastSeq(bot);
+                const r = await bot.command(c.text, { command: c.command, user: bot.ws.admin });
+                return { c, r, s };
+              }),
+            );
+            for (const { c, r } of results) {
+              if (r.status !== 200 || r.ackMs >= 3000)
+                problems.push(`${c.name}: ack ${r.status} in ${Math.round(r.ackMs)} ms`);
+            }
+            await new Promise((res) => setTimeout(res, fc.rules.some((x) => x.latencyMs) ? 6000 : 1500));
+            const answered = new Set(
+              bot.fake
+                .calls()
+                .filter((x) => x.seq > seq)
+                .map((x) => x.args.response_url_id ?? x.args.trigger_id ?? x.seq),
+            );
+            expect(answered.size).toBeGreaterThan(0);
+            const everything = said(bot.fake.calls().filter((x) => x.seq > seq));
+            if (BROKEN.test(everything))
+              problems.push(`a reply shows internals: ${everything.match(BROKEN)?.[0]}`);
+            for (const s of bot.secrets()) if (everything.includes(s)) problems.push('a secret in a reply');
+            expect(problems).toEqual([]);
+            expect(unhandledSoFar()).toEqual([]);
+            return {
+              outcome: `${cases.length + 1} commands acked < 3 s; probe: ${fc.expect === 'ok' ? 'recovered' : 'clear error'}`,
+            };
+          } finally {
+            emu.faults.clear();
+          }
+        },
+      );
+    });
+  }
+});
+
+describe('poller under service faults', () => {
+  it('backs off while the service fails, resumes after, and loses nothing', async () => {
+    await scenario(
+      {
+        scenario: 'service: poller 5xx/reset/malformed storm',
+        injected: '503, drop, malformed for 6 cycles',
+      },
+      async () => {
+        const rig = await startWatchRig();
+        try {
+          const w = rig.watcher();
+          await w.subscriptions.create(rig.ws.teamId, {
+            channelId: rig.ws.channel,
+            siteId: SITE,
+            filters: { statuses: [], mode: 'all' },
+            createdBy: rig.ws.admin,
+          });
+          await w.pollOnce(rig.ws.teamId, SITE); // baseline
+          const jobs = [1, 2, 3].map((i) => rig.emu.createJob(SITE, `storm-${i}`, [{ recipient: `r${i}` }]));
+          const kinds: FaultRule[] = [{ status: 503 }, { drop: true }, { malformed: true }];
+          const failures: number[] = [];
+          const delays: number[] = [];
+          for (let i = 0; i < 6; i++) {
+            rig.emu.faults.clear();
+            rig.emu.faults.add(kinds[i % kinds.length]!);
+            if (i === 3) for (const j of jobs) rig.emu.finishJob(SITE, j);
+            const before = rig.clock.now();
+            const out = await w.pollOnce(rig.ws.teamId, SITE);
+            expect(out.error).toBeDefined();
+            const st = (await w.status()).sites.find((s) => s.siteId === SITE)!;
+            failures.push(st.consecutiveFailures);
+            delays.push(st.nextPollAt - before);
+            rig.clock.advance(st.nextPollAt - rig.clock.now());
+          }
+          // Backoff grows (capped) and every failure was counted.
+          expect(failures).toEqual([1, 2, 3, 4, 5, 6]);
+          // (delays measured from before the cycle: retry sleeps inside it add a few virtual ms)
+          for (let i = 1; i < delays.length; i++)
+            expect(delays[i]!).toBeGreaterThanOrEqual(delays[i - 1]! - 1000);
+          expect(delays.at(-1)!).toBeGreaterThan(delays[0]! * 4);
+          expect(delays.at(-1)!).toBeLessThanOrEqual(15 * 60_000 + 1000);
+          expect(rig.events.filter((e) => e.type === 'poll-failed')).toHaveLength(6);
+          // Recovery.
+          rig.emu.faults.clear();
+          const ok = await w.pollOnce(rig.ws.teamId, SITE);
+          expect(ok.error).toBeUndefined();
+          rig.clock.advance(60_000);
+          await w.pollOnce(rig.ws.teamId, SITE);
+          const st = (await w.status()).sites.find((s) => s.siteId === SITE)!;
+          expect(st.consecutiveFailures).toBe(0);
+          const c = completeness(rig.keys(), rig.ws.teamId, rig.ws.channel, jobs);
+          expect(c.missing).toEqual([]);
+          expect(c.duplicated).toBe(0);
+          expect(unhandledSoFar()).toEqual([]);
+          return {
+            outcome: `backoff ${delays.map((d) => Math.round(d / 60_000)).join('/')} min, resumed, ${jobs.length} jobs notified`,
+            lost: c.lost,
+            duplicated: c.duplicated,
+          };
+        } finally {
+          await rig.close();
+        }
+      },
+    );
+  });
+
+  it('401 for good pauses polling with one admin alert; resume() picks up where it left', async () => {
+    await scenario(
+      { scenario: 'service: poller 401 then fixed', injected: 'emulator 401 on every call' },
+      async () => {
+        const rig = await startWatchRig();
+        try {
+          const w = rig.watcher();
+          await w.subscriptions.create(rig.ws.teamId, {
+            channelId: rig.ws.channel,
+            siteId: SITE,
+            filters: { statuses: [], mode: 'all' },
+            createdBy: rig.ws.admin,
+          });
+          await w.pollOnce(rig.ws.teamId, SITE);
+          const job = rig.emu.createJob(SITE, 'auth-job', [{ recipient: 'x' }]);
+          rig.emu.faults.add({ status: 401 });
+          rig.emu.expireTokens();
+          for (let i = 0; i < 3; i++) {
+            rig.clock.advance(60_000);
+            await w.pollOnce(rig.ws.teamId, SITE);
+          }
+          expect(rig.events.filter((e) => e.type === 'admin-alert')).toHaveLength(1);
+          expect((await w.status()).pausedWorkspaces[rig.ws.teamId]).toContain('/dwm setup');
+          rig.emu.faults.clear();
+          rig.emu.finishJob(SITE, job);
+          await w.resume(rig.ws.teamId);
+          rig.clock.advance(60_000);
+          await w.pollOnce(rig.ws.teamId, SITE);
+          const c = completeness(rig.keys(), rig.ws.teamId, rig.ws.channel, [job]);
+          expect(c.missing).toEqual([]);
+          expect(c.duplicated).toBe(0);
+          return {
+            outcome: 'paused, 1 admin alert, resumed, job notified',
+            lost: c.lost,
+            duplicated: c.duplicated,
+          };
+        } finally {
+          await rig.close();
+        }
+      },
+    );
+  });
+});

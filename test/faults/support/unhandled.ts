@@ -1,0 +1,26 @@
+/**
+ * Setup file of the faults suite: records every unhandled rejection and uncaught exception of the
+ * worker so scenarios can assert "none anywhere" explicitly (vitest also reports them as errors).
+ */
+const KEY = Symbol.for('drm-chatops.faults.unhandled');
+
+type Holder = { [KEY]?: string[] };
+
+function list(): string[] {
+  const g = globalThis as Holder;
+  g[KEY] ??= [];
+  return g[KEY];
+}
+
+const describeErr = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+if (!(globalThis as Holder)[KEY]) {
+  list();
+  process.on('unhandledRejection', (reason) => list().push(`unhandledRejection ${describeErr(reason)}`));
+  process.on('uncaughtExceptionMonitor', (err) => list().push(`uncaughtException ${describeErr(err)}`));
+}
+
+/** Unhandled rejections / uncaught exceptions seen in this worker so far. */
+export function unhandledSoFar(): string[] {
+  return [...list()];
+}
