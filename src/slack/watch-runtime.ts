@@ -107,7 +107,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     } as never);
   }
 
-  /** Who hears about a paused workspace: configured admins, setup savers, the installer. */
+  /** Who hears about a paused workspace: configured admins, setup savers, the installer
+   * (else the subscription creators). */
   async function adminRecipients(ws: string): Promise<string[]> {
     const ids = new Set<string>(deps.config.adminUserIds);
     const settings = await deps.store.settings.get(ws);
@@ -116,6 +117,9 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     if (stored?.savedBy) ids.add(stored.savedBy);
     const inst = (await deps.store.installations.get(ws)) as { user?: { id?: unknown } } | undefined;
     if (typeof inst?.user?.id === 'string') ids.add(inst.user.id);
+    // Nobody known (env credentials, no ADMIN_USER_IDS): the people who asked for the
+    // notifications hear that they stopped, rather than no one.
+    if (ids.size === 0) for (const s of await watcher.subscriptions.list(ws)) ids.add(s.createdBy);
     return [...ids].filter((id) => /^[UW][A-Z0-9]{2,}$/.test(id)).slice(0, 10);
   }
 
@@ -204,7 +208,6 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     start() {
       if (running) return;
       running = true;
-      active.add(runtime);
       // Resume first (env credentials may have been fixed by this restart), then poll.
       track(
         resumeEnvPaused()
@@ -229,5 +232,6 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       while (pending.size) await Promise.all([...pending]);
     },
   };
+  active.add(runtime);
   return runtime;
 }

@@ -1,0 +1,406 @@
+/**
+ * Job watching end to end: the real Bolt app (signed slash commands, buttons, the form), the
+ * watch runtime with the real store, the emulator moving jobs, and the recording fake Slack.
+ * Polls are driven by `pollOnce` on a virtual clock (shared by the app, the fake, the emulator and
+ * the watcher), so Retry-After waits and the 1 message/s pacing cost no real time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeCall, FakeMessage } from '../../../src/fakeslack/index.js';
+import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
+import {
+  createWatchRuntime,
+  notifyCredentialsSaved,
+  type WatchRuntime,
+} from '../../../src/slack/watch-runtime.js';
+import { FakeClock } from '../../../src/watch/clock.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+
+let bot: TestBot | undefined;
+const runtimes: WatchRuntime[] = [];
+afterEach(async () => {
+  for (const r of runtimes.splice(0)) await r.stop();
+  await bot?.close();
+  bot = undefined;
+});
+
+interface Setup {
+  bot: TestBot;
+  clock: FakeClock;
+  runtime: WatchRuntime;
+  ws: string;
+  site: string;
+  channel: string;
+}
+
+async function setup(
+  o: { env?: Record<string, string>; store?: 'memory' | 'sqlite'; posters?: PosterFactory } = {},
+): Promise<Setup> {
+  const clock = new FakeClock(Date.now());
+  bot = await startTestBot({
+    credentials: 'env',
+    now: () => clock.now(),
+    env: o.env ?? {},
+    store: o.store ?? 'memory',
+  });
+  const runtime = newRuntime(bot, clock, o.posters);
+  return {
+    bot,
+    clock,
+    runtime,
+    ws: bot.ws.teamId,
+    site: bot.emulator!.demo.defaultSiteId,
+    channel: bot.ws.channel,
+  };
+}
+
+function newRuntime(b: TestBot, clock: FakeClock, posters?: PosterFactory): WatchRuntime {
+  const r = createWatchRuntime(b.deps, b.handle.app, {
+    clock,
+    holderId: 'test-holder',
+    watcher: { jitter: 0 },
+    ...(posters ? { posters } : {}),
+  });
+  runtimes.push(r);
+  return r;
+}
+
+const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+const json = (x: unknown) => JSON.stringify(x ?? {});
+
+/** Run a slash command and return the reply it got through response_url. */
+async function command(
+  b: TestBot,
+  text: string,
+  o: { user?: string; channel?: string } = {},
+): Promise<FakeCall> {
+  const seq = lastSeq(b);
+  await b.command(text, o);
+  return b.fake.waitFor(
+    (c) => (c.method === 'response_url' || c.method === 'views.open') && c.seq > seq,
+    8000,
+  );
+}
+
+async function click(
+  b: TestBot,
+  actionId: string,
+  value: string,
+  o: { user?: string; channel?: string } = {},
+) {
+  const seq = lastSeq(b);
+  await b.action({ actionId, value, ...o });
+  return b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+}
+
+/** Advance a poll interval and poll the site, then wait for the runtime's direct messages. */
+async function poll(s: Setup, runtime = s.runtime) {
+  s.clock.advance(60_000);
+  const r = await runtime.watcher.pollOnce(s.ws, s.site);
+  await runtime.idle();
+  return r;
+}
+
+const cards = (b: TestBot, ch: string) => b.fake.messages(ch).filter((m) => !m.threadTs);
+const thread = (b: TestBot, ch: string, ts: string) => b.fake.messages(ch).filter((m) => m.threadTs === ts);
+const cardOf = (b: TestBot, ch: string, contentId: string): FakeMessage | undefined =>
+  cards(b, ch).find((m) => json(m.blocks).includes(contentId));
+const keysOf = (b: TestBot) =>
+  b.fake
+    .allMessages()
+    .map((m) => (m.metadata?.event_payload as { key?: string } | undefined)?.key)
+    .filter((k): k is string => !!k);
+const duplicates = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
+
+async function dwmIds(s: Setup, jobId: number): Promise<number[]> {
+  const demo = s.bot.emulator!.demo;
+  const c = s.bot.deps.api.watermarking({ ...demo.watermarking, baseUrl: s.bot.emulator!.wmBaseUrl });
+  return (await c.getJobTasks(s.site, jobId)).items.map((t) => t.dwmId);
+}
+
+describe('/dwm watch, unwatch, watches', () => {
+  it('subscribes the channel, lists it with who created it, refuses a member removing an admin one', async () => {
+    const s = await setup();
+    const b = s.bot;
+    const r = await command(b, `watch site:${s.site} mode:failures`, { user: b.ws.admin });
+    expect(r.args.response_type).toBe('ephemeral');
+    expect(json(r.args)).toContain('is now watching jobs on site');
+    const subs = await s.runtime.watcher.subscriptions.list(s.ws, { channelId: s.channel });
+    expect(subs).toHaveLength(1);
+    expect(subs[0]).toMatchObject({ siteId: s.site, mode: 'failures', createdBy: b.ws.admin });
+
+    const list = await command(b, 'watches');
+    expect(json(list.args)).toContain(`<@${b.ws.admin}>`);
+    expect(json(list.args)).toContain('watch-unsubscribe');
+
+    const refused = await command(b, 'unwatch', { user: b.ws.member });
+    expect(json(refused.args)).toContain('Only admins can remove subscriptions someone else created');
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(1);
+    const audit = await b.store.audit.list(s.ws);
+    expect(
+      audit.some((e) => e.action === 'watch.remove' && e.result === 'refused' && e.userId === b.ws.member),
+    ).toBe(true);
+
+    const byButton = await click(b, 'watch-unsubscribe', subs[0]!.id, { user: b.ws.member });
+    expect(json(byButton.args)).toContain('Only admins can remove a job subscription someone else created');
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(1);
+
+    const ok = await click(b, 'watch-unsubscribe', subs[0]!.id, { user: b.ws.admin });
+    expect(json(ok.args)).toContain('Stopped');
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(0);
+  });
+
+  it('a member subscribes and removes their own; bad options are explained', async () => {
+    const s = await setup();
+    const b = s.bot;
+    const bad = await command(b, 'watch status:finished-ish content:"a b"');
+    expect(json(bad.args)).toContain('is not a job status');
+    expect(json(bad.args)).toContain('is not a content filter');
+    await command(b, `watch site:${s.site} status:completed,error content:trailer-*`);
+    const [sub] = await s.runtime.watcher.subscriptions.list(s.ws);
+    expect(sub).toMatchObject({ statuses: ['DM500', 'DM600'], content: 'trailer-*', createdBy: b.ws.member });
+    const r = await command(b, 'unwatch');
+    expect(json(r.args)).toContain('Stopped 1 subscription');
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(0);
+  });
+
+  it('the bot not in the channel: says how to invite it, subscribes nothing', async () => {
+    const s = await setup();
+    const r = await command(s.bot, `watch site:${s.site}`, { channel: s.bot.ws.channelWithoutBot });
+    expect(json(r.args)).toContain('/invite @drm-chatops');
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(0);
+  });
+
+  it('with no options opens the form; submitting it subscribes', async () => {
+    const s = await setup();
+    const b = s.bot;
+    const opened = await command(b, 'watch');
+    expect(opened.method).toBe('views.open');
+    const view = b.fake.lastView(b.ws.member, 'modal');
+    expect(view?.callbackId).toBe('watch_subscribe');
+    const seq = lastSeq(b);
+    await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
+        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
+      },
+    });
+    await b.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes('now watching'),
+      8000,
+    );
+    const [sub] = await s.runtime.watcher.subscriptions.list(s.ws);
+    expect(sub).toMatchObject({
+      statuses: ['DM600'],
+      content: 'promo-*',
+      mode: 'failures',
+      channelId: s.channel,
+    });
+  });
+
+  it('the form refuses a bad content filter inline', async () => {
+    const s = await setup();
+    const b = s.bot;
+    await command(b, 'watch');
+    const r = await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
+        watch_content: { value: { type: 'plain_text_input', value: '<!channel>' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'all' } } },
+      },
+    });
+    expect(r.json).toMatchObject({ response_action: 'errors' });
+    expect(json(r.json)).toContain('watch_content');
+  });
+});
+
+describe('notifications', () => {
+  it('completion and failure: one card each, edited in place, thread replies, broadcasts per mode', async () => {
+    const s = await setup();
+    const b = s.bot;
+    const failCh = 'C0FAILS0A';
+    b.fake.addChannel(s.ws, { id: failCh, name: 'failures-only' });
+    await command(b, `watch site:${s.site}`);
+    await command(b, `watch site:${s.site} mode:failures`, { channel: failCh });
+    await poll(s); // baseline: silent
+    expect(b.fake.allMessages()).toHaveLength(0);
+
+    const emu = b.emulator!;
+    const okJob = emu.createJob(s.site, 'trailer-ok', [{ recipient: 'alice' }, { recipient: 'bob' }]);
+    const badJob = emu.createJob(s.site, 'trailer-bad', [{ recipient: 'carol' }, { recipient: 'eve' }]);
+    await poll(s);
+    for (const ch of [s.channel, failCh]) {
+      expect(cards(b, ch)).toHaveLength(2);
+      expect(json(cardOf(b, ch, 'trailer-ok')?.blocks)).toContain('READY');
+    }
+    s.clock.advance(1000);
+    const [, eve] = await dwmIds(s, badJob);
+    emu.finishJob(s.site, okJob);
+    emu.finishJob(s.site, badJob, { failDwmIds: [eve!], cliErrorCode: 'E-417' });
+    await poll(s);
+    await poll(s);
+
+    for (const ch of [s.channel, failCh]) {
+      const ok = cardOf(b, ch, 'trailer-ok')!;
+      const bad = cardOf(b, ch, 'trailer-bad')!;
+      expect(cards(b, ch)).toHaveLength(2); // edited, never re-posted
+      expect(ok.edited).toBe(true);
+      expect(json(ok.blocks)).toContain('COMPLETED');
+      expect(json(bad.blocks)).toContain('ERROR');
+      expect(json(bad.blocks)).toContain('E-417');
+      expect(json(bad.blocks)).toContain('eve');
+      expect(json(bad.blocks)).toContain('watch-job-details');
+      const okFinal = thread(b, ch, ok.ts).filter((m) => json(m.blocks).includes('completed.'));
+      const badFinal = thread(b, ch, bad.ts).filter((m) => json(m.blocks).includes('ended in ERROR'));
+      expect(okFinal).toHaveLength(1);
+      expect(badFinal).toHaveLength(1);
+      expect(badFinal[0]?.replyBroadcast).toBe(true);
+      // mode all broadcasts completion too; mode failures keeps it in the thread
+      expect(okFinal[0]?.replyBroadcast ?? false).toBe(ch === s.channel);
+      expect(json(badFinal[0]?.blocks)).toContain('Failed recipients (1)');
+      expect(json(badFinal[0]?.blocks)).toContain('E-417');
+    }
+    expect(duplicates(keysOf(b))).toEqual([]);
+    // (Pacing is asserted in the one-channel 429 test: with two channels the shared virtual
+    // clock jumps while a request is in flight, which real time does not do.)
+
+    // Details and Export CSV on the card act with the clicking workspace's credentials
+    const details = await click(b, 'watch-job-details', JSON.stringify({ s: s.site, j: badJob }));
+    expect(json(details.args)).toContain('E-417');
+    const exported = await click(b, 'watch-job-export', JSON.stringify({ s: s.site, j: badJob }));
+    expect(json(exported.args)).toContain('direct message');
+    expect(b.fake.calls('files.completeUploadExternal').some((c) => c.ok)).toBe(true);
+    const foreign = await click(b, 'watch-job-details', JSON.stringify({ s: 'ZZ99', j: badJob }));
+    expect(json(foreign.args)).toContain('not configured for this workspace');
+  });
+
+  it('a burst of 6 finishing jobs becomes one digest', async () => {
+    const s = await setup();
+    const b = s.bot;
+    await command(b, `watch site:${s.site} status:completed,error`);
+    await poll(s);
+    const emu = b.emulator!;
+    const jobs = Array.from({ length: 6 }, (_, i) =>
+      emu.createJob(s.site, `burst-${i}`, [{ recipient: 'alice' }]),
+    );
+    s.clock.advance(1000);
+    for (const j of jobs) emu.finishJob(s.site, j);
+    await poll(s);
+    await poll(s);
+    const msgs = b.fake.messages(s.channel);
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0]?.text).toContain('6 jobs finished');
+    for (let i = 0; i < 6; i++) expect(json(msgs[0]?.blocks)).toContain(`burst-${i}`);
+  });
+
+  it('a 429 storm from Slack delays but loses nothing, paced at 1 message/s per channel', async () => {
+    const s = await setup();
+    const b = s.bot;
+    await command(b, `watch site:${s.site}`);
+    await poll(s);
+    const emu = b.emulator!;
+    const jobs = Array.from({ length: 4 }, (_, i) =>
+      emu.createJob(s.site, `storm-${i}`, [{ recipient: 'alice' }]),
+    );
+    b.fake.fail('chat.postMessage', { status: 429, retryAfterSeconds: 3, times: 12 });
+    const t0 = s.clock.now();
+    await poll(s);
+    for (let i = 0; i < 5 && (await s.runtime.watcher.outbox.size(s.ws)) > 0; i++) await poll(s);
+    expect(await s.runtime.watcher.outbox.size(s.ws)).toBe(0);
+    expect(b.fake.calls('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(12);
+    for (let i = 0; i < jobs.length; i++) expect(cardOf(b, s.channel, `storm-${i}`)).toBeDefined();
+    expect(cards(b, s.channel)).toHaveLength(4);
+    expect(duplicates(keysOf(b))).toEqual([]);
+    expect(b.fake.rateViolations()).toEqual([]);
+    expect(s.clock.now() - t0).toBeGreaterThanOrEqual(12 * 3000);
+  });
+
+  it('an archived channel pauses the subscription and tells its creator, who can resume', async () => {
+    const s = await setup();
+    const b = s.bot;
+    await command(b, `watch site:${s.site}`);
+    await poll(s);
+    b.fake.archiveChannel(s.ws, s.channel);
+    b.emulator!.createJob(s.site, 'after-archive', [{ recipient: 'alice' }]);
+    await poll(s);
+    const [sub] = await s.runtime.watcher.subscriptions.list(s.ws);
+    expect(sub?.paused?.code).toBe('is_archived');
+    const dms = b.fake.messages(`D${b.ws.member.slice(1)}`);
+    expect(dms).toHaveLength(1);
+    expect(json(dms[0]?.blocks)).toContain('are paused');
+    expect(json(dms[0]?.blocks)).toContain('watch-resume');
+    // still archived: Resume says why and keeps it paused
+    const still = await click(b, 'watch-resume', sub!.id, { channel: `D${b.ws.member.slice(1)}` });
+    expect(json(still.args)).toContain('archived');
+    b.fake.archiveChannel(s.ws, s.channel, false);
+    const resumed = await click(b, 'watch-resume', sub!.id, { channel: `D${b.ws.member.slice(1)}` });
+    expect(json(resumed.args)).toContain('resumed');
+    expect((await s.runtime.watcher.subscriptions.get(s.ws, sub!.id))?.paused).toBeUndefined();
+  });
+
+  it('restart mid-delivery (posted, not recorded): the next runtime finds it by metadata, no duplicate', async () => {
+    let crash = true;
+    const clockHolder: { b?: TestBot } = {};
+    const crashing: PosterFactory = {
+      client: (ws) => real().client(ws),
+      forget: (ws) => real().forget(ws),
+      poster(ws) {
+        const p = real().poster(ws);
+        return {
+          post: async (ch, m, o) => {
+            const r = await p.post(ch, m, o);
+            if (crash) {
+              crash = false;
+              throw new Error('process killed after posting');
+            }
+            return r;
+          },
+          update: (ch, ts, m) => p.update(ch, ts, m),
+          findByMetadata: (...a) => p.findByMetadata(...a),
+        };
+      },
+    };
+    let factory: PosterFactory | undefined;
+    const real = () => {
+      factory ??= createPosterFactory(clockHolder.b!.deps);
+      return factory;
+    };
+    const s = await setup({ store: 'sqlite', posters: crashing });
+    clockHolder.b = s.bot;
+    const b = s.bot;
+    await command(b, `watch site:${s.site}`);
+    await poll(s);
+    b.emulator!.createJob(s.site, 'crash-a', [{ recipient: 'alice' }]);
+    b.emulator!.createJob(s.site, 'crash-b', [{ recipient: 'bob' }]);
+    await poll(s);
+    expect(cards(b, s.channel)).toHaveLength(1); // posted, then "killed"
+    await s.runtime.stop();
+
+    const second = newRuntime(b, s.clock);
+    await poll(s, second);
+    expect(cards(b, s.channel)).toHaveLength(2);
+    expect(duplicates(keysOf(b))).toEqual([]);
+    expect(b.fake.calls('conversations.history').length).toBeGreaterThan(0);
+  });
+
+  it('credentials refused: polling pauses, admins are told once, resumes when setup is fixed', async () => {
+    const s = await setup({ env: { ADMIN_USER_IDS: 'U0ADMINA' } });
+    const b = s.bot;
+    await command(b, `watch site:${s.site}`);
+    await poll(s);
+    b.emulator!.faults.add({ match: /GET \/wm\/api\/job/, status: 401 });
+    b.emulator!.expireTokens();
+    await poll(s);
+    await poll(s);
+    const adminDms = b.fake.messages(`D${b.ws.admin.slice(1)}`);
+    expect(adminDms).toHaveLength(1);
+    expect(json(adminDms[0]?.blocks)).toContain('/dwm setup');
+    expect((await poll(s)).skipped).toBe('paused');
+
+    b.emulator!.faults.clear();
+    await notifyCredentialsSaved(s.ws);
+    expect((await poll(s)).skipped).toBeUndefined();
+    expect(b.fake.messages(`D${b.ws.admin.slice(1)}`)).toHaveLength(1);
+  });
+});
