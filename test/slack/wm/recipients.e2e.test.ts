@@ -1,0 +1,144 @@
+/**
+ * /dwm recipients, /dwm recipient and the Edit modal end to end (signed requests, real app,
+ * seeded emulator, fake Slack).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeView } from '../../../src/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './helpers.js';
+
+function editValues(name: string, description: string) {
+  return {
+    name: { value: { type: 'plain_text_input', value: name } },
+    description: { value: { type: 'plain_text_input', value: description } },
+  };
+}
+
+describe('recipients', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('searches with paging, a Details button per row and the total', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('recipients');
+    const r = await nextCall(bot, 'response_url', seq);
+    const text = blocksText(replyBlocks(r));
+    expect(text).toMatch(/Recipients on DEMO: \d+ total/);
+    const btns = buttons(replyBlocks(r));
+    expect(btns.filter((b) => b.action_id === 'wm_recipient_details')).toHaveLength(10);
+    const next = btns.find((b) => b.action_id === 'wm_recipients_page_next')!;
+    const seq2 = lastSeq(bot);
+    await bot.action({ actionId: next.action_id, value: next.value! });
+    const r2 = await nextCall(bot, 'response_url', seq2);
+    expect(r2.args.replace_original).toBe(true);
+    expect(blocksText(replyBlocks(r2))).toContain('page 2 of');
+
+    const seq3 = lastSeq(bot);
+    await bot.command('recipients sky');
+    const r3 = await nextCall(bot, 'response_url', seq3);
+    const t3 = blocksText(replyBlocks(r3));
+    expect(t3).toContain('Sky-UK');
+    expect(t3).toContain('Sky.DE');
+    expect(t3).not.toContain('Netflix-EMEA');
+  });
+
+  it('a name in another case resolves to the registered recipient (rule 4); Details opens the card', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('recipient NETFLIX-emea');
+    const r = await nextCall(bot, 'response_url', seq);
+    const text = blocksText(replyBlocks(r));
+    expect(text).toContain('Recipient · Netflix-EMEA');
+    expect(text).toContain('registered as `Netflix-EMEA`');
+    const edit = buttons(replyBlocks(r)).find((b) => b.action_id === 'wm_recipient_edit');
+    expect(edit?.style).toBe('primary');
+
+    const seq2 = lastSeq(bot);
+    await bot.command('recipient Netflx-EMEA');
+    const miss = await nextCall(bot, 'response_url', seq2);
+    expect(blocksText(replyBlocks(miss))).toContain('Did you mean');
+  });
+
+  it('Edit is refused to a member (and audited)', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('recipient Hulu-US');
+    const card = await nextCall(bot, 'response_url', seq);
+    const edit = buttons(replyBlocks(card)).find((b) => b.action_id === 'wm_recipient_edit')!;
+    const seq2 = lastSeq(bot);
+    await bot.action({ actionId: edit.action_id, value: edit.value!, user: bot.ws.member });
+    const r = await nextCall(bot, 'response_url', seq2);
+    expect(String(r.args.text)).toContain('Only admins can edit recipients');
+    expect(bot.fake.calls('views.open').filter((c) => c.seq > seq2)).toHaveLength(0);
+    const audit = await bot.store.audit.list(bot.ws.teamId);
+    expect(audit[0]).toMatchObject({ action: 'recipient.edit', result: 'refused', userId: bot.ws.member });
+  });
+
+  it('Edit: prefilled modal, inline validation, "in use" in plain words, success updates the card', async () => {
+    const admin = bot.ws.admin;
+    const seq = lastSeq(bot);
+    await bot.command('recipient Stan-AU', { user: admin });
+    const card = await nextCall(bot, 'response_url', seq);
+    const edit = buttons(replyBlocks(card)).find((b) => b.action_id === 'wm_recipient_edit')!;
+    const clicked = await bot.action({ actionId: edit.action_id, value: edit.value!, user: admin });
+    await nextCall(bot, 'views.update', seq);
+    const view = bot.fake.lastView(admin, 'modal') as FakeView;
+    expect(blocksText(view.blocks)).toContain('"initial_value":"Stan-AU"');
+
+    // Validation: inline on the field.
+    const bad = await bot.viewSubmission({ user: admin, view, values: editValues('Stan AU!', '') });
+    expect(bad.json).toMatchObject({ response_action: 'errors' });
+    expect(JSON.stringify(bad.json)).toContain('"name"');
+    expect(JSON.stringify(bad.json)).toContain('only letters');
+
+    // In use by a running task: explained in words a user understands.
+    const emu = bot.emulator!;
+    const jobId = emu.createJob('DEMO', 'IN-USE-001', [{ recipient: 'Stan-AU' }]);
+    const inUse = await bot.viewSubmission({ user: admin, view, values: editValues('Stan-Australia', '') });
+    expect(JSON.stringify(inUse.json)).toContain('being used by a running watermarking task');
+    emu.finishJob('DEMO', jobId);
+
+    // Success: closes, audited, the card is replaced through the Edit click's response_url.
+    const seq2 = lastSeq(bot);
+    const ok = await bot.viewSubmission({
+      user: admin,
+      view,
+      values: editValues('Stan-Australia', 'AU <b>'),
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.json ?? {}).not.toHaveProperty('response_action');
+    const replaced = await bot.fake.waitFor(
+      (c) => c.seq > seq2 && c.method === 'response_url' && c.ok && c.args.replace_original === true,
+      10_000,
+    );
+    const text = blocksText(replyBlocks(replaced));
+    expect(text).toContain('Stan-Australia');
+    expect(text).toContain('AU &lt;b&gt;');
+    expect(text).toContain('Saved by');
+    expect(clicked.responseUrl).toBeDefined();
+    const audit = await bot.store.audit.list(bot.ws.teamId);
+    expect(audit.find((e) => e.action === 'recipient.edit' && e.result === 'ok')?.detail).toContain(
+      'Stan-Australia',
+    );
+  });
+
+  it('a name taken by another recipient is refused inline', async () => {
+    const admin = bot.ws.admin;
+    const emu = bot.emulator!;
+    await bot.deps.api
+      .watermarking({ ...emu.demo.watermarking, baseUrl: emu.wmBaseUrl })
+      .registerRecipients('DEMO', [{ name: 'dup-test-a' }, { name: 'dup-test-b' }]);
+    const seq = lastSeq(bot);
+    await bot.command('recipient dup-test-a', { user: admin });
+    const card = await nextCall(bot, 'response_url', seq);
+    const edit = buttons(replyBlocks(card)).find((b) => b.action_id === 'wm_recipient_edit')!;
+    await bot.action({ actionId: edit.action_id, value: edit.value!, user: admin });
+    await nextCall(bot, 'views.update', seq);
+    const view = bot.fake.lastView(admin, 'modal') as FakeView;
+    const dup = await bot.viewSubmission({ user: admin, view, values: editValues('DUP-TEST-B', '') });
+    expect(JSON.stringify(dup.json)).toContain('already named');
+  });
+});
