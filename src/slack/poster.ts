@@ -27,15 +27,18 @@ import {
 import { boltLogger, DEFAULT_SLACK_API_URL } from './app.js';
 import type { AppDeps } from './deps.js';
 
-/** Map any Web API failure to a DeliveryError (already one: returned as is). */
-export function toDeliveryError(e: unknown): DeliveryError {
+/**
+ * Map a Web API failure to a DeliveryError (already one: returned as is). An error of unknown
+ * shape is returned unchanged: the core then keeps the entry and retries on the next drain
+ * through its metadata check (it may have been posted), instead of dropping it.
+ */
+export function toDeliveryError(e: unknown): unknown {
   if (e instanceof DeliveryError) return e;
   const x = (e ?? {}) as {
     code?: unknown;
     retryAfter?: unknown;
     data?: { error?: unknown };
     statusCode?: unknown;
-    message?: unknown;
   };
   if (x.code === 'slack_webapi_rate_limited_error') {
     const s = typeof x.retryAfter === 'number' && x.retryAfter >= 0 ? x.retryAfter : 1;
@@ -48,10 +51,7 @@ export function toDeliveryError(e: unknown): DeliveryError {
     return new DeliveryError(`http_${x.statusCode}`, { httpStatus: x.statusCode });
   }
   if (x.code === 'slack_webapi_request_error') return new DeliveryError('network');
-  // Unknown shape: keep the message (never contains the token: the SDK redacts it) for the log.
-  return new DeliveryError('unknown', {
-    message: `Slack call failed: ${typeof x.message === 'string' ? x.message.slice(0, 200) : 'unknown error'}`,
-  });
+  return e;
 }
 
 interface HistoryMessage {
@@ -87,7 +87,8 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
           unfurl_media: false,
         } as never),
       );
-      if (typeof r.ts !== 'string') throw new DeliveryError('unknown', { message: 'Slack returned no ts' });
+      // Unknown shape on purpose: the core re-checks by metadata on the next drain.
+      if (typeof r.ts !== 'string') throw new Error('chat.postMessage returned no ts');
       return { ts: r.ts };
     },
     async update(channel: string, ts: string, message: ChannelMessage) {
