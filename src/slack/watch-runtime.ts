@@ -9,7 +9,7 @@
  * - `admin-alert` (the service refused the credentials and a token refresh did not fix it; the
  *   core pauses the workspace's polling and emits this once): the workspace's admins are told
  *   once (configured admin ids, workspace setting admin ids, whoever saved the credentials, the
- *   installer).
+ *   installer; when none is known, the workspace's subscription creators).
  * Resuming after an auth pause: `resume(ws)` (exported hook `notifyCredentialsSaved(ws)` for
  * the setup flow), and also automatically: every poll interval, a workspace paused for auth whose
  * stored credentials were saved again after the pause is resumed; env credentials (which only a

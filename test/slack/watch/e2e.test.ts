@@ -403,4 +403,54 @@ describe('notifications', () => {
     expect((await poll(s)).skipped).toBeUndefined();
     expect(b.fake.messages(`D${b.ws.admin.slice(1)}`)).toHaveLength(1);
   });
+
+  it('store credentials saved again after an auth pause resume polling by themselves', async () => {
+    const clock = new FakeClock(Date.now());
+    bot = await startTestBot({ credentials: 'store', now: () => clock.now() });
+    const s: Setup = {
+      bot,
+      clock,
+      runtime: newRuntime(bot, clock),
+      ws: bot.ws.teamId,
+      site: bot.emulator!.demo.defaultSiteId,
+      channel: bot.ws.channel,
+    };
+    await command(bot, `watch site:${s.site}`);
+    await poll(s);
+    bot.emulator!.faults.add({ match: /GET \/wm\/api\/job/, status: 401 });
+    bot.emulator!.expireTokens();
+    await poll(s);
+    // the saver of the credentials is told
+    expect(bot.fake.messages(`D${bot.ws.admin.slice(1)}`)).toHaveLength(1);
+    expect(await s.runtime.checkResumes()).toEqual([]); // nothing changed yet
+    expect((await poll(s)).skipped).toBe('paused');
+    bot.emulator!.faults.clear();
+    const stored = await bot.store.credentials.get(s.ws);
+    await bot.store.credentials.put(s.ws, {
+      ...stored!,
+      verifiedAt: new Date(clock.now() + 1).toISOString(),
+    });
+    expect(await s.runtime.checkResumes()).toEqual([s.ws]);
+    expect((await poll(s)).skipped).toBeUndefined();
+  });
+});
+
+describe('workspaces stay apart', () => {
+  it("workspace B cannot remove or resume A's subscription by its id", async () => {
+    const clock = new FakeClock(Date.now());
+    bot = await startTestBot({ workspaces: 2, now: () => clock.now() });
+    const [a, b] = bot.workspaces as [typeof bot.ws, typeof bot.ws];
+    const site = bot.emulator!.demo.defaultSiteId;
+    await command(bot, `watch site:${site}`, { user: a.admin });
+    const subs = new (await import('../../../src/watch/index.js')).Subscriptions(bot.store);
+    const [sub] = await subs.list(a.teamId);
+    expect(sub).toBeDefined();
+    for (const actionId of ['watch-unsubscribe', 'watch-resume']) {
+      const seq = lastSeq(bot);
+      await bot.action({ actionId, value: sub!.id, team: b, user: b.admin });
+      const r = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+      expect(json(r.args)).toContain('no longer exists');
+    }
+    expect(await subs.list(a.teamId)).toHaveLength(1);
+  });
 });
