@@ -3,8 +3,8 @@
  * outbox and versions, for this workspace. Ephemeral, no secrets.
  *
  * The watch runtime (src/slack/watch-runtime.ts, another feature) is looked up at run time so this
- * command works with or without it: when that module exports `watchRuntime()` (or `getWatchRuntime()`)
- * returning something with `status()`, this replica's own view is added.
+ * command works with or without it: when that module exports `activeWatchRuntimes()` (or `watchRuntime()`) returning
+ * runtimes with `watcher.status()` (or `status()`), this replica's own view is added.
  */
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../context.js';
@@ -13,18 +13,31 @@ import { debugMessage } from '../../render/home/debug.js';
 
 const RUNTIME_MODULE = '../../watch-runtime.js';
 
+type StatusSource = {
+  status?: () => Promise<RuntimeStatus>;
+  watcher?: { status?: () => Promise<RuntimeStatus> };
+};
+
+function statusOf(rt: unknown): (() => Promise<RuntimeStatus>) | undefined {
+  const r = rt as StatusSource | undefined;
+  if (r && typeof r.status === 'function') return () => r.status!();
+  if (r?.watcher && typeof r.watcher.status === 'function') return () => r.watcher!.status!();
+  return undefined;
+}
+
 /** This replica's watcher status, when a watch runtime is loaded and running. */
 export async function runtimeStatus(): Promise<RuntimeStatus | undefined> {
   try {
     const mod = (await import(RUNTIME_MODULE)) as Record<string, unknown>;
-    for (const name of ['watchRuntime', 'getWatchRuntime', 'currentWatchRuntime']) {
+    for (const name of ['activeWatchRuntimes', 'watchRuntimes', 'watchRuntime', 'getWatchRuntime']) {
       const fn = mod[name];
       if (typeof fn !== 'function') continue;
-      const rt = (fn as () => unknown)() as { status?: () => Promise<RuntimeStatus> } | undefined;
-      if (rt && typeof rt.status === 'function') return await rt.status();
+      const got = (fn as () => unknown)();
+      for (const rt of Array.isArray(got) ? got : [got]) {
+        const st = statusOf(rt);
+        if (st) return await st();
+      }
     }
-    const rt = mod.runtime as { status?: () => Promise<RuntimeStatus> } | undefined;
-    if (rt && typeof rt.status === 'function') return await rt.status();
   } catch {
     // No watch runtime in this build or it is not started: the store view is enough.
   }
