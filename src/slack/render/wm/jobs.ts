@@ -180,7 +180,7 @@ export function jobCardMessage(input: JobCardInput): Message {
   blocks.push(actions(buttons, 'wm_job_actions'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   const fallback = `${title}: ${jobStatus(job.status).replace(/^:[a-z_]+: /, '')}, ${plural(summary.total, 'recipient')}, ${plural(summary.failures.length, 'failed task')}`;
-  return message(fallback, blocks, (hidden) => `…and ${hidden} more blocks not shown; use Export CSV.`);
+  return message(esc(fallback), blocks, (hidden) => `…and ${hidden} more blocks not shown; use Export CSV.`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ export function recipientCardMessage(input: RecipientCardInput): Message {
     actions([button('Edit', WM_ACTIONS.recipientEdit, { value, style: 'primary' })], 'wm_recipient_actions'),
   );
   if (input.meta) blocks.push(context(cardContext(input.meta)));
-  return message(`Recipient ${r.name} (DWM ID ${r.dwmId})`, blocks);
+  return message(esc(`Recipient ${r.name} (DWM ID ${r.dwmId})`), blocks);
 }
 
 export function recipientNotFoundMessage(messageText: string, suggestions: Recipient[]): Message {
@@ -151,7 +151,7 @@ export function recipientNotFoundMessage(messageText: string, suggestions: Recip
     );
   }
   blocks.push(context(`Search with ${code('/dwm recipients <part of the name>')}.`));
-  return message(messageText, blocks);
+  return message(esc(messageText), blocks);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,235 @@
+/**
+ * Bulk registration end to end: form -> "Checking…" -> preview (counts, invalid lines with line
+ * numbers) -> back to edit (input kept) -> confirm -> background run with DM progress -> final
+ * report (CSV when long), failed batches reported beside successful ones, and resume after a
+ * restart. Signed requests against the real app, the seeded emulator, the fake Slack.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeView } from '../../../src/fakeslack/index.js';
+import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
+import { newReport } from '../../../src/ops/registration-run.js';
+import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';
+import { resumePendingRegistrations } from '../../../src/slack/listeners/features/watermarking.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
+
+const textValues = (text: string) => ({
+  recipients_text: { value: { type: 'plain_text_input', value: text } },
+});
+const fileValues = (fileId: string) => ({
+  recipients_text: { value: { type: 'plain_text_input', value: null } },
+  recipients_file: { value: { type: 'file_input', files: [{ id: fileId, name: 'list.csv' }] } },
+});
+
+async function waitForView(bot: TestBot, user: string, pred: (v: FakeView) => boolean, ms = 15_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = bot.fake.lastView(user, 'modal');
+    if (v && pred(v)) return v;
+    if (Date.now() > until)
+      throw new Error(`view not reached; last: ${JSON.stringify(v?.blocks).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function waitForDm(bot: TestBot, user: string, pred: (text: string) => boolean, ms = 30_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const m = bot.fake.messages(user).find((x) => pred(`${x.text ?? ''} ${JSON.stringify(x.blocks ?? [])}`));
+    if (m) return m;
+    if (Date.now() > until) {
+      throw new Error(
+        `DM not reached: ${JSON.stringify(bot.fake.messages(user).map((x) => x.text)).slice(0, 600)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('/dwm register', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('is refused to a member', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('register', { user: bot.ws.member });
+    const r = await nextCall(bot, 'response_url', seq);
+    expect(String(r.args.text)).toContain('Only admins can run /dwm register');
+    expect(bot.fake.calls('views.open').filter((c) => c.seq > seq)).toHaveLength(0);
+  });
+
+  it('form -> preview with counts and invalid lines -> back keeps the input -> confirm -> DM report', async () => {
+    const admin = bot.ws.admin;
+    const seq = lastSeq(bot);
+    await bot.command('register', { user: admin });
+    await nextCall(bot, 'views.open', seq);
+    const form = bot.fake.lastView(admin, 'modal')!;
+    const formText = blocksText(form.blocks);
+    expect(formText).toContain('file_input');
+    expect(formText).toContain('"multiline":true');
+
+    const long = 'x'.repeat(129);
+    const input = [
+      'e2e-new-1, first one', // 1 new
+      'NETFLIX-emea', // 2 already registered (other case)
+      'e2e-new-2', // 3 new
+      'E2E-NEW-1', // 4 duplicate of line 1
+      'bad name!', // 5 invalid characters
+      long, // 6 too long
+      `e2e-new-3, ${'d'.repeat(51)}`, // 7 description too long
+      '', // 8 blank
+      'e2e-new-4', // 9 new
+    ].join('\n');
+    const ack = await bot.viewSubmission({ user: admin, view: form, values: textValues(input) });
+    expect(ack.json).toMatchObject({ response_action: 'update' });
+    expect(JSON.stringify(ack.json)).toContain('Checking');
+
+    const preview = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_preview');
+    const pt = blocksText(preview.blocks);
+    expect(pt).toContain('*3*'); // new
+    expect(pt).toMatch(/Already registered \(skipped\)\*\\n1/);
+    expect(pt).toMatch(/Duplicates in your list \(skipped\)\*\\n1/);
+    expect(pt).toContain('Line 5:');
+    expect(pt).toContain('Line 6:');
+    expect(pt).toContain('the limit is 128');
+    expect(pt).toContain('Line 7:');
+    expect(pt).toContain('the limit is 50');
+    expect(pt).toContain('Line 4: `E2E-NEW-1` repeats line 1');
+    expect((preview.view.submit as { text: string }).text).toBe('Register 3');
+    expect((preview.privateMetadata ?? '').length).toBeLessThan(3000);
+    expect(bot.emulator!.recipientCount('DEMO')).toBe(40);
+
+    // Back to edit: the text comes back.
+    const back = buttons(preview.blocks).find((b) => b.action_id === 'wm_register_back')!;
+    await bot.action({ actionId: back.action_id, value: back.value!, user: admin, view: preview });
+    const again = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_form');
+    expect(blocksText(again.blocks)).toContain('e2e-new-1, first one');
+
+    await bot.viewSubmission({ user: admin, view: again, values: textValues(input) });
+    const preview2 = await waitForView(
+      bot,
+      admin,
+      (v) => v.callbackId === 'wm_register_preview' && v.hash !== preview.hash,
+    );
+    const seq2 = lastSeq(bot);
+    const confirm = await bot.viewSubmission({ user: admin, view: preview2 });
+    expect(JSON.stringify(confirm.json)).toContain('direct messages');
+    const report = await waitForDm(bot, admin, (t) => t.includes('finished'));
+    const rt = `${report.text} ${JSON.stringify(report.blocks)}`;
+    expect(rt).toContain('3 registered');
+    expect(rt).toContain('e2e-new-4');
+    expect(rt).toContain('DWM ID');
+    expect(report.edited).toBe(true); // the progress message was replaced in place
+    expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq2).length).toBeGreaterThan(0);
+    expect(bot.emulator!.recipientCount('DEMO')).toBe(43);
+    const audit = await bot.store.audit.list(bot.ws.teamId);
+    expect(audit.find((e) => e.action === 'recipient.register')).toMatchObject({
+      result: 'ok',
+      userId: admin,
+    });
+  });
+
+  it('typed text over the modal limit is refused with a pointer to the CSV input', async () => {
+    const admin = bot.ws.admin;
+    const seq = lastSeq(bot);
+    await bot.command('register', { user: admin });
+    await nextCall(bot, 'views.open', seq);
+    const form = bot.fake.lastView(admin, 'modal')!;
+    const big = Array.from({ length: 400 }, (_, i) => `long-list-${i}`).join('\n');
+    const r = await bot.viewSubmission({ user: admin, view: form, values: textValues(big) });
+    expect(r.json).toMatchObject({ response_action: 'errors' });
+    expect(JSON.stringify(r.json)).toContain('CSV');
+  });
+
+  it('a CSV of 1,000 lines with a failed batch: the others are registered, the failure is reported', async () => {
+    const admin = bot.ws.admin;
+    const emu = bot.emulator!;
+    const lines = ['name,description', ...Array.from({ length: 1000 }, (_, i) => `bulk-${i},batch test`)];
+    const fileId = bot.fake.addFile(bot.ws.teamId, {
+      name: 'list.csv',
+      data: lines.join('\r\n'),
+      user: admin,
+    });
+    const seq = lastSeq(bot);
+    await bot.command('register', { user: admin });
+    await nextCall(bot, 'views.open', seq);
+    const form = bot.fake.lastView(admin, 'modal')!;
+    await bot.viewSubmission({ user: admin, view: form, values: fileValues(fileId) });
+    const preview = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_preview');
+    expect(blocksText(preview.blocks)).toContain('in 7 batches');
+    const download = bot.fake.calls('download').filter((c) => c.seq > seq);
+    expect(download.some((c) => c.ok)).toBe(true);
+
+    const before = emu.recipientCount('DEMO');
+    // One registration request is refused by the service (not ambiguous: not retried).
+    emu.faults.add({
+      match: /POST \/wm\/api\/recipient/,
+      times: 1,
+      errorCode: { code: 'E1001', message: 'Batch refused for the test' },
+    });
+    await bot.viewSubmission({ user: admin, view: preview });
+    const report = await waitForDm(
+      bot,
+      admin,
+      (t) => t.includes('finished') && t.includes('failed') && t.includes('Batch refused'),
+    );
+    const rt = JSON.stringify(report.blocks);
+    expect(rt).toContain('850 recipients registered');
+    expect(rt).toContain('150 failed');
+    expect(rt).toContain('E1001');
+    expect(emu.recipientCount('DEMO')).toBe(before + 850);
+    emu.faults.clear();
+    // More than a screenful: the CSV report follows in the DM.
+    const file = await bot.fake.waitFor(
+      (c) => c.method === 'files.completeUploadExternal' && c.ok && c.seq > seq,
+      10_000,
+    );
+    const fid = String((file.args.files as Array<{ id: string }>)[0]!.id);
+    const csv = bot.fake.file(fid)!.data.toString('utf8');
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1001);
+    expect(csv).toContain('failed');
+  });
+
+  it('resumes a run left "running" by a previous process and updates its DM message', async () => {
+    const admin = bot.ws.admin;
+    const ws = bot.ws.teamId;
+    const plan = await planRegistration(
+      parseRecipientLines(Array.from({ length: 300 }, (_, i) => `resume-${i}`).join('\n')),
+      async () => new Map(),
+    );
+    const reportId = 'resume-test-1';
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    const report = newReport(plan, 'DEMO', reportId, old);
+    // The progress message of the dead run, in the admin's DM.
+    const fake = bot.fake;
+    const before = fake.messages(admin).length;
+    const { WebClient } = await import('@slack/web-api');
+    const client = new WebClient(bot.ws.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const msg = await client.chat.postMessage({ channel: admin, text: 'Registering…' });
+    expect(fake.messages(admin).length).toBe(before + 1);
+    await reportRepo(bot.deps).put(ws, reportId, report);
+    await saveRun(bot.deps, ws, {
+      reportId,
+      siteId: 'DEMO',
+      userId: admin,
+      channel: msg.channel!,
+      ts: msg.ts!,
+      startedAt: old,
+    });
+    await markPending(bot.deps, ws, reportId);
+
+    const count = bot.emulator!.recipientCount('DEMO');
+    const r = await resumePendingRegistrations(bot.deps);
+    expect(r.resumed).toEqual([reportId]);
+    expect(bot.emulator!.recipientCount('DEMO')).toBe(count + 300);
+    const updated = fake.messages(admin).find((m) => m.ts === msg.ts)!;
+    expect(JSON.stringify(updated.blocks)).toContain('300 recipients registered');
+    // Nothing left pending: a second call does nothing.
+    expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([]);
+  });
+});
