@@ -27,6 +27,7 @@ import {
   verifyingView,
 } from '../../render/setup.js';
 import { requireAdminForView } from '../../roles.js';
+import { notifyCredentialsSaved } from '../../watch-runtime.js';
 
 /** Read the form fields out of view state (plain_text_input values keyed by our block ids). */
 export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
@@ -73,6 +74,11 @@ export function register(app: App, deps: AppDeps): void {
       const result = await verifySetup(deps, creds);
       if (result.ok) {
         await saveSetup(deps, ctx.workspace, creds, result.verifiedAt, ctx.userId);
+        // Resume polling at once if it was paused for bad credentials (it would otherwise resume
+        // at the next poll interval, when the watcher sees the newer verifiedAt).
+        await notifyCredentialsSaved(ctx.workspace).catch((err: unknown) =>
+          ctx.logger.warn({ err }, 'could not resume polling after setup'),
+        );
         await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
         await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) as never });
