@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../src/fakeslack/index.js';
 import { refreshHome } from '../../../src/slack/listeners/features/home.js';
+import { registry } from '../../../src/slack/registry.js';
 import { HOME_ACTIONS } from '../../../src/slack/render/home/view.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
@@ -147,6 +148,50 @@ describe('App Home (env credentials)', () => {
     expect(next.response_action).toBe('update');
     expect(JSON.parse(next.view.private_metadata)).toEqual({ c: bot.ws.channel });
     expect(next.view.callback_id).not.toBe('home_watch_pick');
+  });
+
+  it('Register recipients opens the registration form for an admin (site from the button)', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({
+      actionId: HOME_ACTIONS.register,
+      user: bot.ws.admin,
+      value: JSON.stringify({ site: 'AB12' }),
+    });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
+    const v = bot.fake.lastView(bot.ws.admin, 'modal');
+    expect(v?.callbackId).toBe('wm_register_form');
+    expect(JSON.stringify(v?.view)).toContain('AB12');
+  });
+
+  it('Register recipients: a site of another workspace is refused, nothing opens', async () => {
+    const seq2 = lastSeq(bot);
+    await bot.action({
+      actionId: HOME_ACTIONS.register,
+      user: bot.ws.admin,
+      value: JSON.stringify({ site: 'ZZ99' }),
+    });
+    const err = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq2, 5000);
+    expect(JSON.stringify(err.args)).toContain('ZZ99');
+    expect(bot.fake.calls('views.open').filter((c) => c.seq > seq2)).toEqual([]);
+  });
+
+  it('Request trial extension shows the plan card (or says it is not available yet)', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({
+      actionId: HOME_ACTIONS.trial,
+      user: bot.ws.member,
+      value: JSON.stringify({ site: 'DEMO' }),
+    });
+    const dm = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq, 8000);
+    expect(dm.args.channel).toBe(bot.ws.member);
+    // The plan card once /drm plan is registered; until then, the explicit fallback.
+    if (registry.find('/drm', ['plan'])) expect(JSON.stringify(dm.args)).toMatch(/[Tt]rial extension/);
+    else expect(JSON.stringify(dm.args)).toContain('Not available yet');
+    // Never a request sent from the Home tab button.
+    const posts = Object.entries(bot.emulator!.requestCounts()).filter(([k]) => k.startsWith('POST /svc'));
+    expect(posts).toEqual([]);
+      0,
+    );
   });
 
   it('Refresh button publishes the clicking user tab', async () => {

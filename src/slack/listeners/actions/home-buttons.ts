@@ -28,11 +28,9 @@ export const HOME_TARGETS: Record<
     ['/dwm', ['register']],
     ['/dwm', ['recipients', 'register']],
   ],
-  trial: [
-    ['/drm', ['plan', 'trial']],
-    ['/drm', ['plan', 'request']],
-    ['/drm', ['plan']],
-  ],
+  // The plan card (latest request + the buttons to ask for a change), not the request itself: a
+  // button on the Home tab must not send a request to the provider without a confirmation step.
+  trial: [['/drm', ['plan']]],
   setup: [['/dwm', ['setup']]],
 };
 
@@ -57,14 +55,18 @@ export async function openFromHome(
     if (entry.role === 'admin' && !(await requireAdmin(ctx, `run ${what}`, `home.${entry.path.join('.')}`))) {
       return 'refused';
     }
-    const args = Object.fromEntries(
+    const args: Record<string, unknown> = Object.fromEntries(
       Object.entries(given).filter(([k, v]) => v !== undefined && v !== '' && k in entry.args),
     );
+    // What the parser gives for arguments not typed: [] for lists and rest words.
+    for (const [k, a] of Object.entries(entry.args)) if (!(k in args) && a.list) args[k] = [];
     if (entry.openModal) {
       await entry.openModal(ctx, args as never);
       return 'opened';
     }
-    const missing = Object.entries(entry.args).some(([k, a]) => a.required && !(k in args));
+    const missing = Object.entries(entry.args).some(
+      ([k, a]) => a.required && (args[k] === undefined || (Array.isArray(args[k]) && args[k].length === 0)),
+    );
     if (!missing) {
       await entry.handler(ctx, { ...args, share: false } as never);
       return 'opened';
