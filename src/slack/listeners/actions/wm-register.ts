@@ -9,7 +9,6 @@ import { loadDraft, planIssuesCsv } from '../../../ops/wm-registration.js';
 import type { AppDeps } from '../../deps.js';
 import { decodeValue, WM_ACTIONS } from '../../render/wm/common.js';
 import { previewIssuesCsvComment, registerFormView } from '../../render/wm/register.js';
-import { requireAdmin } from '../../roles.js';
 import { formMetadata } from '../views/wm-register.js';
 import { dmChannel, respondError, uploadFile, viewContext } from './wm-support.js';
 
@@ -22,7 +21,6 @@ export function register(app: App, deps: AppDeps): void {
     const viewId = a.body.view?.id;
     const meta = decodeValue(metaSchema, a.action.value);
     if (!viewId || !meta || meta.w !== ctx.workspace) return;
-    if (!(await requireAdmin(ctx, 'register recipients', 'recipient.register'))) return;
     try {
       const draft = meta.d ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
       const c = await ctx.clients();
@@ -50,7 +48,6 @@ export function register(app: App, deps: AppDeps): void {
     const ctx = viewContext(deps, a);
     const meta = decodeValue(metaSchema, a.action.value);
     if (!meta?.d || meta.w !== ctx.workspace) return;
-    if (!(await requireAdmin(ctx, 'register recipients', 'recipient.register'))) return;
     try {
       const draft = await loadDraft(deps, ctx.workspace, meta.d, ctx.userId);
       if (!draft?.plan) {

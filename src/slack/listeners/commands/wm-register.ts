@@ -23,7 +23,7 @@ registry.add({
       description: 'Site id (default: the workspace default site).',
     }),
   },
-  role: 'admin',
+  role: 'member',
   summary: 'Register recipients: a form for a list or a CSV file, or a few names inline (preview first)',
   description:
     'Shows a preview (new, already registered, duplicates, invalid lines) before anything is sent. Large lists: upload a CSV (name,description) in the form.',

@@ -18,7 +18,6 @@ import { explainError } from '../../render/errors.js';
 import { code, esc } from '../../render/mrkdwn.js';
 import { decodeValue, WM_VIEWS } from '../../render/wm/common.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage } from '../../render/wm/recipients.js';
-import { requireAdminForView } from '../../roles.js';
 import { replaceViaResponseUrl, viewContext } from '../actions/wm-support.js';
 
 const metaSchema = z.object({
@@ -46,11 +45,6 @@ function fieldErrors(r: Extract<EditResult, { ok: false }>): Record<string, stri
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(WM_VIEWS.recipientEdit, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context });
-    if (
-      !(await requireAdminForView(ctx, ack, RECIPIENT_EDIT_BLOCK.name, 'edit recipients', 'recipient.edit'))
-    ) {
-      return;
-    }
     const meta = decodeValue(metaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({

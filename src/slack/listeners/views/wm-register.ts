@@ -40,7 +40,6 @@ import {
   registerProblemView,
   registerStartedView,
 } from '../../render/wm/register.js';
-import { requireAdminForView } from '../../roles.js';
 import { startBackgroundRegistration } from '../actions/wm-register-run.js';
 import { FileReadError, readSlackFile, viewContext } from '../actions/wm-support.js';
 
@@ -132,11 +131,6 @@ function formSite(view: ViewOutput): string | undefined {
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(WM_VIEWS.registerForm, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context });
-    if (
-      !(await requireAdminForView(ctx, ack, REGISTER_BLOCK.text, 'register recipients', 'recipient.register'))
-    ) {
-      return;
-    }
     const meta = decodeValue(formMetaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({
@@ -209,18 +203,6 @@ export function register(app: App, deps: AppDeps): void {
 
   app.view<SlackViewAction>(WM_VIEWS.registerPreview, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context });
-    if ((await ctx.role()) !== 'admin') {
-      await ack({
-        response_action: 'update',
-        view: registerProblemView('Only admins can register recipients.', view.private_metadata) as never,
-      });
-      await ctx.audit({
-        action: 'recipient.register',
-        detail: 'refused: register recipients',
-        result: 'refused',
-      });
-      return;
-    }
     const meta = decodeValue(draftValue, view.private_metadata);
     const draft =
       meta && meta.w === ctx.workspace ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
