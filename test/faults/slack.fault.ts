@@ -4,12 +4,12 @@
  * pause on permanent errors; a user whose modal could not open is told so.
  */
 import { describe, expect, it } from 'vitest';
+import type { Watcher } from '../../src/watch/index.js';
 import { startTestBot } from '../harness/index.js';
 import { lastSeq, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';
 import { unhandledSoFar } from './support/unhandled.js';
 import { completeness, SITE, startWatchRig, type WatchRig } from './support/watch.js';
-import type { Watcher } from '../../src/watch/index.js';
 
 async function subscribe(rig: WatchRig, w: Watcher): Promise<void> {
   await w.subscriptions.create(rig.ws.teamId, {
@@ -62,7 +62,9 @@ describe('Slack delivery faults', () => {
         try {
           const w = rig.watcher();
           await subscribe(rig, w);
-          const jobs = [1, 2, 3, 4].map((i) => rig.emu.createJob(SITE, `slack-${i}`, [{ recipient: `r${i}` }]));
+          const jobs = [1, 2, 3, 4].map((i) =>
+            rig.emu.createJob(SITE, `slack-${i}`, [{ recipient: `r${i}` }]),
+          );
           s.inject(rig);
           rig.clock.advance(60_000);
           await w.pollOnce(rig.ws.teamId, SITE);
@@ -92,34 +94,37 @@ describe('Slack delivery faults', () => {
 
   for (const code of ['channel_not_found', 'is_archived', 'not_in_channel', 'invalid_auth']) {
     it(`permanent error ${code}: the subscription pauses with a reason, nothing retried forever`, async () => {
-      await scenario({ scenario: `slack: permanent ${code}`, injected: `postMessage ${code} (always)` }, async () => {
-        const rig = await startWatchRig();
-        try {
-          const w = rig.watcher();
-          await subscribe(rig, w);
-          rig.emu.createJob(SITE, 'perm-1', [{ recipient: 'p' }]);
-          rig.fake.fail('chat.postMessage', { error: code, times: 1000 });
-          rig.clock.advance(60_000);
-          await w.pollOnce(rig.ws.teamId, SITE);
-          const subs = await w.subscriptions.list(rig.ws.teamId);
-          expect(subs).toHaveLength(1);
-          expect(subs[0]!.paused?.code).toBe(code);
-          expect(subs[0]!.paused?.reason.length).toBeGreaterThan(20);
-          const paused = rig.events.filter((e) => e.type === 'subscription-paused');
-          expect(paused).toHaveLength(1);
-          const postsBefore = rig.fake.calls('chat.postMessage').length;
-          for (let i = 0; i < 3; i++) {
+      await scenario(
+        { scenario: `slack: permanent ${code}`, injected: `postMessage ${code} (always)` },
+        async () => {
+          const rig = await startWatchRig();
+          try {
+            const w = rig.watcher();
+            await subscribe(rig, w);
+            rig.emu.createJob(SITE, 'perm-1', [{ recipient: 'p' }]);
+            rig.fake.fail('chat.postMessage', { error: code, times: 1000 });
             rig.clock.advance(60_000);
             await w.pollOnce(rig.ws.teamId, SITE);
+            const subs = await w.subscriptions.list(rig.ws.teamId);
+            expect(subs).toHaveLength(1);
+            expect(subs[0]!.paused?.code).toBe(code);
+            expect(subs[0]!.paused?.reason.length).toBeGreaterThan(20);
+            const paused = rig.events.filter((e) => e.type === 'subscription-paused');
+            expect(paused).toHaveLength(1);
+            const postsBefore = rig.fake.calls('chat.postMessage').length;
+            for (let i = 0; i < 3; i++) {
+              rig.clock.advance(60_000);
+              await w.pollOnce(rig.ws.teamId, SITE);
+            }
+            // Paused: no more attempts.
+            expect(rig.fake.calls('chat.postMessage').length).toBe(postsBefore);
+            expect(postsBefore).toBeLessThanOrEqual(2);
+            return { outcome: `paused (${code}), 1 event, ${postsBefore} attempt(s), then quiet` };
+          } finally {
+            await rig.close();
           }
-          // Paused: no more attempts.
-          expect(rig.fake.calls('chat.postMessage').length).toBe(postsBefore);
-          expect(postsBefore).toBeLessThanOrEqual(2);
-          return { outcome: `paused (${code}), 1 event, ${postsBefore} attempt(s), then quiet` };
-        } finally {
-          await rig.close();
-        }
-      });
+        },
+      );
     });
   }
 });
@@ -139,7 +144,9 @@ describe('expired trigger ids', () => {
             .waitFor((c) => c.seq > seq && c.method === 'response_url', 5000)
             .then(() => waitReplies(bot, seq))
             .catch(() => []);
-          const text = said(calls.filter((c) => c.method === 'response_url' || c.method === 'chat.postEphemeral'));
+          const text = said(
+            calls.filter((c) => c.method === 'response_url' || c.method === 'chat.postEphemeral'),
+          );
           expect(text).toMatch(/try again|again/i);
           expect(text).not.toMatch(/undefined|\[object Object\]/);
           expect(unhandledSoFar()).toEqual([]);

@@ -1,0 +1,167 @@
+/**
+ * A bot process for the faults suite's kill -9 scenarios (test/faults/process.fault.ts): the
+ * watcher (with the real Slack poster) or the bulk registration runner, on a store shared across
+ * restarts (a SQLite file or Redis), against an emulator and a fake Slack in the parent process.
+ *
+ * Run: `node --import tsx src/testing/fault-child.ts` with FAULT_CHILD_CONFIG = JSON of
+ * `FaultChildConfig`. Talks to the parent on stdout, one line per event:
+ *   READY                      the process is up (store open, clients built)
+ *   TICK <n>                   (watch) a poll tick finished
+ *   DONE <json>                (register) the run finished: { status, counts }
+ *   FAIL <message>             a start-up or run failure (no secrets)
+ * It is killed with SIGKILL at random points; nothing it does may depend on a clean exit.
+ * Never for production use: it exists only to be killed.
+ */
+import { WebClient } from '@slack/web-api';
+import { createApi } from '../api/index.js';
+import type { WorkspaceCredentials } from '../api/types.js';
+import { createLogger } from '../log.js';
+import { existingLookup } from '../ops/recipients.js';
+import { parseRecipientLines, planRegistration } from '../ops/registration.js';
+import {
+  type RegistrationReport,
+  reportCounts,
+  resumeRegistration,
+  runRegistration,
+} from '../ops/registration-run.js';
+import { createPoster } from '../slack/poster.js';
+import { createStore } from '../store/index.js';
+import { createWatcher, plainRenderer } from '../watch/index.js';
+
+interface Common {
+  storeUrl: string;
+  encryptionKey: string;
+  namespace?: string;
+  workspace: string;
+  siteId: string;
+  creds: WorkspaceCredentials;
+}
+
+export interface WatchChildConfig extends Common {
+  mode: 'watch';
+  holderId: string;
+  channel: string;
+  slackApiUrl: string;
+  botToken: string;
+  /** Poll interval (ms); the child ticks every `tickMs`. */
+  intervalMs: number;
+  tickMs: number;
+  leaseTtlMs: number;
+  channelIntervalMs?: number;
+}
+
+export interface RegisterChildConfig extends Common {
+  mode: 'register';
+  reportId: string;
+  reportsNamespace: string;
+  /** Recipient names, one per line (the same input on every start). */
+  lines: string;
+  concurrency: number;
+}
+
+export type FaultChildConfig = WatchChildConfig | RegisterChildConfig;
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function runWatch(c: WatchChildConfig): Promise<void> {
+  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const store = await createStore({
+    url: c.storeUrl,
+    encryptionKey: c.encryptionKey,
+    ...(c.namespace ? { namespace: c.namespace } : {}),
+  });
+  const api = createApi({ logger, retries: { max: 1, baseMs: 20 } });
+  const client = new WebClient(c.botToken, {
+    slackApiUrl: c.slackApiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+  const poster = createPoster(async () => client);
+  const watcher = createWatcher({
+    store,
+    api,
+    credentials: async () => c.creds,
+    poster: () => poster,
+    renderer: plainRenderer,
+    intervalMs: c.intervalMs,
+    jitter: 0,
+    holderId: c.holderId,
+    leaseTtlMs: c.leaseTtlMs,
+    logger,
+    ...(c.channelIntervalMs !== undefined ? { channelIntervalMs: c.channelIntervalMs } : {}),
+  });
+  await watcher.subscriptions.create(c.workspace, {
+    channelId: c.channel,
+    siteId: c.siteId,
+    filters: { statuses: [], mode: 'all' },
+    createdBy: 'U0FAULTS',
+  });
+  say('READY');
+  let n = 0;
+  for (;;) {
+    await watcher.tick();
+    say(`TICK ${++n}`);
+    await new Promise((r) => setTimeout(r, c.tickMs));
+  }
+}
+
+async function runRegister(c: RegisterChildConfig): Promise<void> {
+  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const store = await createStore({
+    url: c.storeUrl,
+    encryptionKey: c.encryptionKey,
+    ...(c.namespace ? { namespace: c.namespace } : {}),
+  });
+  const api = createApi({ logger, retries: { max: 1, baseMs: 20 } });
+  const client = api.watermarking(c.creds.watermarking!);
+  const repo = store.docs<RegistrationReport>(c.reportsNamespace);
+  say('READY');
+  const onWarning = (m: string) => logger.warn(m);
+  let report: RegistrationReport;
+  if (await repo.get(c.workspace, c.reportId)) {
+    // A restart after kill -9: the previous runner is dead, so take the report over at once.
+    const r = await resumeRegistration(client, repo, c.workspace, c.reportId, {
+      force: true,
+      concurrency: c.concurrency,
+      onWarning,
+    });
+    if (!r.ok) {
+      if (r.reason === 'finished') {
+        const done = (await repo.get(c.workspace, c.reportId))!;
+        say(
+          `DONE ${JSON.stringify({ status: done.status, counts: reportCounts(done), resumed: 'finished' })}`,
+        );
+        return;
+      }
+      say(`FAIL ${r.reason}: ${r.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    report = r.report;
+  } else {
+    const plan = await planRegistration(parseRecipientLines(c.lines), existingLookup(client, c.siteId));
+    report = await runRegistration(client, c.siteId, plan, {
+      reportRepo: repo,
+      workspaceKey: c.workspace,
+      reportId: c.reportId,
+      concurrency: c.concurrency,
+      onWarning,
+    });
+  }
+  say(`DONE ${JSON.stringify({ status: report.status, counts: reportCounts(report) })}`);
+  await api.close();
+  await store.close();
+}
+
+async function main(): Promise<void> {
+  const raw = process.env.FAULT_CHILD_CONFIG;
+  if (!raw) throw new Error('FAULT_CHILD_CONFIG is not set');
+  const c = JSON.parse(raw) as FaultChildConfig;
+  if (c.mode === 'watch') await runWatch(c);
+  else await runRegister(c);
+}
+
+main().catch((e: unknown) => {
+  say(`FAIL ${e instanceof Error ? e.message.slice(0, 300) : 'unknown error'}`);
+  process.exit(2);
+});
