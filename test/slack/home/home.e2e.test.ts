@@ -190,8 +190,6 @@ describe('App Home (env credentials)', () => {
     // Never a request sent from the Home tab button.
     const posts = Object.entries(bot.emulator!.requestCounts()).filter(([k]) => k.startsWith('POST /svc'));
     expect(posts).toEqual([]);
-      0,
-    );
   });
 
   it('Refresh button publishes the clicking user tab', async () => {
