@@ -1,0 +1,70 @@
+/**
+ * Plan card buttons: "Request trial extension / resume / suspension" open the request modal (the
+ * trigger id is used first, before any service call); "Cancel request" cancels the pending
+ * request shown on the card (re-read first: an old card never cancels a newer request) and
+ * replaces the card with the result. Every click re-checks the workspace and the role.
+ */
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { PLAN_ACTIONS } from '../../../ops/service/plan.js';
+import type { AppDeps } from '../../deps.js';
+import { decodeValue, planValue, SVC_ACTIONS } from '../../render/svc/common.js';
+import { planRequestModal } from '../../render/svc/plan.js';
+import { requireAdmin } from '../../roles.js';
+import { runPlanAction } from '../commands/svc-plan.js';
+import { actionContext, badValue, respondError, sameWorkspace, serviceFor } from './svc-support.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${SVC_ACTIONS.planRequest}_`),
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context });
+      const v = decodeValue(planValue, action.value);
+      if (!v || v.a === 'cancel') return badValue(ctx);
+      if (!(await sameWorkspace(ctx, v.w))) return;
+      const spec = PLAN_ACTIONS[v.a];
+      if (
+        spec.role === 'admin' &&
+        !(await requireAdmin(ctx, `request a ${spec.label.toLowerCase()}`, `plan.${v.a}`))
+      ) {
+        return;
+      }
+      try {
+        const meta = JSON.stringify({
+          w: v.w,
+          s: v.s,
+          a: v.a,
+          ...(body.response_url ? { ru: body.response_url } : {}),
+        });
+        await ctx.openView(planRequestModal(v.a, v.s, v.v, meta));
+      } catch (e) {
+        await respondError(ctx, `Couldn't open the ${spec.label.toLowerCase()} form`, e);
+      }
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(
+    SVC_ACTIONS.planCancel,
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context });
+      const v = decodeValue(planValue, action.value);
+      if (v?.a !== 'cancel') return badValue(ctx);
+      if (!(await sameWorkspace(ctx, v.w))) return;
+      if (!(await requireAdmin(ctx, 'cancel a plan request', 'plan.cancel'))) return;
+      try {
+        const { svc, siteId } = await serviceFor(ctx, v.s);
+        const { card } = await runPlanAction(ctx, {
+          svc,
+          siteId,
+          service: v.v,
+          action: 'cancel',
+          ...(v.r ? { requestId: v.r } : {}),
+        });
+        await ctx.respond(card, { replaceOriginal: true, share: false });
+      } catch (e) {
+        await respondError(ctx, "Couldn't cancel the request", e);
+      }
+    },
+  );
+}

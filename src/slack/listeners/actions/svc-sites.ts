@@ -1,0 +1,24 @@
+/** Previous/Next of `/drm site requests`: re-checks the workspace, replaces the list. */
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { AppDeps } from '../../deps.js';
+import { decodeValue, SVC_ACTIONS, siteRequestsValue } from '../../render/svc/common.js';
+import { showSiteRequests } from '../commands/svc-sites.js';
+import { actionContext, badValue, respondError, sameWorkspace } from './svc-support.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${SVC_ACTIONS.siteRequestsPage}_`),
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context });
+      const v = decodeValue(siteRequestsValue, action.value);
+      if (!v) return badValue(ctx);
+      if (!(await sameWorkspace(ctx, v.w))) return;
+      try {
+        await showSiteRequests(ctx, v.f, v.p, true);
+      } catch (e) {
+        await respondError(ctx, "Couldn't list site requests", e);
+      }
+    },
+  );
+}

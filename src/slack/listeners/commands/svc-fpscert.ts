@@ -1,0 +1,21 @@
+/**
+ * `/drm fpscert [site:]` (admin): opens the FairPlay certificate modal at once (no service call
+ * before it: the trigger id lasts 3 s). The submission is handled in views/svc-fpscert.ts.
+ */
+import { registry } from '../../registry.js';
+import { fpsCertModal } from '../../render/svc/fpscert.js';
+import { siteOption } from './svc-plan.js';
+
+registry.add({
+  command: '/drm',
+  path: ['fpscert'],
+  args: { site: siteOption },
+  role: 'admin',
+  summary: 'Register the FairPlay Streaming certificate of a site (certificate, private key, ASK, password)',
+  examples: ['fpscert', 'fpscert site:AB12'],
+  async handler(ctx, args) {
+    // Local only before opening: the site is checked against the saved credentials.
+    const siteId = (await ctx.clients()).site(args.site);
+    await ctx.openView(fpsCertModal(siteId, JSON.stringify({ w: ctx.workspace, s: siteId })));
+  },
+});

@@ -1,0 +1,98 @@
+/**
+ * Plan request modal submission: checks the workspace, the role (suspension: admins), the
+ * message length (inline errors), closes the modal, sends the request, and replaces the card the
+ * button was on with the result (through the response_url kept in the modal's metadata; a DM
+ * when there is none). Audited by runPlanAction.
+ */
+import type { App, SlackViewAction } from '@slack/bolt';
+import { z } from 'zod';
+import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
+import type { AppDeps } from '../../deps.js';
+import { renderError } from '../../render/errors.js';
+import { SVC_VIEWS } from '../../render/svc/common.js';
+import { PLAN_BLOCK } from '../../render/svc/plan.js';
+import { requireAdminForView } from '../../roles.js';
+import {
+  errorOptions,
+  logError,
+  readMetadata,
+  sendViaResponseUrl,
+  serviceFor,
+  viewContext,
+} from '../actions/svc-support.js';
+import { runPlanAction } from '../commands/svc-plan.js';
+
+const metaSchema = z.object({
+  w: z.string().min(1),
+  s: z.string().regex(/^[A-Za-z0-9]{4}$/),
+  a: z.enum(['trial', 'resume', 'suspend']),
+  ru: z.string().max(1000).optional(),
+});
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(SVC_VIEWS.planRequest, async ({ ack, body, view, client, context }) => {
+    const ctx = viewContext(deps, { body, client, context });
+    const meta = readMetadata(metaSchema, view.private_metadata);
+    if (!meta || meta.w !== ctx.workspace) {
+      await ack({
+        response_action: 'errors',
+        errors: {
+          [PLAN_BLOCK.service]: 'This form is out of date or from another workspace: run /drm plan again.',
+        },
+      });
+      return;
+    }
+    const spec = PLAN_ACTIONS[meta.a];
+    if (
+      spec.role === 'admin' &&
+      !(await requireAdminForView(
+        ctx,
+        ack,
+        PLAN_BLOCK.service,
+        `request a ${spec.label.toLowerCase()}`,
+        `plan.${meta.a}`,
+      ))
+    ) {
+      return;
+    }
+    const values = view.state.values;
+    const service = values[PLAN_BLOCK.service]?.value?.selected_option?.value;
+    const message = (values[PLAN_BLOCK.message]?.value?.value ?? '').trim();
+    if (service !== 'PD001' && service !== 'PD002') {
+      await ack({ response_action: 'errors', errors: { [PLAN_BLOCK.service]: 'Choose DRM or FWM.' } });
+      return;
+    }
+    if (message.length > PLAN_MESSAGE_MAX) {
+      await ack({
+        response_action: 'errors',
+        errors: { [PLAN_BLOCK.message]: `At most ${PLAN_MESSAGE_MAX} characters (now ${message.length}).` },
+      });
+      return;
+    }
+    await ack();
+    const deliver = async (msg: Parameters<typeof ctx.respond>[0], replace: boolean) => {
+      const sent = meta.ru ? await sendViaResponseUrl(deps, meta.ru, msg, replace).catch(() => false) : false;
+      if (!sent) await ctx.respond(msg);
+    };
+    try {
+      const { svc, siteId } = await serviceFor(ctx, meta.s);
+      const { card } = await runPlanAction(ctx, {
+        svc,
+        siteId,
+        service,
+        action: meta.a,
+        ...(message ? { message } : {}),
+      });
+      await deliver(card, true);
+    } catch (e) {
+      const opts = await errorOptions(ctx);
+      logError(ctx, `plan ${meta.a} failed`, e, opts);
+      await deliver(
+        renderError(`Couldn't send the ${spec.label.toLowerCase()} request`, e, opts),
+        false,
+      ).catch((err: unknown) =>
+        ctx.logger.error({ err, refId: ctx.refId }, 'could not deliver the plan error'),
+      );
+    }
+  });
+}
