@@ -13,6 +13,7 @@ import { createLogger, setLogger } from './log.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import type { AppDeps } from './slack/deps.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
+import { resumePendingRegistrations } from './slack/listeners/features/watermarking.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, StoreConfigError } from './store/index.js';
 
@@ -33,6 +34,8 @@ export interface StartOptions {
   background?: (deps: AppDeps, lifecycle: Lifecycle) => Promise<void> | void;
   /** Run the job watcher (src/slack/watch-runtime.ts). Default true. */
   watch?: boolean;
+  /** Resume interrupted bulk registrations at start. Default true. */
+  resumeRegistrations?: boolean;
 }
 
 /** Builds and starts everything. Throws ConfigError / StoreConfigError on bad configuration. */
@@ -82,6 +85,16 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       const watch = createWatchRuntime(deps, handle.app);
       lifecycle.onStop('watcher', () => watch.stop());
       watch.start();
+    }
+    if (opts.resumeRegistrations !== false) {
+      // Bulk registrations interrupted by a stop or crash continue from their stored report
+      // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.
+      void resumePendingRegistrations(deps).then(
+        (r) => {
+          if (r.resumed.length || r.deferred.length) logger.info(r, 'resumed pending registrations');
+        },
+        (err: unknown) => logger.error({ err }, 'could not resume pending registrations'),
+      );
     }
     return { config, deps, handle, lifecycle, port, shutdown };
   } catch (err) {
