@@ -139,6 +139,8 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
     let failures = 0;
     emu.resetRequestCounts();
     const responsesBefore = bot.fake.calls('response_url').length;
+    let realSent = 0;
+    const drainMs: number[] = [];
     for (let r = 0; r < rounds; r++) {
       // Alternate the order so neither side always runs on a warmer (or more loaded) process.
       const order: Array<'real' | 'ref'> = r % 2 === 0 ? ['ref', 'real'] : ['real', 'ref'];
@@ -153,8 +155,22 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
         ctx.log(
           `  ack round ${r + 1}/${rounds} ${side === 'real' ? 'real app' : 'bare Bolt'}: p50 ${fmtMs(percentile(out.latencies, 50))}, p99 ${fmtMs(percentile(out.latencies, 99))}, max ${fmtMs(mx)}${out.failures ? `, ${out.failures} failed` : ''}`,
         );
-        // Let the real app's background work of this round finish before the next one.
-        if (side === 'real') await new Promise((res) => setTimeout(res, 1500));
+        // Let the real app's background work of this round (handlers waiting on the emulator
+        // through the API's connection pool) finish before the next round, so it does not load
+        // the other side's measurement.
+        if (side === 'real') {
+          realSent += n;
+          const t = performance.now();
+          const deadline = Date.now() + 90_000;
+          while (
+            bot.fake.calls('response_url').length - responsesBefore < realSent &&
+            Date.now() < deadline
+          ) {
+            await new Promise((res) => setTimeout(res, 100));
+          }
+          drainMs.push(performance.now() - t);
+          await new Promise((res) => setTimeout(res, 300));
+        }
       }
     }
     const emuCalls = totalRequests(emu.requestCounts());
@@ -166,7 +182,7 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
     const fp99 = median(p99.ref);
     const note =
       `\`/dwm ${text}\`, N=${n} per round, concurrency ${CONCURRENCY}, ${rounds} alternating round(s), load generator, both apps, emulator and fake Slack in one process. ` +
-      `During the measured rounds the real app made ${emuCalls} emulator call(s) (latency 200 ms each) and ${responses} response_url answer(s)` +
+      `During the measured rounds the real app made ${emuCalls} emulator call(s) (latency 200 ms each) and ${responses} response_url answer(s) for ${realSent} commands; its answers finished a median ${fmtMs(median(drainMs))} after the last ack of a round (the next round waited for that)` +
       (text === 'jobs'
         ? '.'
         : '; `jobs` was not registered yet, so the command does not reach the emulator.');

@@ -16,7 +16,7 @@ import { type BenchContext, fmtMs, percentile, type Row, sleep } from './lib.js'
 
 export async function benchNotify(ctx: BenchContext): Promise<Row[]> {
   const intervalMs = ctx.quick ? 2000 : 5000;
-  const changes = ctx.quick ? 3 : 24;
+  const changes = ctx.quick ? 3 : 20;
   const bot = await startTestBot({ logLevel: 'warn' });
   const emu = bot.emulator;
   if (!emu) throw new Error('notify: the harness started no emulator');
