@@ -11,6 +11,7 @@ import type { App } from '@slack/bolt';
 import type { AppDeps } from '../deps.js';
 // Command entries (side-effect imports, order = help order).
 import './commands/setup.js';
+import './commands/setup-admins.js';
 import './commands/audit.js';
 import { register as slashCommands } from './commands/slash.js';
 import { register as homeFeature } from './features/home.js';

@@ -1,0 +1,80 @@
+/**
+ * Who counts as an admin of a workspace besides its Slack admins/owners, and where the audit log is
+ * mirrored: plain reads and updates of the workspace settings. The Slack layer decides who may call
+ * these (admins only) and renders the result.
+ */
+
+import { ValidationError } from '../api/errors.js';
+import type { Store, WorkspaceKey, WorkspaceSettings } from '../store/types.js';
+
+interface Deps {
+  store: Pick<Store, 'settings'>;
+}
+
+const USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const GROUP_ID = /^S[A-Z0-9]{2,}$/;
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
+
+function check(field: string, ids: string[], re: RegExp, what: string): void {
+  const bad = ids.filter((id) => !re.test(id));
+  if (bad.length > 0) {
+    throw new ValidationError('admins', [
+      {
+        field,
+        message: `${bad.map((b) => `"${b.slice(0, 40)}"`).join(', ')} is not ${what}. Mention it with Slack's autocomplete.`,
+      },
+    ]);
+  }
+}
+
+/** Adds user ids (already decoded from `<@U…>` mentions); returns the new settings. */
+export async function addAdmins(deps: Deps, ws: WorkspaceKey, userIds: string[]): Promise<WorkspaceSettings> {
+  check('users', userIds, USER_ID, 'a user (like @alex)');
+  const s = await deps.store.settings.get(ws);
+  const next = { ...s, adminUserIds: [...new Set([...s.adminUserIds, ...userIds])] };
+  await deps.store.settings.put(ws, next);
+  return next;
+}
+
+export async function removeAdmins(
+  deps: Deps,
+  ws: WorkspaceKey,
+  userIds: string[],
+): Promise<{ settings: WorkspaceSettings; notAdmins: string[] }> {
+  check('users', userIds, USER_ID, 'a user (like @alex)');
+  const s = await deps.store.settings.get(ws);
+  const notAdmins = userIds.filter((id) => !s.adminUserIds.includes(id));
+  const next = { ...s, adminUserIds: s.adminUserIds.filter((id) => !userIds.includes(id)) };
+  await deps.store.settings.put(ws, next);
+  return { settings: next, notAdmins };
+}
+
+/** Sets (or clears with undefined) the user group whose members are admins. */
+export async function setAdminGroup(
+  deps: Deps,
+  ws: WorkspaceKey,
+  groupId: string | undefined,
+): Promise<WorkspaceSettings> {
+  if (groupId !== undefined) check('group', [groupId], GROUP_ID, 'a user group (like @media-admins)');
+  const s = await deps.store.settings.get(ws);
+  const next: WorkspaceSettings = { ...s };
+  if (groupId) next.adminUsergroupId = groupId;
+  else delete next.adminUsergroupId;
+  await deps.store.settings.put(ws, next);
+  return next;
+}
+
+/** Sets (or clears with undefined) the channel where audit entries are mirrored. */
+export async function setAuditChannel(
+  deps: Deps,
+  ws: WorkspaceKey,
+  channelId: string | undefined,
+): Promise<WorkspaceSettings> {
+  if (channelId !== undefined) check('channel', [channelId], CHANNEL_ID, 'a channel (like #media-audit)');
+  const s = await deps.store.settings.get(ws);
+  const next: WorkspaceSettings = { ...s };
+  if (channelId) next.auditChannelId = channelId;
+  else delete next.auditChannelId;
+  await deps.store.settings.put(ws, next);
+  return next;
+}

@@ -1,0 +1,105 @@
+/**
+ * `/dwm setup admins [add|remove|group]` and `/dwm setup audit-channel`: who counts as an admin
+ * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only).
+ */
+import { z } from 'zod';
+import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
+import type { WorkspaceSettings } from '../../../store/types.js';
+import type { CommandContext } from '../../context.js';
+import { required, rest } from '../../parse.js';
+import { registry } from '../../registry.js';
+import { adminsMessage } from '../../render/admins.js';
+import { clearRoleCaches } from '../../roles.js';
+
+const word = z.string().min(1).max(200);
+const both = ['/dwm', '/drm'] as const;
+
+async function show(ctx: CommandContext, settings: WorkspaceSettings, changed?: string): Promise<void> {
+  const cfg = ctx.deps.config;
+  await ctx.respond(
+    adminsMessage({
+      settings,
+      envAdminIds: cfg.adminUserIds,
+      ...(cfg.auditChannelId ? { envAuditChannelId: cfg.auditChannelId } : {}),
+      ...(changed ? { changed } : {}),
+    }),
+  );
+}
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins'],
+  args: {},
+  role: 'admin',
+  summary: 'Show who counts as an admin here and where the audit log is mirrored',
+  examples: ['setup admins'],
+  async handler(ctx) {
+    await show(ctx, await ctx.deps.store.settings.get(ctx.workspace));
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'add'],
+  args: { users: rest(word, { hint: '@user…', description: 'People to make admins.', required: true }) },
+  role: 'admin',
+  summary: 'Make people admins of drm-chatops (besides Slack workspace admins)',
+  examples: ['setup admins add @alex @sam'],
+  async handler(ctx, args) {
+    const next = await addAdmins(ctx.deps, ctx.workspace, args.users);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.add', detail: `added ${args.users.join(', ')}`, result: 'ok' });
+    await show(ctx, next, `Added ${args.users.length} admin(s).`);
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'remove'],
+  args: { users: rest(word, { hint: '@user…', description: 'People to remove as admins.', required: true }) },
+  role: 'admin',
+  summary: 'Remove people added as admins (Slack workspace admins stay admins)',
+  examples: ['setup admins remove @sam'],
+  async handler(ctx, args) {
+    const { settings, notAdmins } = await removeAdmins(ctx.deps, ctx.workspace, args.users);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.remove', detail: `removed ${args.users.join(', ')}`, result: 'ok' });
+    const note = notAdmins.length ? ` ${notAdmins.length} of them were not on the list.` : '';
+    await show(ctx, settings, `Removed ${args.users.length - notAdmins.length} admin(s).${note}`);
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'group'],
+  args: {
+    group: required(word, { hint: '@group|none', description: 'A user group whose members are admins.' }),
+  },
+  role: 'admin',
+  summary: 'Make a user group admins (or "none" to clear it)',
+  examples: ['setup admins group @media-admins', 'setup admins group none'],
+  async handler(ctx, args) {
+    const id = args.group.toLowerCase() === 'none' ? undefined : args.group;
+    const next = await setAdminGroup(ctx.deps, ctx.workspace, id);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.group', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await show(ctx, next, id ? 'Admin user group set.' : 'Admin user group cleared.');
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'audit-channel'],
+  args: {
+    channel: required(word, { hint: '#channel|none', description: 'Where audit entries are mirrored.' }),
+  },
+  role: 'admin',
+  summary: 'Mirror the audit log to a channel (or "none" to stop)',
+  examples: ['setup audit-channel #media-audit', 'setup audit-channel none'],
+  async handler(ctx, args) {
+    const id = args.channel.toLowerCase() === 'none' ? undefined : args.channel;
+    const next = await setAuditChannel(ctx.deps, ctx.workspace, id);
+    await ctx.audit({ action: 'audit.channel', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');
+  },
+});
