@@ -56,7 +56,9 @@ export function duplicates(keys: string[]): string[] {
   return [...n].filter(([, c]) => c > 1).map(([k]) => k);
 }
 
-export async function startWatchRig(o: { store?: 'memory' | 'sqlite' } = {}): Promise<WatchRig> {
+export async function startWatchRig(
+  o: { store?: 'memory' | 'sqlite'; storeUrl?: string; namespace?: string } = {},
+): Promise<WatchRig> {
   const clock = new FakeClock(Date.now());
   const emu = await startEmulator({ seed: false, now: () => clock.now() });
   const creds: WorkspaceCredentials = {
@@ -84,12 +86,12 @@ export async function startWatchRig(o: { store?: 'memory' | 'sqlite' } = {}): Pr
     timeouts: { headersMs: 1500, bodyMs: 1500 },
   });
   let dir: string | undefined;
-  let url = 'memory://';
+  let url = o.storeUrl ?? 'memory://';
   if (o.store === 'sqlite') {
     dir = mkdtempSync(join(tmpdir(), 'faults-watch-'));
     url = `sqlite://${join(dir, 'w.sqlite')}`;
   }
-  const store = await createStore({ url, encryptionKey: ENCRYPTION_KEY, namespace: 'faults' });
+  const store = await createStore({ url, encryptionKey: ENCRYPTION_KEY, namespace: o.namespace ?? 'faults' });
   const client = new WebClient(ws.botToken, {
     slackApiUrl: fake.apiUrl,
     retryConfig: { retries: 0 },
