@@ -3,8 +3,9 @@
  * under the current ENCRYPTION_KEY. Run it with the same environment as the bot (STORE_URL,
  * ENCRYPTION_KEY, and the old key in ENCRYPTION_KEYS_PREVIOUS):
  *
- *   npx tsx scripts/reencrypt.ts          (from a checkout)
- *   node dist/scripts/reencrypt.js        (not built by default: use tsx)
+ *   npx tsx scripts/reencrypt.ts
+ *
+ * from a checkout (`npm ci`) that reaches the same store; the Docker image does not contain it.
  *
  * Afterwards ENCRYPTION_KEYS_PREVIOUS can be emptied. Prints counts only, never a value.
  */
