@@ -119,18 +119,18 @@ export function register(app: App, deps: AppDeps): void {
           content: result.csv,
           title: `${v.k} of ${siteId}`,
         });
+        await ctx.audit({
+          action: `drm.export.${v.k}`,
+          detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,
+          result: 'ok',
+          siteId,
+        });
         const done = exportDoneMessage(siteId, result, v.f);
         await client.chat.update({
           channel: dm,
           ts: progressTs!,
           text: done.text,
           blocks: done.blocks as never,
-        });
-        await ctx.audit({
-          action: `drm.export.${v.k}`,
-          detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,
-          result: 'ok',
-          siteId,
         });
       } catch (e) {
         if (dm && progressTs) {

@@ -205,7 +205,7 @@ export function packagingMessage(
       { header: 'CREATED', width: 16 },
       { header: 'UPDATED', width: 16 },
       { header: 'TRACK', width: 5 },
-      { header: 'CID', width: 24 },
+      { header: 'CID', width: 40 },
     ],
     items.map((r) => [
       plainTime(r.createdTime, meta.timeZone),
