@@ -192,6 +192,20 @@ describe('App Home (env credentials)', () => {
     expect(posts).toEqual([]);
   });
 
+  it('a change the tab shows (a new channel watch) re-publishes it for recent viewers', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('watch site:DEMO status:error', { user: bot.ws.member });
+    const call = await bot.fake.waitFor(
+      (c) =>
+        c.method === 'views.publish' &&
+        c.seq > seq &&
+        c.args.user_id === bot.ws.admin &&
+        JSON.stringify(c.args.view).includes(`<#${bot.ws.channel}>`),
+      10_000,
+    );
+    expect(viewText(call)).toContain('site `DEMO`');
+  });
+
   it('Refresh button publishes the clicking user tab', async () => {
     const seq = lastSeq(bot);
     await bot.action({ actionId: HOME_ACTIONS.refresh, user: bot.ws.member });
