@@ -122,7 +122,7 @@ export function membersMessage(page: PageResult<MemberView>, meta: MembersMeta):
 }
 
 export function memberAddedMessage(a: AddedMember, meta: CardMeta): Message {
-  return message(`Sub-member added: ${a.email}`, [
+  return message(`Sub-member added: ${esc(a.email)}`, [
     section(`:white_check_mark: *Sub-member added:* ${esc(a.email)}`, {
       fields: fields([
         ['Member no.', code(a.memberSeq)],

@@ -108,10 +108,11 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
   blocks.push(context(cardContext({ ...o, siteId: state.siteId })));
 
   const buttons: ButtonElement[] = [];
-  const blocked: string[] = [];
+  const blocked = new Map<string, string[]>();
   for (const a of state.actions) {
     if (!a.allowed) {
-      if (a.reason && a.action !== 'cancel') blocked.push(`${a.label}: ${esc(a.reason)}`);
+      if (a.reason && a.action !== 'cancel')
+        blocked.set(a.reason, [...(blocked.get(a.reason) ?? []), a.label]);
       continue;
     }
     const value = encodeValue({
@@ -142,10 +143,15 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
   }
   // Main first, destructive last: trial, resume, suspend, cancel (PLAN_ACTION_ORDER).
   if (buttons.length) blocks.push(actions(buttons, 'svc_plan_actions'));
-  if (blocked.length) blocks.push(context(`Not possible now: ${blocked.join(' · ')}`));
-  const text = r
-    ? `${state.serviceLabel} on ${state.siteId}: latest request ${r.typeLabel} is ${r.statusLabel}`
-    : `${state.serviceLabel} on ${state.siteId}: no plan request yet`;
+  if (blocked.size) {
+    const lines = [...blocked].map(([reason, labels]) => `${labels.join(', ')}: ${esc(reason)}`);
+    blocks.push(context(`Not possible now: ${lines.join(' · ')}`));
+  }
+  const text = esc(
+    r
+      ? `${state.serviceLabel} on ${state.siteId}: latest request ${r.typeLabel} is ${r.statusLabel}`
+      : `${state.serviceLabel} on ${state.siteId}: no plan request yet`,
+  );
   return message(text, blocks);
 }
 

@@ -56,16 +56,18 @@ export function sitesMessage(sites: SiteView[], meta: CardMeta & { defaultSiteId
     blocks.push(section(`…and ${sites.length - SITES_SHOWN_MAX} more sites not shown.`));
   }
   blocks.push(context(cardContext({ ...meta, siteId: undefined })));
-  const text = `${plural(sites.length, 'site')}: ${sorted
-    .slice(0, 10)
-    .map((s) => `${s.siteId} (${s.products.map((p) => `${p.label} ${p.statusLabel}`).join(', ')})`)
-    .join('; ')}`;
+  const text = `${plural(sites.length, 'site')}: ${esc(
+    sorted
+      .slice(0, 10)
+      .map((s) => `${s.siteId} (${s.products.map((p) => `${p.label} ${p.statusLabel}`).join(', ')})`)
+      .join('; '),
+  )}`;
   return message(text, blocks);
 }
 
 /** The card after an additional site was requested. */
 export function siteRequestedMessage(r: { seq: number; name: string }, meta: CardMeta): Message {
-  return message(`Site requested: ${r.name} (request ${r.seq})`, [
+  return message(`Site requested: ${esc(r.name)} (request ${r.seq})`, [
     section(`:white_check_mark: *Additional site requested:* ${esc(r.name)}`, {
       fields: fields([
         ['Request', code(r.seq)],
