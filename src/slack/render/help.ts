@@ -89,7 +89,7 @@ export function unknownCommand(
   const first = `:grey_question: There is no ${code(word)} command${where}.${mean}`;
   const help = groupHelp(reg, command, path);
   return message(
-    `There is no ${word} command${path.length ? ` under ${name(command, path)}` : ''}.${mean ? mean.replace(/`/g, '') : ''}`,
+    `There is no ${esc(word)} command${path.length ? ` under ${name(command, path)}` : ''}.${mean ? mean.replace(/`/g, '') : ''}`,
     [section(first), ...(help.blocks ?? []).slice(1)],
   );
 }
