@@ -178,7 +178,7 @@ registry.add({
     model: kw('device model'),
   },
   role: 'member',
-  summary: 'List packaging history, oldest first, with a "More" button',
+  summary: 'List packaging history in creation order, with a "More" button',
   examples: ['packaging', 'packaging from:2026-01-01 cid:demo'],
   async handler(ctx, args) {
     const { svc, siteId } = await serviceFor(ctx, args.site);
