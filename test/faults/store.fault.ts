@@ -30,11 +30,17 @@ afterEach(async () => {
 describe('Redis restarted under load', () => {
   it('poll cycles and writes stall during the outage and complete after it; nothing lost or doubled', async () => {
     await scenario(
-      { scenario: 'store: Redis kill -9 + restart under load', injected: 'SIGKILL redis mid-cycle, 1.5 s down' },
+      {
+        scenario: 'store: Redis kill -9 + restart under load',
+        injected: 'SIGKILL redis mid-cycle, 1.5 s down',
+      },
       async () => {
         const redis: RestartableRedis = await startRestartableRedis();
         cleanups.push(() => redis.stop());
-        const rig = await startWatchRig({ storeUrl: redis.url, namespace: `f-${randomBytes(3).toString('hex')}` });
+        const rig = await startWatchRig({
+          storeUrl: redis.url,
+          namespace: `f-${randomBytes(3).toString('hex')}`,
+        });
         cleanups.push(async () => {
           await redis.start().catch(() => undefined);
           await rig.close();
@@ -171,7 +177,8 @@ describe('two replicas on one Redis, the lease holder killed', () => {
         const jobs: number[] = [];
         const holders: string[] = [];
         for (let round = 0; round < 3; round++) {
-          for (let k = 0; k < 3; k++) jobs.push(emu.createJob(SITE, `rep-${round}-${k}`, [{ recipient: `x${round}${k}` }]));
+          for (let k = 0; k < 3; k++)
+            jobs.push(emu.createJob(SITE, `rep-${round}-${k}`, [{ recipient: `x${round}${k}` }]));
           await sleep(randInt(rand, 300, 900));
           const holder = await store.leases.holder(lease);
           expect(holder).toBeTruthy();
@@ -197,7 +204,8 @@ describe('two replicas on one Redis, the lease holder killed', () => {
             .map(deliveryKeyOf)
             .filter((k): k is string => k !== undefined);
         const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline && completeness(keys(), ws.teamId, ws.channel, jobs).lost > 0) await sleep(200);
+        while (Date.now() < deadline && completeness(keys(), ws.teamId, ws.channel, jobs).lost > 0)
+          await sleep(200);
         await sleep(1000);
         const c = completeness(keys(), ws.teamId, ws.channel, jobs);
         expect(c.missing).toEqual([]);

@@ -36,6 +36,7 @@ export interface WatchRig {
   store: Store;
   ws: TestWorkspace;
   creds: WorkspaceCredentials;
+  api: ReturnType<typeof createApi>;
   events: WatchEvent[];
   watcher(o?: Partial<WatcherOptions>): Watcher;
   /** Delivery keys of the messages the fake Slack holds (top level and threads). */
@@ -112,6 +113,7 @@ export async function startWatchRig(
     store,
     ws,
     creds,
+    api,
     events,
     watcher(over = {}) {
       const w = createWatcher({
