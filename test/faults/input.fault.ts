@@ -35,7 +35,7 @@ const RUNS = 150;
 const params = { seed: suiteSeed(), numRuns: RUNS };
 
 /** Strings users and services really send to break things. */
-export const HOSTILE = [
+const HOSTILE = [
   '<!channel>',
   '<!here>',
   '<!everyone>',
