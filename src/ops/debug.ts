@@ -8,26 +8,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
+import type { WatcherStatus } from '../watch/index.js';
 import { Outbox } from '../watch/outbox.js';
 import { pollStateRepo } from '../watch/poller.js';
 import { loadCredentials, type OpsDeps } from './workspace.js';
 
-/** The watch runtime's status (src/watch WatcherStatus), when this replica runs one. */
-export interface RuntimeStatus {
-  running: boolean;
-  holderId: string;
-  sites: Array<{
-    workspace: string;
-    siteId: string;
-    lastPollAt?: number;
-    lastError?: string;
-    consecutiveFailures: number;
-    nextPollAt: number;
-    leaseHeld: boolean;
-  }>;
-  pausedWorkspaces: Record<string, string>;
-  outboxPending: Record<string, number>;
-}
+/** The watch runtime's status, when this replica runs one. */
+export type RuntimeStatus = WatcherStatus;
 
 export interface SiteDebug {
   siteId: string;

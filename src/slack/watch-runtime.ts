@@ -28,6 +28,7 @@ import {
   type WatcherOptions,
 } from '../watch/index.js';
 import type { AppDeps } from './deps.js';
+import { refreshHome } from './listeners/events/home-publish.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 import type { Message } from './render/blocks.js';
 import { blockRenderer } from './render/watch/card.js';
@@ -61,6 +62,11 @@ export interface WatchRuntime {
 }
 
 const active = new Set<WatchRuntime>();
+
+/** The runtimes started in this process (one in production), for `/dwm debug`. */
+export function activeWatchRuntimes(): WatchRuntime[] {
+  return [...active];
+}
 
 /**
  * Hook for the setup flow: call after new credentials are saved and verified for `ws`
@@ -128,6 +134,9 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       const s = e.subscription;
       log.warn({ workspace: e.workspace, subscription: s.id, code: e.code }, 'subscription paused');
       await dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message));
+    } else if (e.type === 'delivered') {
+      // The App Home shows jobs in flight and recent failures: refresh it for this workspace.
+      await refreshHome(deps, e.workspace);
     } else if (e.type === 'admin-alert') {
       const loaded = await loadCredentials(deps, e.workspace);
       await marks.put(e.workspace, 'pause', {

@@ -2,46 +2,19 @@
  * `/dwm debug` (admin): ids, modes, store backend, poll leases and last poll per site, pending
  * outbox and versions, for this workspace. Ephemeral, no secrets.
  *
- * The watch runtime (src/slack/watch-runtime.ts, another feature) is looked up at run time so this
- * command works with or without it: when that module exports `activeWatchRuntimes()` (or `watchRuntime()`) returning
- * runtimes with `watcher.status()` (or `status()`), this replica's own view is added.
+ * When the watch runtime runs in this process, this replica's own view (running, leases held,
+ * last poll per site) is added to the store's view, which is right whichever replica polls.
  */
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../context.js';
 import { registry } from '../../registry.js';
 import { debugMessage } from '../../render/home/debug.js';
+import { activeWatchRuntimes } from '../../watch-runtime.js';
 
-const RUNTIME_MODULE = '../../watch-runtime.js';
-
-type StatusSource = {
-  status?: () => Promise<RuntimeStatus>;
-  watcher?: { status?: () => Promise<RuntimeStatus> };
-};
-
-function statusOf(rt: unknown): (() => Promise<RuntimeStatus>) | undefined {
-  const r = rt as StatusSource | undefined;
-  if (r && typeof r.status === 'function') return () => r.status!();
-  if (r?.watcher && typeof r.watcher.status === 'function') return () => r.watcher!.status!();
-  return undefined;
-}
-
-/** This replica's watcher status, when a watch runtime is loaded and running. */
+/** This replica's watcher status, when the watch runtime runs in this process. */
 export async function runtimeStatus(): Promise<RuntimeStatus | undefined> {
-  try {
-    const mod = (await import(RUNTIME_MODULE)) as Record<string, unknown>;
-    for (const name of ['activeWatchRuntimes', 'watchRuntimes', 'watchRuntime', 'getWatchRuntime']) {
-      const fn = mod[name];
-      if (typeof fn !== 'function') continue;
-      const got = (fn as () => unknown)();
-      for (const rt of Array.isArray(got) ? got : [got]) {
-        const st = statusOf(rt);
-        if (st) return await st();
-      }
-    }
-  } catch {
-    // No watch runtime in this build or it is not started: the store view is enough.
-  }
-  return undefined;
+  const [rt] = activeWatchRuntimes();
+  return rt ? rt.watcher.status() : undefined;
 }
 
 export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {
