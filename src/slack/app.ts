@@ -38,6 +38,7 @@ export const BOT_SCOPES = [
   'groups:history',
   'files:read',
   'files:write',
+  'im:write',
 ];
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
