@@ -74,12 +74,23 @@ export function toTime(raw: string, timeZone: string): TimeValue {
 // Envelope
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A count of the envelope (`total_count`, `count`): a number, a digit string, or absent. A blank
+ * string is read as absent (some services print an empty value): the count then falls back to the
+ * page itself, which only weakens the "more pages?" hint, never the data. Any other text is a
+ * ProtocolError: paging must not guess a total.
+ */
+const countLike = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+  z.union([intLike, z.null()]).optional(),
+);
+
 const envelopeSchema = z.object({
   error_code: errorCodeSchema,
   error_message: text.optional(),
   time_zone: z.union([timeZoneSchema, z.null()]).optional(),
-  total_count: z.union([intLike, z.null()]).optional(),
-  count: z.union([intLike, z.null()]).optional(),
+  total_count: countLike,
+  count: countLike,
   data: z.unknown().optional(),
 });
 
@@ -91,6 +102,11 @@ export interface Envelope {
   totalCount?: number;
   count?: number;
   data: unknown;
+  /**
+   * The whole envelope object as received. For the rare response whose fields are documented
+   * without saying they sit in `data` (Service endpoint 8), so a client can look at both places.
+   */
+  raw: Record<string, unknown>;
 }
 
 /** "data[3].job_status" from a zod issue path and a prefix. */
@@ -176,6 +192,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse): Envelope {
     totalCount: env.total_count ?? undefined,
     count: env.count ?? undefined,
     data: env.data,
+    raw: json as Record<string, unknown>,
   };
 }
 

@@ -19,6 +19,10 @@ export interface ApiOptions {
   /** JWT claims of the Service API (defaults ServiceAPI / AUDIENCE / Service) and lifetime. */
   claims?: JwtClaimsOptions;
   jwtTtlSeconds?: number;
+  /** JSON type of the JWT `account_seq` claim (not shown in the spec; default 'string'). */
+  jwtAccountSeqType?: 'string' | 'number';
+  /** How `<SERVICE_API_KEY>` becomes the HMAC key (not shown; default 'utf8', or 'base64'). */
+  jwtSecretEncoding?: 'utf8' | 'base64';
   /** Watermarking token max age before a proactive refresh, ms (default 50 min; 0 = until 401). */
   wmTokenMaxAgeMs?: number;
   /** Spelling of Service endpoint 14 tried first (default 'cid-License'; falls back on 404). */
@@ -61,6 +65,8 @@ export function createApi(options: ApiOptions = {}): Api {
   const jwt = new JwtSigner({
     claims: options.claims,
     ttlSeconds: options.jwtTtlSeconds,
+    accountSeqType: options.jwtAccountSeqType,
+    secretEncoding: options.jwtSecretEncoding,
     now: options.clock,
   });
   const cidPathMemo = new Map<string, CidLicensePath>();

@@ -13,7 +13,10 @@
  * remembered per base URL (shared by every client of the factory).
  *
  * Endpoint 8: when the site has no request yet the service may answer with null/empty data; the
- * client returns null.
+ * client returns null. The spec lists this endpoint's response as "service status change request
+ * fields" without saying `data` (every other endpoint says `data`): the fields are read from
+ * `data` and, when `data` is empty but the envelope itself carries `req_group_id`, from the
+ * envelope's top level.
  */
 import { Blob } from 'node:buffer';
 import { FormData } from 'undici';
@@ -140,7 +143,12 @@ const statusRequestSchema = z.object({
 
 const licenseSchema = z.object({
   cid: reqText,
-  status: z.enum(['success', 'fail']),
+  // Spec values are `success` / `fail`; case is not significant ("SUCCESS", "Fail" are read the
+  // same). Any other word is a ProtocolError rather than a guess.
+  status: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(['success', 'fail']),
+  ),
   error_code: text,
   drm_type: text,
   user_id: text,
@@ -468,9 +476,13 @@ export function createServiceClient(
       const env = await call(name, 'GET', `/plan/request/status/${enc(siteId)}`, {
         service_code: serviceCode,
       });
-      if (isEmptyData(env.data)) return null;
+      let d: unknown = env.data;
+      if (isEmptyData(d) && env.raw.req_group_id !== undefined && env.raw.req_group_id !== null) {
+        d = env.raw; // fields at the top level of the envelope (see the file comment)
+      }
+      if (isEmptyData(d)) return null;
       // Tolerate a one-element list.
-      const d = Array.isArray(env.data) ? env.data[0] : env.data;
+      if (Array.isArray(d)) d = d[0];
       return toStatusRequest(parseWith(ep(name), statusRequestSchema, d));
     },
 

@@ -11,10 +11,11 @@ import type { TimeValue } from './types.js';
 const LOCAL_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 const COMPACT_RE = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
-const TZ_RE = /^([+-])?(\d{1,2}):?(\d{2})$/;
+const TZ_RE = /^([+-])?(\d{1,2})(?::?(\d{2}))?$/;
 
 /**
- * Normalise a time zone offset: "09:00" -> "+09:00", "+0900" -> "+09:00", "Z" -> "+00:00".
+ * Normalise a time zone offset: "09:00" -> "+09:00", "+0900" -> "+09:00", "+09" -> "+09:00",
+ * "Z" -> "+00:00".
  * Returns null when it is not an offset.
  */
 export function normalizeTimeZone(tz: string): string | null {
@@ -24,7 +25,7 @@ export function normalizeTimeZone(tz: string): string | null {
   const m = TZ_RE.exec(t);
   if (!m) return null;
   const hh = Number(m[2]);
-  const mm = Number(m[3]);
+  const mm = Number(m[3] ?? 0);
   if (hh > 14 || mm > 59) return null;
   return `${m[1] ?? '+'}${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}`;
 }

@@ -104,7 +104,7 @@ export interface JobTask {
   description: string;
   status: TaskStatusCode;
   cliErrorCode: string;
-  /** status TK005 or cliErrorCode other than "0". */
+  /** status TK005 or cliErrorCode other than "0" (zero-padded "0000" counts as "0"; "" is not a failure). */
   failed: boolean;
   regTime: TimeValue;
   updateTime: TimeValue;

@@ -19,8 +19,14 @@ const NAME_RE = /^[A-Za-z0-9._-]+$/;
 const SITE_ID_RE = /^[A-Za-z0-9]{4}$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TZ_RE = /^[+-](\d{2}):(\d{2})$/;
-/** Content ids: letters, digits, hyphen, underscore, period (the spec says "no special characters"). */
-const CONTENT_ID_RE = /^[A-Za-z0-9._-]+$/;
+/**
+ * Content ids: letters and digits of any script (with their combining marks), hyphen, underscore,
+ * period. The spec says only "no special characters; maximum 200 bytes": a limit in BYTES (not
+ * characters, unlike the 128-character recipient names, which are explicitly ASCII) means content
+ * ids may hold multi-byte letters, so non-ASCII letters are accepted and the limit is checked on
+ * the UTF-8 length. Punctuation, symbols, spaces, control and invisible characters are refused.
+ */
+const CONTENT_ID_RE = /^[\p{L}\p{M}\p{N}._-]+$/u;
 
 const utf8 = new TextEncoder();
 export function byteLength(s: string): number {
@@ -177,6 +183,17 @@ export function checkEmail(email: string): string | null {
   return null;
 }
 
+/**
+ * A URL as it may appear in a message: without its query string, fragment or user:password part,
+ * which is where callback URLs carry tokens and keys.
+ */
+export function urlForMessage(url: string): string {
+  const cut = url.split(/[?#]/, 1)[0] ?? '';
+  const noUser = cut.replace(/^([^/]*\/\/)?[^/@]*@/, '$1');
+  const shown = noUser.slice(0, 60);
+  return shown.length < url.length ? `${shown}…` : shown;
+}
+
 export function checkUrl(url: string): string | null {
   // An empty string clears a callback URL.
   if (url === '') return null;
@@ -184,10 +201,10 @@ export function checkUrl(url: string): string | null {
   try {
     u = new URL(url);
   } catch {
-    return `"${url.slice(0, 60)}" is not a URL: use a full address like https://example.com/callback.`;
+    return `"${urlForMessage(url)}" is not a URL: use a full address like https://example.com/callback.`;
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') {
-    return `"${url.slice(0, 60)}" must start with https:// or http://.`;
+    return `"${urlForMessage(url)}" must start with https:// or http://.`;
   }
   return null;
 }

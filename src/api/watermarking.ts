@@ -87,13 +87,17 @@ function toJob(w: JobWire, tz: string): Job {
 
 function toTask(w: TaskWire, tz: string): JobTask {
   const cli = w.cli_error_code.trim();
+  // Spec: cli_error_code "0" is success, anything else a failure. "0000"/"00" (a zero-padded or
+  // numeric zero, as error_code uses) is read as that same zero, not as a failure; "" (a task
+  // that has not run yet) is not a failure either.
+  const cliOk = cli === '' || /^0+$/.test(cli);
   return {
     dwmId: w.dwm_id,
     recipient: w.recipient,
     description: w.description,
     status: w.task_status,
     cliErrorCode: cli,
-    failed: w.task_status === 'TK005' || (cli !== '' && cli !== '0'),
+    failed: w.task_status === 'TK005' || !cliOk,
     regTime: parseServiceTime(w.reg_time, tz),
     updateTime: parseServiceTime(w.update_time, tz),
   };

@@ -78,6 +78,24 @@ interface TokenRec {
 
 const IN_FLIGHT_TASK = new Set<TaskStatusCode>(TASK_IN_FLIGHT);
 
+/**
+ * Order of the statuses along the only path the emulator lets a job or task take:
+ * DM000 READY -> DM001 PREPROCESSING -> DM500 COMPLETED | DM600 ERROR, and
+ * TK000 READY -> TK001 PROGRESSING -> TK002 COMPLETE | TK005 FAIL. The watermarking spec shows no
+ * transitions ("the API has no operation that changes a job or task status"); these are the ones
+ * the status names imply. Skipping a step is allowed (a poller can miss a state anyway, and a job
+ * may fail before preprocessing); going back, or leaving an end state, is a test-setup error.
+ */
+const JOB_RANK: Record<JobStatusCode, number> = { DM000: 0, DM001: 1, DM500: 2, DM600: 2 };
+const TASK_RANK: Record<TaskStatusCode, number> = { TK000: 0, TK001: 1, TK002: 2, TK005: 2 };
+
+function checkMove<C extends string>(what: string, rank: Record<C, number>, from: C, to: C): void {
+  if (from === to) return;
+  if (rank[to] < rank[from] || rank[from] === 2) {
+    throw new Error(`emulator: ${what} cannot move from ${from} to ${to} (statuses only move forward).`);
+  }
+}
+
 export interface StateOptions {
   now: () => number;
   tokenTtlMs: number;
@@ -455,6 +473,7 @@ export class EmulatorState {
   setJobStatus(siteId: string, jobId: number, status: JobStatusCode): void {
     const site = this.requireSite(siteId);
     const job = this.requireJob(siteId, jobId);
+    checkMove(`job ${jobId}`, JOB_RANK, job.status, status);
     if (job.status !== status) {
       site.jobsByStatus.get(job.status)?.delete(job);
       job.status = status;
@@ -475,6 +494,7 @@ export class EmulatorState {
     const job = this.requireJob(siteId, jobId);
     const task = job.tasks.find((t) => t.dwmId === dwmId);
     if (!task) throw new Error(`emulator: job ${jobId} has no task for recipient ${dwmId}`);
+    checkMove(`task ${jobId}/${dwmId}`, TASK_RANK, task.status, status);
     const rec = site.recipients.get(dwmId);
     const wasActive = IN_FLIGHT_TASK.has(task.status);
     const isActive = IN_FLIGHT_TASK.has(status);
