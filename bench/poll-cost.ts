@@ -115,15 +115,21 @@ export async function benchPollCost(ctx: BenchContext): Promise<Row[]> {
     for (let c = 0; c < cycles; c++) {
       clock.advance(60_000);
       // 20 changes: 10 progress, 5 finish, 5 new.
-      for (const id of inflight.slice(0, 10)) {
+      // Progress moves a task forward (TK000 -> TK001 -> TK002; the emulator refuses moves back),
+      // on in-flight jobs that still have a task that can move.
+      const progressed: number[] = [];
+      for (const id of inflight) {
+        if (progressed.length === 10) break;
         const job = emu.getJob(SITE, id);
         if (!job) throw new Error(`poll-cost: job ${id} vanished`);
         const tasks = await client.getJobTasks(SITE, id);
-        const t = tasks.items[0];
-        if (!t) throw new Error(`poll-cost: job ${id} has no task`);
-        emu.setTaskStatus(SITE, id, t.dwmId, t.status === 'TK000' ? 'TK001' : 'TK000');
+        const t = tasks.items.find((x) => x.status === 'TK000' || x.status === 'TK001');
+        if (!t) continue;
+        emu.setTaskStatus(SITE, id, t.dwmId, t.status === 'TK000' ? 'TK001' : 'TK002');
+        progressed.push(id);
       }
-      const finishing = inflight.slice(10, 15);
+      if (progressed.length < 10) throw new Error('poll-cost: not enough in-flight tasks left to progress');
+      const finishing = inflight.filter((id) => !progressed.includes(id)).slice(0, 5);
       for (const id of finishing) emu.finishJob(SITE, id);
       const fresh: number[] = [];
       for (let i = 0; i < 5; i++)
