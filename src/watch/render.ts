@@ -30,7 +30,14 @@ function tasksLine(j: JobSummary): string {
   return ` · tasks ${t.completed}/${t.total} done${t.failed ? `, ${t.failed} failed` : ''}`;
 }
 
-export const plainRenderer: WatchRenderer = {
+/** Slack refuses message text over 40,000 characters (msg_too_long): the delivery would drop it. */
+const MAX_TEXT = 40_000;
+
+function clamp(text: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1)}…`;
+}
+
+const unclamped: WatchRenderer = {
   renderJobCard(j) {
     return { text: `${head(j)}: ${statusText(j.status)}${tasksLine(j)} (site \`${j.siteId}\`)` };
   },
@@ -67,4 +74,11 @@ export const plainRenderer: WatchRenderer = {
       text: `${d.jobs.length} jobs finished on site \`${d.siteId}\`: ${d.completed} completed, ${d.failed} failed\n${lines.join('\n')}${more}`,
     };
   },
+};
+
+/** Service data (content ids, recipient names) can be long: every text is clamped to Slack's limit. */
+export const plainRenderer: WatchRenderer = {
+  renderJobCard: (j, sub) => ({ text: clamp(unclamped.renderJobCard(j, sub).text) }),
+  renderThreadUpdate: (u, sub) => ({ text: clamp(unclamped.renderThreadUpdate(u, sub).text) }),
+  renderDigest: (d, sub) => ({ text: clamp(unclamped.renderDigest(d, sub).text) }),
 };
