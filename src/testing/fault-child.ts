@@ -25,8 +25,9 @@ import {
   runRegistration,
 } from '../ops/registration-run.js';
 import { createPoster } from '../slack/poster.js';
+import { blockRenderer } from '../slack/render/watch/card.js';
 import { createStore } from '../store/index.js';
-import { createWatcher, plainRenderer } from '../watch/index.js';
+import { createWatcher } from '../watch/index.js';
 
 interface Common {
   storeUrl: string;
@@ -82,7 +83,7 @@ async function runWatch(c: WatchChildConfig): Promise<void> {
     api,
     credentials: async () => c.creds,
     poster: () => poster,
-    renderer: plainRenderer,
+    renderer: blockRenderer,
     intervalMs: c.intervalMs,
     jitter: 0,
     holderId: c.holderId,

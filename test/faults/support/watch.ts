@@ -13,13 +13,13 @@ import { startEmulator } from '../../../src/emulator/index.js';
 import type { EmulatorHandle } from '../../../src/emulator/types.js';
 import { type FakeMessage, FakeSlack } from '../../../src/fakeslack/index.js';
 import { createPoster } from '../../../src/slack/poster.js';
+import { blockRenderer } from '../../../src/slack/render/watch/card.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import {
   createWatcher,
   DELIVERY_EVENT_TYPE,
   FakeClock,
-  plainRenderer,
   type WatchEvent,
   type Watcher,
   type WatcherOptions,
@@ -121,7 +121,7 @@ export async function startWatchRig(
         api,
         credentials: async () => creds,
         poster: () => poster,
-        renderer: plainRenderer,
+        renderer: blockRenderer,
         clock,
         intervalMs: 60_000,
         jitter: 0,
