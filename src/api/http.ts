@@ -21,7 +21,8 @@
 import { type FormData, Pool } from 'undici';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
-import { ApiError, TransportError } from './errors.js';
+import { ApiError, TransportError, ValidationError } from './errors.js';
+import { urlForMessage } from './validate.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -143,15 +144,33 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   return Math.max(0, date - nowMs);
 }
 
+/** A base URL that cannot be used (never echoes the URL's secrets). */
+export class BaseUrlError extends Error {
+  override readonly name = 'BaseUrlError';
+}
+
 /** Turns a base URL (with optional path prefix) + path + query into origin and request path. */
 export function buildTarget(
   baseUrl: string,
   path: string,
   query?: QueryParams,
 ): { origin: string; path: string } {
-  const u = new URL(baseUrl);
+  // Messages never carry the URL's query, fragment or user:password (see urlForMessage), and no
+  // `cause` is kept: Node's "Invalid URL" TypeError holds the whole input in its `input` field,
+  // which a log serialiser would print.
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    throw new BaseUrlError(`The base URL "${urlForMessage(baseUrl)}" is not a valid URL.`);
+  }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new Error(`Base URL must be http or https, got ${u.protocol}`);
+    throw new BaseUrlError(`The base URL must start with http:// or https://, not ${u.protocol}//.`);
+  }
+  if (u.username || u.password) {
+    // The pool connects to the origin only, so these would be dropped silently; and a password in
+    // a URL ends up in logs and error reports. Refused instead.
+    throw new BaseUrlError('The base URL must not contain a user name or password.');
   }
   const prefix = u.pathname.replace(/\/+$/, '');
   const qs = new URLSearchParams();
@@ -214,7 +233,15 @@ export class HttpClient {
    * a GET are used up or on a network error.
    */
   async request(req: HttpRequest): Promise<HttpResponse> {
-    const target = buildTarget(req.baseUrl, req.path, req.query);
+    let target: { origin: string; path: string };
+    try {
+      target = buildTarget(req.baseUrl, req.path, req.query);
+    } catch (e) {
+      if (e instanceof BaseUrlError) {
+        throw new ValidationError(req.endpoint, [{ field: 'base URL', message: e.message }]);
+      }
+      throw e;
+    }
     const pool = this.pool(target.origin);
     const idempotent = req.method === 'GET';
     const maxAttempts = idempotent ? this.o.retries + 1 : 1;

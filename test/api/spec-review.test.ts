@@ -179,3 +179,24 @@ describe('validation rules', () => {
     expect(m2).not.toContain('s3cr3t');
   });
 });
+
+describe('secrets in base URLs', () => {
+  it('a bad base URL is a ValidationError naming no query, password or cause', async () => {
+    api = createApi();
+    const wmc = (baseUrl: string) => api?.watermarking({ accountId: 'a', accessKey: 'k', baseUrl });
+    for (const baseUrl of [
+      'https://user:pa55word@wm.example',
+      'not a url/?key=s3cr3t',
+      'ftp://wm.example/?key=s3cr3t',
+    ]) {
+      const err = await wmc(baseUrl)
+        ?.searchJobs('AB12')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      const e = err as ValidationError;
+      expect(e.issues[0]?.field).toBe('base URL');
+      const all = `${e.message} ${e.stack} ${JSON.stringify(e)} ${String(e.cause)}`;
+      for (const secret of ['pa55word', 's3cr3t']) expect(all).not.toContain(secret);
+    }
+  });
+});
