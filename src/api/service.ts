@@ -92,7 +92,12 @@ export interface ServiceClientDeps {
   cidPathMemo?: Map<string, CidLicensePath>;
 }
 
-/** Service API times are UTC (+00:00) per spec. */
+/**
+ * Service API times are read as UTC. The spec says so for reg_dt/update_dt ("UTC +00:00"); for
+ * the other times (additional-site reg_time/update_time, license reg_time, packaging times) it
+ * shows no zone, and UTC is assumed the same way. A time string that carries its own offset or `Z`
+ * is read with that offset instead (time.ts).
+ */
 const UTC = '+00:00';
 
 const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.array(s));
@@ -343,7 +348,10 @@ export function createServiceClient(
 
   return {
     async verify() {
-      await this.getSites();
+      // Only the credentials are checked: the call must come back as a 200 envelope with
+      // error_code 0000. The site list itself is not validated here, so a product or status code
+      // the spec does not list (a service newer than the spec) cannot make setup fail.
+      await call('getSites', 'GET', '/account/siteId');
     },
 
     async getSites() {

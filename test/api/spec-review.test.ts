@@ -112,6 +112,23 @@ describe('Service API', () => {
     expect(await api.service(svcCreds(server.url)).getLatestStatusRequest('AB12', 'PD001')).toBeNull();
   });
 
+  it('verify() checks the credentials only: an unlisted product status does not fail it (getSites still refuses it)', async () => {
+    server = await startServer((_s, r) =>
+      ok(r, [
+        {
+          site_id: 'AB12',
+          service_name: 'S',
+          product_list: [{ service_code: 'PD003', status_code: 'SE009' }],
+        },
+      ]),
+    );
+    api = createApi();
+    const client = api.service(svcCreds(server.url));
+    await expect(client.verify()).resolves.toBeUndefined();
+    await expect(client.getSites()).rejects.toThrow(/product_list\[0\]/);
+    expect(new URL(server.seen[0]?.url ?? '', 'http://x').searchParams.get('api_code')).toBe('UC011004100');
+  });
+
   it('endpoint 11: license status is read case-insensitively ("SUCCESS", "Fail")', async () => {
     const rec = (status: string) => ({
       cid: 'c',
