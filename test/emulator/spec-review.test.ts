@@ -1,7 +1,8 @@
-// Findings of the spec-fidelity review on the emulator side (/tmp/review-spec.md): each test
-// would have failed before its fix.
+// Findings of the spec-fidelity review on the emulator side (/tmp/review-spec.md): the fixes'
+// tests would have failed before them; the account_seq test pins a tolerance the client relies on.
+import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { start, type TestEmu, wm, wmToken } from './helpers.js';
+import { start, svc, type TestEmu, wm, wmToken } from './helpers.js';
 
 let t: TestEmu | undefined;
 afterEach(async () => {
@@ -64,5 +65,32 @@ describe('content_id of the job search (4.2): "no special characters; maximum 20
       `/api/job/DEMO?content_id=${encodeURIComponent('가'.repeat(67))}`,
     );
     expect(long.body.error_message).toMatch(/201 bytes/);
+  });
+});
+
+describe('Service API JWT: account_seq type is not shown in the spec', () => {
+  it('the emulator accepts account_seq as a JSON string or number (the client can send either)', async () => {
+    t = await start();
+    const s = t.emu.demo.service;
+    for (const seq of [s.accountSeq, Number(s.accountSeq)]) {
+      const jwt = await new SignJWT({ account_id: s.accountId, account_seq: seq })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('ServiceAPI')
+        .setAudience('AUDIENCE')
+        .setIssuer('Service')
+        .sign(new TextEncoder().encode(s.secretKey));
+      const r = await svc(t.emu, 'GET', '/account/siteId', { jwt, query: { api_code: 'UC011004100' } });
+      expect([r.status, r.body.error_code]).toEqual([200, '0000']);
+    }
+    // A different number is still refused.
+    const bad = await new SignJWT({ account_id: s.accountId, account_seq: Number(s.accountSeq) + 1 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('ServiceAPI')
+      .setAudience('AUDIENCE')
+      .setIssuer('Service')
+      .sign(new TextEncoder().encode(s.secretKey));
+    expect(
+      (await svc(t.emu, 'GET', '/account/siteId', { jwt: bad, query: { api_code: 'UC011004100' } })).status,
+    ).toBe(401);
   });
 });
