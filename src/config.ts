@@ -10,6 +10,7 @@
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
 import { z } from 'zod';
+import { loadErrorCodes } from './api/error-codes.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 
 export type Env = Record<string, string | undefined>;
@@ -72,6 +73,15 @@ export interface Config {
   serviceTimeoutMs: number;
   serviceRetries: number;
   auditChannelId?: string;
+  /** Choices the spec leaves open (see the variable table). */
+  serviceApi: {
+    bodyEncoding: 'json' | 'form';
+    jwtAccountSeqType: 'string' | 'number';
+    jwtSecretEncoding: 'utf8' | 'base64';
+  };
+  wmTokenMaxAgeSeconds: number;
+  /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
+  serviceErrorCodes?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,6 +359,55 @@ export const VARIABLES: VariableSpec[] = [
     description: 'Retries of an idempotent service call after a network error, 429 or 5xx.',
     schema: intIn(0, 10),
   },
+  // The spec does not show these; the defaults follow it as written, and a deployment whose
+  // service differs can say so here (see src/api/service.ts, jwt.ts, wm-token.ts, error-codes.ts).
+  {
+    name: 'SERVICE_BODY_ENCODING',
+    required: 'no',
+    default: 'json',
+    description:
+      'How POST/PUT parameters of the Service API are sent (the spec does not show it): json body or form (urlencoded). api_code always goes in the query string.',
+    schema: z.enum(['json', 'form'], { error: 'must be json or form' }),
+  },
+  {
+    name: 'SERVICE_JWT_ACCOUNT_SEQ_TYPE',
+    required: 'no',
+    default: 'string',
+    description: 'JSON type of the account_seq claim in the Service API JWT: string or number.',
+    schema: z.enum(['string', 'number'], { error: 'must be string or number' }),
+  },
+  {
+    name: 'SERVICE_JWT_SECRET_ENCODING',
+    required: 'no',
+    default: 'utf8',
+    description: 'How the Service API secret key is turned into HMAC key bytes: utf8 (as typed) or base64.',
+    schema: z.enum(['utf8', 'base64'], { error: 'must be utf8 or base64' }),
+  },
+  {
+    name: 'WM_TOKEN_MAX_AGE_SECONDS',
+    required: 'no',
+    default: '3000',
+    description:
+      'Watermarking API tokens are reused until a 401 or this age, whichever comes first (the spec does not show their lifetime).',
+    schema: intIn(60, 86_400),
+  },
+  {
+    name: 'SERVICE_ERROR_CODES',
+    required: 'no',
+    description:
+      'JSON object mapping conditions to the service\'s error_code values, when they differ from the defaults (e.g. {"recipientInUse":"E2003"}); see src/api/error-codes.ts.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadErrorCodes(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
+    ),
+  },
   {
     name: 'AUDIT_CHANNEL_ID',
     required: 'no',
@@ -571,7 +630,14 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: v.LOG_LEVEL as LogLevel,
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,
+    serviceApi: {
+      bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form',
+      jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
+      jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
+    },
+    wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
   };
+  if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');
   if (envCredentials) config.envCredentials = envCredentials;

@@ -7,6 +7,7 @@
  * the process exits 1.
  */
 import { pathToFileURL } from 'node:url';
+import { loadErrorCodes, setErrorCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { createLogger, setLogger } from './log.js';
@@ -43,6 +44,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   const config = loadConfig(opts.env ?? process.env);
   const logger = createLogger({ level: config.logLevel });
   setLogger(logger);
+  setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,
@@ -52,6 +54,10 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     logger,
     timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
     retries: { max: config.serviceRetries },
+    bodyEncoding: config.serviceApi.bodyEncoding,
+    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
+    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
+    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
     claims: {
       subject: config.serviceJwt.sub,
       audience: config.serviceJwt.aud,

@@ -179,3 +179,42 @@ describe('CONFIG_DOC', () => {
     expect(md).toContain('| `ENCRYPTION_KEY` | yes |');
   });
 });
+
+describe('choices the spec leaves open', () => {
+  const base = {
+    SLACK_BOT_TOKEN: 'xoxb-1-abc',
+    SLACK_SIGNING_SECRET: 'sig-secret-value',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+  it('default to the spec as written', () => {
+    const c = loadConfig(base);
+    expect(c.serviceApi).toEqual({
+      bodyEncoding: 'json',
+      jwtAccountSeqType: 'string',
+      jwtSecretEncoding: 'utf8',
+    });
+    expect(c.wmTokenMaxAgeSeconds).toBe(3000);
+    expect(c.serviceErrorCodes).toBeUndefined();
+  });
+  it('can be set for a deployment that differs', () => {
+    const c = loadConfig({
+      ...base,
+      SERVICE_BODY_ENCODING: 'form',
+      SERVICE_JWT_ACCOUNT_SEQ_TYPE: 'number',
+      SERVICE_JWT_SECRET_ENCODING: 'base64',
+      WM_TOKEN_MAX_AGE_SECONDS: '600',
+      SERVICE_ERROR_CODES: '{"recipientInUse":"X-77"}',
+    });
+    expect(c.serviceApi).toEqual({
+      bodyEncoding: 'form',
+      jwtAccountSeqType: 'number',
+      jwtSecretEncoding: 'base64',
+    });
+    expect(c.wmTokenMaxAgeSeconds).toBe(600);
+    expect(c.serviceErrorCodes).toBe('{"recipientInUse":"X-77"}');
+  });
+  it('refuse bad values, naming the variable', () => {
+    expect(() => loadConfig({ ...base, SERVICE_BODY_ENCODING: 'xml' })).toThrow(/SERVICE_BODY_ENCODING/);
+    expect(() => loadConfig({ ...base, SERVICE_ERROR_CODES: 'not json' })).toThrow(/SERVICE_ERROR_CODES/);
+  });
+});
