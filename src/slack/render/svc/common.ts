@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { TimeValue } from '../../../api/types.js';
 import { LIMITS } from '../blocks.js';
-import { code, dateToken, esc, formatTime, truncate, userMention } from '../mrkdwn.js';
+import { esc, formatTime, truncate } from '../mrkdwn.js';
 
 /** Action ids of every `/drm` button (one listener each). */
 export const SVC_ACTIONS = {
@@ -109,70 +109,19 @@ export type MembersValue = z.infer<typeof membersValue>;
 export const settingsValue = z.object({ w: ws, s: site });
 export type SettingsValue = z.infer<typeof settingsValue>;
 
-/** JSON for a button value; throws when over Slack's 2000 characters (a bug: values are small). */
-export function encodeValue(v: object): string {
-  const s = JSON.stringify(v);
-  if (s.length > LIMITS.buttonValue) throw new Error('button value over 2000 characters');
-  return s;
-}
-
-/** Parse a button value with its schema; undefined when it is not one of ours. */
-export function decodeValue<T>(schema: z.ZodType<T>, raw: string | undefined): T | undefined {
-  if (!raw) return undefined;
-  try {
-    const r = schema.safeParse(JSON.parse(raw));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { decodeValue, encodeValue } from '../values.js';
 
 // ---------------------------------------------------------------------------------------------
 // Text
 // ---------------------------------------------------------------------------------------------
 
-/** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */
-export function timeText(t: TimeValue | undefined, timeZone: string): string {
-  if (!t) return '—';
-  if (t.epochMs !== null) return dateToken(t.epochMs, timeZone);
-  return t.raw ? esc(t.raw) : '—';
-}
+export { type CardMeta, cardContext, count, plural, timeText } from '../common.js';
 
 /** A service time as plain text in the reader's zone (for tables and CSV comments). */
 export function plainTime(t: TimeValue | undefined, timeZone: string): string {
   if (!t) return '-';
   if (t.epochMs !== null) return formatTime(t.epochMs, timeZone).replace(/ \S+$/, '');
   return t.raw || '-';
-}
-
-/** "1,234" */
-export function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/** "3 rows" / "1 row" */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
-}
-
-export interface CardMeta {
-  siteId?: string;
-  /** Who asked (Slack user id). */
-  userId?: string;
-  /** When the card was made (epoch ms). */
-  atMs?: number;
-  refId?: string;
-  timeZone?: string;
-}
-
-/** Context line of a card: site, who asked, when, reference id. */
-export function cardContext(m: CardMeta): string {
-  const parts: string[] = [];
-  if (m.siteId) parts.push(`Site ${code(m.siteId)}`);
-  if (m.userId) parts.push(`asked by ${userMention(m.userId)}`);
-  if (m.atMs !== undefined) parts.push(dateToken(m.atMs, m.timeZone ?? 'UTC'));
-  if (m.refId) parts.push(`ref ${code(m.refId)}`);
-  return parts.join(' · ');
 }
 
 // ---------------------------------------------------------------------------------------------

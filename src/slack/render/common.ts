@@ -1,0 +1,45 @@
+/**
+ * Text helpers shared by the feature renderers (`/drm` in svc/, `/dwm` in wm/): service times,
+ * counts and the context line of a card. Pure functions only. Each feature's own `common.ts`
+ * re-exports these next to its action ids and button value schemas.
+ */
+import type { TimeValue } from '../../api/types.js';
+import { code, dateToken, esc, userMention } from './mrkdwn.js';
+
+/** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */
+export function timeText(t: TimeValue | undefined, timeZone: string): string {
+  if (!t) return '—';
+  if (t.epochMs !== null) return dateToken(t.epochMs, timeZone);
+  return t.raw ? esc(t.raw) : '—';
+}
+
+/** "1,234" */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** "3 rows" / "1 row" */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+export interface CardMeta {
+  siteId?: string;
+  /** Who asked (Slack user id). */
+  userId?: string;
+  /** When the card was made (epoch ms). */
+  atMs?: number;
+  /** Reference id of the request. */
+  refId?: string;
+  timeZone?: string;
+}
+
+/** Context line of a card: site, who asked, when, reference id. */
+export function cardContext(m: CardMeta): string {
+  const parts: string[] = [];
+  if (m.siteId) parts.push(`Site ${code(m.siteId)}`);
+  if (m.userId) parts.push(`asked by ${userMention(m.userId)}`);
+  if (m.atMs !== undefined) parts.push(dateToken(m.atMs, m.timeZone ?? 'UTC'));
+  if (m.refId) parts.push(`ref ${code(m.refId)}`);
+  return parts.join(' · ');
+}
