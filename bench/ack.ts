@@ -1,34 +1,80 @@
 /**
- * Figure 1: ack latency. N correctly signed slash commands (`/dwm <command>`) at concurrency 50
- * into the HTTP receiver of the REAL app (createSlackApp with the real listeners, memory store,
- * the emulator adding 200 ms per call, the fake Slack for response_url answers: all built by
- * test/harness startTestBot) versus a bare Bolt app whose only listener acks. Both live in this
- * process next to the load generator and are measured in alternating rounds of the same run; the
- * figures are medians over the rounds of each round's p50 and p99, the max is over every request.
+ * Figure 1: ack latency. N correctly signed `/dwm jobs` slash commands at concurrency 50 into the
+ * HTTP receiver of the REAL app versus a bare Bolt app whose only listener acks, in the same run.
  *
- * Acks go out before the handler runs (processBeforeResponse false), so the real app's handler
- * work (store reads, emulator calls, response_url posts) competes with the acks on the event loop:
- * that is what the ratio shows.
+ * Three kinds of process, so the measurement is of the app and not of the harness:
+ * - this process: the load generator only (undici Pool, 50 connections; it signs each request and
+ *   times it from send to the end of the ack response);
+ * - bench/ack-fakes.ts: the service emulator (200 ms added per call) and the fake Slack that
+ *   receives the real app's response_url answers;
+ * - bench/ack-app.ts, twice: the real app (the production entry `startBot` from src/main.ts with a
+ *   memory store, the emulator and the fake Slack configured through its environment) and the bare
+ *   Bolt app, each in its own process, compiled JS under plain node.
+ *
+ * Rounds alternate real, bare, real, bare... (ABAB) so the machine's noise hits both alike; p50 and
+ * p99 are medians over the rounds of each round's percentile, max is over every request. Every
+ * command gets its own response_url (Slack's are single-command, 5 uses). After each real round the
+ * suite waits until all of that round's answers reached the fake Slack (the app's handlers queue on
+ * the API's 16 connections at 200 ms per emulator call), so every round starts with an idle app.
  */
-import { createServer } from 'node:net';
-import { App, LogLevel } from '@slack/bolt';
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
-import { registry } from '../src/slack/registry.js';
-import { slackSignature, startTestBot, type TestBot } from '../test/harness/index.js';
-import { type BenchContext, fmtMs, median, percentile, type Row, totalRequests } from './lib.js';
+import { z } from 'zod';
+import { slackSignature } from '../test/harness/index.js';
+import { type RpcChild, startRpcChild } from './child.js';
+import { type BenchContext, fmtMs, median, percentile, type Row, sleep } from './lib.js';
 
 const CONCURRENCY = 50;
+const EMULATOR_LATENCY_MS = 200;
+const TEXT = 'jobs';
+
+const fakesStarted = z.object({
+  apiUrl: z.string(),
+  wmBaseUrl: z.string(),
+  serviceBaseUrl: z.string(),
+  demo: z.object({
+    siteIds: z.array(z.string()),
+    defaultSiteId: z.string(),
+    watermarking: z.object({ accountId: z.string(), accessKey: z.string() }),
+    service: z.object({ accountId: z.string(), accountSeq: z.string(), secretKey: z.string() }),
+  }),
+  ws: z.object({
+    teamId: z.string(),
+    teamDomain: z.string(),
+    botToken: z.string(),
+    botId: z.string(),
+    botUserId: z.string(),
+    member: z.string(),
+    channel: z.string(),
+  }),
+});
+type Fakes = z.infer<typeof fakesStarted>;
+const issued = z.object({ responseUrls: z.array(z.string()), triggerId: z.string() });
+const fakeStats = z.object({
+  ok: z.number().int(),
+  failed: z.number().int(),
+  errors: z.record(z.string(), z.number()),
+  emulatorRequests: z.number().int(),
+});
+const started = z.object({ port: z.number().int() });
+const sampleSchema = z.object({
+  cpuMs: z.number(),
+  loopP99Ms: z.number(),
+  loopMaxMs: z.number(),
+  rssMb: z.number(),
+});
+type Sample = z.infer<typeof sampleSchema>;
+const empty = z.object({});
 
 interface Target {
   url: string;
   secret: string;
 }
 
-/** Sends n signed commands with `concurrency` workers; returns each request's latency (ms). */
+/** Sends the bodies with `CONCURRENCY` workers; returns each request's latency (ms). */
 async function load(
   target: Target,
-  bodies: () => string,
-  n: number,
+  bodies: readonly string[],
 ): Promise<{ latencies: number[]; failures: number }> {
   const pool = new Pool(target.url, { connections: CONCURRENCY, pipelining: 1 });
   const latencies: number[] = [];
@@ -36,9 +82,8 @@ async function load(
   let next = 0;
   try {
     const worker = async () => {
-      while (next < n) {
-        next++;
-        const body = bodies();
+      while (next < bodies.length) {
+        const body = bodies[next++] as string;
         const ts = Math.floor(Date.now() / 1000);
         const headers = {
           'content-type': 'application/x-www-form-urlencoded',
@@ -64,134 +109,174 @@ async function load(
   return { latencies, failures };
 }
 
-async function freePortCheck(): Promise<void> {
-  // Loopback only: make sure 127.0.0.1 is bindable before starting the apps.
-  await new Promise<void>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => s.close(() => resolve()));
-  });
-}
-
-async function startBareBolt(bot: TestBot): Promise<{ url: string; stop: () => Promise<void> }> {
-  const app = new App({
-    signingSecret: bot.signingSecret,
-    token: bot.ws.botToken,
-    botId: bot.ws.botId,
-    botUserId: bot.ws.botUserId,
-    tokenVerificationEnabled: false,
-    processBeforeResponse: false,
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } },
-  });
-  for (const c of ['/dwm', '/drm']) {
-    app.command(c, async ({ ack }) => {
-      await ack();
-    });
-  }
-  const server = (await app.start({ port: 0, host: '127.0.0.1' })) as import('node:http').Server;
-  const addr = server.address() as import('node:net').AddressInfo;
-  return { url: `http://127.0.0.1:${addr.port}`, stop: () => app.stop().then(() => undefined) };
+/** The real app's environment: production config, memory store, emulator and fake Slack URLs. */
+function realEnv(f: Fakes, signingSecret: string): Record<string, string> {
+  return {
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_API_URL: f.apiUrl,
+    SLACK_BOT_TOKEN: f.ws.botToken,
+    SLACK_BOT_ID: f.ws.botId,
+    SLACK_BOT_USER_ID: f.ws.botUserId,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STORE_URL: 'memory://',
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Production's level: quiet on success (the parent counts warn+ lines in the child's output).
+    LOG_LEVEL: 'info',
+    DWM_SITE_IDS: f.demo.siteIds.join(','),
+    DWM_DEFAULT_SITE: f.demo.defaultSiteId,
+    DWM_BASE_URL: f.wmBaseUrl,
+    DWM_ACCOUNT_ID: f.demo.watermarking.accountId,
+    DWM_ACCESS_KEY: f.demo.watermarking.accessKey,
+    SERVICE_API_BASE_URL: f.serviceBaseUrl,
+    SERVICE_API_ACCOUNT_ID: f.demo.service.accountId,
+    SERVICE_API_ACCOUNT_SEQ: f.demo.service.accountSeq,
+    SERVICE_API_SECRET_KEY: f.demo.service.secretKey,
+  };
 }
 
 export async function benchAck(ctx: BenchContext): Promise<Row[]> {
   const n = ctx.quick ? 100 : 2000;
   const rounds = ctx.quick ? 1 : 3;
-  await freePortCheck();
-  const bot = await startTestBot({ logLevel: 'warn' });
-  let bare: { url: string; stop: () => Promise<void> } | undefined;
+  const warmup = Math.min(100, n);
+  const signingSecret = randomBytes(16).toString('hex');
+  const children: RpcChild[] = [];
   try {
-    const emu = bot.emulator;
-    if (!emu) throw new Error('ack: the harness started no emulator');
-    emu.setLatency(200);
-    // The command: `jobs` (reads jobs from the emulator) when that command exists; otherwise
-    // `setup status` (store read + response_url answer, no emulator call). The note says which.
-    const text = registry.find('/dwm', ['jobs']) ? 'jobs' : 'setup status';
-    const ws = bot.ws;
-    const bodies = () =>
-      new URLSearchParams({
-        token: 'deprecated-verification-token',
-        team_id: ws.teamId,
-        team_domain: ws.teamDomain,
-        channel_id: ws.channel,
-        channel_name: ws.channel.toLowerCase(),
-        user_id: ws.member,
-        user_name: ws.member.toLowerCase(),
-        command: '/dwm',
-        text,
-        api_app_id: 'A0FAKEAPP',
-        is_enterprise_install: 'false',
-        response_url: bot.fake.responseUrl(ws.teamId, { channel: ws.channel, userId: ws.member }),
-        trigger_id: bot.fake.issueTrigger(ws.teamId, ws.member),
-      }).toString();
-    bare = await startBareBolt(bot);
-    const real: Target = { url: bot.url, secret: bot.signingSecret };
-    const ref: Target = { url: bare.url, secret: bot.signingSecret };
-    // Warm-up (JIT, connections), not measured.
-    await load(ref, bodies, Math.min(100, n));
-    await load(real, bodies, Math.min(100, n));
-    await new Promise((r) => setTimeout(r, 500));
+    // Start the three processes at once (start-up is not measured).
+    const [fakes, realApp, bareApp] = await Promise.all([
+      startRpcChild('ack-fakes'),
+      startRpcChild('ack-app'),
+      startRpcChild('ack-app'),
+    ]);
+    children.push(fakes, realApp, bareApp);
+    const f = await fakes.call('start', { latencyMs: EMULATOR_LATENCY_MS }, fakesStarted);
+    const [realPort, barePort] = await Promise.all([
+      realApp.call('start', { mode: 'real', env: realEnv(f, signingSecret) }, started),
+      bareApp.call(
+        'start',
+        {
+          mode: 'bare',
+          signingSecret,
+          botToken: f.ws.botToken,
+          botId: f.ws.botId,
+          botUserId: f.ws.botUserId,
+          apiUrl: f.apiUrl,
+        },
+        started,
+      ),
+    ]);
+    const targets = {
+      real: { url: `http://127.0.0.1:${realPort.port}`, secret: signingSecret },
+      bare: { url: `http://127.0.0.1:${barePort.port}`, secret: signingSecret },
+    } satisfies Record<string, Target>;
+    const apps = { real: realApp, bare: bareApp };
 
-    const p50: { real: number[]; ref: number[] } = { real: [], ref: [] };
-    const p99: { real: number[]; ref: number[] } = { real: [], ref: [] };
-    let maxReal = 0;
-    let maxRef = 0;
-    let failures = 0;
-    emu.resetRequestCounts();
-    const responsesBefore = bot.fake.calls('response_url').length;
-    let realSent = 0;
+    /** n signed-later bodies, each with its own response_url (issued by the fake Slack). */
+    const bodiesFor = async (count: number): Promise<string[]> => {
+      const { responseUrls, triggerId } = await fakes.call('issue', { count }, issued);
+      return responseUrls.map((responseUrl) =>
+        new URLSearchParams({
+          token: 'deprecated-verification-token',
+          team_id: f.ws.teamId,
+          team_domain: f.ws.teamDomain,
+          channel_id: f.ws.channel,
+          channel_name: f.ws.channel.toLowerCase(),
+          user_id: f.ws.member,
+          user_name: f.ws.member.toLowerCase(),
+          command: '/dwm',
+          text: TEXT,
+          api_app_id: 'A0FAKEAPP',
+          is_enterprise_install: 'false',
+          response_url: responseUrl,
+          trigger_id: triggerId,
+        }).toString(),
+      );
+    };
+
+    let answersExpected = 0;
+    /** Waits until the fake Slack holds an answer for every command the real app acked so far. */
+    const drain = async (): Promise<number> => {
+      const t = performance.now();
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const s = await fakes.call('stats', {}, fakeStats);
+        if (s.ok + s.failed >= answersExpected) break;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `ack: the real app answered ${s.ok + s.failed} of ${answersExpected} commands within 120 s`,
+          );
+        }
+        await sleep(200);
+      }
+      return performance.now() - t;
+    };
+
+    // Warm-up (JIT, connections, the service token), not measured.
+    for (const side of ['real', 'bare'] as const) {
+      const out = await load(targets[side], await bodiesFor(warmup));
+      if (out.failures) throw new Error(`ack: ${out.failures} warm-up requests to the ${side} app failed`);
+      if (side === 'real') {
+        answersExpected += warmup;
+        await drain();
+      }
+    }
+    const before = await fakes.call('stats', {}, fakeStats);
+
+    const p50 = { real: [] as number[], bare: [] as number[] };
+    const p99 = { real: [] as number[], bare: [] as number[] };
+    const max = { real: 0, bare: 0 };
+    const samples = { real: [] as Sample[], bare: [] as Sample[] };
     const drainMs: number[] = [];
+    let failures = 0;
     for (let r = 0; r < rounds; r++) {
-      // Alternate the order so neither side always runs on a warmer (or more loaded) process.
-      const order: Array<'real' | 'ref'> = r % 2 === 0 ? ['ref', 'real'] : ['real', 'ref'];
-      for (const side of order) {
-        const out = await load(side === 'real' ? real : ref, bodies, n);
+      for (const side of ['real', 'bare'] as const) {
+        const bodies = await bodiesFor(n);
+        await apps[side].call('sample', {}, sampleSchema); // reset the child's counters
+        const out = await load(targets[side], bodies);
+        const s = await apps[side].call('sample', {}, sampleSchema);
+        samples[side].push(s);
         failures += out.failures;
-        p50[side].push(percentile(out.latencies, 50));
-        p99[side].push(percentile(out.latencies, 99));
+        const rp50 = percentile(out.latencies, 50);
+        const rp99 = percentile(out.latencies, 99);
         const mx = Math.max(...out.latencies);
-        if (side === 'real') maxReal = Math.max(maxReal, mx);
-        else maxRef = Math.max(maxRef, mx);
+        p50[side].push(rp50);
+        p99[side].push(rp99);
+        max[side] = Math.max(max[side], mx);
         ctx.log(
-          `  ack round ${r + 1}/${rounds} ${side === 'real' ? 'real app' : 'bare Bolt'}: p50 ${fmtMs(percentile(out.latencies, 50))}, p99 ${fmtMs(percentile(out.latencies, 99))}, max ${fmtMs(mx)}${out.failures ? `, ${out.failures} failed` : ''}`,
+          `  ack round ${r + 1}/${rounds} ${side}: p50 ${fmtMs(rp50)}, p99 ${fmtMs(rp99)}, max ${fmtMs(mx)}; app CPU ${fmtMs(s.cpuMs)}, event-loop delay p99 ${fmtMs(s.loopP99Ms)}${out.failures ? `, ${out.failures} failed` : ''}`,
         );
-        // Let the real app's background work of this round (handlers waiting on the emulator
-        // through the API's connection pool) finish before the next round, so it does not load
-        // the other side's measurement.
         if (side === 'real') {
-          realSent += n;
-          const t = performance.now();
-          const deadline = Date.now() + 90_000;
-          while (
-            bot.fake.calls('response_url').length - responsesBefore < realSent &&
-            Date.now() < deadline
-          ) {
-            await new Promise((res) => setTimeout(res, 100));
-          }
-          drainMs.push(performance.now() - t);
-          await new Promise((res) => setTimeout(res, 300));
+          answersExpected += n - out.failures;
+          drainMs.push(await drain());
+          await sleep(300);
         }
       }
     }
-    const emuCalls = totalRequests(emu.requestCounts());
-    const responses = bot.fake.calls('response_url').length - responsesBefore;
     if (failures > 0) throw new Error(`ack: ${failures} requests failed (non-200 or transport error)`);
+    const after = await fakes.call('stats', {}, fakeStats);
+    const answered = after.ok - before.ok;
+    const answerFailures = after.failed - before.failed;
+    const emuCalls = after.emulatorRequests - before.emulatorRequests;
     const rp50 = median(p50.real);
-    const fp50 = median(p50.ref);
+    const bp50 = median(p50.bare);
     const rp99 = median(p99.real);
-    const fp99 = median(p99.ref);
+    const bp99 = median(p99.bare);
+    const cpu = (side: 'real' | 'bare') => median(samples[side].map((s) => s.cpuMs));
+    const loopP99 = (side: 'real' | 'bare') => median(samples[side].map((s) => s.loopP99Ms));
+    const list = (xs: number[]) => xs.map((x) => fmtMs(x)).join(', ');
     const note =
-      `\`/dwm ${text}\`, N=${n} per round, concurrency ${CONCURRENCY}, ${rounds} alternating round(s), load generator, both apps, emulator and fake Slack in one process. ` +
-      `During the measured rounds the real app made ${emuCalls} emulator call(s) (latency 200 ms each) and ${responses} response_url answer(s) for ${realSent} commands; its answers finished a median ${fmtMs(median(drainMs))} after the last ack of a round (the next round waited for that)` +
-      (text === 'jobs'
-        ? '.'
-        : '; `jobs` was not registered yet, so the command does not reach the emulator.');
+      `\`/dwm ${TEXT}\`, N=${n} per round at concurrency ${CONCURRENCY}, ${rounds} rounds per app alternating real/bare (ABAB), ${warmup} warm-up requests each. ` +
+      `Each app in its own process (${realApp.runtime}); the load generator alone in the parent; emulator (${EMULATOR_LATENCY_MS} ms per call) and fake Slack in a third process. ` +
+      `Per round p99: real ${list(p99.real)}; bare ${list(p99.bare)}. ` +
+      `App CPU per round (median): real ${fmtMs(cpu('real'))}, bare ${fmtMs(cpu('bare'))}; event-loop delay p99 during the round: real ${fmtMs(loopP99('real'))}, bare ${fmtMs(loopP99('bare'))}. ` +
+      `The real app made ${emuCalls} emulator calls and ${answered} response_url answers (${answerFailures} refused by the fake Slack${answerFailures ? `: ${JSON.stringify(after.errors)}` : ''}) for ${rounds * n} commands; ` +
+      `its answers finished a median ${fmtMs(median(drainMs))} after the last ack of a round (the next round waited for that); ${realApp.warnLines()} warn/error log lines.`;
     return [
       {
         figure: '1 ack p50',
         value: fmtMs(rp50),
-        reference: `bare Bolt ${fmtMs(fp50)}`,
-        ratio: rp50 / fp50,
+        reference: `bare Bolt ${fmtMs(bp50)}`,
+        ratio: rp50 / bp50,
         goal: 'info',
         pass: undefined,
         note,
@@ -199,22 +284,26 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
       {
         figure: '1 ack p99',
         value: fmtMs(rp99),
-        reference: `bare Bolt ${fmtMs(fp99)}`,
-        ratio: rp99 / fp99,
+        reference: `bare Bolt ${fmtMs(bp99)}`,
+        ratio: rp99 / bp99,
         goal: 'ratio <= 1.25',
-        pass: rp99 / fp99 <= 1.25,
+        pass: rp99 / bp99 <= 1.25,
       },
       {
         figure: '1 ack max',
-        value: fmtMs(maxReal),
-        reference: `bare Bolt ${fmtMs(maxRef)}`,
-        ratio: maxReal / maxRef,
+        value: fmtMs(max.real),
+        reference: `bare Bolt ${fmtMs(max.bare)}`,
+        ratio: max.real / max.bare,
         goal: '< 3 s (every ack)',
-        pass: maxReal < 3000,
+        pass: max.real < 3000,
       },
     ];
   } finally {
-    await bare?.stop();
-    await bot.close();
+    // Apps first (graceful shutdown), then the fakes.
+    for (const c of [...children].reverse()) {
+      const method = c === children[0] ? 'close' : 'stop';
+      await c.call(method, {}, empty, 15_000).catch(() => undefined);
+      await c.stop();
+    }
   }
 }
