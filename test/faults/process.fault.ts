@@ -131,6 +131,14 @@ describe('kill -9 of the bot', () => {
         await bot.waitLine(/^TICK/, 20_000, from + 3);
         await bot.kill9();
         const c = completeness(keys(), ws.teamId, ws.channel, jobs);
+        if (c.missing.length) {
+          // Diagnostics: what Slack holds for the jobs concerned, and the last bot's stderr.
+          const ids = c.missing.map((m) => m.split(':')[0]!.replace('job ', ''));
+          const held = keys().filter((k) => ids.some((id) => k.includes(`|${id}|`)));
+          process.stderr.write(
+            `[kill9] missing ${c.missing.join(', ')}; held ${held.join(', ')}\n${bot.stderr().slice(-2000)}\n`,
+          );
+        }
         expect(c.missing).toEqual([]);
         expect(c.duplicated).toBe(0);
         return {

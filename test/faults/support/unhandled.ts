@@ -12,7 +12,15 @@ function list(): string[] {
   return g[KEY];
 }
 
-const describeErr = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+const describeErr = (e: unknown) => {
+  if (!(e instanceof Error)) return String(e);
+  // Keep a few frames: where an unhandled rejection came from is the whole point.
+  const frames = (e.stack ?? '')
+    .split('\n')
+    .slice(1, 5)
+    .map((l) => l.trim());
+  return [`${e.name}: ${e.message}`, ...frames].join(' | ');
+};
 
 if (!(globalThis as Holder)[KEY]) {
   list();
