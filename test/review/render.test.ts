@@ -1,0 +1,141 @@
+/**
+ * Review of renderers against Slack's hard rules and the style guide: escaping in every mrkdwn
+ * text (confirm dialogs included), button values that survive whatever the user typed, hints that
+ * name real commands, and times as `<!date^…>` tokens. Each test fails today
+ * (see /tmp/review-slack.md).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Recipient } from '../../src/api/types.js';
+import type { PlanState } from '../../src/ops/service/plan.js';
+import { registry } from '../../src/slack/listeners/index.js';
+import { tokenize } from '../../src/slack/parse.js';
+import type { Block } from '../../src/slack/render/blocks.js';
+import { homeView } from '../../src/slack/render/home/view.js';
+import { setupStatusMessage } from '../../src/slack/render/setup.js';
+import { planCard } from '../../src/slack/render/svc/plan.js';
+import { decodeValue, recipientsPageValue } from '../../src/slack/render/wm/common.js';
+import { recipientListMessage } from '../../src/slack/render/wm/recipients.js';
+
+const allButtons = (blocks: Block[] = []) =>
+  blocks.flatMap((b) =>
+    b.type === 'actions' ? b.elements : b.type === 'section' && b.accessory ? [b.accessory] : [],
+  );
+
+describe('plan card confirm dialogs', () => {
+  it('escape the service-provided request id and type in the (mrkdwn) confirm text', () => {
+    const state: PlanState = {
+      siteId: 'DEMO',
+      serviceCode: 'PD001',
+      serviceLabel: 'DRM',
+      latest: {
+        requestId: '<!channel>',
+        type: '<!here|x>',
+        typeLabel: '<!here|x>',
+        status: 'ST001',
+        statusLabel: 'Pending',
+        pending: true,
+        message: '',
+        registeredBy: 'someone',
+        regTime: { raw: '', epochMs: null },
+      },
+      actions: [{ action: 'cancel', requestType: 'SM004', label: 'Cancel', role: 'admin', allowed: true }],
+    };
+    const card = planCard(state, { workspace: 'T1', timeZone: 'UTC' });
+    const cancel = allButtons(card.blocks).find((b) => b.action_id === 'svc_plan_cancel');
+    expect(cancel?.confirm?.text.type).toBe('mrkdwn');
+    // Today: "Cancels request <!channel> (<!here|x>) for DRM on site DEMO…" — a live mention.
+    expect(cancel?.confirm?.text.text).not.toContain('<!');
+  });
+});
+
+describe('/dwm recipients paging buttons', () => {
+  const item = (i: number): Recipient => ({
+    dwmId: i,
+    name: `name-${i}`,
+    description: '',
+    regTime: { raw: '', epochMs: null },
+    updateTime: { raw: '', epochMs: null },
+  });
+  const input = (keywords: string[]) => ({
+    siteId: 'DEMO',
+    workspace: 'T1',
+    items: [item(1)],
+    totalCount: 100,
+    pageIndex: 1,
+    pageUnit: 10,
+    filters: { keywords },
+    timeZone: 'UTC',
+  });
+
+  it('Next still works after a search with more than 20 keywords', () => {
+    // `/dwm recipients a1 a2 … a21`: the command accepts any number of keywords (rest()).
+    const keywords = Array.from({ length: 21 }, (_, i) => `a${i}`);
+    const msg = recipientListMessage(input(keywords));
+    const next = allButtons(msg.blocks).find((b) => b.action_id.startsWith('wm_recipients_page'));
+    expect(next?.value).toBeDefined();
+    // Today the value has 21 keywords but recipientsPageValue allows 20: the click says "out of date".
+    expect(decodeValue(recipientsPageValue, next?.value)).toBeDefined();
+  });
+
+  it('a long search does not make the whole command fail', () => {
+    // 16 keywords of 128 characters (each allowed by values.text(128)): the Next value is > 2000.
+    const keywords = Array.from({ length: 16 }, (_, i) => `${i}`.padEnd(128, 'x'));
+    // Today encodeValue throws "button value over 2000 characters": the user gets "unexpected error".
+    expect(() => recipientListMessage(input(keywords))).not.toThrow();
+  });
+});
+
+describe('Home tab hints', () => {
+  it('the "and N more" line of channel watches names a command that exists', () => {
+    const watches = Array.from({ length: 20 }, (_, i) => ({
+      id: `sub_${String(i).padStart(16, '0')}`,
+      workspace: 'T1',
+      channelId: `C0${i}`,
+      siteId: 'DEMO',
+      statuses: [],
+      mode: 'all',
+      createdBy: 'U1',
+      createdAt: '2026-11-22T09:00:00Z',
+    }));
+    const view = homeView(
+      {
+        generatedAt: 0,
+        connection: { ok: false, reason: 'x' },
+        jobs: { ok: false, reason: 'x' },
+        sites: { ok: false, reason: 'x' },
+        watches: { ok: true, value: watches },
+        plan: { ok: false, reason: 'x' },
+      } as never,
+      { isAdmin: false, maxLines: 5 },
+    );
+    const more = JSON.stringify(view.blocks).match(/Run `(\/dwm [^`]+)` in a channel/);
+    expect(more?.[1]).toBeDefined();
+    const words = more![1]!.replace('/dwm ', '');
+    const r = registry.resolve('/dwm', tokenize(words));
+    // Today the hint is `/dwm watch list`: it resolves to `/dwm watch` with a stray "list" word,
+    // which is refused; the command that lists a channel's watches is `/dwm watches`.
+    expect(r.kind === 'entry' && r.rest.length === 0 ? r.entry.path : r).toEqual(['watches']);
+  });
+});
+
+describe('/dwm setup status', () => {
+  it('shows "last verified" as a <!date^…> token (each reader in their own zone)', () => {
+    const msg = setupStatusMessage(
+      {
+        configured: true,
+        source: 'store',
+        readOnly: false,
+        siteIds: ['DEMO'],
+        defaultSiteId: 'DEMO',
+        verifiedAt: '2026-11-22T09:00:00.000Z',
+        savedBy: 'U1',
+      },
+      'Asia/Seoul',
+      true,
+    );
+    const text = JSON.stringify(msg.blocks);
+    expect(text).toContain('Last verified');
+    // Today: "Last verified 2026-11-22 18:00 Asia/Seoul" (the asker's zone, fixed text).
+    expect(text).toMatch(/Last verified <!date\^\d+\^/);
+  });
+});
