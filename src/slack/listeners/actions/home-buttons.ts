@@ -9,7 +9,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { commandsTotal } from '../../../metrics.js';
-import { type CommandContext, createContext } from '../../context.js';
+import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
 import { fullName, registry, type SlashCommand } from '../../registry.js';
 import { message, section } from '../../render/blocks.js';
@@ -18,6 +18,7 @@ import { HOME_ACTIONS, type HomeAction, watchPickView } from '../../render/home/
 import { code } from '../../render/mrkdwn.js';
 import { requireAdmin } from '../../roles.js';
 import { refreshHome } from '../events/home-publish.js';
+import { viewContext } from '../support.js';
 
 /** Which command each button stands for (first entry found wins: features may name it either way). */
 export const HOME_TARGETS: Record<
@@ -93,15 +94,8 @@ export function register(app: App, deps: AppDeps): void {
   for (const [name, actionId] of Object.entries(HOME_ACTIONS) as Array<[HomeAction, string]>) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, context }) => {
       await ack();
-      const ctx = createContext({
-        deps,
-        client,
-        teamId: body.team?.id ?? context.teamId,
-        enterpriseId: body.enterprise?.id ?? context.enterpriseId,
-        isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
-        userId: body.user.id,
-        triggerId: body.trigger_id,
-      });
+      // The Home tab is a view: no channel and no response_url (replies go to the DM).
+      const ctx = viewContext(deps, { body, client, context });
       let outcome = 'ok';
       try {
         if (name === 'refresh') {

@@ -12,6 +12,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { decodeCursor, listPackaging } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/svc-extra-export.js';
 import type { AppDeps } from '../../deps.js';
+import { uploadFile } from '../../files.js';
 import { message } from '../../render/blocks.js';
 import { errorBlocks } from '../../render/errors.js';
 import { dataValue, decodeValue, packagingValue, SVC_ACTIONS } from '../../render/svc/common.js';
@@ -30,16 +31,15 @@ import {
   logError,
   respondError,
   sameWorkspace,
-  serviceFor,
-  uploadFile,
-} from './svc-support.js';
+} from '../support.js';
+import { serviceFor } from './svc-support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^${SVC_ACTIONS.dataPage}_`),
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(dataValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;
@@ -55,7 +55,7 @@ export function register(app: App, deps: AppDeps): void {
     SVC_ACTIONS.packagingMore,
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(packagingValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;
@@ -86,7 +86,7 @@ export function register(app: App, deps: AppDeps): void {
     SVC_ACTIONS.dataExport,
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(dataValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;

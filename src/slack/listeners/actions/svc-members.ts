@@ -24,7 +24,7 @@ import {
   logError,
   respondError,
   sameWorkspace,
-} from './svc-support.js';
+} from '../support.js';
 
 type Handler = (ctx: CommandContext, v: MembersValue & { m: number }, responseUrl?: string) => Promise<void>;
 
@@ -38,7 +38,7 @@ function memberAction(
 ): void {
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
     await ack();
-    const ctx = actionContext(deps, { body, client, respond, context });
+    const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
     const v = decodeValue(membersValue, action.value);
     if (!v?.m) return badValue(ctx);
     if (!(await sameWorkspace(ctx, v.w))) return;
@@ -56,7 +56,7 @@ export function register(app: App, deps: AppDeps): void {
     new RegExp(`^${SVC_ACTIONS.membersPage}_`),
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(membersValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;

@@ -11,14 +11,15 @@ import { decodeValue, planValue, SVC_ACTIONS } from '../../render/svc/common.js'
 import { planRequestModal } from '../../render/svc/plan.js';
 import { requireAdmin } from '../../roles.js';
 import { runPlanAction } from '../commands/svc-plan.js';
-import { actionContext, badValue, respondError, sameWorkspace, serviceFor } from './svc-support.js';
+import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
+import { serviceFor } from './svc-support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^${SVC_ACTIONS.planRequest}_`),
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(planValue, action.value);
       if (!v || v.a === 'cancel') return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;
@@ -47,7 +48,7 @@ export function register(app: App, deps: AppDeps): void {
     SVC_ACTIONS.planCancel,
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(planValue, action.value);
       if (v?.a !== 'cancel') return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;

@@ -10,22 +10,15 @@ import { explainError } from '../../render/errors.js';
 import { decodeValue, SVC_ACTIONS, settingsValue } from '../../render/svc/common.js';
 import { infoView, settingsEditModal } from '../../render/svc/settings.js';
 import { requireAdmin } from '../../roles.js';
-import {
-  actionContext,
-  badValue,
-  errorOptions,
-  logError,
-  respondError,
-  sameWorkspace,
-  serviceFor,
-} from './svc-support.js';
+import { actionContext, badValue, errorOptions, logError, respondError, sameWorkspace } from '../support.js';
+import { serviceFor } from './svc-support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
     SVC_ACTIONS.settingsEdit,
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(settingsValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;

@@ -3,14 +3,14 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import { decodeValue, SVC_ACTIONS, siteRequestsValue } from '../../render/svc/common.js';
 import { showSiteRequests } from '../commands/svc-sites.js';
-import { actionContext, badValue, respondError, sameWorkspace } from './svc-support.js';
+import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^${SVC_ACTIONS.siteRequestsPage}_`),
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
-      const ctx = actionContext(deps, { body, client, respond, context });
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = decodeValue(siteRequestsValue, action.value);
       if (!v) return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;

@@ -7,27 +7,42 @@
  */
 import type { App } from '@slack/bolt';
 import { summariseJob, taskCsv } from '../../../ops/jobs.js';
+import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
+import { uploadFile } from '../../files.js';
 import { message, section } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
 import { code } from '../../render/mrkdwn.js';
-import { parseJobRef, WATCH_ACTIONS } from '../../render/watch/card.js';
+import { type JobRef, parseJobRef, WATCH_ACTIONS } from '../../render/watch/card.js';
 import { jobDetailsMessage } from '../../render/watch/details.js';
-import { type ActionArgs, actionContext, actionValue } from '../commands/watch-shared.js';
+import { actionValue } from '../commands/watch-shared.js';
+import { actionContext, dmChannel } from '../support.js';
 
 const badButton = message('This button is out of date.', [
   section('This button is out of date: run `/dwm watches` or look at a newer card.'),
 ]);
 
-export function register(app: App, deps: AppDeps): void {
-  app.action(WATCH_ACTIONS.details, async (args) => {
+/** A job card button: the context, and the job its value names (else "out of date"). */
+function onJobButton(
+  app: App,
+  deps: AppDeps,
+  actionId: string,
+  run: (ctx: CommandContext, ref: JobRef) => Promise<void>,
+): void {
+  app.action(actionId, async (args) => {
     await args.ack();
-    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    const ctx = actionContext(deps, args);
     const ref = parseJobRef(actionValue(args.body));
     if (!ref) {
       await ctx.respond(badButton);
       return;
     }
+    await run(ctx, ref);
+  });
+}
+
+export function register(app: App, deps: AppDeps): void {
+  onJobButton(app, deps, WATCH_ACTIONS.details, async (ctx, ref) => {
     try {
       const clients = await ctx.clients();
       const site = clients.site(ref.s);
@@ -41,28 +56,18 @@ export function register(app: App, deps: AppDeps): void {
     }
   });
 
-  app.action(WATCH_ACTIONS.export, async (args) => {
-    await args.ack();
-    const ctx = actionContext(deps, args as unknown as ActionArgs);
-    const ref = parseJobRef(actionValue(args.body));
-    if (!ref) {
-      await ctx.respond(badButton);
-      return;
-    }
+  onJobButton(app, deps, WATCH_ACTIONS.export, async (ctx, ref) => {
     try {
       const clients = await ctx.clients();
       const site = clients.site(ref.s);
       const tasks = await clients.watermarking().getJobTasks(site, ref.j);
       const csv = taskCsv(tasks.items);
-      const dm = await ctx.client.conversations.open({ users: ctx.userId });
-      const channel = dm.channel?.id;
-      if (!channel) throw new Error('conversations.open returned no channel');
-      await ctx.client.files.uploadV2({
-        channel_id: channel,
+      const channel = await dmChannel(ctx.client, ctx.userId);
+      await uploadFile(ctx.client, channel, {
         filename: `job-${site}-${ref.j}-tasks.csv`,
         title: `Job ${ref.j} tasks (site ${site})`,
         content: csv,
-        initial_comment: `Tasks of job ${ref.j} on site ${site}: ${tasks.items.length} rows, failures first.`,
+        comment: `Tasks of job ${ref.j} on site ${site}: ${tasks.items.length} rows, failures first.`,
       });
       await ctx.audit({
         action: 'watch.export',

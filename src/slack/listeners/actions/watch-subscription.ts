@@ -15,21 +15,15 @@ import {
   inviteMessage,
   watchesMessage,
 } from '../../render/watch/subscriptions.js';
-import {
-  type ActionArgs,
-  actionContext,
-  actionValue,
-  botCanPost,
-  mayManage,
-  subscriptionsOf,
-} from '../commands/watch-shared.js';
+import { actionValue, botCanPost, mayManage, subscriptionsOf } from '../commands/watch-shared.js';
+import { actionContext } from '../support.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
 
 export function register(app: App, deps: AppDeps): void {
   app.action(WATCH_ACTIONS.unsubscribe, async (args) => {
     await args.ack();
-    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    const ctx = actionContext(deps, args);
     try {
       const id = actionValue(args.body) ?? '';
       const subs = subscriptionsOf(ctx);
@@ -78,7 +72,7 @@ export function register(app: App, deps: AppDeps): void {
 
   app.action(WATCH_ACTIONS.resume, async (args) => {
     await args.ack();
-    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    const ctx = actionContext(deps, args);
     try {
       const id = actionValue(args.body) ?? '';
       const subs = subscriptionsOf(ctx);
@@ -134,7 +128,7 @@ export function register(app: App, deps: AppDeps): void {
 
   app.action(new RegExp(`^${WATCH_ACTIONS.page}-(prev|next)$`), async (args) => {
     await args.ack();
-    const ctx = actionContext(deps, args as unknown as ActionArgs);
+    const ctx = actionContext(deps, args);
     const channelId = ctx.channelId;
     if (!channelId) return;
     const page = Number(actionValue(args.body) ?? '0');

@@ -6,10 +6,11 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { taskCsv } from '../../../ops/jobs.js';
 import type { AppDeps } from '../../deps.js';
+import { uploadFile } from '../../files.js';
 import { decodeValue, jobsPageValue, jobValue, WM_ACTIONS } from '../../render/wm/common.js';
 import { exportDoneMessage, exportFileComment, exportStartedMessage } from '../../render/wm/jobs.js';
 import { showJob, showJobs } from '../commands/wm-jobs.js';
-import { actionContext, badValue, dmChannel, respondError, sameWorkspace, uploadFile } from './wm-support.js';
+import { actionContext, badValue, dmChannel, respondError, sameWorkspace } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.jobsPage}`), async (a) => {

@@ -19,7 +19,7 @@ import {
   recipientLoadingView,
 } from '../../render/wm/recipients.js';
 import { showRecipient, showRecipients } from '../commands/wm-recipients.js';
-import { actionContext, badValue, respondError, sameWorkspace } from './wm-support.js';
+import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.recipientsPage}`), async (a) => {

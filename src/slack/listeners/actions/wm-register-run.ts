@@ -34,13 +34,14 @@ import { workspaceClients } from '../../../ops/workspace.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import { auditLine, type CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
+import { uploadFile } from '../../files.js';
 import type { Message } from '../../render/blocks.js';
 import {
   registerAuditDetail,
   registerProgressMessage,
   registerReportMessage,
 } from '../../render/wm/register.js';
-import { botClientFor, uploadFile } from './wm-support.js';
+import { botClientFor } from '../support.js';
 
 /** Minimum time between two progress updates of the same message. */
 export const PROGRESS_MIN_INTERVAL_MS = 1000;

@@ -7,10 +7,11 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { loadDraft, planIssuesCsv } from '../../../ops/wm-registration.js';
 import type { AppDeps } from '../../deps.js';
+import { uploadFile } from '../../files.js';
 import { decodeValue, WM_ACTIONS } from '../../render/wm/common.js';
 import { previewIssuesCsvComment, registerFormView } from '../../render/wm/register.js';
+import { dmChannel, respondError, viewContext } from '../support.js';
 import { formMetadata } from '../views/wm-register.js';
-import { dmChannel, respondError, uploadFile, viewContext } from './wm-support.js';
 
 const metaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
 

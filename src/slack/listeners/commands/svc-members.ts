@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { option, optional, required, values } from '../../parse.js';
 import { registry } from '../../registry.js';
 import { MEMBERS_PAGE_SIZE, memberAddedMessage, membersMessage } from '../../render/svc/members.js';
-import { audited } from '../actions/svc-support.js';
+import { audited } from '../support.js';
 
 /** Fetch one page of sub-members and answer (replacing the list for buttons). */
 export async function showMembers(

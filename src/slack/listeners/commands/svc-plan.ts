@@ -20,7 +20,8 @@ import type { CommandContext } from '../../context.js';
 import { option, optional, rest, values } from '../../parse.js';
 import { registry } from '../../registry.js';
 import { planBanner, planCard } from '../../render/svc/plan.js';
-import { audited, serviceFor } from '../actions/svc-support.js';
+import { serviceFor } from '../actions/svc-support.js';
+import { audited } from '../support.js';
 
 export const siteOption = option(
   z.string().regex(/^[A-Za-z0-9]{4}$/, { error: 'must be 4 letters or digits, like DEMO' }),

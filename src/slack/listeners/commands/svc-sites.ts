@@ -9,7 +9,7 @@ import { option, rest, values } from '../../parse.js';
 import { registry } from '../../registry.js';
 import type { SiteRequestsFilters } from '../../render/svc/common.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from '../../render/svc/sites.js';
-import { audited } from '../actions/svc-support.js';
+import { audited } from '../support.js';
 
 /** Rows per page of site requests. */
 export const SITE_REQUESTS_PAGE_SIZE = 25;

@@ -1,6 +1,6 @@
 /**
  * What `/dwm watch` (command and modal) and the watch buttons share: the bot-membership check,
- * subscribing a channel with the ownership rule, and building a context from an action body.
+ * subscribing a channel with the ownership rule, and reading an action's value.
  *
  * Ownership rule (project rule: managing subscriptions in channels you don't own is admin): any
  * member may subscribe the channel they run the command in (Slack only sends slash commands
@@ -11,8 +11,7 @@ import type { WebClient } from '@slack/web-api';
 import type { WatchFilters } from '../../../watch/index.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import { type CommandContext, createContext } from '../../context.js';
-import type { AppDeps } from '../../deps.js';
+import type { CommandContext } from '../../context.js';
 import type { Message } from '../../render/blocks.js';
 import { renderRefused } from '../../render/errors.js';
 import {
@@ -103,37 +102,6 @@ export async function subscribeChannel(
     outcome: r.outcome,
     message: subscribedMessage(r.subscription, r.outcome, ctx.userId),
   };
-}
-
-/** The parts of a Bolt block_actions listener argument we read. */
-export interface ActionArgs {
-  body: {
-    team?: { id?: string } | null;
-    enterprise?: { id?: string } | null;
-    is_enterprise_install?: boolean;
-    user: { id: string };
-    channel?: { id?: string };
-    trigger_id?: string;
-  };
-  client: WebClient;
-  // biome-ignore lint/suspicious/noExplicitAny: Bolt's RespondFn
-  respond?: any;
-  context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
-}
-
-/** A CommandContext for a button click (its workspace is the clicking user's, from the payload). */
-export function actionContext(deps: AppDeps, a: ActionArgs): CommandContext {
-  return createContext({
-    deps,
-    client: a.client,
-    teamId: a.body.team?.id ?? a.context.teamId,
-    enterpriseId: a.body.enterprise?.id ?? a.context.enterpriseId,
-    isEnterpriseInstall: a.body.is_enterprise_install ?? a.context.isEnterpriseInstall,
-    userId: a.body.user.id,
-    channelId: a.body.channel?.id,
-    triggerId: a.body.trigger_id,
-    respond: a.respond,
-  });
 }
 
 /** The value of the first action of a block_actions body. */

@@ -9,6 +9,7 @@ import { workspaceKeyOf } from '../../../store/keys.js';
 import type { AppDeps } from '../../deps.js';
 import { HOME_WATCH_PICK_BLOCK, HOME_WATCH_PICK_CALLBACK } from '../../render/home/view.js';
 import { watchModal } from '../../render/watch/subscriptions.js';
+import { payloadIdentity } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(HOME_WATCH_PICK_CALLBACK, async ({ ack, body, view, context }) => {
@@ -19,11 +20,7 @@ export function register(app: App, deps: AppDeps): void {
       await ack({ response_action: 'errors', errors: { [HOME_WATCH_PICK_BLOCK]: 'Pick a channel.' } });
       return;
     }
-    const workspace = workspaceKeyOf({
-      teamId: body.team?.id ?? context.teamId,
-      enterpriseId: body.enterprise?.id ?? context.enterpriseId,
-      isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
-    });
+    const workspace = workspaceKeyOf(payloadIdentity(body, context));
     const loaded = await loadCredentials(deps, workspace);
     if (!loaded?.credentials.watermarking) {
       await ack({

@@ -28,6 +28,7 @@ import {
 } from '../../render/setup.js';
 import { requireAdminForView } from '../../roles.js';
 import { notifyCredentialsSaved } from '../../watch-runtime.js';
+import { payloadIdentity } from '../support.js';
 
 /** Read the form fields out of view state (plain_text_input values keyed by our block ids). */
 export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
@@ -41,14 +42,7 @@ export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
-    const ctx = createContext({
-      deps,
-      client,
-      teamId: body.team?.id ?? context.teamId,
-      enterpriseId: body.enterprise?.id ?? context.enterpriseId,
-      isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
-      userId: body.user.id,
-    });
+    const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
     if (
       !(await requireAdminForView(ctx, ack, SETUP_BLOCK.siteIds, 'change the service setup', 'setup.save'))
     ) {

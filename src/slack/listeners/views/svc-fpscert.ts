@@ -11,22 +11,15 @@ import { ValidationError } from '../../../api/errors.js';
 import { checkKeyPassword } from '../../../api/validate.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
 import type { AppDeps } from '../../deps.js';
+import { FileReadError, readSlackFileBytes } from '../../files.js';
 import { explainError } from '../../render/errors.js';
 import { esc } from '../../render/mrkdwn.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../render/svc/fpscert.js';
 import { infoView } from '../../render/svc/settings.js';
 import { requireAdminForView } from '../../roles.js';
-import {
-  audited,
-  errorOptions,
-  FileReadError,
-  logError,
-  readMetadata,
-  readSlackFileBytes,
-  serviceFor,
-  viewContext,
-} from '../actions/svc-support.js';
+import { serviceFor } from '../actions/svc-support.js';
+import { audited, errorOptions, logError, readMetadata, viewContext } from '../support.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
 
@@ -39,7 +32,7 @@ function fileId(values: any, block: string): string | undefined {
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.fpsCert, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
+    const ctx = viewContext(deps, { body, client, context }, '/drm');
     const meta = readMetadata(metaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({

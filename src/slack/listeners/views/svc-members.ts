@@ -15,7 +15,7 @@ import {
   readMetadata,
   sendViaResponseUrl,
   viewContext,
-} from '../actions/svc-support.js';
+} from '../support.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
@@ -26,7 +26,7 @@ const metaSchema = z.object({
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.memberGroup, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
+    const ctx = viewContext(deps, { body, client, context }, '/drm');
     const meta = readMetadata(metaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({

@@ -12,15 +12,9 @@ import { renderError } from '../../render/errors.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { PLAN_BLOCK } from '../../render/svc/plan.js';
 import { requireAdminForView } from '../../roles.js';
-import {
-  errorOptions,
-  logError,
-  readMetadata,
-  sendViaResponseUrl,
-  serviceFor,
-  viewContext,
-} from '../actions/svc-support.js';
+import { serviceFor } from '../actions/svc-support.js';
 import { runPlanAction } from '../commands/svc-plan.js';
+import { errorOptions, logError, readMetadata, sendViaResponseUrl, viewContext } from '../support.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
@@ -31,7 +25,7 @@ const metaSchema = z.object({
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.planRequest, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
+    const ctx = viewContext(deps, { body, client, context }, '/drm');
     const meta = readMetadata(metaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({

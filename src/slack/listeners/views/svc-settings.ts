@@ -12,14 +12,8 @@ import { explainError } from '../../render/errors.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { infoView, SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from '../../render/svc/settings.js';
 import { requireAdminForView } from '../../roles.js';
-import {
-  audited,
-  errorOptions,
-  logError,
-  readMetadata,
-  serviceFor,
-  viewContext,
-} from '../actions/svc-support.js';
+import { serviceFor } from '../actions/svc-support.js';
+import { audited, errorOptions, logError, readMetadata, viewContext } from '../support.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
 
@@ -31,7 +25,7 @@ const FIELD_BLOCK: Record<string, string> = {
 
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.settingsEdit, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
+    const ctx = viewContext(deps, { body, client, context }, '/drm');
     const meta = readMetadata(metaSchema, view.private_metadata);
     if (!meta || meta.w !== ctx.workspace) {
       await ack({

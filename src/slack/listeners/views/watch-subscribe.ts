@@ -11,6 +11,7 @@ import { modal, section } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
 import { WATCH_BLOCK, WATCH_MODAL_CALLBACK, watchModalDone } from '../../render/watch/subscriptions.js';
 import { subscribeChannel } from '../commands/watch-shared.js';
+import { payloadIdentity } from '../support.js';
 
 interface StateValue {
   value?: string | null;
@@ -72,14 +73,7 @@ export function register(app: App, deps: AppDeps): void {
       response_action: 'update',
       view: modal('watch_saving', 'Watch jobs', [section(':hourglass_flowing_sand: Saving…')]) as never,
     });
-    const ctx = createContext({
-      deps,
-      client,
-      teamId: body.team?.id ?? context.teamId,
-      enterpriseId: body.enterprise?.id ?? context.enterpriseId,
-      isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
-      userId: body.user.id,
-    });
+    const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
     try {
       const r = await subscribeChannel(ctx, channelId, parsed.siteId, parsed.filters);
       const v = r.ok

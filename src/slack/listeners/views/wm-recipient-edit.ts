@@ -18,7 +18,7 @@ import { explainError } from '../../render/errors.js';
 import { code, esc } from '../../render/mrkdwn.js';
 import { decodeValue, WM_VIEWS } from '../../render/wm/common.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage } from '../../render/wm/recipients.js';
-import { replaceViaResponseUrl, viewContext } from '../actions/wm-support.js';
+import { replaceViaResponseUrl, viewContext } from '../support.js';
 
 const metaSchema = z.object({
   w: z.string(),

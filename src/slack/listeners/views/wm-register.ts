@@ -30,6 +30,7 @@ import {
 } from '../../../ops/wm-registration.js';
 import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
+import { FileReadError, readSlackFile } from '../../files.js';
 import { explainError } from '../../render/errors.js';
 import { decodeValue, draftValue, encodeValue, WM_VIEWS } from '../../render/wm/common.js';
 import {
@@ -41,7 +42,7 @@ import {
   registerStartedView,
 } from '../../render/wm/register.js';
 import { startBackgroundRegistration } from '../actions/wm-register-run.js';
-import { FileReadError, readSlackFile, viewContext } from '../actions/wm-support.js';
+import { viewContext } from '../support.js';
 
 const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
 
