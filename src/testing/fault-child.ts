@@ -6,7 +6,7 @@
  * Run: `node --import tsx src/testing/fault-child.ts` with FAULT_CHILD_CONFIG = JSON of
  * `FaultChildConfig`. Talks to the parent on stdout, one line per event:
  *   READY                      the process is up (store open, clients built)
- *   TICK <n>                   (watch) a poll tick finished
+ *   TICK <n> base=<0|1> err=<kind|->  (watch) a poll tick finished; base=1 once a baseline exists
  *   DONE <json>                (register) the run finished: { status, counts }
  *   FAIL <message>             a start-up or run failure (no secrets)
  * It is killed with SIGKILL at random points; nothing it does may depend on a clean exit.
@@ -28,6 +28,7 @@ import { createPoster } from '../slack/poster.js';
 import { blockRenderer } from '../slack/render/watch/card.js';
 import { createStore } from '../store/index.js';
 import { createWatcher } from '../watch/index.js';
+import { pollStateRepo } from '../watch/poller.js';
 
 interface Common {
   storeUrl: string;
@@ -89,6 +90,9 @@ async function runWatch(c: WatchChildConfig): Promise<void> {
     holderId: c.holderId,
     leaseTtlMs: c.leaseTtlMs,
     logger,
+    events: (e) => {
+      if (e.type !== 'delivered') process.stderr.write(`EVENT ${JSON.stringify(e)}\n`);
+    },
     ...(c.channelIntervalMs !== undefined ? { channelIntervalMs: c.channelIntervalMs } : {}),
   });
   await watcher.subscriptions.create(c.workspace, {
@@ -101,7 +105,10 @@ async function runWatch(c: WatchChildConfig): Promise<void> {
   let n = 0;
   for (;;) {
     await watcher.tick();
-    say(`TICK ${++n}`);
+    // base=1 once a poll state exists (the baseline was taken by this or an earlier process).
+    const site = (await watcher.status()).sites.find((x) => x.siteId === c.siteId);
+    const base = (await pollStateRepo(store).get(c.workspace, c.siteId)) !== undefined;
+    say(`TICK ${++n} base=${base ? 1 : 0} err=${site?.lastError ?? '-'}`);
     await new Promise((r) => setTimeout(r, c.tickMs));
   }
 }

@@ -31,6 +31,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  bots.length = 0;
 });
 
 async function rigBase() {
@@ -48,10 +49,21 @@ async function rigBase() {
   return { emu, dir, creds, storeUrl: `sqlite://${join(dir, 'bot.sqlite')}` };
 }
 
+/** Every bot process of the current test (their stderr is printed when a scenario fails). */
+const bots: ChildHandle[] = [];
+
 function spawnBot(config: WatchChildConfig | RegisterChildConfig): ChildHandle {
   const h = startChild(CHILD, { FAULT_CHILD_CONFIG: JSON.stringify(config) }, ROOT);
+  bots.push(h);
   cleanups.push(() => h.kill9());
   return h;
+}
+
+function botsStderr(): string {
+  return bots
+    .map((b, i) => `--- bot ${i} (pid ${b.pid})\n${b.stderr().slice(-1500)}`)
+    .filter((s) => s.includes('EVENT') || s.includes('"level"') || s.includes('Error'))
+    .join('\n');
 }
 
 describe('kill -9 of the bot', () => {
@@ -83,7 +95,9 @@ describe('kill -9 of the bot', () => {
         };
         let bot = spawnBot(config);
         await bot.waitLine(/^READY/, 20_000);
-        await bot.waitLine(/^TICK 1$/, 20_000); // baseline taken
+        // Jobs that exist before the first successful poll are not announced (by design): wait for
+        // the baseline (a first cycle may fail and the baseline come later).
+        await bot.waitLine(/^TICK \d+ base=1/, 20_000);
         const jobs: number[] = [];
         const open: number[] = [];
         let onCall = 0;
