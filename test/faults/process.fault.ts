@@ -150,7 +150,7 @@ describe('kill -9 of the bot', () => {
           const ids = c.missing.map((m) => m.split(':')[0]!.replace('job ', ''));
           const held = keys().filter((k) => ids.some((id) => k.includes(`|${id}|`)));
           process.stderr.write(
-            `[kill9] missing ${c.missing.join(', ')}; held ${held.join(', ')}\n${bot.stderr().slice(-2000)}\n`,
+            `[kill9] missing ${c.missing.join(', ')}; held ${held.join(', ')}\n${botsStderr()}\n`,
           );
         }
         expect(c.missing).toEqual([]);
