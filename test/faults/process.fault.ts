@@ -21,7 +21,7 @@ import type { RegisterChildConfig, WatchChildConfig } from '../../src/testing/fa
 import { testWorkspace } from '../harness/index.js';
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
-import { completeness, deliveryKeyOf, ENCRYPTION_KEY, SITE } from './support/watch.js';
+import { completeness, deliveryKeyOf, digestTexts, ENCRYPTION_KEY, SITE } from './support/watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHILD = join(ROOT, 'src/testing/fault-child.ts');
@@ -138,17 +138,22 @@ describe('kill -9 of the bot', () => {
             .map(deliveryKeyOf)
             .filter((k): k is string => k !== undefined);
         const deadline = Date.now() + 45_000;
-        while (Date.now() < deadline && completeness(keys(), ws.teamId, ws.channel, jobs).lost > 0)
+        while (
+          Date.now() < deadline &&
+          completeness(keys(), ws.teamId, ws.channel, jobs, 'DM500', digestTexts(fake.allMessages())).lost > 0
+        )
           await sleep(250);
         // A few more cycles: nothing may be posted again.
         const from = bot.lines().length;
         await bot.waitLine(/^TICK/, 20_000, from + 3);
         await bot.kill9();
-        const c = completeness(keys(), ws.teamId, ws.channel, jobs);
+        const c = completeness(keys(), ws.teamId, ws.channel, jobs, 'DM500', digestTexts(fake.allMessages()));
         if (c.missing.length) {
           // Diagnostics: what Slack holds for the jobs concerned, and the last bot's stderr.
           const ids = c.missing.map((m) => m.split(':')[0]!.replace('job ', ''));
-          const held = keys().filter((k) => ids.some((id) => k.includes(`|${id}|`)));
+          const held = keys().filter(
+            (k) => ids.some((id) => k.includes(`|${id}|`)) || k.includes('|digest|'),
+          );
           process.stderr.write(
             `[kill9] missing ${c.missing.join(', ')}; held ${held.join(', ')}\n${botsStderr()}\n`,
           );

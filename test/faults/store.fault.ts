@@ -16,7 +16,14 @@ import { type RestartableRedis, startRestartableRedis } from './support/redis-pr
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
 import { unhandledSoFar } from './support/unhandled.js';
-import { completeness, deliveryKeyOf, ENCRYPTION_KEY, SITE, startWatchRig } from './support/watch.js';
+import {
+  completeness,
+  deliveryKeyOf,
+  digestTexts,
+  ENCRYPTION_KEY,
+  SITE,
+  startWatchRig,
+} from './support/watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHILD = join(ROOT, 'src/testing/fault-child.ts');
@@ -207,10 +214,13 @@ describe('two replicas on one Redis, the lease holder killed', () => {
             .map(deliveryKeyOf)
             .filter((k): k is string => k !== undefined);
         const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline && completeness(keys(), ws.teamId, ws.channel, jobs).lost > 0)
+        while (
+          Date.now() < deadline &&
+          completeness(keys(), ws.teamId, ws.channel, jobs, 'DM500', digestTexts(fake.allMessages())).lost > 0
+        )
           await sleep(200);
         await sleep(1000);
-        const c = completeness(keys(), ws.teamId, ws.channel, jobs);
+        const c = completeness(keys(), ws.teamId, ws.channel, jobs, 'DM500', digestTexts(fake.allMessages()));
         expect(c.missing).toEqual([]);
         expect(c.duplicated).toBe(0);
         return {
