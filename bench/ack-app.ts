@@ -76,6 +76,8 @@ serveRpc({
   async stop() {
     loop.disable();
     await stopFn?.();
+    // Exit once the answer is out (a --cpu-prof profile is written at exit).
+    setTimeout(() => process.exit(0), 100).unref();
     return {};
   },
 });

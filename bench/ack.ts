@@ -47,6 +47,7 @@ const fakesStarted = z.object({
     member: z.string(),
     channel: z.string(),
   }),
+  keepAlive: z.boolean(),
 });
 type Fakes = z.infer<typeof fakesStarted>;
 const issued = z.object({ responseUrls: z.array(z.string()), triggerId: z.string() });
@@ -54,6 +55,7 @@ const fakeStats = z.object({
   ok: z.number().int(),
   failed: z.number().int(),
   errors: z.record(z.string(), z.number()),
+  slackCalls: z.record(z.string(), z.number()),
   emulatorRequests: z.number().int(),
 });
 const started = z.object({ port: z.number().int() });
@@ -135,6 +137,15 @@ function realEnv(f: Fakes, signingSecret: string): Record<string, string> {
   };
 }
 
+/**
+ * Profiling knob (not used by the suite's figures): BENCH_ACK_PROFILE=DIR starts both apps with
+ * `--cpu-prof --cpu-prof-dir=DIR/<real|bare>` (open the .cpuprofile files in Chrome DevTools).
+ */
+function appNodeArgs(side: 'real' | 'bare'): string[] {
+  const dir = process.env.BENCH_ACK_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${side}`] : [];
+}
+
 export async function benchAck(ctx: BenchContext): Promise<Row[]> {
   const n = ctx.quick ? 100 : 2000;
   const rounds = ctx.quick ? 1 : 3;
@@ -145,8 +156,8 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
     // Start the three processes at once (start-up is not measured).
     const [fakes, realApp, bareApp] = await Promise.all([
       startRpcChild('ack-fakes'),
-      startRpcChild('ack-app'),
-      startRpcChild('ack-app'),
+      startRpcChild('ack-app', { nodeArgs: appNodeArgs('real') }),
+      startRpcChild('ack-app', { nodeArgs: appNodeArgs('bare') }),
     ]);
     children.push(fakes, realApp, bareApp);
     const f = await fakes.call('start', { latencyMs: EMULATOR_LATENCY_MS }, fakesStarted);
@@ -270,7 +281,10 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
       `Per round p99: real ${list(p99.real)}; bare ${list(p99.bare)}. ` +
       `App CPU per round (median): real ${fmtMs(cpu('real'))}, bare ${fmtMs(cpu('bare'))}; event-loop delay p99 during the round: real ${fmtMs(loopP99('real'))}, bare ${fmtMs(loopP99('bare'))}. ` +
       `The real app made ${emuCalls} emulator calls and ${answered} response_url answers (${answerFailures} refused by the fake Slack${answerFailures ? `: ${JSON.stringify(after.errors)}` : ''}) for ${rounds * n} commands; ` +
-      `its answers finished a median ${fmtMs(median(drainMs))} after the last ack of a round (the next round waited for that); ${realApp.warnLines()} warn/error log lines.`;
+      `its answers finished a median ${fmtMs(median(drainMs))} after the last ack of a round (the next round waited for that); ${realApp.warnLines()} warn/error log lines; Web API calls at the fake Slack (whole run): ${JSON.stringify(after.slackCalls)}. ` +
+      (f.keepAlive
+        ? 'The fake Slack keeps connections alive like Slack (65 s idle timeout; its default 1 s made the app reconnect for every answer).'
+        : 'The fake Slack kept its 1 s keep-alive: the app opens a new connection for every answer (not like Slack).');
     return [
       {
         figure: '1 ack p50',

@@ -97,7 +97,7 @@ export interface RpcChild {
   output(): string;
   /** Lines of output whose pino level is warn or above. */
   warnLines(): number;
-  /** Kill the child (SIGTERM) and wait for it to exit. */
+  /** Wait for the child to exit (it should, after its own stop method); SIGTERM after 3 s. */
   stop(): Promise<void>;
 }
 
@@ -198,12 +198,13 @@ export async function startRpcChild(name: string, opts: StartChildOptions = {}):
     output: () => tail,
     warnLines: () => warns,
     async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exitPromise;
-        clearTimeout(t);
-      }
+      if (exited) return;
+      // A child that was told to stop exits by itself (and writes its --cpu-prof profile then).
+      const t1 = setTimeout(() => child.kill('SIGTERM'), 3000);
+      const t2 = setTimeout(() => child.kill('SIGKILL'), 8000);
+      await exitPromise;
+      clearTimeout(t1);
+      clearTimeout(t2);
     },
   };
 }
