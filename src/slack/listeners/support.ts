@@ -190,6 +190,26 @@ export async function replyFromModal(
   if (!sent) await ctx.respond(msg);
 }
 
+/**
+ * A modal's private_metadata checked with its schema and for the submitting user's workspace.
+ * When it is not usable (out of date, tampered, another workspace) the submission is answered
+ * with `problem` inline on `block`, and undefined is returned.
+ */
+export async function modalMeta<T extends { w: string }>(
+  ctx: CommandContext,
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
+  ack: (r?: any) => Promise<void>,
+  schema: z.ZodType<T>,
+  raw: string | undefined,
+  block: string,
+  problem: string,
+): Promise<T | undefined> {
+  const meta = decodeValue(schema, raw);
+  if (meta && meta.w === ctx.workspace) return meta;
+  await ack({ response_action: 'errors', errors: { [block]: problem } });
+  return undefined;
+}
+
 /** The user's DM channel id with the bot. */
 export async function dmChannel(client: WebClient, userId: string): Promise<string> {
   const r = await client.conversations.open({ users: userId });
@@ -197,9 +217,6 @@ export async function dmChannel(client: WebClient, userId: string): Promise<stri
   if (!id) throw new Error('conversations.open returned no channel');
   return id;
 }
-
-/** Modal private_metadata: small JSON, checked with zod when read back (as button values are). */
-export const readMetadata = decodeValue;
 
 /**
  * Run a mutating operation and audit it: ok with `detail`, or error with the error's kind

@@ -15,7 +15,7 @@ import type { AppDeps } from '../../deps.js';
 import { uploadFile } from '../../files.js';
 import { message } from '../../render/blocks.js';
 import { errorBlocks } from '../../render/errors.js';
-import { dataValue, decodeValue, packagingValue, SVC_ACTIONS } from '../../render/svc/common.js';
+import { dataValue, packagingValue, SVC_ACTIONS } from '../../render/svc/common.js';
 import {
   exportDoneMessage,
   exportProgressMessage,
@@ -23,15 +23,7 @@ import {
   packagingMessage,
 } from '../../render/svc/data.js';
 import { showData } from '../commands/svc-data.js';
-import {
-  actionContext,
-  badValue,
-  dmChannel,
-  errorOptions,
-  logError,
-  respondError,
-  sameWorkspace,
-} from '../support.js';
+import { actionContext, buttonValue, dmChannel, errorOptions, logError, respondError } from '../support.js';
 import { serviceFor } from './svc-support.js';
 
 export function register(app: App, deps: AppDeps): void {
@@ -40,9 +32,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(dataValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, dataValue, action.value);
+      if (!v) return;
       try {
         await showData(ctx, v.k, v.s, v.f, v.p, true);
       } catch (e) {
@@ -56,9 +47,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(packagingValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, packagingValue, action.value);
+      if (!v) return;
       try {
         const c = await ctx.clients();
         // The cursor names its site: it must be one of this workspace's sites before any call.
@@ -87,9 +77,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(dataValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, dataValue, action.value);
+      if (!v) return;
       let dm: string | undefined;
       let progressTs: string | undefined;
       try {

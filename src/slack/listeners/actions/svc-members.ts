@@ -9,22 +9,14 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { findMember, resetPassword, setMemberActive } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
-import { explainError } from '../../render/errors.js';
 import { code, esc, userMention } from '../../render/mrkdwn.js';
 import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../render/svc/common.js';
 import { groupModal } from '../../render/svc/members.js';
 import { infoView } from '../../render/svc/settings.js';
 import { requireAdmin } from '../../roles.js';
 import { showMembers } from '../commands/svc-members.js';
-import {
-  actionContext,
-  audited,
-  badValue,
-  errorOptions,
-  logError,
-  respondError,
-  sameWorkspace,
-} from '../support.js';
+import { actionContext, audited, badValue, buttonValue, respondError, sameWorkspace } from '../support.js';
+import { showLoadFailure } from './svc-support.js';
 
 type Handler = (ctx: CommandContext, v: MembersValue & { m: number }, responseUrl?: string) => Promise<void>;
 
@@ -57,9 +49,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(membersValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, membersValue, action.value);
+      if (!v) return;
       if (!(await requireAdmin(ctx, 'list sub-members', 'members.list'))) return;
       try {
         await showMembers(ctx, v.p, { replace: true });
@@ -128,20 +119,14 @@ export function register(app: App, deps: AppDeps): void {
             );
         if (viewId) await ctx.client.views.update({ view_id: viewId, view: view as never });
       } catch (e) {
-        const opts = await errorOptions(ctx);
-        logError(ctx, 'member lookup failed', e, opts);
-        const ex = explainError(e, opts);
-        if (viewId) {
-          await ctx.client.views
-            .update({
-              view_id: viewId,
-              view: infoView(
-                'Change group',
-                `:warning: Couldn't read the member.\n${ex.why}\n${ex.next}`,
-              ) as never,
-            })
-            .catch(() => undefined);
-        }
+        await showLoadFailure(
+          ctx,
+          viewId,
+          'Change group',
+          "Couldn't read the member.",
+          'member lookup failed',
+          e,
+        );
       }
     },
   );

@@ -6,12 +6,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { getSettings } from '../../../ops/service/index.js';
 import type { AppDeps } from '../../deps.js';
-import { explainError } from '../../render/errors.js';
-import { decodeValue, SVC_ACTIONS, settingsValue } from '../../render/svc/common.js';
+import { SVC_ACTIONS, settingsValue } from '../../render/svc/common.js';
 import { infoView, settingsEditModal } from '../../render/svc/settings.js';
 import { requireAdmin } from '../../roles.js';
-import { actionContext, badValue, errorOptions, logError, respondError, sameWorkspace } from '../support.js';
-import { serviceFor } from './svc-support.js';
+import { actionContext, buttonValue, respondError } from '../support.js';
+import { serviceFor, showLoadFailure } from './svc-support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
@@ -19,9 +18,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(settingsValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, settingsValue, action.value);
+      if (!v) return;
       if (!(await requireAdmin(ctx, 'change the DRM settings', 'settings.update'))) return;
       let viewId: string | undefined;
       try {
@@ -36,20 +34,14 @@ export function register(app: App, deps: AppDeps): void {
         const meta = JSON.stringify({ w: v.w, s: siteId });
         if (viewId) await client.views.update({ view_id: viewId, view: settingsEditModal(s, meta) as never });
       } catch (e) {
-        const opts = await errorOptions(ctx);
-        logError(ctx, 'settings load failed', e, opts);
-        const ex = explainError(e, opts);
-        if (viewId) {
-          await client.views
-            .update({
-              view_id: viewId,
-              view: infoView(
-                'Edit DRM settings',
-                `:warning: Couldn't read the settings.\n${ex.why}\n${ex.next}`,
-              ) as never,
-            })
-            .catch(() => undefined);
-        }
+        await showLoadFailure(
+          ctx,
+          viewId,
+          'Edit DRM settings',
+          "Couldn't read the settings.",
+          'settings load failed',
+          e,
+        );
       }
     },
   );

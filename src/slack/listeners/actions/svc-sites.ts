@@ -1,9 +1,9 @@
 /** Previous/Next of `/drm site requests`: re-checks the workspace, replaces the list. */
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import { decodeValue, SVC_ACTIONS, siteRequestsValue } from '../../render/svc/common.js';
+import { SVC_ACTIONS, siteRequestsValue } from '../../render/svc/common.js';
 import { showSiteRequests } from '../commands/svc-sites.js';
-import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
+import { actionContext, buttonValue, respondError } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockAction<ButtonAction>>(
@@ -11,9 +11,8 @@ export function register(app: App, deps: AppDeps): void {
     async ({ ack, body, action, client, respond, context }) => {
       await ack();
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = decodeValue(siteRequestsValue, action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, siteRequestsValue, action.value);
+      if (!v) return;
       try {
         await showSiteRequests(ctx, v.f, v.p, true);
       } catch (e) {

@@ -4,6 +4,9 @@
  * clicking user's workspace only, and managing one someone else created is admin-only.
  */
 import type { App } from '@slack/bolt';
+import type { Subscriptions } from '../../../watch/subscriptions.js';
+import type { Subscription } from '../../../watch/types.js';
+import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
 import { message, section } from '../../render/blocks.js';
 import { renderError, renderRefused } from '../../render/errors.js';
@@ -20,34 +23,53 @@ import { actionContext } from '../support.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
 
+/**
+ * The subscription a button names, looked up in the clicking user's workspace only, when the
+ * user may manage it; otherwise the user is told (gone: the `gone` text; someone else's:
+ * refused and audited as `action`) and undefined is returned.
+ */
+async function manageable(
+  ctx: CommandContext,
+  subs: Subscriptions,
+  value: string | undefined,
+  action: 'watch.remove' | 'watch.resume',
+  verb: string,
+  gone: string,
+): Promise<Subscription | undefined> {
+  const id = value ?? '';
+  const sub = SUB_ID.test(id) ? await subs.get(ctx.workspace, id) : undefined;
+  if (!sub) {
+    await ctx.respond(message('That subscription no longer exists.', [section(gone)]));
+    return undefined;
+  }
+  if (!(await mayManage(ctx, sub))) {
+    await ctx.audit({
+      action,
+      detail: `refused: ${sub.id} created by ${sub.createdBy}`,
+      result: 'refused',
+      siteId: sub.siteId,
+    });
+    await ctx.respond(renderRefused(`${verb} a job subscription someone else created`, await ctx.admins()));
+    return undefined;
+  }
+  return sub;
+}
+
 export function register(app: App, deps: AppDeps): void {
   app.action(WATCH_ACTIONS.unsubscribe, async (args) => {
     await args.ack();
     const ctx = actionContext(deps, args);
     try {
-      const id = actionValue(args.body) ?? '';
       const subs = subscriptionsOf(ctx);
-      const sub = SUB_ID.test(id) ? await subs.get(ctx.workspace, id) : undefined;
-      if (!sub) {
-        await ctx.respond(
-          message('That subscription no longer exists.', [
-            section('That subscription no longer exists (already removed).'),
-          ]),
-        );
-        return;
-      }
-      if (!(await mayManage(ctx, sub))) {
-        await ctx.audit({
-          action: 'watch.remove',
-          detail: `refused: ${sub.id} created by ${sub.createdBy}`,
-          result: 'refused',
-          siteId: sub.siteId,
-        });
-        await ctx.respond(
-          renderRefused('remove a job subscription someone else created', await ctx.admins()),
-        );
-        return;
-      }
+      const sub = await manageable(
+        ctx,
+        subs,
+        actionValue(args.body),
+        'watch.remove',
+        'remove',
+        'That subscription no longer exists (already removed).',
+      );
+      if (!sub) return;
       await subs.remove(ctx.workspace, { id: sub.id });
       await ctx.audit({
         action: 'watch.remove',
@@ -74,31 +96,16 @@ export function register(app: App, deps: AppDeps): void {
     await args.ack();
     const ctx = actionContext(deps, args);
     try {
-      const id = actionValue(args.body) ?? '';
       const subs = subscriptionsOf(ctx);
-      const sub = SUB_ID.test(id) ? await subs.get(ctx.workspace, id) : undefined;
-      if (!sub) {
-        await ctx.respond(
-          message('That subscription no longer exists.', [
-            section(
-              'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
-            ),
-          ]),
-        );
-        return;
-      }
-      if (!(await mayManage(ctx, sub))) {
-        await ctx.audit({
-          action: 'watch.resume',
-          detail: `refused: ${sub.id} created by ${sub.createdBy}`,
-          result: 'refused',
-          siteId: sub.siteId,
-        });
-        await ctx.respond(
-          renderRefused('resume a job subscription someone else created', await ctx.admins()),
-        );
-        return;
-      }
+      const sub = await manageable(
+        ctx,
+        subs,
+        actionValue(args.body),
+        'watch.resume',
+        'resume',
+        'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
+      );
+      if (!sub) return;
       const ability = await botCanPost(ctx.client, sub.channelId);
       if (ability !== 'ok') {
         await ctx.respond(inviteMessage(sub.channelId, ability));

@@ -7,18 +7,17 @@ import type { App, BlockButtonAction } from '@slack/bolt';
 import { taskCsv } from '../../../ops/jobs.js';
 import type { AppDeps } from '../../deps.js';
 import { uploadFile } from '../../files.js';
-import { decodeValue, jobsPageValue, jobValue, WM_ACTIONS } from '../../render/wm/common.js';
+import { jobsPageValue, jobValue, WM_ACTIONS } from '../../render/wm/common.js';
 import { exportDoneMessage, exportFileComment, exportStartedMessage } from '../../render/wm/jobs.js';
 import { showJob, showJobs } from '../commands/wm-jobs.js';
-import { actionContext, badValue, dmChannel, respondError, sameWorkspace } from '../support.js';
+import { actionContext, buttonValue, dmChannel, respondError } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.jobsPage}`), async (a) => {
     await a.ack();
     const ctx = actionContext(deps, a);
-    const v = decodeValue(jobsPageValue, a.action.value);
-    if (!v) return badValue(ctx);
-    if (!(await sameWorkspace(ctx, v.w))) return;
+    const v = await buttonValue(ctx, jobsPageValue, a.action.value);
+    if (!v) return;
     try {
       await showJobs(
         ctx,
@@ -44,9 +43,8 @@ export function register(app: App, deps: AppDeps): void {
     app.action<BlockButtonAction>(actionId, async (a) => {
       await a.ack();
       const ctx = actionContext(deps, a);
-      const v = decodeValue(jobValue, a.action.value);
-      if (!v) return badValue(ctx);
-      if (!(await sameWorkspace(ctx, v.w))) return;
+      const v = await buttonValue(ctx, jobValue, a.action.value);
+      if (!v) return;
       try {
         await showJob(ctx, v.s, v.j, replace);
       } catch (e) {
@@ -58,9 +56,8 @@ export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(WM_ACTIONS.jobExport, async (a) => {
     await a.ack();
     const ctx = actionContext(deps, a);
-    const v = decodeValue(jobValue, a.action.value);
-    if (!v) return badValue(ctx);
-    if (!(await sameWorkspace(ctx, v.w))) return;
+    const v = await buttonValue(ctx, jobValue, a.action.value);
+    if (!v) return;
     try {
       const c = await ctx.clients();
       const site = c.site(v.s);

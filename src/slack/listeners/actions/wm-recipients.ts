@@ -6,28 +6,21 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import { explainError } from '../../render/errors.js';
-import {
-  decodeValue,
-  encodeValue,
-  recipientsPageValue,
-  recipientValue,
-  WM_ACTIONS,
-} from '../../render/wm/common.js';
+import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../render/wm/common.js';
 import {
   recipientEditFailedView,
   recipientEditView,
   recipientLoadingView,
 } from '../../render/wm/recipients.js';
 import { showRecipient, showRecipients } from '../commands/wm-recipients.js';
-import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
+import { actionContext, buttonValue, respondError } from '../support.js';
 
 export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.recipientsPage}`), async (a) => {
     await a.ack();
     const ctx = actionContext(deps, a);
-    const v = decodeValue(recipientsPageValue, a.action.value);
-    if (!v) return badValue(ctx);
-    if (!(await sameWorkspace(ctx, v.w))) return;
+    const v = await buttonValue(ctx, recipientsPageValue, a.action.value);
+    if (!v) return;
     try {
       await showRecipients(
         ctx,
@@ -48,9 +41,8 @@ export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(WM_ACTIONS.recipientDetails, async (a) => {
     await a.ack();
     const ctx = actionContext(deps, a);
-    const v = decodeValue(recipientValue, a.action.value);
-    if (!v) return badValue(ctx);
-    if (!(await sameWorkspace(ctx, v.w))) return;
+    const v = await buttonValue(ctx, recipientValue, a.action.value);
+    if (!v) return;
     try {
       await showRecipient(ctx, v.s, String(v.r));
     } catch (e) {
@@ -61,9 +53,8 @@ export function register(app: App, deps: AppDeps): void {
   app.action<BlockButtonAction>(WM_ACTIONS.recipientEdit, async (a) => {
     await a.ack();
     const ctx = actionContext(deps, a);
-    const v = decodeValue(recipientValue, a.action.value);
-    if (!v) return badValue(ctx);
-    if (!(await sameWorkspace(ctx, v.w))) return;
+    const v = await buttonValue(ctx, recipientValue, a.action.value);
+    if (!v) return;
     let viewId: string | undefined;
     try {
       // The trigger id lasts 3 s: open first, then read the service.

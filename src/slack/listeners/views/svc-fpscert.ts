@@ -19,7 +19,7 @@ import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../render/svc/fpsce
 import { infoView } from '../../render/svc/settings.js';
 import { requireAdminForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
-import { audited, errorOptions, logError, readMetadata, viewContext } from '../support.js';
+import { audited, errorOptions, logError, modalMeta, viewContext } from '../support.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
 
@@ -33,14 +33,15 @@ function fileId(values: any, block: string): string | undefined {
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.fpsCert, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = readMetadata(metaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: { [FPS_BLOCK.ask]: 'This form is out of date: run /drm fpscert again.' },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      FPS_BLOCK.ask,
+      'This form is out of date: run /drm fpscert again.',
+    );
+    if (!meta) return;
     if (
       !(await requireAdminForView(
         ctx,

@@ -3,19 +3,13 @@ import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { AppDeps } from '../../deps.js';
+import type { Message } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
 import { code, esc, userMention } from '../../render/mrkdwn.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { GROUP_BLOCK, MEMBERS_PAGE_SIZE, membersMessage } from '../../render/svc/members.js';
 import { requireAdminForView } from '../../roles.js';
-import {
-  audited,
-  errorOptions,
-  logError,
-  readMetadata,
-  sendViaResponseUrl,
-  viewContext,
-} from '../support.js';
+import { audited, errorOptions, logError, modalMeta, replyFromModal, viewContext } from '../support.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
@@ -27,14 +21,15 @@ const metaSchema = z.object({
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.memberGroup, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = readMetadata(metaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: { [GROUP_BLOCK]: 'This form is out of date: run /drm members again.' },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      GROUP_BLOCK,
+      'This form is out of date: run /drm members again.',
+    );
+    if (!meta) return;
     if (
       !(await requireAdminForView(
         ctx,
@@ -51,10 +46,7 @@ export function register(app: App, deps: AppDeps): void {
       return;
     }
     await ack();
-    const deliver = async (msg: Parameters<typeof ctx.respond>[0], replace: boolean) => {
-      const sent = meta.ru ? await sendViaResponseUrl(deps, meta.ru, msg, replace).catch(() => false) : false;
-      if (!sent) await ctx.respond(msg);
-    };
+    const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
     try {
       const svc = (await ctx.clients()).service();
       const r = await audited(

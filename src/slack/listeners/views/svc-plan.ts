@@ -8,13 +8,14 @@ import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { AppDeps } from '../../deps.js';
+import type { Message } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { PLAN_BLOCK } from '../../render/svc/plan.js';
 import { requireAdminForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
 import { runPlanAction } from '../commands/svc-plan.js';
-import { errorOptions, logError, readMetadata, sendViaResponseUrl, viewContext } from '../support.js';
+import { errorOptions, logError, modalMeta, replyFromModal, viewContext } from '../support.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
@@ -26,16 +27,15 @@ const metaSchema = z.object({
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.planRequest, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = readMetadata(metaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: {
-          [PLAN_BLOCK.service]: 'This form is out of date or from another workspace: run /drm plan again.',
-        },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      PLAN_BLOCK.service,
+      'This form is out of date or from another workspace: run /drm plan again.',
+    );
+    if (!meta) return;
     const spec = PLAN_ACTIONS[meta.a];
     if (
       spec.role === 'admin' &&
@@ -64,10 +64,7 @@ export function register(app: App, deps: AppDeps): void {
       return;
     }
     await ack();
-    const deliver = async (msg: Parameters<typeof ctx.respond>[0], replace: boolean) => {
-      const sent = meta.ru ? await sendViaResponseUrl(deps, meta.ru, msg, replace).catch(() => false) : false;
-      if (!sent) await ctx.respond(msg);
-    };
+    const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const { card } = await runPlanAction(ctx, {

@@ -13,7 +13,7 @@ import { SVC_VIEWS } from '../../render/svc/common.js';
 import { infoView, SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from '../../render/svc/settings.js';
 import { requireAdminForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
-import { audited, errorOptions, logError, readMetadata, viewContext } from '../support.js';
+import { audited, errorOptions, logError, modalMeta, viewContext } from '../support.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
 
@@ -26,14 +26,15 @@ const FIELD_BLOCK: Record<string, string> = {
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SVC_VIEWS.settingsEdit, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = readMetadata(metaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: { [SETTINGS_BLOCK.duration]: 'This form is out of date: run /drm settings again.' },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      SETTINGS_BLOCK.duration,
+      'This form is out of date: run /drm settings again.',
+    );
+    if (!meta) return;
     if (
       !(await requireAdminForView(
         ctx,

@@ -16,9 +16,9 @@ import type { AppDeps } from '../../deps.js';
 import { modal, section } from '../../render/blocks.js';
 import { explainError } from '../../render/errors.js';
 import { code, esc } from '../../render/mrkdwn.js';
-import { decodeValue, WM_VIEWS } from '../../render/wm/common.js';
+import { WM_VIEWS } from '../../render/wm/common.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage } from '../../render/wm/recipients.js';
-import { replaceViaResponseUrl, viewContext } from '../support.js';
+import { modalMeta, replaceViaResponseUrl, viewContext } from '../support.js';
 
 const metaSchema = z.object({
   w: z.string(),
@@ -45,14 +45,15 @@ function fieldErrors(r: Extract<EditResult, { ok: false }>): Record<string, stri
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(WM_VIEWS.recipientEdit, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context });
-    const meta = decodeValue(metaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: { [RECIPIENT_EDIT_BLOCK.name]: 'This form is out of date. Close it and press Edit again.' },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      RECIPIENT_EDIT_BLOCK.name,
+      'This form is out of date. Close it and press Edit again.',
+    );
+    if (!meta) return;
     const values = view.state.values;
     const name = (values[RECIPIENT_EDIT_BLOCK.name]?.value?.value ?? '').trim();
     const description = (values[RECIPIENT_EDIT_BLOCK.description]?.value?.value ?? '').trim();

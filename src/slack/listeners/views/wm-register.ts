@@ -42,7 +42,7 @@ import {
   registerStartedView,
 } from '../../render/wm/register.js';
 import { startBackgroundRegistration } from '../actions/wm-register-run.js';
-import { viewContext } from '../support.js';
+import { modalMeta, viewContext } from '../support.js';
 
 const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
 
@@ -132,14 +132,15 @@ function formSite(view: ViewOutput): string | undefined {
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(WM_VIEWS.registerForm, async ({ ack, body, view, client, context }) => {
     const ctx = viewContext(deps, { body, client, context });
-    const meta = decodeValue(formMetaSchema, view.private_metadata);
-    if (!meta || meta.w !== ctx.workspace) {
-      await ack({
-        response_action: 'errors',
-        errors: { [REGISTER_BLOCK.text]: 'This form is out of date. Close it and run /dwm register again.' },
-      });
-      return;
-    }
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      formMetaSchema,
+      view.private_metadata,
+      REGISTER_BLOCK.text,
+      'This form is out of date. Close it and run /dwm register again.',
+    );
+    if (!meta) return;
     const text = formText(view);
     const fileId = formFileId(view);
     const siteId = formSite(view) ?? meta.s;
