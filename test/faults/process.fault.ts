@@ -161,7 +161,7 @@ describe('kill -9 of the bot', () => {
         expect(c.missing).toEqual([]);
         expect(c.duplicated).toBe(0);
         return {
-          outcome: `${jobs.length} jobs, ${KILLS} kills (${onCall} right after a Slack call): all notified once`,
+          outcome: `${jobs.length} jobs, ${KILLS} kills (${onCall} after a Slack call), ${digestTexts(fake.allMessages()).length} digests: all notified once`,
           lost: c.lost,
           duplicated: c.duplicated,
         };
