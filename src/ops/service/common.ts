@@ -6,8 +6,15 @@
 import type { z } from 'zod';
 import { SERVICE_CODE, type ServiceCode } from '../../api/codes.js';
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
-import type { PageQuery, SvcPage } from '../../api/types.js';
-import { checkPageIndex, checkPageUnit, checkSiteId, LIMITS } from '../../api/validate.js';
+import type { DateRange, PageQuery, SvcPage } from '../../api/types.js';
+import {
+  checkDate,
+  checkDateRange,
+  checkPageIndex,
+  checkPageUnit,
+  checkSiteId,
+  LIMITS,
+} from '../../api/validate.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
 export function opsEndpoint(name: string): string {
@@ -117,6 +124,25 @@ export function toPageQuery(endpoint: string, input: PageInput): PageQuery {
   }
   if (issues.length > 0) throw new ValidationError(endpoint, issues);
   return q;
+}
+
+/**
+ * The user's `from:`/`to:` days into a list query: each a valid yyyy-MM-dd, `from` not after
+ * `to` (ValidationError naming the field otherwise).
+ */
+export function applyDates(endpoint: string, f: DateRange, q: DateRange): void {
+  if (f.from !== undefined) {
+    const e = checkDate(f.from);
+    if (e) invalid(endpoint, 'from', e);
+    q.from = f.from;
+  }
+  if (f.to !== undefined) {
+    const e = checkDate(f.to);
+    if (e) invalid(endpoint, 'to', e);
+    q.to = f.to;
+  }
+  const range = checkDateRange(f.from, f.to);
+  if (range) invalid(endpoint, 'from', range);
 }
 
 /** One page as the Slack side needs it. */

@@ -19,9 +19,10 @@ import type {
   SvcPage,
   TimeValue,
 } from '../../api/types.js';
-import { checkDate, checkDateRange, LIMITS } from '../../api/validate.js';
+import { LIMITS } from '../../api/validate.js';
 import { type CsvColumn, writeCsv } from '../csv.js';
 import {
+  applyDates,
   invalid,
   opsEndpoint,
   type PageInput,
@@ -87,21 +88,6 @@ export const SEARCH_OPTIONS: Readonly<
   device: 'device_id',
   model: 'device_model',
 };
-
-function applyDates(endpoint: string, f: DateFilters, q: DrmListQuery): void {
-  if (f.from !== undefined) {
-    const e = checkDate(f.from);
-    if (e) invalid(endpoint, 'from', e);
-    q.from = f.from;
-  }
-  if (f.to !== undefined) {
-    const e = checkDate(f.to);
-    if (e) invalid(endpoint, 'to', e);
-    q.to = f.to;
-  }
-  const range = checkDateRange(f.from, f.to);
-  if (range) invalid(endpoint, 'from', range);
-}
 
 /** `drm:widevine` -> "Widevine"; unknown names are refused with the list of valid ones. */
 export function parseDrmType(input: string, endpoint = opsEndpoint('drm')): string {

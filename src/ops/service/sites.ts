@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { PRODUCT_STATUS, type ProductStatusCode, type ServiceCode } from '../../api/codes.js';
 import type { AdditionalSiteRequest, AdditionalSiteRequestQuery, ServiceClient } from '../../api/types.js';
-import { checkDate, checkDateRange } from '../../api/validate.js';
 import {
+  applyDates,
   invalid,
   opsEndpoint,
   type PageInput,
@@ -124,18 +124,7 @@ export function toSiteRequestQuery(filters: SiteRequestFilters): AdditionalSiteR
   const endpoint = opsEndpoint('sites.requests');
   const f = parseInput(endpoint, siteRequestFilters, filters);
   const q: AdditionalSiteRequestQuery = { ...toPageQuery(endpoint, f) };
-  if (f.from !== undefined) {
-    const e = checkDate(f.from);
-    if (e) invalid(endpoint, 'from', e);
-    q.from = f.from;
-  }
-  if (f.to !== undefined) {
-    const e = checkDate(f.to);
-    if (e) invalid(endpoint, 'to', e);
-    q.to = f.to;
-  }
-  const range = checkDateRange(f.from, f.to);
-  if (range) invalid(endpoint, 'from', range);
+  applyDates(endpoint, f, q);
   if (f.status !== undefined) q.reqStatus = f.status;
   if (f.account !== undefined && f.site !== undefined) {
     invalid(
