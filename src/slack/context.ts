@@ -163,3 +163,14 @@ export function createContext(input: ContextInput): CommandContext {
   if (input.triggerId) ctx.triggerId = input.triggerId;
   return ctx;
 }
+
+/** Options of an error reply: the reference id, the command, and who the admins are (never throws). */
+export async function errorOptions(ctx: CommandContext) {
+  let admins: string | undefined;
+  try {
+    admins = await ctx.admins();
+  } catch {
+    admins = undefined;
+  }
+  return { refId: ctx.refId, command: ctx.command, ...(admins ? { admins } : {}) };
+}

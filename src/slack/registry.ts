@@ -9,7 +9,7 @@
  */
 
 import { commandsTotal } from '../metrics.js';
-import type { CommandContext } from './context.js';
+import { type CommandContext, errorOptions } from './context.js';
 import {
   type ArgsOf,
   type ArgsSpec,
@@ -250,7 +250,7 @@ export class CommandRegistry {
       await entry.handler(ctx, { ...parsed.values, share: parsed.share } as never);
     } catch (e) {
       outcome = 'error';
-      const opts = await this.errOptsWithAdmins(ctx);
+      const opts = await errorOptions(ctx);
       const ex = explainError(e, opts);
       if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId, command: what }, 'command failed');
       else ctx.logger.info({ refId: ctx.refId, command: what, kind: (e as Error)?.name }, 'command failed');
@@ -266,16 +266,6 @@ export class CommandRegistry {
 
   private errOpts(ctx: CommandContext) {
     return { refId: ctx.refId, command: ctx.command };
-  }
-
-  private async errOptsWithAdmins(ctx: CommandContext) {
-    let admins: string | undefined;
-    try {
-      admins = await ctx.admins();
-    } catch {
-      admins = undefined;
-    }
-    return { refId: ctx.refId, command: ctx.command, ...(admins ? { admins } : {}) };
   }
 }
 

@@ -8,7 +8,7 @@
 import type { RespondFn } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { type CommandContext, createContext, type SlashCommand } from '../context.js';
+import { type CommandContext, createContext, errorOptions, type SlashCommand } from '../context.js';
 import type { AppDeps } from '../deps.js';
 import { DEFAULT_SLACK_API_URL, trustedSlackUrl } from '../files.js';
 import type { Message } from '../render/blocks.js';
@@ -116,16 +116,7 @@ export async function buttonValue<T extends { w: string }>(
   return (await sameWorkspace(ctx, v.w)) ? v : undefined;
 }
 
-/** Error options with who the admins are (never throws). */
-export async function errorOptions(ctx: CommandContext) {
-  let admins: string | undefined;
-  try {
-    admins = await ctx.admins();
-  } catch {
-    admins = undefined;
-  }
-  return { refId: ctx.refId, command: ctx.command, ...(admins ? { admins } : {}) };
-}
+export { errorOptions };
 
 /** Log an error at the right level (unexpected ones with the reference id). */
 export function logError(ctx: CommandContext, what: string, err: unknown, opts: { refId: string }): void {

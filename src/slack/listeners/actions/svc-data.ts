@@ -16,13 +16,8 @@ import { uploadFile } from '../../files.js';
 import { message } from '../../render/blocks.js';
 import { errorBlocks } from '../../render/errors.js';
 import { dataValue, packagingValue, SVC_ACTIONS } from '../../render/svc/common.js';
-import {
-  exportDoneMessage,
-  exportProgressMessage,
-  exportStartedMessage,
-  packagingMessage,
-} from '../../render/svc/data.js';
-import { showData } from '../commands/svc-data.js';
+import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from '../../render/svc/data.js';
+import { packagingReply, showData } from '../commands/svc-data.js';
 import { actionContext, buttonValue, dmChannel, errorOptions, logError, respondError } from '../support.js';
 import { serviceFor } from './svc-support.js';
 
@@ -55,17 +50,7 @@ export function register(app: App, deps: AppDeps): void {
         const siteId = c.site(decodeCursor(v.c).siteId);
         const page = await listPackaging(c.service(), { cursor: v.c });
         const tz = await ctx.timeZone();
-        await ctx.respond(
-          packagingMessage(page.items, page.nextCursor, {
-            workspace: ctx.workspace,
-            siteId,
-            timeZone: tz,
-            userId: ctx.userId,
-            atMs: deps.now(),
-            refId: ctx.refId,
-            continued: true,
-          }),
-        );
+        await ctx.respond(packagingReply(ctx, siteId, page, tz, true));
       } catch (e) {
         await respondError(ctx, "Couldn't load more packaging records", e);
       }

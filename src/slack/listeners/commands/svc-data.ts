@@ -4,6 +4,7 @@
  * against the previous month). Members may run all of them.
  */
 import { z } from 'zod';
+import type { PackagingPage } from '../../../ops/service/drm-data.js';
 import {
   getStatsComparison,
   listCids,
@@ -15,6 +16,7 @@ import {
 import type { CommandContext } from '../../context.js';
 import { option, optional, values } from '../../parse.js';
 import { registry } from '../../registry.js';
+import type { Message } from '../../render/blocks.js';
 import type { DataFilters, DataKind } from '../../render/svc/common.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from '../../render/svc/data.js';
 import { statsMessage } from '../../render/svc/stats.js';
@@ -22,6 +24,25 @@ import { serviceFor } from '../actions/svc-support.js';
 import { siteOption } from './svc-plan.js';
 
 /** Fetch one page of a kind and answer with the table (replacing the card for paging buttons). */
+/** A page of the packaging history (`continued`: a "More" page under the earlier ones). */
+export function packagingReply(
+  ctx: CommandContext,
+  siteId: string,
+  page: PackagingPage,
+  timeZone: string,
+  continued = false,
+): Message {
+  return packagingMessage(page.items, page.nextCursor, {
+    workspace: ctx.workspace,
+    siteId,
+    timeZone,
+    userId: ctx.userId,
+    atMs: ctx.deps.now(),
+    refId: ctx.refId,
+    ...(continued ? { continued: true } : {}),
+  });
+}
+
 export async function showData(
   ctx: CommandContext,
   kind: DataKind,
@@ -184,16 +205,7 @@ registry.add({
     const { svc, siteId } = await serviceFor(ctx, args.site);
     const filters = pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']);
     const [page, tz] = await Promise.all([listPackaging(svc, { siteId, filters }), ctx.timeZone()]);
-    await ctx.respond(
-      packagingMessage(page.items, page.nextCursor, {
-        workspace: ctx.workspace,
-        siteId,
-        timeZone: tz,
-        userId: ctx.userId,
-        atMs: ctx.deps.now(),
-        refId: ctx.refId,
-      }),
-    );
+    await ctx.respond(packagingReply(ctx, siteId, page, tz));
   },
 });
 
