@@ -46,7 +46,12 @@ export const childMessageSchema = z.discriminatedUnion('type', [
       heapUsedMb: z.number(),
       externalMb: z.number(),
     }),
+    /** Peak RSS of the whole life, baseline cycle included. */
     maxRssMb: z.number(),
+    /** Peak RSS of the measured window (the 5 cycles), when peakReset. */
+    windowPeakRssMb: z.number(),
+    /** The RSS high-water mark was reset at the start of the window (Linux /proc/self/clear_refs). */
+    peakReset: z.boolean(),
   }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);

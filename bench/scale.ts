@@ -4,7 +4,9 @@
  * jobs; at every cycle boundary 100 sites (10%, rotating) see one job finish and a new one start.
  *
  * The bot runs in a child process (bench/scale-bot.ts): its CPU time (process.cpuUsage) and peak
- * RSS (process.resourceUsage().maxRSS) are the bot's alone, the emulator stays in this process.
+ * RSS are the bot's alone, the emulator stays in this process. Peak RSS over the 5 cycles is the
+ * kernel's high-water mark (getrusage maxRSS), reset when the window starts (Linux clear_refs);
+ * the whole-life peak, with the start-up burst of the baseline cycle, is reported next to it.
  * Time is virtual (FakeClock): 5 intervals (300 s) are simulated in far less real time, so the
  * CPU share is CPU time / simulated time. The baseline cycle (first, silent poll of every site and
  * its token) runs before the measured window.
@@ -163,17 +165,24 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const capped = all[runs] as ScaleRun;
   for (const r of all) {
     ctx.log(
-      `  scale${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), max RSS ${r.result.maxRssMb.toFixed(0)} MB`,
+      `  scale${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), peak RSS window ${r.result.windowPeakRssMb.toFixed(0)} MB, whole life ${r.result.maxRssMb.toFixed(0)} MB`,
     );
   }
   // Denominator: the nominal simulated window (cycles x interval). The virtual clock also moves
   // during the delivery pacing sleeps; counting those would flatter the share.
   const shares = plain.map((r) => cpuMsOf(r) / windowMs);
   const share = median(shares);
-  const rss = plain.map((r) => r.result.maxRssMb);
+  // Goal figure: the peak RSS over the 5 simulated cycles (the issue's window), from the kernel's
+  // high-water mark reset at the window start; the whole-life peak (the baseline cycle, every site
+  // polled at once at start-up, included) is reported next to it.
+  const resetOk = all.every((r) => r.result.peakReset);
+  const windowPeak = (r: ScaleRun) => (resetOk ? r.result.windowPeakRssMb : r.result.maxRssMb);
+  const rss = plain.map(windowPeak);
   const rssMedian = median(rss);
-  // The run whose RSS is the median (for the detail in the note).
-  const mid = [...plain].sort((a, b) => a.result.maxRssMb - b.result.maxRssMb)[1] as ScaleRun;
+  const life = plain.map((r) => r.result.maxRssMb);
+  const lifeMedian = median(life);
+  // The run whose window peak is the median (for the detail in the note).
+  const mid = [...plain].sort((a, b) => windowPeak(a) - windowPeak(b))[1] as ScaleRun;
   const m = mid.result;
   const mb = (x: number) => `${x.toFixed(0)} MB`;
   const note =
@@ -183,8 +192,11 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     `${m.polls} polls, ${mid.requestsInWindow} service calls (first boundary to end), ${m.posts} Slack posts + ${m.updates} edits (counting poster, no Slack I/O); ` +
     `CPU share = bot-process CPU (user + sys) / simulated time; median of ${runs} independent bot processes run side by side: ${shares.map((s) => `${(s * 100).toFixed(2)} %`).join(', ')}.`;
   const rssNote =
-    `maxRSS of each bot process over its whole life (baseline cycle included), run as ${mid.runtime}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
-    `Median run: maxRSS ${mb(m.maxRssAfterBaselineMb)} when the baseline cycle ended; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)}, used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}); ` +
+    (resetOk
+      ? `peak RSS of each bot process over the ${p.cycles} cycles (kernel high-water mark, reset when the window starts; no forced GC before it)`
+      : 'peak RSS of each bot process over its whole life (the high-water mark could not be reset on this OS)') +
+    `, run as ${mid.runtime}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
+    `Median run: RSS ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)}, used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}); ` +
     `live JS heap after a full GC at the end ${mb(m.heapLiveEndMb)}: the peak is mostly garbage V8 had not collected yet. Ratio is against the 150 MB goal.`;
   const c = capped.result;
   return [
@@ -207,13 +219,22 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
       note: rssNote,
     },
     {
-      figure: '3 peak RSS, heap cap',
-      value: mb(c.maxRssMb),
-      reference: `default flags ${mb(rssMedian)}`,
-      ratio: c.maxRssMb / rssMedian,
+      figure: '3 peak RSS incl. start-up',
+      value: mb(lifeMedian),
+      reference: `window ${mb(rssMedian)}`,
+      ratio: lifeMedian / 150,
       goal: 'info (< 150 MB)',
       pass: undefined,
-      note: `the same load in a bot process started with \`${HEAP_CAP_ARGS.join(' ')}\` (set through NODE_OPTIONS in a deployment): CPU share ${((cpuMsOf(capped) / windowMs) * 100).toFixed(2)} %, live heap at the end ${mb(c.heapLiveEndMb)}, sampled peak heap total ${mb(c.sampledPeak.heapTotalMb)}. One process, information only: the goal rows above use node's default flags.`,
+      note: `whole-life peak RSS of the same processes (median of ${life.map(mb).join(', ')}): it includes the baseline cycle before the window, where all ${p.siteCount} sites are due at once at start-up and ${p.concurrency} polls run in parallel (production's default concurrency is 4). Ratio is against 150 MB.`,
+    },
+    {
+      figure: '3 peak RSS, heap cap',
+      value: mb(windowPeak(capped)),
+      reference: `default flags ${mb(rssMedian)}`,
+      ratio: windowPeak(capped) / rssMedian,
+      goal: 'info (< 150 MB)',
+      pass: undefined,
+      note: `the same load in a bot process started with \`${HEAP_CAP_ARGS.join(' ')}\` (set through NODE_OPTIONS in a deployment), same window: CPU share ${((cpuMsOf(capped) / windowMs) * 100).toFixed(2)} %, whole-life peak ${mb(c.maxRssMb)}, live heap at the end ${mb(c.heapLiveEndMb)}, sampled peak heap total ${mb(c.sampledPeak.heapTotalMb)}. One process, information only: the goal rows above use node's default flags.`,
     },
   ];
 }
