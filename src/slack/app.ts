@@ -8,7 +8,7 @@
  * - Acks go out at once (processBeforeResponse false); a last-resort error handler logs with a
  *   reference id and tells the user that id; Bolt's own logs go through src/log.ts (redacted).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -143,6 +143,58 @@ function rejectFutureTimestamps(receiver: HTTPReceiver, deps: AppDeps): void {
   };
 }
 
+/**
+ * Replay protection. Slack's signature scheme only bounds a request's age (5 minutes): a captured,
+ * correctly signed request could be sent again within that window and would run again (Bolt does
+ * not dedupe). Each (timestamp, signature) pair is claimed once in the store for 6 minutes (a lease
+ * with a one-off holder: SET NX PX on Redis, so replicas share it); a repeat is answered 200 with
+ * no work done, which is also the right answer for a duplicate delivery of the same request. Only
+ * requests carrying both headers are claimed, Bolt still verifies every signature afterwards, and
+ * the claim of a request Bolt refuses is released. If the
+ * store cannot be reached the request is processed (availability first) and the failure is logged.
+ */
+export const REPLAY_WINDOW_MS = 6 * 60_000;
+
+function rejectReplays(receiver: HTTPReceiver, deps: AppDeps): void {
+  const inner = receiver.requestListener;
+  const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  receiver.requestListener = (req, res) => {
+    const sig = header(req.headers['x-slack-signature']);
+    const ts = header(req.headers['x-slack-request-timestamp']);
+    if (req.method !== 'POST' || !sig || !ts) {
+      inner(req, res);
+      return;
+    }
+    const key = `slack-request-${createHash('sha256').update(`${ts}:${sig}`).digest('hex').slice(0, 40)}`;
+    const holder = `once-${randomBytes(8).toString('hex')}`;
+    deps.store.leases.acquire(key, holder, REPLAY_WINDOW_MS).then(
+      (fresh) => {
+        if (fresh) {
+          // A request Bolt refuses (bad signature, stale) keeps no claim: its repeat is refused the
+          // same way rather than answered as a replay.
+          res.on('finish', () => {
+            if (res.statusCode === 401 || res.statusCode === 403) {
+              deps.store.leases.release(key, holder).catch(() => undefined);
+            }
+          });
+          inner(req, res);
+          return;
+        }
+        deps.logger.warn(
+          { path: req.url?.split('?')[0] },
+          'ignored a replayed request (same timestamp and signature)',
+        );
+        req.resume();
+        res.writeHead(200).end();
+      },
+      (err: unknown) => {
+        deps.logger.error({ err }, 'replay check failed (store unreachable): processing the request');
+        inner(req, res);
+      },
+    );
+  };
+}
+
 export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
   const { config, logger } = deps;
   const lifecycle = opts.lifecycle ?? createLifecycle();
@@ -219,6 +271,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       logger: bLogger,
       ...oauth,
     });
+    rejectReplays(receiver, deps);
     rejectFutureTimestamps(receiver, deps);
     base.receiver = receiver;
   }

@@ -170,6 +170,12 @@ export class LocalBackend implements Backend {
   }
 
   async leaseAcquire(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    // Expired leases are otherwise dropped only when their own key is read again; one-off claims
+    // (replay protection) never are, so sweep them once the map grows.
+    if (this.leases.size > 10_000) {
+      const now = Date.now();
+      for (const [k, v] of this.leases) if (v.expiresAt <= now) this.leases.delete(k);
+    }
     const l = this.liveLease(key);
     if (l && l.holder !== holder) return false;
     this.leases.set(key, { holder, expiresAt: Date.now() + ttlMs });

@@ -65,13 +65,9 @@ describe('signatures', () => {
     expect(said(replies)).toContain('/dwm setup');
   });
 
-  // PRODUCT GAP (reported): Slack's scheme accepts a correctly signed request for 5 minutes and
-  // Bolt keeps no record of what it has seen, so a captured request can be replayed within the
-  // window and runs again. Suggested fix in src/slack/app.ts next to rejectFutureTimestamps: keep
-  // the (x-slack-request-timestamp, x-slack-signature) pairs seen in the last 5 minutes in the store
-  // (setIfAbsent with a 5-minute TTL, shared by replicas) and answer a repeat with 200 + no work
-  // (Slack's own retries carry X-Slack-Retry-Num and the same signature: ack them the same way).
-  it.fails('refuses a replayed request (same timestamp and signature) [GAP: no replay protection]', async () => {
+  // Slack's scheme accepts a correctly signed request for 5 minutes; the app claims each
+  // (timestamp, signature) pair once in the store (src/slack/app.ts rejectReplays).
+  it('refuses a replayed request (same timestamp and signature)', async () => {
     const seq = lastSeq(bot);
     const form = new URLSearchParams({
       team_id: bot.ws.teamId,
