@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { median, percentile, renderTable } from '../../bench/lib.js';
+import { residualWaitPercentile } from '../../bench/notify.js';
 import { FIGURES, runBench } from '../../bench/run.js';
 
 describe('bench helpers', () => {
@@ -29,6 +30,20 @@ describe('bench helpers', () => {
     expect(lines[2]).toContain('PASS');
     expect(lines[3]).toContain('MISS');
     expect(lines[4]).toContain('info');
+  });
+});
+
+describe('figure 4 model: wait for the next poll', () => {
+  it('is a uniform share of a fixed period', () => {
+    expect(residualWaitPercentile([60_000], 95)).toBeCloseTo(57_000, -1);
+    expect(residualWaitPercentile([5000], 50)).toBeCloseTo(2500, -1);
+  });
+
+  it('weights long periods by their length (+-10% jitter around 60 s)', () => {
+    const periods = Array.from({ length: 1001 }, (_, i) => 54_000 + (12_000 * i) / 1000);
+    // P(wait > w) = (66 - w)^2 / (2 x 12 x 60) for w in [54, 66] s: p95 at 66 - sqrt(72) = 57.51 s.
+    expect(residualWaitPercentile(periods, 95)).toBeCloseTo(57_515, -2);
+    expect(residualWaitPercentile(periods, 95)).toBeGreaterThan(residualWaitPercentile([60_000], 95));
   });
 });
 
