@@ -5,7 +5,7 @@
  * each 2000, header 150, button text 75, action_id/block_id 255, 25 elements per actions block,
  * context 10 elements, modal title 24, submit/close 24, plain_text_input max_length 3000.
  */
-import { truncate } from './mrkdwn.js';
+import { truncate, truncateMrkdwn } from './mrkdwn.js';
 
 export const LIMITS = {
   messageBlocks: 50,
@@ -121,9 +121,10 @@ export const plain = (text: string, max: number = LIMITS.sectionText): PlainText
   text: truncate(text, max) || ' ',
   emoji: true,
 });
+/** mrkdwn text, cut at `max` without splitting an entity, a `<…>` token or a code span (review #9). */
 export const md = (text: string, max: number = LIMITS.sectionText): Mrkdwn => ({
   type: 'mrkdwn',
-  text: truncate(text, max) || ' ',
+  text: truncateMrkdwn(text, max) || ' ',
 });
 
 const id = (s: string) => truncate(s, LIMITS.id);
@@ -303,7 +304,7 @@ export interface Message {
 }
 
 export function message(text: string, blocks?: Block[], more?: (hidden: number) => string): Message {
-  const m: Message = { text: truncate(text, LIMITS.messageText) };
+  const m: Message = { text: truncateMrkdwn(text, LIMITS.messageText) };
   if (blocks) m.blocks = fitMessage(blocks, more);
   return m;
 }

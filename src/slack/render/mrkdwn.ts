@@ -53,6 +53,29 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
+ * `truncate` for mrkdwn that is already escaped (review #9): the cut never ends inside an entity
+ * (`&amp;`), a `<…>` token (`<!date^…|…>`, `<@U…>`, a link) or an inline code / code block span,
+ * which would otherwise render as raw text. The unfinished piece is dropped whole and `…` ends the
+ * text. Text within `max` is returned unchanged.
+ */
+export function truncateMrkdwn(text: string, max: number): string {
+  const cut = truncate(text, max);
+  if (cut === text || cut.length === 0) return cut;
+  let out = cut.slice(0, -1); // without the ellipsis
+  // An entity cut short: "&am".
+  out = out.replace(/&[a-zA-Z#0-9]*$/, '');
+  // An unclosed <…> token.
+  const open = out.lastIndexOf('<');
+  if (open > out.lastIndexOf('>')) out = out.slice(0, open);
+  // An unclosed code block (```), then an unclosed inline code span (`).
+  const fences = out.split('```').length - 1;
+  if (fences % 2 === 1) out = out.slice(0, out.lastIndexOf('```'));
+  const ticks = out.replace(/```/g, '').split('`').length - 1;
+  if (ticks % 2 === 1) out = out.slice(0, out.lastIndexOf('`'));
+  return `${out}\u2026`;
+}
+
+/**
  * A date that each reader sees in their own zone: `<!date^EPOCH^{date_short_pretty} {time}|FALLBACK>`.
  * The fallback (shown by clients that cannot render tokens, notifications, exports) is formatted
  * in `timeZone` (the requesting user's IANA zone), e.g. "2026-11-22 14:05 Asia/Seoul".

@@ -34,7 +34,8 @@ const BUTTON_TEXT: Record<PlanAction, string> = {
 
 /** Exactly what each button will do, for its confirm dialog. */
 function confirmFor(a: PlanAction, state: PlanState): ReturnType<typeof confirmDialog> {
-  const what = `${state.serviceLabel} on site ${state.siteId}`;
+  // The confirm text is mrkdwn: every service-provided string is escaped (review #5).
+  const what = `${esc(state.serviceLabel)} on site ${code(state.siteId)}`;
   switch (a) {
     case 'trial':
       return confirmDialog(
@@ -62,7 +63,7 @@ function confirmFor(a: PlanAction, state: PlanState): ReturnType<typeof confirmD
     default:
       return confirmDialog(
         'Cancel the pending request?',
-        `Cancels request ${state.latest?.requestId ?? ''} (${(state.latest?.typeLabel ?? '').toLowerCase()}) for ${what}. The provider will not act on it. This cannot be undone.`,
+        `Cancels request ${code(state.latest?.requestId ?? '')} (${esc((state.latest?.typeLabel ?? '').toLowerCase())}) for ${what}. The provider will not act on it. This cannot be undone.`,
         'Cancel request',
         'Keep it',
         'danger',

@@ -27,7 +27,7 @@ import {
   message,
   section,
 } from '../blocks.js';
-import { code, dateToken, esc, truncate, userMention } from '../mrkdwn.js';
+import { code, dateToken, esc, truncate, truncateMrkdwn, userMention } from '../mrkdwn.js';
 import { jobStatus } from '../status.js';
 
 /** Action ids of the card buttons (handled in listeners/actions/watch-job-*.ts). */
@@ -80,7 +80,7 @@ function title(j: JobSummary): string {
 
 /** Plain fallback text (notifications, screen readers): escaped, no blocks needed. */
 function fallback(j: JobSummary, what: string): string {
-  return truncate(`Job ${j.jobId} · ${esc(truncate(j.contentId, NAME_MAX))}: ${what}`, 3000);
+  return truncateMrkdwn(`Job ${j.jobId} · ${esc(truncate(j.contentId, NAME_MAX))}: ${what}`, 3000);
 }
 
 function statusWord(s: JobStatusCode): string {
