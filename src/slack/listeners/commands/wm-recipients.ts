@@ -11,6 +11,7 @@ import { resolveRecipient } from '../../../ops/recipients.js';
 import type { CommandContext } from '../../context.js';
 import { option, required, rest, values } from '../../parse.js';
 import { registry } from '../../registry.js';
+import { RECIPIENT_SEARCH_LIMITS } from '../../render/wm/common.js';
 import {
   recipientCardMessage,
   recipientListMessage,
@@ -46,10 +47,18 @@ export async function showRecipients(
     if (d.ok) dates[field] = d.date;
     else issues.push({ field, message: d.message });
   }
+  const keywords = (q.keywords ?? []).filter((k) => k.trim() !== '');
+  // The paging buttons carry the keywords: refuse a search they cannot carry (review #6).
+  const chars = keywords.reduce((n, k) => n + k.length, 0);
+  if (keywords.length > RECIPIENT_SEARCH_LIMITS.keywords || chars > RECIPIENT_SEARCH_LIMITS.chars) {
+    issues.push({
+      field: 'keywords',
+      message: `use at most ${RECIPIENT_SEARCH_LIMITS.keywords} keywords and ${RECIPIENT_SEARCH_LIMITS.chars.toLocaleString('en-US')} characters in total (you gave ${keywords.length} keywords, ${chars.toLocaleString('en-US')} characters); a shorter part of a name matches more names.`,
+    });
+  }
   const range = checkDateRange(dates.from, dates.to);
   if (range) issues.push({ field: 'from', message: range });
   if (issues.length) throw new ValidationError('recipients', issues);
-  const keywords = (q.keywords ?? []).filter((k) => k.trim() !== '');
   const timeZone = offsetOf(tz, dates.from ? Date.parse(`${dates.from}T12:00:00Z`) : now);
   const page = await wm.searchRecipients(site, {
     ...(keywords.length ? { keywords } : {}),

@@ -51,10 +51,19 @@ export type JobsPageValue = z.infer<typeof jobsPageValue>;
 export const jobValue = z.object({ ...base, j: z.number().int().positive() });
 export type JobValue = z.infer<typeof jobValue>;
 
+/**
+ * Limits of a `/dwm recipients` search (review #6), checked by the command with a clear message
+ * so the paging buttons can always carry the filters: at most 40 keywords (the keyword batch that
+ * ops/recipients.ts sends in one search call) and 1,500 characters of keywords in total, which
+ * keeps the Next/Prev value (keywords as JSON plus workspace, site, page and dates) under Slack's
+ * 2,000 characters.
+ */
+export const RECIPIENT_SEARCH_LIMITS = { keywords: 40, chars: 1500 } as const;
+
 export const recipientsPageValue = z.object({
   ...base,
   p: z.number().int().min(1),
-  k: z.array(z.string().max(128)).max(20).optional(),
+  k: z.array(z.string().max(128)).max(RECIPIENT_SEARCH_LIMITS.keywords).optional(),
   fr: z.string().max(10).optional(),
   to: z.string().max(10).optional(),
 });

@@ -10,6 +10,7 @@ import {
   context,
   fields,
   header,
+  LIMITS,
   type Message,
   type ModalView,
   message,
@@ -24,6 +25,7 @@ import {
   count,
   encodeValue,
   type RecipientsPageValue,
+  recipientsPageValue,
   timeText,
   WM_ACTIONS,
   WM_VIEWS,
@@ -73,19 +75,27 @@ export function recipientListMessage(input: RecipientListInput): Message {
       ),
     );
   }
-  const pageValue = (p: number): string => {
+  const pageValue = (p: number): string | undefined => {
     const v: RecipientsPageValue = { w: input.workspace, s: siteId, p };
     const f = input.filters;
     if (f.keywords?.length) v.k = f.keywords;
     if (f.from) v.fr = f.from;
     if (f.to) v.to = f.to;
-    return encodeValue(v);
+    // A search the buttons cannot carry (the command refuses one, but a renderer never throws):
+    // no paging buttons, the context line says how to page instead (review #6).
+    if (!recipientsPageValue.safeParse(v).success) return undefined;
+    const s = JSON.stringify(v);
+    return s.length <= LIMITS.buttonValue ? encodeValue(v) : undefined;
   };
   const nav: ReturnType<typeof button>[] = [];
-  if (pageIndex > 1)
-    nav.push(button('◀ Prev', `${WM_ACTIONS.recipientsPage}_prev`, { value: pageValue(pageIndex - 1) }));
-  if (pageIndex < pages)
-    nav.push(button('Next ▶', `${WM_ACTIONS.recipientsPage}_next`, { value: pageValue(pageIndex + 1) }));
+  let unpageable = false;
+  const navButton = (label: string, dir: 'prev' | 'next', p: number) => {
+    const value = pageValue(p);
+    if (value === undefined) unpageable = true;
+    else nav.push(button(label, `${WM_ACTIONS.recipientsPage}_${dir}`, { value }));
+  };
+  if (pageIndex > 1) navButton('◀ Prev', 'prev', pageIndex - 1);
+  if (pageIndex < pages) navButton('Next ▶', 'next', pageIndex + 1);
   if (items.length > 0) {
     const first = (pageIndex - 1) * pageUnit + 1;
     blocks.push(
@@ -95,6 +105,12 @@ export function recipientListMessage(input: RecipientListInput): Message {
     );
   }
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
+  if (unpageable)
+    blocks.push(
+      context(
+        `This search is too long for paging buttons: run the command again with ${code('page:N')}, or with fewer keywords.`,
+      ),
+    );
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);
 }
