@@ -30,7 +30,7 @@ serveRpc({
     fake = await FakeSlack.start();
     // The fake's HTTP server hints "Keep-Alive: timeout=1"; undici (the app's fetch) keeps a socket
     // only for the hint minus 2 s, so it closed the connection after EVERY response_url answer and
-    // opened a new one (about 15% of the real app's CPU in a profile). Slack's endpoints keep
+    // opened a new one (about 10% of the real app's CPU in a profile). Slack's endpoints keep
     // connections open: give the fake Slack's server a Slack-like idle timeout. (The server is a
     // private field of FakeSlack; when it cannot be found the default stays and the note says so.)
     const server = (fake as unknown as { server?: unknown }).server;
