@@ -409,8 +409,12 @@ export function toPackagingQuery(filters: PackagingFilters): PackagingQuery {
   return q;
 }
 
-/** Slack's limit for a button value. */
-export const CURSOR_MAX_CHARS = 2000;
+/**
+ * Longest cursor: Slack's 2,000 characters of a button value minus 100 for the wrapper the Slack
+ * layer puts around it (`{"w":"<workspace id, at most 64>","c":"…"}`), so every cursor this op
+ * makes fits a "More" button (review #7).
+ */
+export const CURSOR_MAX_CHARS = 1900;
 
 /** Everything needed to fetch the next packaging page: site, filters and the keyset position. */
 export interface PackagingCursor {

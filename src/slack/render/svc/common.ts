@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { TimeValue } from '../../../api/types.js';
+import { CURSOR_MAX_CHARS } from '../../../ops/service/drm-data.js';
 import { LIMITS } from '../blocks.js';
 import { esc, formatTime, truncate } from '../mrkdwn.js';
 
@@ -81,7 +82,7 @@ export const dataValue = z.object({
 export type DataValue = z.infer<typeof dataValue>;
 
 /** Packaging "More": the op's own cursor (site, filters and keyset position, base64url). */
-export const packagingValue = z.object({ w: ws, c: z.string().min(1).max(1900) });
+export const packagingValue = z.object({ w: ws, c: z.string().min(1).max(CURSOR_MAX_CHARS) });
 export type PackagingValue = z.infer<typeof packagingValue>;
 
 export const siteRequestsFilters = z

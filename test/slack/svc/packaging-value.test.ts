@@ -1,0 +1,17 @@
+/**
+ * Review #7: every packaging cursor the op makes fits the "More" button value with its wrapper,
+ * and the button's schema accepts it.
+ */
+import { describe, expect, it } from 'vitest';
+import { CURSOR_MAX_CHARS } from '../../../src/ops/service/drm-data.js';
+import { LIMITS } from '../../../src/slack/render/blocks.js';
+import { decodeValue, encodeValue, packagingValue } from '../../../src/slack/render/svc/common.js';
+
+describe('packaging More value', () => {
+  it('the longest cursor of the op, with the longest workspace id, encodes and decodes', () => {
+    const v = { w: 'T'.repeat(64), c: 'a'.repeat(CURSOR_MAX_CHARS) };
+    const raw = encodeValue(v);
+    expect(raw.length).toBeLessThanOrEqual(LIMITS.buttonValue);
+    expect(decodeValue(packagingValue, raw)).toEqual(v);
+  });
+});
