@@ -32,6 +32,7 @@ import type { CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
 import { FileReadError, readSlackFile } from '../../files.js';
 import { explainError } from '../../render/errors.js';
+import { esc } from '../../render/mrkdwn.js';
 import { decodeValue, draftValue, encodeValue, WM_VIEWS } from '../../render/wm/common.js';
 import {
   REGISTER_BLOCK,
@@ -75,7 +76,7 @@ export async function planIntoView(
     const tooMany = checkEntryCount(parsed);
     if (tooMany) {
       await saveDraft(deps, ctx.workspace, draft);
-      await client.views.update({ view_id: viewId, view: registerProblemView(tooMany, meta) as never });
+      await client.views.update({ view_id: viewId, view: registerProblemView(esc(tooMany), meta) as never });
       return;
     }
     if (parsed.entries.length + parsed.errors.length === 0) {
@@ -105,7 +106,8 @@ export async function planIntoView(
       .update({
         view_id: viewId,
         view: registerProblemView(
-          `Couldn't check the list. ${ex.why.replace(/[`*]/g, '')} ${ex.next.replace(/[`*]/g, '')}`,
+          // explainError's text is escaped mrkdwn already: passed as is (review #8).
+          `Couldn't check the list. ${ex.why} ${ex.next}`,
           meta,
         ) as never,
       })
@@ -194,7 +196,7 @@ export function register(app: App, deps: AppDeps): void {
         await client.views
           .update({
             view_id: view.id,
-            view: registerProblemView(msg, formMetadata(ctx.workspace, siteId, draft.id)) as never,
+            view: registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id)) as never,
           })
           .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
         return;

@@ -202,8 +202,9 @@ export function recipientEditView(r: Recipient, siteId: string, privateMetadata:
   );
 }
 
+/** `why` is mrkdwn that is already escaped (e.g. built from `explainError`): not escaped again (review #8). */
 export function recipientEditFailedView(why: string): ModalView {
-  return modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(`:warning: ${esc(why)}`)], {
+  return modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(`:warning: ${why}`)], {
     close: 'Close',
   });
 }

@@ -106,12 +106,17 @@ export function registerCheckingView(what = 'Checking the list against the servi
   ]);
 }
 
+/**
+ * The problem is mrkdwn that is already escaped (bot text, `explainError` output, or foreign text
+ * passed through `esc()` by the caller): it is not escaped again, so a service message's "<" shows
+ * as "<", not "&lt;" (review #8).
+ */
 export function registerProblemView(problem: string, privateMetadata: string): ModalView {
   return modal(
     WM_VIEWS.registerChecking,
     REGISTER_TITLE,
     [
-      section(`:warning: ${esc(problem)}`),
+      section(`:warning: ${problem}`),
       actions([button('Back to edit', WM_ACTIONS.registerBack, { value: privateMetadata })]),
     ],
     { close: 'Close' },

@@ -1,0 +1,25 @@
+/**
+ * Review #8: the problem views take mrkdwn that is already escaped and do not escape it again.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../../src/api/errors.js';
+import { explainError } from '../../../src/slack/render/errors.js';
+import { esc } from '../../../src/slack/render/mrkdwn.js';
+import { recipientEditFailedView } from '../../../src/slack/render/wm/recipients.js';
+import { registerProblemView } from '../../../src/slack/render/wm/register.js';
+
+describe('problem views escape once', () => {
+  const ex = explainError(new ServiceError('recipients.get', 'E1', 'id < 0 & bad'), { refId: 'r1' });
+
+  it('recipientEditFailedView shows explainError text once-escaped', () => {
+    const text = JSON.stringify(recipientEditFailedView(`Couldn't load. ${ex.why}`));
+    expect(text).toContain('id &lt; 0 &amp; bad');
+    expect(text).not.toContain('&amp;lt;');
+  });
+
+  it('registerProblemView keeps an escaped file name escaped once and a live token impossible', () => {
+    const text = JSON.stringify(registerProblemView(esc('<!channel> & x.csv is not a text file'), '{}'));
+    expect(text).toContain('&lt;!channel&gt; &amp; x.csv');
+    expect(text).not.toContain('<!channel>');
+  });
+});
