@@ -1,7 +1,9 @@
 /**
- * Details and Export CSV on job cards. The button value carries only the site and job id; the
- * site must be one of the clicking user's workspace's configured sites (so a card can never make
- * workspace B read A's data), and the service is called with B's own credentials.
+ * Details and Export CSV on job cards. The button value carries the card's workspace, site and job
+ * id; a click from another workspace (a Slack Connect channel shows A's card to B's users) is
+ * refused (review #14). The site must be one of the workspace's configured sites, and the service
+ * is called with that workspace's own credentials. Values of cards posted before `w` existed are
+ * still accepted (see `parseJobRef`).
  * Export CSV sends the full task list to the user in a direct message (recipients are not
  * re-posted to the channel).
  */
@@ -16,7 +18,7 @@ import { code } from '../../render/mrkdwn.js';
 import { type JobRef, parseJobRef, WATCH_ACTIONS } from '../../render/watch/card.js';
 import { jobDetailsMessage } from '../../render/watch/details.js';
 import { actionValue } from '../commands/watch-shared.js';
-import { actionContext, dmChannel } from '../support.js';
+import { actionContext, dmChannel, sameWorkspace } from '../support.js';
 
 const badButton = message('This button is out of date.', [
   section('This button is out of date: run `/dwm watches` or look at a newer card.'),
@@ -37,6 +39,7 @@ function onJobButton(
       await ctx.respond(badButton);
       return;
     }
+    if (ref.w !== undefined && !(await sameWorkspace(ctx, ref.w))) return;
     await run(ctx, ref);
   });
 }

@@ -27,7 +27,7 @@ import {
   message,
   section,
 } from '../blocks.js';
-import { code, dateToken, esc, truncate, truncateMrkdwn, userMention } from '../mrkdwn.js';
+import { code, dateToken, esc, truncate, truncateMrkdwn } from '../mrkdwn.js';
 import { jobStatus } from '../status.js';
 
 /** Action ids of the card buttons (handled in listeners/actions/watch-job-*.ts). */
@@ -39,16 +39,28 @@ export const WATCH_ACTIONS = {
   page: 'watch-watches-page',
 } as const;
 
-/** Button value of Details / Export CSV: the site and job only (never a secret). */
+/**
+ * Button value of Details / Export CSV: the workspace of the card, the site and the job (never a
+ * secret). The listener refuses a click from another workspace (Slack Connect channels show the
+ * card to both sides), like every other feature's buttons (review #14).
+ * `w` is optional only for cards posted before it existed: see `parseJobRef`.
+ */
 export interface JobRef {
+  w?: string;
   s: string;
   j: number;
 }
 
-export function jobRefValue(siteId: string, jobId: number): string {
-  return JSON.stringify({ s: siteId, j: jobId } satisfies JobRef);
+export function jobRefValue(workspace: string, siteId: string, jobId: number): string {
+  return JSON.stringify({ w: workspace, s: siteId, j: jobId } satisfies JobRef);
 }
 
+/**
+ * Reads a card button's value; undefined when it is not one. A value without `w` comes from a card
+ * posted by an older version: it is still read (the listener then acts only on the clicking user's
+ * own workspace and its configured sites, the earlier behaviour) so old cards keep working during
+ * the transition; remove that branch once no card older than the upgrade is in use.
+ */
 export function parseJobRef(value: string | undefined): JobRef | undefined {
   try {
     const v = JSON.parse(value ?? '') as Partial<JobRef>;
@@ -56,9 +68,10 @@ export function parseJobRef(value: string | undefined): JobRef | undefined {
       typeof v.s === 'string' &&
       /^[A-Za-z0-9]{1,16}$/.test(v.s) &&
       Number.isSafeInteger(v.j) &&
-      (v.j ?? 0) > 0
+      (v.j ?? 0) > 0 &&
+      (v.w === undefined || (typeof v.w === 'string' && /^[A-Z0-9]{1,64}$/i.test(v.w)))
     )
-      return { s: v.s, j: v.j as number };
+      return v.w === undefined ? { s: v.s, j: v.j as number } : { w: v.w, s: v.s, j: v.j as number };
   } catch {
     // fall through
   }
@@ -125,15 +138,25 @@ function failuresSection(j: JobSummary): Block | undefined {
   return section([head, ...lines].join('\n'));
 }
 
+/**
+ * Who set the watch up, for channel messages. Not a `<@U…>` mention: a mention in a channel
+ * message notifies that person on every card and digest. A pure renderer does not know the display
+ * name, so the user id is shown as code; the ephemeral `/dwm watches` list names them with a
+ * mention (no notification there).
+ */
+export function watchOwnerText(sub: Subscription): string {
+  return `Watch ${code(sub.id)} set up by ${code(sub.createdBy)}`;
+}
+
 function cardContext(j: JobSummary, sub: Subscription): Block {
   const parts = [`Site ${code(j.siteId)}`];
   if (j.regTimeMs !== null) parts.push(`registered ${dateToken(j.regTimeMs)}`);
   if (j.updateTimeMs !== null) parts.push(`updated ${dateToken(j.updateTimeMs)}`);
-  return context(parts.join(' · '), `Watch by ${userMention(sub.createdBy)} · ${code(sub.id)}`);
+  return context(parts.join(' · '), watchOwnerText(sub));
 }
 
-function jobButtons(j: JobSummary): Block {
-  const value = jobRefValue(j.siteId, j.jobId);
+function jobButtons(j: JobSummary, sub: Subscription): Block {
+  const value = jobRefValue(sub.workspace, j.siteId, j.jobId);
   return actions(
     [
       button('Details', WATCH_ACTIONS.details, { value, style: 'primary' }),
@@ -150,7 +173,7 @@ export function renderJobCard(j: JobSummary, sub: Subscription): Message {
   ];
   const f = failuresSection(j);
   if (f) blocks.push(f);
-  blocks.push(cardContext(j, sub), jobButtons(j));
+  blocks.push(cardContext(j, sub), jobButtons(j, sub));
   const t = j.tasks;
   const counts = t
     ? ` · ${t.completed}/${t.total} tasks complete${t.failed ? `, ${t.failed} failed` : ''}`
@@ -191,7 +214,7 @@ export function renderThreadUpdate(u: ThreadUpdate, sub: Subscription): Message 
       const f = failuresSection(j);
       if (f) blocks.push(f);
       // A broadcast stands alone in the channel: give it the context and the buttons.
-      if (u.broadcast) blocks.push(cardContext(j, sub), jobButtons(j));
+      if (u.broadcast) blocks.push(cardContext(j, sub), jobButtons(j, sub));
       return message(fallback(j, failed ? 'ended in ERROR' : 'completed'), blocks);
     }
   }
@@ -218,7 +241,7 @@ export function renderDigest(d: DigestData, sub: Subscription): Message {
   const blocks: Block[] = [
     section(head),
     section(lines.join('\n')),
-    context(`Site ${code(d.siteId)} · Watch by ${userMention(sub.createdBy)} · ${code(sub.id)}`),
+    context(`Site ${code(d.siteId)} · ${watchOwnerText(sub)}`),
   ];
   return message(
     `${d.jobs.length} jobs finished on site ${esc(d.siteId)}: ${d.completed} completed, ${d.failed} failed`,
