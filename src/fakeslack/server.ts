@@ -799,6 +799,19 @@ export class FakeSlack {
         if (!ch || (ch.isPrivate && ch.botIsMember === false)) throw new SlackApiError('channel_not_found');
         return { channel: this.channelObject(ch) };
       }
+      case 'conversations.members': {
+        // Paged like Slack (limit, cursor); members default to every workspace user.
+        const ch = ws.channels.get(String(a.channel ?? ''));
+        if (!ch || (ch.isPrivate && ch.botIsMember === false)) throw new SlackApiError('channel_not_found');
+        const all = ch.members ?? [...ws.users.keys()];
+        const limit = Math.min(Math.max(Number(a.limit) || 100, 1), 1000);
+        const offset = typeof a.cursor === 'string' && a.cursor ? Number(atob(a.cursor).slice(7)) || 0 : 0;
+        const more = offset + limit < all.length;
+        return {
+          members: all.slice(offset, offset + limit),
+          response_metadata: { next_cursor: more ? btoa(`offset:${offset + limit}`) : '' },
+        };
+      }
       case 'conversations.history':
         return this.history(ws, a);
       case 'conversations.replies':
