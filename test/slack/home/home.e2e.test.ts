@@ -141,13 +141,14 @@ describe('App Home (env credentials)', () => {
         },
       },
     });
-    const next = r.json as {
-      response_action: string;
-      view: { callback_id: string; private_metadata: string };
-    };
-    expect(next.response_action).toBe('update');
-    expect(JSON.parse(next.view.private_metadata)).toEqual({ c: bot.ws.channel });
-    expect(next.view.callback_id).not.toBe('home_watch_pick');
+    // The ack shows "Checking…" while the member's channel membership is checked (review #15),
+    // then the view is updated to the watch form for that channel.
+    expect((r.json as { response_action: string }).response_action).toBe('update');
+    const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 5000);
+    const next = (upd.args as { view: unknown }).view as { callback_id: string; private_metadata: string };
+    const view = typeof next === 'string' ? (JSON.parse(next) as typeof next) : next;
+    expect(JSON.parse(view.private_metadata)).toEqual({ c: bot.ws.channel });
+    expect(view.callback_id).not.toBe('home_watch_pick');
   });
 
   it('Register recipients opens the registration form for an admin (site from the button)', async () => {

@@ -275,6 +275,24 @@ export function watchModalDone(sub: Subscription, outcome: CreateOutcome): Modal
   ]);
 }
 
+/** "Watch a channel" from Home while the channel and the user's membership are checked. */
+export function watchPickCheckingView(): ModalView {
+  return modal('watch_checking', 'Watch jobs', [section(':hourglass_flowing_sand: Checking the channel…')]);
+}
+
+/**
+ * "Watch a channel" from Home refused or failed. `why` is escaped mrkdwn (bot text or
+ * `explainError` output).
+ */
+export function watchPickProblemView(why: string): ModalView {
+  return modal('watch_problem', 'Watch jobs', [section(`:warning: ${why}`)], { close: 'Close' });
+}
+
+/** Why a member cannot subscribe a channel they are not in (review #15). */
+export function notInChannelText(channelId: string, admins: string): string {
+  return `You are not a member of ${channelMention(channelId)}. Members can set up job notifications only in channels they are in (so cards never go where the requester cannot see them): join the channel and try again, or ask ${admins}.`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Direct messages of the runtime
 // ---------------------------------------------------------------------------------------------
