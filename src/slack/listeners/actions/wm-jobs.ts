@@ -71,6 +71,13 @@ export function register(app: App, deps: AppDeps): void {
         title: `Job ${v.j} tasks`,
         comment: exportFileComment(v.j, site, tasks.items.length),
       });
+      // Recipient names left Slack's channel for a DM: audited like the other exports (review #17).
+      await ctx.audit({
+        action: 'wm.export',
+        detail: `exported ${tasks.items.length} tasks of job ${v.j}`,
+        result: 'ok',
+        siteId: site,
+      });
       await ctx.respond(exportDoneMessage(v.j, tasks.items.length), { share: false });
     } catch (e) {
       await respondError(ctx, `Couldn't export the tasks of job ${v.j}`, e);
