@@ -23,7 +23,7 @@ import {
 } from './parse.js';
 import { explainError, renderError, renderRefused } from './render/errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './render/help.js';
-import type { Role } from './roles.js';
+import { admitToModal, type Role } from './roles.js';
 
 export type SlashCommand = '/dwm' | '/drm';
 export const SLASH_COMMANDS: readonly SlashCommand[] = ['/dwm', '/drm'];
@@ -49,6 +49,12 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   /** Opens a modal/picker with what was given so far. Must use ctx.triggerId first, before slow calls. */
   openModal?: (ctx: CommandContext, given: Partial<ArgsOf<A>>) => Promise<void>;
   handler: (ctx: CommandContext, args: ArgsOf<A>) => Promise<void>;
+  /**
+   * The handler (or openModal) opens a modal with `ctx.triggerId` (admin entries): the role check
+   * waits only a short budget, then opens a "Checking…" modal so the trigger id (3 s) is not lost
+   * to a slow users.info; `ctx.openView` then fills that modal (see `admitToModal`).
+   */
+  opensModal?: boolean;
   /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */
   hidden?: boolean;
 }
@@ -208,13 +214,23 @@ export class CommandRegistry {
       }
       const entry = r.entry;
       what = fullName(command, entry.path);
-      if (entry.role === 'admin' && (await ctx.role()) !== 'admin') {
+      const refusedAction = `command.${entry.path.join('.') || 'root'}`;
+      if (entry.role === 'admin' && entry.opensModal && ctx.triggerId) {
+        // Review #3: never spend the trigger id's 3 s waiting for users.info.
+        if (
+          !(await admitToModal(ctx, {
+            what: `run ${what}`,
+            action: refusedAction,
+            detail: what,
+            title: what,
+          }))
+        ) {
+          outcome = 'refused';
+          return;
+        }
+      } else if (entry.role === 'admin' && (await ctx.role()) !== 'admin') {
         outcome = 'refused';
-        await ctx.audit({
-          action: `command.${entry.path.join('.') || 'root'}`,
-          detail: what,
-          result: 'refused',
-        });
+        await ctx.audit({ action: refusedAction, detail: what, result: 'refused' });
         await ctx.respond(renderRefused(`run ${what}`, await ctx.admins()));
         return;
       }

@@ -16,7 +16,7 @@ import { message, section } from '../../render/blocks.js';
 import { renderError } from '../../render/errors.js';
 import { HOME_ACTIONS, type HomeAction, watchPickView } from '../../render/home/view.js';
 import { code } from '../../render/mrkdwn.js';
-import { requireAdmin } from '../../roles.js';
+import { admitToModal, requireAdmin } from '../../roles.js';
 import { refreshHome } from '../events/home-publish.js';
 import { viewContext } from '../support.js';
 
@@ -53,8 +53,13 @@ export async function openFromHome(
     if (!entry) continue;
     ctx.command = command;
     const what = fullName(command, entry.path);
-    if (entry.role === 'admin' && !(await requireAdmin(ctx, `run ${what}`, `home.${entry.path.join('.')}`))) {
-      return 'refused';
+    if (entry.role === 'admin') {
+      const action = `home.${entry.path.join('.')}`;
+      // An entry that opens a modal must not spend the trigger id (3 s) on users.info (review #3).
+      const ok = entry.opensModal
+        ? await admitToModal(ctx, { what: `run ${what}`, action, title: what })
+        : await requireAdmin(ctx, `run ${what}`, action);
+      if (!ok) return 'refused';
     }
     const args: Record<string, unknown> = Object.fromEntries(
       Object.entries(given).filter(([k, v]) => v !== undefined && v !== '' && k in entry.args),

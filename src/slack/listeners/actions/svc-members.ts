@@ -13,7 +13,7 @@ import { code, esc, userMention } from '../../render/mrkdwn.js';
 import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../render/svc/common.js';
 import { groupModal } from '../../render/svc/members.js';
 import { infoView } from '../../render/svc/settings.js';
-import { requireAdmin } from '../../roles.js';
+import { admitToModal, requireAdmin } from '../../roles.js';
 import { showMembers } from '../commands/svc-members.js';
 import { actionContext, audited, badValue, buttonValue, respondError, sameWorkspace } from '../support.js';
 import { showLoadFailure } from './svc-support.js';
@@ -27,6 +27,8 @@ function memberAction(
   what: string,
   audit: string,
   run: Handler,
+  /** `run` opens a modal: the role is awaited only briefly (the trigger id lasts 3 s, review #3). */
+  opensModal = false,
 ): void {
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
     await ack();
@@ -34,8 +36,11 @@ function memberAction(
     const v = decodeValue(membersValue, action.value);
     if (!v?.m) return badValue(ctx);
     if (!(await sameWorkspace(ctx, v.w))) return;
-    if (!(await requireAdmin(ctx, what, audit))) return;
     try {
+      const ok = opensModal
+        ? await admitToModal(ctx, { what, action: audit, title: 'Change group' })
+        : await requireAdmin(ctx, what, audit);
+      if (!ok) return;
       await run(ctx, { ...v, m: v.m }, body.response_url);
     } catch (e) {
       await respondError(ctx, `Couldn't ${what}`, e);
@@ -129,5 +134,6 @@ export function register(app: App, deps: AppDeps): void {
         );
       }
     },
+    true,
   );
 }

@@ -9,7 +9,7 @@ import { PLAN_ACTIONS } from '../../../ops/service/plan.js';
 import type { AppDeps } from '../../deps.js';
 import { decodeValue, planValue, SVC_ACTIONS } from '../../render/svc/common.js';
 import { planRequestModal } from '../../render/svc/plan.js';
-import { requireAdmin } from '../../roles.js';
+import { admitToModal, requireAdmin } from '../../roles.js';
 import { runPlanAction } from '../commands/svc-plan.js';
 import { actionContext, badValue, respondError, sameWorkspace } from '../support.js';
 import { serviceFor } from './svc-support.js';
@@ -24,13 +24,18 @@ export function register(app: App, deps: AppDeps): void {
       if (!v || v.a === 'cancel') return badValue(ctx);
       if (!(await sameWorkspace(ctx, v.w))) return;
       const spec = PLAN_ACTIONS[v.a];
-      if (
-        spec.role === 'admin' &&
-        !(await requireAdmin(ctx, `request a ${spec.label.toLowerCase()}`, `plan.${v.a}`))
-      ) {
-        return;
-      }
       try {
+        // The trigger id lasts 3 s: the role is awaited only briefly (review #3).
+        if (
+          spec.role === 'admin' &&
+          !(await admitToModal(ctx, {
+            what: `request a ${spec.label.toLowerCase()}`,
+            action: `plan.${v.a}`,
+            title: spec.label,
+          }))
+        ) {
+          return;
+        }
         const meta = JSON.stringify({
           w: v.w,
           s: v.s,

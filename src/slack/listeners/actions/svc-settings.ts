@@ -1,5 +1,6 @@
 /**
- * "Edit callbacks and duration" (admins): opens a Loading… modal at once (trigger id first),
+ * "Edit callbacks and duration" (admins): opens a Loading… modal at once (trigger id first; the
+ * role is awaited only briefly, see admitToModal),
  * reads the current settings, then fills the form in with views.update. Only the callback URLs
  * and token duration go into the form; the masked secrets are not part of it.
  */
@@ -8,7 +9,7 @@ import { getSettings } from '../../../ops/service/index.js';
 import type { AppDeps } from '../../deps.js';
 import { SVC_ACTIONS, settingsValue } from '../../render/svc/common.js';
 import { infoView, settingsEditModal } from '../../render/svc/settings.js';
-import { requireAdmin } from '../../roles.js';
+import { admitToModal } from '../../roles.js';
 import { actionContext, buttonValue, respondError } from '../support.js';
 import { serviceFor, showLoadFailure } from './svc-support.js';
 
@@ -20,9 +21,15 @@ export function register(app: App, deps: AppDeps): void {
       const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
       const v = await buttonValue(ctx, settingsValue, action.value);
       if (!v) return;
-      if (!(await requireAdmin(ctx, 'change the DRM settings', 'settings.update'))) return;
       let viewId: string | undefined;
       try {
+        // The trigger id lasts 3 s: the role is awaited only briefly (review #3).
+        const ok = await admitToModal(ctx, {
+          what: 'change the DRM settings',
+          action: 'settings.update',
+          title: 'Edit DRM settings',
+        });
+        if (!ok) return;
         viewId = await ctx.openView(infoView('Edit DRM settings', 'Loading the current settings…', 'Cancel'));
       } catch (e) {
         await respondError(ctx, "Couldn't open the settings form", e);

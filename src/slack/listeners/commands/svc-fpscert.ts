@@ -13,8 +13,10 @@ registry.add({
   role: 'admin',
   summary: 'Register the FairPlay Streaming certificate of a site (certificate, private key, ASK, password)',
   examples: ['fpscert', 'fpscert site:AB12'],
+  // The role check waits for users.info only briefly, then opens a "Checking…" modal (review #3).
+  opensModal: true,
   async handler(ctx, args) {
-    // Local only before opening: the site is checked against the saved credentials.
+    // Local only before opening (a store read): the site is checked against the saved credentials.
     const siteId = (await ctx.clients()).site(args.site);
     await ctx.openView(fpsCertModal(siteId, JSON.stringify({ w: ctx.workspace, s: siteId })));
   },

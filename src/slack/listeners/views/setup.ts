@@ -1,7 +1,8 @@
 /**
- * Setup modal submission: check formats (inline errors via `response_action: 'errors'`), answer at
- * once with a "Verifying…" view (`response_action: 'update'`), verify live, then `views.update` to
- * a success view or back to the form with the service's error (typed secrets discarded).
+ * Setup modal submission: check formats (inline errors via `response_action: 'errors'`), re-check
+ * the role without calling Slack before the ack (adminGateForView), answer at once with a
+ * "Verifying…" view (`response_action: 'update'`), verify live, then `views.update` to a success
+ * view or back to the form with the service's error (typed secrets discarded).
  */
 import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
 import {
@@ -26,7 +27,7 @@ import {
   setupSuccessView,
   verifyingView,
 } from '../../render/setup.js';
-import { requireAdminForView } from '../../roles.js';
+import { adminGateForView } from '../../roles.js';
 import { notifyCredentialsSaved } from '../../watch-runtime.js';
 import { payloadIdentity } from '../support.js';
 
@@ -43,11 +44,7 @@ export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
 export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
     const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
-    if (
-      !(await requireAdminForView(ctx, ack, SETUP_BLOCK.siteIds, 'change the service setup', 'setup.save'))
-    ) {
-      return;
-    }
+    // One store get before the ack (review #4: cheap); no Slack call before it (review #1).
     const loaded = await loadCredentials(deps, ctx.workspace);
     if (loaded?.readOnly) {
       await ack();
@@ -60,7 +57,15 @@ export function register(app: App, deps: AppDeps): void {
       await ack({ response_action: 'errors', errors: setupInlineErrors(checked.errors) });
       return;
     }
-    await ack({ response_action: 'update', view: verifyingView() as never });
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: SETUP_BLOCK.siteIds,
+      what: 'change the service setup',
+      action: 'setup.save',
+      pending: verifyingView(),
+    });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack({ response_action: 'update', view: verifyingView() as never });
 
     const creds = checked.credentials;
     const sites = creds.siteIds.join(', ');

@@ -1,14 +1,15 @@
-/** Change-group modal submission: admin re-check, workspace check, change, audit, list replaced. */
+/** Change-group modal submission: workspace check, admin re-check (no Slack call before the ack), change, audit, list replaced. */
 import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../../render/blocks.js';
-import { renderError } from '../../render/errors.js';
+import { explainError, renderError } from '../../render/errors.js';
 import { code, esc, userMention } from '../../render/mrkdwn.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { GROUP_BLOCK, MEMBERS_PAGE_SIZE, membersMessage } from '../../render/svc/members.js';
-import { requireAdminForView } from '../../roles.js';
+import { infoView } from '../../render/svc/settings.js';
+import { adminGateForView } from '../../roles.js';
 import { audited, errorOptions, logError, modalMeta, replyFromModal, viewContext } from '../support.js';
 
 const metaSchema = z.object({
@@ -30,22 +31,28 @@ export function register(app: App, deps: AppDeps): void {
       'This form is out of date: run /drm members again.',
     );
     if (!meta) return;
-    if (
-      !(await requireAdminForView(
-        ctx,
-        ack,
-        GROUP_BLOCK,
-        "change a sub-member's group",
-        'members.changeGroup',
-      ))
-    )
-      return;
     const group = view.state.values[GROUP_BLOCK]?.value?.selected_option?.value;
     if (!group) {
       await ack({ response_action: 'errors', errors: { [GROUP_BLOCK]: 'Choose a group.' } });
       return;
     }
-    await ack();
+    // Admin re-check without a Slack call before the ack (review #1); when the role must be asked
+    // from Slack, the modal shows "Changing…" and ends on a short line.
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: GROUP_BLOCK,
+      what: "change a sub-member's group",
+      action: 'members.changeGroup',
+      pending: infoView('Change group', ':hourglass_flowing_sand: Changing the group…'),
+    });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack();
+    const closeWith = async (text: string) => {
+      if (!gate.acked) return;
+      await client.views
+        .update({ view_id: view.id, view: infoView('Change group', text) as never })
+        .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the change-group view'));
+    };
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
     try {
       const svc = (await ctx.clients()).service();
@@ -71,10 +78,12 @@ export function register(app: App, deps: AppDeps): void {
         }),
         true,
       );
+      await closeWith(':white_check_mark: Done. The member list shows the new group.');
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'change group failed', e, opts);
       await deliver(renderError("Couldn't change the group", e, opts), false).catch(() => undefined);
+      await closeWith(`:warning: The group was not changed. ${explainError(e, opts).why}`);
     }
   });
 }

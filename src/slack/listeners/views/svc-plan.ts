@@ -1,6 +1,6 @@
 /**
- * Plan request modal submission: checks the workspace, the role (suspension: admins), the
- * message length (inline errors), closes the modal, sends the request, and replaces the card the
+ * Plan request modal submission: checks the workspace, the message length (inline errors), the
+ * role (suspension: admins; no Slack call before the ack), closes the modal, sends the request, and replaces the card the
  * button was on with the result (through the response_url kept in the modal's metadata; a DM
  * when there is none). Audited by runPlanAction.
  */
@@ -9,10 +9,11 @@ import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../../render/blocks.js';
-import { renderError } from '../../render/errors.js';
+import { explainError, renderError } from '../../render/errors.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { PLAN_BLOCK } from '../../render/svc/plan.js';
-import { requireAdminForView } from '../../roles.js';
+import { infoView } from '../../render/svc/settings.js';
+import { adminGateForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
 import { runPlanAction } from '../commands/svc-plan.js';
 import { errorOptions, logError, modalMeta, replyFromModal, viewContext } from '../support.js';
@@ -37,18 +38,6 @@ export function register(app: App, deps: AppDeps): void {
     );
     if (!meta) return;
     const spec = PLAN_ACTIONS[meta.a];
-    if (
-      spec.role === 'admin' &&
-      !(await requireAdminForView(
-        ctx,
-        ack,
-        PLAN_BLOCK.service,
-        `request a ${spec.label.toLowerCase()}`,
-        `plan.${meta.a}`,
-      ))
-    ) {
-      return;
-    }
     const values = view.state.values;
     const service = values[PLAN_BLOCK.service]?.value?.selected_option?.value;
     const message = (values[PLAN_BLOCK.message]?.value?.value ?? '').trim();
@@ -63,7 +52,27 @@ export function register(app: App, deps: AppDeps): void {
       });
       return;
     }
-    await ack();
+    // Suspension is admin-only: re-checked without a Slack call before the ack (review #1). When
+    // the role must be asked from Slack, the modal shows "Sending…" and ends on a short line.
+    let acked = false;
+    if (spec.role === 'admin') {
+      const gate = await adminGateForView(ctx, ack, {
+        viewId: view.id,
+        blockId: PLAN_BLOCK.service,
+        what: `request a ${spec.label.toLowerCase()}`,
+        action: `plan.${meta.a}`,
+        pending: infoView(spec.label, ':hourglass_flowing_sand: Sending the request…'),
+      });
+      if (!gate.ok) return;
+      acked = gate.acked;
+    }
+    if (!acked) await ack();
+    const closeWith = async (text: string) => {
+      if (!acked) return;
+      await client.views
+        .update({ view_id: view.id, view: infoView(spec.label, text) as never })
+        .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the plan request view'));
+    };
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
@@ -75,6 +84,7 @@ export function register(app: App, deps: AppDeps): void {
         ...(message ? { message } : {}),
       });
       await deliver(card, true);
+      await closeWith(':white_check_mark: Sent. The plan card shows the request.');
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, `plan ${meta.a} failed`, e, opts);
@@ -84,6 +94,7 @@ export function register(app: App, deps: AppDeps): void {
       ).catch((err: unknown) =>
         ctx.logger.error({ err, refId: ctx.refId }, 'could not deliver the plan error'),
       );
+      await closeWith(`:warning: The request was not sent. ${explainError(e, opts).why}`);
     }
   });
 }
