@@ -16,7 +16,7 @@ import {
   section,
   textInput,
 } from './blocks.js';
-import { code, esc, formatTime, userMention } from './mrkdwn.js';
+import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
 
@@ -137,9 +137,11 @@ function statusBlocks(s: SetupStatus, timeZone: string, showMasked: boolean): Bl
   const ctxParts: string[] = [];
   if (s.source === 'env') ctxParts.push('From the environment (read-only: change it in the deployment).');
   if (s.verifiedAt) {
-    ctxParts.push(
-      `Last verified ${formatTime(Date.parse(s.verifiedAt), timeZone)}${s.savedBy ? ` by ${userMention(s.savedBy)}` : ''}.`,
-    );
+    // A <!date^…> token: each reader of a shared card sees their own zone (review #11); the
+    // fallback text is in the asker's zone.
+    const at = Date.parse(s.verifiedAt);
+    const when = Number.isFinite(at) ? dateToken(at, timeZone) : esc(s.verifiedAt);
+    ctxParts.push(`Last verified ${when}${s.savedBy ? ` by ${userMention(s.savedBy)}` : ''}.`);
   }
   if (ctxParts.length) blocks.push(context(...ctxParts));
   if (s.pollingPausedReason) {
@@ -196,5 +198,14 @@ export function setupStatusMessage(
   return message(`Service setup: sites ${s.siteIds.join(', ')}`, [
     header('Service setup'),
     ...statusBlocks(s, timeZone, isAdmin),
+  ]);
+}
+
+/** `setup status share`: refused, like `/drm settings share` (review #12). */
+export function setupShareRefused(command = '/dwm'): Message {
+  return message('The setup is never posted in a channel.', [
+    section(
+      `:lock: *The setup is never posted in a channel*, not even with the keys masked. Run ${code(`${command} setup status`)} without \`share\`: only you will see it.`,
+    ),
   ]);
 }

@@ -2,7 +2,12 @@
 import { maskSecret, setupStatus } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
 import { registry } from '../../registry.js';
-import { setupFormView, setupReadOnlyView, setupStatusMessage } from '../../render/setup.js';
+import {
+  setupFormView,
+  setupReadOnlyView,
+  setupShareRefused,
+  setupStatusMessage,
+} from '../../render/setup.js';
 
 registry.add({
   command: ['/dwm', '/drm'],
@@ -13,8 +18,12 @@ registry.add({
   description:
     'Opens a form. The credentials are checked live with the service before they are saved (encrypted).',
   examples: ['setup'],
+  // The registry's role check waits for users.info only briefly, then opens a "Checking…" modal
+  // (review #3); ctx.openView below then fills that modal.
+  opensModal: true,
   async handler(ctx) {
-    // Open first: the trigger id lasts 3 s. Only a local store read happens before.
+    // Open first: the trigger id lasts 3 s. Only local reads happen before (a store get of the
+    // credentials, and the config): no Slack or service call.
     const loaded = await loadCredentials(ctx.deps, ctx.workspace);
     const defaults = { wmBaseUrl: ctx.deps.config.dwmBaseUrl, svcBaseUrl: ctx.deps.config.serviceApiBaseUrl };
     if (loaded?.readOnly) {
@@ -54,6 +63,12 @@ registry.add({
   summary: 'Show what is configured and when it was last verified (no secrets)',
   examples: ['setup status'],
   async handler(ctx) {
+    if (ctx.share) {
+      // Review #12: the card shows masked keys to admins; never posted in a channel, and said so.
+      await ctx.audit({ action: 'setup.status', detail: 'refused: share asked', result: 'refused' });
+      await ctx.respond(setupShareRefused(ctx.command), { share: false, secret: true });
+      return;
+    }
     const [status, tz, role] = await Promise.all([
       setupStatus(ctx.deps, ctx.workspace),
       ctx.timeZone(),
