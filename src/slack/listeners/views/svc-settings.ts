@@ -1,6 +1,7 @@
 /**
  * Settings form submission (admins): the values are checked by the op first (inline errors per
- * field), then the modal shows "Saving…", the update is sent and audited (field names only),
+ * field), the role is re-checked without a Slack call before the ack (adminGateForView), then
+ * the modal shows "Saving…", the update is sent and audited once (field names only),
  * and the modal ends on "Saved" or back on the form with the service's error.
  */
 import type { App, SlackViewAction } from '@slack/bolt';
@@ -11,7 +12,7 @@ import type { AppDeps } from '../../deps.js';
 import { explainError } from '../../render/errors.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { infoView, SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from '../../render/svc/settings.js';
-import { requireAdminForView } from '../../roles.js';
+import { adminGateForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
 import { audited, errorOptions, logError, modalMeta, viewContext } from '../support.js';
 
@@ -35,16 +36,6 @@ export function register(app: App, deps: AppDeps): void {
       'This form is out of date: run /drm settings again.',
     );
     if (!meta) return;
-    if (
-      !(await requireAdminForView(
-        ctx,
-        ack,
-        SETTINGS_BLOCK.duration,
-        'change the DRM settings',
-        'settings.update',
-      ))
-    )
-      return;
     const val = (b: string) => view.state.values[b]?.value?.value ?? '';
     const input: SettingsUpdateInput = {
       licenseCallbackUrl: val(SETTINGS_BLOCK.license).trim(),
@@ -64,19 +55,24 @@ export function register(app: App, deps: AppDeps): void {
       }
       throw e;
     }
-    await ack({ response_action: 'update', view: infoView('Edit DRM settings', 'Saving…') as never });
+    const saving = infoView('Edit DRM settings', 'Saving…');
+    // The role re-check never calls Slack before the ack (review #1).
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: SETTINGS_BLOCK.duration,
+      what: 'change the DRM settings',
+      action: 'settings.update',
+      pending: saving,
+    });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack({ response_action: 'update', view: saving as never });
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const r = await audited(ctx, 'settings.update', `changed ${fieldsSent.join(', ')}`, siteId, () =>
         updateSettings(svc, siteId, input),
       );
+      // Audited once, by audited() above (review #13).
       await client.views.update({ view_id: view.id, view: settingsSavedView(siteId, r.changed) as never });
-      await ctx.audit({
-        action: 'settings.update',
-        detail: `changed ${r.changed.join(', ')}`,
-        result: 'ok',
-        siteId,
-      });
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'settings update failed', e, opts);
