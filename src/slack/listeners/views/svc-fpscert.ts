@@ -1,9 +1,12 @@
 /**
  * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
- * both files attached, the ASK given, the key password at most 32 bytes. Then "Registering…",
- * the files are read from Slack with the bot token into memory (never disk, never the store),
- * sent as multipart form data by the API client, and the modal ends on the result. The ASK and
- * the password are never logged, audited or shown back; on failure the form opens empty again.
+ * the certificate attached, the private key pasted as PEM text (review #16: never a Slack file),
+ * the ASK given, the key password at most 32 bytes. Then the role re-check with no Slack call
+ * before the ack (review #1), "Registering…", the certificate is read from Slack with the bot
+ * token into memory (never disk, never the store), both are sent as multipart form data by the
+ * API client, and the modal ends on the result (which tells the admin they may delete the
+ * certificate file). The key, the ASK and the password are never logged, audited or shown back;
+ * on failure the form opens empty again.
  */
 import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
@@ -17,7 +20,7 @@ import { esc } from '../../render/mrkdwn.js';
 import { SVC_VIEWS } from '../../render/svc/common.js';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../render/svc/fpscert.js';
 import { infoView } from '../../render/svc/settings.js';
-import { requireAdminForView } from '../../roles.js';
+import { adminGateForView } from '../../roles.js';
 import { serviceFor } from '../actions/svc-support.js';
 import { audited, errorOptions, logError, modalMeta, viewContext } from '../support.js';
 
@@ -28,6 +31,26 @@ function fileId(values: any, block: string): string | undefined {
   const files = values?.[block]?.file?.files;
   const id = Array.isArray(files) ? files[0]?.id : undefined;
   return typeof id === 'string' && id ? id : undefined;
+}
+
+/** The file name the pasted key is sent under (the service wants a .pem file in the form data). */
+export const PASTED_KEY_NAME = 'private-key.pem';
+
+/**
+ * One PEM private key block (PKCS#1 "RSA PRIVATE KEY", PKCS#8, or "ENCRYPTED PRIVATE KEY"):
+ * matching BEGIN and END lines around base64 text. The service checks the key itself.
+ */
+const PEM_KEY =
+  /^-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----\n[\s\S]*?[A-Za-z0-9+/]{16}[\s\S]*?\n-----END \1-----\n$/;
+
+/**
+ * The pasted key as a PEM file's text: Windows line ends made "\n", spaces around the whole
+ * trimmed, and one final newline. Header lines of old encrypted keys (Proc-Type, DEK-Info) and
+ * blank lines are kept.
+ */
+export function normalisePem(text: string): string {
+  const t = text.replace(/\r\n?/g, '\n').trim();
+  return t ? `${t}\n` : '';
 }
 
 export function register(app: App, deps: AppDeps): void {
@@ -42,24 +65,22 @@ export function register(app: App, deps: AppDeps): void {
       'This form is out of date: run /drm fpscert again.',
     );
     if (!meta) return;
-    if (
-      !(await requireAdminForView(
-        ctx,
-        ack,
-        FPS_BLOCK.ask,
-        'register a FairPlay certificate',
-        'fpscert.upload',
-      ))
-    )
-      return;
     const values = view.state.values;
     const certId = fileId(values, FPS_BLOCK.cert);
-    const keyId = fileId(values, FPS_BLOCK.key);
+    // Transition: a form opened before the key became a text input sends the key as a file.
+    const keyFileId = fileId(values, FPS_BLOCK.key);
+    const pem = keyFileId ? undefined : normalisePem(values[FPS_BLOCK.key]?.value?.value ?? '');
     const ask = (values[FPS_BLOCK.ask]?.value?.value ?? '').trim();
     const password = values[FPS_BLOCK.password]?.value?.value ?? '';
     const errors: Record<string, string> = {};
     if (!certId) errors[FPS_BLOCK.cert] = 'Attach the certificate (.der or .cer).';
-    if (!keyId) errors[FPS_BLOCK.key] = 'Attach the private key (.pem).';
+    if (!keyFileId) {
+      if (!pem) errors[FPS_BLOCK.key] = 'Paste the private key (the text of the .pem file).';
+      else if (!PEM_KEY.test(pem)) {
+        errors[FPS_BLOCK.key] =
+          'This is not a PEM private key: paste all of it, from -----BEGIN … PRIVATE KEY----- to -----END … PRIVATE KEY-----.';
+      }
+    }
     if (!ask) errors[FPS_BLOCK.ask] = 'Type the application secret key (ASK).';
     const pw = checkKeyPassword(password);
     if (pw) errors[FPS_BLOCK.password] = pw;
@@ -67,21 +88,29 @@ export function register(app: App, deps: AppDeps): void {
       await ack({ response_action: 'errors', errors });
       return;
     }
-    await ack({
-      response_action: 'update',
-      view: infoView('FairPlay certificate', 'Registering the certificate…') as never,
+    const registering = infoView('FairPlay certificate', 'Registering the certificate…');
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: FPS_BLOCK.ask,
+      what: 'register a FairPlay certificate',
+      action: 'fpscert.upload',
+      pending: registering,
     });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack({ response_action: 'update', view: registering as never });
     const siteForForm = meta.s;
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const [cert, key] = await Promise.all([
         readSlackFileBytes(deps, client, certId!, FPS_FILE_MAX_BYTES),
-        readSlackFileBytes(deps, client, keyId!, FPS_FILE_MAX_BYTES),
+        keyFileId
+          ? readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)
+          : { name: PASTED_KEY_NAME, data: new TextEncoder().encode(pem!) },
       ]);
       const r = await audited(
         ctx,
         'fpscert.upload',
-        `certificate ${cert.name}, key ${key.name}`,
+        `certificate ${cert.name}, key ${keyFileId ? key.name : 'pasted as text'}`,
         siteId,
         () =>
           registerFpsCert(svc, siteId, {
@@ -91,7 +120,10 @@ export function register(app: App, deps: AppDeps): void {
             privateKey: { filename: key.name, data: key.data },
           }),
       );
-      await client.views.update({ view_id: view.id, view: fpsCertDoneView(r) as never });
+      await client.views.update({
+        view_id: view.id,
+        view: fpsCertDoneView(r, { keyFile: !!keyFileId }) as never,
+      });
     } catch (e) {
       let lines: string[];
       if (e instanceof FileReadError) lines = [`• ${esc(e.message)}`];
