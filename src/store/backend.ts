@@ -62,7 +62,13 @@ export class LocalBackend implements Backend {
     readonly kind: 'memory' | 'sqlite',
     private readonly keyv: Keyv<string>,
     private readonly pingKey: string,
-  ) {}
+  ) {
+    // keyv swallows store errors by default in set/delete/get: a failed SQLite write (SQLITE_BUSY,
+    // SQLITE_FULL, a read-only file) resolved as if it succeeded, and ping() (keyv.get) answered
+    // healthy. Callers rely on a resolved write being stored (the watch outbox writes intents
+    // BEFORE advancing the poll state): errors must reach them. (getRaw, our reads, always threw.)
+    keyv.throwOnErrors = true;
+  }
 
   private async read(key: string): Promise<{ value: string; expires?: number } | undefined> {
     // getRaw applies keyv's expiry check (expired entries read as undefined).

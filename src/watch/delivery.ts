@@ -194,6 +194,25 @@ export class Deliverer {
     for (const e of list) {
       if (handled.has(e.key)) continue;
       if (e.nextAttemptAt !== undefined && e.nextAttemptAt > this.d.clock.now()) break; // keep order
+      // Tombstoned but still live: the process died between outbox.finish's two writes. It was
+      // delivered (or dropped) already: finish the delete and never post it again. Without this the
+      // Slack metadata search is the only guard, and it misses when Slack's clock or history lags.
+      const tomb = await this.d.outbox.tombstone(ws, e.key);
+      if (tomb) {
+        await this.d.outbox.discard(ws, e.key);
+        handled.add(e.key);
+        // A digest is one message for its whole group: the members not yet tombstoned when the
+        // process died were delivered by the same post.
+        if (e.kind === 'digest' && e.messageKey && tomb.outcome === 'delivered') {
+          for (const x of list) {
+            if (handled.has(x.key) || x.kind !== 'digest' || x.group !== e.group) continue;
+            if (x.state !== 'sending' || x.messageKey !== e.messageKey) continue;
+            await this.d.outbox.finish(x, tomb);
+            handled.add(x.key);
+          }
+        }
+        continue;
+      }
       const sub = await this.d.subscriptions.get(ws, e.subscriptionId);
       if (!sub || sub.paused) {
         await this.d.outbox.finish(e, {

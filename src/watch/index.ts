@@ -57,6 +57,11 @@ export interface WatcherOptions {
   channelIntervalMs?: number;
   /** Clock skew allowed between bot and service when judging "new" terminal jobs. Default 5 min. */
   skewMs?: number;
+  /**
+   * After a crash between posting and recording, Slack is searched for the message from this long
+   * before the attempt (allowance for Slack's clock being behind ours). Default 120 s.
+   */
+  recoveryWindowMs?: number;
 }
 
 export interface SiteStatus {
@@ -133,6 +138,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     logger: log,
     emit,
     ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
+    ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
   const sites = new Map<string, SiteStatus>();
   const held = new Set<string>();

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
 import { outboxPending } from '../metrics.js';
-import type { DocRepo, Store, WorkspaceKey } from '../store/types.js';
+import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
 import type { JobSummary, TaskFailure } from './types.js';
 
 export const OUTBOX_NS = 'watch-outbox';
@@ -110,7 +110,7 @@ export function parentId(channelId: string, jobId: number): string {
 }
 
 export class Outbox {
-  readonly entries: DocRepo<OutboxEntry>;
+  readonly entries: AtomicDocRepo<OutboxEntry>;
   readonly delivered: DocRepo<Tombstone>;
   readonly parents: DocRepo<ParentRef>;
   /** Pending counts per workspace as last seen (for the gauge). */
@@ -122,13 +122,25 @@ export class Outbox {
     this.parents = store.docs<ParentRef>(PARENTS_NS);
   }
 
-  /** Write intents not seen before (neither pending nor delivered). Returns how many were added. */
+  /**
+   * Write intents not seen before (neither pending nor delivered). Returns how many were added.
+   *
+   * An entry found already pending is re-indexed: a document is two writes (its value, then its
+   * id in the namespace index that `pending()` lists), so a kill -9 between the two leaves a value
+   * no drain ever lists. The re-detection after the restart lands here with the same key; skipping
+   * it would lose that notification for good (nothing errors, the poll state then moves on).
+   * `update` rewrites the stored value as it is (atomic: a concurrent save is not undone) and adds
+   * the id to the index again (a no-op when it is there).
+   */
   async add(entries: OutboxEntry[]): Promise<number> {
     let added = 0;
     for (const e of entries) {
       const id = docId(e.key);
       if (await this.delivered.get(e.workspace, id)) continue;
-      if (await this.entries.get(e.workspace, id)) continue;
+      if (await this.entries.get(e.workspace, id)) {
+        await this.entries.update(e.workspace, id, (old) => old);
+        continue;
+      }
       await this.entries.put(e.workspace, id, e);
       added++;
     }
@@ -167,6 +179,11 @@ export class Outbox {
   async finish(e: OutboxEntry, tomb: Tombstone): Promise<void> {
     await this.delivered.put(e.workspace, docId(e.key), tomb, DELIVERED_TTL_MS);
     await this.entries.delete(e.workspace, docId(e.key));
+  }
+
+  /** Remove a live entry without a new tombstone (its tombstone already exists). */
+  async discard(ws: WorkspaceKey, key: string): Promise<void> {
+    await this.entries.delete(ws, docId(key));
   }
 
   async tombstone(ws: WorkspaceKey, key: string): Promise<Tombstone | undefined> {

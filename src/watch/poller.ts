@@ -12,8 +12,8 @@
  *   4. getJobTasks only for jobs that changed (status or updateTime), are new, left the in-flight
  *      set, or are newly seen terminal ("changed" above); getJob only as a fallback for a departed
  *      job the window did not return (should not happen with a consistent service).
- * The first cycle of a site records the state silently: ceil(inflight/1000) + 1 calls (the
- * window query seeds the set of already-finished jobs so none is announced later).
+ * The first cycle of a site records the state silently: 1 + ceil(inflight/1000) calls (the
+ * window query, made first, seeds the set of already-finished jobs so none is announced later).
  *
  * "Newly seen terminal": a job in the window that was neither in our in-flight set nor seen
  * before counts as new only when it was registered after the previous cycle started (minus
@@ -36,6 +36,8 @@ export const POLLSTATE_NS = 'watch-pollstate';
 export const PAGE_UNIT = 1000;
 /** More than this many jobs finishing in one cycle for a channel become one digest message. */
 export const BURST_THRESHOLD = 5;
+/** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
+export const MAX_LOOKUP_MISSES = 5;
 
 export interface JobMemo {
   /** status */
@@ -50,6 +52,8 @@ export interface JobMemo {
   t?: [number, number, number];
   /** failed task dwmIds already reported */
   f?: number[];
+  /** consecutive failed lookups of a departed job (getJob refused with a service error) */
+  x?: number;
 }
 
 export interface PollState {
@@ -174,18 +178,20 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     calls: 0,
   };
 
-  // 1. in-flight set
-  const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
-  res.inflight = inflight.length;
-  await ctx.checkpoint();
-
   if (!state) {
     // First poll: record silently. Seed terminalSeen so recently finished jobs are never announced.
+    // The terminal query goes FIRST: a job that starts after it and finishes before the in-flight
+    // query is in neither set, so the next cycle announces it (it did not exist when the baseline
+    // began). In the other order it would be seeded as "already finished" and never announced.
     const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(start - skew), count);
+    await ctx.checkpoint();
+    const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
+    res.inflight = inflight.length;
     const terminalSeen: Record<string, number> = {};
     for (const j of recent) terminalSeen[j.jobId] = j.regTime.epochMs ?? start;
     const jobs: Record<string, JobMemo> = {};
-    for (const j of inflight) jobs[j.jobId] = memo(j);
+    // A job listed by both queries (it finished in between) is known as finished, not in flight.
+    for (const j of inflight) if (terminalSeen[j.jobId] === undefined) jobs[j.jobId] = memo(j);
     await ctx.checkpoint();
     await repo.put(ctx.workspace, ctx.siteId, {
       v: 1,
@@ -196,6 +202,11 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     });
     return { ...res, baseline: true, calls };
   }
+
+  // 1. in-flight set
+  const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
+  res.inflight = inflight.length;
+  await ctx.checkpoint();
 
   // 2. compare
   const changes: Change[] = [];
@@ -225,12 +236,21 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
       try {
         j = await ctx.client.getJob(ctx.siteId, Number(id));
       } catch (e) {
-        if (e instanceof ServiceError) continue; // gone: forget it
-        throw e;
+        if (!(e instanceof ServiceError)) throw e;
+        // The service's error codes are not specified ("not shown"): a refusal here may be "no such
+        // job" or a passing failure. Forgetting the job at once would lose its final notification
+        // silently, so keep looking for MAX_LOOKUP_MISSES cycles, then forget it.
+        const misses = (m.x ?? 0) + 1;
+        if (misses < MAX_LOOKUP_MISSES) keepInState[id] = { ...m, x: misses };
+        continue;
       }
     }
     if ((JOB_TERMINAL as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
-    else keepInState[id] = m; // still moving but not listed yet: look again next cycle
+    else {
+      // still moving but not listed yet: look again next cycle
+      const { x: _misses, ...rest } = m;
+      keepInState[id] = rest;
+    }
   }
   for (const j of terminal) {
     if (inflightIds.has(j.jobId) || state.jobs[j.jobId] || state.terminalSeen[j.jobId] !== undefined)

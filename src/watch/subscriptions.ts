@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
 import type { ValidationIssue } from '../api/errors.js';
 import { checkSiteId } from '../api/validate.js';
-import type { DocRepo, Store, WorkspaceKey } from '../store/types.js';
+import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
 import type { Subscription, WatchFilters, WatchMode } from './types.js';
 
 export const SUBSCRIPTIONS_NS = 'subscriptions';
@@ -154,8 +154,8 @@ export class SubscriptionError extends Error {
 }
 
 export class Subscriptions {
-  private readonly repo: DocRepo<Subscription>;
-  private readonly registry: DocRepo<{ workspaces: string[] }>;
+  private readonly repo: AtomicDocRepo<Subscription>;
+  private readonly registry: AtomicDocRepo<{ workspaces: string[] }>;
   constructor(
     store: Store,
     private readonly now: () => number = Date.now,
@@ -188,6 +188,11 @@ export class Subscriptions {
     const at = new Date(this.now()).toISOString();
     const existing = await this.get(ws, id);
     if (existing) {
+      // Creating again also repairs what a kill -9 in the first create may have left half done:
+      // the id missing from the index (list() would not see the subscription) or the workspace
+      // missing from the registry (the watcher would never poll it). Both are no-ops otherwise.
+      await this.repo.update(ws, id, (old) => old);
+      await this.register(ws);
       const resumed = !!existing.paused;
       const modeChanged = existing.mode !== input.filters.mode;
       if (!resumed && !modeChanged) return { subscription: existing, outcome: 'unchanged' };
@@ -280,7 +285,11 @@ export class Subscriptions {
   private async register(ws: WorkspaceKey): Promise<void> {
     const cur = await this.workspaces();
     if (cur.includes(ws)) return;
-    await this.registry.put(REGISTRY_KEY, 'workspaces', { workspaces: [...cur, ws] });
+    // Atomic read-modify-write: two workspaces subscribing at once (or two replicas) both stay.
+    await this.registry.update(REGISTRY_KEY, 'workspaces', (old) => {
+      const list = old?.workspaces ?? [];
+      return list.includes(ws) ? old : { workspaces: [...list, ws] };
+    });
   }
 }
 
