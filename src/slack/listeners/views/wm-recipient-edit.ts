@@ -1,23 +1,27 @@
 /**
- * Recipient edit modal submission. Only changed fields are sent. Problems appear inline on the
- * field (`response_action: 'errors'`): the rules of the spec, a name taken by another recipient,
- * and the "in use by pre-embedding" refusal in plain words. On success the modal closes and the
- * card the Edit button was on is replaced (through its response_url) with the saved values.
+ * Recipient edit modal submission. Only changed fields are sent.
  *
- * The 3-second rule: the service call races a 2 s budget. Within it, the answer goes in the ack
- * (inline errors work); past it, the modal is switched to "Saving…" and the outcome follows with
- * views.update (an error is then shown on top of the form instead of inline).
+ * The 3-second rule (review #2): nothing slow runs before Slack is answered. The local checks
+ * (nothing changed, the name and description rules of the spec) answer inline
+ * (`response_action: 'errors'`; the refusal is audited after the ack). Otherwise the modal is
+ * switched to "Saving…" at once, then the service is called, the change audited, and the outcome
+ * shown with views.update: "Saved" (and the card the Edit button was on is replaced through its
+ * response_url), or the form again with the service's refusal on top (a name taken by another
+ * recipient, a refusal of the service's rules), or a closing line (in use by pre-embedding, gone,
+ * a failure). The values first shown travel in the metadata (`n`, `d`), so a form shown again
+ * keeps what the user typed and still sends only what changed.
  */
 import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
-import type { RecipientPatch } from '../../../api/types.js';
+import type { Recipient, RecipientPatch } from '../../../api/types.js';
+import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import type { AppDeps } from '../../deps.js';
-import { modal, section } from '../../render/blocks.js';
+import { type ModalView, modal, section } from '../../render/blocks.js';
 import { explainError } from '../../render/errors.js';
 import { code, esc } from '../../render/mrkdwn.js';
 import { WM_VIEWS } from '../../render/wm/common.js';
-import { RECIPIENT_EDIT_BLOCK, recipientCardMessage } from '../../render/wm/recipients.js';
+import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from '../../render/wm/recipients.js';
 import { modalMeta, replaceViaResponseUrl, viewContext } from '../support.js';
 
 const metaSchema = z.object({
@@ -25,21 +29,39 @@ const metaSchema = z.object({
   s: z.string(),
   r: z.number().int().positive(),
   u: z.string().optional(),
+  /** The name and description first shown (set when the form is shown again after a refusal). */
+  n: z.string().max(200).optional(),
+  d: z.string().max(200).optional(),
 });
 
-/** How long the submission waits for the service before answering with "Saving…". */
-export const EDIT_ACK_BUDGET_MS = 2000;
+type Meta = z.infer<typeof metaSchema>;
 
-function fieldErrors(r: Extract<EditResult, { ok: false }>): Record<string, string> {
-  if (r.reason === 'validation') {
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(r.fieldErrors)) {
-      const block = k === 'description' ? RECIPIENT_EDIT_BLOCK.description : RECIPIENT_EDIT_BLOCK.name;
-      out[block] = v.slice(0, 150);
-    }
-    return Object.keys(out).length ? out : { [RECIPIENT_EDIT_BLOCK.name]: r.message.slice(0, 150) };
-  }
-  return { [RECIPIENT_EDIT_BLOCK.name]: r.message.slice(0, 150) };
+/** A one-line modal (Saving…, Saved, a failure) with only Close. */
+function lineView(text: string): ModalView {
+  return modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(text)], { close: 'Close' });
+}
+
+/**
+ * The form again after a refusal: `problem` (mrkdwn, escaped) on top, the user's values in the
+ * fields, and the values first shown kept in the metadata (the next save compares with those).
+ */
+function formAgain(
+  meta: Meta,
+  site: string,
+  first: { name: string; description: string },
+  typed: { name: string; description: string },
+  problem: string,
+): ModalView {
+  const r: Recipient = {
+    dwmId: meta.r,
+    name: typed.name,
+    description: typed.description,
+    regTime: { raw: '', epochMs: null },
+    updateTime: { raw: '', epochMs: null },
+  };
+  const m = JSON.stringify({ ...meta, n: first.name, d: first.description });
+  const v = recipientEditView(r, site, m);
+  return { ...v, blocks: [section(`:warning: ${problem}`), ...v.blocks] };
 }
 
 export function register(app: App, deps: AppDeps): void {
@@ -57,36 +79,21 @@ export function register(app: App, deps: AppDeps): void {
     const values = view.state.values;
     const name = (values[RECIPIENT_EDIT_BLOCK.name]?.value?.value ?? '').trim();
     const description = (values[RECIPIENT_EDIT_BLOCK.description]?.value?.value ?? '').trim();
-
-    let site: string;
-    let wm: ReturnType<Awaited<ReturnType<typeof ctx.clients>>['watermarking']>;
-    let current: { name: string; description: string };
-    try {
-      const c = await ctx.clients();
-      site = c.site(meta.s);
-      wm = c.watermarking();
-      // Compare with the initial values shown (from the view blocks' initial_value).
-      const init = (id: string) => {
-        const b = (view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
-          (x) => x.block_id === id,
-        );
-        return b?.element?.initial_value ?? '';
-      };
-      current = {
-        name: init(RECIPIENT_EDIT_BLOCK.name),
-        description: init(RECIPIENT_EDIT_BLOCK.description),
-      };
-    } catch (e) {
-      const ex = explainError(e, { refId: ctx.refId });
-      await ack({
-        response_action: 'errors',
-        errors: { [RECIPIENT_EDIT_BLOCK.name]: ex.why.replace(/[`*]/g, '').slice(0, 150) },
-      });
-      return;
-    }
+    // The values first shown: from the metadata when the form was shown again, else the
+    // fields' initial values (the view's blocks).
+    const init = (id: string) => {
+      const blk = (view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
+        (x) => x.block_id === id,
+      );
+      return blk?.element?.initial_value ?? '';
+    };
+    const first = {
+      name: meta.n ?? init(RECIPIENT_EDIT_BLOCK.name),
+      description: meta.d ?? init(RECIPIENT_EDIT_BLOCK.description),
+    };
     const patch: RecipientPatch = {};
-    if (name !== current.name) patch.name = name;
-    if (description !== current.description) patch.description = description;
+    if (name !== first.name) patch.name = name;
+    if (description !== first.description) patch.description = description;
     if (patch.name === undefined && patch.description === undefined) {
       await ack({
         response_action: 'errors',
@@ -96,108 +103,107 @@ export function register(app: App, deps: AppDeps): void {
       });
       return;
     }
-
-    const detail = `recipient ${meta.r} on site ${site}: ${[
-      patch.name !== undefined ? `name "${current.name}" -> "${patch.name}"` : '',
+    const detail = `recipient ${meta.r} on site ${meta.s}: ${[
+      patch.name !== undefined ? `name "${first.name}" -> "${patch.name}"` : '',
       patch.description !== undefined ? 'description changed' : '',
     ]
       .filter(Boolean)
       .join(', ')}`;
-    const pending = editRecipient(wm, site, meta.r, patch).then(
-      (r) => ({ kind: 'done' as const, r }),
-      (err: unknown) => ({ kind: 'error' as const, err }),
-    );
-    const raced = await Promise.race([
-      pending,
-      new Promise<{ kind: 'slow' }>((resolve) =>
-        setTimeout(() => resolve({ kind: 'slow' }), EDIT_ACK_BUDGET_MS).unref(),
-      ),
-    ]);
 
-    const finish = async (outcome: Awaited<typeof pending>, acked: boolean) => {
-      if (outcome.kind === 'done' && outcome.r.ok) {
-        if (!acked) await ack();
-        await ctx.audit({ action: 'recipient.edit', detail, result: 'ok', siteId: site });
-        try {
-          const [fresh, tz] = await Promise.all([wm.getRecipient(site, meta.r), ctx.timeZone()]);
-          const card = recipientCardMessage({
-            recipient: fresh,
-            workspace: ctx.workspace,
-            siteId: site,
-            timeZone: tz,
-            notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
-            meta: { siteId: site, userId: ctx.userId, atMs: deps.now(), refId: ctx.refId, timeZone: tz },
-          });
-          const replaced = meta.u ? await replaceViaResponseUrl(deps, meta.u, card) : false;
-          if (!replaced) await ctx.respond(card);
-          if (acked) {
-            await client.views.update({
-              view_id: view.id,
-              view: modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(':white_check_mark: Saved.')], {
-                close: 'Close',
-              }) as never,
-            });
-          }
-        } catch (err) {
-          ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
-        }
-        return;
-      }
-      if (outcome.kind === 'done' && !outcome.r.ok) {
-        const r = outcome.r;
-        await ctx.audit({
+    // Local checks first: answered inline, audited only after the ack.
+    const local: Record<string, string> = {};
+    const nameProblem = patch.name === undefined ? null : checkRecipientName(patch.name);
+    if (nameProblem) local[RECIPIENT_EDIT_BLOCK.name] = nameProblem.slice(0, 150);
+    const descProblem = patch.description === undefined ? null : checkRecipientDescription(patch.description);
+    if (descProblem) local[RECIPIENT_EDIT_BLOCK.description] = descProblem.slice(0, 150);
+    if (Object.keys(local).length > 0) {
+      await ack({ response_action: 'errors', errors: local });
+      await ctx
+        .audit({
           action: 'recipient.edit',
-          detail: `${detail}: refused (${r.reason})`,
+          detail: `${detail}: refused (validation)`,
           result: 'error',
-          siteId: site,
-        });
-        if (!acked) {
-          await ack({ response_action: 'errors', errors: fieldErrors(r) });
-          return;
-        }
-        await client.views.update({
-          view_id: view.id,
-          view: modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(`:warning: ${esc(r.message)}`)], {
-            close: 'Close',
-          }) as never,
-        });
-        return;
-      }
-      const err = outcome.kind === 'error' ? outcome.err : undefined;
-      const ex = explainError(err, { refId: ctx.refId });
-      if (ex.unexpected) ctx.logger.error({ err, refId: ctx.refId }, 'recipient edit failed');
-      await ctx.audit({
-        action: 'recipient.edit',
-        detail: `${detail}: failed`,
-        result: 'error',
-        siteId: site,
-      });
-      const why = `Nothing was saved. ${ex.why.replace(/[`*]/g, '')} ${ex.next.replace(/[`*]/g, '')}`;
-      if (!acked) {
-        await ack({ response_action: 'errors', errors: { [RECIPIENT_EDIT_BLOCK.name]: why.slice(0, 150) } });
-        return;
-      }
-      await client.views.update({
-        view_id: view.id,
-        view: modal(
-          WM_VIEWS.recipientEdit,
-          'Edit recipient',
-          [section(`:warning: ${esc(why)}`), section(`Reference ${code(ctx.refId)}`)],
-          { close: 'Close' },
-        ) as never,
-      });
-    };
-
-    if (raced.kind !== 'slow') {
-      await finish(raced, false);
+          siteId: meta.s,
+        })
+        .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
       return;
     }
-    await ack({
-      response_action: 'update',
-      view: modal(WM_VIEWS.recipientEdit, 'Edit recipient', [
-        section(':hourglass_flowing_sand: Saving…'),
-      ]) as never,
-    });
-    await finish(await pending, true);
+
+    await ack({ response_action: 'update', view: lineView(':hourglass_flowing_sand: Saving…') as never });
+    const show = (v: ModalView) =>
+      client.views
+        .update({ view_id: view.id, view: v as never })
+        .catch((err: unknown) =>
+          ctx.logger.warn({ err, refId: ctx.refId }, 'could not update the edit view'),
+        );
+
+    let site = meta.s;
+    let outcome: EditResult;
+    let wm: ReturnType<Awaited<ReturnType<typeof ctx.clients>>['watermarking']>;
+    try {
+      const c = await ctx.clients();
+      site = c.site(meta.s);
+      wm = c.watermarking();
+      outcome = await editRecipient(wm, site, meta.r, patch);
+    } catch (err) {
+      const ex = explainError(err, { refId: ctx.refId });
+      if (ex.unexpected) ctx.logger.error({ err, refId: ctx.refId }, 'recipient edit failed');
+      await ctx
+        .audit({ action: 'recipient.edit', detail: `${detail}: failed`, result: 'error', siteId: site })
+        .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+      // ex.why and ex.next are mrkdwn, already escaped: not escaped again (review #8).
+      await show(
+        modal(
+          WM_VIEWS.recipientEdit,
+          'Edit recipient',
+          [
+            section(`:warning: Nothing was saved. ${ex.why} ${ex.next}`),
+            section(`Reference ${code(ctx.refId)}`),
+          ],
+          { close: 'Close' },
+        ),
+      );
+      return;
+    }
+
+    if (!outcome.ok) {
+      await ctx
+        .audit({
+          action: 'recipient.edit',
+          detail: `${detail}: refused (${outcome.reason})`,
+          result: 'error',
+          siteId: site,
+        })
+        .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+      const problem = esc(outcome.message);
+      // A name taken, or the service's own rules: the form again, to fix it. In use or gone: no
+      // point in editing again now.
+      await show(
+        outcome.reason === 'duplicate' || outcome.reason === 'validation'
+          ? formAgain(meta, site, first, { name, description }, problem)
+          : lineView(`:warning: ${problem}`),
+      );
+      return;
+    }
+
+    await ctx
+      .audit({ action: 'recipient.edit', detail, result: 'ok', siteId: site })
+      .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+    await show(lineView(':white_check_mark: Saved.'));
+    try {
+      const [fresh, tz] = await Promise.all([wm.getRecipient(site, meta.r), ctx.timeZone()]);
+      const card = recipientCardMessage({
+        recipient: fresh,
+        workspace: ctx.workspace,
+        siteId: site,
+        timeZone: tz,
+        notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
+        meta: { siteId: site, userId: ctx.userId, atMs: deps.now(), refId: ctx.refId, timeZone: tz },
+      });
+      const replaced = meta.u ? await replaceViaResponseUrl(deps, meta.u, card) : false;
+      if (!replaced) await ctx.respond(card);
+    } catch (err) {
+      ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
+    }
   });
 }
