@@ -257,7 +257,7 @@ function watchesBlocks(data: HomeData, max: number, cmd: string): Block[] {
   const sorted = [...w.value].sort((a, b) => Number(!!b.paused) - Number(!!a.paused));
   return [
     ...out,
-    ...list(sorted.map(watchLine), sorted.length, max, `Run ${code(`${cmd} watch list`)} in a channel.`),
+    ...list(sorted.map(watchLine), sorted.length, max, `Run ${code(`${cmd} watches`)} in a channel.`),
   ];
 }
 
