@@ -1,7 +1,7 @@
 /**
  * Buttons of the recipients list and card: Prev/Next (in place), Details (a new card), Edit
- * (admins: opens the edit modal with the trigger id first, "Loading…", then views.update with the
- * current values read from the service).
+ * (open to members, the project's rule: opens the edit modal with the trigger id first,
+ * "Loading…", then views.update with the current values read from the service).
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';

@@ -1,7 +1,7 @@
 /**
  * Buttons inside the registration modals: "Back to edit" (the form again, with the draft's text
  * and kept file) and "Download the list" (the preview's skipped and invalid lines as a CSV in the
- * user's DM). Admins only, like the command.
+ * user's DM). Open to members, like the command (members register recipients).
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { z } from 'zod';

@@ -1,7 +1,8 @@
 /**
  * `/dwm register` opens the registration form; `/dwm register name1 name2 …` checks those names
  * at once: a "Checking…" modal opens with the trigger id (before any service call), then the
- * preview replaces it. Admins only (it changes the service's data); audited when it runs.
+ * preview replaces it. Open to members (the project's rule: members register and edit
+ * recipients); audited when it runs.
  */
 import { z } from 'zod';
 import { newDraftId, type RegistrationDraft } from '../../../ops/wm-registration.js';
