@@ -12,6 +12,7 @@ import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { createLogger, setLogger } from './log.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
+import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { resumePendingRegistrations } from './slack/listeners/features/watermarking.js';
@@ -66,6 +67,9 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   });
   const deps: AppDeps = { config, store, api, logger, now: Date.now };
   const lifecycle = createLifecycle();
+  // Registered first, so it runs last: the queued audit lines of the other hooks' last work are
+  // still sent (or dropped and logged) before the store closes.
+  lifecycle.onStop('background messages', () => stopAppSender(deps));
   const handle = createSlackApp(deps, { lifecycle, ...(opts.register ? { register: opts.register } : {}) });
 
   let shuttingDown: Promise<void> | undefined;
@@ -95,7 +99,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     if (opts.resumeRegistrations !== false) {
       // Bulk registrations interrupted by a stop or crash continue from their stored report
       // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.
-      void resumePendingRegistrations(deps).then(
+      void resumePendingRegistrations(deps, { lifecycle }).then(
         (r) => {
           if (r.resumed.length || r.deferred.length) logger.info(r, 'resumed pending registrations');
         },

@@ -11,6 +11,7 @@ import { type AuditInput, audit } from '../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../ops/workspace.js';
 import { workspaceKeyOf } from '../store/keys.js';
 import type { AuditEntry, WorkspaceKey } from '../store/types.js';
+import { appSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import type { Message, ModalView } from './render/blocks.js';
 import { code, esc, userMention } from './render/mrkdwn.js';
@@ -147,8 +148,10 @@ export function createContext(input: ContextInput): CommandContext {
       return clients;
     },
     async audit(entry) {
+      // The store entry is the record and is awaited; the line for the audit channel is queued
+      // (paced 1/s per channel, retried on 429) and never awaited in the user's request (review #19).
       await audit({ ...deps, logger }, workspace, { ...entry, userId: input.userId }, async (channel, e) => {
-        await client.chat.postMessage({ channel, text: auditLine(e) });
+        appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
       });
     },
     async openView(view) {

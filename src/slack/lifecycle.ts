@@ -12,6 +12,8 @@ import type { Logger } from '../log.js';
 import { workspaceKeyOf } from '../store/keys.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { AppDeps } from './deps.js';
+import { forgetHomeClient } from './listeners/events/home-publish.js';
+import { activeWatchRuntimes } from './watch-runtime.js';
 
 export type UninstallReason = 'app_uninstalled' | 'tokens_revoked';
 
@@ -21,6 +23,9 @@ export async function purgeWorkspace(
   key: WorkspaceKey,
   reason: UninstallReason,
 ): Promise<boolean> {
+  // Per-process caches of the workspace go too (review #21).
+  forgetHomeClient(key);
+  for (const r of activeWatchRuntimes()) r.posters.forget(key);
   try {
     await deps.store.purgeWorkspace(key);
     deps.logger.info({ workspace: key, reason }, 'workspace data removed after uninstall');

@@ -25,6 +25,7 @@ import {
   type PostOptions,
 } from '../watch/types.js';
 import { boltLogger, DEFAULT_SLACK_API_URL } from './app.js';
+import { LruMap } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 
 /**
@@ -170,26 +171,29 @@ export function backgroundClient(
   });
 }
 
+/** Workspaces whose clients and posters are kept (least recently used beyond this are rebuilt). */
+export const POSTER_CACHE_MAX = 500;
+
 export interface PosterFactory {
   /** The poster of a workspace (what `createWatcher({ poster })` takes). */
   poster(ws: WorkspaceKey): ChannelPoster;
   /** The background WebClient of a workspace; DeliveryError('token_revoked') when not installed. */
   client(ws: WorkspaceKey): Promise<WebClient>;
-  /** Forget cached clients (after a reinstall the token changes). */
+  /** Forget cached clients and posters (after a reinstall the token changes; after an uninstall). */
   forget(ws?: WorkspaceKey): void;
 }
 
 /**
- * Posters per workspace with cached clients. A workspace without a token (uninstalled, or the
- * installation lost) fails with `token_revoked`: the core pauses its subscriptions and tells the
- * creator to reinstall, which is the right advice.
+ * Posters per workspace with cached clients (at most POSTER_CACHE_MAX workspaces each). A
+ * workspace without a token (uninstalled, or the installation lost) fails with `token_revoked`:
+ * the core pauses its subscriptions and tells the creator to reinstall, which is the right advice.
  */
 export function createPosterFactory(deps: {
   config: AppDeps['config'];
   store: Store;
   logger: Logger;
 }): PosterFactory {
-  const clients = new Map<string, { token: string; client: WebClient }>();
+  const clients = new LruMap<string, { token: string; client: WebClient }>(POSTER_CACHE_MAX);
   async function client(ws: WorkspaceKey): Promise<WebClient> {
     const token = await botToken(deps, ws);
     if (!token) {
@@ -202,7 +206,7 @@ export function createPosterFactory(deps: {
     clients.set(ws, { token, client: c });
     return c;
   }
-  const posters = new Map<string, ChannelPoster>();
+  const posters = new LruMap<string, ChannelPoster>(POSTER_CACHE_MAX);
   return {
     client,
     poster(ws) {
@@ -214,8 +218,13 @@ export function createPosterFactory(deps: {
       return p;
     },
     forget(ws) {
-      if (ws) clients.delete(ws);
-      else clients.clear();
+      if (ws) {
+        clients.delete(ws);
+        posters.delete(ws);
+      } else {
+        clients.clear();
+        posters.clear();
+      }
     },
   };
 }

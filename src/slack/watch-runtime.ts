@@ -3,7 +3,9 @@
  * factory, each workspace's credentials (src/ops/workspace.ts), a Slack poster per workspace
  * (src/slack/poster.ts), the Block Kit renderer, POLL_INTERVAL_SECONDS and a unique holder id.
  *
- * Events become direct messages:
+ * Events become direct messages, sent through a paced background queue (poster.ts
+ * `createBackgroundSender`, on the runtime's clock): a 429 waits Retry-After and tries again, so a
+ * rate limit never drops the notice (review #18); `stop()` clears its timers.
  * - `subscription-paused` (a permanent Slack error in a channel): the subscription's creator gets
  *   what happened and a Resume button.
  * - `admin-alert` (the service refused the credentials and a token refresh did not fix it; the
@@ -27,6 +29,7 @@ import {
   type Watcher,
   type WatcherOptions,
 } from '../watch/index.js';
+import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { refreshHome } from './listeners/events/home-publish.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
@@ -57,7 +60,8 @@ export interface WatchRuntime {
   resume(ws: string): Promise<void>;
   /** Resume workspaces whose credentials were saved again since their pause (run each interval). */
   checkResumes(): Promise<string[]>;
-  /** Pending direct messages sent (tests wait on it). */
+  /** Event handling and direct messages in flight settled (tests wait on it; queued retries
+   * waiting for a timer are not waited for). */
   idle(): Promise<void>;
 }
 
@@ -103,14 +107,11 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     pending.add(t);
   };
 
-  async function dm(ws: string, userId: string, msg: Message): Promise<void> {
-    const client = await posters.client(ws);
-    await client.chat.postMessage({
-      channel: userId,
-      text: msg.text,
-      ...(msg.blocks ? { blocks: msg.blocks } : {}),
-      unfurl_links: false,
-    } as never);
+  const sender = createBackgroundSender({ logger: log, clock });
+
+  /** Queue a direct message (never throws; retried on 429 and transient errors). */
+  function dm(ws: string, userId: string, msg: Message, label: string): void {
+    sender.send(ws, userId, msg, () => posters.client(ws), label);
   }
 
   /** Who hears about a paused workspace: configured admins, setup savers, the installer
@@ -133,7 +134,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     if (e.type === 'subscription-paused') {
       const s = e.subscription;
       log.warn({ workspace: e.workspace, subscription: s.id, code: e.code }, 'subscription paused');
-      await dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message));
+      dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message), 'subscription paused');
     } else if (e.type === 'delivered') {
       // The App Home shows jobs in flight and recent failures: refresh it for this workspace.
       await refreshHome(deps, e.workspace);
@@ -145,16 +146,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       });
       const to = await adminRecipients(e.workspace);
       if (to.length === 0) log.warn({ workspace: e.workspace }, 'polling paused and no admin to tell');
-      for (const u of to) {
-        try {
-          await dm(e.workspace, u, adminAlertNotice(e.reason, e.message));
-        } catch (err) {
-          log.warn(
-            { err, workspace: e.workspace, user: u },
-            'could not tell an admin that polling is paused',
-          );
-        }
-      }
+      for (const u of to) dm(e.workspace, u, adminAlertNotice(e.reason, e.message), 'polling paused');
     }
   }
 
@@ -234,10 +226,14 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       if (timer !== undefined) clock.clearTimer(timer);
       await watcher.stop();
       await runtime.idle();
+      await sender.stop();
     },
     resume,
     checkResumes,
     async idle() {
+      while (pending.size) await Promise.all([...pending]);
+      await sender.idle();
+      // A DM sent when its post settled may have queued work of its own.
       while (pending.size) await Promise.all([...pending]);
     },
   };

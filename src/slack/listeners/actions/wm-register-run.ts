@@ -32,9 +32,11 @@ import {
 } from '../../../ops/wm-registration.js';
 import { workspaceClients } from '../../../ops/workspace.js';
 import type { WorkspaceKey } from '../../../store/types.js';
+import { appSender } from '../../background-sender.js';
 import { auditLine, type CommandContext } from '../../context.js';
 import type { AppDeps } from '../../deps.js';
 import { uploadFile } from '../../files.js';
+import type { Lifecycle } from '../../lifecycle.js';
 import type { Message } from '../../render/blocks.js';
 import {
   registerAuditDetail,
@@ -126,6 +128,23 @@ async function finish(
     } else {
       await client.chat.postMessage({ channel: run.userId, text: msg.text, blocks: msg.blocks as never });
     }
+  } catch (err) {
+    // The report is stored, but the user must see it (review #20): when the update still fails
+    // after the client's retries, it goes to the user's DM as a new message through the paced
+    // background queue (retried on 429 and transient errors).
+    logger.warn(
+      { err, reportId: report.id },
+      'final registration report not shown in place: queued to the DM',
+    );
+    appSender(deps).send(
+      workspace,
+      run.userId,
+      { text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) },
+      () => client,
+      'registration report',
+    );
+  }
+  try {
     if (summary.needsCsv && run.channel) {
       await uploadFile(client, run.channel, {
         filename: `registration-${report.siteId}-${report.id.slice(0, 8)}.csv`,
@@ -147,7 +166,8 @@ async function finish(
       siteId: report.siteId,
     },
     async (channel, e) => {
-      await client.chat.postMessage({ channel, text: auditLine(e) });
+      // Queued and paced like every audit line (review #19).
+      appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
     },
   ).catch((err: unknown) => logger.error({ err }, 'could not audit the registration'));
 }
@@ -215,11 +235,17 @@ export interface ResumeSummary {
  * Resume every registration left unfinished by a previous process (call once at start, after
  * the store is open). Runs one after the other; resolves when all have ended. Reports still
  * marked `running` that were saved less than `staleAfterMs` ago may belong to another replica:
- * they are retried once after that time (timer unref'd, so it never keeps the process alive).
+ * they are retried once after that time (timer unref'd, so it never keeps the process alive, and
+ * cleared by `opts.lifecycle`'s stop).
  */
 export async function resumePendingRegistrations(
   deps: AppDeps,
-  opts: { staleAfterMs?: number; retryDeferred?: boolean } = {},
+  opts: {
+    staleAfterMs?: number;
+    retryDeferred?: boolean;
+    /** Where the retry timer registers its stop (main.ts passes the app's lifecycle). */
+    lifecycle?: Pick<Lifecycle, 'onStop'>;
+  } = {},
 ): Promise<ResumeSummary> {
   const out: ResumeSummary = { resumed: [], skipped: [], deferred: [] };
   const logger = deps.logger.child({ component: 'registration-resume' });
@@ -265,10 +291,14 @@ export async function resumePendingRegistrations(
     }
   }
   if (out.deferred.length > 0 && opts.retryDeferred !== false) {
+    // Cleared on stop when a lifecycle is given (review #22): no work against a closed store.
+    let unregister: (() => void) | undefined;
     const t = setTimeout(() => {
+      unregister?.();
       void resumePendingRegistrations(deps, { ...opts, retryDeferred: false });
     }, staleAfterMs + 1000);
     t.unref?.();
+    unregister = opts.lifecycle?.onStop('registration resume retry', () => clearTimeout(t));
   }
   logger.info(
     { resumed: out.resumed.length, skipped: out.skipped.length, deferred: out.deferred.length },

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { gatherHome, type HomeData, type HomeOptions } from '../../../ops/home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import { boltLogger, DEFAULT_SLACK_API_URL } from '../../app.js';
+import { LruMap } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import { homeView } from '../../render/home/view.js';
 import { resolveRole, userInfo } from '../../roles.js';
@@ -54,7 +55,23 @@ async function recentViewers(deps: AppDeps, workspace: WorkspaceKey): Promise<st
     .map((v) => v.id);
 }
 
-const clients = new Map<string, WebClient>();
+/**
+ * Clients per workspace (review #21): one entry per workspace, replaced when its token rotates,
+ * at most HOME_CLIENTS_MAX workspaces (least recently used evicted), removed on uninstall
+ * (`forgetHomeClient`, called by lifecycle.ts).
+ */
+export const HOME_CLIENTS_MAX = 500;
+const clients = new LruMap<WorkspaceKey, { key: string; client: WebClient }>(HOME_CLIENTS_MAX);
+
+/** Drop the cached client of a workspace (uninstalled, tokens revoked). */
+export function forgetHomeClient(workspace: WorkspaceKey): void {
+  clients.delete(workspace);
+}
+
+/** Cached Home clients (tests). */
+export function homeClientCount(): number {
+  return clients.size;
+}
 
 /**
  * A Web API client for the workspace: the bot token of single-workspace mode, or the installation's
@@ -70,18 +87,20 @@ export async function workspaceSlackClient(
     const inst = (await deps.store.installations.get(workspace)) as Installation | undefined;
     token = inst?.bot?.token;
   }
-  if (!token) return undefined;
+  if (!token) {
+    clients.delete(workspace);
+    return undefined;
+  }
   const apiUrl = deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL;
   const key = `${apiUrl}\u0000${token}`;
-  let c = clients.get(key);
-  if (!c) {
-    c = new WebClient(token, {
-      slackApiUrl: apiUrl,
-      retryConfig: { retries: 1 },
-      logger: boltLogger(deps.logger, [token]),
-    });
-    clients.set(key, c);
-  }
+  const hit = clients.get(workspace);
+  if (hit && hit.key === key) return hit.client;
+  const c = new WebClient(token, {
+    slackApiUrl: apiUrl,
+    retryConfig: { retries: 1 },
+    logger: boltLogger(deps.logger, [token]),
+  });
+  clients.set(workspace, { key, client: c });
   return c;
 }
 

@@ -1,0 +1,260 @@
+/**
+ * Background messages nobody waits on (the watch runtime's direct messages, audit mirror lines):
+ * a small paced queue per workspace and channel, and a bounded LRU map for per-process caches.
+ * Kept free of app.ts/listener imports so context.ts can use it without an import cycle.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../log.js';
+import type { WorkspaceKey } from '../store/types.js';
+import { systemClock } from '../watch/clock.js';
+import { classifyDeliveryError } from '../watch/delivery.js';
+import type { Clock } from '../watch/types.js';
+
+/**
+ * A Map that keeps at most `max` entries, evicting the least recently used (review #21: the
+ * per-process caches of clients must not grow with every workspace and token rotation).
+ */
+export class LruMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(readonly max: number) {}
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: K, value: V): this {
+    this.map.delete(key);
+    this.map.set(key, value);
+    while (this.map.size > this.max) {
+      const oldest = this.map.keys().next();
+      if (oldest.done) break;
+      this.map.delete(oldest.value);
+    }
+    return this;
+  }
+  delete(key: K): boolean {
+    return this.map.delete(key);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Background messages (direct messages of the watch runtime, audit mirror lines)
+// -------------------------------------------------------------------------------------------------
+
+/** A message sent in the background: the notification text and optional blocks. */
+export interface BackgroundMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+/** The client a queued message is posted with (resolved when its turn comes). */
+export type ClientSource = () => WebClient | Promise<WebClient>;
+
+export interface BackgroundSenderOptions {
+  logger: Logger;
+  /** Timers and time (tests: FakeClock). Default real time. */
+  clock?: Clock;
+  /** Least time between two posts in one channel (Slack allows about 1 message/s per channel). */
+  channelGapMs?: number;
+  /** Tries per message before it is dropped (logged). Default 5. */
+  maxAttempts?: number;
+  /** Messages waiting per channel; beyond it the newest is dropped (logged). Default 200. */
+  maxQueued?: number;
+}
+
+export interface BackgroundSender {
+  /**
+   * Queue `msg` for `channel` (a channel id, or a user id for a direct message) of workspace `ws`.
+   * Never throws and never waits for Slack: the caller (a user's request) goes on at once.
+   */
+  send(ws: WorkspaceKey, channel: string, msg: BackgroundMessage, client: ClientSource, label?: string): void;
+  /** Resolves when no post is in flight (messages waiting for a timer stay queued). */
+  idle(): Promise<void>;
+  /** Messages queued or in flight. */
+  pending(): number;
+  /** Stop: timers cleared, what is still queued is dropped (logged with the count). */
+  stop(): Promise<void>;
+}
+
+interface Queued {
+  msg: BackgroundMessage;
+  client: ClientSource;
+  label: string;
+  attempts: number;
+}
+
+interface Lane {
+  ws: WorkspaceKey;
+  channel: string;
+  items: Queued[];
+  busy: boolean;
+  timer: unknown;
+  notBefore: number;
+}
+
+/**
+ * A small paced queue per workspace and channel for messages nobody waits on (review #18/#19):
+ * - one post at a time per channel, at least `channelGapMs` apart (1 message/s per channel);
+ * - a 429 waits Retry-After (at least the gap) and tries again; a transient failure (5xx, network,
+ *   Slack's internal errors, an error of unknown shape) backs off 1 s, 2 s, 4 s…; after
+ *   `maxAttempts` tries, or on a permanent error (channel_not_found, not_in_channel, invalid_auth…),
+ *   the message is dropped and logged;
+ * - every wait is a `clock.setTimer`, so `stop()` clears them (no work after stop) and tests run on
+ *   a virtual clock. Real timers are unref'd: a queue never keeps the process alive.
+ * Posts are `chat.postMessage` with the client given for that message (the request's client for
+ * the audit mirror, the background client for the watch runtime's DMs).
+ */
+export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSender {
+  const clock = o.clock ?? systemClock;
+  const gap = o.channelGapMs ?? 1000;
+  const maxAttempts = o.maxAttempts ?? 5;
+  const maxQueued = o.maxQueued ?? 200;
+  const log = o.logger.child({ component: 'background-sender' });
+  const lanes = new Map<string, Lane>();
+  const inflight = new Set<Promise<void>>();
+  let stopped = false;
+
+  const setTimer = (fn: () => void, ms: number): unknown => {
+    const h = clock.setTimer(fn, ms);
+    (h as { unref?: () => void } | undefined)?.unref?.();
+    return h;
+  };
+
+  async function attempt(lane: Lane, item: Queued): Promise<void> {
+    item.attempts++;
+    try {
+      const src = item.client();
+      const c = src instanceof Promise ? await src : src;
+      await c.chat.postMessage({
+        channel: lane.channel,
+        text: item.msg.text,
+        ...(item.msg.blocks ? { blocks: item.msg.blocks } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      } as never);
+      lane.items.shift();
+      lane.notBefore = clock.now() + gap;
+    } catch (e) {
+      const c = classifyDeliveryError(e);
+      const retry = c.type === 'rate' || c.type === 'transient' || c.type === 'unknown';
+      const meta = { workspace: lane.ws, channel: lane.channel, what: item.label, attempts: item.attempts };
+      if (!retry || item.attempts >= maxAttempts) {
+        lane.items.shift();
+        lane.notBefore = clock.now() + gap;
+        log.warn(
+          { ...meta, err: e, error: c.type === 'permanent' || c.type === 'rejected' ? c.code : c.type },
+          'background message dropped',
+        );
+        return;
+      }
+      const backoff = gap * 2 ** (item.attempts - 1);
+      const wait =
+        c.type === 'rate'
+          ? Math.max(c.retryAfterMs, gap)
+          : Math.max(c.type === 'transient' ? (c.retryAfterMs ?? 0) : 0, backoff);
+      lane.notBefore = clock.now() + wait;
+      log.info({ ...meta, waitMs: wait, error: c.type }, 'background message will be retried');
+    }
+  }
+
+  function pump(key: string): void {
+    const lane = lanes.get(key);
+    if (!lane || stopped || lane.busy || lane.timer !== undefined) return;
+    const item = lane.items[0];
+    if (!item) {
+      lanes.delete(key);
+      return;
+    }
+    const wait = lane.notBefore - clock.now();
+    if (wait > 0) {
+      lane.timer = setTimer(() => {
+        lane.timer = undefined;
+        pump(key);
+      }, wait);
+      return;
+    }
+    lane.busy = true;
+    const p: Promise<void> = attempt(lane, item).finally(() => {
+      lane.busy = false;
+      inflight.delete(p);
+      pump(key);
+    });
+    inflight.add(p);
+  }
+
+  return {
+    send(ws, channel, msg, client, label = 'message') {
+      if (stopped) {
+        log.warn({ workspace: ws, channel, what: label }, 'background message after stop: dropped');
+        return;
+      }
+      const key = `${ws}\u0000${channel}`;
+      let lane = lanes.get(key);
+      if (!lane) {
+        lane = { ws, channel, items: [], busy: false, timer: undefined, notBefore: 0 };
+        lanes.set(key, lane);
+      }
+      if (lane.items.length >= maxQueued) {
+        log.warn(
+          { workspace: ws, channel, what: label, queued: lane.items.length },
+          'background queue full: message dropped',
+        );
+        return;
+      }
+      lane.items.push({ msg, client, label, attempts: 0 });
+      pump(key);
+    },
+    async idle() {
+      while (inflight.size) await Promise.all([...inflight]);
+    },
+    pending() {
+      let n = 0;
+      for (const l of lanes.values()) n += l.items.length;
+      return n;
+    },
+    async stop() {
+      stopped = true;
+      let dropped = 0;
+      for (const l of lanes.values()) {
+        if (l.timer !== undefined) clock.clearTimer(l.timer);
+        l.timer = undefined;
+        dropped += l.items.length - (l.busy ? 1 : 0);
+      }
+      await Promise.all([...inflight]);
+      lanes.clear();
+      if (dropped) log.warn({ dropped }, 'background messages not sent before stop');
+    },
+  };
+}
+
+const appSenders = new WeakMap<object, BackgroundSender>();
+
+/**
+ * The process's sender for an app (one per `AppDeps`), used by the audit mirror. Created on first
+ * use with real time; `stopAppSender(deps)` (registered on the lifecycle by main.ts) stops it.
+ */
+export function appSender(deps: { logger: Logger }): BackgroundSender {
+  let s = appSenders.get(deps);
+  if (!s) {
+    s = createBackgroundSender({ logger: deps.logger });
+    appSenders.set(deps, s);
+  }
+  return s;
+}
+
+/** Stop the app's sender (no-op when none was created). */
+export async function stopAppSender(deps: { logger: Logger }): Promise<void> {
+  const s = appSenders.get(deps);
+  if (!s) return;
+  appSenders.delete(deps);
+  await s.stop();
+}
