@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import KeyvRedis from '@keyv/redis';
+import KeyvRedis, { createClient as createRedisClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
 import { type Backend, LocalBackend } from './backend.js';
@@ -116,6 +116,58 @@ async function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T
   }
 }
 
+/** The slice of the node-redis client used here (its full generic type is heavy). */
+interface NodeRedisClient {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  destroy(): void;
+  sendCommand(args: string[]): Promise<unknown>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/**
+ * The Redis client, made here rather than by @keyv/redis so that (F6: "Socket closed
+ * unexpectedly" surfacing as an unhandled rejection when Redis is killed):
+ * - an `error` listener is attached before anything can fail (node-redis emits socket errors as
+ *   events; each failing call also rejects on its own, which its caller handles);
+ * - the connect timeout is the socket's own (`socket.connectTimeout`), not a timer raced against
+ *   `connect()` whose loser is left behind;
+ * - until the first connection succeeds, the reconnect strategy gives up once the connect timeout
+ *   has passed (so a wrong STORE_URL fails start-up with a clear message instead of retrying
+ *   forever); once connected it reconnects forever (backoff up to 2 s, jittered) and queued calls
+ *   resume when Redis is back.
+ */
+function openRedisClient(url: string, connectTimeoutMs: number): NodeRedisClient {
+  const startedAt = Date.now();
+  let connected = false;
+  const client = createRedisClient({
+    url,
+    socket: {
+      connectTimeout: connectTimeoutMs,
+      reconnectStrategy: (retries: number, cause: Error) => {
+        if (!connected && Date.now() - startedAt >= connectTimeoutMs) return cause;
+        return Math.min(2 ** retries * 100, 2000) + Math.floor(Math.random() * 100);
+      },
+    },
+  });
+  client.on('error', () => {
+    /* socket errors: the failing calls reject on their own; ping() reports readiness */
+  });
+  client.on('ready', () => {
+    connected = true;
+  });
+  return client as unknown as NodeRedisClient;
+}
+
+/** Close at once, never throwing (already closed, or never opened). */
+function forceClose(client: NodeRedisClient): void {
+  try {
+    if (client.isOpen) client.destroy();
+  } catch {
+    /* already closed */
+  }
+}
+
 async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
@@ -153,11 +205,20 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     }
     return backend;
   }
-  const adapter = new KeyvRedis<string>(loc.url, {
-    throwOnConnectError: true,
-    throwOnErrors: true,
-    connectionTimeout: opts.connectTimeoutMs ?? 5000,
-  });
+  const client = openRedisClient(loc.url, opts.connectTimeoutMs ?? 5000);
+  try {
+    await client.connect();
+    await client.sendCommand(['PING']);
+  } catch (e) {
+    forceClose(client);
+    throw new StoreConfigError(
+      'STORE_URL',
+      `STORE_URL: cannot reach Redis at ${redactUrl(loc.url)} (${redactUrl((e as Error).message ?? String(e))})`,
+    );
+  }
+  // The adapter gets the connected client and no `connectionTimeout`: its getClient() then never
+  // races connect() against a timer of its own (F6).
+  const adapter = new KeyvRedis<string>(client as never, { throwOnConnectError: true, throwOnErrors: true });
   adapter.on('error', () => {
     /* surfaced by the failing call itself */
   });
@@ -170,27 +231,17 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
   keyv.on('error', () => {
     /* surfaced by the failing call itself */
   });
-  let client: RedisCommander;
-  try {
-    client = (await adapter.getClient()) as unknown as RedisCommander;
-    await client.sendCommand(['PING']);
-  } catch (e) {
-    await adapter.disconnect(true).catch(() => undefined);
-    throw new StoreConfigError(
-      'STORE_URL',
-      `STORE_URL: cannot reach Redis at ${redactUrl(loc.url)} (${redactUrl((e as Error).message ?? String(e))})`,
-    );
-  }
-  // Graceful QUIT waits for a reconnect when Redis is gone: fall back to a forced disconnect.
+  // Graceful close waits for pending replies, which never come when Redis is gone: fall back to a
+  // forced disconnect.
   const disconnect = async () => {
     const graceful = await withTimeout(
       adapter.disconnect().then(() => true),
       1000,
       false,
     );
-    if (!graceful) await adapter.disconnect(true).catch(() => undefined);
+    if (!graceful) forceClose(client);
   };
-  return new RedisBackend(keyv, client, disconnect);
+  return new RedisBackend(keyv, client as unknown as RedisCommander, disconnect);
 }
 
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
