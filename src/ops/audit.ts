@@ -2,7 +2,8 @@
  * The audit log: who did what, when, with what result. Appended to `store.audit` and mirrored to
  * the audit channel when one is configured (workspace setting, else AUDIT_CHANNEL_ID). The mirror
  * is a callback so this module stays free of Slack; a mirror failure is logged, never raised
- * (the store entry is the record). Details are plain text and never contain a secret.
+ * (the store entry is the record). The Slack layer's mirror only queues the line (paced, retried
+ * on 429: src/slack/background-sender.ts), so an audit call never waits for Slack. Details are plain text and never contain a secret.
  */
 import type { AuditEntry, WorkspaceKey } from '../store/types.js';
 import type { OpsDeps } from './workspace.js';

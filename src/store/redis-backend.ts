@@ -1,7 +1,7 @@
 /**
  * Redis backend: several replicas share one Redis. Plain values go through keyv (@keyv/redis);
- * everything that must not lose a write between replicas uses the native client that @keyv/redis
- * exposes (`getClient()`):
+ * everything that must not lose a write between replicas uses the native node-redis client, which
+ * the store creates and connects itself (index.ts `openRedisClient`) and shares with @keyv/redis:
  *  - indexes are Redis sets (SADD / SREM / SMEMBERS): two replicas adding ids at once both win;
  *  - the audit log is a Redis list, LPUSH + LTRIM in one Lua script;
  *  - leases: `SET key holder NX PX ttl`; renew/release are Lua compare-and-set on the holder;
