@@ -97,8 +97,16 @@ describe('recipients', () => {
     // In use by a running task: explained in words a user understands.
     const emu = bot.emulator!;
     const jobId = emu.createJob('DEMO', 'IN-USE-001', [{ recipient: 'Stan-AU' }]);
+    // Answered with "Saving…" before the service is called; the outcome follows by views.update.
+    const seqUse = lastSeq(bot);
     const inUse = await bot.viewSubmission({ user: admin, view, values: editValues('Stan-Australia', '') });
-    expect(JSON.stringify(inUse.json)).toContain('being used by a running watermarking task');
+    expect(inUse.json).toMatchObject({ response_action: 'update' });
+    expect(JSON.stringify(inUse.json)).toContain('Saving');
+    const inUseShown = await bot.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seqUse && c.ok,
+      10_000,
+    );
+    expect(JSON.stringify(inUseShown.args)).toContain('being used by a running watermarking task');
     emu.finishJob('DEMO', jobId);
 
     // Success: closes, audited, the card is replaced through the Edit click's response_url.
@@ -109,7 +117,7 @@ describe('recipients', () => {
       values: editValues('Stan-Australia', 'AU <b>'),
     });
     expect(ok.status).toBe(200);
-    expect(ok.json ?? {}).not.toHaveProperty('response_action');
+    expect(ok.json).toMatchObject({ response_action: 'update' });
     const replaced = await bot.fake.waitFor(
       (c) => c.seq > seq2 && c.method === 'response_url' && c.ok && c.args.replace_original === true,
       10_000,
@@ -138,7 +146,10 @@ describe('recipients', () => {
     await bot.action({ actionId: edit.action_id, value: edit.value!, user: admin });
     await nextCall(bot, 'views.update', seq);
     const view = bot.fake.lastView(admin, 'modal') as FakeView;
+    const seq2 = lastSeq(bot);
     const dup = await bot.viewSubmission({ user: admin, view, values: editValues('DUP-TEST-B', '') });
-    expect(JSON.stringify(dup.json)).toContain('already named');
+    expect(dup.json).toMatchObject({ response_action: 'update' });
+    const shown = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2 && c.ok, 10_000);
+    expect(JSON.stringify(shown.args)).toContain('already named');
   });
 });
