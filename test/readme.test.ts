@@ -60,6 +60,12 @@ describe('README', () => {
     for (const s of BOT_SCOPES) expect(scopes).toContain(s);
   });
 
+  it('has Slack escape mentions in both slash commands (user and channel ids, never bare @names)', () => {
+    const blocks = manifest.split(/\n {4}- command: /).slice(1);
+    expect(blocks.map((b) => b.split('\n')[0])).toEqual(['/dwm', '/drm']);
+    for (const b of blocks) expect(b).toMatch(/\n {6}should_escape: true(\n|$)/);
+  });
+
   it('explains every dependency', () => {
     const deps = section('Dependencies');
     for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)])
