@@ -135,6 +135,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       const s = e.subscription;
       log.warn({ workspace: e.workspace, subscription: s.id, code: e.code }, 'subscription paused');
       dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message), 'subscription paused');
+      // The Home tab lists the workspace's watches with their state: show the pause there too.
+      await refreshHome(deps, e.workspace);
     } else if (e.type === 'delivered') {
       // The App Home shows jobs in flight and recent failures: refresh it for this workspace.
       await refreshHome(deps, e.workspace);
@@ -147,6 +149,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       const to = await adminRecipients(e.workspace);
       if (to.length === 0) log.warn({ workspace: e.workspace }, 'polling paused and no admin to tell');
       for (const u of to) dm(e.workspace, u, adminAlertNotice(e.reason, e.message), 'polling paused');
+      // The tab's connection status says polling is paused.
+      await refreshHome(deps, e.workspace);
     }
   }
 

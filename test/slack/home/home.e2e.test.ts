@@ -207,6 +207,20 @@ describe('App Home (env credentials)', () => {
     expect(viewText(call)).toContain('site `DEMO`');
   });
 
+  it('a plan request sent by its direct form (/drm plan trial) re-publishes the tab with it', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('plan trial drm "Home refresh check"', { user: bot.ws.member, command: '/drm' });
+    const call = await bot.fake.waitFor(
+      (c) =>
+        c.method === 'views.publish' &&
+        c.seq > seq &&
+        c.args.user_id === bot.ws.admin &&
+        JSON.stringify(c.args.view).includes('Home refresh check'),
+      10_000,
+    );
+    expect(viewText(call)).toContain('Latest plan request');
+  });
+
   it('Refresh button publishes the clicking user tab', async () => {
     const seq = lastSeq(bot);
     await bot.action({ actionId: HOME_ACTIONS.refresh, user: bot.ws.member });

@@ -14,5 +14,11 @@ describe('changesHome', () => {
     expect(changesHome({ type: 'block_actions', actions: [{ action_id: 'svc_plan_request' }] })).toBe(true);
     expect(changesHome({ type: 'block_actions', actions: [{ action_id: 'watch-job-details' }] })).toBe(false);
     expect(changesHome({ type: 'event_callback' })).toBe(false);
+    // The direct forms of plan requests change the latest request the tab shows; reading does not.
+    expect(changesHome({ command: '/drm', text: 'plan trial drm two more weeks' })).toBe(true);
+    expect(changesHome({ command: '/drm', text: 'PLAN Cancel fwm' })).toBe(true);
+    expect(changesHome({ command: '/drm', text: 'plan fwm' })).toBe(false);
+    expect(changesHome({ command: '/drm', text: 'plan' })).toBe(false);
+    expect(changesHome({ command: '/dwm', text: 'plan trial' })).toBe(false);
   });
 });

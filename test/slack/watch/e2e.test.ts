@@ -321,11 +321,33 @@ describe('notifications', () => {
     const b = s.bot;
     await command(b, `watch site:${s.site}`);
     await poll(s);
+    // The member looks at the Home tab: its list of watches must show the pause.
+    await b.event({ type: 'app_home_opened', user: b.ws.member, channel: 'D0HOME', tab: 'home' });
+    await b.fake.waitFor(
+      (c) =>
+        c.method === 'views.publish' &&
+        c.args.user_id === b.ws.member &&
+        json(c.args.view).includes('Channel watches') &&
+        !json(c.args.view).includes('paused'),
+      8000,
+    );
+    // app_home_opened may publish twice (cached data, then fresh): let it settle first.
+    await new Promise((r) => setTimeout(r, 500));
+    const seqHome = lastSeq(b);
     b.fake.archiveChannel(s.ws, s.channel);
     b.emulator!.createJob(s.site, 'after-archive', [{ recipient: 'alice' }]);
     await poll(s);
     const [sub] = await s.runtime.watcher.subscriptions.list(s.ws);
     expect(sub?.paused?.code).toBe('is_archived');
+    const home = await b.fake.waitFor(
+      (c) =>
+        c.method === 'views.publish' &&
+        c.seq > seqHome &&
+        c.args.user_id === b.ws.member &&
+        json(c.args.view).includes('paused'),
+      8000,
+    );
+    expect(json(home.args.view)).toContain(`<#${s.channel}>`);
     const dms = b.fake.messages(`D${b.ws.member.slice(1)}`);
     expect(dms).toHaveLength(1);
     expect(json(dms[0]?.blocks)).toContain('are paused');

@@ -3,7 +3,8 @@
  * middleware that, AFTER a request was handled (`await next()`), refreshes the tab of the
  * workspace's recent viewers when the request changed something the tab shows:
  * - setup saved (the setup modal), a watch added/removed/resumed (`/dwm watch|unwatch`, the watch
- *   form, the subscription buttons), a plan request sent or cancelled (plan buttons and modal).
+ *   form, the subscription buttons), a plan request sent or cancelled (plan buttons and modal, and
+ *   the direct forms `/drm plan trial|resume|suspend|cancel`).
  * The refresh runs in the background (never delays or fails the request) and is coalesced per
  * workspace by `refreshHome`. Features may still call `refreshHome` themselves (background work
  * such as job notifications is not a Slack request, so it is not seen here).
@@ -18,6 +19,7 @@ import { WATCH_MODAL_CALLBACK } from '../../render/watch/subscriptions.js';
 import { refreshHome } from './home-publish.js';
 
 const COMMAND_WORDS = new Set(['watch', 'unwatch', 'setup']);
+const PLAN_WORDS = new Set(['trial', 'resume', 'suspend', 'cancel']);
 const VIEWS = new Set<string>([SETUP_CALLBACK, WATCH_MODAL_CALLBACK, SVC_VIEWS.planRequest]);
 const ACTIONS = new Set<string>([
   WATCH_ACTIONS.unsubscribe,
@@ -41,8 +43,11 @@ type Body = {
 /** Does this request change something the Home tab shows? (pure, exported for tests) */
 export function changesHome(body: Body): boolean {
   if (typeof body.command === 'string') {
-    const first = (body.text ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-    return body.command === '/dwm' && COMMAND_WORDS.has(first);
+    const [first = '', second = ''] = (body.text ?? '').trim().toLowerCase().split(/\s+/);
+    if (body.command === '/dwm') return COMMAND_WORDS.has(first);
+    // The direct forms of plan requests (`/drm plan trial|resume|suspend|cancel`) change the
+    // latest plan request the tab shows.
+    return body.command === '/drm' && first === 'plan' && PLAN_WORDS.has(second);
   }
   if (body.type === 'view_submission') return VIEWS.has(body.view?.callback_id ?? '');
   if (body.type === 'block_actions') return (body.actions ?? []).some((a) => ACTIONS.has(a.action_id ?? ''));
