@@ -315,6 +315,14 @@ export class FakeSlack {
     return fake;
   }
 
+  /** Where apps.connections.open sends a Socket Mode client (undefined: Socket Mode is off). */
+  private socketModeUrl: string | undefined;
+
+  /** Turn Socket Mode on: apps.connections.open answers with this WebSocket URL. */
+  setSocketModeUrl(url: string | undefined): void {
+    this.socketModeUrl = url;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -702,6 +710,13 @@ export class FakeSlack {
       let result: Obj;
       if (method === 'oauth.v2.access') {
         result = this.oauthAccess(args, req);
+      } else if (method === 'apps.connections.open') {
+        // Socket Mode: an app-level token (xapp-…) asks for a WebSocket URL. The WebSocket server
+        // itself is the test's (see test/harness/socket-mode.ts): set its URL with setSocketModeUrl.
+        if (!token) throw new SlackApiError('not_authed');
+        if (!token.startsWith('xapp-')) throw new SlackApiError('not_allowed_token_type');
+        if (!this.socketModeUrl) throw new SlackApiError('socket_mode_not_enabled');
+        result = { url: this.socketModeUrl };
       } else if (method === 'api.test') {
         // Needs no token (used by /readyz with OAuth distribution).
         result = { args: recordArgs() };

@@ -17,6 +17,7 @@ import {
   type Logger as BoltLogger,
   type LogLevel as BoltLogLevel,
   HTTPReceiver,
+  type SocketModeReceiver,
 } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
@@ -25,6 +26,7 @@ import { createHealth, type ReadinessCheck } from './health.js';
 import { createInstallationStore } from './installation-store.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { registerListeners } from './listeners/index.js';
+import { createSocketState } from './socket-state.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
@@ -223,6 +225,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     convoStore: false,
   };
 
+  // Socket Mode: /readyz also needs the WebSocket to Slack to be up (see socket-state.ts).
+  const socketState = createSocketState();
+
   // The health client: the bot token in single mode (auth.test), none with OAuth (api.test).
   let app: App;
   const healthClient = () => app.client;
@@ -230,7 +235,10 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     get client() {
       return healthClient();
     },
-    extraChecks: opts.readinessChecks ?? [],
+    extraChecks: [
+      ...(socket ? [() => Promise.resolve(socketState.check())] : []),
+      ...(opts.readinessChecks ?? []),
+    ],
     ...(opts.readyOkTtlMs !== undefined ? { okTtlMs: opts.readyOkTtlMs } : {}),
   });
 
@@ -260,7 +268,8 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       socketMode: true,
       appToken: config.slack.appToken,
       customRoutes: health.routes,
-      installerOptions: { port: config.port },
+      // clientOptions: apps.connections.open goes to SLACK_API_URL too (the tests' fake Slack).
+      installerOptions: { port: config.port, clientOptions },
       ...oauth,
     });
   } else {
@@ -287,6 +296,8 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   }
 
   app = new App(base);
+  if (socket)
+    socketState.attach((app as unknown as { receiver: SocketModeReceiver }).receiver.client, logger);
 
   app.error(async (args) => {
     const { error, body } = args as unknown as {
