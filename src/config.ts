@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { loadErrorCodes } from './api/error-codes.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
+import { checkSiteId } from './api/validate.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -123,7 +124,11 @@ const commaList = (item: z.ZodType<string, string>) =>
     )
     .pipe(z.array(item));
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'each must be a Slack user id like U0123ABCD');
-const siteId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'each must be a site id (letters, digits, - or _)');
+/** The API module's own site id rule (exactly 4 letters or digits), with its message. */
+const siteId = z.string().superRefine((v, c) => {
+  const problem = checkSiteId(v);
+  if (problem) c.addIssue({ code: 'custom', message: problem });
+});
 
 /** 32 bytes, as 64 hex characters or base64 (standard or url-safe). Returns undefined if not. */
 export function decodeKey(text: string): Buffer | undefined {

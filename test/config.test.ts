@@ -116,6 +116,29 @@ describe('loadConfig', () => {
       'DWM_DEFAULT_SITE',
       /not one of DWM_SITE_IDS/,
     ],
+    [
+      {
+        ...base,
+        DWM_SITE_IDS: 'AB12, site-five',
+        DWM_ACCOUNT_ID: 'a',
+        DWM_ACCESS_KEY: 'k',
+        DWM_BASE_URL: 'http://h',
+      },
+      'DWM_SITE_IDS',
+      /"site-five" is not valid: a site id is exactly 4 letters or digits/,
+    ],
+    [
+      {
+        ...base,
+        DWM_SITE_IDS: 'AB12',
+        DWM_DEFAULT_SITE: 'AB1',
+        DWM_ACCOUNT_ID: 'a',
+        DWM_ACCESS_KEY: 'k',
+        DWM_BASE_URL: 'http://h',
+      },
+      'DWM_DEFAULT_SITE',
+      /"AB1" is not valid/,
+    ],
     [{ ...base, SLACK_BOT_ID: 'B123' }, 'SLACK_BOT_USER_ID', /both/],
   ])('names the variable and says what to set (%#)', (env, variable, hint) => {
     const err = issuesOf(env as Record<string, string>);

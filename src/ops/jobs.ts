@@ -37,8 +37,9 @@ import { writeCsv } from './csv.js';
  * would be the less robust reading.
  */
 export function isTaskFailed(t: Pick<JobTask, 'status' | 'cliErrorCode'> & { failed?: boolean }): boolean {
+  // cli_error_code "0" means success; zero-padded forms ("00", "0000") are read the same way.
   const code = t.cliErrorCode.trim();
-  return t.status === 'TK005' || (code !== '' && code !== '0');
+  return t.status === 'TK005' || (code !== '' && !/^0+$/.test(code));
 }
 
 export interface FailureCodeCount {

@@ -203,6 +203,32 @@ function describe(
   return { ...base, field: urlField, message: `${api} check failed unexpectedly${site}; try again.` };
 }
 
+/**
+ * The entered site ids that the Service API account does not list, as a message (undefined when
+ * all are listed). The site list is read tolerantly: when it cannot be read in the documented
+ * shape (a service newer than the spec), the membership check is skipped rather than failing a
+ * setup whose credentials did verify; the watermarking token call per site still checks each id.
+ */
+async function sitesNotInAccount(
+  svc: ReturnType<OpsDeps['api']['service']>,
+  siteIds: readonly string[],
+): Promise<string | undefined> {
+  let known: string[];
+  try {
+    known = (await svc.getSites()).map((s) => s.siteId);
+  } catch {
+    return undefined;
+  }
+  // Ids are compared exactly (the service's calls take them as given).
+  const have = new Set(known);
+  const missing = siteIds.filter((id) => !have.has(id));
+  if (missing.length === 0) return undefined;
+  const list = known.length
+    ? `Its sites: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ` and ${known.length - 20} more` : ''}.`
+    : 'It has no site yet.';
+  return `The Service API account does not have site${missing.length > 1 ? 's' : ''} ${missing.join(', ')}. ${list} Remove ${missing.length > 1 ? 'them' : 'it'} or fix the spelling.`;
+}
+
 /** Live check: a watermarking token for every site, and the Service API site list. */
 export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): Promise<VerifyResult> {
   const failures: VerifyFailure[] = [];
@@ -220,9 +246,16 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
   if (creds.service) {
     const svc = deps.api.service(creds.service);
     jobs.push(
-      svc.verify().catch((e: unknown) => {
-        failures.push({ part: 'service', ...describe('service', e) });
-      }),
+      (async () => {
+        try {
+          await svc.verify();
+        } catch (e) {
+          failures.push({ part: 'service', ...describe('service', e) });
+          return;
+        }
+        const unknown = await sitesNotInAccount(svc, creds.siteIds);
+        if (unknown) failures.push({ part: 'service', field: 'siteIds', message: unknown });
+      })(),
     );
   }
   await Promise.all(jobs);

@@ -40,6 +40,10 @@ describe('isTaskFailed', () => {
     expect(isTaskFailed(task(1, 'TK002', 'E42'))).toBe(true);
     expect(isTaskFailed(task(1, 'TK002', '0'))).toBe(false);
     expect(isTaskFailed(task(1, 'TK000', ''))).toBe(false);
+    // Zero-padded success codes are success; a code with a non-zero digit is a failure.
+    expect(isTaskFailed(task(1, 'TK002', '0000'))).toBe(false);
+    expect(isTaskFailed(task(1, 'TK002', ' 00 '))).toBe(false);
+    expect(isTaskFailed(task(1, 'TK002', '0010'))).toBe(true);
   });
 });
 

@@ -125,9 +125,37 @@ describe('verify, save, status (emulator)', () => {
     const bad = checkSetupForm(form({ siteIds: 'DEMO, ZZ99', defaultSite: '' }), undefined, {});
     if (!bad.ok) throw new Error('form');
     const v2 = await verifySetup(deps, bad.credentials);
-    expect(!v2.ok && v2.failures.map((f) => [f.field, f.siteId])).toEqual([['siteIds', 'ZZ99']]);
+    // Both APIs say so: the token call for ZZ99, and the Service API's site list.
+    expect(!v2.ok && v2.failures.map((f) => [f.part, f.field, f.siteId]).sort()).toEqual([
+      ['service', 'siteIds', undefined],
+      ['watermarking', 'siteIds', 'ZZ99'],
+    ]);
     expect(await setupStatus(deps, 'T2')).toEqual({ configured: false, readOnly: false, siteIds: [] });
   });
+  it('with Service API credentials only, a site the account does not list fails on the site field', async () => {
+    const c = checkSetupForm(
+      form({ siteIds: 'DEMO, ZZ98, ZZ99', defaultSite: '', wmAccountId: '', wmAccessKey: '' }),
+      undefined,
+      {},
+    );
+    if (!c.ok) throw new Error('form');
+    const v = await verifySetup(deps, c.credentials);
+    expect(v.ok).toBe(false);
+    if (v.ok) return;
+    expect(v.failures).toHaveLength(1);
+    expect(v.failures[0]).toMatchObject({ part: 'service', field: 'siteIds' });
+    expect(v.failures[0]!.message).toContain('does not have sites ZZ98, ZZ99');
+    expect(v.failures[0]!.message).toContain('Its sites: DEMO, AB12, FILM');
+    // The listed sites alone verify.
+    const ok = checkSetupForm(
+      form({ siteIds: 'FILM', defaultSite: '', wmAccountId: '', wmAccessKey: '' }),
+      undefined,
+      {},
+    );
+    if (!ok.ok) throw new Error('form');
+    expect((await verifySetup(deps, ok.credentials)).ok).toBe(true);
+  });
+
   it('an unreachable service fails on the URL field', async () => {
     const c = checkSetupForm(
       form({ svcBaseUrl: 'http://127.0.0.1:9/svc', wmAccountId: '', wmAccessKey: '' }),

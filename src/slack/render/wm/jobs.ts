@@ -114,7 +114,7 @@ const LINES_PER_SECTION = 10;
 export function taskLine(t: JobTask): string {
   const failed = isTaskFailed(t);
   const cli = t.cliErrorCode.trim();
-  const codePart = failed && cli && cli !== '0' ? ` · error ${code(cli)}` : '';
+  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · error ${code(cli)}` : '';
   return `${taskStatus(t.status)} · ${esc(truncate(t.recipient, 128))} · DWM ID ${code(t.dwmId)}${codePart}`;
 }
 
