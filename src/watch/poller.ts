@@ -14,6 +14,8 @@
  *      job the window did not return (should not happen with a consistent service).
  * The first cycle of a site records the state silently: 1 + ceil(inflight/1000) calls (the
  * window query, made first, seeds the set of already-finished jobs so none is announced later).
+ * A subscription added to a site that is already polled is silent in its first cycle too (see
+ * buildIntents).
  *
  * "Newly seen terminal": a job in the window that was neither in our in-flight set nor seen
  * before counts as new only when it was registered after the previous cycle started (minus
@@ -113,6 +115,8 @@ async function fetchAll(
       pageUnit: PAGE_UNIT,
       pageIndex,
       ...(from ? { from } : {}),
+      // `from` is a UTC date (utcDate): say so, rather than rely on the service's default zone.
+      timeZone: '+00:00',
     });
     out.push(...page.items);
     if (page.items.length < PAGE_UNIT || out.length >= page.totalCount) return out;
@@ -274,7 +278,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   await ctx.checkpoint();
 
   // intents
-  const entries = buildIntents(ctx, changes, start);
+  const entries = buildIntents(ctx, changes, start, state.lastCycleStartMs);
   res.intents = entries.length;
   res.added = await ctx.outbox.add(entries);
   await ctx.checkpoint();
@@ -332,14 +336,30 @@ function summaryOf(ctx: CycleContext, c: Change): JobSummary {
   };
 }
 
-/** Turn changes into per-channel intents. One channel = the first matching subscription in it. */
-export function buildIntents(ctx: CycleContext, changes: Change[], cycleStart: number): OutboxEntry[] {
+/**
+ * Turn changes into per-channel intents. One channel = the first matching subscription in it.
+ *
+ * `prevCycleStart`: when the changes' window began (the previous cycle's start). A subscription
+ * created after it is in its first cycle: the site was already polled (for another channel, or
+ * before an unwatch left its poll state behind), so these changes may predate the subscription,
+ * and its first poll records the current state silently (issue: "no flood of old jobs"). It hears
+ * of every change detected from the next cycle on. (A resumed subscription keeps its createdAt:
+ * changes detected after the resume are delivered to it.)
+ */
+export function buildIntents(
+  ctx: CycleContext,
+  changes: Change[],
+  cycleStart: number,
+  prevCycleStart = Number.NEGATIVE_INFINITY,
+): OutboxEntry[] {
   const ws = ctx.workspace;
   const out: OutboxEntry[] = [];
   let seq = 0;
   const channels = new Map<string, Subscription[]>();
   for (const s of ctx.subscriptions) {
     if (s.paused || s.siteId !== ctx.siteId) continue;
+    const created = Date.parse(s.createdAt);
+    if (Number.isFinite(created) && created > prevCycleStart) continue;
     const l = channels.get(s.channelId) ?? [];
     l.push(s);
     channels.set(s.channelId, l);

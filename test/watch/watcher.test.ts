@@ -69,6 +69,65 @@ describe('watcher against the emulator', () => {
     expect(h.poster.duplicateKeys()).toEqual([]);
   });
 
+  it('a channel subscribing to a site already polled hears nothing older than its first cycle', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    await sub(w, 'C1');
+    const running = newJob('running-before-c2');
+    const other = newJob('other-before-c2');
+    await w.pollOnce(WS, SITE); // baseline for the site
+    // Both jobs move before C2 subscribes; the site keeps its poll state (C1).
+    h.tick();
+    h.emu.finishJob(SITE, running);
+    h.emu.setJobStatus(SITE, other, 'DM001');
+    await sub(w, 'C2');
+    await cycle(w);
+    expect(
+      h.poster
+        .visible('C1')
+        .map((m) => m.text)
+        .join('\n'),
+    ).toContain(`Job \`${running}\``);
+    // C2's first cycle is silent: those changes may predate it.
+    expect(h.poster.messages.filter((m) => m.channel === 'C2')).toEqual([]);
+    // From the next cycle on, C2 hears of every change.
+    h.tick();
+    h.emu.finishJob(SITE, other);
+    await cycle(w);
+    await cycle(w);
+    const c2 = h.poster.messages.filter((m) => m.channel === 'C2');
+    expect(c2.map((m) => m.text).join('\n')).toContain(`Job \`${other}\``);
+    expect(c2.map((m) => m.text).join('\n')).not.toContain(`Job \`${running}\``);
+    expect(h.poster.duplicateKeys()).toEqual([]);
+  });
+
+  it('watching a site again after every watch was removed does not replay what happened meanwhile', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    const first = await sub(w, 'C1');
+    await w.pollOnce(WS, SITE);
+    await w.subscriptions.remove(WS, { id: first.id });
+    // Meanwhile (no watch, no polling): jobs start and finish.
+    const meanwhile = newJob('meanwhile-done');
+    h.emu.finishJob(SITE, meanwhile);
+    const stillRunning = newJob('meanwhile-running');
+    h.tick();
+    h.tick();
+    await sub(w, 'C1');
+    await cycle(w);
+    expect(h.poster.messages).toEqual([]);
+    h.tick();
+    h.emu.finishJob(SITE, stillRunning);
+    await cycle(w);
+    await cycle(w);
+    const text = h.poster
+      .visible('C1')
+      .map((m) => m.text)
+      .join('\n');
+    expect(text).toContain(`Job \`${stillRunning}\``);
+    expect(text).not.toContain(`Job \`${meanwhile}\``);
+  });
+
   it('edits the parent card in place, threads progress, broadcasts completion (mode all)', async () => {
     h = await startHarness();
     const w = h.watcher();
