@@ -170,6 +170,8 @@ export interface ArgSpec<V = unknown> {
   /** How to write the value, shown in usage: `<job id>`, `ready|error`. */
   hint: string;
   description: string;
+  /** The input offered when the argument is missing (default a text field). */
+  picker?: 'users' | 'channel';
   /** Phantom: the value type the handler receives. */
   readonly __value?: V;
 }
@@ -182,6 +184,8 @@ export type ArgsOf<A extends ArgsSpec> = { [K in keyof A]: A[K] extends ArgSpec<
 interface ArgMeta {
   hint: string;
   description: string;
+  /** The input offered when the argument is missing (default a text field). */
+  picker?: 'users' | 'channel';
 }
 
 /** A required positional word. */

@@ -23,9 +23,15 @@ import {
 } from './parse.js';
 import { explainError, renderError, renderRefused } from './render/errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './render/help.js';
+import { missingArgsView } from './render/missing-args.js';
 import { admitToModal, type Role } from './roles.js';
 
 export type SlashCommand = '/dwm' | '/drm';
+
+/** What a dispatch may need beyond the context: the slash command's response_url. */
+export interface DispatchExtra {
+  responseUrl?: string;
+}
 export const SLASH_COMMANDS: readonly SlashCommand[] = ['/dwm', '/drm'];
 export type { Role };
 
@@ -44,7 +50,11 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   description?: string;
   /** Text after the command, e.g. 'jobs status:error site:AB12'. */
   examples?: readonly string[];
-  /** A required argument is missing: 'error' (default) or 'modal' (calls openModal). */
+  /**
+   * A required argument is missing: 'modal' (default: `openModal` when the entry has one, else the
+   * registry's generic "fill in what is missing" form, src/slack/render/missing-args.ts) or
+   * 'error' (usage; for arguments no Block Kit input can take, like a user group).
+   */
   onMissing?: 'error' | 'modal';
   /** Opens a modal/picker with what was given so far. Must use ctx.triggerId first, before slow calls. */
   openModal?: (ctx: CommandContext, given: Partial<ArgsOf<A>>) => Promise<void>;
@@ -182,7 +192,7 @@ export class CommandRegistry {
    * Run a slash command: decode, resolve, help, role check, parse, missing -> modal or error,
    * handler. Every failure is answered (ephemeral) and never thrown.
    */
-  async dispatch(ctx: CommandContext, text: string): Promise<void> {
+  async dispatch(ctx: CommandContext, text: string, extra: DispatchExtra = {}): Promise<void> {
     const command = ctx.command;
     let outcome = 'ok';
     // `what` names the command in replies and the metric label: never the user's free text.
@@ -252,9 +262,16 @@ export class CommandRegistry {
       }
       ctx.share = parsed.share;
       if (parsed.missing.length > 0) {
-        if (entry.onMissing === 'modal' && entry.openModal) {
+        if (entry.onMissing !== 'error' && entry.openModal) {
           outcome = 'modal';
           await entry.openModal(ctx, parsed.values as never);
+          return;
+        }
+        if (
+          entry.onMissing !== 'error' &&
+          (await this.offerMissing(ctx, command, entry, text, parsed.missing, extra))
+        ) {
+          outcome = 'modal';
           return;
         }
         outcome = 'parse_error';
@@ -277,6 +294,43 @@ export class CommandRegistry {
       }
     } finally {
       commandsTotal.inc({ command: what, outcome });
+    }
+  }
+
+  /**
+   * Open the generic form for the missing required arguments (needs the command's trigger id).
+   * False when it cannot (no trigger id, metadata too long, views.open refused): the caller then
+   * answers with the usage instead.
+   */
+  private async offerMissing(
+    ctx: CommandContext,
+    command: SlashCommand,
+    entry: RegisteredEntry,
+    text: string,
+    missing: string[],
+    extra: DispatchExtra,
+  ): Promise<boolean> {
+    if (!ctx.triggerId) return false;
+    const view = missingArgsView({
+      name: fullName(command, entry.path),
+      given: decodeSlackText(text).trim().split(/\s+/).slice(entry.path.length).join(' '),
+      missing: missing.map((name) => ({ name, spec: entry.args[name]! })),
+      meta: {
+        w: ctx.workspace,
+        c: command,
+        t: text.slice(0, 2801),
+        m: missing,
+        ...(ctx.channelId ? { ch: ctx.channelId } : {}),
+        ...(extra.responseUrl ? { ru: extra.responseUrl } : {}),
+      },
+    });
+    if (!view || text.length > 2800) return false;
+    try {
+      await ctx.openView(view);
+      return true;
+    } catch (err) {
+      ctx.logger.warn({ err, refId: ctx.refId }, 'could not open the missing-arguments form');
+      return false;
     }
   }
 

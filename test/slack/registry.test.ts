@@ -132,13 +132,34 @@ describe('dispatch', () => {
     await reg.dispatch(admin, 'plan trial AB12');
     expect(calls).toEqual([{ path: 'plan trial', args: { site: 'AB12', share: false } }]);
   });
-  it('missing argument: modal when declared, else an error with usage', async () => {
+  it("missing argument: the entry's own modal, else the generic form, else (no trigger id) usage", async () => {
     const ctx = fakeContext();
     await reg.dispatch(ctx, 'recipient add');
     expect(ctx.views).toHaveLength(1);
     expect(calls).toEqual([{ path: 'modal', args: {} }]);
+    // The generic "fill in what is missing" form: one input per missing argument, the command's
+    // text and response_url in the metadata, nothing run yet.
+    const form = fakeContext();
+    await reg.dispatch(form, 'jobs show', { responseUrl: 'https://hooks.slack.com/commands/T1/1/x' });
+    expect(form.replies).toEqual([]);
+    expect(form.views).toHaveLength(1);
+    const v = form.views[0]!;
+    expect(v.callback_id).toBe('cmd_missing_args');
+    expect(v.title.text).toBe('/dwm jobs show');
+    expect(JSON.stringify(v.blocks)).toContain('"block_id":"arg_job"');
+    expect(JSON.parse(v.private_metadata!)).toEqual({
+      w: 'T1',
+      c: '/dwm',
+      t: 'jobs show',
+      m: ['job'],
+      ru: 'https://hooks.slack.com/commands/T1/1/x',
+    });
+    expect(calls).toHaveLength(1);
+    // Without a trigger id (no modal possible): the error with the usage.
     const err = fakeContext();
+    delete (err as { triggerId?: string }).triggerId;
     await reg.dispatch(err, 'jobs show');
+    expect(err.views).toEqual([]);
     expect(textOf(err.replies[0]!.msg)).toContain('Missing &lt;job id&gt;');
     expect(textOf(err.replies[0]!.msg)).toContain('Usage: `/dwm jobs show &lt;job id&gt;`');
   });

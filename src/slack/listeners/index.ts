@@ -19,6 +19,7 @@ import { register as serviceFeature } from './features/service.js';
 import { register as watchFeature } from './features/watch.js';
 // Features (each owns its file in ./features/ and the command/action/view files it imports).
 import { register as watermarkingFeature } from './features/watermarking.js';
+import { register as missingArgsView } from './views/missing-args.js';
 import { register as setupView } from './views/setup.js';
 
 export { registry } from '../registry.js';
@@ -26,6 +27,7 @@ export { registry } from '../registry.js';
 type Register = (app: App, deps: AppDeps) => void;
 const LISTENERS: Register[] = [
   slashCommands,
+  missingArgsView,
   setupView,
   watermarkingFeature,
   serviceFeature,

@@ -41,7 +41,14 @@ registry.add({
 registry.add({
   command: both,
   path: ['setup', 'admins', 'add'],
-  args: { users: rest(word, { hint: '@user…', description: 'People to make admins.', required: true }) },
+  args: {
+    users: rest(word, {
+      hint: '@user…',
+      description: 'People to make admins.',
+      required: true,
+      picker: 'users',
+    }),
+  },
   role: 'admin',
   summary: 'Make people admins of drm-chatops (besides Slack workspace admins)',
   examples: ['setup admins add @alex @sam'],
@@ -56,7 +63,14 @@ registry.add({
 registry.add({
   command: both,
   path: ['setup', 'admins', 'remove'],
-  args: { users: rest(word, { hint: '@user…', description: 'People to remove as admins.', required: true }) },
+  args: {
+    users: rest(word, {
+      hint: '@user…',
+      description: 'People to remove as admins.',
+      required: true,
+      picker: 'users',
+    }),
+  },
   role: 'admin',
   summary: 'Remove people added as admins (Slack workspace admins stay admins)',
   examples: ['setup admins remove @sam'],
@@ -75,6 +89,9 @@ registry.add({
   args: {
     group: required(word, { hint: '@group|none', description: 'A user group whose members are admins.' }),
   },
+  // Block Kit has no user-group picker, and a typed "@group" is not turned into its id outside a
+  // slash command: a missing group is answered with the usage.
+  onMissing: 'error',
   role: 'admin',
   summary: 'Make a user group admins (or "none" to clear it)',
   examples: ['setup admins group @media-admins', 'setup admins group none'],
@@ -91,7 +108,11 @@ registry.add({
   command: both,
   path: ['setup', 'audit-channel'],
   args: {
-    channel: required(word, { hint: '#channel|none', description: 'Where audit entries are mirrored.' }),
+    channel: required(word, {
+      hint: '#channel|none',
+      description: 'Where audit entries are mirrored.',
+      picker: 'channel',
+    }),
   },
   role: 'admin',
   summary: 'Mirror the audit log to a channel (or "none" to stop)',

@@ -23,7 +23,8 @@ export function register(app: App, deps: AppDeps): void {
         command,
         respond,
       });
-      await registry.dispatch(ctx, body.text ?? '');
+      // The response_url travels with a "fill in what is missing" form (answers go back here).
+      await registry.dispatch(ctx, body.text ?? '', { responseUrl: body.response_url });
     });
   }
 }
