@@ -436,7 +436,7 @@ async function execute(
     report.status = 'interrupted';
     report.interruptedReason =
       stopReason ??
-      `${unsettled.length} batch(es) could not be confirmed (${unsettled[0]?.error?.message ?? 'unknown error'}); resume to finish.`;
+      `${unsettled.length} batch(es) could not be confirmed (${unsettled[0]?.error?.message ?? 'unknown error'}); press Resume on the report to finish.`;
   } else {
     report.status = 'completed';
   }

@@ -192,6 +192,64 @@ describe('/dwm register', () => {
     const csv = bot.fake.file(fid)!.data.toString('utf8');
     expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1001);
     expect(csv).toContain('failed');
+
+    // "Retry failed" sends the refused batch again; the report becomes complete in place.
+    const retry = buttons((report.blocks ?? []) as never).find((b) => b.action_id === 'wm_register_resume');
+    expect(retry?.text).toBe('Retry failed');
+    await bot.action({ actionId: retry!.action_id, value: retry!.value!, user: admin, channel: admin });
+    const complete = await waitForDm(
+      bot,
+      admin,
+      (t) => t.includes('1,000 recipients registered') || t.includes('1000 recipients registered'),
+    );
+    expect(complete.ts).toBe(report.ts);
+    expect(emu.recipientCount('DEMO')).toBe(before + 1000);
+  });
+
+  it('a run stopped by the service shows Resume; pressing it finishes the run, each name sent once', async () => {
+    const admin = bot.ws.admin;
+    const member = bot.ws.member;
+    const emu = bot.emulator!;
+    // 180 short names (the text field takes 3,000 characters): two batches.
+    const names = Array.from({ length: 180 }, (_, i) => `sr-${i}`);
+    const seqForm = lastSeq(bot);
+    await bot.command('register', { user: admin });
+    await nextCall(bot, 'views.open', seqForm);
+    const form = bot.fake.lastView(admin, 'modal')!;
+    await bot.viewSubmission({ user: admin, view: form, values: textValues(names.join('\n')) });
+    const preview = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_preview');
+    expect(blocksText(preview.blocks)).toContain('in 2 batches');
+    const before = emu.recipientCount('DEMO');
+    // The service goes down once the run starts: no batch can be sent or confirmed.
+    emu.faults.add({ match: /\/wm\/api\/recipient/, status: 503 });
+    await bot.viewSubmission({ user: admin, view: preview });
+    const stopped = await waitForDm(bot, admin, (t) => t.includes('stopped before the end'));
+    const resume = buttons((stopped.blocks ?? []) as never).find((b) => b.action_id === 'wm_register_resume');
+    expect(resume, JSON.stringify(stopped.blocks)).toBeDefined();
+    expect(blocksText(stopped.blocks as never)).toContain('press Resume');
+    emu.faults.clear();
+
+    // Someone else (a member, not the run's user) is refused.
+    const seqM = lastSeq(bot);
+    await bot.action({ actionId: resume!.action_id, value: resume!.value!, user: member, channel: admin });
+    const refused = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seqM, 10_000);
+    expect(JSON.stringify(refused.args)).toContain('who started this registration');
+
+    // The run's user resumes it; the same message becomes the final report.
+    await bot.action({ actionId: resume!.action_id, value: resume!.value!, user: admin, channel: admin });
+    const done = await waitForDm(
+      bot,
+      admin,
+      (t) => t.includes('finished') && t.includes('180 recipients registered'),
+    );
+    expect(done.ts).toBe(stopped.ts);
+    expect(emu.recipientCount('DEMO')).toBe(before + 180);
+    // Pressed again: nothing left to send, and nothing is sent twice.
+    const seq2 = lastSeq(bot);
+    await bot.action({ actionId: resume!.action_id, value: resume!.value!, user: admin, channel: admin });
+    const again = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq2, 10_000);
+    expect(JSON.stringify(again.args)).toContain('Nothing is left to send');
+    expect(emu.recipientCount('DEMO')).toBe(before + 180);
   });
 
   it('resumes a run left "running" by a previous process and updates its DM message', async () => {

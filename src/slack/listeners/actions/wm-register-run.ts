@@ -24,6 +24,7 @@ import {
 import {
   listPending,
   loadRun,
+  markPending,
   newDraftId,
   type RunRecord,
   reportRepo,
@@ -116,7 +117,7 @@ async function finish(
   logger: Logger,
 ): Promise<void> {
   const summary = summariseReport(report);
-  const msg = registerReportMessage({ summary, report, csvAttached: summary.needsCsv });
+  const msg = registerReportMessage({ summary, report, csvAttached: summary.needsCsv, workspace });
   try {
     if (run.channel && run.ts) {
       await client.chat.update({
@@ -221,6 +222,54 @@ export async function startBackgroundRegistration(
       })
       .catch(() => undefined);
     return undefined;
+  }
+}
+
+/**
+ * The Resume / Retry failed button of a report (the run's own user or an admin): claims the
+ * stored report (a second click while it runs is refused by the claim: a report saved less than
+ * two minutes ago and still running is not taken over), marks it pending (a restart mid-way
+ * resumes it), sends what is left (`retryFailed`: the failed batches too, each reconciled first so
+ * a name the service registered meanwhile is not sent twice), and shows progress and the final
+ * report in place of the message the button was on (the run's DM message). Resolves when it
+ * ends; never throws. Returns why nothing ran, if it did not.
+ */
+export async function resumeFromButton(
+  deps: AppDeps,
+  ctx: CommandContext,
+  client: WebClient,
+  reportId: string,
+  retryFailed: boolean,
+): Promise<{ ok: true; report: RegistrationReport } | { ok: false; message: string }> {
+  const logger = ctx.logger;
+  try {
+    const run = await loadRun(deps, ctx.workspace, reportId);
+    if (!run)
+      return { ok: false, message: 'This registration report has expired (reports are kept for 7 days).' };
+    if (run.userId !== ctx.userId && (await ctx.role()) !== 'admin') {
+      return {
+        ok: false,
+        message: `Only <@${run.userId}>, who started this registration, or an admin can resume it.`,
+      };
+    }
+    const wm = (await ctx.clients()).watermarking();
+    await markPending(deps, ctx.workspace, reportId);
+    const updater = updaterFor(client, run, logger);
+    const r = await resumeRun(deps, ctx.workspace, wm, reportId, {
+      retryFailed,
+      onProgress: (rep) => updater.push(registerProgressMessage(summariseReport(rep))),
+      onWarning: (message, err) => logger.warn({ err, reportId }, message),
+    });
+    await updater.close();
+    if (!r.ok) return { ok: false, message: r.message };
+    await finish(deps, client, ctx.workspace, run, r.report, logger);
+    return { ok: true, report: r.report };
+  } catch (err) {
+    logger.error({ err, refId: ctx.refId, reportId }, 'registration resume failed');
+    return {
+      ok: false,
+      message: `The registration could not be resumed because of an unexpected error (reference ${ctx.refId}). Batches already sent are kept.`,
+    };
   }
 }
 

@@ -12,6 +12,7 @@ import '../commands/wm-register.js';
 import { register as jobActions } from '../actions/wm-jobs.js';
 import { register as recipientActions } from '../actions/wm-recipients.js';
 import { register as registerActions } from '../actions/wm-register.js';
+import { register as resumeAction } from '../actions/wm-register-resume.js';
 import { register as recipientEditView } from '../views/wm-recipient-edit.js';
 import { register as registerViews } from '../views/wm-register.js';
 
@@ -21,6 +22,7 @@ export function register(app: App, deps: AppDeps): void {
   jobActions(app, deps);
   recipientActions(app, deps);
   registerActions(app, deps);
+  resumeAction(app, deps);
   recipientEditView(app, deps);
   registerViews(app, deps);
 }

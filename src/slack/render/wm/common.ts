@@ -20,6 +20,7 @@ export const WM_ACTIONS = {
   recipientEdit: 'wm_recipient_edit',
   registerBack: 'wm_register_back',
   registerInvalidCsv: 'wm_register_invalid_csv',
+  registerResume: 'wm_register_resume',
 } as const;
 
 /** Callback ids of the watermarking modals. */
@@ -73,6 +74,10 @@ export const recipientValue = z.object({ ...base, r: z.number().int().positive()
 export type RecipientValue = z.infer<typeof recipientValue>;
 
 export const draftValue = z.object({ ...base, d: z.string().min(1).max(64) });
+
+/** Resume (or retry the failed batches of) a stored registration run: workspace, site, report id. */
+export const reportValue = z.object({ ...base, r: z.string().min(1).max(64), f: z.literal(1).optional() });
+export type ReportValue = z.infer<typeof reportValue>;
 export type DraftValue = z.infer<typeof draftValue>;
 
 export { cardContext, count, plural, timeText } from '../common.js';

@@ -28,7 +28,7 @@ import {
   textInput,
 } from '../blocks.js';
 import { code, esc, truncate } from '../mrkdwn.js';
-import { count, plural, WM_ACTIONS, WM_VIEWS } from './common.js';
+import { count, encodeValue, plural, WM_ACTIONS, WM_VIEWS } from './common.js';
 
 export const REGISTER_BLOCK = { text: 'recipients_text', file: 'recipients_file', site: 'site' } as const;
 export const REGISTER_TITLE = 'Register recipients';
@@ -267,6 +267,11 @@ export interface ReportMessageInput {
   report: Pick<RegistrationReport, 'registered' | 'failed'>;
   /** A CSV of every line is attached (more rows than fit). */
   csvAttached: boolean;
+  /**
+   * The workspace the run belongs to: with it, a run that stopped before the end gets a Resume
+   * button, and one that finished with failed batches a "Retry failed" button.
+   */
+  workspace?: string;
 }
 
 /** Registered rows listed inline when the CSV is not attached. */
@@ -324,6 +329,24 @@ export function registerReportMessage(input: ReportMessageInput): Message {
   if (input.csvAttached) {
     blocks.push(
       context(`Every line with its outcome and DWM ID is in the CSV file below (${plural(s.rows, 'row')}).`),
+    );
+  }
+  if (input.workspace && (s.status === 'interrupted' || (s.status === 'completed' && c.failed > 0))) {
+    const retry = s.status !== 'interrupted';
+    blocks.push(
+      actions([
+        button(retry ? 'Retry failed' : 'Resume', WM_ACTIONS.registerResume, {
+          value: encodeValue({ w: input.workspace, s: s.siteId, r: s.id, ...(retry ? { f: 1 } : {}) }),
+          style: 'primary',
+        }),
+      ]),
+    );
+    blocks.push(
+      context(
+        retry
+          ? 'Retry failed sends the failed names again; names the service registered meanwhile are never sent twice.'
+          : 'Resume sends what is left; batches already registered are never sent again.',
+      ),
     );
   }
   blocks.push(context(`Report ${code(s.id)}`));
