@@ -57,10 +57,36 @@ const SECRET_PATTERNS: RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT / JWS / JWE-ish
 ];
 
-/** Replace anything that looks like a credential inside a free-text string. */
+/**
+ * Known secret VALUES (the signing secret, the encryption key, service access keys and secret
+ * keys as they are loaded from the environment or the vault): shapes alone cannot recognise a
+ * hex signing secret or an access key, so the values themselves are censored wherever they
+ * appear in a message, an error message or a stack. Values shorter than 8 characters are not
+ * registered (they would censor ordinary words). Bounded: the oldest are forgotten first.
+ */
+const knownSecrets = new Set<string>();
+const MAX_KNOWN_SECRETS = 5000;
+const MIN_SECRET_LENGTH = 8;
+
+/** Register secret values to censor in every log line (undefined and short values are ignored). */
+export function registerSecret(...values: Array<string | undefined | null>): void {
+  for (const v of values) {
+    if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || knownSecrets.has(v)) continue;
+    knownSecrets.add(v);
+    if (knownSecrets.size > MAX_KNOWN_SECRETS) {
+      const oldest = knownSecrets.values().next().value;
+      if (oldest !== undefined) knownSecrets.delete(oldest);
+    }
+  }
+}
+
+/** Replace anything that looks like a credential, or is a registered secret, in a string. */
 export function scrubSecrets(text: string): string {
   let out = text;
   for (const re of SECRET_PATTERNS) out = out.replace(re, '[REDACTED]');
+  if (knownSecrets.size > 0 && out.length >= MIN_SECRET_LENGTH) {
+    for (const v of knownSecrets) if (out.includes(v)) out = out.split(v).join('[REDACTED]');
+  }
   return out;
 }
 

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, setErrorCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
-import { createLogger, setLogger } from './log.js';
+import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
@@ -43,6 +43,19 @@ export interface StartOptions {
 /** Builds and starts everything. Throws ConfigError / StoreConfigError on bad configuration. */
 export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   const config = loadConfig(opts.env ?? process.env);
+  // Secret values from the environment are censored in every log line (shapes alone miss a hex
+  // signing secret or an access key); the vault's are registered as they are decrypted.
+  registerSecret(
+    config.slack.botToken,
+    config.slack.appToken,
+    config.slack.signingSecret,
+    config.slack.clientSecret,
+    config.slack.stateSecret,
+    config.envCredentials?.watermarking?.accessKey,
+    config.envCredentials?.service?.secretKey,
+    config.encryptionKey,
+    ...config.previousEncryptionKeys,
+  );
   const logger = createLogger({ level: config.logLevel });
   setLogger(logger);
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
@@ -113,6 +126,28 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   }
 }
 
+/**
+ * Process-wide last resorts, through the redacting logger: an unhandled promise rejection is
+ * logged with its error and the process keeps serving (one failed background task must not stop
+ * every workspace's bot; Node's default would exit); an uncaught exception is logged before Node
+ * exits as usual (`uncaughtExceptionMonitor` observes without swallowing it). Returns a function
+ * that removes the handlers.
+ */
+export function installProcessHandlers(logger: Pick<Logger, 'error' | 'fatal'>): () => void {
+  const onRejection = (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection (the bot keeps running)');
+  };
+  const onException = (err: Error, origin: string) => {
+    logger.fatal({ err, origin }, 'uncaught exception: the process exits');
+  };
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtExceptionMonitor', onException);
+  return () => {
+    process.off('unhandledRejection', onRejection);
+    process.off('uncaughtExceptionMonitor', onException);
+  };
+}
+
 /** Entry point used by `npm start`: exits 1 on a configuration error, 0 after a clean shutdown. */
 export async function main(): Promise<void> {
   let bot: RunningBot;
@@ -140,6 +175,7 @@ export async function main(): Promise<void> {
     );
   };
   let stopping = false;
+  installProcessHandlers(bot.deps.logger);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }

@@ -7,6 +7,7 @@
  */
 import type { ApiFactory, ServiceClient, WatermarkingClient, WorkspaceCredentials } from '../api/types.js';
 import type { Config } from '../config.js';
+import { registerSecret } from '../log.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 
 /** The part of AppDeps the ops layer needs (structural, so ops never imports the slack layer). */
@@ -69,10 +70,13 @@ export async function loadCredentials(
 ): Promise<LoadedCredentials | undefined> {
   const env = deps.config.envCredentials;
   if (env && deps.config.distribution === 'single') {
+    registerSecret(env.watermarking?.accessKey, env.service?.secretKey);
     return { source: 'env', readOnly: true, credentials: env };
   }
   const stored = await deps.store.credentials.get(workspace);
   if (!stored) return undefined;
+  // Decrypted secrets are censored in every log line from now on (log.ts).
+  registerSecret(stored.credentials.watermarking?.accessKey, stored.credentials.service?.secretKey);
   return {
     source: 'store',
     readOnly: false,
