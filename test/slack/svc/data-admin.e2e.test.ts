@@ -318,17 +318,37 @@ describe('fpscert (admin)', () => {
     const certId = await upload('fps.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 1, 2, 3]));
     const keyId = await upload(
       'key.pem',
-      Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'),
+      Buffer.from(
+        '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAL2x\n-----END PRIVATE KEY-----\n',
+      ),
     );
     const ask = 'ask-0123456789abcdef0123456789abcdef';
     const pw = 'hunter2-secret-pw';
     const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
+    // The key given twice (file and pasted text) is refused inline: one of them, please.
+    const both = await bot.viewSubmission({
+      user: admin,
+      values: {
+        svc_fps_cert: file(certId),
+        svc_fps_key_file: file(keyId),
+        svc_fps_key: textValue(
+          '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
+        ),
+        svc_fps_ask: textValue(ask),
+        svc_fps_pw: textValue(pw),
+      },
+    });
+    expect(both.json).toMatchObject({
+      response_action: 'errors',
+      errors: { svc_fps_key: expect.stringContaining('not both') },
+    });
     const seq2 = lastSeq(bot);
     const sub = await bot.viewSubmission({
       user: admin,
       values: {
         svc_fps_cert: file(certId),
-        svc_fps_key: file(keyId),
+        svc_fps_key_file: file(keyId),
+        svc_fps_key: textValue(''),
         svc_fps_ask: textValue(ask),
         svc_fps_pw: textValue(pw),
       },
@@ -376,5 +396,34 @@ describe('fpscert (admin)', () => {
     const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2, 8000);
     expect(textOf(upd)).toContain('was not registered');
     expect(textOf(upd)).toContain('.der');
+  });
+
+  it('a key file that is not PEM comes back on the form; nothing is sent to the service', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('fpscert', { command: '/drm', user: admin });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
+    const web = new WebClient(bot.ws.botToken, { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } });
+    const up = async (name: string, data: Buffer) => {
+      const r = (await web.files.uploadV2({ filename: name, file: data })) as unknown as {
+        files: Array<{ files?: Array<{ id: string }>; id?: string }>;
+      };
+      return r.files[0]!.files?.[0]?.id ?? r.files[0]!.id!;
+    };
+    const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    const seq2 = lastSeq(bot);
+    await bot.viewSubmission({
+      user: admin,
+      values: {
+        svc_fps_cert: file(await up('fps.der', Buffer.from([0x30, 0x82, 1, 2]))),
+        svc_fps_key_file: file(await up('notakey.pem', Buffer.from('just some text, no key here'))),
+        svc_fps_key: textValue(''),
+        svc_fps_ask: textValue('ask'),
+        svc_fps_pw: textValue('pw'),
+      },
+    });
+    const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2, 8000);
+    expect(textOf(upd)).toContain('notakey.pem is not a PEM private key');
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
- * the certificate attached, the private key pasted as PEM text (review #16: never a Slack file),
- * the ASK given, the key password at most 32 bytes. Then the role re-check with no Slack call
+ * the certificate attached, the private key given exactly once (a .pem file, or pasted as PEM
+ * text: review #16), a pasted key shaped like PEM, the ASK given, the key password at most 32
+ * bytes. A key file is checked for the PEM shape once read (the form comes back if it is not). Then the role re-check with no Slack call
  * before the ack (review #1), "Registering…", the certificate is read from Slack with the bot
  * token into memory (never disk, never the store), both are sent as multipart form data by the
  * API client, and the modal ends on the result (which tells the admin they may delete the
@@ -67,15 +68,18 @@ export function register(app: App, deps: AppDeps): void {
     if (!meta) return;
     const values = view.state.values;
     const certId = fileId(values, FPS_BLOCK.cert);
-    // Transition: a form opened before the key became a text input sends the key as a file.
-    const keyFileId = fileId(values, FPS_BLOCK.key);
-    const pem = keyFileId ? undefined : normalisePem(values[FPS_BLOCK.key]?.value?.value ?? '');
+    // The key file block, or (forms opened before the key had two inputs) a file in the key block.
+    const keyFileId = fileId(values, FPS_BLOCK.keyFile) ?? fileId(values, FPS_BLOCK.key);
+    const pasted = normalisePem(values[FPS_BLOCK.key]?.value?.value ?? '');
+    const pem = keyFileId ? undefined : pasted;
     const ask = (values[FPS_BLOCK.ask]?.value?.value ?? '').trim();
     const password = values[FPS_BLOCK.password]?.value?.value ?? '';
     const errors: Record<string, string> = {};
     if (!certId) errors[FPS_BLOCK.cert] = 'Attach the certificate (.der or .cer).';
-    if (!keyFileId) {
-      if (!pem) errors[FPS_BLOCK.key] = 'Paste the private key (the text of the .pem file).';
+    if (keyFileId && pasted) {
+      errors[FPS_BLOCK.key] = 'Give the private key once: attach the .pem file or paste its text, not both.';
+    } else if (!keyFileId) {
+      if (!pem) errors[FPS_BLOCK.key] = 'Attach the private key (.pem) above, or paste its text here.';
       else if (!PEM_KEY.test(pem)) {
         errors[FPS_BLOCK.key] =
           'This is not a PEM private key: paste all of it, from -----BEGIN … PRIVATE KEY----- to -----END … PRIVATE KEY-----.';
@@ -107,6 +111,11 @@ export function register(app: App, deps: AppDeps): void {
           ? readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)
           : { name: PASTED_KEY_NAME, data: new TextEncoder().encode(pem!) },
       ]);
+      if (keyFileId && !PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
+        throw new FileReadError(
+          `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----).`,
+        );
+      }
       const r = await audited(
         ctx,
         'fpscert.upload',

@@ -1,9 +1,10 @@
 /**
- * `/drm fpscert`: the FairPlay certificate modal (the certificate as a file input, the private
- * key pasted as PEM text, the application secret key and the key password) and its result views.
- * The private key is a text input, not a file (review #16): an uploaded file would stay in the
- * workspace's files (searchable by admins, kept by retention policies) and a bot token usually
- * cannot delete a user's file. The certificate is binary and not secret: it stays a file input.
+ * `/drm fpscert`: the FairPlay certificate modal (the certificate as a file input; the private
+ * key as a .pem file input OR pasted as PEM text, exactly one of them; the application secret key
+ * and the key password) and its result views. Pasting is offered and recommended (review #16): an
+ * uploaded key file stays in the workspace's files (searchable by admins, kept by retention
+ * policies) and a bot token usually cannot delete a user's file, so after a file upload the done
+ * view tells the admin to delete it. The certificate is binary and not secret: a file input.
  * The key, the ASK and the password are never shown back: after a failure the form opens empty.
  */
 import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
@@ -16,6 +17,7 @@ import { infoView } from './settings.js';
 export const FPS_BLOCK = {
   cert: 'svc_fps_cert',
   key: 'svc_fps_key',
+  keyFile: 'svc_fps_key_file',
   ask: 'svc_fps_ask',
   password: 'svc_fps_pw',
 } as const;
@@ -31,13 +33,13 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
   if (failure?.length) {
     blocks.push(
       section(
-        `:warning: *The certificate was not registered.*\n${failure.join('\n')}\nAttach the certificate and paste the key, the ASK and the password again.`,
+        `:warning: *The certificate was not registered.*\n${failure.join('\n')}\nAttach the certificate, give the key (file or pasted text), the ASK and the password again.`,
       ),
     );
   }
   blocks.push(
     section(
-      `Register the FairPlay Streaming certificate of site ${code(siteId)}. The certificate is read from Slack in memory, the private key is pasted as text (so it is never kept as a file in Slack), and both are sent to the service only; nothing is stored.`,
+      `Register the FairPlay Streaming certificate of site ${code(siteId)}. The files are read from Slack in memory and sent to the service only; nothing is stored. For the private key, attach the .pem file *or* paste its text: pasting keeps the key out of your Slack files.`,
     ),
     {
       type: 'input',
@@ -45,11 +47,23 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
       label: { type: 'plain_text', text: 'Certificate (.der or .cer)' },
       element: { type: 'file_input', action_id: 'file', filetypes: ['der', 'cer'], max_files: 1 },
     },
-    textInput(FPS_BLOCK.key, 'Private key (PEM text)', {
+    {
+      type: 'input',
+      block_id: FPS_BLOCK.keyFile,
+      optional: true,
+      label: { type: 'plain_text', text: 'Private key file (.pem)' },
+      element: { type: 'file_input', action_id: 'file', filetypes: ['pem'], max_files: 1 },
+      hint: {
+        type: 'plain_text',
+        text: 'Either this or the pasted text below. An attached key stays in your Slack files until you delete it.',
+      },
+    },
+    textInput(FPS_BLOCK.key, 'Or paste the private key (PEM text)', {
       multiline: true,
+      optional: true,
       maxLength: FPS_KEY_MAX_CHARS,
       placeholder: '-----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----',
-      hint: 'Open the .pem file in a text editor and paste all of it, BEGIN and END lines included. Do not upload it as a file.',
+      hint: 'Open the .pem file in a text editor and paste all of it, BEGIN and END lines included.',
     }),
     textInput(FPS_BLOCK.ask, 'Application secret key (ASK)', { maxLength: ASK_MAX_CHARS }),
     textInput(FPS_BLOCK.password, 'Private key password (at most 32 bytes)', {
@@ -61,8 +75,8 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
 }
 
 /**
- * The result. `keyFile`: the key came as an uploaded file (a form opened before the key became a
- * text input): the admin is told to delete that file, which holds a secret.
+ * The result. `keyFile`: the key came as an uploaded file: the admin is told to delete that
+ * file, which holds a secret.
  */
 export function fpsCertDoneView(r: FpsCertRegistered, opts: { keyFile?: boolean } = {}): ModalView {
   const lines = [
