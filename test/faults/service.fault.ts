@@ -127,14 +127,43 @@ describe('commands under service faults', () => {
               if (r.status !== 200 || r.ackMs >= 3000)
                 problems.push(`${c.name}: ack ${r.status} in ${Math.round(r.ackMs)} ms`);
             }
-            await new Promise((res) => setTimeout(res, fc.rules.some((x) => x.latencyMs) ? 6000 : 1500));
-            const answered = new Set(
+            // Wait for every command's answer (a slow service: each call runs into the client's
+            // timeout and its retry first), at most 25 s.
+            const idOf = (url: string) => decodeURIComponent(url.split('/response/')[1] ?? '');
+            const allAnswered = () => {
+              const ok = new Set(
+                bot.fake
+                  .responses()
+                  .filter((x) => x.ok)
+                  .map((x) => decodeURIComponent(x.id)),
+              );
+              const modals = new Set(bot.fake.calls('views.open').map((x) => String(x.args.trigger_id)));
+              return results.every(({ r }) => ok.has(idOf(r.responseUrl)) || modals.has(r.triggerId));
+            };
+            for (let waited = 0; waited < 25_000 && !allAnswered(); waited += 100) {
+              await new Promise((res) => setTimeout(res, 100));
+            }
+            await new Promise((res) => setTimeout(res, 300));
+            // Every command got its own answer: a reply through ITS response_url (an error that
+            // says what happened, or the result when the bot recovered), or a modal opened with
+            // ITS trigger id (commands that start with a form).
+            const responded = new Set(
               bot.fake
-                .calls()
-                .filter((x) => x.seq > seq)
-                .map((x) => x.args.response_url_id ?? x.args.trigger_id ?? x.seq),
+                .responses()
+                .filter((x) => x.ok)
+                .map((x) => decodeURIComponent(x.id)),
             );
-            expect(answered.size).toBeGreaterThan(0);
+            const opened = new Set(
+              bot.fake
+                .calls('views.open')
+                .filter((x) => x.seq > seq && x.ok)
+                .map((x) => String(x.args.trigger_id)),
+            );
+            for (const { c, r } of results) {
+              const id = idOf(r.responseUrl);
+              if (!responded.has(id) && !opened.has(r.triggerId))
+                problems.push(`${c.name}: no reply and no modal (the user was left without an answer)`);
+            }
             const everything = said(bot.fake.calls().filter((x) => x.seq > seq));
             if (BROKEN.test(everything))
               problems.push(`a reply shows internals: ${everything.match(BROKEN)?.[0]}`);
