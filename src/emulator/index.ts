@@ -176,6 +176,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return job ? state.toEmulatorJob(job) : undefined;
     },
     expireTokens: () => state.expireTokens(),
+    credentialsSeen: () => [...state.credentialsSeen],
     requestCounts: () => Object.fromEntries(counts),
     resetRequestCounts: () => {
       counts = new Map();

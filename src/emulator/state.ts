@@ -215,7 +215,21 @@ export class EmulatorState {
   issueToken(accountId: string, siteId: string): string {
     const token = `Bearer ${randomBytes(24).toString('base64url')}`;
     this.tokens.set(token, { accountId, siteId, expiresAtMs: this.now() + this.tokenTtlMs });
+    this.rememberCredential(token.slice('Bearer '.length));
     return token;
+  }
+
+  /**
+   * Bearer credentials the emulator issued (watermarking tokens) or received (Service API JWTs),
+   * newest last, at most 1,000: the security tests check none of them leaks into logs, Slack or
+   * the store.
+   */
+  readonly credentialsSeen: string[] = [];
+
+  rememberCredential(value: string): void {
+    if (this.credentialsSeen.includes(value)) return;
+    this.credentialsSeen.push(value);
+    if (this.credentialsSeen.length > 1000) this.credentialsSeen.shift();
   }
 
   /** The token's record when it is known and not expired. */

@@ -121,6 +121,7 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
     const m = header ? /^bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new HttpRefusal(401, 'Missing or malformed Authorization header; send Bearer <JWT>.');
     const jwt = m[1] as string;
+    state.rememberCredential(jwt);
     let claims: Record<string, unknown>;
     try {
       claims = decodeJwt(jwt);

@@ -118,6 +118,8 @@ export interface EmulatorControl {
   getJob(siteId: string, jobId: number): EmulatorJob | undefined;
   /** Invalidate every issued watermarking token (next call gets 401 until a new token is issued). */
   expireTokens(): void;
+  /** Watermarking tokens issued and Service API JWTs received (without the scheme word), newest last. */
+  credentialsSeen(): string[];
   /** Counts of requests received, by "METHOD /mount/route-template" (e.g. "GET /wm/api/job/:siteId"). */
   requestCounts(): Record<string, number>;
   resetRequestCounts(): void;
