@@ -145,7 +145,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const pausedCache = new Map<string, string>();
   let running = false;
   let timer: unknown;
-  let current: Promise<void> | undefined;
+  /** Ticks started by the scheduler and not finished yet (stop() waits for them). */
+  const ticking = new Set<Promise<void>>();
+  /** Sites whose poll (and delivery) is running: a later tick skips them. */
+  const inflight = new Set<string>();
+  /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
+  const pollLimit = pLimit(opts.concurrency ?? 4);
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
@@ -215,6 +220,9 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       lastRenew = clock.now();
     };
     const out: PollOutcome = {};
+    // The next poll is due one interval after this one STARTED (not after it and its paced
+    // deliveries ended), so a site is polled every interval (+-jitter) however long it takes.
+    const cycleStart = clock.now();
     try {
       if (await pausedReasonOf(ws)) {
         out.skipped = 'paused';
@@ -241,7 +249,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             st.lastResult = out.cycle;
             delete st.lastError;
             st.consecutiveFailures = 0;
-            st.nextPollAt = clock.now() + jittered();
+            st.nextPollAt = cycleStart + jittered();
             pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
           } catch (e) {
             if (e instanceof LeaseLost) throw e;
@@ -289,40 +297,70 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     return out;
   }
 
-  async function tick(): Promise<void> {
-    const limit = pLimit(opts.concurrency ?? 4);
+  /**
+   * Poll every due site that is not already being polled (at most `concurrency` at once across
+   * ticks). Resolves when the polls it started have ended.
+   */
+  async function tick(onScanned?: () => void): Promise<void> {
     const now = clock.now();
-    const due = (await targets()).filter(([ws, site]) => siteStatus(ws, site).nextPollAt <= now);
+    let due: Array<[string, string]>;
+    try {
+      due = (await targets()).filter(
+        ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
+      );
+      for (const [ws, site] of due) inflight.add(siteKey(ws, site));
+    } finally {
+      // The due sites are marked in flight: the scheduler may re-arm without picking them again.
+      onScanned?.();
+    }
     await Promise.all(
       due.map(([ws, site]) =>
-        limit(async () => {
+        pollLimit(async () => {
           try {
             const r = await pollOnce(ws, site);
             if (r.skipped) siteStatus(ws, site).nextPollAt = clock.now() + jittered();
           } catch (err) {
             log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
             siteStatus(ws, site).nextPollAt = clock.now() + jittered();
+          } finally {
+            inflight.delete(siteKey(ws, site));
           }
         }),
       ),
     );
   }
 
+  /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
+  const MIN_TIMER_MS = 200;
+
+  /** Start a tick in the background (tracked for stop()) and re-arm when it ends. */
+  function launch(): void {
+    const t: Promise<void> = tick(() => schedule())
+      .catch((err) => log.error({ err }, 'watch tick failed'))
+      .finally(() => {
+        ticking.delete(t);
+        schedule();
+      });
+    ticking.add(t);
+  }
+
+  /**
+   * Arm the timer for the earliest site due that is not being polled. A tick does not hold the
+   * scheduler: a site whose deliveries are paced (1 message/s per channel) does not delay the
+   * polls of the others, and each finished tick re-arms with the sites' new due times.
+   */
   function schedule(): void {
     if (!running) return;
+    if (timer !== undefined) clock.clearTimer(timer);
     let next = clock.now() + intervalMs;
-    for (const s of sites.values()) next = Math.min(next, s.nextPollAt);
+    for (const [k, s] of sites) if (!inflight.has(k)) next = Math.min(next, s.nextPollAt);
     timer = clock.setTimer(
       () => {
+        timer = undefined;
         if (!running) return;
-        current = tick()
-          .catch((err) => log.error({ err }, 'watch tick failed'))
-          .finally(() => {
-            current = undefined;
-            schedule();
-          });
+        launch(); // re-arms once its due sites are marked in flight
       },
-      Math.max(1000, next - clock.now()),
+      Math.max(MIN_TIMER_MS, next - clock.now()),
     );
   }
 
@@ -332,18 +370,13 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     start() {
       if (running) return;
       running = true;
-      current = tick()
-        .catch((err) => log.error({ err }, 'watch tick failed'))
-        .finally(() => {
-          current = undefined;
-          schedule();
-        });
+      launch();
     },
     async stop() {
       running = false;
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
-      if (current) await current;
+      while (ticking.size > 0) await Promise.all([...ticking]);
       for (const name of held) await opts.store.leases.release(name, opts.holderId);
       held.clear();
       leasesHeld.set(0);

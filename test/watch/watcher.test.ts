@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watcher } from '../../src/watch/index.js';
 import { DeliveryError, type WatchFilters } from '../../src/watch/types.js';
-import { type Harness, SITE, startHarness, WS } from './support/harness.js';
+import { type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -520,6 +520,51 @@ describe('polling control', () => {
     expect(st.sites[0]?.leaseHeld).toBe(true);
     await w.stop();
     expect(await h.store.leases.holder(`poll:${WS}:${SITE}`)).toBeUndefined();
+  });
+});
+
+describe('scheduler', () => {
+  it("a site whose delivery is stuck does not hold up another site's polls; stop() waits for it", async () => {
+    h = await startHarness();
+    let release: () => void = () => undefined;
+    const stuck = new Promise<void>((r) => {
+      release = r;
+    });
+    // Posting to C1 (site AB12) hangs until released; C2 (site CD34) is a normal channel.
+    const slow = {
+      post: async (channel: string, m: never, o: never) => {
+        if (channel === 'C1') await stuck;
+        return h.poster.post(channel, m, o);
+      },
+      update: (channel: string, ts: string, m: never) => h.poster.update(channel, ts, m),
+    };
+    const w = h.watcher({ jitter: 0, poster: () => slow as never });
+    await sub(w, 'C1', {}, SITE);
+    await sub(w, 'C2', {}, SITE2);
+    w.start();
+    await waitFor(async () => (await w.status()).sites.filter((x) => (x.lastPollAt ?? 0) > 0).length === 2);
+    h.emu.createJob(SITE, 'stuck-site', [{ recipient: 'a' }]);
+    h.tick(60_000); // AB12 polls, finds its job, and its delivery hangs
+    await waitFor(async () =>
+      (await w.status()).sites.some((x) => x.siteId === SITE && x.lastResult?.intents === 1),
+    );
+    // CD34 keeps its schedule: two more intervals, two more polls, its job delivered.
+    const other = h.emu.createJob(SITE2, 'other-site', [{ recipient: 'b' }]);
+    const polledAt = (await w.status()).sites.find((x) => x.siteId === SITE2)?.lastPollAt ?? 0;
+    h.tick(60_000);
+    await waitFor(async () => h.poster.cardOf('C2', other) !== undefined);
+    expect((await w.status()).sites.find((x) => x.siteId === SITE2)?.lastPollAt).toBeGreaterThan(polledAt);
+    expect(h.poster.messages.filter((m) => m.channel === 'C1')).toEqual([]);
+    // stop() waits for the stuck delivery: it ends once the post goes through.
+    let stopped = false;
+    const stopping = w.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(h.poster.messages.filter((m) => m.channel === 'C1')).toHaveLength(1);
   });
 });
 
