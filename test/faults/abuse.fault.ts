@@ -6,7 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeView } from '../../src/fakeslack/index.js';
 import { type SignatureMode, signatureHeaders, startTestBot, type TestBot } from '../harness/index.js';
 import {
   callsAfter,
@@ -162,6 +164,146 @@ describe('authorization matrix (from the registry)', () => {
         expect(emulatorCounts(bot).writes).toBe(before);
         expect(JSON.stringify(await bot.store.credentials.get(bot.ws.teamId))).toBe(credsBefore);
         return { outcome: `${elements.length} buttons clicked: 0 service writes, credentials unchanged` };
+      },
+    );
+  });
+});
+
+describe('admin-only forms submitted by a member', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    // Credentials in the vault (not the environment), so the setup form is editable and saves.
+    bot = await startTestBot({ credentials: 'store' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
+  const select = (value: string) => ({ value: { type: 'static_select', selected_option: { value } } });
+  const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
+
+  /** Run an admin command (and click one of its buttons) and return the form it opened. */
+  async function adminForm(cmd: string, command: '/dwm' | '/drm', buttonId?: string): Promise<FakeView> {
+    const admin = bot.ws.admin;
+    const seq = lastSeq(bot);
+    await bot.command(cmd, { command, user: admin });
+    if (buttonId) {
+      const calls = await waitReplies(bot, seq);
+      const el = interactiveElements(calls).find((e) => e.actionId === buttonId);
+      if (!el) throw new Error(`no ${buttonId} button after ${command} ${cmd}`);
+      const seq2 = lastSeq(bot);
+      await bot.action({ actionId: el.actionId, ...(el.value ? { value: el.value } : {}), user: admin });
+      await bot.fake
+        .waitFor((c) => c.method === 'views.update' && c.seq > seq2 && c.ok, 8000)
+        .catch(() => undefined);
+    } else {
+      await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq && c.ok, 8000);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    return bot.fake.lastView(admin, 'modal') as FakeView;
+  }
+
+  it('every admin form, opened by an admin and submitted by a member with valid values, writes nothing', async () => {
+    await scenario(
+      { scenario: 'abuse: admin forms submitted by member', injected: '5 admin modals, valid values' },
+      async () => {
+        const web = new WebClient(bot.ws.botToken, {
+          slackApiUrl: bot.fake.apiUrl,
+          retryConfig: { retries: 0 },
+        });
+        const upload = async (name: string, data: Buffer) => {
+          const r = (await web.files.uploadV2({ filename: name, file: data })) as unknown as {
+            files: Array<{ files?: Array<{ id: string }>; id?: string }>;
+          };
+          return r.files[0]!.files?.[0]?.id ?? r.files[0]!.id!;
+        };
+        const emu = bot.emulator!;
+        const forms: Array<{ name: string; view: FakeView; values: Record<string, unknown> }> = [
+          {
+            name: 'setup',
+            view: await adminForm('setup', '/dwm'),
+            values: {
+              site_ids: text('DEMO'),
+              default_site: text(''),
+              wm_account_id: text(emu.demo.watermarking.accountId),
+              wm_access_key: text(emu.demo.watermarking.accessKey),
+              wm_base_url: text(emu.wmBaseUrl),
+              svc_account_id: text(emu.demo.service.accountId),
+              svc_account_seq: text(emu.demo.service.accountSeq),
+              svc_secret_key: text(emu.demo.service.secretKey),
+              svc_base_url: text(emu.serviceBaseUrl),
+            },
+          },
+          {
+            name: 'fpscert',
+            view: await adminForm('fpscert', '/drm'),
+            values: {
+              svc_fps_cert: file(await upload('fps.der', Buffer.from([0x30, 0x82, 1, 2]))),
+              svc_fps_key: text(
+                '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
+              ),
+              svc_fps_ask: text('ask-0123456789abcdef'),
+              svc_fps_pw: text('pw'),
+            },
+          },
+          {
+            name: 'settings edit',
+            view: await adminForm('settings', '/drm', 'svc_settings_edit'),
+            values: {
+              svc_set_license_url: text('https://evil.example/license'),
+              svc_set_package_url: text(''),
+              svc_set_token_duration: text('60'),
+            },
+          },
+          {
+            name: 'member group',
+            view: await adminForm('members', '/drm', 'svc_member_group'),
+            values: { svc_member_group: select('1014') },
+          },
+          {
+            name: 'plan suspension',
+            view: await adminForm('plan', '/drm', 'svc_plan_request_suspend'),
+            values: { svc_plan_service: select('PD001'), svc_plan_message: text('member wants it off') },
+          },
+        ];
+        const problems: string[] = [];
+        for (const f of forms) {
+          if (!f.view?.callbackId) {
+            problems.push(`${f.name}: the admin's form did not open`);
+            continue;
+          }
+          const writes = emulatorCounts(bot).writes;
+          const creds = JSON.stringify(await bot.store.credentials.get(bot.ws.teamId));
+          const certs = emu.certificateUploads('DEMO').length;
+          const auditBefore = (await bot.store.audit.list(bot.ws.teamId)).length;
+          const r = await bot.viewSubmission({ user: bot.ws.member, view: f.view, values: f.values });
+          await new Promise((res) => setTimeout(res, 700));
+          if (r.status !== 200) problems.push(`${f.name}: HTTP ${r.status}`);
+          const answer = JSON.stringify(r.json ?? {});
+          const later = JSON.stringify(
+            bot.fake
+              .calls()
+              .slice(-5)
+              .map((c) => c.args),
+          );
+          if (!/only admins|Only admins/.test(answer + later))
+            problems.push(`${f.name}: no refusal shown (${answer.slice(0, 160)})`);
+          if (emulatorCounts(bot).writes !== writes) problems.push(`${f.name}: wrote to the service`);
+          if (emu.certificateUploads('DEMO').length !== certs)
+            problems.push(`${f.name}: uploaded a certificate`);
+          if (JSON.stringify(await bot.store.credentials.get(bot.ws.teamId)) !== creds)
+            problems.push(`${f.name}: credentials changed`);
+          const audit = await bot.store.audit.list(bot.ws.teamId);
+          if (
+            !audit
+              .slice(0, audit.length - auditBefore)
+              .some((e) => e.result === 'refused' && e.userId === bot.ws.member)
+          )
+            problems.push(`${f.name}: refusal not audited`);
+        }
+        expect(problems).toEqual([]);
+        return { outcome: `${forms.length}/${forms.length} forms refused + audited, 0 service writes` };
       },
     );
   });
