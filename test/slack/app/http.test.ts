@@ -62,10 +62,35 @@ describe('Slack app over HTTP (real app, fake Slack)', () => {
     expect(bot.logs.leaked(bot.secrets())).toEqual([]);
   });
 
-  it('serves /metrics in Prometheus format', async () => {
-    const r = await bot.get('/metrics');
-    expect(r.status).toBe(200);
-    expect(r.text).toContain('drmchatops_commands_total');
+  it('serves /metrics in Prometheus format, with the counters moving as commands run', async () => {
+    const sample = (text: string, name: string, labels: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+      return line ? Number(line.trim().split(/\s+/).pop()) : 0;
+    };
+    const before = await bot.get('/metrics');
+    expect(before.status).toBe(200);
+    expect(before.text).toContain('# TYPE drmchatops_commands_total counter');
+    const helpBefore = sample(before.text, 'drmchatops_commands_total', 'command="/dwm",outcome="help"');
+    const jobsBefore = sample(before.text, 'drmchatops_commands_total', 'command="/dwm jobs",outcome="ok"');
+    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    await bot.command('help');
+    await bot.command('jobs');
+    await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq && c.ok, 10_000);
+    await bot.fake.waitFor(
+      (c) => c.method === 'response_url' && c.seq > seq && c.ok && JSON.stringify(c.args).includes('DEMO'),
+      10_000,
+    );
+    const after = await bot.get('/metrics');
+    expect(sample(after.text, 'drmchatops_commands_total', 'command="/dwm",outcome="help"')).toBe(
+      helpBefore + 1,
+    );
+    expect(sample(after.text, 'drmchatops_commands_total', 'command="/dwm jobs",outcome="ok"')).toBe(
+      jobsBefore + 1,
+    );
+    // The service call behind /dwm jobs was timed.
+    expect(
+      sample(after.text, 'drmchatops_service_call_seconds_count', 'endpoint="wm.searchJobs"'),
+    ).toBeGreaterThanOrEqual(1);
   });
 });
 
