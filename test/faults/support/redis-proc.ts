@@ -52,7 +52,14 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'faults-redis-'));
   let child: ChildProcess | undefined;
+  /** Every server spawned: stop() kills whichever is still alive (no orphan outlives the suite). */
+  const spawned = new Set<ChildProcess>();
+  const alive = (c: ChildProcess | undefined): c is ChildProcess =>
+    !!c && c.exitCode === null && c.signalCode === null;
   const start = async () => {
+    // Already running: a second server on the same port would fail to bind and exit, and the
+    // running one would be left untracked (it leaked here before).
+    if (alive(child)) return;
     child = spawn(
       'redis-server',
       [
@@ -73,14 +80,19 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
       ],
       { stdio: 'ignore' },
     );
+    const c = child;
+    spawned.add(c);
+    c.once('exit', () => spawned.delete(c));
     await waitPort(port, 10_000);
   };
   const kill9 = async () => {
-    const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise<void>((r) => c.once('exit', () => r()));
-    c.kill('SIGKILL');
-    await exited;
+    await Promise.all(
+      [...spawned].filter(alive).map(async (c) => {
+        const exited = new Promise<void>((r) => c.once('exit', () => r()));
+        c.kill('SIGKILL');
+        await exited;
+      }),
+    );
   };
   await start();
   return {
