@@ -171,7 +171,7 @@ describe('commands under service faults', () => {
             expect(problems).toEqual([]);
             expect(unhandledSoFar()).toEqual([]);
             return {
-              outcome: `${cases.length + 1} commands acked < 3 s; probe: ${fc.expect === 'ok' ? 'recovered' : 'clear error'}`,
+              outcome: `${cases.length + 1} commands acked < 3 s, each answered; probe: ${fc.expect === 'ok' ? 'recovered' : 'clear error'}`,
             };
           } finally {
             emu.faults.clear();
