@@ -149,6 +149,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const ticking = new Set<Promise<void>>();
   /** Sites whose poll (and delivery) is running: a later tick skips them. */
   const inflight = new Set<string>();
+  /** After a failed listing of the subscriptions, no new tick before this time. */
+  let scanRetryAt = 0;
   /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
   const pollLimit = pLimit(opts.concurrency ?? 4);
 
@@ -309,6 +311,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
       );
       for (const [ws, site] of due) inflight.add(siteKey(ws, site));
+      scanRetryAt = 0;
+    } catch (e) {
+      // The store cannot list the subscriptions (an outage): try again in a few seconds, not at
+      // the timer floor (which would log an error five times a second).
+      scanRetryAt = clock.now() + SCAN_RETRY_MS;
+      throw e;
     } finally {
       // The due sites are marked in flight: the scheduler may re-arm without picking them again.
       onScanned?.();
@@ -332,6 +340,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
 
   /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
   const MIN_TIMER_MS = 200;
+  /** Wait before listing the subscriptions again after the store failed to. */
+  const SCAN_RETRY_MS = 5000;
 
   /** Start a tick in the background (tracked for stop()) and re-arm when it ends. */
   function launch(): void {
@@ -354,6 +364,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     if (timer !== undefined) clock.clearTimer(timer);
     let next = clock.now() + intervalMs;
     for (const [k, s] of sites) if (!inflight.has(k)) next = Math.min(next, s.nextPollAt);
+    // After a failed listing: exactly the retry time (not sooner, not an interval later).
+    if (scanRetryAt > 0) next = scanRetryAt;
     timer = clock.setTimer(
       () => {
         timer = undefined;

@@ -524,6 +524,30 @@ describe('polling control', () => {
 });
 
 describe('scheduler', () => {
+  it('while the store cannot list the subscriptions, it retries every few seconds, not at the timer floor', async () => {
+    h = await startHarness();
+    const w = h.watcher({ jitter: 0 });
+    await sub(w, 'C1');
+    w.start();
+    await waitFor(async () => ((await w.status()).sites[0]?.lastPollAt ?? 0) > 0);
+    // The store goes down; the site is due again one interval later.
+    let listings = 0;
+    w.subscriptions.workspaces = async () => {
+      listings++;
+      throw new Error('store unavailable');
+    };
+    h.tick(60_000);
+    await new Promise((r) => setTimeout(r, 20));
+    // 20 s of (fake) time in 200 ms steps: a retry every 5 s (about 5 listings), not one per step.
+    for (let i = 0; i < 100; i++) {
+      h.tick(200);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(listings).toBeGreaterThanOrEqual(4);
+    expect(listings).toBeLessThanOrEqual(7);
+    await w.stop();
+  });
+
   it("a site whose delivery is stuck does not hold up another site's polls; stop() waits for it", async () => {
     h = await startHarness();
     let release: () => void = () => undefined;
