@@ -214,6 +214,11 @@ export class Deliverer {
         continue;
       }
       const sub = await this.d.subscriptions.get(ws, e.subscriptionId);
+      // A paused subscription's pending notifications are dropped (counted as failed), not kept
+      // for a resume: the channel could not receive them (archived, bot removed, token revoked)
+      // and may stay so for days; replaying stale cards into it after a resume would flood it,
+      // and the polls skip paused subscriptions anyway, so a replay would still miss what changed
+      // while paused. The creator's "paused" message says so and points to /dwm jobs.
       if (!sub || sub.paused) {
         await this.d.outbox.finish(e, {
           outcome: 'dropped',

@@ -304,7 +304,9 @@ export function pausedNotice(sub: Subscription, code_: string, reason: string): 
       `:double_vertical_bar: *Job notifications for ${channelMention(sub.channelId)} are paused.*\nSlack answered ${code(code_)}: ${esc(truncate(reason, 1000))}`,
     ),
     section(filtersText(sub)),
-    section('When the channel is fixed, press *Resume* (or run `/dwm watch` in the channel again).'),
+    section(
+      'When the channel is fixed, press *Resume* (or run `/dwm watch` in the channel again). Jobs that change while it is paused are not announced afterwards: `/dwm jobs` lists them.',
+    ),
     actions(
       [button('Resume', WATCH_ACTIONS.resume, { value: sub.id, style: 'primary' })],
       `watch-paused-${sub.id}`,
