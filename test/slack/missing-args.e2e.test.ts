@@ -102,6 +102,11 @@ describe('missing required argument: a form, not an error', () => {
     const seq = lastSeq(bot);
     const r = await bot.viewSubmission({ user, view: forged as FakeView, values: { arg_jobId: text('1') } });
     expect(json(r.json)).toContain('out of date');
+    // Text that no command could have sent (an unterminated quote): refused the same way.
+    const broken = { ...form, privateMetadata: JSON.stringify({ ...meta, t: 'job "unterminated' }) };
+    const r2 = await bot.viewSubmission({ user, view: broken as FakeView, values: { arg_jobId: text('1') } });
+    expect(r2.status).toBe(200);
+    expect(json(r2.json)).toContain('out of date');
     await new Promise((res) => setTimeout(res, 300));
     expect(bot.fake.calls('response_url').filter((c) => c.seq > seq)).toEqual([]);
   });

@@ -82,7 +82,12 @@ export function register(app: App, deps: AppDeps): void {
       meta = undefined;
     }
     const probe = createContext({ deps, client, ...who });
-    const resolved = meta ? registry.resolve(meta.c, tokenize(decodeSlackText(meta.t))) : undefined;
+    let resolved: ReturnType<typeof registry.resolve> | undefined;
+    try {
+      resolved = meta ? registry.resolve(meta.c, tokenize(decodeSlackText(meta.t))) : undefined;
+    } catch {
+      resolved = undefined; // tampered text (the command's own text always tokenizes)
+    }
     if (!meta || meta.w !== probe.workspace || resolved?.kind !== 'entry') {
       await ack({
         response_action: 'update',
