@@ -9,9 +9,9 @@
  */
 import { Server } from 'node:http';
 import { z } from 'zod';
-import { startEmulator } from '../src/emulator/index.js';
-import type { EmulatorHandle } from '../src/emulator/types.js';
-import { FakeSlack } from '../src/fakeslack/index.js';
+import { startEmulator } from '../dev/emulator/index.js';
+import type { EmulatorHandle } from '../dev/emulator/types.js';
+import { FakeSlack } from '../dev/fakeslack/index.js';
 import { testWorkspace } from '../test/harness/index.js';
 import { serveRpc } from './child.js';
 import { totalRequests } from './lib.js';

@@ -11,9 +11,10 @@
  * A virtual clock (FakeClock) moves 60 s between cycles; emulator latency is 0 (calls are counted,
  * not timed).
  */
+
+import { startEmulator } from '../dev/emulator/index.js';
 import { createApi } from '../src/api/index.js';
 import type { WatermarkingClient, WorkspaceCredentials } from '../src/api/types.js';
-import { startEmulator } from '../src/emulator/index.js';
 import { createStore } from '../src/store/index.js';
 import { FakeClock } from '../src/watch/clock.js';
 import { type BenchContext, ENCRYPTION_KEY, median, type Row, totalRequests } from './lib.js';

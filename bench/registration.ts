@@ -6,10 +6,11 @@
  * wall time against the ideal 67 x latency / concurrency (batches in flight at once). Each round
  * uses a fresh site so every name is new; median over the rounds.
  */
+
+import { startEmulator } from '../dev/emulator/index.js';
 import { createApi } from '../src/api/index.js';
 import type { WatermarkingCredentials } from '../src/api/types.js';
 import { LIMITS } from '../src/api/validate.js';
-import { startEmulator } from '../src/emulator/index.js';
 import { existingLookup } from '../src/ops/recipients.js';
 import { parseRecipientLines, planRegistration } from '../src/ops/registration.js';
 import { reportCounts, runRegistration } from '../src/ops/registration-run.js';

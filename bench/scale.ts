@@ -19,7 +19,7 @@
  * with NODE_OPTIONS: reported separately, as information; the goal rows use the default flags.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { startEmulator } from '../src/emulator/index.js';
+import { startEmulator } from '../dev/emulator/index.js';
 import { childEntry } from './child.js';
 import { type BenchContext, fmtMs, median, type Row, totalRequests } from './lib.js';
 import { type ChildMessage, childMessageSchema, type ScaleStart } from './scale-protocol.js';

@@ -75,7 +75,7 @@ describe('README', () => {
   it('keeps the two-command quick start true', () => {
     expect(readme).toContain('npm ci && npm run demo');
     expect(readme).toContain('npm test');
-    expect(pkg.scripts.demo).toBe('tsx src/demo/main.ts');
+    expect(pkg.scripts.demo).toBe('tsx dev/demo/main.ts');
     expect(pkg.scripts.test).toMatch(/^vitest run/);
   });
 

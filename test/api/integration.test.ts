@@ -1,5 +1,6 @@
 // Every call of both clients against the emulator: a success and at least one failure each.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../dev/emulator/index.js';
 import { errorCondition } from '../../src/api/error-codes.js';
 import {
   AuthError,
@@ -10,7 +11,6 @@ import {
 } from '../../src/api/errors.js';
 import { type Api, collectAll, createApi, iteratePackaging, iteratePages } from '../../src/api/index.js';
 import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { fakeSleep } from './helpers.js';
 
 let emu: EmulatorHandle;

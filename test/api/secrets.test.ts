@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../dev/emulator/index.js';
 import { createApi } from '../../src/api/index.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { captureLogger, fakeSleep } from './helpers.js';
 
 let emu: EmulatorHandle;

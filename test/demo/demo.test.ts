@@ -4,13 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from '../../src/demo/main.js';
-import { builderLink, mrkdwnToText, renderCall } from '../../src/demo/render-text.js';
-import { DemoStepError } from '../../src/demo/session.js';
+import { runDemo } from '../../dev/demo/main.js';
+import { builderLink, mrkdwnToText, renderCall } from '../../dev/demo/render-text.js';
+import { DemoStepError } from '../../dev/demo/session.js';
 
 function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'src/demo/main.ts', ...args], {
+    const p = spawn(process.execPath, ['--import', 'tsx', 'dev/demo/main.ts', ...args], {
       cwd: new URL('../..', import.meta.url).pathname,
       env: { ...process.env, NODE_OPTIONS: '' },
     });

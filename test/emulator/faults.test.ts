@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from '../../dev/emulator/index.js';
 import { start, type TestEmu, wm, wmToken } from './helpers.js';
 
 let t: TestEmu;

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { type EmulatorHandle, type EmulatorOptions, startEmulator } from '../../src/emulator/index.js';
+import { type EmulatorHandle, type EmulatorOptions, startEmulator } from '../../dev/emulator/index.js';
 
 export const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 

@@ -4,7 +4,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../../src/fakeslack/index.js';
+import { FakeSlack } from '../../dev/fakeslack/index.js';
 
 const A = { teamId: 'T0AAA', botToken: 'xoxb-1-aaa' };
 const B = { teamId: 'T0BBB', botToken: 'xoxb-2-bbb' };

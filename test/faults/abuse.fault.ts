@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../src/fakeslack/index.js';
+import type { FakeView } from '../../dev/fakeslack/index.js';
 import { type SignatureMode, signatureHeaders, startTestBot, type TestBot } from '../harness/index.js';
 import {
   callsAfter,

@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateMessageBlocks } from '../../dev/fakeslack/index.js';
 import { decodeEnvelope } from '../../src/api/envelope.js';
 import { ApiError, ServiceError } from '../../src/api/errors.js';
 import {
@@ -15,7 +16,6 @@ import {
   checkRecipientDescription,
   checkRecipientName,
 } from '../../src/api/validate.js';
-import { validateMessageBlocks } from '../../src/fakeslack/index.js';
 import { readCsv, writeCsv } from '../../src/ops/csv.js';
 import type { CommandContext } from '../../src/slack/context.js';
 import { decodeSlackText, ParseError, tokenize } from '../../src/slack/parse.js';

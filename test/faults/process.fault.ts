@@ -11,20 +11,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorHandle } from '../../src/emulator/types.js';
-import { FakeSlack } from '../../src/fakeslack/index.js';
+import { startEmulator } from '../../dev/emulator/index.js';
+import type { EmulatorHandle } from '../../dev/emulator/types.js';
+import { FakeSlack } from '../../dev/fakeslack/index.js';
+import { type ChildHandle, startChild } from '../../dev/testing/child.js';
+import type { RegisterChildConfig, WatchChildConfig } from '../../dev/testing/fault-child.js';
 import { type RegistrationReport, reportCounts } from '../../src/ops/registration-run.js';
 import { createStore } from '../../src/store/index.js';
-import { type ChildHandle, startChild } from '../../src/testing/child.js';
-import type { RegisterChildConfig, WatchChildConfig } from '../../src/testing/fault-child.js';
 import { testWorkspace } from '../harness/index.js';
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
 import { completeness, deliveryKeyOf, digestTexts, ENCRYPTION_KEY, SITE } from './support/watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CHILD = join(ROOT, 'src/testing/fault-child.ts');
+const CHILD = join(ROOT, 'dev/testing/fault-child.ts');
 const KILLS = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

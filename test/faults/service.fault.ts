@@ -6,7 +6,7 @@
  * off while the service fails and resumes (nothing lost) once it recovers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultRule } from '../../src/emulator/types.js';
+import type { FaultRule } from '../../dev/emulator/types.js';
 import { registry } from '../../src/slack/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';

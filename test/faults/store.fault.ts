@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import { FakeSlack } from '../../src/fakeslack/index.js';
+import { startEmulator } from '../../dev/emulator/index.js';
+import { FakeSlack } from '../../dev/fakeslack/index.js';
+import { type ChildHandle, startChild } from '../../dev/testing/child.js';
+import type { WatchChildConfig } from '../../dev/testing/fault-child.js';
 import { createStore } from '../../src/store/index.js';
-import { type ChildHandle, startChild } from '../../src/testing/child.js';
-import type { WatchChildConfig } from '../../src/testing/fault-child.js';
 import { testWorkspace } from '../harness/index.js';
 import { type RestartableRedis, startRestartableRedis } from './support/redis-proc.js';
 import { randInt, scenarioRandom } from './support/seed.js';
@@ -26,7 +26,7 @@ import {
 } from './support/watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CHILD = join(ROOT, 'src/testing/fault-child.ts');
+const CHILD = join(ROOT, 'dev/testing/fault-child.ts');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -1,8 +1,8 @@
 // Job listing and summaries through the real API client against the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../dev/emulator/index.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import type { WatermarkingClient } from '../../src/api/types.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { listJobs, summariseJob, taskCsv } from '../../src/ops/jobs.js';
 
 let emu: EmulatorHandle;

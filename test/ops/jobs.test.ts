@@ -13,7 +13,7 @@ import {
   summariseJob,
   taskCsv,
 } from '../../src/ops/jobs.js';
-import { FakeWatermarkingClient } from '../../src/ops/testing/fake-watermarking.js';
+import { FakeWatermarkingClient } from '../support/fake-watermarking.js';
 
 const SITE = 'AB12';
 const t0 = { raw: '2026-01-15T09:00:00', epochMs: Date.UTC(2026, 0, 15, 9) };

@@ -1,8 +1,8 @@
 // Recipient look-ups and edits through the real API client against the emulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../dev/emulator/index.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import type { WatermarkingClient } from '../../src/api/types.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { editRecipient, findExisting, IN_USE_MESSAGE, resolveRecipient } from '../../src/ops/recipients.js';
 
 let emu: EmulatorHandle;

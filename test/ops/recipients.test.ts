@@ -13,7 +13,7 @@ import {
   rankSuggestions,
   resolveRecipient,
 } from '../../src/ops/recipients.js';
-import { FakeWatermarkingClient } from '../../src/ops/testing/fake-watermarking.js';
+import { FakeWatermarkingClient } from '../support/fake-watermarking.js';
 
 const SITE = 'AB12';
 

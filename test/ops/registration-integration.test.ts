@@ -1,9 +1,9 @@
 // The registration runner through the real API client against the emulator (loopback only).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type EmulatorHandle, startEmulator } from '../../dev/emulator/index.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import type { WatermarkingClient } from '../../src/api/types.js';
 import { nameKey } from '../../src/api/validate.js';
-import { type EmulatorHandle, startEmulator } from '../../src/emulator/index.js';
 import { existingLookup, findExisting } from '../../src/ops/recipients.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
 import { reportCounts, runRegistration } from '../../src/ops/registration-run.js';

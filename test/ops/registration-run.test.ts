@@ -14,9 +14,9 @@ import {
   runRegistration,
   summariseReport,
 } from '../../src/ops/registration-run.js';
-import { FakeWatermarkingClient, transportTimeout } from '../../src/ops/testing/fake-watermarking.js';
 import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, DocRepo } from '../../src/store/types.js';
+import { FakeWatermarkingClient, transportTimeout } from '../support/fake-watermarking.js';
 
 const SITE = 'AB12';
 const WS = 'T123';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../dev/emulator/index.js';
+import type { EmulatorHandle } from '../../dev/emulator/types.js';
 import { createApi } from '../../src/api/index.js';
 import type { ApiFactory } from '../../src/api/types.js';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorHandle } from '../../src/emulator/types.js';
 import {
   checkSetupForm,
   maskSecret,

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCsv } from '../../src/ops/csv.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
-import { FakeWatermarkingClient } from '../../src/ops/testing/fake-watermarking.js';
 import {
   clearPending,
   draftInputs,
@@ -20,6 +19,7 @@ import {
 } from '../../src/ops/wm-registration.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
+import { FakeWatermarkingClient } from '../support/fake-watermarking.js';
 
 let store: Store;
 const deps = () => ({ store, now: () => Date.UTC(2026, 0, 2) });

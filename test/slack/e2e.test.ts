@@ -4,7 +4,7 @@
  * the ack-before-slow-work ordering.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../src/fakeslack/index.js';
+import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { registry } from '../../src/slack/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 

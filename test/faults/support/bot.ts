@@ -2,7 +2,7 @@
  * Small helpers over the e2e harness (test/harness) for the faults suite: waiting for the bot's
  * replies on the fake Slack, walking the registry, collecting interactive elements.
  */
-import type { FakeCall } from '../../../src/fakeslack/index.js';
+import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import { type RegisteredEntry, registry, type SlashCommand } from '../../../src/slack/registry.js';
 import type { TestBot } from '../../harness/index.js';
 

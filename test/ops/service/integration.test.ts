@@ -2,11 +2,11 @@
  * The service ops against the emulator through the real API client (loopback only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../../dev/emulator/index.js';
+import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { ServiceError } from '../../../src/api/errors.js';
 import { type Api, createApi } from '../../../src/api/index.js';
 import type { ServiceClient } from '../../../src/api/types.js';
-import { startEmulator } from '../../../src/emulator/index.js';
-import type { EmulatorHandle } from '../../../src/emulator/types.js';
 import { readCsv } from '../../../src/ops/csv.js';
 import { RefusedError } from '../../../src/ops/service/common.js';
 import {

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../../../src/fakeslack/index.js';
+import { FakeSlack } from '../../../dev/fakeslack/index.js';
 
 function run(env: Record<string, string>): {
   child: ChildProcess;

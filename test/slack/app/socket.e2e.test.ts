@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
-import { FakeSlack } from '../../../src/fakeslack/index.js';
+import { startEmulator } from '../../../dev/emulator/index.js';
+import { FakeSlack } from '../../../dev/fakeslack/index.js';
 import { type RunningBot, startBot } from '../../../src/main.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../../harness/socket-mode.js';
 

@@ -3,7 +3,7 @@
  * real app, the fake Slack and the emulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../src/fakeslack/index.js';
+import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import { refreshHome } from '../../../src/slack/listeners/features/home.js';
 import { registry } from '../../../src/slack/registry.js';
 import { HOME_ACTIONS } from '../../../src/slack/render/home/view.js';

@@ -1,7 +1,7 @@
 /** Home tab and debug renderers: snapshots, limits at any data size, hostile strings escaped. */
 import { describe, expect, it } from 'vitest';
+import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
 import type { Job } from '../../../src/api/types.js';
-import { validateMessageBlocks, validateView } from '../../../src/fakeslack/index.js';
 import type { DebugInfo } from '../../../src/ops/debug.js';
 import type { HomeData, SiteJobs } from '../../../src/ops/home.js';
 import { debugMessage } from '../../../src/slack/render/home/debug.js';

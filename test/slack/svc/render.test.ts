@@ -4,8 +4,8 @@
  * fake Slack checks them.
  */
 import { describe, expect, it } from 'vitest';
+import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
 import type { LicenseRecord, PackagingRecord, TimeValue } from '../../../src/api/types.js';
-import { validateMessageBlocks, validateView } from '../../../src/fakeslack/index.js';
 import { toMemberView } from '../../../src/ops/service/members.js';
 import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
 import { maskSettings } from '../../../src/ops/service/settings.js';

@@ -5,7 +5,7 @@
  * the watcher), so Retry-After waits and the 1 message/s pacing cost no real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall, FakeMessage } from '../../../src/fakeslack/index.js';
+import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import {
   createWatchRuntime,

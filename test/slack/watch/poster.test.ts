@@ -1,6 +1,6 @@
 /** The Slack ChannelPoster against the fake Slack: metadata, broadcasts, lookups, error mapping. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../../../src/fakeslack/index.js';
+import { FakeSlack } from '../../../dev/fakeslack/index.js';
 import { createLogger } from '../../../src/log.js';
 import { backgroundClient, createPoster, toDeliveryError } from '../../../src/slack/poster.js';
 import { classifyDeliveryError } from '../../../src/watch/index.js';

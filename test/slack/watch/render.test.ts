@@ -1,6 +1,6 @@
 /** Snapshot and limit tests of the watch renderers (pure functions of data). */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../src/fakeslack/index.js';
+import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
 import type { JobSummary as OpsJobSummary } from '../../../src/ops/jobs.js';
 import { summariseJob } from '../../../src/ops/jobs.js';
 import {

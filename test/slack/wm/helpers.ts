@@ -1,5 +1,5 @@
 /** Small helpers for the watermarking end-to-end tests (what reached the fake Slack). */
-import type { FakeCall } from '../../../src/fakeslack/index.js';
+import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import type { TestBot } from '../../harness/index.js';
 
 export function lastSeq(bot: TestBot): number {

@@ -3,7 +3,7 @@
  * seeded emulator, fake Slack).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../../src/fakeslack/index.js';
+import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './helpers.js';
 

@@ -5,7 +5,7 @@
  * restart. Signed requests against the real app, the seeded emulator, the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../../src/fakeslack/index.js';
+import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
 import { newReport } from '../../../src/ops/registration-run.js';
 import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';

@@ -3,8 +3,8 @@
  * output stays within Block Kit limits (checked with the fake Slack's own validator).
  */
 import { describe, expect, it } from 'vitest';
+import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/blocks.js';
 import type { Job, JobTask, Recipient } from '../../../src/api/types.js';
-import { validateMessageBlocks, validateView } from '../../../src/fakeslack/blocks.js';
 import { summariseJob } from '../../../src/ops/jobs.js';
 import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
 import { newReport, summariseReport } from '../../../src/ops/registration-run.js';

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmulator } from '../../../dev/emulator/index.js';
+import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
-import { startEmulator } from '../../../src/emulator/index.js';
-import type { EmulatorHandle } from '../../../src/emulator/types.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { FakeClock } from '../../../src/watch/clock.js';

@@ -8,16 +8,16 @@
  * `npm run demo` has no dependency on test code.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { createApi } from '../api/index.js';
-import { type Config, loadConfig } from '../config.js';
+import { createApi } from '../../src/api/index.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createLogger, type Logger, setLogger } from '../../src/log.js';
+import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
+import type { AppDeps } from '../../src/slack/deps.js';
+import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
+import { createStore } from '../../src/store/index.js';
 import { startEmulator } from '../emulator/index.js';
 import type { EmulatorHandle } from '../emulator/types.js';
 import { type FakeCall, FakeSlack } from '../fakeslack/index.js';
-import { createLogger, type Logger, setLogger } from '../log.js';
-import { createSlackApp, type SlackAppHandle } from '../slack/app.js';
-import type { AppDeps } from '../slack/deps.js';
-import { createWatchRuntime, type WatchRuntime } from '../slack/watch-runtime.js';
-import { createStore } from '../store/index.js';
 
 type Obj = Record<string, unknown>;
 

@@ -15,7 +15,7 @@ import {
   SERVICE_CODES,
   type ServiceCode,
   type ServiceEndpointName,
-} from '../api/codes.js';
+} from '../../src/api/codes.js';
 import {
   checkCode,
   checkDate,
@@ -25,7 +25,7 @@ import {
   checkSiteId,
   checkTokenDuration,
   checkUrl,
-} from '../api/validate.js';
+} from '../../src/api/validate.js';
 import { EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_MESSAGE } from './errors.js';
 import { type Params, parseParams, type RequestContext, Router } from './http.js';
 import type { EmulatorState, SiteState } from './state.js';

@@ -2,7 +2,7 @@
  * Time handling of the emulator: the watermarking API renders every time as local
  * `yyyy-MM-ddTHH:mm:ss` in the requested `+hh:mm`/`-hh:mm` offset; the Service API uses UTC.
  */
-import { checkDate, checkTimeZone } from '../api/validate.js';
+import { checkDate, checkTimeZone } from '../../src/api/validate.js';
 import { invalid } from './errors.js';
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@
  * it, move jobs along and inject faults. The HTTP side implements both specs; this file is the
  * in-process side. Wire shapes live in the emulator's own route files, never here.
  */
-import type { JobStatusCode, TaskStatusCode } from '../api/codes.js';
+import type { JobStatusCode, TaskStatusCode } from '../../src/api/codes.js';
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. Only loopback is allowed. */

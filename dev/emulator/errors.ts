@@ -1,4 +1,4 @@
-import { DEFAULT_ERROR_CODES } from '../api/error-codes.js';
+import { DEFAULT_ERROR_CODES } from '../../src/api/error-codes.js';
 
 /**
  * Failure conditions the emulator answers with, and their `error_code` values. The specs do not

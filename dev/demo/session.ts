@@ -3,8 +3,9 @@
  * sends signed requests to the real bot (through the Slack stand-in), waits for what the bot must
  * produce, and throws a DemoStepError naming what is missing otherwise.
  */
+
+import { refreshHome } from '../../src/slack/listeners/features/home.js';
 import type { FakeCall } from '../fakeslack/index.js';
-import { refreshHome } from '../slack/listeners/features/home.js';
 import type { DemoStack } from './stack.js';
 
 export class DemoStepError extends Error {

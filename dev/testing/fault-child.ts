@@ -3,7 +3,7 @@
  * watcher (with the real Slack poster) or the bulk registration runner, on a store shared across
  * restarts (a SQLite file or Redis), against an emulator and a fake Slack in the parent process.
  *
- * Run: `node --import tsx src/testing/fault-child.ts` with FAULT_CHILD_CONFIG = JSON of
+ * Run: `node --import tsx dev/testing/fault-child.ts` with FAULT_CHILD_CONFIG = JSON of
  * `FaultChildConfig`. Talks to the parent on stdout, one line per event:
  *   READY                      the process is up (store open, clients built)
  *   TICK <n> base=<0|1> err=<kind|->  (watch) a poll tick finished; base=1 once a baseline exists
@@ -13,22 +13,22 @@
  * Never for production use: it exists only to be killed.
  */
 import { WebClient } from '@slack/web-api';
-import { createApi } from '../api/index.js';
-import type { WorkspaceCredentials } from '../api/types.js';
-import { createLogger } from '../log.js';
-import { existingLookup } from '../ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../ops/registration.js';
+import { createApi } from '../../src/api/index.js';
+import type { WorkspaceCredentials } from '../../src/api/types.js';
+import { createLogger } from '../../src/log.js';
+import { existingLookup } from '../../src/ops/recipients.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
 import {
   type RegistrationReport,
   reportCounts,
   resumeRegistration,
   runRegistration,
-} from '../ops/registration-run.js';
-import { createPoster } from '../slack/poster.js';
-import { blockRenderer } from '../slack/render/watch/card.js';
-import { createStore } from '../store/index.js';
-import { createWatcher } from '../watch/index.js';
-import { pollStateRepo } from '../watch/poller.js';
+} from '../../src/ops/registration-run.js';
+import { createPoster } from '../../src/slack/poster.js';
+import { blockRenderer } from '../../src/slack/render/watch/card.js';
+import { createStore } from '../../src/store/index.js';
+import { createWatcher } from '../../src/watch/index.js';
+import { pollStateRepo } from '../../src/watch/poller.js';
 
 interface Common {
   storeUrl: string;

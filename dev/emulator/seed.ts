@@ -3,7 +3,7 @@
  * distributor-like recipients, jobs in every status with tasks, sub-members, plan requests, DRM
  * license and packaging records, settings and monthly statistics.
  */
-import type { DRM_TYPES, JobStatusCode, MemberGroupSeq, TaskStatusCode } from '../api/codes.js';
+import type { DRM_TYPES, JobStatusCode, MemberGroupSeq, TaskStatusCode } from '../../src/api/codes.js';
 import { Prng } from './prng.js';
 import type { EmulatorState, RecipientRec, SiteState } from './state.js';
 import type { LicenseRec, MemberRec, StatusRequestRec } from './svc-state.js';

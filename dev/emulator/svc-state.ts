@@ -9,7 +9,7 @@ import type {
   MemberStatusCode,
   RequestStatusCode,
   ServiceCode,
-} from '../api/codes.js';
+} from '../../src/api/codes.js';
 
 export interface StatusRequestRec {
   siteId: string;

@@ -11,8 +11,8 @@ import {
   type ServiceCode,
   TASK_IN_FLIGHT,
   type TaskStatusCode,
-} from '../api/codes.js';
-import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
+} from '../../src/api/codes.js';
+import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../../src/api/validate.js';
 import { EmuError, invalid } from './errors.js';
 import { newSiteSvcData, type SiteSvcData, type SvcAccount } from './svc-state.js';
 import type { EmulatorJob, EmulatorJobTaskSpec } from './types.js';

@@ -2,8 +2,14 @@
  * The watermarking API (spec: watermarking-api.md), mounted at /wm. Every endpoint of section 4,
  * the envelope of section 2 and the authentication of section 5.
  */
-import { JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
-import { checkContentId, checkPageIndex, checkPageUnit, checkSiteId, LIMITS } from '../api/validate.js';
+import { JOB_STATUS_CODES, type JobStatusCode } from '../../src/api/codes.js';
+import {
+  checkContentId,
+  checkPageIndex,
+  checkPageUnit,
+  checkSiteId,
+  LIMITS,
+} from '../../src/api/validate.js';
 import { EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_MESSAGE } from './errors.js';
 import { type Reply, type RequestContext, Router } from './http.js';
 import type { EmulatorState, JobRec, RecipientRec, SiteState, TaskRec } from './state.js';

@@ -6,8 +6,8 @@
  * substring match with repeated keywords OR-ed. Hooks inject faults per call, including the
  * ambiguous kind (the write is applied, then the call fails).
  */
-import { type ErrorCondition, errorCodes } from '../../api/error-codes.js';
-import { ServiceError, TransportError } from '../../api/errors.js';
+import { type ErrorCondition, errorCodes } from '../../src/api/error-codes.js';
+import { ServiceError, TransportError } from '../../src/api/errors.js';
 import type {
   Job,
   JobSearchQuery,
@@ -20,7 +20,7 @@ import type {
   TimeValue,
   WatermarkingClient,
   WmPage,
-} from '../../api/types.js';
+} from '../../src/api/types.js';
 import {
   assertValid,
   checkPageIndex,
@@ -29,7 +29,7 @@ import {
   checkRecipientName,
   LIMITS,
   nameKey,
-} from '../../api/validate.js';
+} from '../../src/api/validate.js';
 
 /** The service code of a condition, from the active table (so SERVICE_ERROR_CODES overrides apply). */
 function code(condition: ErrorCondition): string {
