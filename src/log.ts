@@ -40,7 +40,15 @@ export const SECRET_KEYS = [
   'privateKey',
   'fps_cert',
   'fpsCert',
+  'cookie',
+  'Cookie',
 ];
+
+/**
+ * Properties some libraries hang on their errors (Bolt's receiver errors carry the whole request
+ * and response, headers included): never serialised.
+ */
+const ERROR_FIELDS_DROPPED = ['req', 'res', 'request', 'response', 'socket', 'headers', 'config'];
 
 function redactPaths(): string[] {
   const out: string[] = [];
@@ -107,6 +115,7 @@ export function createLogger(opts: { level?: string; destination?: pino.Destinat
     serializers: {
       err: (e: unknown) => {
         const s = pino.stdSerializers.err(e as Error);
+        if (s) for (const k of ERROR_FIELDS_DROPPED) delete (s as Record<string, unknown>)[k];
         if (s && typeof s.message === 'string') s.message = scrubSecrets(s.message);
         if (s && typeof s.stack === 'string') s.stack = scrubSecrets(s.stack);
         return s;

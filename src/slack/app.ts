@@ -8,7 +8,7 @@
  * - Acks go out at once (processBeforeResponse false); a last-resort error handler logs with a
  *   reference id and tells the user that id; Bolt's own logs go through src/log.ts (redacted).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -23,6 +23,7 @@ import type { RetryOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { AppDeps } from './deps.js';
 import { createHealth, type ReadinessCheck } from './health.js';
+import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { registerListeners } from './listeners/index.js';
@@ -126,77 +127,6 @@ function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
   }
 }
 
-/**
- * Bolt refuses signatures older than 5 minutes but accepts any future timestamp; Slack's rule is
- * |now - timestamp| <= 5 min both ways. Requests stamped more than 5 minutes ahead (replays
- * prepared in advance, or a badly skewed clock) get 401 before Bolt sees them.
- */
-function rejectFutureTimestamps(receiver: HTTPReceiver, deps: AppDeps): void {
-  const inner = receiver.requestListener;
-  receiver.requestListener = (req, res) => {
-    const raw = req.headers['x-slack-request-timestamp'];
-    const ts = Number(Array.isArray(raw) ? raw[0] : raw);
-    if (req.method === 'POST' && Number.isFinite(ts) && ts * 1000 > deps.now() + 5 * 60_000) {
-      deps.logger.warn({ path: req.url?.split('?')[0] }, 'refused a request signed with a future timestamp');
-      res.writeHead(401).end();
-      return;
-    }
-    inner(req, res);
-  };
-}
-
-/**
- * Replay protection. Slack's signature scheme only bounds a request's age (5 minutes): a captured,
- * correctly signed request could be sent again within that window and would run again (Bolt does
- * not dedupe). Each (timestamp, signature) pair is claimed once in the store for 6 minutes (a lease
- * with a one-off holder: SET NX PX on Redis, so replicas share it); a repeat is answered 200 with
- * no work done, which is also the right answer for a duplicate delivery of the same request. Only
- * requests carrying both headers are claimed, Bolt still verifies every signature afterwards, and
- * the claim of a request Bolt refuses is released. If the
- * store cannot be reached the request is processed (availability first) and the failure is logged.
- */
-export const REPLAY_WINDOW_MS = 6 * 60_000;
-
-function rejectReplays(receiver: HTTPReceiver, deps: AppDeps): void {
-  const inner = receiver.requestListener;
-  const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  receiver.requestListener = (req, res) => {
-    const sig = header(req.headers['x-slack-signature']);
-    const ts = header(req.headers['x-slack-request-timestamp']);
-    if (req.method !== 'POST' || !sig || !ts) {
-      inner(req, res);
-      return;
-    }
-    const key = `slack-request-${createHash('sha256').update(`${ts}:${sig}`).digest('hex').slice(0, 40)}`;
-    const holder = `once-${randomBytes(8).toString('hex')}`;
-    deps.store.leases.acquire(key, holder, REPLAY_WINDOW_MS).then(
-      (fresh) => {
-        if (fresh) {
-          // A request Bolt refuses (bad signature, stale) keeps no claim: its repeat is refused the
-          // same way rather than answered as a replay.
-          res.on('finish', () => {
-            if (res.statusCode === 401 || res.statusCode === 403) {
-              deps.store.leases.release(key, holder).catch(() => undefined);
-            }
-          });
-          inner(req, res);
-          return;
-        }
-        deps.logger.warn(
-          { path: req.url?.split('?')[0] },
-          'ignored a replayed request (same timestamp and signature)',
-        );
-        req.resume();
-        res.writeHead(200).end();
-      },
-      (err: unknown) => {
-        deps.logger.error({ err }, 'replay check failed (store unreachable): processing the request');
-        inner(req, res);
-      },
-    );
-  };
-}
-
 export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
   const { config, logger } = deps;
   const lifecycle = opts.lifecycle ?? createLifecycle();
@@ -280,8 +210,20 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       logger: bLogger,
       ...oauth,
     });
-    rejectReplays(receiver, deps);
-    rejectFutureTimestamps(receiver, deps);
+    // Every request answered, nothing stored before the signature is verified (see http-gate.ts).
+    const routes: Record<string, string[]> = {};
+    for (const r of health.routes) routes[r.path] = Array.isArray(r.method) ? r.method : [r.method];
+    if (oauth) {
+      routes['/slack/install'] = ['GET'];
+      routes['/slack/oauth_redirect'] = ['GET'];
+    }
+    receiver.requestListener = createRequestGate(receiver.requestListener, {
+      signingSecret: config.slack.signingSecret ?? '',
+      routes,
+      claims: deps.store.leases,
+      logger,
+      now: deps.now,
+    });
     base.receiver = receiver;
   }
 
