@@ -58,6 +58,7 @@ export interface Config {
   port: number;
   host: string;
   storeUrl: string;
+  storeRequestTimeoutMs: number;
   /** Current encryption key as given (32 bytes, base64 or hex); decode with decodeKey(). */
   encryptionKey: string;
   /** Older keys still accepted for reading (rotation). */
@@ -236,6 +237,14 @@ export const VARIABLES: VariableSpec[] = [
         'must start with sqlite://, redis:// or memory://',
       ),
     secret: true, // a redis URL may carry a password
+  },
+  {
+    name: 'STORE_REQUEST_TIMEOUT_MS',
+    required: 'no',
+    default: '1000',
+    description:
+      'How long one store operation made for a Slack request may wait (ms). During a store outage users are told "storage is unavailable" instead of waiting; background work (watcher, outbox) waits and resumes.',
+    schema: intIn(100, 30_000),
   },
   {
     name: 'ENCRYPTION_KEY',
@@ -627,6 +636,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: v.PORT as number,
     host: str('HOST')!,
     storeUrl: str('STORE_URL')!,
+    storeRequestTimeoutMs: v.STORE_REQUEST_TIMEOUT_MS as number,
     encryptionKey: str('ENCRYPTION_KEY')!,
     previousEncryptionKeys: (v.ENCRYPTION_KEYS_PREVIOUS as string[] | undefined) ?? [],
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },

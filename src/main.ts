@@ -78,7 +78,16 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       issuer: config.serviceJwt.iss,
     },
   });
-  const deps: AppDeps = { config, store, api, logger, now: Date.now };
+  // Slack requests use the bounded store (an outage is answered "storage is unavailable" within
+  // seconds, never a hung ack); background work below uses the unbounded one and resumes after it.
+  const deps: AppDeps = {
+    config,
+    store: store.bounded(config.storeRequestTimeoutMs),
+    api,
+    logger,
+    now: Date.now,
+  };
+  const backgroundDeps: AppDeps = { ...deps, store };
   const lifecycle = createLifecycle();
   // Registered first, so it runs last: the queued audit lines of the other hooks' last work are
   // still sent (or dropped and logged) before the store closes.
@@ -105,14 +114,14 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     const { port } = await handle.start();
     if (opts.watch !== false) {
       // Started once the app receives, stopped (by the lifecycle) after it stopped receiving.
-      const watch = createWatchRuntime(deps, handle.app);
+      const watch = createWatchRuntime(backgroundDeps, handle.app);
       lifecycle.onStop('watcher', () => watch.stop());
       watch.start();
     }
     if (opts.resumeRegistrations !== false) {
       // Bulk registrations interrupted by a stop or crash continue from their stored report
       // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.
-      void resumePendingRegistrations(deps, { lifecycle }).then(
+      void resumePendingRegistrations(backgroundDeps, { lifecycle }).then(
         (r) => {
           if (r.resumed.length || r.deferred.length) logger.info(r, 'resumed pending registrations');
         },

@@ -21,6 +21,7 @@ import {
 } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createRequestGate } from './http-gate.js';
@@ -125,6 +126,17 @@ function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
   } catch {
     return false;
   }
+}
+
+/** True when the error, or what it wraps (Bolt: `original`; others: `cause`), is a store outage. */
+function causedByStoreOutage(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && e && typeof e === 'object'; depth++) {
+    if (e instanceof StoreUnavailableError) return true;
+    const o = e as { original?: unknown; cause?: unknown };
+    e = o.original ?? o.cause;
+  }
+  return false;
 }
 
 export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
@@ -252,8 +264,11 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       typeof b.team_id === 'string' ? b.team_id : ((b.team as { id?: string } | undefined)?.id ?? undefined);
     const kind =
       typeof b.type === 'string' ? b.type : typeof b.command === 'string' ? 'slash_command' : undefined;
-    const notInstalled = error.code === 'slack_bolt_authorization_error';
-    if (notInstalled) {
+    const storeDown = causedByStoreOutage(error);
+    const notInstalled = !storeDown && error.code === 'slack_bolt_authorization_error';
+    if (storeDown) {
+      logger.warn({ ref, team, kind, err: error }, 'request not run: the store is unavailable');
+    } else if (notInstalled) {
       // No installation for the workspace (uninstalled, or the store lost it): nothing ran.
       logger.warn({ ref, team, kind }, 'request from a workspace without an installation');
     } else {
@@ -264,9 +279,11 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     }
     // Tell the user, with the reference, when Slack gave us a way to.
     if (trustedResponseUrl(b.response_url, apiUrl)) {
-      const text = notInstalled
-        ? ':red_circle: DRM ChatOps is not installed in this workspace any more, so the request was not run. Ask a workspace admin to install the app again.'
-        : `:red_circle: Something went wrong on our side and the request did not complete. Try again; if it keeps failing, give your admin the reference \`${ref}\`.`;
+      const text = storeDown
+        ? ":red_circle: The bot's storage is unavailable right now, so the request was not run. Try again in a minute; if it keeps happening, tell the team that runs the bot."
+        : notInstalled
+          ? ':red_circle: DRM ChatOps is not installed in this workspace any more, so the request was not run. Ask a workspace admin to install the app again.'
+          : `:red_circle: Something went wrong on our side and the request did not complete. Try again; if it keeps failing, give your admin the reference \`${ref}\`.`;
       try {
         await fetch(b.response_url, {
           method: 'POST',

@@ -40,3 +40,25 @@ export class StoreDataError extends Error {
     this.name = 'StoreDataError';
   }
 }
+
+/**
+ * The store did not answer within the bound a Slack request may wait (Redis down or reconnecting,
+ * SQLite locked). Nothing is known about a write in flight: it may still land once the store is
+ * back (every write of the bot is an idempotent upsert or guarded by a claim).
+ */
+export class StoreUnavailableError extends Error {
+  readonly kind = 'unavailable' as const;
+  constructor(
+    readonly operation: string,
+    readonly timeoutMs: number,
+    cause?: unknown,
+  ) {
+    super(
+      cause === undefined
+        ? `the store did not answer ${operation} within ${timeoutMs} ms`
+        : `the store failed ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = 'StoreUnavailableError';
+  }
+}

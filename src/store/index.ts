@@ -10,6 +10,7 @@ import KeyvRedis, { createClient as createRedisClient } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import { Keyv } from 'keyv';
 import { type Backend, LocalBackend } from './backend.js';
+import { boundedBackend } from './bounded.js';
 import { StoreConfigError } from './errors.js';
 import { DEFAULT_ROOT, KeySpace } from './keys.js';
 import { RedisBackend, type RedisCommander } from './redis-backend.js';
@@ -25,7 +26,7 @@ import {
 import type { AtomicDocRepo, DocSchema, Store } from './types.js';
 import { createVault } from './vault.js';
 
-export { StoreConfigError, StoreDataError, VaultError } from './errors.js';
+export { StoreConfigError, StoreDataError, StoreUnavailableError, VaultError } from './errors.js';
 export { assertWorkspaceKey, DEFAULT_ROOT, KeySpace, workspaceKeyOf } from './keys.js';
 export { AUDIT_CAP } from './repos.js';
 export type * from './types.js';
@@ -253,46 +254,54 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const ks = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
   const backend = await openBackend(opts, ks);
   const registry = new DocNamespaceRegistry(backend, ks);
-  const installations = installationRepo(backend, vault, ks);
-  const credentials = credentialsRepo(backend, vault, ks);
-  const settings = settingsRepo(backend, ks);
-  const audit = auditRepo(backend, ks, opts.auditCap);
-  const leases = leaseRepo(backend, ks);
-  const docCache = new Map<string, AtomicDocRepo<unknown>>();
+  const ping = () => withTimeout(backend.ping(), opts.pingTimeoutMs ?? 2000, false);
+  const close = () => backend.close();
+  const assemble = (b: Backend): Store => {
+    const installations = installationRepo(b, vault, ks);
+    const credentials = credentialsRepo(b, vault, ks);
+    const settings = settingsRepo(b, ks);
+    const audit = auditRepo(b, ks, opts.auditCap);
+    const leases = leaseRepo(b, ks);
+    const docCache = new Map<string, AtomicDocRepo<unknown>>();
+    const nsRegistry = b === backend ? registry : new DocNamespaceRegistry(b, ks);
 
-  function docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T> {
-    if (schema) return docRepo<T>(backend, ks, registry, namespace, schema);
-    let repo = docCache.get(namespace);
-    if (!repo) {
-      repo = docRepo<unknown>(backend, ks, registry, namespace);
-      docCache.set(namespace, repo);
+    function docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T> {
+      if (schema) return docRepo<T>(b, ks, nsRegistry, namespace, schema);
+      let repo = docCache.get(namespace);
+      if (!repo) {
+        repo = docRepo<unknown>(b, ks, nsRegistry, namespace);
+        docCache.set(namespace, repo);
+      }
+      return repo as AtomicDocRepo<T>;
     }
-    return repo as AtomicDocRepo<T>;
-  }
 
-  return {
-    backend: backend.kind,
-    installations,
-    credentials,
-    settings,
-    audit,
-    leases,
-    docs,
-    async purgeWorkspace(key) {
-      await installations.delete(key);
-      await credentials.delete(key);
-      await settings.delete(key);
-      await audit.deleteAll(key);
-      for (const ns of await registry.all()) await docs(ns).deleteAll(key);
-    },
-    async reencryptAll() {
-      return {
-        installations: await installations.reencryptAll(),
-        credentials: await credentials.reencryptAll(),
-      };
-    },
-    // Readiness must answer quickly: a Redis that went away queues commands while reconnecting.
-    ping: () => withTimeout(backend.ping(), opts.pingTimeoutMs ?? 2000, false),
-    close: () => backend.close(),
+    const store: Store = {
+      backend: b.kind,
+      installations,
+      credentials,
+      settings,
+      audit,
+      leases,
+      docs,
+      async purgeWorkspace(key) {
+        await installations.delete(key);
+        await credentials.delete(key);
+        await settings.delete(key);
+        await audit.deleteAll(key);
+        for (const ns of await nsRegistry.all()) await docs(ns).deleteAll(key);
+      },
+      async reencryptAll() {
+        return {
+          installations: await installations.reencryptAll(),
+          credentials: await credentials.reencryptAll(),
+        };
+      },
+      // Readiness must answer quickly: a Redis that went away queues commands while reconnecting.
+      ping,
+      close,
+      bounded: (timeoutMs: number) => assemble(boundedBackend(backend, timeoutMs)),
+    };
+    return store;
   };
+  return assemble(backend);
 }

@@ -141,4 +141,11 @@ export interface Store {
   /** Store reachable (readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /**
+   * The same store (same data, same connection) whose every operation fails with
+   * StoreUnavailableError after `timeoutMs` instead of waiting for a store that is down: what a
+   * Slack request uses, so that a Redis outage is answered "storage is unavailable" within
+   * seconds. Background work (watcher, outbox) uses the unbounded store and resumes afterwards.
+   */
+  bounded(timeoutMs: number): Store;
 }

@@ -50,6 +50,8 @@ export interface StartTestBotOptions {
   distribution?: 'single' | 'oauth';
   /** Default 'memory'. 'redis' starts a private redis-server (test/support/redis.ts). */
   store?: 'memory' | 'sqlite' | 'redis';
+  /** An explicit STORE_URL (e.g. a Redis the test stops and starts); wins over `store`. */
+  storeUrl?: string;
   /**
    * Service credentials: 'env' (single only: DWM_* / SERVICE_API_* variables), 'store' (saved in
    * the vault per workspace), 'none'. Default 'env' for single, 'store' for OAuth.
@@ -386,6 +388,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       cleanups.push(() => redis.stop([namespace]));
       storeUrl = redis.url;
     }
+    if (opts.storeUrl) storeUrl = opts.storeUrl;
 
     const env: Env = {
       SLACK_SIGNING_SECRET: signingSecret,
@@ -434,7 +437,8 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
     });
     cleanups.push(() => api.close());
 
-    const deps: AppDeps = { config, store, api, logger, now };
+    // As in main.ts: Slack requests use the bounded store.
+    const deps: AppDeps = { config, store: store.bounded(config.storeRequestTimeoutMs), api, logger, now };
 
     if (distribution === 'oauth') {
       for (const ws of workspaces) await store.installations.save(ws.teamId, installationOf(ws));

@@ -13,6 +13,7 @@ import {
   ValidationError,
 } from '../../api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../ops/workspace.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import { ParseError } from '../parse.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
@@ -102,6 +103,13 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     return {
       why: `${detail} Tried ${err.attempts} time${err.attempts === 1 ? '' : 's'}.`,
       next: 'Try again in a minute. Nothing was changed unless a message says so.',
+      unexpected: false,
+    };
+  }
+  if (err instanceof StoreUnavailableError) {
+    return {
+      why: "The bot's storage is unavailable right now, so the request was not run.",
+      next: 'Try again in a minute. If it keeps happening, tell the team that runs the bot (its store is down).',
       unexpected: false,
     };
   }

@@ -2,6 +2,8 @@
  * Setup file of the faults suite: records every unhandled rejection and uncaught exception of the
  * worker so scenarios can assert "none anywhere" explicitly (vitest also reports them as errors).
  */
+import { afterAll, expect } from 'vitest';
+
 const KEY = Symbol.for('drm-chatops.faults.unhandled');
 
 type Holder = { [KEY]?: string[] };
@@ -32,3 +34,8 @@ if (!(globalThis as Holder)[KEY]) {
 export function unhandledSoFar(): string[] {
   return [...list()];
 }
+
+// Every file of the suite fails when anything was left unhandled: no known bug stays unasserted.
+afterAll(() => {
+  expect(unhandledSoFar(), 'unhandled rejections or uncaught exceptions in this file').toEqual([]);
+});
