@@ -59,6 +59,7 @@ export interface Config {
   host: string;
   storeUrl: string;
   storeRequestTimeoutMs: number;
+  shutdownDrainSeconds: number;
   /** Current encryption key as given (32 bytes, base64 or hex); decode with decodeKey(). */
   encryptionKey: string;
   /** Older keys still accepted for reading (rotation). */
@@ -237,6 +238,14 @@ export const VARIABLES: VariableSpec[] = [
         'must start with sqlite://, redis:// or memory://',
       ),
     secret: true, // a redis URL may carry a password
+  },
+  {
+    name: 'SHUTDOWN_DRAIN_SECONDS',
+    required: 'no',
+    default: '20',
+    description:
+      'On SIGTERM: how long requests in flight may take to finish before their users are told the bot is restarting; new requests are answered "restarting, try again in a minute" meanwhile.',
+    schema: intIn(0, 120),
   },
   {
     name: 'STORE_REQUEST_TIMEOUT_MS',
@@ -637,6 +646,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str('HOST')!,
     storeUrl: str('STORE_URL')!,
     storeRequestTimeoutMs: v.STORE_REQUEST_TIMEOUT_MS as number,
+    shutdownDrainSeconds: v.SHUTDOWN_DRAIN_SECONDS as number,
     encryptionKey: str('ENCRYPTION_KEY')!,
     previousEncryptionKeys: (v.ENCRYPTION_KEYS_PREVIOUS as string[] | undefined) ?? [],
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },

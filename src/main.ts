@@ -98,6 +98,10 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   const shutdown = (reason: string) => {
     shuttingDown ??= (async () => {
       logger.info({ reason }, 'shutting down');
+      // In-flight commands and buttons finish (bounded); new ones are told to try again.
+      await handle
+        .drain(config.shutdownDrainSeconds * 1000)
+        .catch((err: unknown) => logger.error({ err }, 'error while draining requests'));
       await handle
         .stop()
         .catch((err: unknown) => logger.error({ err }, 'error while stopping the Slack app'));
@@ -176,7 +180,8 @@ export async function main(): Promise<void> {
     // A second signal while stopping forces the exit.
     if (stopping) process.exit(1);
     stopping = true;
-    const force = setTimeout(() => process.exit(1), 25_000);
+    // The drain, then at most ~10 s for the background work and the store to stop.
+    const force = setTimeout(() => process.exit(1), bot.config.shutdownDrainSeconds * 1000 + 15_000);
     force.unref();
     bot.shutdown(signal).then(
       () => process.exit(0),

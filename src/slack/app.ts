@@ -23,6 +23,7 @@ import type { RetryOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
+import { createDrain } from './drain.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
@@ -68,6 +69,11 @@ export interface SlackAppHandle {
   readiness(): Promise<{ ready: boolean; checks: ReadinessCheck[] }>;
   /** Start receiving (HTTP: listen on HOST:PORT; Socket Mode: connect). Returns the bound port. */
   start(): Promise<{ port: number }>;
+  /**
+   * Stop taking new work and let the requests in flight finish (at most `ms`); those still running
+   * then are told the bot is restarting (drain.ts). Call before stop().
+   */
+  drain(ms: number): Promise<{ finished: number; unfinished: number }>;
   /** Stop receiving. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -250,6 +256,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   }
 
   app = new App(base);
+  // First middleware: counts the requests in flight for the drain at shutdown.
+  const drain = createDrain(logger);
+  app.use(drain.middleware);
   if (socket)
     socketState.attach((app as unknown as { receiver: SocketModeReceiver }).receiver.client, logger);
 
@@ -331,6 +340,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       );
       return { port };
     },
+    drain: (ms: number) => drain.drain(ms),
     stop() {
       stopped ??= (async () => {
         if (started) await app.stop();
