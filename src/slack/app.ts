@@ -29,6 +29,7 @@ import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { registerListeners } from './listeners/index.js';
+import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
@@ -201,6 +202,8 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
           installerOptions: {
             directInstall: true,
             stateVerification: true,
+            // Signed like Bolt's own, and single-use on the server (oauth-state.ts).
+            stateStore: createSingleUseStateStore(config.slack.stateSecret ?? '', deps.store.leases),
             // Slack's authorize page lives next to its API (https://slack.com/oauth/v2/authorize);
             // the same rule points installs at the fake Slack in the demo.
             authorizationUrl: new URL('../oauth/v2/authorize', apiUrl).href,

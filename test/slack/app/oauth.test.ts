@@ -90,6 +90,27 @@ describe('OAuth distribution with two workspaces', () => {
     );
   });
 
+  it('refuses a state that was already used, even with its cookie and a new code', async () => {
+    const { spec, ...ws } = testWorkspace(9);
+    bot.fake.addWorkspace(spec);
+    const install = await bot.get('/slack/install');
+    const state = new URL(install.headers.get('location')!).searchParams.get('state')!;
+    const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const callback = (code: string) =>
+      bot.get(`/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`, {
+        cookie,
+      });
+    const first = await callback(bot.fake.oauthCode({ teamId: ws.teamId, userId: ws.admin }));
+    expect(first.status).toBe(200);
+    const exchanges = bot.fake.calls('oauth.v2.access').length;
+    await bot.store.installations.delete(ws.teamId);
+    const replay = await callback(bot.fake.oauthCode({ teamId: ws.teamId, userId: ws.admin }));
+    expect(replay.status).toBeGreaterThanOrEqual(400);
+    // The replayed code was never exchanged and nothing was installed.
+    expect(bot.fake.calls('oauth.v2.access').length).toBe(exchanges);
+    expect(await bot.store.installations.get(ws.teamId)).toBeUndefined();
+  });
+
   it('refuses the redirect without the state cookie', async () => {
     const { spec, ...ws } = testWorkspace(8);
     bot.fake.addWorkspace(spec);
