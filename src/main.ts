@@ -11,6 +11,7 @@ import { loadErrorCodes, setErrorCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
+import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
@@ -92,7 +93,15 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   // Registered first, so it runs last: the queued audit lines of the other hooks' last work are
   // still sent (or dropped and logged) before the store closes.
   lifecycle.onStop('background messages', () => stopAppSender(deps));
-  const handle = createSlackApp(deps, { lifecycle, ...(opts.register ? { register: opts.register } : {}) });
+  // A wrong ENCRYPTION_KEY is said at start and keeps /readyz false until it is fixed.
+  const keys = await checkEncryptionKeys(store).catch(() => undefined);
+  if (keys && !keys.ok)
+    logger.error({ unreadable: keys.unreadable, kids: keys.kids }, keys.detail ?? 'unreadable records');
+  const handle = createSlackApp(deps, {
+    lifecycle,
+    readinessChecks: [keyReadinessCheck(store, Date.now)],
+    ...(opts.register ? { register: opts.register } : {}),
+  });
 
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (reason: string) => {

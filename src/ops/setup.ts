@@ -294,7 +294,7 @@ export interface SetupStatus {
 
 /** What is configured, secrets masked (last 4 at most). */
 export async function setupStatus(deps: OpsDeps, workspace: WorkspaceKey): Promise<SetupStatus> {
-  const loaded = await loadCredentials(deps, workspace);
+  const loaded = await loadCredentials(deps, workspace, { unreadable: 'absent' });
   const settings = await deps.store.settings.get(workspace);
   const paused = settings.pollingPausedReason ? { pollingPausedReason: settings.pollingPausedReason } : {};
   if (!loaded) return { configured: false, readOnly: false, siteIds: [], ...paused };

@@ -8,6 +8,7 @@
 import type { ApiFactory, ServiceClient, WatermarkingClient, WorkspaceCredentials } from '../api/types.js';
 import type { Config } from '../config.js';
 import { registerSecret } from '../log.js';
+import { VaultError } from '../store/errors.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 
 /** The part of AppDeps the ops layer needs (structural, so ops never imports the slack layer). */
@@ -61,19 +62,47 @@ export interface LoadedCredentials {
 }
 
 /**
+ * The saved credentials exist but no configured key opens them (ENCRYPTION_KEY changed or wrong).
+ * Only the key id (a non-secret fingerprint) is carried.
+ */
+export class CredentialsUnreadableError extends Error {
+  constructor(readonly kid: string | undefined) {
+    super(
+      `The saved service credentials cannot be read: they were encrypted with key id ${kid ?? 'unknown'}, which the bot is not configured with.`,
+    );
+    this.name = 'CredentialsUnreadableError';
+  }
+}
+
+/**
  * Where this workspace's credentials are. Env credentials apply only in single-workspace
  * distribution (config refuses them with OAuth), and then take precedence over the store.
  */
 export async function loadCredentials(
   deps: OpsDeps,
   workspace: WorkspaceKey,
+  opts: {
+    /**
+     * 'throw' (default): CredentialsUnreadableError. 'absent': treat them as not saved, so that
+     * setup can open blank and an admin can replace them (a wrong ENCRYPTION_KEY must not lock
+     * admins out of setup).
+     */
+    unreadable?: 'throw' | 'absent';
+  } = {},
 ): Promise<LoadedCredentials | undefined> {
   const env = deps.config.envCredentials;
   if (env && deps.config.distribution === 'single') {
     registerSecret(env.watermarking?.accessKey, env.service?.secretKey);
     return { source: 'env', readOnly: true, credentials: env };
   }
-  const stored = await deps.store.credentials.get(workspace);
+  let stored: Awaited<ReturnType<OpsDeps['store']['credentials']['get']>>;
+  try {
+    stored = await deps.store.credentials.get(workspace);
+  } catch (err) {
+    if (!(err instanceof VaultError)) throw err;
+    if (opts.unreadable === 'absent') return undefined;
+    throw new CredentialsUnreadableError(err.kid);
+  }
   if (!stored) return undefined;
   // Decrypted secrets are censored in every log line from now on (log.ts).
   registerSecret(stored.credentials.watermarking?.accessKey, stored.credentials.service?.secretKey);

@@ -119,6 +119,24 @@ class EncryptedRecords<T> {
     return members.filter((_, i) => values[i] !== undefined).sort();
   }
 
+  /**
+   * Records no configured key can open, by their header's key id (no decryption: cheap enough to
+   * run at start-up). At most `limit` records are looked at.
+   */
+  async unreadable(limit: number): Promise<Array<{ workspace: WorkspaceKey; kid: string | undefined }>> {
+    const members = (await this.backend.sMembers(this.indexKey)).slice(0, limit);
+    if (members.length === 0) return [];
+    const values = await this.backend.getMany(members.map((m) => this.keyOf(m)));
+    const out: Array<{ workspace: WorkspaceKey; kid: string | undefined }> = [];
+    members.forEach((ws, i) => {
+      const raw = values[i];
+      if (raw === undefined) return;
+      const kid = this.vault.kidOf(raw);
+      if (kid === undefined || !this.vault.kids.includes(kid)) out.push({ workspace: ws, kid });
+    });
+    return out;
+  }
+
   /** Rewrite records whose kid is not the current one; returns how many were rewritten. */
   async reencryptAll(): Promise<number> {
     let count = 0;
@@ -153,6 +171,7 @@ export function installationRepo(backend: Backend, vault: Vault, ks: KeySpace): 
     delete: (key) => records.delete(key),
     listKeys: () => records.listKeys(),
     reencryptAll: () => records.reencryptAll(),
+    unreadable: (limit = 1000) => records.unreadable(limit),
   };
 }
 
@@ -170,6 +189,7 @@ export function credentialsRepo(backend: Backend, vault: Vault, ks: KeySpace): C
     get: (key) => records.get(key),
     delete: (key) => records.delete(key),
     reencryptAll: () => records.reencryptAll(),
+    unreadable: (limit = 1000) => records.unreadable(limit),
   };
 }
 

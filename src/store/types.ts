@@ -20,6 +20,8 @@ export interface InstallationRepo {
   listKeys(): Promise<WorkspaceKey[]>;
   /** Re-encrypt every installation still under a previous key (rotation); returns how many. */
   reencryptAll(): Promise<number>;
+  /** Records that no configured key can open (wrong ENCRYPTION_KEY), by key id; at most `limit` looked at. */
+  unreadable(limit?: number): Promise<Array<{ workspace: WorkspaceKey; kid: string | undefined }>>;
 }
 
 // -- Service credentials (vault: JWE-encrypted, key id recorded) -------------------------------
@@ -37,6 +39,8 @@ export interface CredentialsRepo {
   delete(key: WorkspaceKey): Promise<void>;
   /** Re-encrypt every record with the current key (rotation); returns how many were rewritten. */
   reencryptAll(): Promise<number>;
+  /** Records that no configured key can open (wrong ENCRYPTION_KEY), by key id; at most `limit` looked at. */
+  unreadable(limit?: number): Promise<Array<{ workspace: WorkspaceKey; kid: string | undefined }>>;
 }
 
 // -- Workspace settings (roles, audit channel, watch pause state) -------------------------------

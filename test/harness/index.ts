@@ -113,6 +113,8 @@ export interface TestBot {
   config: Config;
   deps: AppDeps;
   store: Store;
+  /** The store's key root (a second store on the same STORE_URL needs it to see the same data). */
+  storeNamespace: string;
   fake: FakeSlack;
   emulator?: EmulatorHandle;
   handle: SlackAppHandle;
@@ -538,6 +540,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       config,
       deps,
       store,
+      storeNamespace: namespace,
       fake,
       ...(emulator ? { emulator } : {}),
       handle,

@@ -12,7 +12,11 @@ import {
   TransportError,
   ValidationError,
 } from '../../api/errors.js';
-import { NotConfiguredError, SiteNotConfiguredError } from '../../ops/workspace.js';
+import {
+  CredentialsUnreadableError,
+  NotConfiguredError,
+  SiteNotConfiguredError,
+} from '../../ops/workspace.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import { ParseError } from '../parse.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
@@ -103,6 +107,13 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     return {
       why: `${detail} Tried ${err.attempts} time${err.attempts === 1 ? '' : 's'}.`,
       next: 'Try again in a minute. Nothing was changed unless a message says so.',
+      unexpected: false,
+    };
+  }
+  if (err instanceof CredentialsUnreadableError) {
+    return {
+      why: `This workspace's saved service credentials cannot be read: they were encrypted with key id ${code(err.kid ?? 'unknown')}, which the bot's ENCRYPTION_KEY does not match.`,
+      next: `Ask the team that runs the bot to restore that key (or add it to ENCRYPTION_KEYS_PREVIOUS); or ${admins} can run ${code(`${cmd} setup`)} and enter the credentials again, which replaces them.`,
       unexpected: false,
     };
   }

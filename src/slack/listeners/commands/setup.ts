@@ -24,7 +24,7 @@ registry.add({
   async handler(ctx) {
     // Open first: the trigger id lasts 3 s. Only local reads happen before (a store get of the
     // credentials, and the config): no Slack or service call.
-    const loaded = await loadCredentials(ctx.deps, ctx.workspace);
+    const loaded = await loadCredentials(ctx.deps, ctx.workspace, { unreadable: 'absent' });
     const defaults = { wmBaseUrl: ctx.deps.config.dwmBaseUrl, svcBaseUrl: ctx.deps.config.serviceApiBaseUrl };
     if (loaded?.readOnly) {
       const status = await setupStatus(ctx.deps, ctx.workspace);

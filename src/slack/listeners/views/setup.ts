@@ -45,7 +45,7 @@ export function register(app: App, deps: AppDeps): void {
   app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
     const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
     // One store get before the ack (review #4: cheap); no Slack call before it (review #1).
-    const loaded = await loadCredentials(deps, ctx.workspace);
+    const loaded = await loadCredentials(deps, ctx.workspace, { unreadable: 'absent' });
     if (loaded?.readOnly) {
       await ack();
       return;
