@@ -60,6 +60,7 @@ export interface Config {
   storeUrl: string;
   storeRequestTimeoutMs: number;
   shutdownDrainSeconds: number;
+  metricsToken?: string;
   /** Current encryption key as given (32 bytes, base64 or hex); decode with decodeKey(). */
   encryptionKey: string;
   /** Older keys still accepted for reading (rotation). */
@@ -126,6 +127,26 @@ const commaList = (item: z.ZodType<string, string>) =>
     )
     .pipe(z.array(item));
 const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'each must be a Slack user id like U0123ABCD');
+const adminEntry = z
+  .string()
+  .regex(
+    /^([TE][A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/,
+    'each must be a Slack user id scoped to its workspace, like T0123ABCD:U0123ABCD (or U0123ABCD with one workspace)',
+  );
+
+/**
+ * The ADMIN_USER_IDS entries that apply in one workspace: the ones scoped to it (TEAM:USER) and,
+ * with one workspace, the bare ones. Never the ids scoped to another workspace.
+ */
+export function configAdminIds(config: Pick<Config, 'adminUserIds'>, workspace: string): string[] {
+  const out: string[] = [];
+  for (const entry of config.adminUserIds) {
+    const i = entry.indexOf(':');
+    if (i < 0) out.push(entry);
+    else if (entry.slice(0, i) === workspace) out.push(entry.slice(i + 1));
+  }
+  return out;
+}
 /** The API module's own site id rule (exactly 4 letters or digits), with its message. */
 const siteId = z.string().superRefine((v, c) => {
   const problem = checkSiteId(v);
@@ -240,6 +261,14 @@ export const VARIABLES: VariableSpec[] = [
     secret: true, // a redis URL may carry a password
   },
   {
+    name: 'METRICS_TOKEN',
+    required: 'no',
+    description:
+      'When set, /readyz and /metrics answer only requests with `Authorization: Bearer <token>` (/healthz stays open). Set it whenever the port is reachable from outside the deployment.',
+    schema: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 24)'),
+    secret: true,
+  },
+  {
     name: 'SHUTDOWN_DRAIN_SECONDS',
     required: 'no',
     default: '20',
@@ -351,8 +380,9 @@ export const VARIABLES: VariableSpec[] = [
   {
     name: 'ADMIN_USER_IDS',
     required: 'no',
-    description: 'Comma-separated Slack user ids that are bot admins besides workspace admins and owners.',
-    schema: commaList(slackUserId),
+    description:
+      'Comma-separated Slack user ids that are bot admins besides workspace admins and owners. Scope each id to its workspace as TEAM:USER (T0123:U0456; an org install: E0123:U0456); a bare user id (U0456) is allowed with one workspace (SLACK_BOT_TOKEN) only.',
+    schema: commaList(adminEntry),
   },
   {
     name: 'POLL_INTERVAL_SECONDS',
@@ -505,6 +535,15 @@ export function loadConfig(env: Env = process.env): Config {
       message:
         'is set together with OAuth (SLACK_CLIENT_ID...): choose one. Unset SLACK_BOT_TOKEN to distribute the app with OAuth, or unset the SLACK_CLIENT_* variables to serve one workspace.',
     });
+  }
+  if (distribution === 'oauth' && has('ADMIN_USER_IDS')) {
+    const bare = ((v.ADMIN_USER_IDS as string[] | undefined) ?? []).filter((x) => !x.includes(':'));
+    if (bare.length > 0) {
+      issues.push({
+        variable: 'ADMIN_USER_IDS',
+        message: `with OAuth (several workspaces) each admin id must name its workspace, like T0123ABCD:${bare[0]}, so that nobody is an admin in workspaces other than their own. Unscoped: ${bare.slice(0, 5).join(', ')}.`,
+      });
+    }
   }
   if (distribution === 'single' && !has('SLACK_BOT_TOKEN')) {
     issues.push({
@@ -663,6 +702,7 @@ export function loadConfig(env: Env = process.env): Config {
     wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
+  if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');
   if (envCredentials) config.envCredentials = envCredentials;

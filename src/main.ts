@@ -50,6 +50,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     config.slack.botToken,
     config.slack.appToken,
     config.slack.signingSecret,
+    config.metricsToken,
     config.slack.clientSecret,
     config.slack.stateSecret,
     config.envCredentials?.watermarking?.accessKey,

@@ -5,7 +5,11 @@
  *             credentials (auth.test in single-workspace mode, api.test with OAuth). The Slack
  *             result is cached (success 60 s, failure 10 s) so probes don't hammer Slack.
  *   /metrics  Prometheus text format from src/metrics.ts.
+ * With METRICS_TOKEN set, /readyz and /metrics answer only requests carrying
+ * `Authorization: Bearer <token>` (401 otherwise, compared in constant time); /healthz stays open
+ * (it tells nothing but "the process answers", and container health checks call it).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -86,6 +90,17 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
     return { ready: checks.every((c) => c.ok), checks };
   }
 
+  const token = deps.config.metricsToken;
+  const digest = (x: string) => createHash('sha256').update(x).digest();
+  /** True when the request may see /readyz and /metrics; answers 401 itself otherwise. */
+  const authorized = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (!token) return true;
+    const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    if (timingSafeEqual(digest(given), digest(token))) return true;
+    res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    return false;
+  };
+
   const routes: CustomRoute[] = [
     {
       path: '/healthz',
@@ -95,7 +110,8 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
     {
       path: '/readyz',
       method: ['GET', 'HEAD'],
-      handler: (_req: IncomingMessage, res: ServerResponse) => {
+      handler: (req: IncomingMessage, res: ServerResponse) => {
+        if (!authorized(req, res)) return;
         readiness().then(
           (r) =>
             sendJson(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', checks: r.checks }),
@@ -106,7 +122,8 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
     {
       path: '/metrics',
       method: ['GET'],
-      handler: (_req: IncomingMessage, res: ServerResponse) => {
+      handler: (req: IncomingMessage, res: ServerResponse) => {
+        if (!authorized(req, res)) return;
         registry.metrics().then(
           (text) => {
             res.writeHead(200, { 'content-type': registry.contentType });

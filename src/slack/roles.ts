@@ -4,7 +4,9 @@
  * Commands are checked in ONE place (the registry dispatcher); actions use `requireAdmin` (or
  * `admitToModal` when they open a modal) and modal submissions `adminGateForView`.
  */
+
 import type { WebClient } from '@slack/web-api';
+import { configAdminIds } from '../config.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { CommandContext } from './context.js';
 import type { AppDeps } from './deps.js';
@@ -133,7 +135,7 @@ export async function resolveRole(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<Role> {
-  if (deps.config.adminUserIds.includes(userId)) return 'admin';
+  if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
   const info = await userInfo(deps, client, workspace, userId);
@@ -151,7 +153,7 @@ export async function resolveRole(
  */
 export async function adminContacts(deps: AppDeps, workspace: WorkspaceKey): Promise<string> {
   const settings = await deps.store.settings.get(workspace);
-  const ids = [...new Set([...deps.config.adminUserIds, ...settings.adminUserIds])];
+  const ids = [...new Set([...configAdminIds(deps.config, workspace), ...settings.adminUserIds])];
   const parts: string[] = ids.slice(0, 5).map(userMention);
   if (ids.length > 5) parts.push(`${ids.length - 5} more`);
   if (settings.adminUsergroupId && /^S[A-Z0-9]+$/.test(settings.adminUsergroupId)) {
@@ -187,7 +189,7 @@ export async function localRole(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<Role | undefined> {
-  if (deps.config.adminUserIds.includes(userId)) return 'admin';
+  if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
   const info = userCache.get(`${workspace}:${userId}`, deps.now());

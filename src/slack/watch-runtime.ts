@@ -17,9 +17,11 @@
  * stored credentials were saved again after the pause is resumed; env credentials (which only a
  * restart can change) are resumed at start, so a fixed deployment recovers after its restart.
  */
+
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { App } from '@slack/bolt';
+import { configAdminIds } from '../config.js';
 import { loadCredentials } from '../ops/workspace.js';
 import {
   type Clock,
@@ -117,7 +119,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
   /** Who hears about a paused workspace: configured admins, setup savers, the installer
    * (else the subscription creators). */
   async function adminRecipients(ws: string): Promise<string[]> {
-    const ids = new Set<string>(deps.config.adminUserIds);
+    const ids = new Set<string>(configAdminIds(deps.config, ws));
     const settings = await deps.store.settings.get(ws);
     for (const id of settings.adminUserIds) ids.add(id);
     const stored = await deps.store.credentials.get(ws);

@@ -2,7 +2,9 @@
  * `/dwm setup admins [add|remove|group]` and `/dwm setup audit-channel`: who counts as an admin
  * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only).
  */
+
 import { z } from 'zod';
+import { configAdminIds } from '../../../config.js';
 import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
 import type { WorkspaceSettings } from '../../../store/types.js';
 import type { CommandContext } from '../../context.js';
@@ -19,7 +21,7 @@ async function show(ctx: CommandContext, settings: WorkspaceSettings, changed?: 
   await ctx.respond(
     adminsMessage({
       settings,
-      envAdminIds: cfg.adminUserIds,
+      envAdminIds: configAdminIds(cfg, ctx.workspace),
       ...(cfg.auditChannelId ? { envAuditChannelId: cfg.auditChannelId } : {}),
       ...(changed ? { changed } : {}),
     }),
