@@ -187,6 +187,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     approveRequest: (siteId, requestId) => state.approveRequest(siteId, requestId),
     certificateUploads: (siteId) => [...(state.site(siteId)?.svc.certUploads ?? [])],
+    registrationPostsPerName: (siteId) => {
+      const out = new Map<string, number>();
+      for (const [k, n] of state.registrationPosts) {
+        if (k.startsWith(`${siteId}:`)) out.set(k.slice(siteId.length + 1), n);
+      }
+      return out;
+    },
+    stateSnapshot: () =>
+      JSON.stringify([...state.sites.entries()], (_k, v: unknown) =>
+        v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : v,
+      ),
   };
   return handle_;
 }

@@ -257,6 +257,14 @@ export class EmulatorState {
    * invalidParameter for rule violations, tooManyRecipients above 150, duplicateRecipient when a
    * name is registered already (any case) or repeated in the request.
    */
+  /** How many registration POSTs carried each name, per site ("SITE:name" -> count). */
+  readonly registrationPosts = new Map<string, number>();
+
+  countRegistrationPost(siteId: string, name: string): void {
+    const k = `${siteId}:${name}`;
+    this.registrationPosts.set(k, (this.registrationPosts.get(k) ?? 0) + 1);
+  }
+
   registerRecipients(site: SiteState, input: unknown): RecipientRec[] {
     if (!Array.isArray(input)) throw invalid('recipients: required; send a list of {name, description}.');
     if (input.length === 0) throw invalid('recipients: the list is empty; send at least one recipient.');

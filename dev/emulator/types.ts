@@ -138,6 +138,10 @@ export interface EmulatorControl {
     privateKeyFilename: string;
     privateKeyBytes: number;
   }>;
+  /** How many registration POSTs carried each name on a site (refused ones included). */
+  registrationPostsPerName(siteId: string): Map<string, number>;
+  /** Every site's data (jobs, recipients, requests, settings...) as JSON: compare two to see any upstream write. */
+  stateSnapshot(): string;
 }
 
 export interface EmulatorHandle extends EmulatorControl {

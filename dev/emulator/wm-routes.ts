@@ -241,6 +241,14 @@ export function wmRouter(state: EmulatorState): Router {
       body && typeof body === 'object' && !Array.isArray(body)
         ? (body as Record<string, unknown>).recipients
         : undefined;
+    // Every name sent for registration is counted, whatever the answer (tests prove that no name
+    // is sent twice without relying on the duplicate refusal).
+    if (Array.isArray(list)) {
+      for (const item of list) {
+        const name = (item as { name?: unknown } | null)?.name;
+        if (typeof name === 'string') state.countRegistrationPost(site.siteId, name);
+      }
+    }
     const created = state.registerRecipients(site, list);
     return ok(
       created.map((r) => renderRecipient(r, tz)),

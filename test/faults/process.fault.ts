@@ -230,12 +230,18 @@ describe('kill -9 of the bot', () => {
         expect(new Set(lines).size).toBe(names.length);
         expect(counts.alreadyRegistered).toBe(5);
         expect(counts.registered + counts.registeredMeanwhile).toBe(names.length - 5);
-        // The service holds each name once (it refuses duplicates; the count proves none were lost).
+        // Each new name was sent for registration exactly once across all the kills (counted on
+        // the wire, not inferred from the service refusing duplicates); the pre-existing ones never.
+        const posts = base.emu.registrationPostsPerName(SITE);
+        const sentTwice = [...posts].filter(([, n]) => n > 1).map(([name]) => name);
+        expect(sentTwice).toEqual([]);
+        for (const n of names.slice(0, 5)) expect(posts.get(n) ?? 0).toBe(0);
+        expect(names.slice(5).filter((n) => posts.get(n) !== 1)).toEqual([]);
         expect(base.emu.recipientCount(SITE)).toBe(names.length);
         return {
           outcome: `${kills} kills (${midRun} mid-run): report completed, ${counts.registered} registered + ${counts.registeredMeanwhile} reconciled + 5 pre-existing`,
           lost: names.length - new Set(lines).size,
-          duplicated: dupLines,
+          duplicated: dupLines + sentTwice.length,
         };
       },
     );
