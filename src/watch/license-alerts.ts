@@ -1,0 +1,472 @@
+/**
+ * License-failure alerts. A channel subscribes to a site with thresholds (fail ratio, minimum
+ * requests, window). Each poll of a site reads ONLY the window of the license list (endpoint 11):
+ * `from`/`to` narrowed to the window's UTC days, pages of `pageUnit`, stopping at the first page
+ * whose last record is older than the window (the list is newest first; a page cap bounds the cost
+ * if a service returns another order). One read serves every subscription of the site (the
+ * longest window is read; each subscription counts its own).
+ *
+ * Per subscription a small state machine (document `notify-alert-state`):
+ *   quiet --(total >= min and ratio >= threshold)--> spike #n: ONE alert is posted
+ *   spike --(numbers changed, still at/over the ratio)--> the alert is updated in place
+ *   spike --(ratio < threshold, or no requests)--> a recovery reply in the alert's thread, and the
+ *            alert itself is updated to "recovered"; the next spike is #n+1 (a new alert).
+ * The spike counter makes every notice key stable (`alert:<sub>:s<n>:start|u<k>|recovered`): the
+ * notices are written to the outbox BEFORE the state moves, and a re-run after a crash derives the
+ * same keys (no second alert). Only the ratio ends a spike: a spike whose traffic falls under
+ * `min` but still fails at the ratio stays open (choice: fewer requests is not a recovery).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { LicenseRecord, ServiceClient } from '../api/types.js';
+import type { Logger } from '../log.js';
+import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import {
+  type DeliverContext,
+  type DeliverResult,
+  type NoticeEntry,
+  type NoticeHandler,
+  type NoticeOutbox,
+  newNotice,
+} from './notify-outbox.js';
+import { FeatureRegistry } from './notify-registry.js';
+import type { AlertSubscription, AlertThresholds, LicenseAlert, NotifyEvent, Ranked, WindowStats } from './notify-types.js';
+
+export const ALERT_SUBS_NS = 'notify-alert-subs';
+export const ALERT_STATE_NS = 'notify-alert-state';
+
+/** Defaults of `/drm alerts watch` (issue: 20 %, 20 requests, 15 minutes). */
+export const ALERT_DEFAULTS: Readonly<AlertThresholds> = { ratioPct: 20, minRequests: 20, windowMinutes: 15 };
+/** Bounds accepted for the thresholds. */
+export const ALERT_LIMITS = {
+  ratioPct: { min: 1, max: 100 },
+  minRequests: { min: 1, max: 100_000 },
+  windowMinutes: { min: 5, max: 24 * 60 },
+} as const;
+
+export const alertSubscriptionSchema = z.object({
+  id: z.string().min(1),
+  workspace: z.string().min(1),
+  channelId: z.string().min(1),
+  siteId: z.string().min(1),
+  ratioPct: z.number().min(ALERT_LIMITS.ratioPct.min).max(ALERT_LIMITS.ratioPct.max),
+  minRequests: z.number().int().min(ALERT_LIMITS.minRequests.min).max(ALERT_LIMITS.minRequests.max),
+  windowMinutes: z.number().int().min(ALERT_LIMITS.windowMinutes.min).max(ALERT_LIMITS.windowMinutes.max),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+  updatedBy: z.string().optional(),
+  paused: z.object({ reason: z.string(), code: z.string(), at: z.string() }).optional(),
+});
+
+export function alertSubscriptionId(channelId: string, siteId: string): string {
+  return `alrt_${createHash('sha256').update(`${channelId}|${siteId}`).digest('hex').slice(0, 16)}`;
+}
+
+export class AlertSubscriptions {
+  readonly docs: AtomicDocRepo<AlertSubscription>;
+  private readonly registry: FeatureRegistry;
+  readonly state: AtomicDocRepo<AlertState>;
+
+  constructor(store: Store) {
+    this.docs = store.docs<AlertSubscription>(ALERT_SUBS_NS, alertSubscriptionSchema as never);
+    this.state = store.docs<AlertState>(ALERT_STATE_NS);
+    this.registry = new FeatureRegistry(store);
+  }
+
+  async get(ws: WorkspaceKey, id: string): Promise<AlertSubscription | undefined> {
+    return this.docs.get(ws, id);
+  }
+
+  async put(ws: WorkspaceKey, sub: AlertSubscription): Promise<void> {
+    await this.docs.put(ws, sub.id, alertSubscriptionSchema.parse(sub) as AlertSubscription);
+    await this.registry.add('alerts', ws);
+  }
+
+  async list(ws: WorkspaceKey, f: { channelId?: string; siteId?: string } = {}): Promise<AlertSubscription[]> {
+    const out: AlertSubscription[] = [];
+    for (const id of await this.docs.list(ws)) {
+      try {
+        const s = await this.docs.get(ws, id);
+        if (!s) continue;
+        if (f.channelId && s.channelId !== f.channelId) continue;
+        if (f.siteId && s.siteId !== f.siteId) continue;
+        out.push(s);
+      } catch {
+        // unreadable record: skipped
+      }
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  async remove(ws: WorkspaceKey, id: string): Promise<void> {
+    await this.docs.delete(ws, id);
+    await this.state.delete(ws, id);
+  }
+
+  async pause(ws: WorkspaceKey, id: string, paused: { reason: string; code: string; at: string }) {
+    return this.docs.update(ws, id, (old) => (old && !old.paused ? { ...old, paused } : old));
+  }
+
+  async workspaces(): Promise<string[]> {
+    return this.registry.workspaces('alerts');
+  }
+
+  async pruneWorkspace(ws: WorkspaceKey): Promise<void> {
+    if ((await this.docs.list(ws)).length === 0) await this.registry.remove('alerts', ws);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the window
+// ---------------------------------------------------------------------------------------------
+
+export interface WindowRead {
+  siteId: string;
+  fromMs: number;
+  toMs: number;
+  /** Records inside [fromMs, toMs]. */
+  records: LicenseRecord[];
+  pages: number;
+  truncated: boolean;
+}
+
+export interface WindowReadOptions {
+  /** Records per page. Default 200. */
+  pageUnit?: number;
+  /** Page cap per read. Default 20. */
+  maxPages?: number;
+}
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * The license records of [fromMs, toMs]. `from`/`to` are UTC days (what the emulator and the
+ * sample use; the spec does not say) with a day of margin before, so a service counting days in
+ * another zone still returns the window; the early stop keeps that margin free when the list is
+ * newest first.
+ */
+export async function readLicenseWindow(
+  client: ServiceClient,
+  siteId: string,
+  fromMs: number,
+  toMs: number,
+  opts: WindowReadOptions = {},
+): Promise<WindowRead> {
+  const pageUnit = opts.pageUnit ?? 200;
+  const maxPages = opts.maxPages ?? 20;
+  const out: WindowRead = { siteId, fromMs, toMs, records: [], pages: 0, truncated: false };
+  const from = utcDay(fromMs - 24 * 3600_000);
+  const to = utcDay(toMs + 24 * 3600_000);
+  for (let page = 1; ; page++) {
+    if (page > maxPages) {
+      out.truncated = true;
+      break;
+    }
+    const p = await client.listLicenses(siteId, { from, to, pageUnit, pageIndex: page });
+    out.pages++;
+    let older = 0;
+    for (const r of p.items) {
+      const t = r.regTime.epochMs;
+      if (t === null) continue;
+      if (t < fromMs) older++;
+      else if (t <= toMs) out.records.push(r);
+    }
+    const last = p.items[p.items.length - 1];
+    const lastMs = last?.regTime.epochMs ?? null;
+    if (p.items.length < pageUnit) break;
+    // Newest first: the page ends before the window, nothing later is in it.
+    if (lastMs !== null && lastMs < fromMs && older > 0) break;
+  }
+  return out;
+}
+
+function top(counts: Map<string, number>, n = 5): Ranked[] {
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, n)
+    .map(([key, count]) => ({ key, count }));
+}
+
+/** Counts of the records at or after `fromMs` (pure). */
+export function windowStats(read: WindowRead, fromMs: number): WindowStats {
+  let total = 0;
+  let failed = 0;
+  const errors = new Map<string, number>();
+  const content = new Map<string, number>();
+  const devices = new Map<string, number>();
+  for (const r of read.records) {
+    const t = r.regTime.epochMs;
+    if (t === null || t < fromMs) continue;
+    total++;
+    if (r.status !== 'fail') continue;
+    failed++;
+    const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+    inc(errors, r.errorCode || '(none)');
+    inc(content, r.cid || '(none)');
+    inc(devices, r.deviceModel ? `${r.deviceModel} (${r.deviceId})` : r.deviceId || '(unknown)');
+  }
+  return {
+    siteId: read.siteId,
+    fromMs,
+    toMs: read.toMs,
+    total,
+    failed,
+    ratio: total > 0 ? failed / total : 0,
+    topErrors: top(errors),
+    topContent: top(content),
+    topDevices: top(devices),
+    truncated: read.truncated,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spike state machine
+// ---------------------------------------------------------------------------------------------
+
+export interface AlertState {
+  subscriptionId: string;
+  /** Spikes started so far (the current or last one is #spikes). */
+  spikes: number;
+  active?: {
+    startedAt: number;
+    peakRatio: number;
+    failed: number;
+    total: number;
+    /** Updates enqueued for this spike. */
+    updates: number;
+  };
+  lastCheckedAt?: number;
+  /** Last numbers seen (App Home / debug). */
+  last?: { total: number; failed: number; ratio: number };
+}
+
+export interface AlertPayload {
+  alert: LicenseAlert;
+  /** Key of the spike's first alert (its tombstone holds the ts to update / reply to). */
+  startKey: string;
+  /** recovery: the alert message's final state (written over the alert). */
+  rootUpdate?: LicenseAlert;
+}
+
+export function alertKey(subId: string, spike: number, step: string): string {
+  return `alert:${subId}:s${spike}:${step}`;
+}
+
+/** True when the stats cross the subscription's threshold (pure). */
+export function isOver(sub: AlertThresholds, s: WindowStats): boolean {
+  return s.total >= sub.minRequests && s.total > 0 && (s.failed * 100) / s.total >= sub.ratioPct;
+}
+
+export function isBelow(sub: AlertThresholds, s: WindowStats): boolean {
+  return s.total === 0 || (s.failed * 100) / s.total < sub.ratioPct;
+}
+
+/** Next state and the notices it implies (pure). */
+export function evaluateAlert(
+  ws: string,
+  sub: AlertSubscription,
+  prev: AlertState | undefined,
+  stats: WindowStats,
+  now: number,
+): { state: AlertState; entries: NoticeEntry[] } {
+  const state: AlertState = prev
+    ? { ...prev, ...(prev.active ? { active: { ...prev.active } } : {}) }
+    : { subscriptionId: sub.id, spikes: 0 };
+  state.lastCheckedAt = now;
+  state.last = { total: stats.total, failed: stats.failed, ratio: stats.ratio };
+  const entries: NoticeEntry[] = [];
+  const mk = (key: string, kind: NoticeEntry['kind'], payload: AlertPayload) =>
+    newNotice({ key, workspace: ws, kind, lane: sub.channelId, payload }, now);
+  if (!state.active) {
+    if (!isOver(sub, stats)) return { state, entries };
+    const n = state.spikes + 1;
+    const alert: LicenseAlert = {
+      kind: 'spike',
+      subscription: sub,
+      startedAt: now,
+      stats,
+      peakRatio: stats.ratio,
+      state: 'ongoing',
+    };
+    const startKey = alertKey(sub.id, n, 'start');
+    entries.push(mk(startKey, 'alert-start', { alert, startKey }));
+    state.spikes = n;
+    state.active = { startedAt: now, peakRatio: stats.ratio, failed: stats.failed, total: stats.total, updates: 0 };
+    return { state, entries };
+  }
+  const a = state.active;
+  const n = state.spikes;
+  const startKey = alertKey(sub.id, n, 'start');
+  const peak = Math.max(a.peakRatio, stats.ratio);
+  if (isBelow(sub, stats)) {
+    const recovery: LicenseAlert = {
+      kind: 'recovery',
+      subscription: sub,
+      startedAt: a.startedAt,
+      recoveredAt: now,
+      stats,
+      peakRatio: peak,
+    };
+    const rootUpdate: LicenseAlert = {
+      kind: 'spike',
+      subscription: sub,
+      startedAt: a.startedAt,
+      stats,
+      peakRatio: peak,
+      state: 'recovered',
+      recoveredAt: now,
+    };
+    entries.push(mk(alertKey(sub.id, n, 'recovered'), 'alert-recovery', { alert: recovery, startKey, rootUpdate }));
+    delete state.active;
+    return { state, entries };
+  }
+  if (stats.failed !== a.failed || stats.total !== a.total) {
+    const u = a.updates + 1;
+    const alert: LicenseAlert = {
+      kind: 'spike',
+      subscription: sub,
+      startedAt: a.startedAt,
+      stats,
+      peakRatio: peak,
+      state: 'ongoing',
+    };
+    entries.push(mk(alertKey(sub.id, n, `u${u}`), 'alert-update', { alert, startKey }));
+    state.active = { ...a, updates: u, peakRatio: peak, failed: stats.failed, total: stats.total };
+  }
+  return { state, entries };
+}
+
+export interface AlertPollInput {
+  workspace: string;
+  siteId: string;
+  client: ServiceClient;
+  subscriptions: AlertSubscriptions;
+  outbox: NoticeOutbox;
+  now: () => number;
+  read?: WindowReadOptions;
+}
+
+export interface AlertPollResult {
+  subscriptions: number;
+  pages: number;
+  notices: number;
+  stats?: WindowStats;
+}
+
+/** One poll of a site: one window read, each subscription evaluated; notices first, then state. */
+export async function pollAlerts(input: AlertPollInput): Promise<AlertPollResult> {
+  const { workspace: ws, siteId } = input;
+  const subs = (await input.subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+  const res: AlertPollResult = { subscriptions: subs.length, pages: 0, notices: 0 };
+  if (subs.length === 0) return res;
+  const now = input.now();
+  const longest = Math.max(...subs.map((s) => s.windowMinutes));
+  const read = await readLicenseWindow(input.client, siteId, now - longest * 60_000, now, input.read);
+  res.pages = read.pages;
+  for (const sub of subs) {
+    const stats = windowStats(read, now - sub.windowMinutes * 60_000);
+    if (sub.windowMinutes === longest) res.stats = stats;
+    const prev = await input.subscriptions.state.get(ws, sub.id);
+    const { state, entries } = evaluateAlert(ws, sub, prev, stats, now);
+    if (entries.length > 0) res.notices += await input.outbox.add(entries);
+    await input.subscriptions.state.put(ws, sub.id, state);
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+// ---------------------------------------------------------------------------------------------
+
+const alertPayloadSchema = z.object({
+  alert: z.object({ kind: z.enum(['spike', 'recovery']), subscription: alertSubscriptionSchema }).passthrough(),
+  startKey: z.string(),
+  rootUpdate: z.object({ kind: z.literal('spike') }).passthrough().optional(),
+});
+
+function spikePrefix(key: string): string {
+  const i = key.lastIndexOf(':');
+  return key.slice(0, i);
+}
+
+export interface AlertHandlerDeps {
+  subscriptions: AlertSubscriptions;
+  emit: (e: NotifyEvent) => void;
+  logger?: Logger;
+}
+
+/** Handlers of the three alert notice kinds. */
+export function alertHandlers(d: AlertHandlerDeps): Record<'alert-start' | 'alert-update' | 'alert-recovery', NoticeHandler> {
+  const onPermanent = async (entry: NoticeEntry, code: string, message: string) => {
+    const p = entry.payload as AlertPayload;
+    const sub = p.alert.subscription;
+    const paused = await d.subscriptions.pause(entry.workspace, sub.id, {
+      reason: message,
+      code,
+      at: new Date().toISOString(),
+    });
+    if (paused) {
+      d.emit({
+        type: 'notify-paused',
+        workspace: entry.workspace,
+        feature: 'alerts',
+        channelId: sub.channelId,
+        createdBy: sub.createdBy,
+        code,
+        message,
+      });
+    }
+  };
+
+  /** The alert message of the spike: posted (its ts), not yet (wait), or never (dropped). */
+  async function root(entry: NoticeEntry, ctx: DeliverContext, startKey: string) {
+    const tomb = await ctx.outbox.tombstone(entry.workspace, startKey);
+    if (tomb) return tomb.outcome === 'delivered' && tomb.ts && tomb.channel ? { channel: tomb.channel, ts: tomb.ts } : null;
+    const live = await ctx.outbox.get(entry.workspace, startKey);
+    if (live) return live.steps.post ?? 'wait';
+    return null;
+  }
+
+  const start: NoticeHandler = {
+    onPermanent,
+    async deliver(entry, ctx): Promise<DeliverResult> {
+      const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
+      const ch = p.alert.subscription.channelId;
+      const main = await ctx.postOnce('post', { channel: ch }, (key) => ctx.ports.postAlert(ch, p.alert, { key }));
+      return { done: true, main };
+    },
+  };
+  const update: NoticeHandler = {
+    onPermanent,
+    supersededBy: (e, later) =>
+      (later.kind === 'alert-update' || later.kind === 'alert-recovery') && spikePrefix(later.key) === spikePrefix(e.key),
+    async deliver(entry, ctx): Promise<DeliverResult> {
+      const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
+      const r = await root(entry, ctx, p.startKey);
+      if (r === 'wait') return { done: false, reason: 'the alert is not posted yet' };
+      if (!r) return { done: true };
+      await ctx.tryCall(() => ctx.ports.updateAlert(r.channel, r.ts, p.alert));
+      return { done: true };
+    },
+  };
+  const recovery: NoticeHandler = {
+    onPermanent,
+    async deliver(entry, ctx): Promise<DeliverResult> {
+      const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
+      const r = await root(entry, ctx, p.startKey);
+      if (r === 'wait') return { done: false, reason: 'the alert is not posted yet' };
+      // The alert never reached the channel: a recovery alone would be noise.
+      if (!r) return { done: true };
+      const main = await ctx.postOnce('reply', { channel: r.channel, threadTs: r.ts }, (key) =>
+        ctx.ports.postAlert(r.channel, p.alert, { key, threadTs: r.ts }),
+      );
+      const rootUpdate = p.rootUpdate;
+      if (rootUpdate) await ctx.tryCall(() => ctx.ports.updateAlert(r.channel, r.ts, rootUpdate));
+      return { done: true, main };
+    },
+  };
+  return { 'alert-start': start, 'alert-update': update, 'alert-recovery': recovery };
+}

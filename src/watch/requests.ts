@@ -1,0 +1,366 @@
+/**
+ * Plan-request and additional-site-request outcomes. The bot tracks a request when someone makes
+ * it through the bot (src/ops/request-outcomes.ts records it with the requester and, once posted,
+ * the card's channel + ts). While a workspace has tracked requests, each poll reads their status:
+ *
+ * - plan requests: endpoint 8 (latest request of site + product), one call per site + product
+ *   however many requests are tracked there. ST003 -> approved, ST002 -> cancelled. A different
+ *   latest request id means ours was replaced upstream (only the latest is readable): superseded.
+ * - additional-site requests: endpoint 3 listed from the day of the oldest tracked request,
+ *   paged until every tracked seq is found (at most `maxSitePages` pages). The spec lists no status
+ *   values: "requested"/"pending" wait, "approved" approves, "cancel(l)ed"/"rejected" cancels, any
+ *   other value is reported as is ("changed").
+ *
+ * An outcome becomes a notice (key `request:<tracking id>:<status>`) in the notices outbox, THEN
+ * the tracking record is removed: a crash in between re-detects the same key, which the outbox
+ * skips. Nothing is polled for a workspace without tracked requests.
+ */
+import { z } from 'zod';
+import { REQUEST_STATUS, REQUEST_TYPE, type ServiceCode } from '../api/codes.js';
+import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
+import type { Logger } from '../log.js';
+import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import {
+  type DeliverContext,
+  type DeliverResult,
+  type NoticeEntry,
+  type NoticeHandler,
+  type NoticeOutbox,
+  newNotice,
+  retryable,
+} from './notify-outbox.js';
+import { FeatureRegistry } from './notify-registry.js';
+import type { CardRef, PostedRef, RequestKind, RequestOutcome, RequestOutcomeNotice } from './notify-types.js';
+
+export const TRACKED_REQUESTS_NS = 'notify-requests';
+
+export interface TrackedRequest {
+  /** `plan:<site>:<service>:<req_group_id>` or `site:<seq>`. */
+  id: string;
+  kind: RequestKind;
+  siteId: string;
+  siteName?: string;
+  serviceCode?: ServiceCode;
+  requestId: string;
+  requestType?: string;
+  requestLabel: string;
+  requestedBy: string;
+  requestedAt: number;
+  card?: CardRef;
+  /** Set by a cancel through the bot just before the call goes out. */
+  cancelling?: { by: string; at: number };
+}
+
+const cardSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
+export const trackedRequestSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(['plan', 'site']),
+  siteId: z.string(),
+  siteName: z.string().optional(),
+  serviceCode: z.enum(['PD001', 'PD002']).optional(),
+  requestId: z.string().min(1),
+  requestType: z.string().optional(),
+  requestLabel: z.string(),
+  requestedBy: z.string().min(1),
+  requestedAt: z.number(),
+  card: cardSchema.optional(),
+  cancelling: z.object({ by: z.string(), at: z.number() }).optional(),
+});
+
+/** Ids are built from upstream values: keep them to a safe alphabet. */
+export function safeIdPart(v: string): string {
+  return v.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 60) || '_';
+}
+
+export function planTrackingId(siteId: string, serviceCode: string, requestId: string): string {
+  return `plan:${safeIdPart(siteId)}:${safeIdPart(serviceCode)}:${safeIdPart(requestId)}`;
+}
+
+export function siteTrackingId(seq: number | string): string {
+  return `site:${safeIdPart(String(seq))}`;
+}
+
+/** Tracked (pending) requests per workspace. */
+export class RequestTracker {
+  readonly docs: AtomicDocRepo<TrackedRequest>;
+  private readonly registry: FeatureRegistry;
+
+  constructor(store: Store) {
+    this.docs = store.docs<TrackedRequest>(TRACKED_REQUESTS_NS, trackedRequestSchema as never);
+    this.registry = new FeatureRegistry(store);
+  }
+
+  async track(ws: WorkspaceKey, t: TrackedRequest): Promise<TrackedRequest> {
+    const checked = trackedRequestSchema.parse(t) as TrackedRequest;
+    await this.docs.update(ws, checked.id, (old) => (old ? { ...checked, card: old.card ?? checked.card } : checked));
+    await this.registry.add('requests', ws);
+    return checked;
+  }
+
+  async get(ws: WorkspaceKey, id: string): Promise<TrackedRequest | undefined> {
+    return this.docs.get(ws, id);
+  }
+
+  async list(ws: WorkspaceKey): Promise<TrackedRequest[]> {
+    const out: TrackedRequest[] = [];
+    for (const id of await this.docs.list(ws)) {
+      try {
+        const t = await this.docs.get(ws, id);
+        if (t) out.push(t);
+      } catch {
+        // An unreadable record is skipped (and stays for inspection); the others still poll.
+      }
+    }
+    return out.sort((a, b) => a.requestedAt - b.requestedAt);
+  }
+
+  /** Store the card's place; false when the request is no longer tracked (already decided). */
+  async attachCard(ws: WorkspaceKey, id: string, card: CardRef): Promise<boolean> {
+    const c = cardSchema.parse(card);
+    const r = await this.docs.update(ws, id, (old) => (old ? { ...old, card: c } : undefined));
+    return r !== undefined;
+  }
+
+  async markCancelling(ws: WorkspaceKey, id: string, by: string, at: number): Promise<TrackedRequest | undefined> {
+    return this.docs.update(ws, id, (old) => (old ? { ...old, cancelling: { by, at } } : undefined));
+  }
+
+  async clearCancelling(ws: WorkspaceKey, id: string): Promise<void> {
+    await this.docs.update(ws, id, (old) => {
+      if (!old) return undefined;
+      const { cancelling: _c, ...rest } = old;
+      return rest;
+    });
+  }
+
+  async remove(ws: WorkspaceKey, id: string): Promise<void> {
+    await this.docs.delete(ws, id);
+  }
+
+  async workspaces(): Promise<string[]> {
+    return this.registry.workspaces('requests');
+  }
+
+  /** Drop the workspace from the work list when it tracks nothing (checked again, then removed). */
+  async pruneWorkspace(ws: WorkspaceKey): Promise<void> {
+    if ((await this.docs.list(ws)).length === 0) await this.registry.remove('requests', ws);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+// ---------------------------------------------------------------------------------------------
+
+const SITE_PENDING = new Set(['requested', 'request', 'pending', 'st001', 'waiting', 'in progress', 'in_progress']);
+const SITE_APPROVED = new Set(['approved', 'approve', 'st003', 'completed', 'complete', 'done']);
+const SITE_CANCELLED = new Set(['cancel', 'cancelled', 'canceled', 'rejected', 'reject', 'denied', 'st002']);
+
+/** An additional-site status to an outcome; undefined while still pending. */
+export function siteRequestOutcome(status: string): RequestOutcome | undefined {
+  const s = status.trim().toLowerCase();
+  if (s === '' || SITE_PENDING.has(s)) return undefined;
+  if (SITE_APPROVED.has(s)) return 'approved';
+  if (SITE_CANCELLED.has(s)) return 'cancelled';
+  return 'changed';
+}
+
+function statusLabel(outcome: RequestOutcome, raw: string): string {
+  if (raw in REQUEST_STATUS) return REQUEST_STATUS[raw as keyof typeof REQUEST_STATUS];
+  if (outcome === 'approved') return 'Approved';
+  if (outcome === 'cancelled') return 'Cancelled';
+  if (outcome === 'superseded') return 'Replaced by a newer request';
+  return raw || 'Unknown';
+}
+
+export function requestLabel(type: string | undefined): string {
+  if (!type) return 'Request';
+  return (REQUEST_TYPE as Record<string, string>)[type] ?? type;
+}
+
+export interface RequestOutcomePayload {
+  notice: RequestOutcomeNotice;
+  card?: CardRef;
+  /** DM the requester (false when the requester cancelled it through the bot themself). */
+  dm: boolean;
+}
+
+export function outcomeNotice(
+  t: TrackedRequest,
+  outcome: RequestOutcome,
+  status: string,
+  decidedAt: number,
+  extra: { cancelledBy?: string; supersededBy?: string; siteId?: string } = {},
+): RequestOutcomeNotice {
+  const n: RequestOutcomeNotice = {
+    kind: t.kind,
+    requestId: t.requestId,
+    siteId: extra.siteId ?? t.siteId,
+    requestLabel: t.requestLabel,
+    outcome,
+    status,
+    statusLabel: statusLabel(outcome, status),
+    requestedBy: t.requestedBy,
+    requestedAt: t.requestedAt,
+    decidedAt,
+  };
+  if (t.siteName) n.siteName = t.siteName;
+  if (t.serviceCode) {
+    n.serviceCode = t.serviceCode;
+    n.serviceLabel = t.serviceCode === 'PD001' ? 'DRM' : 'Forensic watermarking';
+  }
+  if (t.requestType) n.requestType = t.requestType;
+  if (extra.cancelledBy) n.cancelledBy = extra.cancelledBy;
+  if (extra.supersededBy) n.supersededBy = extra.supersededBy;
+  return n;
+}
+
+export function outcomeEntry(ws: string, t: TrackedRequest, notice: RequestOutcomeNotice, dm: boolean, now: number) {
+  const payload: RequestOutcomePayload = { notice, dm, ...(t.card ? { card: t.card } : {}) };
+  return newNotice(
+    {
+      key: `request:${t.id}:${safeIdPart(notice.status || notice.outcome)}`,
+      workspace: ws,
+      kind: 'request-outcome',
+      lane: `dm:${t.requestedBy}`,
+      payload,
+    },
+    now,
+  );
+}
+
+export interface RequestPollResult {
+  tracked: number;
+  outcomes: number;
+  calls: number;
+}
+
+export interface RequestPollInput {
+  workspace: string;
+  client: ServiceClient;
+  tracker: RequestTracker;
+  outbox: NoticeOutbox;
+  now: () => number;
+  /** Page cap for the additional-site request list. Default 10 (of 100). */
+  maxSitePages?: number;
+  logger?: Logger;
+}
+
+function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** One poll of a workspace's tracked requests: enqueue outcomes, then untrack them. */
+export async function pollRequests(input: RequestPollInput): Promise<RequestPollResult> {
+  const { workspace: ws, client, tracker, outbox } = input;
+  const tracked = await tracker.list(ws);
+  const res: RequestPollResult = { tracked: tracked.length, outcomes: 0, calls: 0 };
+  if (tracked.length === 0) return res;
+  const decided: Array<{ t: TrackedRequest; entry: NoticeEntry }> = [];
+
+  // Plan requests: one call per site + product.
+  const groups = new Map<string, TrackedRequest[]>();
+  for (const t of tracked) {
+    if (t.kind !== 'plan' || !t.serviceCode) continue;
+    const k = `${t.siteId}|${t.serviceCode}`;
+    groups.set(k, [...(groups.get(k) ?? []), t]);
+  }
+  for (const list of groups.values()) {
+    const first = list[0] as TrackedRequest;
+    res.calls++;
+    const latest: StatusRequest | null = await input.client.getLatestStatusRequest(
+      first.siteId,
+      first.serviceCode as ServiceCode,
+    );
+    const now = input.now();
+    for (const t of list) {
+      let notice: RequestOutcomeNotice | undefined;
+      if (latest && latest.requestId === t.requestId) {
+        const st = latest.status ?? 'ST001';
+        if (st === 'ST001') continue;
+        const decidedAt = latest.updateTime?.epochMs ?? now;
+        const by = st === 'ST002' ? t.cancelling?.by : undefined;
+        notice = outcomeNotice(t, st === 'ST003' ? 'approved' : 'cancelled', st, decidedAt, {
+          ...(by ? { cancelledBy: by } : {}),
+        });
+      } else {
+        // Ours is not the latest any more (or the service lists none): replaced upstream.
+        if (latest && latest.regTime.epochMs !== null && latest.regTime.epochMs < t.requestedAt - 60_000) {
+          // The service still shows an OLDER request as the latest: ours is not visible yet. Wait.
+          continue;
+        }
+        notice = outcomeNotice(t, 'superseded', 'superseded', now, {
+          ...(latest ? { supersededBy: latest.requestId } : {}),
+        });
+      }
+      const dm = !(notice.cancelledBy && notice.cancelledBy === t.requestedBy);
+      decided.push({ t, entry: outcomeEntry(ws, t, notice, dm, now) });
+    }
+  }
+
+  // Additional-site requests: page through the list from the oldest tracked day.
+  const sites = tracked.filter((t) => t.kind === 'site');
+  if (sites.length > 0) {
+    const wanted = new Map(sites.map((t) => [t.requestId, t]));
+    const from = dayOf(Math.min(...sites.map((t) => t.requestedAt)) - 24 * 3600_000);
+    const maxPages = input.maxSitePages ?? 10;
+    const found = new Map<string, AdditionalSiteRequest>();
+    for (let page = 1; page <= maxPages && found.size < wanted.size; page++) {
+      res.calls++;
+      const p = await client.listAdditionalSiteRequests({ from, pageUnit: 100, pageIndex: page });
+      for (const r of p.items) if (wanted.has(String(r.seq))) found.set(String(r.seq), r);
+      if (p.items.length < 100) break;
+    }
+    const now = input.now();
+    for (const [seq, r] of found) {
+      const t = wanted.get(seq) as TrackedRequest;
+      const outcome = siteRequestOutcome(r.status);
+      if (!outcome) continue;
+      const notice = outcomeNotice(t, outcome, r.status, r.updateTime.epochMs ?? now, {
+        ...(r.siteId ? { siteId: r.siteId } : {}),
+      });
+      decided.push({ t, entry: outcomeEntry(ws, t, notice, true, now) });
+    }
+  }
+
+  if (decided.length > 0) {
+    await outbox.add(decided.map((d) => d.entry));
+    for (const d of decided) await tracker.remove(ws, d.t.id);
+    res.outcomes = decided.length;
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+// ---------------------------------------------------------------------------------------------
+
+const payloadSchema = z.object({
+  notice: z.object({ requestId: z.string(), requestedBy: z.string(), outcome: z.string() }).passthrough(),
+  card: cardSchema.optional(),
+  dm: z.boolean(),
+});
+
+export function requestOutcomeHandler(logger?: Logger): NoticeHandler {
+  return {
+    async deliver(entry: NoticeEntry, ctx: DeliverContext): Promise<DeliverResult> {
+      const p = payloadSchema.parse(entry.payload) as unknown as RequestOutcomePayload;
+      let main: PostedRef | undefined;
+      if (p.dm) {
+        try {
+          main = await ctx.postOnce('dm', { userId: p.notice.requestedBy }, (key) =>
+            ctx.ports.deliverDm(p.notice.requestedBy, p.notice, { key }),
+          );
+        } catch (err) {
+          if (retryable(err)) throw err;
+          // The user cannot be messaged (left the workspace...): the card is still updated.
+          logger?.warn({ key: entry.key, err }, 'request outcome DM refused by Slack');
+        }
+      }
+      if (p.card) {
+        const card = p.card;
+        await ctx.tryCall(() => ctx.ports.updateCard(card, p.notice));
+      }
+      return main ? { done: true, main } : { done: true };
+    },
+  };
+}
