@@ -14,6 +14,7 @@ import { type Reply, type Router, readBody, sendJson, sendText } from './http.js
 import { DEMO_CREDENTIALS, seed } from './seed.js';
 import { EmulatorState } from './state.js';
 import { svcRouter } from './svc-routes.js';
+import { addLicenseRecords, cancelStatusRequestElsewhere, decideSiteRequest } from './svc-state.js';
 import type { EmulatorHandle, EmulatorOptions, FaultRule } from './types.js';
 import { wmRouter } from './wm-routes.js';
 
@@ -186,6 +187,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       latencyMs = ms;
     },
     approveRequest: (siteId, requestId) => state.approveRequest(siteId, requestId),
+    cancelRequestElsewhere: (siteId, requestId) =>
+      cancelStatusRequestElsewhere(state.requireSite(siteId).svc, requestId, state.now()),
+    decideSiteRequest: (accountId, seq, status, siteId) => {
+      const acc = state.svcAccounts.get(accountId);
+      if (!acc) throw new Error(`emulator: unknown service account ${accountId}`);
+      decideSiteRequest(acc, seq, status, state.now(), siteId);
+    },
+    addLicenses: (siteId, records) => addLicenseRecords(state.requireSite(siteId).svc, records),
     certificateUploads: (siteId) => [...(state.site(siteId)?.svc.certUploads ?? [])],
     registrationPostsPerName: (siteId) => {
       const out = new Map<string, number>();

@@ -128,3 +128,75 @@ export function newSiteSvcData(_siteId: string): SiteSvcData {
     monthly: new Map(),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Changes made "from outside the bot" (tests): a license burst, a console cancel, a provider
+// decision on an additional-site request.
+// ---------------------------------------------------------------------------------------------
+
+/** A license record to add; unset fields get plausible values. */
+export interface NewLicenseRec {
+  cid: string;
+  status: 'success' | 'fail';
+  /** Default '0000' for success, 'E4001' for a failure. */
+  errorCode?: string;
+  regTimeMs: number;
+  drmType?: DrmType;
+  userId?: string;
+  deviceId?: string;
+  deviceModel?: string;
+  licenseType?: 'token' | 'gateway';
+  platformName?: string;
+}
+
+/** Adds license records (kept in time order, as the seed does); returns the count added. */
+export function addLicenseRecords(data: SiteSvcData, recs: NewLicenseRec[]): number {
+  for (const r of recs) {
+    if (!Number.isFinite(r.regTimeMs)) throw new Error('emulator: a license record needs regTimeMs');
+    if (r.status !== 'success' && r.status !== 'fail') throw new Error('emulator: status is success or fail');
+    data.licenses.push({
+      cid: r.cid,
+      status: r.status,
+      errorCode: r.errorCode ?? (r.status === 'success' ? '0000' : 'E4001'),
+      drmType: r.drmType ?? 'Widevine',
+      userId: r.userId ?? 'user-test',
+      deviceId: r.deviceId ?? 'dev-test',
+      deviceModel: r.deviceModel ?? 'Pixel 8',
+      licenseType: r.licenseType ?? 'token',
+      platformName: r.platformName ?? 'Android',
+      regTimeMs: r.regTimeMs,
+    });
+  }
+  data.licenses.sort((a, b) => a.regTimeMs - b.regTimeMs);
+  return recs.length;
+}
+
+/** A pending (ST001) plan request cancelled elsewhere (the vendor's console): ST002. */
+export function cancelStatusRequestElsewhere(data: SiteSvcData, requestId: string, nowMs: number): void {
+  const req = data.statusRequests.find((r) => r.reqGroupId === requestId);
+  if (!req) throw new Error(`emulator: unknown request ${requestId}`);
+  if (req.regStatus !== 'ST001')
+    throw new Error(`emulator: request ${requestId} is ${req.regStatus}, not ST001`);
+  req.regStatus = 'ST002';
+  req.updateDtMs = nowMs;
+}
+
+/**
+ * The provider decides an additional-site request: a new status ("approved", "rejected"... the
+ * spec lists none) and, when approved, the site id it assigned.
+ */
+export function decideSiteRequest(
+  acc: SvcAccount,
+  seq: number,
+  status: string,
+  nowMs: number,
+  siteId?: string,
+): AdditionalSiteReqRec {
+  const r = acc.siteRequests.find((x) => x.seq === seq);
+  if (!r) throw new Error(`emulator: unknown additional-site request ${seq}`);
+  if (r.status !== 'requested') throw new Error(`emulator: additional-site request ${seq} is ${r.status}`);
+  r.status = status;
+  r.updateTimeMs = nowMs;
+  if (siteId !== undefined) r.siteId = siteId;
+  return r;
+}

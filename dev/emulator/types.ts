@@ -3,7 +3,9 @@
  * it, move jobs along and inject faults. The HTTP side implements both specs; this file is the
  * in-process side. Wire shapes live in the emulator's own route files, never here.
  */
+
 import type { JobStatusCode, TaskStatusCode } from '../../src/api/codes.js';
+import type { NewLicenseRec } from './svc-state.js';
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. Only loopback is allowed. */
@@ -129,6 +131,12 @@ export interface EmulatorControl {
   setLatency(ms: number): void;
   /** Move a pending (ST001) service status change request to approved (ST003). Throws when not pending. */
   approveRequest(siteId: string, requestId: string): void;
+  /** Cancel a pending (ST001) request outside the bot (the vendor's console): ST002. */
+  cancelRequestElsewhere(siteId: string, requestId: string): void;
+  /** Decide an additional-site request (status e.g. "approved"/"rejected"; the assigned site id). */
+  decideSiteRequest(accountId: string, seq: number, status: string, siteId?: string): void;
+  /** Add license records to a site (alert and digest tests); returns how many were added. */
+  addLicenses(siteId: string, records: NewLicenseRec[]): number;
   /** Certificate uploads recorded for a site (file names and sizes only, never contents). */
   certificateUploads(siteId: string): Array<{
     accountId: string;

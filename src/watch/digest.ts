@@ -31,7 +31,6 @@ import {
   newNotice,
 } from './notify-outbox.js';
 import { FeatureRegistry } from './notify-registry.js';
-import { requestLabel } from './requests.js';
 import type {
   Digest,
   DigestFailedJob,
@@ -43,6 +42,7 @@ import type {
   NotifyEvent,
   Section,
 } from './notify-types.js';
+import { requestLabel } from './requests.js';
 
 export const DIGEST_NS = 'notify-digest';
 const DAY_MS = 24 * 3600_000;
@@ -126,7 +126,9 @@ export class DigestSchedules {
 
   /** Record that `day` was handed to the outbox (never moves back). */
   async markDay(ws: WorkspaceKey, id: string, day: string): Promise<void> {
-    await this.docs.update(ws, id, (old) => (old && (!old.lastDay || old.lastDay < day) ? { ...old, lastDay: day } : old));
+    await this.docs.update(ws, id, (old) =>
+      old && (!old.lastDay || old.lastDay < day) ? { ...old, lastDay: day } : old,
+    );
   }
 
   async pause(ws: WorkspaceKey, id: string, paused: { reason: string; code: string; at: string }) {
@@ -135,10 +137,6 @@ export class DigestSchedules {
 
   async workspaces(): Promise<string[]> {
     return this.registry.workspaces('digest');
-  }
-
-  async pruneWorkspace(ws: WorkspaceKey): Promise<void> {
-    if ((await this.docs.list(ws)).length === 0) await this.registry.remove('digest', ws);
   }
 }
 
@@ -188,7 +186,11 @@ export interface DueDigest {
  * The occurrence due now for a schedule, if any (pure). An occurrence before the schedule was
  * created is never due (the first digest is the next HH:MM after scheduling).
  */
-export function dueDigest(s: DigestSchedule, now: number, lateNoteAfterMs = 10 * 60_000): DueDigest | undefined {
+export function dueDigest(
+  s: DigestSchedule,
+  now: number,
+  lateNoteAfterMs = 10 * 60_000,
+): DueDigest | undefined {
   if (s.paused) return undefined;
   const createdMs = Date.parse(s.updatedAt ?? s.createdAt);
   const occ = lastOccurrence(s.time, s.zone, now);
@@ -204,7 +206,13 @@ export function dueDigest(s: DigestSchedule, now: number, lateNoteAfterMs = 10 *
     else more++;
     d = prevDay(d);
   }
-  return { day: occ.day, at: occ.at, late: now - occ.at > lateNoteAfterMs, missedDays: missed, missedMore: more };
+  return {
+    day: occ.day,
+    at: occ.at,
+    late: now - occ.at > lateNoteAfterMs,
+    missedDays: missed,
+    missedMore: more,
+  };
 }
 
 export interface DigestPayload {
@@ -361,7 +369,13 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
           }
           failed.push({ siteId, jobId: job.jobId, contentId: job.contentId, failedRecipients: n });
         }
-        return { byStatus, perSite, failed, failedMore: Math.max(0, failedJobs.length - failedMax), truncated };
+        return {
+          byStatus,
+          perSite,
+          failed,
+          failedMore: Math.max(0, failedJobs.length - failedMax),
+          truncated,
+        };
       });
 
   const registrations: Section<DigestRegistrations> = !wm
@@ -390,7 +404,10 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
     : await section('The license counts', async () => {
         const perSite: DigestLicenses['perSite'] = [];
         for (const siteId of input.siteIds) {
-          const read = await readLicenseWindow(svc, siteId, fromMs, toMs, { pageUnit: 1000, maxPages: maxPages * 4 });
+          const read = await readLicenseWindow(svc, siteId, fromMs, toMs, {
+            pageUnit: 1000,
+            maxPages: maxPages * 4,
+          });
           const fail = read.records.filter((r) => r.status === 'fail').length;
           perSite.push({ siteId, success: read.records.length - fail, fail, truncated: read.truncated });
         }
@@ -453,7 +470,11 @@ export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
     async onPermanent(entry: NoticeEntry, code: string, message: string) {
       const p = entry.payload as DigestPayload;
       const id = digestScheduleId(p.channelId);
-      const paused = await d.schedules.pause(entry.workspace, id, { reason: message, code, at: new Date().toISOString() });
+      const paused = await d.schedules.pause(entry.workspace, id, {
+        reason: message,
+        code,
+        at: new Date().toISOString(),
+      });
       if (paused?.paused?.code === code) {
         d.emit({
           type: 'notify-paused',

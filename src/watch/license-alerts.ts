@@ -30,7 +30,14 @@ import {
   newNotice,
 } from './notify-outbox.js';
 import { FeatureRegistry } from './notify-registry.js';
-import type { AlertSubscription, AlertThresholds, LicenseAlert, NotifyEvent, Ranked, WindowStats } from './notify-types.js';
+import type {
+  AlertSubscription,
+  AlertThresholds,
+  LicenseAlert,
+  NotifyEvent,
+  Ranked,
+  WindowStats,
+} from './notify-types.js';
 
 export const ALERT_SUBS_NS = 'notify-alert-subs';
 export const ALERT_STATE_NS = 'notify-alert-state';
@@ -83,7 +90,10 @@ export class AlertSubscriptions {
     await this.registry.add('alerts', ws);
   }
 
-  async list(ws: WorkspaceKey, f: { channelId?: string; siteId?: string } = {}): Promise<AlertSubscription[]> {
+  async list(
+    ws: WorkspaceKey,
+    f: { channelId?: string; siteId?: string } = {},
+  ): Promise<AlertSubscription[]> {
     const out: AlertSubscription[] = [];
     for (const id of await this.docs.list(ws)) {
       try {
@@ -110,10 +120,6 @@ export class AlertSubscriptions {
 
   async workspaces(): Promise<string[]> {
     return this.registry.workspaces('alerts');
-  }
-
-  async pruneWorkspace(ws: WorkspaceKey): Promise<void> {
-    if ((await this.docs.list(ws)).length === 0) await this.registry.remove('alerts', ws);
   }
 }
 
@@ -294,7 +300,13 @@ export function evaluateAlert(
     const startKey = alertKey(sub.id, n, 'start');
     entries.push(mk(startKey, 'alert-start', { alert, startKey }));
     state.spikes = n;
-    state.active = { startedAt: now, peakRatio: stats.ratio, failed: stats.failed, total: stats.total, updates: 0 };
+    state.active = {
+      startedAt: now,
+      peakRatio: stats.ratio,
+      failed: stats.failed,
+      total: stats.total,
+      updates: 0,
+    };
     return { state, entries };
   }
   const a = state.active;
@@ -319,7 +331,9 @@ export function evaluateAlert(
       state: 'recovered',
       recoveredAt: now,
     };
-    entries.push(mk(alertKey(sub.id, n, 'recovered'), 'alert-recovery', { alert: recovery, startKey, rootUpdate }));
+    entries.push(
+      mk(alertKey(sub.id, n, 'recovered'), 'alert-recovery', { alert: recovery, startKey, rootUpdate }),
+    );
     delete state.active;
     return { state, entries };
   }
@@ -382,9 +396,14 @@ export async function pollAlerts(input: AlertPollInput): Promise<AlertPollResult
 // ---------------------------------------------------------------------------------------------
 
 const alertPayloadSchema = z.object({
-  alert: z.object({ kind: z.enum(['spike', 'recovery']), subscription: alertSubscriptionSchema }).passthrough(),
+  alert: z
+    .object({ kind: z.enum(['spike', 'recovery']), subscription: alertSubscriptionSchema })
+    .passthrough(),
   startKey: z.string(),
-  rootUpdate: z.object({ kind: z.literal('spike') }).passthrough().optional(),
+  rootUpdate: z
+    .object({ kind: z.literal('spike') })
+    .passthrough()
+    .optional(),
 });
 
 function spikePrefix(key: string): string {
@@ -399,7 +418,9 @@ export interface AlertHandlerDeps {
 }
 
 /** Handlers of the three alert notice kinds. */
-export function alertHandlers(d: AlertHandlerDeps): Record<'alert-start' | 'alert-update' | 'alert-recovery', NoticeHandler> {
+export function alertHandlers(
+  d: AlertHandlerDeps,
+): Record<'alert-start' | 'alert-update' | 'alert-recovery', NoticeHandler> {
   const onPermanent = async (entry: NoticeEntry, code: string, message: string) => {
     const p = entry.payload as AlertPayload;
     const sub = p.alert.subscription;
@@ -424,7 +445,10 @@ export function alertHandlers(d: AlertHandlerDeps): Record<'alert-start' | 'aler
   /** The alert message of the spike: posted (its ts), not yet (wait), or never (dropped). */
   async function root(entry: NoticeEntry, ctx: DeliverContext, startKey: string) {
     const tomb = await ctx.outbox.tombstone(entry.workspace, startKey);
-    if (tomb) return tomb.outcome === 'delivered' && tomb.ts && tomb.channel ? { channel: tomb.channel, ts: tomb.ts } : null;
+    if (tomb)
+      return tomb.outcome === 'delivered' && tomb.ts && tomb.channel
+        ? { channel: tomb.channel, ts: tomb.ts }
+        : null;
     const live = await ctx.outbox.get(entry.workspace, startKey);
     if (live) return live.steps.post ?? 'wait';
     return null;
@@ -435,14 +459,17 @@ export function alertHandlers(d: AlertHandlerDeps): Record<'alert-start' | 'aler
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const ch = p.alert.subscription.channelId;
-      const main = await ctx.postOnce('post', { channel: ch }, (key) => ctx.ports.postAlert(ch, p.alert, { key }));
+      const main = await ctx.postOnce('post', { channel: ch }, (key) =>
+        ctx.ports.postAlert(ch, p.alert, { key }),
+      );
       return { done: true, main };
     },
   };
   const update: NoticeHandler = {
     onPermanent,
     supersededBy: (e, later) =>
-      (later.kind === 'alert-update' || later.kind === 'alert-recovery') && spikePrefix(later.key) === spikePrefix(e.key),
+      (later.kind === 'alert-update' || later.kind === 'alert-recovery') &&
+      spikePrefix(later.key) === spikePrefix(e.key),
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const r = await root(entry, ctx, p.startKey);

@@ -302,9 +302,4 @@ export type NotifyEvent =
       failures: number;
     };
 
-export type NoticeKind =
-  | 'request-outcome'
-  | 'alert-start'
-  | 'alert-update'
-  | 'alert-recovery'
-  | 'digest';
+export type NoticeKind = 'request-outcome' | 'alert-start' | 'alert-update' | 'alert-recovery' | 'digest';

@@ -30,7 +30,13 @@ import {
   retryable,
 } from './notify-outbox.js';
 import { FeatureRegistry } from './notify-registry.js';
-import type { CardRef, PostedRef, RequestKind, RequestOutcome, RequestOutcomeNotice } from './notify-types.js';
+import type {
+  CardRef,
+  PostedRef,
+  RequestKind,
+  RequestOutcome,
+  RequestOutcomeNotice,
+} from './notify-types.js';
 
 export const TRACKED_REQUESTS_NS = 'notify-requests';
 
@@ -92,7 +98,9 @@ export class RequestTracker {
 
   async track(ws: WorkspaceKey, t: TrackedRequest): Promise<TrackedRequest> {
     const checked = trackedRequestSchema.parse(t) as TrackedRequest;
-    await this.docs.update(ws, checked.id, (old) => (old ? { ...checked, card: old.card ?? checked.card } : checked));
+    await this.docs.update(ws, checked.id, (old) =>
+      old ? { ...checked, card: old.card ?? checked.card } : checked,
+    );
     await this.registry.add('requests', ws);
     return checked;
   }
@@ -121,7 +129,12 @@ export class RequestTracker {
     return r !== undefined;
   }
 
-  async markCancelling(ws: WorkspaceKey, id: string, by: string, at: number): Promise<TrackedRequest | undefined> {
+  async markCancelling(
+    ws: WorkspaceKey,
+    id: string,
+    by: string,
+    at: number,
+  ): Promise<TrackedRequest | undefined> {
     return this.docs.update(ws, id, (old) => (old ? { ...old, cancelling: { by, at } } : undefined));
   }
 
@@ -140,18 +153,21 @@ export class RequestTracker {
   async workspaces(): Promise<string[]> {
     return this.registry.workspaces('requests');
   }
-
-  /** Drop the workspace from the work list when it tracks nothing (checked again, then removed). */
-  async pruneWorkspace(ws: WorkspaceKey): Promise<void> {
-    if ((await this.docs.list(ws)).length === 0) await this.registry.remove('requests', ws);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Detection
 // ---------------------------------------------------------------------------------------------
 
-const SITE_PENDING = new Set(['requested', 'request', 'pending', 'st001', 'waiting', 'in progress', 'in_progress']);
+const SITE_PENDING = new Set([
+  'requested',
+  'request',
+  'pending',
+  'st001',
+  'waiting',
+  'in progress',
+  'in_progress',
+]);
 const SITE_APPROVED = new Set(['approved', 'approve', 'st003', 'completed', 'complete', 'done']);
 const SITE_CANCELLED = new Set(['cancel', 'cancelled', 'canceled', 'rejected', 'reject', 'denied', 'st002']);
 
@@ -214,7 +230,13 @@ export function outcomeNotice(
   return n;
 }
 
-export function outcomeEntry(ws: string, t: TrackedRequest, notice: RequestOutcomeNotice, dm: boolean, now: number) {
+export function outcomeEntry(
+  ws: string,
+  t: TrackedRequest,
+  notice: RequestOutcomeNotice,
+  dm: boolean,
+  now: number,
+) {
   const payload: RequestOutcomePayload = { notice, dm, ...(t.card ? { card: t.card } : {}) };
   return newNotice(
     {

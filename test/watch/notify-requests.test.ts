@@ -1,0 +1,216 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  attachRequestCard,
+  cancelPlanRequestTracked,
+  requestAdditionalSiteTracked,
+  requestChangeTracked,
+} from '../../src/ops/request-outcomes.js';
+import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
+import { crashStore } from './support/crash-store.js';
+import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/notify-harness.js';
+
+let h: NotifyHarness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const USER = 'U0REQUESTER';
+const OTHER = 'U0OTHERUSER';
+const CARD = { channel: 'C0PLANCARD', ts: '1763800000.000100' };
+
+function deps() {
+  return { store: h.store, now: () => h.clock.now() };
+}
+
+async function trialRequest(requestedBy = USER) {
+  const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+  const view = await requestChangeTracked(deps(), WS, client, {
+    siteId: SITE,
+    service: 'fwm',
+    action: 'trial',
+    message: 'two more weeks',
+    requestedBy,
+  });
+  expect(await attachRequestCard(deps(), WS, view.trackingId, CARD)).toBe(true);
+  return view;
+}
+
+/** Advance by `ms` in tick-sized steps, running the notifier's tick each step. */
+async function run(n: ReturnType<NotifyHarness['notifier']>, ms: number, step = 15_000) {
+  for (let t = 0; t < ms; t += step) {
+    h.advance(step);
+    await n.tick();
+  }
+}
+
+describe('plan-request outcomes', () => {
+  it('an approval upstream reaches the requester once, within two polling intervals, and the card is updated', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const view = await trialRequest();
+    await run(n, 120_000);
+    expect(h.ports.of('dm')).toEqual([]);
+
+    h.emu.approveRequest(SITE, view.requestId);
+    const approvedAt = h.clock.now();
+    // Tick until the DM arrives, then check how long it took.
+    while (h.ports.of('dm').length === 0 && h.clock.now() - approvedAt <= 120_000) await run(n, 15_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(Number(dms[0]?.ts) * 1000 - approvedAt).toBeLessThanOrEqual(120_000);
+    const notice = dms[0]?.body as RequestOutcomeNotice;
+    expect(notice).toMatchObject({
+      kind: 'plan',
+      requestId: view.requestId,
+      siteId: SITE,
+      serviceCode: 'PD002',
+      requestLabel: 'Trial extension',
+      outcome: 'approved',
+      status: 'ST003',
+      requestedBy: USER,
+    });
+    expect(dms[0]?.userId).toBe(USER);
+    expect(h.ports.cardUpdates).toHaveLength(1);
+    expect(h.ports.cardUpdates[0]?.card).toEqual(CARD);
+    expect(h.ports.cardUpdates[0]?.notice.outcome).toBe('approved');
+
+    // Later polls say nothing more; polling stops (no pending request known).
+    h.emu.resetRequestCounts();
+    await run(n, 600_000);
+    expect(h.ports.of('dm')).toHaveLength(1);
+    expect(h.calls('/plan/request/status')).toBe(0);
+  });
+
+  it('a request cancelled on the console by someone else is reported as cancelled', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const view = await trialRequest();
+    h.emu.cancelRequestElsewhere(SITE, view.requestId);
+    await run(n, 120_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.body).toMatchObject({ outcome: 'cancelled', status: 'ST002', statusLabel: 'Cancelled' });
+    expect((dms[0]?.body as RequestOutcomeNotice | undefined)?.cancelledBy).toBeUndefined();
+  });
+
+  it('without a tracked request the plan endpoints are never polled', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await run(n, 600_000);
+    expect(h.calls('/plan/request/status')).toBe(0);
+    expect(h.calls('/account/siteId/approve')).toBe(0);
+  });
+
+  it('cancelled through the bot by the requester: card updated, no DM; by another user: the requester is told who', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const own = await trialRequest();
+    await cancelPlanRequestTracked(deps(), WS, client, { siteId: SITE, service: 'fwm', cancelledBy: USER });
+    await run(n, 120_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    expect(h.ports.cardUpdates.map((c) => c.notice.requestId)).toEqual([own.requestId]);
+
+    const second = await trialRequest();
+    await cancelPlanRequestTracked(deps(), WS, client, {
+      siteId: SITE,
+      service: 'fwm',
+      requestId: second.requestId,
+      cancelledBy: OTHER,
+      kick: (ws) => n.kick(ws),
+    });
+    await run(n, 30_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.body).toMatchObject({
+      requestId: second.requestId,
+      outcome: 'cancelled',
+      cancelledBy: OTHER,
+    });
+    expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it('an additional-site request approved by the provider is reported with the assigned site id', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const r = await requestAdditionalSiteTracked(deps(), WS, client, {
+      name: 'Kids Channel',
+      requestedBy: USER,
+    });
+    await run(n, 60_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    h.emu.decideSiteRequest(SVC_ACCOUNT, r.seq, 'approved', 'KIDS');
+    await run(n, 120_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.body).toMatchObject({
+      kind: 'site',
+      requestId: String(r.seq),
+      siteId: 'KIDS',
+      siteName: 'Kids Channel',
+      outcome: 'approved',
+    });
+  });
+
+  it('a crash right after the DM was posted does not DM again after the restart', async () => {
+    h = await startNotifyHarness();
+    const first = h.notifier({ holderId: 'replica-1' });
+    const view = await trialRequest();
+    h.emu.approveRequest(SITE, view.requestId);
+    let crashed = false;
+    h.ports.faults = [
+      (call) => {
+        if (call !== 'deliverDm' || crashed) return undefined;
+        crashed = true;
+        return 'after';
+      },
+    ];
+    await run(first, 60_000);
+    expect(crashed).toBe(true);
+    await first.stop();
+    // A new process on the same store (after the lease ran out).
+    h.advance(10 * 60_000);
+    const second = h.notifier({ holderId: 'replica-2' });
+    await run(second, 120_000);
+    expect(h.ports.of('dm')).toHaveLength(1);
+    expect(h.ports.calls).toContain('findPosted');
+    expect(h.ports.cardUpdates.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a kill at any store write of the outcome path still gives exactly one DM', async () => {
+    // Sweep the crash point over every raw write from detection to delivery.
+    const probe = await crashStore();
+    h = await startNotifyHarness({ store: probe.store });
+    const view = await trialRequest();
+    h.emu.approveRequest(SITE, view.requestId);
+    probe.resetWrites();
+    const dry = h.notifier({ holderId: 'probe' });
+    await run(dry, 60_000);
+    const writes = probe.writes.length;
+    expect(h.ports.of('dm')).toHaveLength(1);
+    await h.close();
+    await probe.close();
+
+    for (let k = 0; k < writes; k++) {
+      const cs = await crashStore();
+      h = await startNotifyHarness({ store: cs.store });
+      const v = await trialRequest();
+      h.emu.approveRequest(SITE, v.requestId);
+      cs.resetWrites();
+      cs.crashBefore((_op, _key, i) => i === k);
+      const a = h.notifier({ holderId: `a-${k}` });
+      await run(a, 60_000).catch(() => undefined);
+      cs.revive();
+      // The dead process's leases run out (the memory store's lease clock is real time).
+      await a.stop();
+      h.advance(10 * 60_000);
+      const b = h.notifier({ holderId: `b-${k}` });
+      await run(b, 180_000);
+      expect(h.ports.of('dm'), `crash before write ${k}`).toHaveLength(1);
+      await h.close();
+      await cs.close();
+    }
+    h = undefined as unknown as NotifyHarness;
+  });
+});
