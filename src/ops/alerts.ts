@@ -1,0 +1,359 @@
+/**
+ * License-failure alerts, the user side (`/drm alerts ...`):
+ *
+ *   /drm alerts watch [site:ID] [ratio:PCT] [min:N] [window:MIN]   subscribeAlerts
+ *   /drm alerts                                                   listAlerts
+ *   /drm alerts stop [site:ID]                                    stopAlerts
+ *
+ * One subscription per channel + site; subscribing again changes its thresholds. Rules (data, the
+ * Slack layer passes who asks): a member subscribes a channel they are in; changing thresholds
+ * someone else set, or stopping someone else's alerts, takes an admin. Every change is audited.
+ * The watcher side is src/watch/license-alerts.ts.
+ */
+import { ValidationError, type ValidationIssue } from '../api/errors.js';
+import { checkSiteId } from '../api/validate.js';
+import type { WorkspaceKey } from '../store/types.js';
+import {
+  ALERT_DEFAULTS,
+  ALERT_LIMITS,
+  type AlertState,
+  AlertSubscriptions,
+  alertSubscriptionId,
+} from '../watch/license-alerts.js';
+import type { AlertSubscription, AlertThresholds } from '../watch/notify-types.js';
+import { type AuditMirror, audit } from './audit.js';
+import { opsEndpoint } from './service/common.js';
+import { loadCredentials, NotConfiguredError, type OpsDeps, resolveSite } from './workspace.js';
+
+export { ALERT_DEFAULTS, ALERT_LIMITS } from '../watch/license-alerts.js';
+
+/** Who asks (the Slack layer fills it in). */
+export interface Actor {
+  userId: string;
+  isAdmin: boolean;
+  /** False when the user is not a member of the channel (members may only subscribe their channels). */
+  inChannel?: boolean;
+}
+
+export type NotifyRefusal = 'notInChannel' | 'notYours' | 'alreadyRunning';
+
+/** Refused because of who asks or the current state; renders like a ValidationError. */
+export class NotifyRefusedError extends ValidationError {
+  readonly reason: NotifyRefusal;
+  /** The user who set it up (notYours), for the Slack layer to mention. */
+  readonly owner: string | undefined;
+  constructor(endpoint: string, reason: NotifyRefusal, field: string, message: string, owner?: string) {
+    super(endpoint, [{ field, message }]);
+    this.reason = reason;
+    this.owner = owner;
+  }
+}
+
+export interface AlertArgs {
+  siteId?: string;
+  ratioPct?: number;
+  minRequests?: number;
+  windowMinutes?: number;
+}
+
+export interface ParsedAlertArgs {
+  args: AlertArgs;
+  issues: ValidationIssue[];
+}
+
+function parseNumber(raw: string, unit: RegExp): number | undefined {
+  const v = raw.trim().replace(unit, '');
+  if (!/^\d+(\.\d+)?$/.test(v)) return undefined;
+  return Number(v);
+}
+
+/** `[site:ID] [ratio:PCT] [min:N] [window:MIN]` tokens; bad values become issues saying what to fix. */
+export function parseAlertArgs(tokens: string[]): ParsedAlertArgs {
+  const args: AlertArgs = {};
+  const issues: ValidationIssue[] = [];
+  const L = ALERT_LIMITS;
+  for (const raw of tokens) {
+    const tok = raw.trim();
+    if (!tok) continue;
+    const i = tok.indexOf(':');
+    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
+    const value = i > 0 ? tok.slice(i + 1) : '';
+    if (key === 'site') {
+      const f = checkSiteId(value);
+      if (f) issues.push({ field: 'site', message: f });
+      else args.siteId = value;
+    } else if (key === 'ratio') {
+      const n = parseNumber(value, /%$/);
+      if (n === undefined || n < L.ratioPct.min || n > L.ratioPct.max) {
+        issues.push({
+          field: 'ratio',
+          message: `"${value.slice(0, 20)}" is not a fail ratio: give a percentage from ${L.ratioPct.min} to ${L.ratioPct.max}, like ratio:20%.`,
+        });
+      } else args.ratioPct = n;
+    } else if (key === 'min') {
+      const n = parseNumber(value, /$/);
+      if (n === undefined || !Number.isInteger(n) || n < L.minRequests.min || n > L.minRequests.max) {
+        issues.push({
+          field: 'min',
+          message: `"${value.slice(0, 20)}" is not a request count: give a whole number from ${L.minRequests.min} to ${L.minRequests.max}, like min:20.`,
+        });
+      } else args.minRequests = n;
+    } else if (key === 'window') {
+      const n = parseNumber(value, /\s*(m|min|mins|minutes?)$/i);
+      if (n === undefined || !Number.isInteger(n) || n < L.windowMinutes.min || n > L.windowMinutes.max) {
+        issues.push({
+          field: 'window',
+          message: `"${value.slice(0, 20)}" is not a window: give whole minutes from ${L.windowMinutes.min} to ${L.windowMinutes.max}, like window:15.`,
+        });
+      } else args.windowMinutes = n;
+    } else {
+      issues.push({
+        field: tok.slice(0, 30),
+        message: 'Unknown option: use site:XXXX, ratio:PCT, min:N or window:MIN.',
+      });
+    }
+  }
+  return { args, issues };
+}
+
+/** True when the command gave no threshold at all (the Slack layer opens the form with defaults). */
+export function needsForm(args: AlertArgs): boolean {
+  return args.ratioPct === undefined && args.minRequests === undefined && args.windowMinutes === undefined;
+}
+
+/** Initial values of the form: the existing subscription's, else the defaults. */
+export async function alertFormValues(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  channelId: string,
+  siteId?: string,
+): Promise<AlertThresholds & { siteId: string; siteIds: string[] }> {
+  const creds = await loadCredentials(deps, ws);
+  if (!creds?.credentials.service) throw new NotConfiguredError('service');
+  const site = resolveSite(creds.credentials, siteId);
+  const existing = await new AlertSubscriptions(deps.store).get(ws, alertSubscriptionId(channelId, site));
+  const t = existing ?? ALERT_DEFAULTS;
+  return {
+    siteId: site,
+    siteIds: [...creds.credentials.siteIds],
+    ratioPct: t.ratioPct,
+    minRequests: t.minRequests,
+    windowMinutes: t.windowMinutes,
+  };
+}
+
+export interface SubscribeAlertsInput extends AlertArgs {
+  channelId: string;
+  actor: Actor;
+}
+
+export interface SubscribeAlertsResult {
+  status: 'created' | 'updated' | 'unchanged';
+  subscription: AlertSubscription;
+  previous?: AlertThresholds;
+}
+
+function sameThresholds(a: AlertThresholds, b: AlertThresholds): boolean {
+  return a.ratioPct === b.ratioPct && a.minRequests === b.minRequests && a.windowMinutes === b.windowMinutes;
+}
+
+function describe(t: AlertThresholds): string {
+  return `fail ratio ${t.ratioPct}%, at least ${t.minRequests} requests, ${t.windowMinutes}-minute window`;
+}
+
+/**
+ * Subscribe the channel to a site's license failures (defaults for what is not given). A paused
+ * subscription (Slack refused to post) is resumed by subscribing again.
+ */
+export async function subscribeAlerts(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: SubscribeAlertsInput,
+  mirror?: AuditMirror,
+): Promise<SubscribeAlertsResult> {
+  const endpoint = opsEndpoint('alerts.watch');
+  if (!input.channelId)
+    throw new ValidationError(endpoint, [
+      { field: 'channel', message: 'Run the command in the channel to alert.' },
+    ]);
+  if (input.actor.inChannel === false && !input.actor.isAdmin) {
+    throw new NotifyRefusedError(
+      endpoint,
+      'notInChannel',
+      'channel',
+      'You can set up alerts only in a channel you are a member of: join it first, or ask an admin.',
+    );
+  }
+  // Re-validate what a form or an old message may carry.
+  const tokens: string[] = [];
+  if (input.ratioPct !== undefined) tokens.push(`ratio:${input.ratioPct}`);
+  if (input.minRequests !== undefined) tokens.push(`min:${input.minRequests}`);
+  if (input.windowMinutes !== undefined) tokens.push(`window:${input.windowMinutes}`);
+  const parsed = parseAlertArgs(tokens);
+  if (parsed.issues.length > 0) throw new ValidationError(endpoint, parsed.issues);
+  const creds = await loadCredentials(deps, ws);
+  if (!creds?.credentials.service) throw new NotConfiguredError('service');
+  const siteId = resolveSite(creds.credentials, input.siteId);
+  const subs = new AlertSubscriptions(deps.store);
+  const id = alertSubscriptionId(input.channelId, siteId);
+  const existing = await subs.get(ws, id);
+  const base = existing ?? ALERT_DEFAULTS;
+  const wanted: AlertThresholds = {
+    ratioPct: parsed.args.ratioPct ?? base.ratioPct,
+    minRequests: parsed.args.minRequests ?? base.minRequests,
+    windowMinutes: parsed.args.windowMinutes ?? base.windowMinutes,
+  };
+  const nowIso = new Date(deps.now()).toISOString();
+  if (existing && sameThresholds(existing, wanted) && !existing.paused) {
+    return { status: 'unchanged', subscription: existing };
+  }
+  if (
+    existing &&
+    !sameThresholds(existing, wanted) &&
+    existing.createdBy !== input.actor.userId &&
+    !input.actor.isAdmin
+  ) {
+    await audit(
+      deps,
+      ws,
+      {
+        userId: input.actor.userId,
+        action: 'alerts.watch',
+        detail: `refused: change of ${siteId} alert thresholds in ${input.channelId} set by ${existing.createdBy}`,
+        result: 'refused',
+        siteId,
+      },
+      mirror,
+    );
+    throw new NotifyRefusedError(
+      endpoint,
+      'notYours',
+      'thresholds',
+      `The ${siteId} alerts of this channel were set up by another member (${describe(existing)}); only an admin can change their thresholds.`,
+      existing.createdBy,
+    );
+  }
+  const sub: AlertSubscription = existing
+    ? (() => {
+        const { paused: _p, ...rest } = existing;
+        return { ...rest, ...wanted, updatedAt: nowIso, updatedBy: input.actor.userId };
+      })()
+    : {
+        id,
+        workspace: ws,
+        channelId: input.channelId,
+        siteId,
+        ...wanted,
+        createdBy: input.actor.userId,
+        createdAt: nowIso,
+      };
+  await subs.put(ws, sub);
+  await audit(
+    deps,
+    ws,
+    {
+      userId: input.actor.userId,
+      action: 'alerts.watch',
+      detail: `${existing ? 'changed' : 'subscribed'} ${input.channelId} to ${siteId} license failures: ${describe(wanted)}`,
+      result: 'ok',
+      siteId,
+    },
+    mirror,
+  );
+  return {
+    status: existing ? 'updated' : 'created',
+    subscription: sub,
+    ...(existing
+      ? {
+          previous: {
+            ratioPct: existing.ratioPct,
+            minRequests: existing.minRequests,
+            windowMinutes: existing.windowMinutes,
+          },
+        }
+      : {}),
+  };
+}
+
+export interface AlertListItem {
+  subscription: AlertSubscription;
+  /** Last numbers the watcher saw, and whether a spike is open. */
+  state?: Pick<AlertState, 'last' | 'lastCheckedAt'> & { spikeOpen: boolean; spikeStartedAt?: number };
+}
+
+/** The channel's alert subscriptions with their last numbers. */
+export async function listAlerts(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  channelId: string,
+): Promise<AlertListItem[]> {
+  const subs = new AlertSubscriptions(deps.store);
+  const out: AlertListItem[] = [];
+  for (const s of await subs.list(ws, { channelId })) {
+    const st = await subs.state.get(ws, s.id);
+    out.push({
+      subscription: s,
+      ...(st
+        ? {
+            state: {
+              ...(st.last ? { last: st.last } : {}),
+              ...(st.lastCheckedAt !== undefined ? { lastCheckedAt: st.lastCheckedAt } : {}),
+              spikeOpen: st.active !== undefined,
+              ...(st.active ? { spikeStartedAt: st.active.startedAt } : {}),
+            },
+          }
+        : {}),
+    });
+  }
+  return out;
+}
+
+export interface StopAlertsResult {
+  removed: AlertSubscription[];
+  /** Someone else's, kept (only an admin removes those). */
+  refused: AlertSubscription[];
+}
+
+/** Remove the channel's alert subscriptions (one site with `siteId`). */
+export async function stopAlerts(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: { channelId: string; actor: Actor; siteId?: string },
+  mirror?: AuditMirror,
+): Promise<StopAlertsResult> {
+  const endpoint = opsEndpoint('alerts.stop');
+  if (input.siteId !== undefined) {
+    const f = checkSiteId(input.siteId);
+    if (f) throw new ValidationError(endpoint, [{ field: 'site', message: f }]);
+  }
+  const subs = new AlertSubscriptions(deps.store);
+  const res: StopAlertsResult = { removed: [], refused: [] };
+  const siteFilter = input.siteId?.toUpperCase();
+  for (const s of await subs.list(ws, { channelId: input.channelId })) {
+    if (siteFilter && s.siteId.toUpperCase() !== siteFilter) continue;
+    if (s.createdBy !== input.actor.userId && !input.actor.isAdmin) {
+      res.refused.push(s);
+      continue;
+    }
+    await subs.remove(ws, s.id);
+    res.removed.push(s);
+  }
+  if (res.removed.length > 0 || res.refused.length > 0) {
+    await audit(
+      deps,
+      ws,
+      {
+        userId: input.actor.userId,
+        action: 'alerts.stop',
+        detail: `removed ${res.removed.map((s) => s.siteId).join(', ') || 'none'} alerts in ${input.channelId}${
+          res.refused.length > 0
+            ? `; kept ${res.refused.map((s) => s.siteId).join(', ')} (set up by another member)`
+            : ''
+        }`,
+        result: res.refused.length > 0 && res.removed.length === 0 ? 'refused' : 'ok',
+      },
+      mirror,
+    );
+  }
+  return res;
+}

@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
+import type { Notifier } from '../../src/watch/notifier.js';
+import type { AlertSubscription, LicenseAlert } from '../../src/watch/notify-types.js';
+import { DeliveryError } from '../../src/watch/types.js';
+import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/notify-harness.js';
+
+let h: NotifyHarness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const CH = 'C0ALERTS1';
+
+async function subscribe(n: Notifier, over: Partial<AlertSubscription> = {}): Promise<AlertSubscription> {
+  const sub: AlertSubscription = {
+    id: alertSubscriptionId(over.channelId ?? CH, over.siteId ?? SITE),
+    workspace: WS,
+    channelId: CH,
+    siteId: SITE,
+    ...ALERT_DEFAULTS,
+    createdBy: 'U0ALERTER',
+    createdAt: new Date(h.clock.now()).toISOString(),
+    ...over,
+  };
+  await n.alerts.put(WS, sub);
+  return sub;
+}
+
+/** `count` records spread over the `spreadMs` before now. */
+function records(
+  count: number,
+  status: 'success' | 'fail',
+  o: { errorCode?: string; cid?: string; device?: string; spreadMs?: number; endAgoMs?: number } = {},
+): NewLicenseRec[] {
+  const now = h.clock.now() - (o.endAgoMs ?? 1000);
+  const spread = o.spreadMs ?? 5 * 60_000;
+  return Array.from({ length: count }, (_, i) => ({
+    cid: o.cid ?? `movie-${i % 3}`,
+    status,
+    ...(o.errorCode ? { errorCode: o.errorCode } : {}),
+    ...(o.device ? { deviceId: o.device, deviceModel: 'Galaxy S24' } : {}),
+    regTimeMs: now - Math.floor((spread * i) / Math.max(1, count)),
+  }));
+}
+
+async function pollNow(n: Notifier) {
+  h.advance(60_000);
+  return n.tick();
+}
+
+const alerts = () => h.ports.of('alert');
+const topLevel = () => alerts().filter((p) => !p.threadTs);
+
+describe('license-failure alerts against the emulator', () => {
+  it('one alert per spike, updated while it lasts, a recovery reply when the ratio falls, a new alert for the next spike', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n);
+    h.emu.addLicenses(SITE, records(27, 'success'));
+    h.emu.addLicenses(SITE, records(3, 'fail', { errorCode: 'E1001' }));
+    await pollNow(n);
+    expect(alerts()).toEqual([]); // 10 %: under the threshold
+
+    h.emu.addLicenses(SITE, records(6, 'fail', { errorCode: 'E4001', cid: 'movie-7', device: 'dev-a' }));
+    h.emu.addLicenses(SITE, records(4, 'fail', { errorCode: 'E5002', cid: 'movie-8', device: 'dev-b' }));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+    const first = topLevel()[0];
+    const a = first?.body as Extract<LicenseAlert, { kind: 'spike' }>;
+    expect(a.kind).toBe('spike');
+    expect(a.state).toBe('ongoing');
+    expect(a.subscription.siteId).toBe(SITE);
+    expect(a.stats).toMatchObject({ siteId: SITE, total: 40, failed: 13 });
+    expect(a.stats.toMs - a.stats.fromMs).toBe(15 * 60_000);
+    expect(a.stats.topErrors[0]).toEqual({ key: 'E4001', count: 6 });
+    expect(a.stats.topErrors.map((e) => e.key)).toEqual(['E4001', 'E5002', 'E1001']);
+    expect(a.stats.topContent[0]).toEqual({ key: 'movie-7', count: 6 });
+    expect(a.stats.topDevices[0]).toEqual({ key: 'Galaxy S24 (dev-a)', count: 6 });
+
+    // Still failing: the same alert is updated, nothing new is posted.
+    h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
+    await pollNow(n);
+    await pollNow(n); // no change: no update either
+    expect(topLevel()).toHaveLength(1);
+    expect(first?.updates).toHaveLength(1);
+    expect(first?.updates[0]).toMatchObject({ kind: 'spike', state: 'ongoing', stats: { failed: 18 } });
+
+    // The failures age out of the window; new traffic succeeds: recovery.
+    h.advance(20 * 60_000);
+    h.emu.addLicenses(SITE, records(30, 'success'));
+    await pollNow(n);
+    const replies = alerts().filter((p) => p.threadTs === first?.ts);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]?.body).toMatchObject({ kind: 'recovery', stats: { failed: 0, total: 30 } });
+    expect(first?.updates.at(-1)).toMatchObject({ kind: 'spike', state: 'recovered' });
+    await pollNow(n);
+    expect(alerts()).toHaveLength(2);
+
+    // A new spike later is a new alert.
+    h.advance(20 * 60_000);
+    h.emu.addLicenses(SITE, records(25, 'fail', { errorCode: 'E4001' }));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(2);
+    expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it('fewer requests than the minimum never alert, whatever the ratio', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n, { minRequests: 20 });
+    h.emu.addLicenses(SITE, records(15, 'fail'));
+    await pollNow(n);
+    expect(alerts()).toEqual([]);
+    h.emu.addLicenses(SITE, records(5, 'fail'));
+    await pollNow(n);
+    expect(alerts()).toHaveLength(1);
+  });
+
+  it('reads only the window: a busy day costs one page per poll', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n);
+    // 3,000 records earlier today, 30 in the window.
+    h.emu.addLicenses(SITE, records(3000, 'success', { endAgoMs: 30 * 60_000, spreadMs: 5 * 3600_000 }));
+    h.emu.addLicenses(SITE, records(30, 'success'));
+    h.emu.resetRequestCounts();
+    await pollNow(n);
+    expect(h.calls('/drm/license')).toBe(1);
+    await pollNow(n);
+    expect(h.calls('/drm/license')).toBe(2);
+  });
+
+  it('two replicas polling the same store post one alert', async () => {
+    h = await startNotifyHarness();
+    const a = h.notifier({ holderId: 'replica-a' });
+    const b = h.notifier({ holderId: 'replica-b' });
+    await subscribe(a);
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    h.advance(60_000);
+    await Promise.all([a.tick(), b.tick()]);
+    h.advance(60_000);
+    await Promise.all([b.tick(), a.tick()]);
+    expect(topLevel()).toHaveLength(1);
+    expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it('a channel Slack refuses for good pauses the subscription and tells its creator', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const sub = await subscribe(n);
+    h.ports.faults = [(call) => (call === 'postAlert' ? new DeliveryError('is_archived') : undefined)];
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    await pollNow(n);
+    const paused = await n.alerts.get(WS, sub.id);
+    expect(paused?.paused?.code).toBe('is_archived');
+    expect(h.events).toContainEqual(
+      expect.objectContaining({
+        type: 'notify-paused',
+        feature: 'alerts',
+        channelId: CH,
+        createdBy: 'U0ALERTER',
+      }),
+    );
+    h.emu.resetRequestCounts();
+    await pollNow(n);
+    expect(h.calls('/drm/license')).toBe(0);
+  });
+
+  it('a rate-limited post is retried after Retry-After and posted once', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n);
+    let limited = 0;
+    h.ports.faults = [
+      (call) => {
+        if (call !== 'postAlert' || limited >= 2) return undefined;
+        limited++;
+        return new DeliveryError('ratelimited', { retryAfterMs: 3000 });
+      },
+    ];
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    await pollNow(n);
+    expect(limited).toBe(2);
+    expect(alerts()).toHaveLength(1);
+  });
+});
