@@ -1,0 +1,303 @@
+/**
+ * The daily digest, the user side (`/dwm digest ...`):
+ *
+ *   /dwm digest daily HH:MM [zone]   scheduleDigest (zone: IANA name; default the user's Slack zone)
+ *   /dwm digest now                  digestNow (posted at once through the notices outbox)
+ *   /dwm digest off                  stopDigest
+ *   /dwm digest                      showDigest
+ *
+ * One schedule per channel. Rules: a member schedules a channel they are in; changing or stopping
+ * a schedule someone else set takes an admin. Every change is audited. The runtime side is
+ * src/watch/digest.ts (due times, composition) and src/watch/notifier.ts (delivery).
+ */
+import { ValidationError } from '../api/errors.js';
+import type { WorkspaceKey } from '../store/types.js';
+import {
+  DigestSchedules,
+  digestScheduleId,
+  isIanaZone,
+  nextOccurrence,
+  normaliseTime,
+} from '../watch/digest.js';
+import { NoticeOutbox, newNotice, uniqueSuffix } from '../watch/notify-outbox.js';
+import type { DigestSchedule } from '../watch/notify-types.js';
+import { type Actor, NotifyRefusedError } from './alerts.js';
+import { type AuditMirror, audit } from './audit.js';
+import { opsEndpoint } from './service/common.js';
+import type { OpsDeps } from './workspace.js';
+
+export type DigestCommand =
+  | { action: 'show' }
+  | { action: 'now' }
+  | { action: 'off' }
+  | { action: 'daily'; time: string; zone?: string };
+
+const USAGE = 'Use /dwm digest daily HH:MM [zone], /dwm digest now, /dwm digest off or /dwm digest.';
+
+/** Parse the text after `/dwm digest`; a ValidationError says what to type instead. */
+export function parseDigestArgs(text: string): DigestCommand {
+  const endpoint = opsEndpoint('digest');
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  const verb = (words[0] ?? '').toLowerCase();
+  if (verb === '' || verb === 'show' || verb === 'status') return { action: 'show' };
+  if (verb === 'now' && words.length === 1) return { action: 'now' };
+  if ((verb === 'off' || verb === 'stop') && words.length === 1) return { action: 'off' };
+  if (verb === 'daily') {
+    const rawTime = words[1];
+    if (!rawTime)
+      throw new ValidationError(endpoint, [
+        { field: 'time', message: `Give the time of day, like /dwm digest daily 09:00. ${USAGE}` },
+      ]);
+    const time = normaliseTime(rawTime);
+    if (!time) {
+      throw new ValidationError(endpoint, [
+        {
+          field: 'time',
+          message: `"${rawTime.slice(0, 20)}" is not a time of day: use 24-hour HH:MM, like 09:00 or 17:30.`,
+        },
+      ]);
+    }
+    if (words.length > 3)
+      throw new ValidationError(endpoint, [
+        { field: 'zone', message: `Give one time zone at most, like Europe/Berlin. ${USAGE}` },
+      ]);
+    const zone = words[2];
+    if (zone !== undefined && !isIanaZone(zone)) {
+      throw new ValidationError(endpoint, [
+        {
+          field: 'zone',
+          message: `"${zone.slice(0, 40)}" is not a time zone: use an IANA name like Europe/Berlin, America/New_York or UTC.`,
+        },
+      ]);
+    }
+    return { action: 'daily', time, ...(zone ? { zone } : {}) };
+  }
+  throw new ValidationError(endpoint, [
+    { field: 'action', message: `"${verb.slice(0, 20)}" is not a digest action. ${USAGE}` },
+  ]);
+}
+
+export interface ScheduleDigestInput {
+  channelId: string;
+  actor: Actor;
+  /** HH:MM (24 h). */
+  time: string;
+  /** IANA zone; default `userZone`. */
+  zone?: string;
+  /** The invoking user's Slack zone (users.info tz); default UTC. */
+  userZone?: string;
+}
+
+export interface DigestScheduleView {
+  schedule: DigestSchedule;
+  /** Next post: epoch ms and local day. */
+  next: { at: number; day: string };
+}
+
+export interface ScheduleDigestResult extends DigestScheduleView {
+  status: 'created' | 'updated' | 'unchanged';
+  previous?: { time: string; zone: string };
+}
+
+function checkActor(endpoint: string, actor: Actor): void {
+  if (actor.inChannel === false && !actor.isAdmin) {
+    throw new NotifyRefusedError(
+      endpoint,
+      'notInChannel',
+      'channel',
+      'You can schedule a digest only in a channel you are a member of: join it first, or ask an admin.',
+    );
+  }
+}
+
+/** Schedule (or move) the channel's daily digest. A paused schedule is resumed by scheduling again. */
+export async function scheduleDigest(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: ScheduleDigestInput,
+  mirror?: AuditMirror,
+): Promise<ScheduleDigestResult> {
+  const endpoint = opsEndpoint('digest.schedule');
+  if (!input.channelId)
+    throw new ValidationError(endpoint, [
+      { field: 'channel', message: 'Run the command in the channel that should get the digest.' },
+    ]);
+  checkActor(endpoint, input.actor);
+  const time = normaliseTime(input.time);
+  if (!time)
+    throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
+  const zone = input.zone ?? (input.userZone && isIanaZone(input.userZone) ? input.userZone : 'UTC');
+  if (!isIanaZone(zone)) {
+    throw new ValidationError(endpoint, [
+      {
+        field: 'zone',
+        message: `"${zone.slice(0, 40)}" is not a time zone: use an IANA name like Europe/Berlin.`,
+      },
+    ]);
+  }
+  const schedules = new DigestSchedules(deps.store);
+  const existing = await schedules.get(ws, input.channelId);
+  const now = deps.now();
+  if (existing && existing.time === time && existing.zone === zone && !existing.paused) {
+    return { status: 'unchanged', schedule: existing, next: nextOccurrence(time, zone, now) };
+  }
+  if (existing && existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
+    await audit(
+      deps,
+      ws,
+      {
+        userId: input.actor.userId,
+        action: 'digest.schedule',
+        detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
+        result: 'refused',
+      },
+      mirror,
+    );
+    throw new NotifyRefusedError(
+      endpoint,
+      'notYours',
+      'schedule',
+      `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
+      existing.createdBy,
+    );
+  }
+  const nowIso = new Date(now).toISOString();
+  const schedule: DigestSchedule = existing
+    ? (() => {
+        const { paused: _p, ...rest } = existing;
+        // updatedAt moves the "first due" point: a time moved to earlier today is not posted
+        // again today if today's digest already went out (lastDay), nor posted late for today.
+        return { ...rest, time, zone, updatedAt: nowIso, updatedBy: input.actor.userId };
+      })()
+    : {
+        id: digestScheduleId(input.channelId),
+        workspace: ws,
+        channelId: input.channelId,
+        time,
+        zone,
+        createdBy: input.actor.userId,
+        createdAt: nowIso,
+      };
+  await schedules.put(ws, schedule);
+  await audit(
+    deps,
+    ws,
+    {
+      userId: input.actor.userId,
+      action: 'digest.schedule',
+      detail: `${existing ? 'moved' : 'scheduled'} the ${input.channelId} digest: daily ${time} ${zone}`,
+      result: 'ok',
+    },
+    mirror,
+  );
+  return {
+    status: existing ? 'updated' : 'created',
+    schedule,
+    next: nextOccurrence(time, zone, now),
+    ...(existing ? { previous: { time: existing.time, zone: existing.zone } } : {}),
+  };
+}
+
+/** The channel's schedule and next post, or undefined. */
+export async function showDigest(
+  deps: Pick<OpsDeps, 'store' | 'now'>,
+  ws: WorkspaceKey,
+  channelId: string,
+): Promise<DigestScheduleView | undefined> {
+  const s = await new DigestSchedules(deps.store).get(ws, channelId);
+  if (!s) return undefined;
+  return { schedule: s, next: nextOccurrence(s.time, s.zone, deps.now()) };
+}
+
+/** Stop the channel's digest; returns the removed schedule (undefined when there was none). */
+export async function stopDigest(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: { channelId: string; actor: Actor },
+  mirror?: AuditMirror,
+): Promise<DigestSchedule | undefined> {
+  const endpoint = opsEndpoint('digest.off');
+  const schedules = new DigestSchedules(deps.store);
+  const existing = await schedules.get(ws, input.channelId);
+  if (!existing) return undefined;
+  if (existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
+    await audit(
+      deps,
+      ws,
+      {
+        userId: input.actor.userId,
+        action: 'digest.off',
+        detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
+        result: 'refused',
+      },
+      mirror,
+    );
+    throw new NotifyRefusedError(
+      endpoint,
+      'notYours',
+      'schedule',
+      "This channel's digest was scheduled by another member; only an admin can stop it.",
+      existing.createdBy,
+    );
+  }
+  await schedules.remove(ws, input.channelId);
+  await audit(
+    deps,
+    ws,
+    {
+      userId: input.actor.userId,
+      action: 'digest.off',
+      detail: `stopped the ${input.channelId} digest (was daily ${existing.time} ${existing.zone})`,
+      result: 'ok',
+    },
+    mirror,
+  );
+  return existing;
+}
+
+/**
+ * Post the digest now (the last 24 h). One at a time per channel: while one is being composed or
+ * posted, another is refused (each reads every site's jobs, recipients and licenses).
+ * `kick` asks the runtime to deliver at once (Notifier.kick); the command answers right away.
+ */
+export async function digestNow(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: { channelId: string; actor: Actor; zone?: string; kick?: (ws: string) => void },
+): Promise<{ key: string }> {
+  const endpoint = opsEndpoint('digest.now');
+  checkActor(endpoint, input.actor);
+  const zone = input.zone && isIanaZone(input.zone) ? input.zone : 'UTC';
+  const outbox = new NoticeOutbox(deps.store);
+  const prefix = `digest:${input.channelId}:now-`;
+  const pending = (await outbox.entries.list(ws)).filter((id) => id.startsWith(prefix));
+  if (pending.length > 0) {
+    throw new NotifyRefusedError(
+      endpoint,
+      'alreadyRunning',
+      'digest',
+      'A digest for this channel is already on its way: wait for it to appear, then try again if needed.',
+    );
+  }
+  const key = `${prefix}${uniqueSuffix()}`;
+  await outbox.add([
+    newNotice(
+      {
+        key,
+        workspace: ws,
+        kind: 'digest',
+        lane: input.channelId,
+        payload: { channelId: input.channelId, zone, requestedBy: input.actor.userId },
+      },
+      deps.now(),
+    ),
+  ]);
+  await audit(deps, ws, {
+    userId: input.actor.userId,
+    action: 'digest.now',
+    detail: `asked for a digest in ${input.channelId}`,
+    result: 'ok',
+  });
+  input.kick?.(ws);
+  return { key };
+}
