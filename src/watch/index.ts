@@ -20,6 +20,8 @@ import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer } fro
 
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason } from './delivery.js';
+export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
+export type * from './notify-types.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';
 export { plainRenderer } from './render.js';
