@@ -3,7 +3,6 @@
  * it, move jobs along and inject faults. The HTTP side implements both specs; this file is the
  * in-process side. Wire shapes live in the emulator's own route files, never here.
  */
-
 import type { JobStatusCode, TaskStatusCode } from '../../src/api/codes.js';
 import type { NewLicenseRec } from './svc-state.js';
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/watch/digest.js';
 import type { Notifier } from '../../src/watch/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/watch/notify-types.js';
@@ -210,5 +210,22 @@ describe('daily digest against the emulator', () => {
     expect(d.jobs.ok).toBe(true);
     expect(d.licenses).toEqual({ ok: false, error: expect.stringContaining('/dwm setup') });
     expect(d.pendingRequests.ok).toBe(false);
+  });
+
+  it('runs on its own timer once started, and stops', async () => {
+    h = await startNotifyHarness({ start: START });
+    const n = h.notifier();
+    await schedule(n);
+    h.advance(DUE - 60_000 - h.clock.now());
+    n.start();
+    // Move virtual time in timer-sized steps; each fired timer runs a tick in the background.
+    while (h.clock.now() < DUE + 60_000 && digests().length === 0) {
+      h.advance(15_000);
+      await vi.waitFor(() => expect(h.clock.pendingTimers()).toBe(1), { interval: 5 });
+    }
+    expect(digests()).toHaveLength(1);
+    expect(Number(digests()[0]?.ts) * 1000 - DUE).toBeLessThanOrEqual(60_000);
+    await n.stop();
+    expect(h.clock.pendingTimers()).toBe(0);
   });
 });
