@@ -14,9 +14,12 @@
  * permission error is reported once per streak as `notify-poll-failed` (the job watcher already
  * raises the admin alert for bad credentials).
  */
+
+import client from 'prom-client';
 import { isApiError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
+import { registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from './clock.js';
 import {
@@ -31,6 +34,14 @@ import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './notify-
 import type { Digest, NotifyEvent, NotifyPorts } from './notify-types.js';
 import { pollRequests, RequestTracker, requestOutcomeHandler } from './requests.js';
 import type { Clock } from './types.js';
+
+/** drmchatops_notify_polls_total{feature,outcome}: request and alert polls (ok, error). */
+export const notifyPolls = new client.Counter({
+  name: 'drmchatops_notify_polls_total',
+  help: 'Polls of tracked requests and license alert windows, by feature and outcome',
+  labelNames: ['feature', 'outcome'] as const,
+  registers: [registry],
+});
 
 export interface NotifierOptions {
   store: Store;
@@ -172,6 +183,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   function reportFailure(feature: 'requests' | 'alerts', ws: string, k: string, e: unknown, siteId?: string) {
     const failures = failed(k);
+    notifyPolls.inc({ feature, outcome: 'error' });
     const kind = isApiError(e) ? e.kind : 'unexpected';
     log.warn({ workspace: ws, siteId, feature, kind, err: e }, 'notify poll failed');
     emit({
@@ -210,6 +222,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           logger: log,
         });
         res.requestPolls++;
+        notifyPolls.inc({ feature: 'requests', outcome: 'ok' });
         polled(k, start);
         if (r.outcomes > 0) toDrain.add(ws);
       } catch (e) {
@@ -245,6 +258,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
             ...(opts.alertRead ? { read: opts.alertRead } : {}),
           });
           res.alertPolls++;
+          notifyPolls.inc({ feature: 'alerts', outcome: 'ok' });
           polled(k, start);
           if (r.notices > 0) toDrain.add(ws);
         } catch (e) {

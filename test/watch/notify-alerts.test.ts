@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
-import type { Notifier } from '../../src/watch/notifier.js';
+import { type Notifier, notifyPolls } from '../../src/watch/notifier.js';
+import { noticesTotal } from '../../src/watch/notify-outbox.js';
 import type { AlertSubscription, LicenseAlert } from '../../src/watch/notify-types.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/notify-harness.js';
@@ -184,5 +185,21 @@ describe('license-failure alerts against the emulator', () => {
     await pollNow(n);
     expect(limited).toBe(2);
     expect(alerts()).toHaveLength(1);
+  });
+
+  it('counts polls and delivered notices in the metrics', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n);
+    const value = async (m: typeof noticesTotal | typeof notifyPolls, labels: Record<string, string>) =>
+      (await m.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+        ?.value ?? 0;
+    const polls0 = await value(notifyPolls, { feature: 'alerts', outcome: 'ok' });
+    const sent0 = await value(noticesTotal, { kind: 'alert-start', outcome: 'delivered' });
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    await pollNow(n);
+    await pollNow(n);
+    expect(await value(notifyPolls, { feature: 'alerts', outcome: 'ok' })).toBe(polls0 + 2);
+    expect(await value(noticesTotal, { kind: 'alert-start', outcome: 'delivered' })).toBe(sent0 + 1);
   });
 });
