@@ -192,8 +192,9 @@ describe('license-failure alerts against the emulator', () => {
     const n = h.notifier();
     await subscribe(n);
     const value = async (m: typeof noticesTotal | typeof notifyPolls, labels: Record<string, string>) =>
-      (await m.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
-        ?.value ?? 0;
+      (await m.get()).values.find((v) =>
+        Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x),
+      )?.value ?? 0;
     const polls0 = await value(notifyPolls, { feature: 'alerts', outcome: 'ok' });
     const sent0 = await value(noticesTotal, { kind: 'alert-start', outcome: 'delivered' });
     h.emu.addLicenses(SITE, records(30, 'fail'));
