@@ -248,6 +248,9 @@ export async function subscribeAlerts(
         createdAt: nowIso,
       };
   await subs.put(ws, sub);
+  // Resumed after Slack refused the channel: the open spike's alert never arrived; start afresh.
+  // (A threshold change keeps the spike: the next poll updates or recovers that alert.)
+  if (existing?.paused) await subs.resetSpike(ws, id);
   await audit(
     deps,
     ws,

@@ -109,6 +109,18 @@ export class AlertSubscriptions {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  /**
+   * Forget the open spike (thresholds changed, or the subscription resumed): the next poll over
+   * the threshold posts a new alert. The spike counter stays, so keys never repeat.
+   */
+  async resetSpike(ws: WorkspaceKey, id: string): Promise<void> {
+    await this.state.update(ws, id, (old) => {
+      if (!old?.active) return old;
+      const { active: _a, ...rest } = old;
+      return rest;
+    });
+  }
+
   async remove(ws: WorkspaceKey, id: string): Promise<void> {
     await this.docs.delete(ws, id);
     await this.state.delete(ws, id);
@@ -257,8 +269,19 @@ export interface AlertPayload {
   rootUpdate?: LicenseAlert;
 }
 
-export function alertKey(subId: string, spike: number, step: string): string {
-  return `alert:${subId}:s${spike}:${step}`;
+/**
+ * Notice key of a spike's step. The subscription's creation time is part of it: a channel that
+ * stops and later re-subscribes to a site gets the same subscription id, and its spike counter
+ * starts again, so without it the new subscription's first alert would match the old one's
+ * tombstone and never be posted.
+ */
+export function alertKey(
+  sub: Pick<AlertSubscription, 'id' | 'createdAt'>,
+  spike: number,
+  step: string,
+): string {
+  const epoch = (Date.parse(sub.createdAt) || 0).toString(36);
+  return `alert:${sub.id}:${epoch}:s${spike}:${step}`;
 }
 
 /** True when the stats cross the subscription's threshold (pure). */
@@ -297,7 +320,7 @@ export function evaluateAlert(
       peakRatio: stats.ratio,
       state: 'ongoing',
     };
-    const startKey = alertKey(sub.id, n, 'start');
+    const startKey = alertKey(sub, n, 'start');
     entries.push(mk(startKey, 'alert-start', { alert, startKey }));
     state.spikes = n;
     state.active = {
@@ -311,7 +334,7 @@ export function evaluateAlert(
   }
   const a = state.active;
   const n = state.spikes;
-  const startKey = alertKey(sub.id, n, 'start');
+  const startKey = alertKey(sub, n, 'start');
   const peak = Math.max(a.peakRatio, stats.ratio);
   if (isBelow(sub, stats)) {
     const recovery: LicenseAlert = {
@@ -332,7 +355,7 @@ export function evaluateAlert(
       recoveredAt: now,
     };
     entries.push(
-      mk(alertKey(sub.id, n, 'recovered'), 'alert-recovery', { alert: recovery, startKey, rootUpdate }),
+      mk(alertKey(sub, n, 'recovered'), 'alert-recovery', { alert: recovery, startKey, rootUpdate }),
     );
     delete state.active;
     return { state, entries };
@@ -347,7 +370,7 @@ export function evaluateAlert(
       peakRatio: peak,
       state: 'ongoing',
     };
-    entries.push(mk(alertKey(sub.id, n, `u${u}`), 'alert-update', { alert, startKey }));
+    entries.push(mk(alertKey(sub, n, `u${u}`), 'alert-update', { alert, startKey }));
     state.active = { ...a, updates: u, peakRatio: peak, failed: stats.failed, total: stats.total };
   }
   return { state, entries };

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
+import { subscribeAlerts } from '../../src/ops/alerts.js';
+import type { OpsDeps } from '../../src/ops/workspace.js';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
 import { type Notifier, notifyPolls } from '../../src/watch/notifier.js';
 import { noticesTotal } from '../../src/watch/notify-outbox.js';
@@ -167,6 +169,29 @@ describe('license-failure alerts against the emulator', () => {
     h.emu.resetRequestCounts();
     await pollNow(n);
     expect(h.calls('/drm/license')).toBe(0);
+
+    // The channel is fixed and the creator subscribes again: the spike still going on is alerted.
+    h.ports.faults = [];
+    await h.store.credentials.put(WS, {
+      credentials: h.creds,
+      verifiedAt: '2026-11-22T00:00:00.000Z',
+      savedBy: 'U0ADMIN',
+    });
+    const deps = {
+      config: { distribution: 'oauth' } as unknown as OpsDeps['config'],
+      store: h.store,
+      api: h.api,
+      now: () => h.clock.now(),
+    };
+    const again = await subscribeAlerts(deps, WS, {
+      channelId: CH,
+      actor: { userId: 'U0ALERTER', isAdmin: false },
+    });
+    expect(again.status).toBe('updated');
+    expect(again.subscription.paused).toBeUndefined();
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+    expect(topLevel()[0]?.body).toMatchObject({ kind: 'spike', stats: { failed: 30 } });
   });
 
   it('a rate-limited post is retried after Retry-After and posted once', async () => {
@@ -202,5 +227,20 @@ describe('license-failure alerts against the emulator', () => {
     await pollNow(n);
     expect(await value(notifyPolls, { feature: 'alerts', outcome: 'ok' })).toBe(polls0 + 2);
     expect(await value(noticesTotal, { kind: 'alert-start', outcome: 'delivered' })).toBe(sent0 + 1);
+  });
+
+  it('a channel that stops and subscribes again is alerted again for a spike still going on', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const sub = await subscribe(n);
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+    await n.alerts.remove(WS, sub.id);
+    h.advance(60_000);
+    await subscribe(n, { createdAt: new Date(h.clock.now()).toISOString() });
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(2);
   });
 });
