@@ -17,6 +17,7 @@
  */
 import { z } from 'zod';
 import { REQUEST_STATUS, REQUEST_TYPE, type ServiceCode } from '../api/codes.js';
+import { AuthError, PermissionError } from '../api/errors.js';
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
@@ -39,6 +40,11 @@ import type {
 } from './notify-types.js';
 
 export const TRACKED_REQUESTS_NS = 'notify-requests';
+/**
+ * A request undecided this long is dropped from tracking (no DM). The spec gives no deadline for
+ * the provider; 90 days bounds the polling of a request whose site left the account.
+ */
+export const REQUEST_TRACK_MAX_AGE_MS = 90 * 24 * 3600_000;
 
 export interface TrackedRequest {
   /** `plan:<site>:<service>:<req_group_id>` or `site:<seq>`. */
@@ -262,6 +268,8 @@ export interface RequestPollInput {
   tracker: RequestTracker;
   outbox: NoticeOutbox;
   now: () => number;
+  /** Requests undecided for longer are no longer polled. Default 90 days. */
+  maxAgeMs?: number;
   /** Page cap for the additional-site request list. Default 10 (of 100). */
   maxSitePages?: number;
   logger?: Logger;
@@ -274,7 +282,17 @@ function dayOf(ms: number): string {
 /** One poll of a workspace's tracked requests: enqueue outcomes, then untrack them. */
 export async function pollRequests(input: RequestPollInput): Promise<RequestPollResult> {
   const { workspace: ws, client, tracker, outbox } = input;
-  const tracked = await tracker.list(ws);
+  const maxAge = input.maxAgeMs ?? REQUEST_TRACK_MAX_AGE_MS;
+  const all = await tracker.list(ws);
+  const tracked: TrackedRequest[] = [];
+  for (const t of all) {
+    if (input.now() - t.requestedAt <= maxAge) tracked.push(t);
+    else {
+      // Undecided for months (or its site left the account): stop polling it.
+      input.logger?.info({ workspace: ws, id: t.id }, 'request tracking expired');
+      await tracker.remove(ws, t.id);
+    }
+  }
   const res: RequestPollResult = { tracked: tracked.length, outcomes: 0, calls: 0 };
   if (tracked.length === 0) return res;
   const decided: Array<{ t: TrackedRequest; entry: NoticeEntry }> = [];
@@ -286,13 +304,21 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
     const k = `${t.siteId}|${t.serviceCode}`;
     groups.set(k, [...(groups.get(k) ?? []), t]);
   }
+  const errors: unknown[] = [];
   for (const list of groups.values()) {
     const first = list[0] as TrackedRequest;
     res.calls++;
-    const latest: StatusRequest | null = await input.client.getLatestStatusRequest(
-      first.siteId,
-      first.serviceCode as ServiceCode,
-    );
+    let latest: StatusRequest | null;
+    try {
+      latest = await input.client.getLatestStatusRequest(first.siteId, first.serviceCode as ServiceCode);
+    } catch (e) {
+      // One site failing (removed from the account...) must not hold back the others' outcomes;
+      // credentials refused, or every call failing, fails the poll (backoff).
+      if (e instanceof AuthError || e instanceof PermissionError) throw e;
+      input.logger?.warn({ workspace: ws, siteId: first.siteId, err: e }, 'request status read failed');
+      errors.push(e);
+      continue;
+    }
     const now = input.now();
     for (const t of list) {
       let notice: RequestOutcomeNotice | undefined;
@@ -317,6 +343,15 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
       const dm = !(notice.cancelledBy && notice.cancelledBy === t.requestedBy);
       decided.push({ t, entry: outcomeEntry(ws, t, notice, dm, now) });
     }
+  }
+
+  if (
+    groups.size > 0 &&
+    errors.length === groups.size &&
+    decided.length === 0 &&
+    !tracked.some((t) => t.kind === 'site')
+  ) {
+    throw errors[0];
   }
 
   // Additional-site requests: page through the list from the oldest tracked day.

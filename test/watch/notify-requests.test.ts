@@ -2,8 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   attachRequestCard,
   cancelPlanRequestTracked,
+  listTrackedRequests,
   requestAdditionalSiteTracked,
   requestChangeTracked,
+  trackPlanRequest,
 } from '../../src/ops/request-outcomes.js';
 import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
 import { crashStore } from './support/crash-store.js';
@@ -128,6 +130,28 @@ describe('plan-request outcomes', () => {
       cancelledBy: OTHER,
     });
     expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it('a site the service refuses does not hold back the outcome of another; months-old requests stop being polled', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await trackPlanRequest(deps(), WS, {
+      siteId: 'ZZ99',
+      serviceCode: 'drm',
+      request: { requestId: 'RG1', type: 'SM001' },
+      requestedBy: USER,
+    });
+    const view = await trialRequest();
+    h.emu.approveRequest(SITE, view.requestId);
+    await run(n, 120_000);
+    expect(h.ports.of('dm').map((d) => (d.body as RequestOutcomeNotice).requestId)).toEqual([view.requestId]);
+    expect((await listTrackedRequests(deps(), WS)).map((t) => t.siteId)).toEqual(['ZZ99']);
+    h.advance(91 * 24 * 3600_000);
+    await run(n, 60_000);
+    expect(await listTrackedRequests(deps(), WS)).toEqual([]);
+    h.emu.resetRequestCounts();
+    await run(n, 300_000);
+    expect(h.calls('/plan/request/status')).toBe(0);
   });
 
   it('an additional-site request approved by the provider is reported with the assigned site id', async () => {
