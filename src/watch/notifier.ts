@@ -86,6 +86,8 @@ export interface Notifier {
   drain(ws: string): Promise<NoticeDrainResult | undefined>;
   /** Ask for a drain soon, without waiting (for command handlers that must ack fast). */
   kick(ws: string): void;
+  /** Resolves when no timer-started tick is running (tests, graceful shutdown). */
+  settled(): Promise<void>;
   readonly outbox: NoticeOutbox;
   readonly tracker: RequestTracker;
   readonly alerts: AlertSubscriptions;
@@ -100,7 +102,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const tickMs = Math.max(1000, opts.tickMs ?? 15_000);
   const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
   const pollLeaseTtl = Math.max(3 * intervalMs, 30_000);
-  const deliveryLeaseTtl = 120_000;
+  const deliveryLeaseTtl = 60_000;
   const listeners = new Set<(e: NotifyEvent) => void>();
   if (opts.events) listeners.add(opts.events);
   const emit = (e: NotifyEvent) => {
@@ -167,9 +169,25 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     const p = (async () => {
       const name = `notify-dlv:${ws}`;
       if (!(await opts.store.leases.acquire(name, opts.holderId, deliveryLeaseTtl))) return undefined;
+      // Heartbeat: a long drain (composing a big digest, Retry-After waits) keeps the lease, so
+      // another replica never starts on the same entries meanwhile.
+      let beat: unknown;
+      const renew = () => {
+        beat = clock.setTimer(() => {
+          void opts.store.leases
+            .renew(name, opts.holderId, deliveryLeaseTtl)
+            .then((ok) => {
+              if (!ok) log.warn({ workspace: ws }, 'notice delivery lease lost during a drain');
+            })
+            .catch((err) => log.warn({ err, workspace: ws }, 'notice delivery lease renewal failed'));
+          renew();
+        }, deliveryLeaseTtl / 3);
+      };
+      renew();
       try {
         return await deliverer.drain(ws);
       } finally {
+        clock.clearTimer(beat);
         await opts.store.leases.release(name, opts.holderId);
       }
     })();
@@ -346,6 +364,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     },
     tick,
     drain,
+    async settled() {
+      while (current) await current;
+    },
     kick(ws) {
       void drain(ws).catch((err) => log.error({ err, workspace: ws }, 'notice drain failed'));
     },

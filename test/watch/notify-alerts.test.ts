@@ -243,4 +243,39 @@ describe('license-failure alerts against the emulator', () => {
     await pollNow(n);
     expect(topLevel()).toHaveLength(2);
   });
+
+  it('a failing license list backs the site off, then the spike is alerted once the service answers', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier({ maxBackoffMs: 4 * 60_000 });
+    await subscribe(n);
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    h.emu.faults.add({ match: '/drm/license', status: 503 });
+    h.emu.resetRequestCounts();
+    for (let i = 0; i < 10; i++) await pollNow(n);
+    // Backoff: far fewer polls than the 10 intervals (each poll is retried by the API client).
+    const failedPolls = h.events.filter((e) => e.type === 'notify-poll-failed');
+    expect(failedPolls.length).toBeGreaterThan(0);
+    expect(failedPolls.length).toBeLessThan(6);
+    expect(failedPolls.at(-1)).toMatchObject({ feature: 'alerts', siteId: SITE, errorKind: 'transport' });
+    expect(alerts()).toEqual([]);
+    h.emu.faults.clear();
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    for (let i = 0; i < 5; i++) await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+  });
+
+  it('alerts for several sites in one channel are paced one post per second', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    await subscribe(n);
+    await subscribe(n, { siteId: 'CD34' });
+    h.emu.addLicenses(SITE, records(30, 'fail'));
+    h.emu.addLicenses('CD34', records(30, 'fail'));
+    const before = h.clock.slept;
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(2);
+    const [a, b] = topLevel();
+    expect(Number(b?.ts) - Number(a?.ts)).toBeGreaterThanOrEqual(1);
+    expect(h.clock.slept - before).toBeGreaterThanOrEqual(1000);
+  });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/watch/digest.js';
 import type { Notifier } from '../../src/watch/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/watch/notify-types.js';
@@ -221,7 +221,7 @@ describe('daily digest against the emulator', () => {
     // Move virtual time in timer-sized steps; each fired timer runs a tick in the background.
     while (h.clock.now() < DUE + 60_000 && digests().length === 0) {
       h.advance(15_000);
-      await vi.waitFor(() => expect(h.clock.pendingTimers()).toBe(1), { interval: 5 });
+      await n.settled();
     }
     expect(digests()).toHaveLength(1);
     expect(Number(digests()[0]?.ts) * 1000 - DUE).toBeLessThanOrEqual(60_000);
