@@ -8,6 +8,7 @@ import {
   trackPlanRequest,
 } from '../../src/ops/request-outcomes.js';
 import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
+import { DeliveryError } from '../../src/watch/types.js';
 import { crashStore } from './support/crash-store.js';
 import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/notify-harness.js';
 
@@ -152,6 +153,36 @@ describe('plan-request outcomes', () => {
     h.emu.resetRequestCounts();
     await run(n, 300_000);
     expect(h.calls('/plan/request/status')).toBe(0);
+  });
+
+  it('a requester Slack cannot DM any more still gets the card updated; nothing is retried forever', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const view = await trialRequest();
+    h.ports.faults = [(call) => (call === 'deliverDm' ? new DeliveryError('user_not_found') : undefined)];
+    h.emu.approveRequest(SITE, view.requestId);
+    await run(n, 120_000);
+    expect(h.ports.cardUpdates.map((c) => c.notice.outcome)).toEqual(['approved']);
+    expect(await n.outbox.size(WS)).toBe(0);
+    await run(n, 300_000);
+    expect(h.ports.calls.filter((c) => c === 'deliverDm')).toHaveLength(1);
+  });
+
+  it('refused credentials fail the poll with an event and back off; the outcome arrives once they work', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier({ maxBackoffMs: 4 * 60_000 });
+    const view = await trialRequest();
+    h.emu.approveRequest(SITE, view.requestId);
+    h.emu.faults.add({ match: '/plan/request/status', status: 401 });
+    await run(n, 600_000);
+    const failed = h.events.filter((e) => e.type === 'notify-poll-failed');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.length).toBeLessThan(10);
+    expect(failed[0]).toMatchObject({ feature: 'requests', errorKind: 'auth' });
+    expect(h.ports.of('dm')).toEqual([]);
+    h.emu.faults.clear();
+    await run(n, 300_000);
+    expect(h.ports.of('dm')).toHaveLength(1);
   });
 
   it('an additional-site request approved by the provider is reported with the assigned site id', async () => {
