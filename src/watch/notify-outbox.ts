@@ -242,10 +242,7 @@ export function retryable(err: unknown): boolean {
 }
 
 class StepError extends Error {
-  constructor(
-    readonly inner: unknown,
-    readonly posted: boolean,
-  ) {
+  constructor(readonly inner: unknown) {
     super('notice step failed');
   }
 }
@@ -319,7 +316,7 @@ export class NoticeDeliverer {
         try {
           return await fn();
         } catch (err) {
-          throw new StepError(err, false);
+          throw new StepError(err);
         }
       },
       tryCall: async (fn) => {
@@ -328,7 +325,7 @@ export class NoticeDeliverer {
           await fn();
         } catch (err) {
           const t = classifyDeliveryError(err).type;
-          if (t === 'rate' || t === 'transient') throw new StepError(err, false);
+          if (t === 'rate' || t === 'transient') throw new StepError(err);
           this.d.logger.warn({ key: e.key, err }, 'notice update refused; skipped');
         }
       },
@@ -342,7 +339,7 @@ export class NoticeDeliverer {
           try {
             found = await ports.findPosted(where, stepKey, since);
           } catch (err) {
-            throw new StepError(err, false);
+            throw new StepError(err);
           }
           if (found) {
             this.d.logger.info({ key: stepKey }, 'recovered a notice already posted');
@@ -360,7 +357,7 @@ export class NoticeDeliverer {
         try {
           ref = await post(stepKey);
         } catch (err) {
-          throw new StepError(err, true);
+          throw new StepError(err);
         }
         e.steps[step] = ref;
         delete e.sending;
