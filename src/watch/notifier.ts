@@ -8,6 +8,20 @@
  * 3. hands due digests to the outbox (so a digest is posted within `tickMs` + composition time of
  *    its HH:MM) and drains every workspace with pending notices.
  *
+ * Wiring (the Slack layer, e.g. next to the job watcher in src/slack/watch-runtime.ts):
+ *
+ *   const notifier = createNotifier({
+ *     store, api, holderId,                       // the same as the job watcher's
+ *     credentials: (ws) => loadCredentials(...),  // the workspace's WorkspaceCredentials
+ *     ports: (ws) => slackNotifyPorts(ws),        // NotifyPorts over the workspace's WebClient
+ *     intervalMs: config.pollIntervalSeconds * 1000,
+ *     events: (e) => ...,                         // notify-paused: DM e.createdBy e.message
+ *   });
+ *   notifier.start();  ...  await notifier.stop();
+ *
+ * Commands call the ops (src/ops/alerts.ts, digest.ts, request-outcomes.ts) and pass
+ * `kick: (ws) => notifier.kick(ws)` where an immediate delivery is wanted.
+ *
  * Delivery holds a short per-workspace lease (released after each drain). Exactly-once does not
  * rest on leases (see notify-outbox.ts): they keep replicas from doing the same work twice.
  * A service error backs the poll of that workspace/site off exponentially (capped); an auth or
@@ -262,7 +276,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         const start = clock.now();
         try {
           creds ??= await opts.credentials(ws);
-          if (!creds?.service) {
+          // No Service API credentials, or the site left the workspace's configuration: no call
+          // (the subscription stays; `/drm alerts` shows it, `/drm alerts stop` removes it).
+          if (!creds?.service || !creds.siteIds.includes(siteId)) {
             polled(k, start);
             continue;
           }

@@ -278,4 +278,16 @@ describe('license-failure alerts against the emulator', () => {
     expect(Number(b?.ts) - Number(a?.ts)).toBeGreaterThanOrEqual(1);
     expect(h.clock.slept - before).toBeGreaterThanOrEqual(1000);
   });
+
+  it('a site no longer in the workspace configuration is not polled', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier({
+      credentials: async () => ({ ...h.creds, siteIds: ['CD34'], defaultSiteId: 'CD34' }),
+    });
+    await subscribe(n);
+    h.emu.resetRequestCounts();
+    await pollNow(n);
+    await pollNow(n);
+    expect(h.calls('/drm/license')).toBe(0);
+  });
 });
