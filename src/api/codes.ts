@@ -100,7 +100,20 @@ export const API_CODE = {
 } as const;
 export type ServiceEndpointName = keyof typeof API_CODE;
 
-/** A human label for any code this module knows; the code itself when unknown. */
+/**
+ * The label of a code in one table, or "unknown (CODE)" for a code the table does not list (a
+ * service newer than the specs; the API client keeps such codes instead of failing the call).
+ */
+export function codeLabel(table: Readonly<Record<string, string>>, code: string): string {
+  return Object.hasOwn(table, code) ? (table[code] as string) : `unknown (${code})`;
+}
+
+/** True when `code` is one of the table's codes. */
+export function isKnownCode(table: Readonly<Record<string, unknown>>, code: string): boolean {
+  return Object.hasOwn(table, code);
+}
+
+/** A human label for any code this module knows; "unknown (CODE)" otherwise. */
 export function codeName(code: string): string {
   const tables: Record<string, string>[] = [
     JOB_STATUS,
@@ -112,9 +125,8 @@ export function codeName(code: string): string {
     REQUEST_TYPE,
   ];
   for (const t of tables) {
-    const v = t[code];
-    if (v) return v;
+    if (Object.hasOwn(t, code)) return t[code] as string;
   }
   const group = MEMBER_GROUP[Number(code) as MemberGroupSeq];
-  return group ? group.name : code;
+  return group ? group.name : `unknown (${code})`;
 }

@@ -5,12 +5,23 @@
  * -> TransportError (the HTTP layer already retried what could be retried).
  * Envelope: `error_code` "0000" -> data; any other code -> ServiceError(code, message).
  *
- * Tolerant where reality varies: numbers sent as strings are coerced, unknown fields are ignored,
- * `time_zone` with or without its sign ("09:00" -> "+09:00"), `error_code` as 0 / "0" / "0000".
- * Strict where it matters: ids must be integers, site ids 4 alphanumerics, status codes must be
- * known codes; a violation is a ProtocolError naming the field path ("data[3].job_status").
+ * Tolerant where reality varies (a real service drifts from its spec; one odd detail must not fail
+ * a whole command or list):
+ * - numbers sent as strings are coerced, unknown fields are ignored;
+ * - an optional text field may be a string, a number, null or left out entirely (all read as "");
+ * - a status or product code the specs do not list is kept as its raw text (renderers show it as
+ *   "unknown (CODE)", `codeLabel`), and logged once per code;
+ * - `time_zone` with or without its sign ("09:00" -> "+09:00"); a value that is not an offset at
+ *   all ("Asia/Seoul", "GMT+09:00", "") is ignored with a warning (logged once per value) and the
+ *   client falls back to the offset it asked for;
+ * - `error_code` as 0 / "0" / "0000".
+ * Strict where it matters: ids must be integers that a JavaScript number holds exactly (an id
+ * above 2^53-1, sent as a string, is refused with a ProtocolError instead of being silently
+ * rounded to another id), site ids 4 alphanumerics; a violation is a ProtocolError naming the
+ * field path ("data[3].job_id").
  */
 import { z } from 'zod';
+import { logger, scrubSecrets } from '../log.js';
 import { AuthError, PermissionError, ProtocolError, ServiceError, TransportError } from './errors.js';
 import type { HttpResponse } from './http.js';
 import { normalizeTimeZone, parseServiceTime } from './time.js';
@@ -20,19 +31,40 @@ import type { TimeValue } from './types.js';
 // Reusable field schemas
 // ---------------------------------------------------------------------------------------------
 
-/** An integer, also when sent as a string of digits ("42"). */
-export const intLike = z.union([
-  z.number().int(),
-  z
-    .string()
-    .trim()
-    .regex(/^-?\d+$/, 'expected an integer')
-    .transform(Number),
-]);
+const TOO_BIG = (shown: string) =>
+  `the integer ${shown.slice(0, 30)} is beyond 2^53-1 and cannot be held exactly (it would be rounded to another id); the service sent an id this client cannot use`;
 
-/** A string, also when sent as a number; null/absent -> "". */
+/**
+ * An integer, also when sent as a string of digits ("42"). Ids above 2^53-1 are refused, not
+ * rounded: as a JSON number they already lost precision in JSON.parse, as a string they would
+ * lose it in Number(); either way another id would be used silently.
+ */
+export const intLike = z.union([z.number(), z.string()]).transform((v, ctx): number => {
+  const shown = String(v).trim();
+  if (typeof v === 'string' && !/^-?\d+$/.test(shown)) {
+    ctx.addIssue({ code: 'custom', message: 'expected an integer' });
+    return z.NEVER;
+  }
+  const n = typeof v === 'number' ? v : Number(shown);
+  if (!Number.isInteger(n)) {
+    ctx.addIssue({ code: 'custom', message: 'expected an integer' });
+    return z.NEVER;
+  }
+  if (!Number.isSafeInteger(n)) {
+    ctx.addIssue({ code: 'custom', message: TOO_BIG(shown) });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/**
+ * A string, also when sent as a number; null, "" or a key left out entirely -> "". (Under zod 4 a
+ * union that merely accepts `undefined` still makes the key required: `.optional()` is what lets
+ * the key be absent.)
+ */
 export const text = z
-  .union([z.string(), z.number().transform(String), z.null(), z.undefined()])
+  .union([z.string(), z.number().transform(String), z.null()])
+  .optional()
   .transform((v) => v ?? '');
 
 /** A required string (numbers accepted and turned into strings). */
@@ -42,10 +74,36 @@ export const siteIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9]{4}$/, 'expected a 4-character alphanumeric site id');
 
-/** A known code from one of the tables of codes.ts. */
-export function codeOf<const T extends string>(codes: readonly T[]) {
-  return z.enum(codes as unknown as [T, ...T[]], {
-    error: (iss) => `unknown code ${JSON.stringify(iss.input)}; expected one of ${codes.join(', ')}`,
+const warnedCodes = new Set<string>();
+const warnedZones = new Set<string>();
+
+/** Log once per process for each distinct unknown code (bounded). */
+function warnUnknownCode(field: string, code: string): void {
+  const key = `${field}|${code}`;
+  if (warnedCodes.has(key) || warnedCodes.size > 1000) return;
+  warnedCodes.add(key);
+  logger.warn(
+    { field, code: code.slice(0, 40) },
+    'the service sent a code the specs do not list; it is kept and shown as "unknown (CODE)"',
+  );
+}
+
+/**
+ * A code from one of the tables of codes.ts. A code the table does not list (a service newer than
+ * the spec) is kept as its raw text, logged once, and typed as the table's codes: consumers must
+ * treat a code they do not know as "not one of mine" (the watcher: not final; renderers:
+ * `codeLabel` -> "unknown (CODE)"). Only an empty or non-text value is a ProtocolError.
+ */
+export function codeOf<const T extends string>(codes: readonly T[], field = 'code') {
+  const known = new Set<string>(codes);
+  return z.union([z.string(), z.number().transform(String)]).transform((v, ctx): T => {
+    const code = v.trim();
+    if (code === '') {
+      ctx.addIssue({ code: 'custom', message: `empty code; expected one of ${codes.join(', ')}` });
+      return z.NEVER;
+    }
+    if (!known.has(code)) warnUnknownCode(field, code);
+    return code as T;
   });
 }
 
@@ -54,14 +112,17 @@ export const errorCodeSchema = z.union([z.string(), z.number()]).transform((v) =
   return /^0+$/.test(s) ? '0000' : s;
 });
 
-export const timeZoneSchema = z.string().transform((v, ctx) => {
-  const n = normalizeTimeZone(v);
-  if (!n) {
-    ctx.addIssue({ code: 'custom', message: `"${v.slice(0, 20)}" is not a +hh:mm offset` });
-    return z.NEVER;
-  }
-  return n;
-});
+/**
+ * The envelope's time_zone: a normalised offset, or `{ ignored }` when the text is not an offset
+ * ("Asia/Seoul", "GMT+09:00", ""). The spec defines time_zone as the +hh:mm offset the request
+ * asked for, so the caller falls back to the offset it requested (warned once per value).
+ */
+export const timeZoneSchema = z
+  .union([z.string(), z.number().transform(String)])
+  .transform((v): { tz: string } | { ignored: string } => {
+    const n = normalizeTimeZone(v);
+    return n ? { tz: n } : { ignored: v.slice(0, 40) };
+  });
 
 /** A time string; turned into a TimeValue by the caller once the time zone is known. */
 export const timeText = text;
@@ -97,8 +158,10 @@ const envelopeSchema = z.object({
 export interface Envelope {
   errorCode: string;
   errorMessage: string;
-  /** Normalised "+hh:mm" when present. */
+  /** Normalised "+hh:mm" when present and an offset. */
   timeZone?: string;
+  /** The envelope's time_zone when it was not an offset (then ignored; see timeZoneSchema). */
+  timeZoneIgnored?: string;
   totalCount?: number;
   count?: number;
   data: unknown;
@@ -147,18 +210,103 @@ export function parseWith<S extends z.ZodType>(
   return r.data;
 }
 
+/** Options of decodeEnvelope. */
+export interface DecodeOptions {
+  /** The bot's clock, to compare with the server's Date header on a 401. Default Date.now. */
+  now?: () => number;
+  /** Which API: the Service API's 401 may come from the JWT claims or lifetime (settings hint). */
+  api?: 'wm' | 'svc';
+}
+
+/** Skews below this are normal (network time, rounding of the Date header to seconds). */
+const SKEW_NOTE_MS = 60_000;
+
+/**
+ * The server's explanation of a 401/403, as plain text fit for a message: the envelope's
+ * error_message (or message/error), else the body text; control characters dropped, anything
+ * shaped like a credential or a registered secret masked, at most 200 characters. '' when none.
+ */
+export function serverMessage(res: HttpResponse): string {
+  let msg = '';
+  const t = res.text.trim();
+  if (t.startsWith('{')) {
+    try {
+      const j = JSON.parse(t) as Record<string, unknown>;
+      for (const k of ['error_message', 'message', 'error', 'error_description']) {
+        const v = j[k];
+        if (typeof v === 'string' && v.trim()) {
+          msg = v;
+          break;
+        }
+      }
+    } catch {
+      // not JSON after all: fall through to the text
+    }
+  }
+  if (!msg && !t.startsWith('{') && !/^<(!doctype|html)/i.test(t)) msg = t;
+  msg = scrubSecrets(
+    msg.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' '),
+  ).trim();
+  return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
+}
+
+/**
+ * How far the server's clock (its Date header) is from ours, ms (positive: server ahead), or
+ * undefined when there is no readable Date header.
+ */
+export function serverClockSkewMs(res: HttpResponse, nowMs: number): number | undefined {
+  const d = res.headers.date;
+  const v = Array.isArray(d) ? d[0] : d;
+  if (!v) return undefined;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : t - nowMs;
+}
+
+function describeSkew(skewMs: number): string {
+  const s = Math.round(Math.abs(skewMs) / 1000);
+  const amount = s >= 120 ? `${Math.round(s / 60)} minutes` : `${s} seconds`;
+  return `The server's clock (its Date header) is ${amount} ${skewMs > 0 ? 'ahead of' : 'behind'} this bot's clock`;
+}
+
+const CLAIMS_WORDS = /claim|audience|issuer|subject|\baud\b|\biss\b|\bsub\b|expir|\bexp\b|jwt|signature/i;
+
+function authMessage(endpoint: string, res: HttpResponse, opts: DecodeOptions): string {
+  const said = serverMessage(res);
+  const skew = serverClockSkewMs(res, (opts.now ?? Date.now)());
+  const parts = [
+    `${endpoint}: the service refused the credentials or token (HTTP 401)${said ? `, saying "${said}"` : ''}.`,
+  ];
+  const skewed = skew !== undefined && Math.abs(skew) > SKEW_NOTE_MS;
+  if (skewed) {
+    parts.push(
+      `${describeSkew(skew)}: a token can look expired or not yet valid to it.` +
+        (opts.api === 'svc'
+          ? ' Fix the clock of either side, or lengthen (or, with 0, leave out) the token lifetime with SERVICE_JWT_TTL_SECONDS.'
+          : ' Fix the clock of either side.'),
+    );
+  }
+  if (opts.api === 'svc' && (skewed || CLAIMS_WORDS.test(said))) {
+    parts.push(
+      'If the account id and secret key are right, the JWT claims may not be what this server expects: check SERVICE_JWT_SUB, SERVICE_JWT_AUD, SERVICE_JWT_ISS, SERVICE_JWT_ACCOUNT_SEQ_TYPE and SERVICE_JWT_SECRET_ENCODING.',
+    );
+  }
+  return parts.join(' ');
+}
+
 /**
  * Turn an HTTP response into an envelope, or throw the matching ApiError.
- * A ServiceError carries the service's code and (length-capped) message.
+ * A ServiceError carries the service's code and (length-capped) message. A 401/403 carries the
+ * server's own explanation (secrets masked) and, on a 401, a note when the server's clock is off.
  */
-export function decodeEnvelope(endpoint: string, res: HttpResponse): Envelope {
+export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: DecodeOptions = {}): Envelope {
   if (res.status === 401) {
-    throw new AuthError(endpoint, `${endpoint}: the service refused the credentials or token (HTTP 401).`);
+    throw new AuthError(endpoint, authMessage(endpoint, res, opts));
   }
   if (res.status === 403) {
+    const said = serverMessage(res);
     throw new PermissionError(
       endpoint,
-      `${endpoint}: this account has no permission for this API (HTTP 403).`,
+      `${endpoint}: this account has no permission for this API (HTTP 403)${said ? `, the service says "${said}"` : ''}.`,
     );
   }
   if (res.status < 200 || res.status >= 300) {
@@ -185,15 +333,27 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse): Envelope {
     const msg = (env.error_message ?? '').slice(0, 500);
     throw new ServiceError(endpoint, env.error_code, msg);
   }
-  return {
+  const tz = env.time_zone ?? undefined;
+  const out: Envelope = {
     errorCode: env.error_code,
     errorMessage: env.error_message ?? '',
-    timeZone: env.time_zone ?? undefined,
     totalCount: env.total_count ?? undefined,
     count: env.count ?? undefined,
     data: env.data,
     raw: json as Record<string, unknown>,
   };
+  if (tz && 'tz' in tz) out.timeZone = tz.tz;
+  else if (tz && 'ignored' in tz) {
+    out.timeZoneIgnored = tz.ignored;
+    if (!warnedZones.has(tz.ignored) && warnedZones.size < 1000) {
+      warnedZones.add(tz.ignored);
+      logger.warn(
+        { endpoint, timeZone: tz.ignored },
+        'the service sent a time_zone that is not a +hh:mm offset; the requested offset is used instead',
+      );
+    }
+  }
+  return out;
 }
 
 /** Decode the envelope and validate its data. */
@@ -201,7 +361,8 @@ export function decodeData<S extends z.ZodType>(
   endpoint: string,
   res: HttpResponse,
   dataSchema: S,
+  opts: DecodeOptions = {},
 ): { env: Envelope; data: z.output<S> } {
-  const env = decodeEnvelope(endpoint, res);
+  const env = decodeEnvelope(endpoint, res, opts);
   return { env, data: parseWith(endpoint, dataSchema, env.data, 'data') };
 }

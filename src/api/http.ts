@@ -5,7 +5,17 @@
  *   sites talk to the same one or two origins).
  * - Base URLs may carry a path prefix (`http://127.0.0.1:4010/wm`): the prefix is kept and the
  *   endpoint path appended.
- * - Timeouts: connect / headers / body, configurable.
+ * - Upstream allow-list (origins.ts): every request's origin is checked HERE, before a pool or a
+ *   socket exists for it; a refused origin is an OriginRefusedError (a ValidationError: nothing
+ *   was sent).
+ * - Timeouts: connect / headers / body, configurable, and ONE total deadline per call
+ *   (`deadlineMs`) covering every attempt, the waits between them, the headers and the whole body:
+ *   a server that drips a byte every few seconds (each gap within the body timeout) is cut off at
+ *   the deadline.
+ * - Response size cap (`maxResponseBytes`, default 10 MB): a larger answer (by Content-Length, or
+ *   counted while reading) is abandoned with a TransportError; the process never buffers more.
+ * - Pools of origins not used for `poolIdleCloseMs` (and with nothing in flight) are closed, so a
+ *   base URL changed in setup does not leave its old pool behind.
  * - Retries: ONLY for GET (idempotent), on network errors, timeouts, 5xx and 429, with exponential
  *   backoff and full jitter (`random() * min(cap, base * 2^n)`), honouring `Retry-After` (seconds
  *   or HTTP date, capped at `retryAfterCapMs`).
@@ -22,7 +32,17 @@ import { type FormData, Pool } from 'undici';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
 import { ApiError, TransportError, ValidationError } from './errors.js';
+import type { OriginPolicy, OriginRefusal } from './origins.js';
 import { urlForMessage } from './validate.js';
+
+/** A request refused by the upstream allow-list before any connection. */
+export class OriginRefusedError extends ValidationError {
+  readonly refusal: OriginRefusal;
+  constructor(endpoint: string, refusal: OriginRefusal) {
+    super(endpoint, [{ field: 'base URL', message: refusal.message }]);
+    this.refusal = refusal;
+  }
+}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -72,6 +92,14 @@ export interface HttpOptions {
   backoffMaxMs?: number;
   /** Largest Retry-After honoured, ms. Default 30000. */
   retryAfterCapMs?: number;
+  /** Total time of one call: all attempts, waits, headers and body, ms. Default 30000. */
+  deadlineMs?: number;
+  /** Largest response body read, bytes. Default 10 MB. */
+  maxResponseBytes?: number;
+  /** Close the pool of an origin unused (and idle) this long, ms. Default 300000. */
+  poolIdleCloseMs?: number;
+  /** Upstream allow-list; undefined = every http(s) origin (tests and tools; main always sets it). */
+  originPolicy?: OriginPolicy;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
@@ -183,9 +211,19 @@ export function buildTarget(
   return { origin: u.origin, path: `${prefix}${path}${q ? `?${q}` : ''}` };
 }
 
+interface PoolEntry {
+  pool: Pool;
+  lastUsed: number;
+  inflight: number;
+}
+
 export class HttpClient {
-  private readonly pools = new Map<string, Pool>();
-  private readonly o: Required<Omit<HttpOptions, 'logger'>> & { logger: Logger };
+  private readonly pools = new Map<string, PoolEntry>();
+  private readonly o: Required<Omit<HttpOptions, 'logger' | 'originPolicy'>> & {
+    logger: Logger;
+    originPolicy: OriginPolicy | undefined;
+  };
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: HttpOptions = {}) {
     this.o = {
@@ -198,6 +236,10 @@ export class HttpClient {
       backoffBaseMs: opts.backoffBaseMs ?? 200,
       backoffMaxMs: opts.backoffMaxMs ?? 5_000,
       retryAfterCapMs: opts.retryAfterCapMs ?? 30_000,
+      deadlineMs: opts.deadlineMs ?? 30_000,
+      maxResponseBytes: opts.maxResponseBytes ?? 10 * 1024 * 1024,
+      poolIdleCloseMs: opts.poolIdleCloseMs ?? 300_000,
+      originPolicy: opts.originPolicy,
       sleep: opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       random: opts.random ?? Math.random,
       now: opts.now ?? Date.now,
@@ -205,19 +247,67 @@ export class HttpClient {
     };
   }
 
-  private pool(origin: string): Pool {
+  private pool(origin: string): PoolEntry {
     let p = this.pools.get(origin);
     if (!p) {
-      p = new Pool(origin, {
-        connections: this.o.connectionsPerOrigin,
-        connectTimeout: this.o.connectTimeoutMs,
-        headersTimeout: this.o.headersTimeoutMs,
-        bodyTimeout: this.o.bodyTimeoutMs,
-        keepAliveTimeout: this.o.keepAliveTimeoutMs,
-      });
+      p = {
+        pool: new Pool(origin, {
+          connections: this.o.connectionsPerOrigin,
+          connectTimeout: this.o.connectTimeoutMs,
+          headersTimeout: this.o.headersTimeoutMs,
+          bodyTimeout: this.o.bodyTimeoutMs,
+          keepAliveTimeout: this.o.keepAliveTimeoutMs,
+        }),
+        lastUsed: this.o.now(),
+        inflight: 0,
+      };
       this.pools.set(origin, p);
+      this.startSweeper();
     }
     return p;
+  }
+
+  /** Origins with an open pool (diagnostics and tests). */
+  openOrigins(): string[] {
+    return [...this.pools.keys()];
+  }
+
+  /** Close the pools of origins unused for poolIdleCloseMs with nothing in flight. */
+  sweepIdlePools(): void {
+    const now = this.o.now();
+    for (const [origin, p] of this.pools) {
+      if (p.inflight > 0 || now - p.lastUsed < this.o.poolIdleCloseMs) continue;
+      this.pools.delete(origin);
+      p.pool.close().catch(() => p.pool.destroy().catch(() => undefined));
+      this.o.logger.debug({ origin }, 'closed idle upstream pool');
+    }
+    if (this.pools.size === 0) this.stopSweeper();
+  }
+
+  private startSweeper(): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setInterval(() => this.sweepIdlePools(), Math.min(this.o.poolIdleCloseMs, 60_000));
+    this.sweepTimer.unref();
+  }
+
+  private stopSweeper(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+  }
+
+  /** Read the body up to the size cap; throws BodyTooLarge beyond it (and stops reading). */
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): void }): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > this.o.maxResponseBytes) {
+        body.destroy();
+        throw new BodyTooLarge();
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   /** Backoff before retry number `n` (0-based): full jitter, or the server's Retry-After. */
@@ -242,10 +332,15 @@ export class HttpClient {
       }
       throw e;
     }
-    const pool = this.pool(target.origin);
+    // The allow-list: checked here, before any pool or socket exists for the origin.
+    const refusal = this.o.originPolicy?.check(req.baseUrl);
+    if (refusal) throw new OriginRefusedError(req.endpoint, refusal);
+    this.sweepIdlePools();
+    const entry = this.pool(target.origin);
+    const pool = entry.pool;
+    const deadlineAt = performance.now() + this.o.deadlineMs;
     const idempotent = req.method === 'GET';
     const maxAttempts = idempotent ? this.o.retries + 1 : 1;
-    const log = this.o.logger;
 
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     let body: string | FormData | undefined;
@@ -259,12 +354,43 @@ export class HttpClient {
       body = req.body.value; // undici sets the multipart content-type with its boundary
     }
 
+    entry.inflight++;
+    try {
+      return await this.attempts(req, target, pool, entry, headers, body, deadlineAt, maxAttempts);
+    } finally {
+      entry.inflight--;
+      entry.lastUsed = this.o.now();
+    }
+  }
+
+  private async attempts(
+    req: HttpRequest,
+    target: { origin: string; path: string },
+    pool: Pool,
+    entry: PoolEntry,
+    headers: Record<string, string>,
+    body: string | FormData | undefined,
+    deadlineAt: number,
+    maxAttempts: number,
+  ): Promise<HttpResponse> {
+    const log = this.o.logger;
     for (let attempt = 1; ; attempt++) {
       const started = this.o.now();
       const endTimer = serviceCallSeconds.startTimer({ endpoint: req.endpoint });
       let status: number | undefined;
       let retryAfterMs: number | undefined;
       let failure: TransportError;
+      const remaining = deadlineAt - performance.now();
+      const ac = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          ac.abort();
+        },
+        Math.max(1, remaining),
+      );
+      entry.lastUsed = this.o.now();
       try {
         const res = await pool.request({
           method: req.method,
@@ -273,9 +399,16 @@ export class HttpClient {
           body: body as never,
           headersTimeout: this.o.headersTimeoutMs,
           bodyTimeout: this.o.bodyTimeoutMs,
+          signal: ac.signal,
         });
         status = res.statusCode;
-        const text = await res.body.text();
+        const declared = Number(res.headers['content-length']);
+        if (Number.isFinite(declared) && declared > this.o.maxResponseBytes) {
+          res.body.destroy();
+          throw new BodyTooLarge();
+        }
+        const text = await this.readCapped(res.body);
+        clearTimeout(timer);
         endTimer();
         log.debug(
           { endpoint: req.endpoint, method: req.method, status, ms: this.o.now() - started, attempt },
@@ -294,7 +427,30 @@ export class HttpClient {
           status !== 429,
         );
       } catch (e) {
+        clearTimeout(timer);
         endTimer();
+        if (e instanceof BodyTooLarge) {
+          log.debug({ endpoint: req.endpoint, method: req.method, status, attempt }, 'response too large');
+          throw new TransportError(
+            req.endpoint,
+            `${req.endpoint}: the service's answer is larger than the ${formatBytes(this.o.maxResponseBytes)} limit (UPSTREAM_MAX_RESPONSE_BYTES); it was not read.`,
+            undefined,
+            attempt,
+            undefined,
+            req.method !== 'GET',
+          );
+        }
+        if (timedOut) {
+          log.debug({ endpoint: req.endpoint, method: req.method, attempt }, 'service call deadline');
+          throw new TransportError(
+            req.endpoint,
+            `${req.endpoint}: no complete answer within the ${Math.round(this.o.deadlineMs / 1000)} s deadline of one call (UPSTREAM_CALL_DEADLINE_MS)${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
+            undefined,
+            attempt,
+            undefined,
+            true,
+          );
+        }
         const code = errCode(e);
         log.debug(
           { endpoint: req.endpoint, method: req.method, code, ms: this.o.now() - started, attempt },
@@ -315,16 +471,27 @@ export class HttpClient {
       }
       if (attempt >= maxAttempts) throw failure;
       const wait = this.backoffMs(attempt - 1, retryAfterMs);
+      // No retry that could not finish within the call's deadline.
+      if (performance.now() + wait >= deadlineAt) throw failure;
       log.debug({ endpoint: req.endpoint, status, attempt, waitMs: wait }, 'retrying service call');
       await this.o.sleep(wait);
     }
   }
 
   async close(): Promise<void> {
-    const pools = [...this.pools.values()];
+    this.stopSweeper();
+    const pools = [...this.pools.values()].map((e) => e.pool);
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
   }
+}
+
+class BodyTooLarge extends Error {}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
+  return `${n} bytes`;
 }
 
 /** Count one failed logical call by endpoint and error kind. */

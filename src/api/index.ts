@@ -74,11 +74,12 @@ export function createApi(options: ApiOptions = {}): Api {
     http,
     tokens,
     jwt,
-    watermarking: (creds) => createWatermarkingClient(creds, { http, tokens }),
+    watermarking: (creds) =>
+      createWatermarkingClient(creds, { http, tokens, ...(options.clock ? { now: options.clock } : {}) }),
     service: (creds) =>
       createServiceClient(
         creds,
-        { http, jwt, cidPathMemo },
+        { http, jwt, cidPathMemo, ...(options.clock ? { now: options.clock } : {}) },
         { bodyEncoding: options.bodyEncoding, cidLicensePath: options.cidLicensePath },
       ),
     close: () => http.close(),

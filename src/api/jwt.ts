@@ -2,8 +2,11 @@
  * Service API authentication: an HS256 JWT signed locally with the account's secret (jose).
  * Payload: sub / aud / iss (defaults "ServiceAPI" / "AUDIENCE" / "Service", configurable because a
  * deployment may use other fixed values), account_id, account_seq, and a short exp (default 5 min;
- * the spec makes exp optional, a short one limits the damage of a leaked header). A signed token
- * is cached until 30 s before it expires. The secret and the token are never logged.
+ * the spec makes exp optional, a short one limits the damage of a leaked header). The lifetime is
+ * configurable (SERVICE_JWT_TTL_SECONDS): a server whose clock runs ahead of the bot's by more than
+ * the lifetime sees every token as expired, so such a deployment lengthens it, or sets 0 to leave
+ * `exp` out (the token is then still re-signed every 5 minutes). A signed token is cached until
+ * 30 s before it expires. The secret and the token are never logged.
  *
  * Two details the spec does not show, both configurable because a real deployment may differ:
  * - `account_seq` claim type. The spec calls it "SEQ of the account" without a type; the other
@@ -27,7 +30,7 @@ export interface JwtClaimsOptions {
 
 export interface JwtOptions {
   claims?: JwtClaimsOptions;
-  /** Lifetime of a signed token, seconds. Default 300. */
+  /** Lifetime of a signed token, seconds. Default 300. 0: no `exp` claim (re-signed every 300 s). */
   ttlSeconds?: number;
   /** Re-sign this long before expiry, seconds. Default 30. */
   renewBeforeSeconds?: number;
@@ -37,6 +40,8 @@ export interface JwtOptions {
   secretEncoding?: 'utf8' | 'base64';
   now?: () => number;
 }
+
+const DEFAULT_TTL_SECONDS = 300;
 
 export const DEFAULT_JWT_CLAIMS: Required<JwtClaimsOptions> = {
   subject: 'ServiceAPI',
@@ -61,7 +66,7 @@ export class JwtSigner {
       audience: opts.claims?.audience ?? DEFAULT_JWT_CLAIMS.audience,
       issuer: opts.claims?.issuer ?? DEFAULT_JWT_CLAIMS.issuer,
     };
-    this.ttl = opts.ttlSeconds ?? 300;
+    this.ttl = opts.ttlSeconds ?? DEFAULT_TTL_SECONDS;
     this.renewBefore = opts.renewBeforeSeconds ?? 30;
     this.now = opts.now ?? Date.now;
     this.accountSeqType = opts.accountSeqType ?? 'string';
@@ -108,17 +113,19 @@ export class JwtSigner {
     const nowSec = Math.floor(this.now() / 1000);
     const c = this.cache.get(key);
     if (c && c.expSec - this.renewBefore > nowSec) return `Bearer ${c.jwt}`;
-    const expSec = nowSec + this.ttl;
-    const jwt = await new SignJWT({
+    const withExp = this.ttl > 0;
+    // Without exp the cached token is still replaced after the default lifetime.
+    const expSec = nowSec + (withExp ? this.ttl : DEFAULT_TTL_SECONDS);
+    const signer = new SignJWT({
       account_id: creds.accountId,
       account_seq: this.accountSeqClaim(creds.accountSeq),
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(this.claims.subject)
       .setAudience(this.claims.audience)
-      .setIssuer(this.claims.issuer)
-      .setExpirationTime(expSec)
-      .sign(this.keyBytes(creds.secretKey));
+      .setIssuer(this.claims.issuer);
+    if (withExp) signer.setExpirationTime(expSec);
+    const jwt = await signer.sign(this.keyBytes(creds.secretKey));
     this.signCount++;
     this.cache.set(key, { jwt, expSec });
     return `Bearer ${jwt}`;

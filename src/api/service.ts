@@ -90,6 +90,8 @@ export interface ServiceClientDeps {
   jwt: JwtSigner;
   /** baseUrl -> spelling of endpoint 14 that worked (shared across clients). */
   cidPathMemo?: Map<string, CidLicensePath>;
+  /** The bot's clock (compared with the server's Date header on a 401). Default Date.now. */
+  now?: () => number;
 }
 
 /**
@@ -107,8 +109,8 @@ const siteSchema = z.object({
   service_name: text,
   product_list: listOf(
     z.object({
-      service_code: codeOf(SERVICE_CODES),
-      status_code: codeOf(Object.keys(PRODUCT_STATUS) as ProductStatusCode[]),
+      service_code: codeOf(SERVICE_CODES, 'service_code'),
+      status_code: codeOf(Object.keys(PRODUCT_STATUS) as ProductStatusCode[], 'product status_code'),
     }),
   ),
 });
@@ -128,7 +130,7 @@ const subMemberSchema = z.object({
   group_seq: intLike,
   member_seq: intLike,
   member_email: reqText,
-  status_code: codeOf(Object.keys(MEMBER_STATUS) as MemberStatusCode[]),
+  status_code: codeOf(Object.keys(MEMBER_STATUS) as MemberStatusCode[], 'member status_code'),
   reg_date: text,
 });
 
@@ -138,8 +140,12 @@ const statusRequestSchema = z.object({
   reg_type: text,
   reg_message: text,
   reg_status: z
-    .union([codeOf(Object.keys(REQUEST_STATUS) as RequestStatusCode[]), z.null()])
-    .optional()
+    .preprocess(
+      (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+      z
+        .union([codeOf(Object.keys(REQUEST_STATUS) as RequestStatusCode[], 'reg_status'), z.null()])
+        .optional(),
+    )
     .transform((v) => v ?? undefined),
   reg_id: text,
   reg_dt: text,
@@ -149,10 +155,11 @@ const statusRequestSchema = z.object({
 const licenseSchema = z.object({
   cid: reqText,
   // Spec values are `success` / `fail`; case is not significant ("SUCCESS", "Fail" are read the
-  // same). Any other word is a ProtocolError rather than a guess.
+  // same). Any other word is kept as sent (lower-cased) like every unknown code: it is neither a
+  // success nor a failure, and renderers show it as "unknown (word)".
   status: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.enum(['success', 'fail']),
+    codeOf(['success', 'fail'] as const, 'license status'),
   ),
   error_code: text,
   drm_type: text,
@@ -320,7 +327,7 @@ export function createServiceClient(
         body,
         headers: { authorization },
       });
-      return decodeEnvelope(endpoint, res);
+      return decodeEnvelope(endpoint, res, { api: 'svc', ...(deps.now ? { now: deps.now } : {}) });
     };
     return runCall(endpoint, async () => {
       try {

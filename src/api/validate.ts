@@ -20,8 +20,9 @@ const SITE_ID_RE = /^[A-Za-z0-9]{4}$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TZ_RE = /^[+-](\d{2}):(\d{2})$/;
 /**
- * Content ids: letters and digits of any script (with their combining marks), hyphen, underscore,
- * period. The spec says only "no special characters; maximum 200 bytes": a limit in BYTES (not
+ * Content ids (documented rule): letters and digits of any script (with their combining marks),
+ * hyphen, underscore, period; at most 200 bytes of UTF-8 (an ASCII letter is 1 byte, most accented
+ * and Hangul letters 2 or 3). The spec says only "no special characters; maximum 200 bytes": a limit in BYTES (not
  * characters, unlike the 128-character recipient names, which are explicitly ASCII) means content
  * ids may hold multi-byte letters, so non-ASCII letters are accepted and the limit is checked on
  * the UTF-8 length. Punctuation, symbols, spaces, control and invisible characters are refused.
@@ -60,9 +61,20 @@ export function checkRecipientName(name: string): string | null {
   return null;
 }
 
+/**
+ * Characters as the service counts them: Unicode code points, so an emoji is one character (a
+ * JavaScript `length` counts UTF-16 units and would call it two).
+ */
+export function charCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
 export function checkRecipientDescription(description: string): string | null {
-  if (description.length > LIMITS.recipientDescription) {
-    return `The description is ${description.length} characters long; the limit is ${LIMITS.recipientDescription}.`;
+  const n = charCount(description);
+  if (n > LIMITS.recipientDescription) {
+    return `The description is ${n} characters long; the limit is ${LIMITS.recipientDescription}.`;
   }
   return null;
 }

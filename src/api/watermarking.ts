@@ -46,7 +46,7 @@ const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.arr
 const jobSchema = z.object({
   job_id: intLike,
   content_id: reqText,
-  job_status: codeOf(JOB_STATUS_CODES),
+  job_status: codeOf(JOB_STATUS_CODES, 'job_status'),
   reg_time: text,
   update_time: text,
 });
@@ -55,7 +55,7 @@ const taskSchema = z.object({
   dwm_id: intLike,
   recipient: reqText,
   description: text,
-  task_status: codeOf(TASK_STATUS_CODES),
+  task_status: codeOf(TASK_STATUS_CODES, 'task_status'),
   cli_error_code: text,
   reg_time: text,
   update_time: text,
@@ -117,6 +117,8 @@ function toRecipient(w: RecipientWire, tz: string): Recipient {
 export interface WatermarkingClientDeps {
   http: HttpClient;
   tokens: WmTokenManager;
+  /** The bot's clock (compared with the server's Date header on a 401). Default Date.now. */
+  now?: () => number;
 }
 
 export function createWatermarkingClient(
@@ -144,7 +146,7 @@ export function createWatermarkingClient(
           body,
           headers: { authorization },
         });
-        return decodeEnvelope(endpoint, res);
+        return decodeEnvelope(endpoint, res, { api: 'wm', ...(deps.now ? { now: deps.now } : {}) });
       }),
     );
   }

@@ -8,12 +8,14 @@
  *
  * Token lifetime is "not shown" in the spec: a token is kept until a 401, plus an optional max age
  * (default 50 min) after which it is refreshed proactively. On a 401 from any call the token is
- * invalidated, refreshed once (single-flight: concurrent callers share one token call) and the call
- * retried once; a second 401 is an AuthError.
+ * invalidated, refreshed (single-flight: concurrent callers share one token call) and the call
+ * retried. A 401 for a token that differs from the one refused before (it ran out in the middle
+ * of a burst, or another caller's refresh replaced it) refreshes again, at most MAX_AUTH_RETRIES
+ * times per call; a 401 for the same token twice is an AuthError (the credentials are wrong).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { decodeData } from './envelope.js';
+import { decodeData, serverMessage } from './envelope.js';
 import { AuthError, ProtocolError } from './errors.js';
 import type { HttpClient } from './http.js';
 import type { WatermarkingCredentials } from './types.js';
@@ -28,6 +30,9 @@ interface Cached {
   header: string;
   obtainedAt: number;
 }
+
+/** Refreshes per call after 401s (each for a token not refused before). */
+export const MAX_AUTH_RETRIES = 3;
 
 const tokenData = z.object({ token: z.string().min(1) });
 
@@ -93,13 +98,18 @@ export class WmTokenManager {
       headers: { authorization: `Basic ${basic}` },
     });
     if (res.status === 401) {
+      const said = serverMessage(res);
       throw new AuthError(
         endpoint,
-        'The watermarking account id or access key was refused (HTTP 401): check the credentials for this site.',
+        `The watermarking account id or access key was refused (HTTP 401${said ? `, the service says "${said}"` : ''}): check the credentials for this site.`,
       );
     }
-    const { data } = decodeData(endpoint, res, tokenData);
+    const { data } = decodeData(endpoint, res, tokenData, { api: 'wm', now: this.now });
     const token = data.token.trim();
+    if (/^bearer$/i.test(token)) {
+      // Only the scheme word: "Bearer Bearer" would be sent otherwise.
+      throw new ProtocolError(endpoint, 'data.token', 'holds only the word "Bearer", no token');
+    }
     if (/\s/.test(token) && !/^Bearer\s+\S+$/i.test(token)) {
       throw new ProtocolError(endpoint, 'data.token', 'not of the form "Bearer <token>"');
     }
@@ -107,22 +117,29 @@ export class WmTokenManager {
   }
 
   /**
-   * Run `call` with the site's token; on AuthError invalidate, refresh once (shared with concurrent
-   * callers) and retry once. A second AuthError propagates.
+   * Run `call` with the site's token; on AuthError invalidate, refresh (shared with concurrent
+   * callers) and retry. Retries again only while each refused token differs from the ones refused
+   * before, and at most MAX_AUTH_RETRIES times; otherwise the AuthError propagates.
    */
   async withToken<T>(
     creds: WatermarkingCredentials,
     siteId: string,
     call: (authorization: string) => Promise<T>,
   ): Promise<T> {
-    const first = await this.header(creds, siteId);
-    try {
-      return await call(first);
-    } catch (e) {
-      if (!(e instanceof AuthError)) throw e;
-      this.invalidate(creds, siteId, first);
-      const second = await this.header(creds, siteId);
-      return call(second);
+    const refused = new Set<string>();
+    let header = await this.header(creds, siteId);
+    for (let retry = 0; ; retry++) {
+      try {
+        return await call(header);
+      } catch (e) {
+        if (!(e instanceof AuthError)) throw e;
+        if (refused.has(header) || retry >= MAX_AUTH_RETRIES) throw e;
+        refused.add(header);
+        this.invalidate(creds, siteId, header);
+        header = await this.header(creds, siteId);
+        // The refresh gave back a token already refused: the credentials, not the token, are wrong.
+        if (refused.has(header)) throw e;
+      }
     }
   }
 

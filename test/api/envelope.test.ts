@@ -80,9 +80,12 @@ describe('decodeEnvelope', () => {
     );
     expect(env.timeZone).toBe('+09:00');
     expect(env.totalCount).toBe(12);
-    expect(() => decodeEnvelope('e', res({ error_code: '0000', time_zone: 'KST', data: [] }))).toThrow(
-      /time_zone/,
-    );
+    // Not an offset: ignored (the client falls back to the offset it asked for), never a failure.
+    for (const tz of ['KST', 'Asia/Seoul', 'GMT+09:00', '']) {
+      const e = decodeEnvelope('e', res({ error_code: '0000', time_zone: tz, data: [] }));
+      expect(e.timeZone).toBeUndefined();
+      expect(e.timeZoneIgnored).toBe(tz);
+    }
   });
 });
 
@@ -96,20 +99,24 @@ describe('data validation', () => {
     );
     expect(data).toEqual([{ job_id: 7, job_status: 'DM500' }]);
   });
-  it('names the offending field of an unknown status code', () => {
+  it('keeps an unknown status code as sent instead of failing the list; an empty code is refused', () => {
+    const rows = parseWith('wm.searchJobs', z.array(job), [
+      { job_id: 1, job_status: 'DM000' },
+      { job_id: 2, job_status: 'DM999' },
+    ]);
+    expect(rows).toEqual([
+      { job_id: 1, job_status: 'DM000' },
+      { job_id: 2, job_status: 'DM999' },
+    ]);
     const e = (() => {
       try {
-        parseWith('wm.searchJobs', z.array(job), [
-          { job_id: 1, job_status: 'DM000' },
-          { job_id: 2, job_status: 'DM999' },
-        ]);
+        parseWith('wm.searchJobs', z.array(job), [{ job_id: 2, job_status: ' ' }]);
       } catch (x) {
         return x as ProtocolError;
       }
     })();
     expect(e).toBeInstanceOf(ProtocolError);
-    expect(e?.field).toBe('data[1].job_status');
-    expect(e?.message).toContain('DM999');
+    expect(e?.field).toBe('data[0].job_status');
   });
   it('refuses a non-integer id', () => {
     expect(() => parseWith('e', job, { job_id: 'x7', job_status: 'DM000' })).toThrow(/data\.job_id/);

@@ -112,7 +112,7 @@ describe('Service API', () => {
     expect(await api.service(svcCreds(server.url)).getLatestStatusRequest('AB12', 'PD001')).toBeNull();
   });
 
-  it('verify() checks the credentials only: an unlisted product status does not fail it (getSites still refuses it)', async () => {
+  it('verify() checks the credentials only; getSites keeps an unlisted product and status code', async () => {
     server = await startServer((_s, r) =>
       ok(r, [
         {
@@ -125,7 +125,9 @@ describe('Service API', () => {
     api = createApi();
     const client = api.service(svcCreds(server.url));
     await expect(client.verify()).resolves.toBeUndefined();
-    await expect(client.getSites()).rejects.toThrow(/product_list\[0\]/);
+    expect(await client.getSites()).toEqual([
+      { siteId: 'AB12', name: 'S', products: [{ serviceCode: 'PD003', status: 'SE009' }] },
+    ]);
     expect(new URL(server.seen[0]?.url ?? '', 'http://x').searchParams.get('api_code')).toBe('UC011004100');
   });
 

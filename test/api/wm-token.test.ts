@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/api/errors.js';
 import { createApi } from '../../src/api/index.js';
+import { MAX_AUTH_RETRIES } from '../../src/api/wm-token.js';
 import { json, ok, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer | undefined;
@@ -64,7 +65,9 @@ describe('watermarking tokens', () => {
     expect(t.tokenCalls()).toBe(2);
   });
 
-  it('a second 401 is an AuthError', async () => {
+  it('each 401 with a token not refused before refreshes again, bounded; then AuthError', async () => {
+    // Every token the server issues is refused: each refresh gives a new token, so the client
+    // refreshes again, but at most MAX_AUTH_RETRIES times.
     const t = await tokenServer({ refuseAll: true });
     server = t.s;
     api = createApi();
@@ -73,7 +76,7 @@ describe('watermarking tokens', () => {
       .getJob('AB12', 1)
       .catch((e) => e);
     expect(err).toBeInstanceOf(AuthError);
-    expect(t.tokenCalls()).toBe(2);
+    expect(t.tokenCalls()).toBe(1 + MAX_AUTH_RETRIES);
   });
 
   it('wrong credentials give an AuthError that does not contain the key', async () => {
