@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { loadErrorCodes } from './api/error-codes.js';
+import { parseAllowedOrigin } from './api/origins.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
 
@@ -86,6 +87,15 @@ export interface Config {
   wmTokenMaxAgeSeconds: number;
   /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
   serviceErrorCodes?: string;
+  /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
+  upstream: {
+    /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
+    allowedOrigins: string[];
+    maxResponseBytes: number;
+    callDeadlineMs: number;
+  };
+  /** SERVICE_JWT_TTL_SECONDS: lifetime of a Service API JWT; 0 = no exp claim. */
+  serviceJwtTtlSeconds: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -461,6 +471,53 @@ export const VARIABLES: VariableSpec[] = [
       { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
     ),
   },
+  // Upstream connections (src/api/origins.ts and http.ts; docs/security.md "Which hosts the bot
+  // talks to"). Grouped here.
+  {
+    name: 'UPSTREAM_ALLOWED_ORIGINS',
+    required: 'no',
+    description:
+      'Comma-separated origins (scheme://host[:port], no path) the bot may call besides DWM_BASE_URL and SERVICE_API_BASE_URL, e.g. a base URL an admin enters in setup. https only, unless an origin is listed as http://host:port (port required). Cloud metadata addresses are always refused.',
+    schema: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .superRefine((items, c) => {
+        for (const item of items) {
+          const r = parseAllowedOrigin(item);
+          if ('problem' in r) c.addIssue({ code: 'custom', message: r.problem });
+        }
+      })
+      .transform((items) => items.map((i) => (parseAllowedOrigin(i) as { origin: string }).origin)),
+  },
+  {
+    name: 'UPSTREAM_MAX_RESPONSE_BYTES',
+    required: 'no',
+    default: '10485760',
+    description:
+      'Largest answer read from the service APIs, bytes (default 10 MB); a larger one is refused with a clear error and not read.',
+    schema: intIn(1024, 1024 * 1024 * 1024),
+  },
+  {
+    name: 'UPSTREAM_CALL_DEADLINE_MS',
+    required: 'no',
+    default: '30000',
+    description:
+      'Total time one service call may take, ms: every attempt and retry wait, the headers and the whole body (a server sending a byte at a time is cut off here).',
+    schema: intIn(500, 600_000),
+  },
+  {
+    name: 'SERVICE_JWT_TTL_SECONDS',
+    required: 'no',
+    default: '300',
+    description:
+      "Lifetime (exp) of a Service API JWT, seconds. Lengthen it when the server's clock runs ahead of the bot's; 0 leaves exp out (the spec allows it).",
+    schema: intIn(0, 86_400),
+  },
   {
     name: 'AUDIT_CHANNEL_ID',
     required: 'no',
@@ -700,6 +757,12 @@ export function loadConfig(env: Env = process.env): Config {
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
     },
     wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
+    upstream: {
+      allowedOrigins: (v.UPSTREAM_ALLOWED_ORIGINS as string[] | undefined) ?? [],
+      maxResponseBytes: v.UPSTREAM_MAX_RESPONSE_BYTES as number,
+      callDeadlineMs: v.UPSTREAM_CALL_DEADLINE_MS as number,
+    },
+    serviceJwtTtlSeconds: v.SERVICE_JWT_TTL_SECONDS as number,
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');

@@ -74,6 +74,13 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
     jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
     wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
+    jwtTtlSeconds: config.serviceJwtTtlSeconds,
+    upstream: {
+      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
+      allowedOrigins: config.upstream.allowedOrigins,
+    },
+    maxResponseBytes: config.upstream.maxResponseBytes,
+    callDeadlineMs: config.upstream.callDeadlineMs,
     claims: {
       subject: config.serviceJwt.sub,
       audience: config.serviceJwt.aud,

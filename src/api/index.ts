@@ -6,6 +6,7 @@
 import type { Logger } from '../log.js';
 import { HttpClient, type HttpOptions } from './http.js';
 import { type JwtClaimsOptions, JwtSigner } from './jwt.js';
+import { OriginPolicy } from './origins.js';
 import { type CidLicensePath, createServiceClient } from './service.js';
 import type { ApiFactory } from './types.js';
 import { createWatermarkingClient } from './watermarking.js';
@@ -30,6 +31,20 @@ export interface ApiOptions {
   /** Service API POST/PUT body encoding (default 'json'). */
   bodyEncoding?: 'json' | 'form';
   connectionsPerOrigin?: number;
+  /**
+   * The upstream allow-list (origins.ts): the configured base URLs plus UPSTREAM_ALLOWED_ORIGINS.
+   * Absent: every http(s) origin (tests and tools); the bot's main always sets it.
+   */
+  upstream?: {
+    configuredBaseUrls?: ReadonlyArray<string | undefined>;
+    allowedOrigins?: readonly string[];
+  };
+  /** Largest response body, bytes (default 10 MB). */
+  maxResponseBytes?: number;
+  /** Total deadline of one call, ms (default 30000). */
+  callDeadlineMs?: number;
+  /** Close pools of origins unused this long, ms (default 5 min). */
+  poolIdleCloseMs?: number;
   logger?: Logger;
   /** Clock (ms) for token ages and JWT expiry. */
   clock?: () => number;
@@ -43,6 +58,8 @@ export interface Api extends ApiFactory {
   readonly http: HttpClient;
   readonly tokens: WmTokenManager;
   readonly jwt: JwtSigner;
+  /** The upstream allow-list in force (undefined: unrestricted). */
+  readonly originPolicy: OriginPolicy | undefined;
 }
 
 export function createApi(options: ApiOptions = {}): Api {
@@ -55,6 +72,15 @@ export function createApi(options: ApiOptions = {}): Api {
     backoffMaxMs: options.retries?.maxDelayMs,
     retryAfterCapMs: options.retries?.retryAfterCapMs,
     connectionsPerOrigin: options.connectionsPerOrigin,
+    maxResponseBytes: options.maxResponseBytes,
+    deadlineMs: options.callDeadlineMs,
+    poolIdleCloseMs: options.poolIdleCloseMs,
+    originPolicy: options.upstream
+      ? new OriginPolicy({
+          configured: options.upstream.configuredBaseUrls ?? [],
+          allowed: options.upstream.allowedOrigins ?? [],
+        })
+      : undefined,
     logger: options.logger,
     now: options.clock,
     sleep: options.sleep,
@@ -74,6 +100,7 @@ export function createApi(options: ApiOptions = {}): Api {
     http,
     tokens,
     jwt,
+    originPolicy: httpOpts.originPolicy,
     watermarking: (creds) =>
       createWatermarkingClient(creds, { http, tokens, ...(options.clock ? { now: options.clock } : {}) }),
     service: (creds) =>
@@ -86,11 +113,13 @@ export function createApi(options: ApiOptions = {}): Api {
   };
 }
 
+export { type AddressClass, classifyAddress } from './addresses.js';
 export * from './codes.js';
 export * from './error-codes.js';
 export * from './errors.js';
-export { HttpClient, type HttpOptions, parseRetryAfter } from './http.js';
+export { HttpClient, type HttpOptions, OriginRefusedError, parseRetryAfter } from './http.js';
 export { DEFAULT_JWT_CLAIMS, type JwtClaimsOptions, JwtSigner } from './jwt.js';
+export { canonicalOrigin, OriginPolicy, type OriginRefusal, parseAllowedOrigin } from './origins.js';
 export { collectAll, iteratePackaging, iteratePages, type PagingOptions } from './paging.js';
 export { type CidLicensePath, createServiceClient, type ServiceClientOptions } from './service.js';
 export { formatServiceTime, normalizeTimeZone, parseServiceTime } from './time.js';

@@ -8,14 +8,32 @@
  *   site, Service API site list) verified; a partial save could leave the bot half working with
  *   no one noticing.
  * - A secret left blank keeps the saved one of the same part (so a site can be added without
- *   re-typing keys); it is verified again with the rest.
+ *   re-typing keys); it is verified again with the rest. But a saved secret is only ever sent to
+ *   the origin (scheme, host, port) it was saved for: when the part's base URL moves to another
+ *   origin, the secret must be entered again (an admin must not be able to send the stored keys
+ *   to a host of their choosing). Saving records the old and new hosts in the audit log (hosts
+ *   only, never a secret or a URL path/query).
+ * - Base URLs must be allowed upstream origins (src/api/origins.ts, UPSTREAM_ALLOWED_ORIGINS):
+ *   checked inline when the caller passes the policy, and in any case by the HTTP layer before
+ *   the live check connects anywhere. A failing probe never echoes what the host answered
+ *   (status, body): only "could not be reached" or "is not a service endpoint".
  */
 
 import { errorCondition } from '../api/error-codes.js';
-import { AuthError, PermissionError, ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import {
+  AuthError,
+  PermissionError,
+  ProtocolError,
+  ServiceError,
+  TransportError,
+  ValidationError,
+} from '../api/errors.js';
+import { OriginRefusedError } from '../api/http.js';
+import { canonicalOrigin, type OriginRefusal } from '../api/origins.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
 import { checkSiteId } from '../api/validate.js';
 import type { WorkspaceKey } from '../store/types.js';
+import { audit } from './audit.js';
 import { loadCredentials, type OpsDeps } from './workspace.js';
 
 /** The raw form, every field a string ('' when blank). */
@@ -57,14 +75,40 @@ export function maskSecret(secret: string | undefined): string {
 const ACCOUNT_RE = /^[^\s\p{Cc}]{1,128}$/u;
 const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s) && URL.canParse(s);
 
+/** "wm.example.com" / "127.0.0.1:4010" of a URL: what an audit line or message may show. */
+export function hostOf(url: string | undefined): string {
+  if (!url) return '(none)';
+  try {
+    return new URL(url).host || '(none)';
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** True when both URLs name the same origin (scheme, host, port). */
+function sameOrigin(a: string, b: string): boolean {
+  const x = canonicalOrigin(a);
+  return x !== null && x === canonicalOrigin(b);
+}
+
+/** The allow-list check setup uses (src/api/origins.ts OriginPolicy satisfies it). */
+export interface UpstreamCheck {
+  check(url: string): OriginRefusal | null;
+}
+
 /**
- * Check formats. `existing` supplies kept secrets for blank secret fields; `defaults` supplies
- * base URLs (DWM_BASE_URL / SERVICE_API_BASE_URL) for blank URL fields.
+ * Check formats. `existing` supplies kept secrets for blank secret fields (only while the part's
+ * origin is unchanged); `defaults` supplies base URLs (DWM_BASE_URL / SERVICE_API_BASE_URL) for
+ * blank URL fields and, when given, the upstream allow-list to check the URLs against.
  */
 export function checkSetupForm(
   raw: Partial<SetupForm>,
   existing: WorkspaceCredentials | undefined,
-  defaults: { wmBaseUrl?: string | undefined; svcBaseUrl?: string | undefined },
+  defaults: {
+    wmBaseUrl?: string | undefined;
+    svcBaseUrl?: string | undefined;
+    upstream?: UpstreamCheck | undefined;
+  },
 ): SetupCheck {
   const f: SetupForm = Object.fromEntries(
     SETUP_FIELDS.map((k) => [k, (raw[k] ?? '').trim()]),
@@ -96,15 +140,25 @@ export function checkSetupForm(
   let watermarking: WatermarkingCredentials | undefined;
   const keptWm = existing?.watermarking;
   if (f.wmAccountId || f.wmAccessKey) {
-    const accessKey = f.wmAccessKey || keptWm?.accessKey || '';
+    const baseUrl = f.wmBaseUrl || defaults.wmBaseUrl || '';
+    const keep = keptWm && (!baseUrl || sameOrigin(baseUrl, keptWm.baseUrl));
+    const accessKey = f.wmAccessKey || (keep ? keptWm?.accessKey : '') || '';
     if (!f.wmAccountId)
       errors.wmAccountId = 'Give the watermarking account id (or clear the access key to skip watermarking).';
     else if (!ACCOUNT_RE.test(f.wmAccountId))
       errors.wmAccountId = 'The account id must be 1 to 128 characters without spaces.';
-    if (!accessKey) errors.wmAccessKey = 'Give the watermarking access key.';
-    const baseUrl = f.wmBaseUrl || defaults.wmBaseUrl || '';
+    if (!accessKey) {
+      errors.wmAccessKey =
+        keptWm && !keep
+          ? `The Watermarking API URL moves from ${hostOf(keptWm.baseUrl)} to ${hostOf(baseUrl)}: enter the access key again. A saved key is only sent to the host it was saved for.`
+          : 'Give the watermarking access key.';
+    }
     if (!baseUrl) errors.wmBaseUrl = 'Give the Watermarking API URL, like https://wm.example.com.';
     else if (!isUrl(baseUrl)) errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
+    else {
+      const refused = defaults.upstream?.check(baseUrl);
+      if (refused) errors.wmBaseUrl = refused.message;
+    }
     watermarking = { accountId: f.wmAccountId, accessKey, baseUrl: baseUrl.replace(/\/+$/, '') };
   } else if (f.wmBaseUrl && !isUrl(f.wmBaseUrl)) {
     errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
@@ -113,16 +167,26 @@ export function checkSetupForm(
   let service: ServiceApiCredentials | undefined;
   const keptSvc = existing?.service;
   if (f.svcAccountId || f.svcAccountSeq || f.svcSecretKey) {
-    const secretKey = f.svcSecretKey || keptSvc?.secretKey || '';
+    const baseUrl = f.svcBaseUrl || defaults.svcBaseUrl || '';
+    const keep = keptSvc && (!baseUrl || sameOrigin(baseUrl, keptSvc.baseUrl));
+    const secretKey = f.svcSecretKey || (keep ? keptSvc?.secretKey : '') || '';
     if (!f.svcAccountId) errors.svcAccountId = 'Give the Service API account id.';
     else if (!ACCOUNT_RE.test(f.svcAccountId))
       errors.svcAccountId = 'The account id must be 1 to 128 characters without spaces.';
     if (!/^\d{1,20}$/.test(f.svcAccountSeq))
       errors.svcAccountSeq = 'The account sequence is a number, like 1024.';
-    if (!secretKey) errors.svcSecretKey = 'Give the Service API secret key.';
-    const baseUrl = f.svcBaseUrl || defaults.svcBaseUrl || '';
+    if (!secretKey) {
+      errors.svcSecretKey =
+        keptSvc && !keep
+          ? `The Service API URL moves from ${hostOf(keptSvc.baseUrl)} to ${hostOf(baseUrl)}: enter the secret key again. A saved key is only sent to the host it was saved for.`
+          : 'Give the Service API secret key.';
+    }
     if (!baseUrl) errors.svcBaseUrl = 'Give the Service API URL, like https://api.example.com.';
     else if (!isUrl(baseUrl)) errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
+    else {
+      const refused = defaults.upstream?.check(baseUrl);
+      if (refused) errors.svcBaseUrl = refused.message;
+    }
     service = {
       accountId: f.svcAccountId,
       accountSeq: f.svcAccountSeq,
@@ -190,11 +254,31 @@ function describe(
     }
     return { ...base, field: secretField, message: `${api} answered ${e.code}: ${e.serviceMessage}` };
   }
+  if (e instanceof OriginRefusedError) {
+    // Refused before any connection (the upstream allow-list): say what and how to allow it.
+    return { ...base, field: urlField, message: `${api} URL was refused: ${e.refusal.message}` };
+  }
+  if (e instanceof TransportError && e.status !== undefined) {
+    // Something answered, but not as the service (what it answered is not echoed: setup must not
+    // work as a port scanner).
+    return {
+      ...base,
+      field: urlField,
+      message: `${api} URL given is not a service endpoint${site}. Check the URL (scheme, host, port and path).`,
+    };
+  }
   if (e instanceof TransportError) {
     return {
       ...base,
       field: urlField,
-      message: `${api} could not be reached at the URL given${e.status ? ` (HTTP ${e.status})` : ''}. Check the URL, or try again later.`,
+      message: `${api} could not be reached at the URL given${site}. Check the URL, or try again later.`,
+    };
+  }
+  if (e instanceof ProtocolError) {
+    return {
+      ...base,
+      field: urlField,
+      message: `${api} URL given is not a service endpoint${site} (its answer is not the service's format). Check the URL.`,
     };
   }
   if (e instanceof ValidationError) {
@@ -263,7 +347,33 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
   return { ok: true, verifiedAt: new Date(deps.now()).toISOString() };
 }
 
-/** Save verified credentials (encrypted by the vault) and lift an auth-failure polling pause. */
+/**
+ * "Watermarking API host: old.example.com -> new.example.com" for each part whose origin changed
+ * (hosts only: never a path, query or secret); undefined when none moved. A part added for the
+ * first time or removed counts as a move from/to "(none)".
+ */
+export function hostChanges(
+  before: WorkspaceCredentials | undefined,
+  after: WorkspaceCredentials,
+): string | undefined {
+  const parts: string[] = [];
+  const pairs: Array<[string, string | undefined, string | undefined]> = [
+    ['Watermarking API', before?.watermarking?.baseUrl, after.watermarking?.baseUrl],
+    ['Service API', before?.service?.baseUrl, after.service?.baseUrl],
+  ];
+  for (const [label, a, b] of pairs) {
+    if (a === undefined && b === undefined) continue;
+    if (a !== undefined && b !== undefined && sameOrigin(a, b)) continue;
+    if (before === undefined) continue; // first setup: nothing moved
+    parts.push(`${label} host: ${hostOf(a)} -> ${hostOf(b)}`);
+  }
+  return parts.length ? `credentials now go to another host. ${parts.join('; ')}` : undefined;
+}
+
+/**
+ * Save verified credentials (encrypted by the vault) and lift an auth-failure polling pause. When
+ * a part's host changed, an audit entry `setup.hosts` records the old and new hosts.
+ */
 export async function saveSetup(
   deps: OpsDeps,
   workspace: WorkspaceKey,
@@ -271,7 +381,12 @@ export async function saveSetup(
   verifiedAt: string,
   userId: string,
 ): Promise<void> {
+  const previous = (await deps.store.credentials.get(workspace).catch(() => undefined))?.credentials;
   await deps.store.credentials.put(workspace, { credentials, verifiedAt, savedBy: userId });
+  const moves = hostChanges(previous, credentials);
+  if (moves) {
+    await audit(deps, workspace, { userId, action: 'setup.hosts', detail: moves, result: 'ok' });
+  }
   const settings = await deps.store.settings.get(workspace);
   if (settings.pollingPausedReason) {
     const { pollingPausedReason: _cleared, ...rest } = settings;

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
-import { createApi } from '../../src/api/index.js';
+import { createApi, OriginPolicy } from '../../src/api/index.js';
 import type { ApiFactory } from '../../src/api/types.js';
 import {
   checkSetupForm,
@@ -74,19 +76,72 @@ describe('checkSetupForm', () => {
     const none = checkSetupForm({ siteIds: 'AB12' }, undefined, {});
     expect(!none.ok && none.errors.wmAccountId).toMatch(/or both/);
   });
-  it('blank secrets keep the saved ones; blank URLs use the defaults', () => {
+  it('blank secrets keep the saved ones while the origin stays; blank URLs use the defaults', () => {
     const existing = checkSetupForm(form(), undefined, {});
     if (!existing.ok) throw new Error('setup');
+    // Same origin as the saved URLs (the default differs only in its path).
+    const origin = new URL(emu.wmBaseUrl).origin;
     const r = checkSetupForm(
       form({ wmAccessKey: '', svcSecretKey: '', wmBaseUrl: '', svcBaseUrl: '' }),
       existing.credentials,
-      {
-        wmBaseUrl: 'http://127.0.0.1:1/wm',
-        svcBaseUrl: 'http://127.0.0.1:1/svc',
-      },
+      { wmBaseUrl: `${origin}/wm`, svcBaseUrl: `${origin}/svc/` },
     );
     expect(r.ok && r.credentials.watermarking?.accessKey).toBe(emu.demo.watermarking.accessKey);
-    expect(r.ok && r.credentials.service?.baseUrl).toBe('http://127.0.0.1:1/svc');
+    expect(r.ok && r.credentials.service?.secretKey).toBe(emu.demo.service.secretKey);
+    expect(r.ok && r.credentials.service?.baseUrl).toBe(`${origin}/svc`);
+  });
+
+  it('a base URL moved to another origin with blank secrets does not reuse the saved keys', () => {
+    const existing = checkSetupForm(form(), undefined, {});
+    if (!existing.ok) throw new Error('setup');
+    const oldHost = new URL(emu.wmBaseUrl).host;
+    const moved = checkSetupForm(
+      form({
+        wmAccessKey: '',
+        svcSecretKey: '',
+        wmBaseUrl: 'https://wm.attacker.example/wm',
+        svcBaseUrl: 'http://127.0.0.1:1/svc',
+      }),
+      existing.credentials,
+      {},
+    );
+    expect(moved.ok).toBe(false);
+    if (moved.ok) return;
+    expect(moved.errors.wmAccessKey).toBe(
+      `The Watermarking API URL moves from ${oldHost} to wm.attacker.example: enter the access key again. A saved key is only sent to the host it was saved for.`,
+    );
+    expect(moved.errors.svcSecretKey).toMatch(/moves from .* to 127\.0\.0\.1:1: enter the secret key again/);
+    // A blank URL field that falls back to a default on another origin is a move too.
+    const viaDefault = checkSetupForm(form({ wmAccessKey: '', wmBaseUrl: '' }), existing.credentials, {
+      wmBaseUrl: 'https://other.example',
+    });
+    expect(!viaDefault.ok && viaDefault.errors.wmAccessKey).toMatch(/enter the access key again/);
+    // Typing the key again is accepted.
+    const retyped = checkSetupForm(
+      form({ svcSecretKey: '', svcBaseUrl: emu.serviceBaseUrl, wmBaseUrl: 'https://wm.new.example' }),
+      existing.credentials,
+      {},
+    );
+    expect(retyped.ok && retyped.credentials.watermarking?.baseUrl).toBe('https://wm.new.example');
+  });
+
+  it('checks base URLs against the upstream allow-list inline when given one', () => {
+    const policy = new OriginPolicy({ configured: [emu.wmBaseUrl], allowed: ['https://svc.example.com'] });
+    const r = checkSetupForm(
+      form({ wmBaseUrl: 'http://127.0.0.9:4010/wm', svcBaseUrl: 'http://169.254.169.254/latest' }),
+      undefined,
+      { upstream: policy },
+    );
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.wmBaseUrl).toBe(
+      'Plain http to http://127.0.0.9:4010 (a loopback address (this machine)) is refused: use https://. If this service only speaks http, the operator can allow it by adding http://127.0.0.9:4010 to UPSTREAM_ALLOWED_ORIGINS.',
+    );
+    expect(r.errors.svcBaseUrl).toMatch(/cloud metadata address; the bot never connects there/);
+    const okForm = checkSetupForm(form({ svcBaseUrl: 'https://svc.example.com/v2' }), undefined, {
+      upstream: policy,
+    });
+    expect(okForm.ok).toBe(true);
   });
 });
 
@@ -165,5 +220,101 @@ describe('verify, save, status (emulator)', () => {
     if (!c.ok) throw new Error('form');
     const v = await verifySetup(deps, c.credentials);
     expect(!v.ok && v.failures.map((f) => f.field)).toEqual(['svcBaseUrl']);
+  });
+
+  it('saving credentials that moved to another host records the old and new hosts (no secrets)', async () => {
+    const first = checkSetupForm(form(), undefined, {});
+    if (!first.ok) throw new Error('form');
+    await saveSetup(deps, 'T9', first.credentials, 'x', 'U1');
+    expect((await store.audit.list('T9')).filter((e) => e.action === 'setup.hosts')).toEqual([]);
+    // A second emulator: a different origin (port), keys typed again.
+    const other = await startEmulator();
+    try {
+      const moved = checkSetupForm(form({ wmBaseUrl: other.wmBaseUrl }), first.credentials, {});
+      if (!moved.ok) throw new Error('form');
+      await saveSetup(deps, 'T9', moved.credentials, 'y', 'U2');
+    } finally {
+      await other.close();
+    }
+    const entries = (await store.audit.list('T9')).filter((e) => e.action === 'setup.hosts');
+    expect(entries).toHaveLength(1);
+    const oldHost = new URL(emu.wmBaseUrl).host;
+    const newHost = new URL(other.wmBaseUrl).host;
+    expect(entries[0]).toMatchObject({ userId: 'U2', result: 'ok' });
+    expect(entries[0]!.detail).toBe(
+      `credentials now go to another host. Watermarking API host: ${oldHost} -> ${newHost}`,
+    );
+    expect(entries[0]!.detail).not.toContain(emu.demo.watermarking.accessKey);
+  });
+
+  it('an origin not on the allow-list is refused before any connection, with a clear message', async () => {
+    // A listener on 127.0.0.9 (loopback, not allowed): it must never see a connection.
+    let connections = 0;
+    const trap = createServer(() => undefined);
+    trap.on('connection', (sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((r) => trap.listen(0, '127.0.0.9', r));
+    const port = (trap.address() as AddressInfo).port;
+    const guarded = createApi({
+      retries: { max: 0 },
+      upstream: { configuredBaseUrls: [emu.wmBaseUrl, emu.serviceBaseUrl], allowedOrigins: [] },
+    });
+    try {
+      const c = checkSetupForm(
+        form({ wmBaseUrl: `http://127.0.0.9:${port}/wm`, svcBaseUrl: `http://127.0.0.9:${port}/svc` }),
+        undefined,
+        {},
+      );
+      if (!c.ok) throw new Error('form');
+      const v = await verifySetup({ ...deps, api: guarded }, c.credentials);
+      expect(v.ok).toBe(false);
+      if (v.ok) return;
+      expect(v.failures.map((f) => f.field).sort()).toEqual(['svcBaseUrl', 'wmBaseUrl', 'wmBaseUrl']);
+      expect(v.failures.find((f) => f.part === 'service')?.message).toBe(
+        `The Service API URL was refused: Plain http to http://127.0.0.9:${port} (a loopback address (this machine)) is refused: use https://. If this service only speaks http, the operator can allow it by adding http://127.0.0.9:${port} to UPSTREAM_ALLOWED_ORIGINS.`,
+      );
+      expect(connections).toBe(0);
+      expect(guarded.http.openOrigins()).toEqual([]);
+      // The configured base URLs are allowed by default.
+      const okForm = checkSetupForm(form(), undefined, {});
+      if (!okForm.ok) throw new Error('form');
+      expect((await verifySetup({ ...deps, api: guarded }, okForm.credentials)).ok).toBe(true);
+    } finally {
+      await guarded.close();
+      await new Promise<void>((r) => trap.close(() => r()));
+    }
+  });
+
+  it('a probe of something that is not the service never echoes its HTTP status', async () => {
+    const web = createServer((_req, res) => {
+      res.writeHead(418, { 'content-type': 'text/plain' });
+      res.end('I am a teapot');
+    });
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const port = (web.address() as AddressInfo).port;
+    try {
+      const c = checkSetupForm(
+        form({ svcBaseUrl: `http://127.0.0.1:${port}/svc`, wmAccountId: '', wmAccessKey: '' }),
+        undefined,
+        {},
+      );
+      if (!c.ok) throw new Error('form');
+      const v = await verifySetup(deps, c.credentials);
+      expect(v.ok).toBe(false);
+      if (v.ok) return;
+      expect(v.failures).toEqual([
+        {
+          part: 'service',
+          field: 'svcBaseUrl',
+          message:
+            'The Service API URL given is not a service endpoint. Check the URL (scheme, host, port and path).',
+        },
+      ]);
+      expect(JSON.stringify(v)).not.toMatch(/418|teapot/);
+    } finally {
+      await new Promise<void>((r) => web.close(() => r()));
+    }
   });
 });
