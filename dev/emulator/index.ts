@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyBehaviours, type EmulatorBehaviours, unshiftBody, unshiftPath } from './behaviours.js';
 import { EmuError, HttpRefusal } from './errors.js';
 import { Faults } from './faults.js';
 import { type Reply, type Router, readBody, sendJson, sendText } from './http.js';
@@ -18,6 +19,13 @@ import { addLicenseRecords, cancelStatusRequestElsewhere, decideSiteRequest } fr
 import type { EmulatorHandle, EmulatorOptions, FaultRule } from './types.js';
 import { wmRouter } from './wm-routes.js';
 
+export {
+  ALL_BEHAVIOURS,
+  BIG_ID_OFFSET,
+  bigId,
+  type EmulatorBehaviours,
+  UNKNOWN_CODE_MAP,
+} from './behaviours.js';
 export { DEMO_CREDENTIALS } from './seed.js';
 export type { EmulatorHandle, EmulatorOptions, FaultRule } from './types.js';
 
@@ -31,7 +39,10 @@ function sleep(ms: number): Promise<void> {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new Error(`emulator: host ${host} refused; only loopback is allowed.`);
-  const now = opts.now ?? Date.now;
+  const baseNow = opts.now ?? Date.now;
+  let behaviours: EmulatorBehaviours = { ...opts.behaviours };
+  // The emulator's own clock: the bot's plus the switchable skew (Date header, expiry, times).
+  const now = () => baseNow() + (behaviours.clockSkewMs ?? 0);
   const state = new EmulatorState({ now, tokenTtlMs: opts.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS });
   const demo = opts.seed === false ? DEMO_CREDENTIALS : seed(state);
   const faults = new Faults();
@@ -82,7 +93,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const method = (req.method ?? 'GET').toUpperCase();
     const rawUrl = req.url ?? '/';
     const url = new URL(rawUrl, 'http://127.0.0.1');
-    const fullPath = url.pathname;
+    const fullPath = unshiftPath(url.pathname, behaviours);
     const mount = mounts.find((m) => fullPath === m.prefix || fullPath.startsWith(`${m.prefix}/`));
     const path = mount ? fullPath.slice(mount.prefix.length) || '/' : fullPath;
     const match = mount?.router.match(method, path);
@@ -91,7 +102,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = unshiftBody(await readBody(req), behaviours);
     } catch {
       sendJson(res, 413, { error_code: 'E1001', error_message: 'The body is too large.' });
       return;
@@ -121,7 +132,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       });
     } catch (err) {
       if (err instanceof EmuError) {
-        reply = { status: 200, body: { error_code: err.code, error_message: err.message } };
+        const code =
+          err.condition === 'duplicateRecipient' && behaviours.duplicateCode ? behaviours.duplicateCode : err.code;
+        reply = { status: 200, body: { error_code: code, error_message: err.message } };
       } else if (err instanceof HttpRefusal) {
         reply = { status: err.status, body: { error_code: String(err.status), error_message: err.message } };
       } else {
@@ -131,7 +144,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         };
       }
     }
-    sendJson(res, reply.status, reply.body, reply.headers);
+    res.setHeader('date', new Date(now()).toUTCString());
+    sendJson(res, reply.status, applyBehaviours(reply.body, behaviours), reply.headers);
   }
 
   const server = createServer((req, res) => {
@@ -186,6 +200,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     setLatency: (ms) => {
       latencyMs = ms;
     },
+    setBehaviours: (b) => {
+      behaviours = { ...b };
+    },
+    behaviours: () => ({ ...behaviours }),
     approveRequest: (siteId, requestId) => state.approveRequest(siteId, requestId),
     cancelRequestElsewhere: (siteId, requestId) =>
       cancelStatusRequestElsewhere(state.requireSite(siteId).svc, requestId, state.now()),

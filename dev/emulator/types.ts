@@ -4,6 +4,7 @@
  * in-process side. Wire shapes live in the emulator's own route files, never here.
  */
 import type { JobStatusCode, TaskStatusCode } from '../../src/api/codes.js';
+import type { EmulatorBehaviours } from './behaviours.js';
 import type { NewLicenseRec } from './svc-state.js';
 
 export interface EmulatorOptions {
@@ -26,6 +27,8 @@ export interface EmulatorOptions {
   cidLicensePath?: 'cid-License' | 'cid-drmLicense' | 'both';
   /** Claims the Service API JWT must carry. Defaults: sub ServiceAPI, aud AUDIENCE, iss Service. */
   serviceJwt?: { subject?: string; audience?: string; issuer?: string };
+  /** Deviations from the specs a real service shows (behaviours.ts); default none. */
+  behaviours?: EmulatorBehaviours;
 }
 
 /** Credentials the seeded emulator accepts (printed by `npm run emulator`). */
@@ -128,6 +131,9 @@ export interface EmulatorControl {
   recipientCount(siteId: string): number;
   /** Set the fixed latency for every call. */
   setLatency(ms: number): void;
+  /** Switch the spec deviations (behaviours.ts); replaces the previous set. */
+  setBehaviours(b: EmulatorBehaviours): void;
+  behaviours(): EmulatorBehaviours;
   /** Move a pending (ST001) service status change request to approved (ST003). Throws when not pending. */
   approveRequest(siteId: string, requestId: string): void;
   /** Cancel a pending (ST001) request outside the bot (the vendor's console): ST002. */

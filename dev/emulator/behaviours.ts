@@ -1,0 +1,122 @@
+/**
+ * Switchable deviations of a real service from the specs (what an audit saw real services do),
+ * applied to the wire only: the emulator's state and rules stay those of the specs, so a test can
+ * compute the data the bot must show under each deviation.
+ *
+ * - omitEmptyFields: optional fields whose value is "" or null are left out of every data object
+ *   (instead of being sent as "" / null).
+ * - unknownCodes: codes the specs do not list replace some listed ones on the way out:
+ *   UNKNOWN_CODE_MAP (an in-flight job, a progressing task, a suspended product, an inactive
+ *   member, a pending request). Filters still work on the emulator's own codes.
+ * - bigIds: every id (job_id, dwm_id, seq, member_seq) is sent as a string of digits, shifted by
+ *   BIG_ID_OFFSET so that it is near 2^53 (still exact); ids coming back in paths and bodies are
+ *   shifted back. An id beyond 2^53 itself is tested against the client directly.
+ * - clockSkewMs: the emulator's clock runs this far ahead: its Date header, token and JWT expiry
+ *   checks and the times it records.
+ * - duplicateCode: the error_code of a duplicate-recipient refusal (instead of the project's E2002).
+ * - timeZoneText: the envelope's time_zone is sent as this text ("Asia/Seoul", "GMT+09:00", "")
+ *   instead of the offset applied (times are still in the requested offset).
+ */
+
+export interface EmulatorBehaviours {
+  omitEmptyFields?: boolean;
+  unknownCodes?: boolean;
+  bigIds?: boolean;
+  clockSkewMs?: number;
+  duplicateCode?: string;
+  timeZoneText?: string;
+}
+
+/** Every behaviour on at once (tests "all of them"). */
+export const ALL_BEHAVIOURS: Required<EmulatorBehaviours> = {
+  omitEmptyFields: true,
+  unknownCodes: true,
+  bigIds: true,
+  clockSkewMs: 10 * 60_000,
+  duplicateCode: 'DUP-01',
+  timeZoneText: 'Asia/Seoul',
+};
+
+export const UNKNOWN_CODE_MAP: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  job_status: { DM001: 'DM002' },
+  task_status: { TK001: 'TK003' },
+  status_code: { SE001: 'SE002', MT002: 'MT003' },
+  reg_status: { ST001: 'ST004' },
+};
+
+/** 2^53 - 2^40: every emulator id plus this stays below 2^53 - 1 (exact in a JS number). */
+export const BIG_ID_OFFSET = 2 ** 53 - 2 ** 40;
+const ID_KEYS = new Set(['job_id', 'dwm_id', 'seq', 'member_seq']);
+/** Fields the specs require: never left out, even when empty. */
+const REQUIRED_KEYS = new Set(['name', 'recipient', 'content_id', 'cid', 'member_email', 'req_group_id']);
+
+export function bigId(n: number): string {
+  return String(BigInt(n) + BigInt(BIG_ID_OFFSET));
+}
+
+function transformValue(v: unknown, b: EmulatorBehaviours): unknown {
+  if (Array.isArray(v)) return v.map((x) => transformValue(x, b));
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (b.omitEmptyFields && (x === '' || x === null) && !REQUIRED_KEYS.has(k)) continue;
+    if (b.bigIds && ID_KEYS.has(k) && typeof x === 'number') {
+      out[k] = bigId(x);
+      continue;
+    }
+    const map = b.unknownCodes ? UNKNOWN_CODE_MAP[k] : undefined;
+    if (map && typeof x === 'string' && map[x]) {
+      out[k] = map[x];
+      continue;
+    }
+    out[k] = transformValue(x, b);
+  }
+  return out;
+}
+
+/** The envelope as the deviating service sends it. */
+export function applyBehaviours(body: unknown, b: EmulatorBehaviours): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const env = { ...(body as Record<string, unknown>) };
+  if ('data' in env) env.data = transformValue(env.data, b);
+  if (b.timeZoneText !== undefined && 'time_zone' in env) env.time_zone = b.timeZoneText;
+  return env;
+}
+
+/** Path with big ids shifted back ("/api/job/AB12/9007...123" -> "/api/job/AB12/123"). */
+export function unshiftPath(path: string, b: EmulatorBehaviours): string {
+  if (!b.bigIds) return path;
+  return path.replace(/\/(\d{10,})(?=\/|$)/g, (_m, d: string) => {
+    const n = BigInt(d) - BigInt(BIG_ID_OFFSET);
+    return `/${n >= 0n ? n.toString() : d}`;
+  });
+}
+
+/** JSON body with big ids (member_seq) shifted back. */
+export function unshiftBody(body: Buffer, b: EmulatorBehaviours): Buffer {
+  if (!b.bigIds || body.length === 0) return body;
+  const text = body.toString('utf8');
+  if (!text.trimStart().startsWith('{')) {
+    // urlencoded form bodies (SERVICE_BODY_ENCODING=form)
+    if (!/^[\w.%+-]+=/.test(text)) return body;
+    return Buffer.from(
+      text.replace(/(^|&)(member_seq|seq)=(\d{10,})/g, (_m, pre: string, k: string, d: string) => {
+        return `${pre}${k}=${(BigInt(d) - BigInt(BIG_ID_OFFSET)).toString()}`;
+      }),
+    );
+  }
+  try {
+    const j = JSON.parse(text) as Record<string, unknown>;
+    let changed = false;
+    for (const k of ID_KEYS) {
+      const v = j[k];
+      if ((typeof v === 'number' || typeof v === 'string') && /^\d{10,}$/.test(String(v))) {
+        j[k] = Number(BigInt(String(v)) - BigInt(BIG_ID_OFFSET));
+        changed = true;
+      }
+    }
+    return changed ? Buffer.from(JSON.stringify(j)) : body;
+  } catch {
+    return body;
+  }
+}
