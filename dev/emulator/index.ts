@@ -133,7 +133,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     } catch (err) {
       if (err instanceof EmuError) {
         const code =
-          err.condition === 'duplicateRecipient' && behaviours.duplicateCode ? behaviours.duplicateCode : err.code;
+          err.condition === 'duplicateRecipient' && behaviours.duplicateCode
+            ? behaviours.duplicateCode
+            : err.code;
         reply = { status: 200, body: { error_code: code, error_message: err.message } };
       } else if (err instanceof HttpRefusal) {
         reply = { status: err.status, body: { error_code: String(err.status), error_message: err.message } };

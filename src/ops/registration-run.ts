@@ -12,14 +12,21 @@
  * it can never be registered twice. A batch is marked `sending` in the store BEFORE its POST, so a
  * crash mid-request leaves a trace and resume reconciles that batch first instead of re-sending it.
  *
- * A batch refused as a duplicate (someone registered one of the names meanwhile) is re-checked by
- * listing (not keyword search, whose case handling the spec leaves open); the names found are
- * reported as "registered meanwhile" and the remainder is sent once more.
+ * Duplicates are decided by looking the names up, never by an error code alone: the specs list no
+ * error codes, and a real service may answer a duplicate with any code (the configurable table of
+ * src/api/error-codes.ts maps the usual one to `duplicateRecipient`, but nothing depends on it).
+ * So ANY service refusal of a batch is re-checked by listing the site's recipients (not keyword
+ * search, whose case handling the spec leaves open): names found are reported as "registered
+ * meanwhile" (or as ours, when an earlier attempt of this run may have registered them) and the
+ * remainder is sent again, at most MAX_POSTS_PER_BATCH POSTs per batch. Only when the look-up
+ * finds none of the names is the refusal reported as the batch's failure. One name registered by
+ * someone else never fails the other names of its batch, and a name this run registered is never
+ * reported as failed.
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ApiError, AuthError, PermissionError } from '../api/errors.js';
+import { ApiError, AuthError, PermissionError, ServiceError } from '../api/errors.js';
 import type { Recipient, WatermarkingClient } from '../api/types.js';
 import { nameKey } from '../api/validate.js';
 import { logger } from '../log.js';
@@ -446,6 +453,9 @@ async function execute(
   return report;
 }
 
+/** POSTs per batch at most: the first send and retries after a look-up settled some names. */
+export const MAX_POSTS_PER_BATCH = 3;
+
 interface BatchContext {
   client: WatermarkingClient;
   siteId: string;
@@ -491,9 +501,10 @@ async function runBatch(
     remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
   }
 
-  // At most two POSTs per batch: the first send and one retry after reconciliation.
+  // At most MAX_POSTS_PER_BATCH POSTs per batch: the first send and retries after reconciliation.
   let lastError: unknown;
-  for (let attempt = 0; attempt < 2 && remaining.length > 0; attempt++) {
+  let ambiguousFailures = 0;
+  for (let attempt = 0; attempt < MAX_POSTS_PER_BATCH && remaining.length > 0; attempt++) {
     try {
       const created = await ctx.client.registerRecipients(ctx.siteId, remaining.map(toNewRecipient));
       const byKey = new Map<string, Recipient>();
@@ -519,13 +530,28 @@ async function runBatch(
     } catch (e) {
       lastError = e;
       if (e instanceof AuthError || e instanceof PermissionError) throw e;
-      if (isServiceCondition(e, 'duplicateRecipient')) {
+      if (e instanceof ServiceError) {
+        // A refusal: nothing of this POST was applied. Whatever its code, look the names up: the
+        // ones found are duplicates (registered meanwhile, or by an earlier attempt of this run).
+        const before = remaining.length;
+        const code = e.code;
         remaining = await reconcile(ctx, b, remaining, maybeOurs, 'list');
-        continue;
+        if (remaining.length < before) {
+          if (!isServiceCondition(e, 'duplicateRecipient')) {
+            logger.info(
+              { code, found: before - remaining.length },
+              'a registration refusal with this code was a duplicate (names found by look-up)',
+            );
+          }
+          continue;
+        }
+        break; // none of the names exists: a real refusal, reported with the service's code
       }
       if (isAmbiguousWriteFailure(e)) {
         for (const x of remaining) maybeOurs.add(nameKey(x.name));
         remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+        // One re-send after an ambiguous failure (the service may be struggling), as before.
+        if (++ambiguousFailures > 1) break;
         continue;
       }
       if (!(e instanceof ApiError)) {

@@ -60,9 +60,9 @@ describe.each(CASES)('watcher with %s', (_name, behaviours) => {
     const id = (n: number) => (behaviours.bigIds ? bigId(n) : String(n));
     const finals = h.poster.messages.filter((m) => m.text.includes('COMPLETED'));
     expect(finals.map((m) => m.text.match(/Job `(\d+)`/)?.[1])).toEqual([id(done)]);
-    expect(h.poster.messages.some((m) => m.text.includes(`\`${id(stuck)}\``) && /COMPLETED|ERROR/.test(m.text))).toBe(
-      false,
-    );
+    expect(
+      h.poster.messages.some((m) => m.text.includes(`\`${id(stuck)}\``) && /COMPLETED|ERROR/.test(m.text)),
+    ).toBe(false);
     expect(h.poster.duplicateKeys()).toEqual([]);
   });
 });
