@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  codeLabel,
   MEMBER_GROUP,
   MEMBER_GROUP_SEQS,
   MEMBER_STATUS,
@@ -35,7 +36,7 @@ export function toMemberView(m: SubMember): MemberView {
   return {
     ...m,
     groupLabel: group?.name ?? m.groupName,
-    statusLabel: (MEMBER_STATUS as Record<string, string>)[m.status] ?? m.status,
+    statusLabel: codeLabel(MEMBER_STATUS, m.status),
     active: m.status === 'MT001',
   };
 }

@@ -11,6 +11,7 @@
  * has no notion of who is asking.
  */
 import {
+  codeLabel,
   type ProductStatusCode,
   REQUEST_STATUS,
   REQUEST_TYPE,
@@ -90,7 +91,7 @@ export function toRequestView(r: StatusRequest): PlanRequestView {
     type: r.type,
     typeLabel: (REQUEST_TYPE as Record<string, string>)[r.type] ?? r.type,
     status,
-    statusLabel: REQUEST_STATUS[effective],
+    statusLabel: codeLabel(REQUEST_STATUS, effective),
     pending: effective === 'ST001',
     message: r.message,
     registeredBy: r.registeredBy,

@@ -4,7 +4,7 @@
  * [account:|site:]`).
  */
 import { z } from 'zod';
-import { PRODUCT_STATUS, type ProductStatusCode, type ServiceCode } from '../../api/codes.js';
+import { codeLabel, PRODUCT_STATUS, type ProductStatusCode, type ServiceCode } from '../../api/codes.js';
 import type { AdditionalSiteRequest, AdditionalSiteRequestQuery, ServiceClient } from '../../api/types.js';
 import {
   applyDates,
@@ -46,7 +46,7 @@ export async function listSites(client: ServiceClient): Promise<SiteView[]> {
           serviceCode: p.serviceCode,
           label: serviceLabel(p.serviceCode),
           status: p.status,
-          statusLabel: (PRODUCT_STATUS as Record<string, string>)[p.status] ?? p.status,
+          statusLabel: codeLabel(PRODUCT_STATUS, p.status),
           inService: p.status === 'SE000',
         }))
         .sort((a, b) => a.serviceCode.localeCompare(b.serviceCode)),
