@@ -13,6 +13,7 @@
  * IPv4-mapped IPv6 (::ffff:a.b.c.d) is classified as the IPv4 address it carries.
  * Uses Node's own `net.BlockList` and `net.isIP` rather than hand-written CIDR arithmetic.
  */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 export type AddressClass = 'loopback' | 'private' | 'link-local' | 'metadata' | 'public' | 'name';
@@ -92,4 +93,36 @@ export function describeAddressClass(c: AddressClass): string {
     default:
       return 'a host name';
   }
+}
+
+/** The resolver shape of `dns.lookup` as net.connect calls it (options may ask for `all`). */
+export type LookupFn = (
+  hostname: string,
+  options: { all?: boolean; family?: number | string; hints?: number },
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+) => void;
+
+/** Error code of a connection refused because a host name resolved to a metadata address. */
+export const METADATA_REFUSED = 'EUPSTREAM_METADATA';
+
+/**
+ * A `lookup` for net/tls connect that refuses a host name resolving to a cloud metadata address
+ * (DNS rebinding: an allowed name that later points at 169.254.169.254). Other classes pass: the
+ * allow-list already decided which names may be used. `resolve` is injectable for tests.
+ */
+export function guardedLookup(resolve: LookupFn = dnsLookup as unknown as LookupFn): LookupFn {
+  return (hostname, options, callback) => {
+    resolve(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      if (list.some((a) => classifyAddress(a) === 'metadata')) {
+        const e: NodeJS.ErrnoException = new Error(
+          `${hostname} resolves to a cloud metadata address; the bot never connects there`,
+        );
+        e.code = METADATA_REFUSED;
+        return callback(e, address, family);
+      }
+      callback(null, address, family);
+    });
+  };
 }

@@ -31,6 +31,7 @@
 import { type FormData, Pool } from 'undici';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
+import { guardedLookup, type LookupFn, METADATA_REFUSED } from './addresses.js';
 import { ApiError, TransportError, ValidationError } from './errors.js';
 import type { OriginPolicy, OriginRefusal } from './origins.js';
 import { urlForMessage } from './validate.js';
@@ -100,6 +101,8 @@ export interface HttpOptions {
   poolIdleCloseMs?: number;
   /** Upstream allow-list; undefined = every http(s) origin (tests and tools; main always sets it). */
   originPolicy?: OriginPolicy;
+  /** Name resolver used at connect time (tests); always wrapped to refuse metadata addresses. */
+  resolve?: LookupFn;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
@@ -131,6 +134,7 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_INVALID_ARG',
+  METADATA_REFUSED,
 ]);
 
 function errCode(e: unknown): string | undefined {
@@ -153,6 +157,8 @@ function describeNetworkError(code: string | undefined): string {
       return 'timed out reading the response body';
     case 'ECONNREFUSED':
       return 'connection refused';
+    case METADATA_REFUSED:
+      return 'the host name resolves to a cloud metadata address; the bot never connects there';
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
       return 'connection closed by the server';
@@ -219,10 +225,11 @@ interface PoolEntry {
 
 export class HttpClient {
   private readonly pools = new Map<string, PoolEntry>();
-  private readonly o: Required<Omit<HttpOptions, 'logger' | 'originPolicy'>> & {
+  private readonly o: Required<Omit<HttpOptions, 'logger' | 'originPolicy' | 'resolve'>> & {
     logger: Logger;
     originPolicy: OriginPolicy | undefined;
   };
+  private readonly lookup: LookupFn;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: HttpOptions = {}) {
@@ -245,6 +252,7 @@ export class HttpClient {
       now: opts.now ?? Date.now,
       logger: opts.logger ?? rootLogger,
     };
+    this.lookup = guardedLookup(opts.resolve);
   }
 
   private pool(origin: string): PoolEntry {
@@ -257,6 +265,8 @@ export class HttpClient {
           headersTimeout: this.o.headersTimeoutMs,
           bodyTimeout: this.o.bodyTimeoutMs,
           keepAliveTimeout: this.o.keepAliveTimeoutMs,
+          // Host names are resolved through a lookup that refuses metadata addresses.
+          connect: { lookup: this.lookup } as never,
         }),
         lastUsed: this.o.now(),
         inflight: 0,

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../src/api/addresses.js';
+import { classifyAddress, type LookupFn } from '../../src/api/addresses.js';
 import { TransportError } from '../../src/api/errors.js';
 import { HttpClient, OriginRefusedError } from '../../src/api/http.js';
 import { canonicalOrigin, OriginPolicy, parseAllowedOrigin } from '../../src/api/origins.js';
@@ -274,5 +274,29 @@ describe('HttpClient: idle pools', () => {
     clock.t += 45_000; // a: 75 s idle, b: 45 s
     await get(c, b.url);
     expect(c.openOrigins()).toEqual([b.url]);
+  });
+});
+
+describe('HttpClient: host names resolving to a metadata address', () => {
+  it('refuses the connection after resolving (no socket), a name resolving to loopback works', async () => {
+    const target = await listen('127.0.0.1', (_req, res) => res.end('{}'));
+    const port = new URL(target.url).port;
+    // A fake resolver (no DNS): names ending in .meta.test resolve to the metadata address.
+    const resolved: string[] = [];
+    const resolve: LookupFn = (hostname, options, cb) => {
+      resolved.push(hostname);
+      const address = hostname.endsWith('.meta.test') ? '169.254.169.254' : '127.0.0.1';
+      if (options.all) cb(null, [{ address, family: 4 }]);
+      else cb(null, address, 4);
+    };
+    const c = client({ resolve });
+    const err = await get(c, `http://evil.meta.test:${port}`).catch((e) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err.message).toContain('resolves to a cloud metadata address');
+    expect(err.ambiguous).toBe(false);
+    expect(target.connections()).toBe(0);
+    expect((await get(c, `http://svc.local.test:${port}`)).status).toBe(200);
+    expect(target.connections()).toBe(1);
+    expect(resolved).toEqual(['evil.meta.test', 'svc.local.test']);
   });
 });
