@@ -2,8 +2,12 @@
  * Recipient look-ups and edits on top of the WatermarkingClient: which names already exist,
  * resolve a name or id to the originally registered recipient, and edit with plain results.
  */
-import { isServiceCondition as apiIsServiceCondition, type ErrorCondition } from '../api/error-codes.js';
-import { ProtocolError, type ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import {
+  isServiceCondition as apiIsServiceCondition,
+  type ErrorCondition,
+  errorCondition,
+} from '../api/error-codes.js';
+import { ProtocolError, ServiceError, TransportError, ValidationError } from '../api/errors.js';
 import type { Recipient, RecipientPatch, TimeValue, WatermarkingClient } from '../api/types.js';
 import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
 
@@ -269,6 +273,21 @@ export type EditResult =
   | { ok: false; reason: 'not-found'; message: string };
 
 /** Validate, then modify. Service refusals become plain results; other failures are thrown. */
+/** True when another recipient than `dwmId` holds `name` (case-insensitively); false if unsure. */
+async function nameTakenByAnother(
+  client: WatermarkingClient,
+  siteId: string,
+  name: string,
+  dwmId: number,
+): Promise<boolean> {
+  try {
+    const found = (await findExisting(client, siteId, [name], { strategy: 'list' })).get(nameKey(name));
+    return found !== undefined && found.dwmId !== dwmId;
+  } catch {
+    return false;
+  }
+}
+
 export async function editRecipient(
   client: WatermarkingClient,
   siteId: string,
@@ -299,7 +318,15 @@ export async function editRecipient(
   } catch (e) {
     if (isServiceCondition(e, 'recipientInUse'))
       return { ok: false, reason: 'in-use', message: IN_USE_MESSAGE };
-    if (isServiceCondition(e, 'duplicateRecipient')) {
+    // A duplicate is recognised by its code or, when the service uses a code the table does not
+    // know, by looking the new name up (another recipient holds it).
+    if (
+      isServiceCondition(e, 'duplicateRecipient') ||
+      (e instanceof ServiceError &&
+        errorCondition(e) === undefined &&
+        clean.name !== undefined &&
+        (await nameTakenByAnother(client, siteId, clean.name, dwmId)))
+    ) {
       return {
         ok: false,
         reason: 'duplicate',

@@ -240,6 +240,9 @@ describe('every write does what it says', () => {
       const edited = await editRecipient(wm, SITE, mine!.dwmId, { description: '😀'.repeat(50) });
       expect(edited).toMatchObject({ ok: true, dwmId: mine!.dwmId });
       expect((await wm.getRecipient(SITE, mine!.dwmId)).description).toBe('😀'.repeat(50));
+      // Renaming to a name another recipient holds is a duplicate, whatever code says so.
+      const clash = await editRecipient(wm, SITE, mine!.dwmId, { name: names[2]!.toUpperCase() });
+      expect(clash).toMatchObject({ ok: false, reason: 'duplicate' });
 
       // Members: add, deactivate, change group, reset the password.
       const added = await addMember(svc, `${tag}@example.com`, 'TS');
