@@ -15,6 +15,7 @@ import type {
   ServiceCode,
   TaskStatusCode,
 } from './codes.js';
+import type { OriginPolicy } from './origins.js';
 
 // ---------------------------------------------------------------------------------------------
 // Credentials (per workspace; one process serves many workspaces and sites at once)
@@ -393,6 +394,11 @@ export interface ServiceClient {
 export interface ApiFactory {
   watermarking(creds: WatermarkingCredentials): WatermarkingClient;
   service(creds: ServiceApiCredentials): ServiceClient;
+  /**
+   * The upstream allow-list the factory's HTTP layer enforces (undefined: unrestricted). Setup
+   * checks URLs with it before the live check (src/ops/setup.ts).
+   */
+  readonly originPolicy?: OriginPolicy | undefined;
   /** Close every pooled connection. */
   close(): Promise<void>;
 }

@@ -317,6 +317,23 @@ async function sitesNotInAccount(
 export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): Promise<VerifyResult> {
   const failures: VerifyFailure[] = [];
   const jobs: Promise<void>[] = [];
+  // The allow-list first: one clear failure per refused URL, and no call at all for that part
+  // (the HTTP layer would refuse each call anyway, before connecting).
+  const policy = deps.api.originPolicy;
+  const refused = (part: 'watermarking' | 'service', url: string | undefined): boolean => {
+    const r = url ? policy?.check(url) : null;
+    if (!r) return false;
+    const api = part === 'watermarking' ? 'The Watermarking API' : 'The Service API';
+    failures.push({
+      part,
+      field: part === 'watermarking' ? 'wmBaseUrl' : 'svcBaseUrl',
+      message: `${api} URL was refused: ${r.message}`,
+    });
+    return true;
+  };
+  const wmRefused = refused('watermarking', creds.watermarking?.baseUrl);
+  const svcRefused = refused('service', creds.service?.baseUrl);
+  if (wmRefused || svcRefused) return { ok: false, failures };
   if (creds.watermarking) {
     const wm = deps.api.watermarking(creds.watermarking);
     for (const siteId of creds.siteIds) {

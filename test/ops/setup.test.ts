@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
-import { createApi, OriginPolicy } from '../../src/api/index.js';
+import { createApi, OriginPolicy, OriginRefusedError } from '../../src/api/index.js';
 import type { ApiFactory } from '../../src/api/types.js';
 import {
   checkSetupForm,
@@ -271,12 +271,19 @@ describe('verify, save, status (emulator)', () => {
       const v = await verifySetup({ ...deps, api: guarded }, c.credentials);
       expect(v.ok).toBe(false);
       if (v.ok) return;
-      expect(v.failures.map((f) => f.field).sort()).toEqual(['svcBaseUrl', 'wmBaseUrl', 'wmBaseUrl']);
+      expect(v.failures.map((f) => f.field).sort()).toEqual(['svcBaseUrl', 'wmBaseUrl']);
       expect(v.failures.find((f) => f.part === 'service')?.message).toBe(
         `The Service API URL was refused: Plain http to http://127.0.0.9:${port} (a loopback address (this machine)) is refused: use https://. If this service only speaks http, the operator can allow it by adding http://127.0.0.9:${port} to UPSTREAM_ALLOWED_ORIGINS.`,
       );
       expect(connections).toBe(0);
       expect(guarded.http.openOrigins()).toEqual([]);
+      // The HTTP layer refuses too, on its own (one place, before any connection).
+      const direct = await guarded
+        .watermarking({ ...emu.demo.watermarking, baseUrl: `http://127.0.0.9:${port}/wm` })
+        .verify('DEMO')
+        .catch((e) => e);
+      expect(direct).toBeInstanceOf(OriginRefusedError);
+      expect(connections).toBe(0);
       // The configured base URLs are allowed by default.
       const okForm = checkSetupForm(form(), undefined, {});
       if (!okForm.ok) throw new Error('form');
