@@ -180,11 +180,11 @@ describe('properties (fast-check)', () => {
         const enc = new TextEncoder();
         fc.assert(
           fc.property(hostileArb, (s) => {
-            // Names and descriptions are limited in characters (the spec's "maximum length"), content
-            // ids in UTF-8 bytes ("maximum 200 bytes").
+            // Names and descriptions are limited in characters (the spec's "maximum length": code
+            // points, as the service counts them), content ids in UTF-8 bytes ("maximum 200 bytes").
             for (const [check, size, max] of [
               [checkRecipientName, (x: string) => x.length, API_LIMITS.recipientName],
-              [checkRecipientDescription, (x: string) => x.length, API_LIMITS.recipientDescription],
+              [checkRecipientDescription, (x: string) => [...x].length, API_LIMITS.recipientDescription],
               [checkContentId, (x: string) => enc.encode(x).length, API_LIMITS.contentIdBytes],
             ] as const) {
               const r = check(s);
