@@ -10,7 +10,9 @@
  *   member, a pending request). Filters still work on the emulator's own codes.
  * - bigIds: every id (job_id, dwm_id, seq, member_seq) is sent as a string of digits, shifted by
  *   BIG_ID_OFFSET so that it is near 2^53 (still exact); ids coming back in paths and bodies are
- *   shifted back. An id beyond 2^53 itself is tested against the client directly.
+ *   shifted back.
+ * - idsBeyondSafe: the same, shifted by 2^53: every id is beyond what a JavaScript number holds
+ *   exactly (the client must refuse such an answer clearly, never round it to another id).
  * - clockSkewMs: the emulator's clock runs this far ahead: its Date header, token and JWT expiry
  *   checks and the times it records.
  * - duplicateCode: the error_code of a duplicate-recipient refusal (instead of the project's E2002).
@@ -22,13 +24,14 @@ export interface EmulatorBehaviours {
   omitEmptyFields?: boolean;
   unknownCodes?: boolean;
   bigIds?: boolean;
+  idsBeyondSafe?: boolean;
   clockSkewMs?: number;
   duplicateCode?: string;
   timeZoneText?: string;
 }
 
 /** Every behaviour on at once (tests "all of them"). */
-export const ALL_BEHAVIOURS: Required<EmulatorBehaviours> = {
+export const ALL_BEHAVIOURS: Required<Omit<EmulatorBehaviours, 'idsBeyondSafe'>> = {
   omitEmptyFields: true,
   unknownCodes: true,
   bigIds: true,
@@ -50,8 +53,17 @@ const ID_KEYS = new Set(['job_id', 'dwm_id', 'seq', 'member_seq']);
 /** Fields the specs require: never left out, even when empty. */
 const REQUIRED_KEYS = new Set(['name', 'recipient', 'content_id', 'cid', 'member_email', 'req_group_id']);
 
-export function bigId(n: number): string {
-  return String(BigInt(n) + BigInt(BIG_ID_OFFSET));
+/** 2^53: every emulator id plus this is beyond Number.MAX_SAFE_INTEGER. */
+export const UNSAFE_ID_OFFSET = 2n ** 53n;
+
+function offsetOf(b: EmulatorBehaviours): bigint | undefined {
+  if (b.idsBeyondSafe) return UNSAFE_ID_OFFSET;
+  if (b.bigIds) return BigInt(BIG_ID_OFFSET);
+  return undefined;
+}
+
+export function bigId(n: number, offset: bigint = BigInt(BIG_ID_OFFSET)): string {
+  return String(BigInt(n) + offset);
 }
 
 function transformValue(v: unknown, b: EmulatorBehaviours): unknown {
@@ -60,8 +72,9 @@ function transformValue(v: unknown, b: EmulatorBehaviours): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (b.omitEmptyFields && (x === '' || x === null) && !REQUIRED_KEYS.has(k)) continue;
-    if (b.bigIds && ID_KEYS.has(k) && typeof x === 'number') {
-      out[k] = bigId(x);
+    const offset = offsetOf(b);
+    if (offset !== undefined && ID_KEYS.has(k) && typeof x === 'number') {
+      out[k] = bigId(x, offset);
       continue;
     }
     const map = b.unknownCodes ? UNKNOWN_CODE_MAP[k] : undefined;
@@ -85,23 +98,25 @@ export function applyBehaviours(body: unknown, b: EmulatorBehaviours): unknown {
 
 /** Path with big ids shifted back ("/api/job/AB12/9007...123" -> "/api/job/AB12/123"). */
 export function unshiftPath(path: string, b: EmulatorBehaviours): string {
-  if (!b.bigIds) return path;
+  const offset = offsetOf(b);
+  if (offset === undefined) return path;
   return path.replace(/\/(\d{10,})(?=\/|$)/g, (_m, d: string) => {
-    const n = BigInt(d) - BigInt(BIG_ID_OFFSET);
+    const n = BigInt(d) - offset;
     return `/${n >= 0n ? n.toString() : d}`;
   });
 }
 
 /** JSON body with big ids (member_seq) shifted back. */
 export function unshiftBody(body: Buffer, b: EmulatorBehaviours): Buffer {
-  if (!b.bigIds || body.length === 0) return body;
+  const offset = offsetOf(b);
+  if (offset === undefined || body.length === 0) return body;
   const text = body.toString('utf8');
   if (!text.trimStart().startsWith('{')) {
     // urlencoded form bodies (SERVICE_BODY_ENCODING=form)
     if (!/^[\w.%+-]+=/.test(text)) return body;
     return Buffer.from(
       text.replace(/(^|&)(member_seq|seq)=(\d{10,})/g, (_m, pre: string, k: string, d: string) => {
-        return `${pre}${k}=${(BigInt(d) - BigInt(BIG_ID_OFFSET)).toString()}`;
+        return `${pre}${k}=${(BigInt(d) - offset).toString()}`;
       }),
     );
   }
@@ -111,7 +126,7 @@ export function unshiftBody(body: Buffer, b: EmulatorBehaviours): Buffer {
     for (const k of ID_KEYS) {
       const v = j[k];
       if ((typeof v === 'number' || typeof v === 'string') && /^\d{10,}$/.test(String(v))) {
-        j[k] = Number(BigInt(String(v)) - BigInt(BIG_ID_OFFSET));
+        j[k] = Number(BigInt(String(v)) - offset);
         changed = true;
       }
     }

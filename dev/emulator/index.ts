@@ -25,6 +25,7 @@ export {
   bigId,
   type EmulatorBehaviours,
   UNKNOWN_CODE_MAP,
+  UNSAFE_ID_OFFSET,
 } from './behaviours.js';
 export { DEMO_CREDENTIALS } from './seed.js';
 export type { EmulatorHandle, EmulatorOptions, FaultRule } from './types.js';

@@ -15,7 +15,7 @@ import {
   UNKNOWN_CODE_MAP,
 } from '../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
-import { AuthError } from '../../src/api/errors.js';
+import { AuthError, ProtocolError } from '../../src/api/errors.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
 import { gatherHome } from '../../src/ops/home.js';
@@ -271,6 +271,25 @@ describe('every write does what it says', () => {
       const extra = await requestAdditionalSite(svc, `Site ${tag}`);
       const reqs = await listSiteRequests(svc, { pageSize: 1000 });
       expect(reqs.items.some((r) => r.seq === extra.seq && r.serviceName === `Site ${tag}`)).toBe(true);
+    } finally {
+      emu.setBehaviours({});
+    }
+  });
+});
+
+describe('ids beyond 2^53', () => {
+  it('are refused clearly (naming the field), never rounded; answers without ids still work', async () => {
+    emu.setBehaviours({ idsBeyondSafe: true });
+    try {
+      const jobs = await listJobs(wm, SITE, { pageUnit: 10 }, { now: T0 }).catch((e) => e);
+      expect(jobs).toBeInstanceOf(ProtocolError);
+      expect(jobs.field).toBe('data[0].job_id');
+      expect(jobs.message).toMatch(/beyond 2\^53-1 and cannot be held exactly/);
+      const members = await listMembers(svc, { pageSize: 10 }).catch((e) => e);
+      expect(members).toBeInstanceOf(ProtocolError);
+      expect(members.field).toBe('data[0].member_seq');
+      expect((await listSites(svc)).length).toBeGreaterThan(0);
+      expect((await listLicenses(svc, SITE, { pageSize: 5 })).items.length).toBe(5);
     } finally {
       emu.setBehaviours({});
     }
