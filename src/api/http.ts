@@ -454,7 +454,7 @@ export class HttpClient {
           log.debug({ endpoint: req.endpoint, method: req.method, attempt }, 'service call deadline');
           throw new TransportError(
             req.endpoint,
-            `${req.endpoint}: no complete answer within the ${Math.round(this.o.deadlineMs / 1000)} s deadline of one call (UPSTREAM_CALL_DEADLINE_MS)${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
+            `${req.endpoint}: no complete answer within the ${Number((this.o.deadlineMs / 1000).toFixed(1))} s deadline of one call (UPSTREAM_CALL_DEADLINE_MS)${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
             undefined,
             attempt,
             undefined,
