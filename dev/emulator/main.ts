@@ -1,11 +1,30 @@
 /**
  * `npm run emulator`: the emulator standalone on 127.0.0.1:PORT (default 4010) with demo data.
  * Prints the base URLs and the demo credentials (they are fake, for the local demo only).
+ * EMULATOR_BEHAVIOURS switches spec deviations on (behaviours.ts), comma-separated:
+ * omitEmptyFields, unknownCodes, bigIds, idsBeyondSafe, clockSkew (10 minutes ahead),
+ * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), or all.
  */
+import { ALL_BEHAVIOURS, type EmulatorBehaviours } from './behaviours.js';
 import { startEmulator } from './index.js';
 
+function behavioursFrom(text: string | undefined): EmulatorBehaviours {
+  const b: EmulatorBehaviours = {};
+  for (const w of (text ?? '').split(',').map((x) => x.trim())) {
+    if (w === 'all') Object.assign(b, ALL_BEHAVIOURS);
+    else if (w === 'omitEmptyFields' || w === 'unknownCodes' || w === 'bigIds' || w === 'idsBeyondSafe')
+      b[w] = true;
+    else if (w === 'clockSkew') b.clockSkewMs = ALL_BEHAVIOURS.clockSkewMs;
+    else if (w === 'duplicateCode') b.duplicateCode = ALL_BEHAVIOURS.duplicateCode;
+    else if (w === 'timeZoneText') b.timeZoneText = ALL_BEHAVIOURS.timeZoneText;
+    else if (w) process.stderr.write(`EMULATOR_BEHAVIOURS: "${w}" is not a behaviour; ignored\n`);
+  }
+  return b;
+}
+
 const port = Number(process.env.PORT ?? 4010);
-const emu = await startEmulator({ port: Number.isInteger(port) ? port : 4010 });
+const behaviours = behavioursFrom(process.env.EMULATOR_BEHAVIOURS);
+const emu = await startEmulator({ port: Number.isInteger(port) ? port : 4010, behaviours });
 const d = emu.demo;
 process.stdout.write(
   [
@@ -15,6 +34,7 @@ process.stdout.write(
     `  Sites: ${d.siteIds.join(', ')} (default ${d.defaultSiteId})`,
     `  Watermarking account: ${d.watermarking.accountId} / access key ${d.watermarking.accessKey}`,
     `  Service account: ${d.service.accountId} (seq ${d.service.accountSeq}) / secret ${d.service.secretKey}`,
+    `  Spec deviations: ${Object.keys(behaviours).join(', ') || 'none'} (EMULATOR_BEHAVIOURS)`,
     'Press Ctrl+C to stop.',
     '',
   ].join('\n'),
