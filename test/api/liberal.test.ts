@@ -10,7 +10,8 @@ import { AuthError, PermissionError, ProtocolError, ValidationError } from '../.
 import { createApi } from '../../src/api/index.js';
 import { checkRecipientDescription } from '../../src/api/validate.js';
 import { MAX_AUTH_RETRIES } from '../../src/api/wm-token.js';
-import { json, ok, startServer, type TestServer } from './helpers.js';
+import { logger, setLogger } from '../../src/log.js';
+import { captureLogger, json, ok, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer | undefined;
 let api: ReturnType<typeof createApi> | undefined;
@@ -109,6 +110,28 @@ describe('unknown codes', () => {
     expect(codeLabel(JOB_STATUS, 'DM777')).toBe('unknown (DM777)');
     expect(codeLabel(JOB_STATUS, 'DM500')).toBe('COMPLETED');
     expect(codeName('TK009')).toBe('unknown (TK009)');
+  });
+
+  it('each unknown code is logged once, not once per row or call', async () => {
+    const cap = captureLogger();
+    const previous = logger;
+    setLogger(cap.logger);
+    try {
+      const wm = await wmServer(() => [
+        { job_id: 1, content_id: 'a', job_status: 'DM778' },
+        { job_id: 2, content_id: 'b', job_status: 'DM778' },
+      ]);
+      await wm.searchJobs('AB12');
+      await wm.searchJobs('AB12');
+    } finally {
+      setLogger(previous);
+    }
+    const lines = cap
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('DM778'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('job_status');
   });
 });
 
