@@ -54,6 +54,8 @@ const batchSchema = z.object({
   entries: z.array(plannedSchema),
   attempts: z.number().int().nonnegative(),
   error: errorInfoSchema.optional(),
+  /** When this batch was last marked `sending` (epoch ms): how recent a crashed POST may be. */
+  sentAt: z.number().optional(),
 });
 
 const registeredSchema = z.object({
@@ -217,6 +219,15 @@ export interface RunOptions {
   now?: () => number;
   /** Warnings (e.g. the store failing); never given secrets. Default: the process logger. */
   onWarning?: (message: string, err: unknown) => void;
+  /**
+   * How long a POST of a crashed run may still be processed by the service after the crash, ms
+   * (default 5000). A `sending` batch whose look-up misses names within this time of its last
+   * send waits until it has passed and looks again before sending anything: the request of the
+   * dead process may still be on its way through the service.
+   */
+  inFlightGraceMs?: number;
+  /** Waits (tests). Default setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -406,18 +417,28 @@ async function execute(
   };
 
   let stopReason: string | undefined;
-  const ctx: BatchContext = { client, siteId, report, lookup: opts.lookup ?? {} };
+  const ctx: BatchContext = {
+    client,
+    siteId,
+    report,
+    lookup: opts.lookup ?? {},
+    now,
+    sleep: opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+    inFlightGraceMs: opts.inFlightGraceMs ?? 5_000,
+  };
 
   const runOne = async (b: ReportBatch) => {
     if (stopReason) return;
     const resolved = resolvedLines(report, b.index);
     const entries = b.entries.filter((e) => !resolved.has(e.line));
     const reconcileFirst = b.state === 'sending';
+    const previousSentAt = b.sentAt;
     b.state = 'sending';
+    b.sentAt = now();
     b.attempts++;
     await saver.save(); // durable before the POST: a crash now leaves `sending`, never a blind re-send
     try {
-      await runBatch(ctx, b, entries, reconcileFirst);
+      await runBatch(ctx, b, entries, reconcileFirst ? { previousSentAt } : undefined);
     } catch (e) {
       if (e instanceof AuthError || e instanceof PermissionError) {
         // Nothing was accepted (the service refused the caller); stop and let resume continue
@@ -461,6 +482,9 @@ interface BatchContext {
   siteId: string;
   report: RegistrationReport;
   lookup: FindExistingOptions;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  inFlightGraceMs: number;
 }
 
 function resolvedLines(report: RegistrationReport, batch: number): Set<number> {
@@ -489,7 +513,7 @@ async function runBatch(
   ctx: BatchContext,
   b: ReportBatch,
   entries: PlannedRecipient[],
-  reconcileFirst: boolean,
+  reconcileFirst: { previousSentAt: number | undefined } | undefined,
 ): Promise<void> {
   const { report } = ctx;
   /** Entries for which a POST may have been applied: an exact-case match on look-up is ours. */
@@ -499,6 +523,14 @@ async function runBatch(
   if (reconcileFirst) {
     for (const e of remaining) maybeOurs.add(nameKey(e.name));
     remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+    // The crashed run's POST may still be going through the service: give it the grace time
+    // since it was sent, then look again, before sending anything.
+    const sentAt = reconcileFirst.previousSentAt;
+    const wait = sentAt === undefined ? 0 : sentAt + ctx.inFlightGraceMs - ctx.now();
+    if (remaining.length > 0 && wait > 0) {
+      await ctx.sleep(Math.min(wait, ctx.inFlightGraceMs));
+      remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+    }
   }
 
   // At most MAX_POSTS_PER_BATCH POSTs per batch: the first send and retries after reconciliation.

@@ -158,4 +158,32 @@ describe('registration with a duplicate code the table does not know', () => {
     expect(report.failed[0]).toMatchObject({ kind: 'service', code: 'E7777', message: 'Quota exceeded' });
     expect(posted).toHaveLength(5); // not re-sent
   });
+
+  it('a crashed run whose POST is still going through the service is waited for, not sent again', async () => {
+    const all = names(20);
+    const repo = store.docs<RegistrationReport>('reg-inflight');
+    // The service takes a while for this POST; the process sending it dies meanwhile.
+    emu.faults.add({ match: `POST /wm/api/recipient/${SITE}`, times: 1, latencyMs: 800 });
+    const dying: WatermarkingClient = {
+      ...wm,
+      registerRecipients: (siteId, rs) => {
+        void wm.registerRecipients(siteId, rs).catch(() => undefined);
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const p = await plan(wm, all);
+    void runRegistration(dying, SITE, p, { reportRepo: repo, workspaceKey: 'T1', reportId: 'r2' });
+    await expect.poll(async () => (await repo.get('T1', 'r2'))?.batches[0]?.state).toBe('sending');
+    expect(emu.registrationPostsPerName(SITE).get(all[0]!) ?? 0).toBe(0); // not applied yet
+
+    const resumed = await resumeRegistration(counting(wm), repo, 'T1', 'r2', {
+      force: true,
+      inFlightGraceMs: 4000,
+    });
+    if (!resumed.ok) throw new Error(resumed.message);
+    expect(reportCounts(resumed.report)).toMatchObject({ registered: 20, failed: 0 });
+    expect(posted).toEqual([]); // the resumed run sent nothing: the crashed POST did it
+    const perName = emu.registrationPostsPerName(SITE);
+    for (const n of all) expect(perName.get(n)).toBe(1);
+  });
 });
