@@ -135,6 +135,7 @@ describe('registration with a duplicate code the table does not know', () => {
     const resumed = await resumeRegistration(counting(wm), repo, 'T1', 'r1', {
       force: true,
       lookup: { strategy: 'search' },
+      inFlightGraceMs: 0, // the crashed POST is known to be applied: no wait
     });
     if (!resumed.ok) throw new Error(resumed.message);
     expect(resumed.report.status).toBe('completed');
