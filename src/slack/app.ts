@@ -11,22 +11,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  App,
-  type AppOptions,
-  type Logger as BoltLogger,
-  type LogLevel as BoltLogLevel,
-  HTTPReceiver,
-  type SocketModeReceiver,
-} from '@slack/bolt';
+import { App, type AppOptions, HTTPReceiver, type SocketModeReceiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
-import type { Logger } from '../log.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
 import { createDrain } from './drain.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
+import { boltLogger } from './kit/bolt-logger.js';
+import { SLACK_RETRY_POLICY, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { registerListeners } from './listeners/index.js';
 import { createSingleUseStateStore } from './oauth-state.js';
@@ -47,8 +41,6 @@ export const BOT_SCOPES = [
   'im:write',
 ];
 
-export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
-
 export type RegisterFn = (app: App, deps: AppDeps, ctx: { lifecycle: Lifecycle }) => void | Promise<void>;
 
 export interface SlackAppOptions {
@@ -56,7 +48,7 @@ export interface SlackAppOptions {
   register?: RegisterFn;
   /** Shutdown hooks shared with main.ts; one is created when omitted. */
   lifecycle?: Lifecycle;
-  /** Web API retry policy (default: 2 quick retries; tests pass { retries: 0 }). */
+  /** Web API retry policy (default: SLACK_RETRY_POLICY of kit/web-client.ts; tests pass { retries: 0 }). */
   retryConfig?: RetryOptions;
   /** Extra /readyz checks. */
   readinessChecks?: Array<() => Promise<ReadinessCheck>>;
@@ -84,46 +76,6 @@ export function newErrorRef(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** JSON fields whose values Bolt's debug lines may print (web-api only redacts tokens). */
-const SECRET_FIELD_RE =
-  /("?(?:client_secret|clientSecret|code|token|refresh_token|access_token|signing_secret|state)"?\s*[:=]\s*"?)([^",}\s]+)/gi;
-
-/**
- * Bolt's Logger on top of pino (so Bolt's lines are JSON, redacted, at our level). Bolt and the
- * OAuth installer log request bodies at debug level (oauth.v2.access carries client_secret), so
- * every line is scrubbed of the configured secrets and of secret-named fields first.
- */
-export function boltLogger(logger: Logger, secrets: string[] = []): BoltLogger {
-  let log = logger.child({ component: 'bolt' });
-  const known = secrets.filter((s) => s.length >= 6);
-  const scrub = (text: string) => {
-    let out = text.replace(SECRET_FIELD_RE, (_m, k: string) => `${k}[REDACTED]`);
-    for (const s of known) out = out.split(s).join('[REDACTED]');
-    return out;
-  };
-  const fmt = (msg: unknown[]) =>
-    scrub(
-      msg
-        .map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m)))
-        .join(' '),
-    );
-  return {
-    debug: (...msg: unknown[]) => log.debug(fmt(msg)),
-    info: (...msg: unknown[]) => log.info(fmt(msg)),
-    warn: (...msg: unknown[]) => log.warn(fmt(msg)),
-    error: (...msg: unknown[]) => log.error(fmt(msg)),
-    // The level is ours (LOG_LEVEL), not Bolt's: Bolt calls setLevel with its own default.
-    setLevel: (_level: BoltLogLevel) => undefined,
-    getLevel: () => {
-      const l = log.level;
-      return (l === 'trace' ? 'debug' : l === 'fatal' || l === 'silent' ? 'error' : l) as BoltLogLevel;
-    },
-    setName: (name: string) => {
-      log = logger.child({ component: name });
-    },
-  };
-}
-
 /** Only answer the user through response URLs that are Slack's (or the configured fake's). */
 function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
   if (typeof url !== 'string') return false;
@@ -149,13 +101,8 @@ function causedByStoreOutage(err: unknown): boolean {
 export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): SlackAppHandle {
   const { config, logger } = deps;
   const lifecycle = opts.lifecycle ?? createLifecycle();
-  const apiUrl = config.slack.apiUrl ?? DEFAULT_SLACK_API_URL;
-  const retryConfig: RetryOptions = opts.retryConfig ?? {
-    retries: 2,
-    factor: 2,
-    minTimeout: 500,
-    maxTimeout: 3000,
-  };
+  const apiUrl = slackApiUrl(config);
+  const retryConfig: RetryOptions = opts.retryConfig ?? SLACK_RETRY_POLICY;
   const clientOptions = { slackApiUrl: apiUrl, retryConfig };
   const c = config.slack;
   const bLogger = boltLogger(

@@ -10,15 +10,15 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { AppDeps } from './deps.js';
+import { slackApiUrl } from './kit/web-client.js';
 
 /** Slack's Web API (SLACK_API_URL overrides it: the fake Slack in tests and the demo). */
-export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 
 /** Where Slack's response_url and file URLs may point (Slack, or the configured fake in tests). */
 export function trustedSlackUrl(deps: AppDeps, url: string): boolean {
   try {
     const u = new URL(url);
-    const api = new URL(deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL);
+    const api = new URL(slackApiUrl(deps.config));
     if (u.origin === api.origin) return true;
     return u.protocol === 'https:' && (u.hostname === 'slack.com' || u.hostname.endsWith('.slack.com'));
   } catch {

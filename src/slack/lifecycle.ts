@@ -4,6 +4,9 @@
  *   everything stored for that workspace goes (installation, service credentials, settings, audit,
  *   every feature document) through store.purgeWorkspace. Revoked user tokens alone change nothing:
  *   the bot stores no user tokens.
+ * - Uninstall hooks: per-process caches of a workspace are dropped through hooks the parts that keep
+ *   them register (`onUninstall`), so this file imports no feature; the Web API clients of
+ *   kit/web-client.ts are forgotten here directly.
  * - Hooks: background jobs (watcher, outbox drain...) register a stop function; main.ts runs them
  *   at shutdown in reverse order of registration, each bounded by a timeout.
  */
@@ -12,10 +15,28 @@ import type { Logger } from '../log.js';
 import { workspaceKeyOf } from '../store/keys.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { AppDeps } from './deps.js';
-import { forgetHomeClient } from './listeners/events/home-publish.js';
-import { activeWatchRuntimes } from './watch-runtime.js';
+import { webClients } from './kit/web-client.js';
 
 export type UninstallReason = 'app_uninstalled' | 'tokens_revoked';
+
+export type UninstallHook = (workspace: WorkspaceKey) => void;
+
+/** Hooks per app (keyed by its configuration object, like the Web API clients). */
+const uninstallHooks = new WeakMap<object, Set<UninstallHook>>();
+
+/**
+ * Run `hook` when a workspace is uninstalled (drop its per-process caches). Returns a function that
+ * unregisters it (call it when the part that registered stops).
+ */
+export function onUninstall(deps: Pick<AppDeps, 'config'>, hook: UninstallHook): () => void {
+  let hooks = uninstallHooks.get(deps.config);
+  if (!hooks) {
+    hooks = new Set();
+    uninstallHooks.set(deps.config, hooks);
+  }
+  hooks.add(hook);
+  return () => hooks.delete(hook);
+}
 
 /** Remove every trace of a workspace. Never throws: logs and reports false instead. */
 export async function purgeWorkspace(
@@ -23,9 +44,15 @@ export async function purgeWorkspace(
   key: WorkspaceKey,
   reason: UninstallReason,
 ): Promise<boolean> {
-  // Per-process caches of the workspace go too (review #21).
-  forgetHomeClient(key);
-  for (const r of activeWatchRuntimes()) r.posters.forget(key);
+  // Per-process caches of the workspace go too.
+  webClients(deps).forget(key);
+  for (const hook of uninstallHooks.get(deps.config) ?? []) {
+    try {
+      hook(key);
+    } catch (err) {
+      deps.logger.warn({ workspace: key, err }, 'an uninstall hook failed');
+    }
+  }
   try {
     await deps.store.purgeWorkspace(key);
     deps.logger.info({ workspace: key, reason }, 'workspace data removed after uninstall');

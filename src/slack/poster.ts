@@ -13,8 +13,7 @@
  *   thread) with `include_all_metadata` and looks for the `drm_chatops_delivery` key: the core's
  *   exactly-once check after a crash between posting and recording.
  */
-import { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 import {
@@ -24,9 +23,9 @@ import {
   DeliveryError,
   type PostOptions,
 } from '../watch/types.js';
-import { boltLogger, DEFAULT_SLACK_API_URL } from './app.js';
 import { LruMap } from './background-sender.js';
 import type { AppDeps } from './deps.js';
+import { botToken, newWebClient } from './kit/web-client.js';
 
 /**
  * Map a Web API failure to a DeliveryError (already one: returned as is). An error of unknown
@@ -144,31 +143,14 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
   };
 }
 
-const storedBot = z.looseObject({ bot: z.looseObject({ token: z.string().min(1) }).optional() });
-
-/** The workspace's bot token: SLACK_BOT_TOKEN (single) or the stored installation (OAuth). */
-export async function botToken(
-  deps: Pick<AppDeps, 'config' | 'store'>,
-  ws: WorkspaceKey,
-): Promise<string | undefined> {
-  if (deps.config.distribution === 'single') return deps.config.slack.botToken;
-  const raw = await deps.store.installations.get(ws);
-  const parsed = storedBot.safeParse(raw);
-  return parsed.success ? parsed.data.bot?.token : undefined;
-}
+export { botToken };
 
 /** A WebClient for background work: no SDK retries, rate limits rejected, logs through pino. */
 export function backgroundClient(
   deps: { config: AppDeps['config']; logger: Logger },
   token: string,
 ): WebClient {
-  return new WebClient(token, {
-    slackApiUrl: deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 15_000,
-    logger: boltLogger(deps.logger.child({ component: 'watch-slack' }), [token]),
-  });
+  return newWebClient(deps, token, { queued: true, component: 'watch-slack' });
 }
 
 /** Workspaces whose clients and posters are kept (least recently used beyond this are rebuilt). */

@@ -33,6 +33,7 @@ import {
 } from '../watch/index.js';
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
+import { onUninstall } from './lifecycle.js';
 import { refreshHome } from './listeners/events/home-publish.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 import type { Message } from './render/blocks.js';
@@ -202,6 +203,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
 
   let timer: unknown;
   let running = false;
+  // An uninstalled workspace's clients and posters go (a reinstall brings a new token).
+  const offUninstall = onUninstall(deps, (ws) => posters.forget(ws));
   const scheduleCheck = () => {
     if (!running) return;
     timer = clock.setTimer(() => {
@@ -229,6 +232,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     async stop() {
       running = false;
       active.delete(runtime);
+      offUninstall();
       if (timer !== undefined) clock.clearTimer(timer);
       await watcher.stop();
       await runtime.idle();

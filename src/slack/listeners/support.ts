@@ -6,11 +6,12 @@
  * after a restart. Slack files (upload, download with the bot token) are in ../files.ts.
  */
 import type { RespondFn } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import type { WebClient } from '@slack/web-api';
+import type { z } from 'zod';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from '../context.js';
 import type { AppDeps } from '../deps.js';
-import { DEFAULT_SLACK_API_URL, trustedSlackUrl } from '../files.js';
+import { trustedSlackUrl } from '../files.js';
+import { webClients } from '../kit/web-client.js';
 import type { Message } from '../render/blocks.js';
 import { explainError, renderError } from '../render/errors.js';
 import { decodeValue } from '../render/values.js';
@@ -236,22 +237,10 @@ export async function audited<T>(
   }
 }
 
-const storedInstallation = z.looseObject({ bot: z.looseObject({ token: z.string().min(1) }).optional() });
-
 /**
  * A bot WebClient for a workspace outside any request (resuming work after a restart):
  * SLACK_BOT_TOKEN in single-workspace mode, the stored installation's bot token with OAuth.
  */
-export async function botClientFor(deps: AppDeps, workspace: string): Promise<WebClient | undefined> {
-  let token: string | undefined;
-  if (deps.config.distribution === 'single') token = deps.config.slack.botToken;
-  else {
-    const parsed = storedInstallation.safeParse(await deps.store.installations.get(workspace));
-    token = parsed.success ? parsed.data.bot?.token : undefined;
-  }
-  if (!token) return undefined;
-  return new WebClient(token, {
-    slackApiUrl: deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL,
-    retryConfig: { retries: 2 },
-  });
+export function botClientFor(deps: AppDeps, workspace: string): Promise<WebClient | undefined> {
+  return webClients(deps).forWorkspace(workspace);
 }

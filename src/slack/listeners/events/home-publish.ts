@@ -8,15 +8,13 @@
  * and it runs once more at the end (so a burst of 50 notifications costs two refreshes, not 50).
  * Nothing here throws: a failed publish is logged (warn) and the next refresh tries again.
  */
-import type { Installation } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { gatherHome, type HomeData, type HomeOptions } from '../../../ops/home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
-import { boltLogger, DEFAULT_SLACK_API_URL } from '../../app.js';
-import { LruMap } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
+import { webClients } from '../../kit/web-client.js';
 import { homeView } from '../../render/home/view.js';
 import { resolveRole, userInfo } from '../../roles.js';
 
@@ -56,52 +54,11 @@ async function recentViewers(deps: AppDeps, workspace: WorkspaceKey): Promise<st
 }
 
 /**
- * Clients per workspace (review #21): one entry per workspace, replaced when its token rotates,
- * at most HOME_CLIENTS_MAX workspaces (least recently used evicted), removed on uninstall
- * (`forgetHomeClient`, called by lifecycle.ts).
+ * A Web API client for the workspace (kit/web-client.ts: cached, forgotten on uninstall):
+ * undefined when the app is not installed there.
  */
-export const HOME_CLIENTS_MAX = 500;
-const clients = new LruMap<WorkspaceKey, { key: string; client: WebClient }>(HOME_CLIENTS_MAX);
-
-/** Drop the cached client of a workspace (uninstalled, tokens revoked). */
-export function forgetHomeClient(workspace: WorkspaceKey): void {
-  clients.delete(workspace);
-}
-
-/** Cached Home clients (tests). */
-export function homeClientCount(): number {
-  return clients.size;
-}
-
-/**
- * A Web API client for the workspace: the bot token of single-workspace mode, or the installation's
- * bot token (OAuth). undefined when the app is not installed there.
- */
-export async function workspaceSlackClient(
-  deps: AppDeps,
-  workspace: WorkspaceKey,
-): Promise<WebClient | undefined> {
-  let token: string | undefined;
-  if (deps.config.distribution === 'single') token = deps.config.slack.botToken;
-  else {
-    const inst = (await deps.store.installations.get(workspace)) as Installation | undefined;
-    token = inst?.bot?.token;
-  }
-  if (!token) {
-    clients.delete(workspace);
-    return undefined;
-  }
-  const apiUrl = deps.config.slack.apiUrl ?? DEFAULT_SLACK_API_URL;
-  const key = `${apiUrl}\u0000${token}`;
-  const hit = clients.get(workspace);
-  if (hit && hit.key === key) return hit.client;
-  const c = new WebClient(token, {
-    slackApiUrl: apiUrl,
-    retryConfig: { retries: 1 },
-    logger: boltLogger(deps.logger, [token]),
-  });
-  clients.set(workspace, { key, client: c });
-  return c;
+export function workspaceSlackClient(deps: AppDeps, workspace: WorkspaceKey): Promise<WebClient | undefined> {
+  return webClients(deps).forWorkspace(workspace);
 }
 
 /** Render and publish the tab for one user (data gathered when not given). Throws on Slack errors. */
