@@ -19,8 +19,8 @@
  */
 import type { ApiFactory, WatermarkingClient } from '../src/api/types.js';
 import { loadCredentials } from '../src/ops/workspace.js';
+import { blockRenderer } from '../src/slack/features/watch/render-card.js';
 import { createPosterFactory } from '../src/slack/poster.js';
-import { blockRenderer } from '../src/slack/render/watch/card.js';
 import { createWatcher } from '../src/watch/index.js';
 import { startTestBot } from '../test/harness/index.js';
 import { type BenchContext, fmtMs, median, percentile, type Row, sleep } from './lib.js';

@@ -4,8 +4,8 @@
  * (scripts/gen-readme.ts) rewrites them; test/readme.test.ts fails when the README differs.
  */
 import { configDocMarkdown } from '../src/config.js';
-import type { CommandRegistry } from '../src/slack/registry.js';
-import { withCommandsSection } from '../src/slack/render/help.js';
+import { withCommandsSection } from '../src/slack/kit/help.js';
+import type { CommandRegistry } from '../src/slack/kit/registry.js';
 
 export const CONFIG_START = '<!-- config:start (generated from src/config.ts: do not edit) -->';
 export const CONFIG_END = '<!-- config:end -->';

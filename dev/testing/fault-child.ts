@@ -24,8 +24,8 @@ import {
   resumeRegistration,
   runRegistration,
 } from '../../src/ops/registration-run.js';
+import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
 import { createPoster } from '../../src/slack/poster.js';
-import { blockRenderer } from '../../src/slack/render/watch/card.js';
 import { createStore } from '../../src/store/index.js';
 import { createWatcher } from '../../src/watch/index.js';
 import { pollStateRepo } from '../../src/watch/poller.js';

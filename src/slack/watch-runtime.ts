@@ -33,12 +33,12 @@ import {
 } from '../watch/index.js';
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
+import { refreshHome } from './features/home/publish.js';
+import { blockRenderer } from './features/watch/render-card.js';
+import { adminAlertNotice, pausedNotice } from './features/watch/render-subscriptions.js';
+import type { Message } from './kit/blocks.js';
 import { onUninstall } from './lifecycle.js';
-import { refreshHome } from './listeners/events/home-publish.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
-import type { Message } from './render/blocks.js';
-import { blockRenderer } from './render/watch/card.js';
-import { adminAlertNotice, pausedNotice } from './render/watch/subscriptions.js';
 
 /** Where the runtime remembers when a workspace's polling was paused (for auto-resume). */
 const RUNTIME_NS = 'watch-runtime';

@@ -17,13 +17,13 @@ import {
   checkRecipientName,
 } from '../../src/api/validate.js';
 import { readCsv, writeCsv } from '../../src/ops/csv.js';
-import type { CommandContext } from '../../src/slack/context.js';
-import { decodeSlackText, ParseError, tokenize } from '../../src/slack/parse.js';
-import { CommandRegistry, registry } from '../../src/slack/registry.js';
-import { auditListMessage } from '../../src/slack/render/audit.js';
-import { LIMITS, type Message } from '../../src/slack/render/blocks.js';
-import { renderError } from '../../src/slack/render/errors.js';
-import { blockRenderer } from '../../src/slack/render/watch/card.js';
+import { auditListMessage } from '../../src/slack/features/audit/render.js';
+import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
+import { LIMITS, type Message } from '../../src/slack/kit/blocks.js';
+import type { CommandContext } from '../../src/slack/kit/context.js';
+import { renderError } from '../../src/slack/kit/errors.js';
+import { decodeSlackText, ParseError, tokenize } from '../../src/slack/kit/parse.js';
+import { CommandRegistry, registry } from '../../src/slack/kit/registry.js';
 import { plainRenderer } from '../../src/watch/render.js';
 import type { JobSummary, Subscription } from '../../src/watch/types.js';
 import { startTestBot, type TestBot } from '../harness/index.js';

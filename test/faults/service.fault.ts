@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../dev/emulator/types.js';
-import { registry } from '../../src/slack/registry.js';
+import { registry } from '../../src/slack/kit/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';

@@ -5,8 +5,8 @@
  * These tests fail today (see /tmp/review-slack.md, items 1 and 2).
  */
 import { describe, expect, it } from 'vitest';
-import { register as registerSetupView } from '../../src/slack/listeners/views/setup.js';
-import { register as registerRecipientEdit } from '../../src/slack/listeners/views/wm-recipient-edit.js';
+import { register as registerRecipientEdit } from '../../src/slack/features/recipients/edit-modal.js';
+import { register as registerSetupView } from '../../src/slack/features/setup/modal.js';
 import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
 
 /** What happened before the first ack. */

@@ -4,7 +4,7 @@
  * one line each) shows every settings change twice. Fails today (see /tmp/review-slack.md).
  */
 import { describe, expect, it } from 'vitest';
-import { register as registerSettingsView } from '../../src/slack/listeners/views/svc-settings.js';
+import { register as registerSettingsView } from '../../src/slack/features/settings/modal.js';
 import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
 
 describe('DRM settings submission', () => {

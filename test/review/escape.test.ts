@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/api/errors.js';
-import { planIntoView } from '../../src/slack/listeners/views/wm-register.js';
+import { planIntoView } from '../../src/slack/features/register/modals.js';
 import { fakeContext } from '../slack/fake-context.js';
 
 describe('registration preview failure', () => {

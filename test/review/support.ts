@@ -10,7 +10,7 @@ import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
 import type { Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { AppDeps } from '../../src/slack/deps.js';
-import { clearRoleCaches } from '../../src/slack/roles.js';
+import { clearRoleCaches } from '../../src/slack/kit/roles.js';
 import { createStore } from '../../src/store/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here

@@ -11,7 +11,7 @@ import {
   LruMap,
   stopAppSender,
 } from '../../src/slack/background-sender.js';
-import { createContext } from '../../src/slack/context.js';
+import { createContext } from '../../src/slack/kit/context.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { reviewDeps } from '../review/support.js';
 

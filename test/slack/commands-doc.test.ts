@@ -5,13 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/listeners/index.js';
 import {
   COMMANDS_END,
   COMMANDS_START,
   commandsMarkdown,
   withCommandsSection,
-} from '../../src/slack/render/help.js';
+} from '../../src/slack/kit/help.js';
+import { registry } from '../../src/slack/listeners/index.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

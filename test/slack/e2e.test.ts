@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { registry } from '../../src/slack/registry.js';
+import { registry } from '../../src/slack/kit/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 
 function textOfCall(c: FakeCall | undefined): string {

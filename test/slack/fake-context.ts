@@ -1,9 +1,9 @@
 /** A CommandContext for unit tests: records replies, audits and opened views. */
 
 import { createLogger } from '../../src/log.js';
-import type { CommandContext, RespondOptions } from '../../src/slack/context.js';
-import type { Message, ModalView } from '../../src/slack/render/blocks.js';
-import type { Role } from '../../src/slack/roles.js';
+import type { Message, ModalView } from '../../src/slack/kit/blocks.js';
+import type { CommandContext, RespondOptions } from '../../src/slack/kit/context.js';
+import type { Role } from '../../src/slack/kit/roles.js';
 
 export interface FakeContext extends CommandContext {
   replies: Array<{ msg: Message; opts: RespondOptions | undefined; share: boolean }>;

@@ -4,8 +4,8 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createContext } from '../../src/slack/context.js';
-import { CommandRegistry } from '../../src/slack/registry.js';
+import { createContext } from '../../src/slack/kit/context.js';
+import { CommandRegistry } from '../../src/slack/kit/registry.js';
 import {
   adminGateForView,
   admitToModal,
@@ -16,7 +16,7 @@ import {
   TtlLru,
   USER_CACHE_MAX,
   userInfo,
-} from '../../src/slack/roles.js';
+} from '../../src/slack/kit/roles.js';
 import { captureApp, fakeClient, reviewDeps, submission } from '../review/support.js';
 
 /** A users.info that answers only when the test says so. */
@@ -112,7 +112,7 @@ describe('admin-only modal submissions (review #1)', () => {
         },
       },
     });
-    const { register } = await import('../../src/slack/listeners/views/svc-settings.js');
+    const { register } = await import('../../src/slack/features/settings/modal.js');
     const cap = captureApp();
     register(cap.app, deps);
     const log: string[] = [];

@@ -10,19 +10,19 @@
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../deps.js';
 // Command entries (side-effect imports, order = help order).
-import './commands/setup.js';
-import './commands/setup-admins.js';
-import './commands/audit.js';
-import { register as slashCommands } from './commands/slash.js';
+import '../features/setup/commands.js';
+import '../features/admins/commands.js';
+import '../features/audit/commands.js';
+import { register as setupView } from '../features/setup/modal.js';
+import { register as missingArgsView } from '../kit/missing-args-form.js';
+import { register as slashCommands } from '../kit/slash.js';
 import { register as homeFeature } from './features/home.js';
 import { register as serviceFeature } from './features/service.js';
 import { register as watchFeature } from './features/watch.js';
 // Features (each owns its file in ./features/ and the command/action/view files it imports).
 import { register as watermarkingFeature } from './features/watermarking.js';
-import { register as missingArgsView } from './views/missing-args.js';
-import { register as setupView } from './views/setup.js';
 
-export { registry } from '../registry.js';
+export { registry } from '../kit/registry.js';
 
 type Register = (app: App, deps: AppDeps) => void;
 const LISTENERS: Register[] = [

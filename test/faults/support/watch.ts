@@ -12,8 +12,8 @@ import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { type FakeMessage, FakeSlack } from '../../../dev/fakeslack/index.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
+import { blockRenderer } from '../../../src/slack/features/watch/render-card.js';
 import { createPoster } from '../../../src/slack/poster.js';
-import { blockRenderer } from '../../../src/slack/render/watch/card.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import {

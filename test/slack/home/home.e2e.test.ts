@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../dev/fakeslack/index.js';
+import { HOME_ACTIONS } from '../../../src/slack/features/home/render.js';
+import { registry } from '../../../src/slack/kit/registry.js';
 import { refreshHome } from '../../../src/slack/listeners/features/home.js';
-import { registry } from '../../../src/slack/registry.js';
-import { HOME_ACTIONS } from '../../../src/slack/render/home/view.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
 function lastSeq(bot: TestBot): number {

@@ -1,6 +1,6 @@
 /** Which Slack requests refresh the Home tab (pure rule of the refresh middleware). */
 import { describe, expect, it } from 'vitest';
-import { changesHome } from '../../../src/slack/listeners/events/home-refresh.js';
+import { changesHome } from '../../../src/slack/features/home/refresh.js';
 
 describe('changesHome', () => {
   it('watch/unwatch/setup commands, the setup and watch modals, plan and subscription buttons', () => {

@@ -4,8 +4,8 @@ import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/inde
 import type { Job } from '../../../src/api/types.js';
 import type { DebugInfo } from '../../../src/ops/debug.js';
 import type { HomeData, SiteJobs } from '../../../src/ops/home.js';
-import { debugMessage } from '../../../src/slack/render/home/debug.js';
-import { HOME_ACTIONS, homeView, linesToSections } from '../../../src/slack/render/home/view.js';
+import { debugMessage } from '../../../src/slack/features/debug/render.js';
+import { HOME_ACTIONS, homeView, linesToSections } from '../../../src/slack/features/home/render.js';
 import type { Subscription } from '../../../src/watch/types.js';
 
 const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);

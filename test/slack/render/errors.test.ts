@@ -8,8 +8,8 @@ import {
   ValidationError,
 } from '../../../src/api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
-import { ParseError } from '../../../src/slack/parse.js';
-import { explainError, renderError, renderRefused } from '../../../src/slack/render/errors.js';
+import { explainError, renderError, renderRefused } from '../../../src/slack/kit/errors.js';
+import { ParseError } from '../../../src/slack/kit/parse.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };
 

@@ -1,6 +1,6 @@
 /** The FairPlay key: a .pem file or pasted text (review #16); after a file the admin is told to delete it. */
 import { describe, expect, it } from 'vitest';
-import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../src/slack/render/svc/fpscert.js';
+import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
 
 const done = {
   siteId: 'DEMO',

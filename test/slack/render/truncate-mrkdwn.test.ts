@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { md } from '../../../src/slack/render/blocks.js';
-import { code, esc, truncateMrkdwn } from '../../../src/slack/render/mrkdwn.js';
+import { md } from '../../../src/slack/kit/blocks.js';
+import { code, esc, truncateMrkdwn } from '../../../src/slack/kit/mrkdwn.js';
 
 describe('truncateMrkdwn', () => {
   it('returns text within the limit unchanged', () => {

@@ -10,24 +10,28 @@ import { toMemberView } from '../../../src/ops/service/members.js';
 import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
 import { maskSettings } from '../../../src/ops/service/settings.js';
 import { delta } from '../../../src/ops/service/stats.js';
-import type { Message, ModalView } from '../../../src/slack/render/blocks.js';
-import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/render/svc/common.js';
 import {
   dataTableMessage,
   exportDoneMessage,
   exportProgressMessage,
   packagingMessage,
-} from '../../../src/slack/render/svc/data.js';
-import { fpsCertDoneView, fpsCertModal } from '../../../src/slack/render/svc/fpscert.js';
-import { groupModal, memberAddedMessage, membersMessage } from '../../../src/slack/render/svc/members.js';
-import { planCard, planRequestModal } from '../../../src/slack/render/svc/plan.js';
-import { settingsEditModal, settingsMessage } from '../../../src/slack/render/svc/settings.js';
+} from '../../../src/slack/features/drm-data/render.js';
+import { deltaText, statsMessage } from '../../../src/slack/features/drm-data/render-stats.js';
+import { fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
+import {
+  groupModal,
+  memberAddedMessage,
+  membersMessage,
+} from '../../../src/slack/features/members/render.js';
+import { planCard, planRequestModal } from '../../../src/slack/features/plan/render.js';
+import { settingsEditModal, settingsMessage } from '../../../src/slack/features/settings/render.js';
 import {
   siteRequestedMessage,
   siteRequestsMessage,
   sitesMessage,
-} from '../../../src/slack/render/svc/sites.js';
-import { deltaText, statsMessage } from '../../../src/slack/render/svc/stats.js';
+} from '../../../src/slack/features/sites/render.js';
+import type { Message, ModalView } from '../../../src/slack/kit/blocks.js';
+import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/kit/svc-values.js';
 
 const HOSTILE = `<!channel> *bold* <@U123> & \`tick\` ${'x'.repeat(10_000)}`;
 const AT = Date.UTC(2026, 10, 22, 5, 6, 7);

@@ -4,7 +4,7 @@
  * every card).
  */
 import { describe, expect, it } from 'vitest';
-import { register } from '../../../src/slack/listeners/actions/watch-job.js';
+import { register } from '../../../src/slack/features/watch/job-buttons.js';
 import {
   jobRefValue,
   parseJobRef,
@@ -12,7 +12,7 @@ import {
   renderJobCard,
   renderThreadUpdate,
   WATCH_ACTIONS,
-} from '../../../src/slack/render/watch/card.js';
+} from '../../../src/slack/features/watch/render-card.js';
 import type { JobSummary, Subscription } from '../../../src/watch/types.js';
 import { captureApp, fakeClient, reviewDeps } from '../../review/support.js';
 

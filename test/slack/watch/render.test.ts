@@ -9,8 +9,8 @@ import {
   renderDigest,
   renderJobCard,
   renderThreadUpdate,
-} from '../../../src/slack/render/watch/card.js';
-import { jobDetailsMessage } from '../../../src/slack/render/watch/details.js';
+} from '../../../src/slack/features/watch/render-card.js';
+import { jobDetailsMessage } from '../../../src/slack/features/watch/render-details.js';
 import {
   adminAlertNotice,
   inviteMessage,
@@ -19,7 +19,7 @@ import {
   unwatchedMessage,
   watchesMessage,
   watchModal,
-} from '../../../src/slack/render/watch/subscriptions.js';
+} from '../../../src/slack/features/watch/render-subscriptions.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/types.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);

@@ -3,10 +3,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';
-import { explainError } from '../../../src/slack/render/errors.js';
-import { esc } from '../../../src/slack/render/mrkdwn.js';
-import { recipientEditFailedView } from '../../../src/slack/render/wm/recipients.js';
-import { registerProblemView } from '../../../src/slack/render/wm/register.js';
+import { recipientEditFailedView } from '../../../src/slack/features/recipients/render.js';
+import { registerProblemView } from '../../../src/slack/features/register/render.js';
+import { explainError } from '../../../src/slack/kit/errors.js';
+import { esc } from '../../../src/slack/kit/mrkdwn.js';
 
 describe('problem views escape once', () => {
   const ex = explainError(new ServiceError('recipients.get', 'E1', 'id < 0 & bad'), { refId: 'r1' });

@@ -2,7 +2,7 @@
  * Review #17: Export CSV of a job's tasks (recipient names sent to the DM) is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeValue } from '../../../src/slack/render/wm/common.js';
+import { encodeValue } from '../../../src/slack/kit/wm-values.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { lastSeq } from './helpers.js';
 

@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/api/errors.js';
 import type { Recipient } from '../../../src/api/types.js';
-import { showRecipients } from '../../../src/slack/listeners/commands/wm-recipients.js';
+import { showRecipients } from '../../../src/slack/features/recipients/commands.js';
+import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
 import {
   decodeValue,
   RECIPIENT_SEARCH_LIMITS,
   recipientsPageValue,
-} from '../../../src/slack/render/wm/common.js';
-import { recipientListMessage } from '../../../src/slack/render/wm/recipients.js';
+} from '../../../src/slack/kit/wm-values.js';
 import { fakeContext, textOf } from '../fake-context.js';
 
 const item: Recipient = {

@@ -8,19 +8,19 @@ import type { Job, JobTask, Recipient } from '../../../src/api/types.js';
 import { summariseJob } from '../../../src/ops/jobs.js';
 import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
 import { newReport, summariseReport } from '../../../src/ops/registration-run.js';
-import { jobCardMessage, jobListMessage } from '../../../src/slack/render/wm/jobs.js';
+import { jobCardMessage, jobListMessage } from '../../../src/slack/features/jobs/render.js';
 import {
   recipientCardMessage,
   recipientEditView,
   recipientListMessage,
   recipientNotFoundMessage,
-} from '../../../src/slack/render/wm/recipients.js';
+} from '../../../src/slack/features/recipients/render.js';
 import {
   registerFormView,
   registerPreviewView,
   registerProgressMessage,
   registerReportMessage,
-} from '../../../src/slack/render/wm/register.js';
+} from '../../../src/slack/features/register/render.js';
 
 const HOSTILE = '<!channel> *bold* `tick` <@U123> &amp; <https://evil.example|click>';
 const HUGE = 'A'.repeat(10_000);

@@ -4,13 +4,13 @@
  */
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import { register as homeButtons } from '../actions/home-buttons.js';
-import '../commands/debug.js';
-import { register as homeOpened } from '../events/home-opened.js';
-import { register as homeRefresh } from '../events/home-refresh.js';
-import { register as homeWatchPick } from '../views/home-watch.js';
+import { register as homeButtons } from '../../features/home/buttons.js';
+import '../../features/debug/commands.js';
+import { register as homeOpened } from '../../features/home/opened.js';
+import { register as homeRefresh } from '../../features/home/refresh.js';
+import { register as homeWatchPick } from '../../features/watch/home-pick.js';
 
-export { publishHome, refreshHome, workspaceSlackClient } from '../events/home-publish.js';
+export { publishHome, refreshHome, workspaceSlackClient } from '../../features/home/publish.js';
 
 export function register(app: App, deps: AppDeps): void {
   homeRefresh(app, deps);

@@ -5,21 +5,21 @@
  */
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import '../commands/svc-sites.js';
-import '../commands/svc-plan.js';
-import '../commands/svc-data.js';
-import '../commands/svc-members.js';
-import '../commands/svc-settings.js';
-import '../commands/svc-fpscert.js';
-import { register as dataActions } from '../actions/svc-data.js';
-import { register as memberActions } from '../actions/svc-members.js';
-import { register as planActions } from '../actions/svc-plan.js';
-import { register as settingsActions } from '../actions/svc-settings.js';
-import { register as siteActions } from '../actions/svc-sites.js';
-import { register as fpsCertView } from '../views/svc-fpscert.js';
-import { register as memberViews } from '../views/svc-members.js';
-import { register as planViews } from '../views/svc-plan.js';
-import { register as settingsViews } from '../views/svc-settings.js';
+import '../../features/sites/commands.js';
+import '../../features/plan/commands.js';
+import '../../features/drm-data/commands.js';
+import '../../features/members/commands.js';
+import '../../features/settings/commands.js';
+import '../../features/fpscert/commands.js';
+import { register as dataActions } from '../../features/drm-data/buttons.js';
+import { register as fpsCertView } from '../../features/fpscert/modal.js';
+import { register as memberActions } from '../../features/members/buttons.js';
+import { register as memberViews } from '../../features/members/modal.js';
+import { register as planActions } from '../../features/plan/buttons.js';
+import { register as planViews } from '../../features/plan/modal.js';
+import { register as settingsActions } from '../../features/settings/button.js';
+import { register as settingsViews } from '../../features/settings/modal.js';
+import { register as siteActions } from '../../features/sites/buttons.js';
 
 export function register(app: App, deps: AppDeps): void {
   for (const r of [

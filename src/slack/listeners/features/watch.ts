@@ -4,12 +4,12 @@
  */
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import '../commands/watch-watch.js';
-import '../commands/watch-unwatch.js';
-import '../commands/watch-watches.js';
-import { register as jobButtons } from '../actions/watch-job.js';
-import { register as subscriptionButtons } from '../actions/watch-subscription.js';
-import { register as subscribeView } from '../views/watch-subscribe.js';
+import '../../features/watch/watch-command.js';
+import '../../features/watch/unwatch-command.js';
+import '../../features/watch/watches-command.js';
+import { register as jobButtons } from '../../features/watch/job-buttons.js';
+import { register as subscribeView } from '../../features/watch/modal.js';
+import { register as subscriptionButtons } from '../../features/watch/subscription-buttons.js';
 
 export function register(app: App, deps: AppDeps): void {
   subscribeView(app, deps);

@@ -6,17 +6,17 @@
  */
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import '../commands/wm-jobs.js';
-import '../commands/wm-recipients.js';
-import '../commands/wm-register.js';
-import { register as jobActions } from '../actions/wm-jobs.js';
-import { register as recipientActions } from '../actions/wm-recipients.js';
-import { register as registerActions } from '../actions/wm-register.js';
-import { register as resumeAction } from '../actions/wm-register-resume.js';
-import { register as recipientEditView } from '../views/wm-recipient-edit.js';
-import { register as registerViews } from '../views/wm-register.js';
+import '../../features/jobs/commands.js';
+import '../../features/recipients/commands.js';
+import '../../features/register/commands.js';
+import { register as jobActions } from '../../features/jobs/buttons.js';
+import { register as recipientActions } from '../../features/recipients/buttons.js';
+import { register as recipientEditView } from '../../features/recipients/edit-modal.js';
+import { register as registerActions } from '../../features/register/buttons.js';
+import { register as registerViews } from '../../features/register/modals.js';
+import { register as resumeAction } from '../../features/register/resume-button.js';
 
-export { type ResumeSummary, resumePendingRegistrations } from '../actions/wm-register-run.js';
+export { type ResumeSummary, resumePendingRegistrations } from '../../features/register/run.js';
 
 export function register(app: App, deps: AppDeps): void {
   jobActions(app, deps);

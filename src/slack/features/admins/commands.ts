@@ -1,0 +1,128 @@
+/**
+ * `/dwm setup admins [add|remove|group]` and `/dwm setup audit-channel`: who counts as an admin
+ * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only).
+ */
+
+import { z } from 'zod';
+import { configAdminIds } from '../../../config.js';
+import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
+import type { WorkspaceSettings } from '../../../store/types.js';
+import type { CommandContext } from '../../kit/context.js';
+import { required, rest } from '../../kit/parse.js';
+import { registry } from '../../kit/registry.js';
+import { clearRoleCaches } from '../../kit/roles.js';
+import { adminsMessage } from './render.js';
+
+const word = z.string().min(1).max(200);
+const both = ['/dwm', '/drm'] as const;
+
+async function show(ctx: CommandContext, settings: WorkspaceSettings, changed?: string): Promise<void> {
+  const cfg = ctx.deps.config;
+  await ctx.respond(
+    adminsMessage({
+      settings,
+      envAdminIds: configAdminIds(cfg, ctx.workspace),
+      ...(cfg.auditChannelId ? { envAuditChannelId: cfg.auditChannelId } : {}),
+      ...(changed ? { changed } : {}),
+    }),
+  );
+}
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins'],
+  args: {},
+  role: 'admin',
+  summary: 'Show who counts as an admin here and where the audit log is mirrored',
+  examples: ['setup admins'],
+  async handler(ctx) {
+    await show(ctx, await ctx.deps.store.settings.get(ctx.workspace));
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'add'],
+  args: {
+    users: rest(word, {
+      hint: '@user…',
+      description: 'People to make admins.',
+      required: true,
+      picker: 'users',
+    }),
+  },
+  role: 'admin',
+  summary: 'Make people admins of drm-chatops (besides Slack workspace admins)',
+  examples: ['setup admins add @alex @sam'],
+  async handler(ctx, args) {
+    const next = await addAdmins(ctx.deps, ctx.workspace, args.users);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.add', detail: `added ${args.users.join(', ')}`, result: 'ok' });
+    await show(ctx, next, `Added ${args.users.length} admin(s).`);
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'remove'],
+  args: {
+    users: rest(word, {
+      hint: '@user…',
+      description: 'People to remove as admins.',
+      required: true,
+      picker: 'users',
+    }),
+  },
+  role: 'admin',
+  summary: 'Remove people added as admins (Slack workspace admins stay admins)',
+  examples: ['setup admins remove @sam'],
+  async handler(ctx, args) {
+    const { settings, notAdmins } = await removeAdmins(ctx.deps, ctx.workspace, args.users);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.remove', detail: `removed ${args.users.join(', ')}`, result: 'ok' });
+    const note = notAdmins.length ? ` ${notAdmins.length} of them were not on the list.` : '';
+    await show(ctx, settings, `Removed ${args.users.length - notAdmins.length} admin(s).${note}`);
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'admins', 'group'],
+  args: {
+    group: required(word, { hint: '@group|none', description: 'A user group whose members are admins.' }),
+  },
+  // Block Kit has no user-group picker, and a typed "@group" is not turned into its id outside a
+  // slash command: a missing group is answered with the usage.
+  onMissing: 'error',
+  role: 'admin',
+  summary: 'Make a user group admins (or "none" to clear it)',
+  examples: ['setup admins group @media-admins', 'setup admins group none'],
+  async handler(ctx, args) {
+    const id = args.group.toLowerCase() === 'none' ? undefined : args.group;
+    const next = await setAdminGroup(ctx.deps, ctx.workspace, id);
+    clearRoleCaches();
+    await ctx.audit({ action: 'admins.group', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await show(ctx, next, id ? 'Admin user group set.' : 'Admin user group cleared.');
+  },
+});
+
+registry.add({
+  command: both,
+  path: ['setup', 'audit-channel'],
+  args: {
+    channel: required(word, {
+      hint: '#channel|none',
+      description: 'Where audit entries are mirrored.',
+      picker: 'channel',
+    }),
+  },
+  role: 'admin',
+  summary: 'Mirror the audit log to a channel (or "none" to stop)',
+  examples: ['setup audit-channel #media-audit', 'setup audit-channel none'],
+  async handler(ctx, args) {
+    const id = args.channel.toLowerCase() === 'none' ? undefined : args.channel;
+    const next = await setAuditChannel(ctx.deps, ctx.workspace, id);
+    await ctx.audit({ action: 'audit.channel', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');
+  },
+});

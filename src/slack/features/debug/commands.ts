@@ -1,0 +1,55 @@
+/**
+ * `/dwm debug` (admin): ids, modes, store backend, poll leases and last poll per site, pending
+ * outbox and versions, for this workspace. Ephemeral, no secrets.
+ *
+ * When the watch runtime runs in this process, this replica's own view (running, leases held,
+ * last poll per site) is added to the store's view, which is right whichever replica polls.
+ */
+import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
+import type { CommandContext } from '../../kit/context.js';
+import { registry } from '../../kit/registry.js';
+import { activeWatchRuntimes } from '../../watch-runtime.js';
+import { debugMessage } from './render.js';
+
+/** This replica's watcher status, when the watch runtime runs in this process. */
+export async function runtimeStatus(): Promise<RuntimeStatus | undefined> {
+  const [rt] = activeWatchRuntimes();
+  return rt ? rt.watcher.status() : undefined;
+}
+
+export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {
+  const runtime = await runtimeStatus();
+  const c = ctx.deps.config.slack;
+  let botId = c.botId;
+  let botUserId = c.botUserId;
+  if (ctx.deps.config.distribution === 'oauth') {
+    // The installation knows the bot of this workspace (its token is not read here).
+    const inst = (await ctx.deps.store.installations.get(ctx.workspace).catch(() => undefined)) as
+      | { bot?: { id?: string; userId?: string } }
+      | undefined;
+    botId = inst?.bot?.id ?? botId;
+    botUserId = inst?.bot?.userId ?? botUserId;
+  }
+  return gatherDebug(ctx.deps, {
+    workspace: ctx.workspace,
+    ...(ctx.teamId ? { teamId: ctx.teamId } : {}),
+    ...(ctx.enterpriseId ? { enterpriseId: ctx.enterpriseId } : {}),
+    ...(botId ? { botId } : {}),
+    ...(botUserId ? { botUserId } : {}),
+    ...(runtime ? { runtime } : {}),
+  });
+}
+
+registry.add({
+  command: '/dwm',
+  path: ['debug'],
+  args: {},
+  role: 'admin',
+  summary: 'Show ids, modes, store, poll leases, last poll per site and pending notifications',
+  description: 'For troubleshooting: what this deployment is doing for the workspace. Never shows a secret.',
+  examples: ['debug'],
+  async handler(ctx) {
+    const [info, tz] = await Promise.all([debugInfo(ctx), ctx.timeZone()]);
+    await ctx.respond(debugMessage(info, tz), { secret: true });
+  },
+});

@@ -1,0 +1,130 @@
+/**
+ * DRM data buttons: Previous/Next (replace the table), packaging "More" (a new message below, so
+ * earlier pages stay readable), and Export CSV.
+ *
+ * Export CSV goes to the user's DM with the bot (a documented choice): the data names end users
+ * and devices, a channel may hold people who should not get it, and Slack has no ephemeral files.
+ * An ephemeral note in the channel says where it went; the DM gets a progress message edited as
+ * pages arrive (first page, then at most once a second), then the file (files.uploadV2) and the
+ * final count. Exporting is audited (who took which data).
+ */
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { decodeCursor, listPackaging } from '../../../ops/service/index.js';
+import { exportQueryOf, exportWithProgress } from '../../../ops/svc-extra-export.js';
+import type { AppDeps } from '../../deps.js';
+import { message } from '../../kit/blocks.js';
+import { errorBlocks } from '../../kit/errors.js';
+import { uploadFile } from '../../kit/files.js';
+import {
+  actionContext,
+  buttonValue,
+  dmChannel,
+  errorOptions,
+  logError,
+  respondError,
+} from '../../kit/support.js';
+import { serviceFor } from '../../kit/svc-support.js';
+import { dataValue, packagingValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { packagingReply, showData } from './commands.js';
+import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from './render.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${SVC_ACTIONS.dataPage}_`),
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
+      const v = await buttonValue(ctx, dataValue, action.value);
+      if (!v) return;
+      try {
+        await showData(ctx, v.k, v.s, v.f, v.p, true);
+      } catch (e) {
+        await respondError(ctx, `Couldn't list ${v.k}`, e);
+      }
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(
+    SVC_ACTIONS.packagingMore,
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
+      const v = await buttonValue(ctx, packagingValue, action.value);
+      if (!v) return;
+      try {
+        const c = await ctx.clients();
+        // The cursor names its site: it must be one of this workspace's sites before any call.
+        const siteId = c.site(decodeCursor(v.c).siteId);
+        const page = await listPackaging(c.service(), { cursor: v.c });
+        const tz = await ctx.timeZone();
+        await ctx.respond(packagingReply(ctx, siteId, page, tz, true));
+      } catch (e) {
+        await respondError(ctx, "Couldn't load more packaging records", e);
+      }
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(
+    SVC_ACTIONS.dataExport,
+    async ({ ack, body, action, client, respond, context }) => {
+      await ack();
+      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
+      const v = await buttonValue(ctx, dataValue, action.value);
+      if (!v) return;
+      let dm: string | undefined;
+      let progressTs: string | undefined;
+      try {
+        const { svc, siteId } = await serviceFor(ctx, v.s);
+        const query = exportQueryOf(v.k, v.f);
+        await ctx.respond(exportStartedMessage(v.k, siteId), { share: false });
+        dm = await dmChannel(client, ctx.userId);
+        const started = exportProgressMessage(siteId, undefined);
+        const posted = await client.chat.postMessage({
+          channel: dm,
+          text: started.text,
+          blocks: started.blocks as never,
+        });
+        progressTs = posted.ts;
+        const result = await exportWithProgress(v.k, svc, siteId, query, {
+          now: deps.now,
+          onProgress: async (p) => {
+            if (!dm || !progressTs) return;
+            const m = exportProgressMessage(siteId, p);
+            await client.chat
+              .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
+              .catch((err: unknown) => ctx.logger.warn({ err }, 'export progress update failed'));
+          },
+        });
+        await uploadFile(client, dm, {
+          filename: result.filename,
+          content: result.csv,
+          title: `${v.k} of ${siteId}`,
+        });
+        await ctx.audit({
+          action: `drm.export.${v.k}`,
+          detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,
+          result: 'ok',
+          siteId,
+        });
+        const done = exportDoneMessage(siteId, result, v.f);
+        await client.chat.update({
+          channel: dm,
+          ts: progressTs!,
+          text: done.text,
+          blocks: done.blocks as never,
+        });
+      } catch (e) {
+        if (dm && progressTs) {
+          const opts = await errorOptions(ctx);
+          logError(ctx, 'export failed', e, opts);
+          const m = message('The export failed.', errorBlocks("Couldn't export the CSV", e, opts));
+          await client.chat
+            .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
+            .catch((err: unknown) => ctx.logger.error({ err }, 'could not show the export failure'));
+        } else {
+          await respondError(ctx, "Couldn't export the CSV", e);
+        }
+      }
+    },
+  );
+}

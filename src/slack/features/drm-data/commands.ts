@@ -1,0 +1,233 @@
+/**
+ * DRM data: `/drm licenses|users|devices|cids` (one page as a table, Previous/Next, Export CSV),
+ * `/drm packaging` (keyset paging with "More") and `/drm stats` (monthly figures with the change
+ * against the previous month). Members may run all of them.
+ */
+import { z } from 'zod';
+import type { PackagingPage } from '../../../ops/service/drm-data.js';
+import {
+  getStatsComparison,
+  listCids,
+  listDevices,
+  listLicenses,
+  listPackaging,
+  listUsers,
+} from '../../../ops/service/index.js';
+import type { Message } from '../../kit/blocks.js';
+import type { CommandContext } from '../../kit/context.js';
+import { option, optional, values } from '../../kit/parse.js';
+import { registry } from '../../kit/registry.js';
+import { serviceFor } from '../../kit/svc-support.js';
+import type { DataFilters, DataKind } from '../../kit/svc-values.js';
+import { siteOption } from '../plan/commands.js';
+import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';
+import { statsMessage } from './render-stats.js';
+
+/** Fetch one page of a kind and answer with the table (replacing the card for paging buttons). */
+/** A page of the packaging history (`continued`: a "More" page under the earlier ones). */
+export function packagingReply(
+  ctx: CommandContext,
+  siteId: string,
+  page: PackagingPage,
+  timeZone: string,
+  continued = false,
+): Message {
+  return packagingMessage(page.items, page.nextCursor, {
+    workspace: ctx.workspace,
+    siteId,
+    timeZone,
+    userId: ctx.userId,
+    atMs: ctx.deps.now(),
+    refId: ctx.refId,
+    ...(continued ? { continued: true } : {}),
+  });
+}
+
+export async function showData(
+  ctx: CommandContext,
+  kind: DataKind,
+  site: string | undefined,
+  filters: DataFilters,
+  page: number,
+  replace: boolean,
+): Promise<void> {
+  const { svc, siteId } = await serviceFor(ctx, site);
+  const paging = { page, pageSize: TABLE_PAGE_SIZE };
+  const dates = {
+    ...(filters.from ? { from: filters.from } : {}),
+    ...(filters.to ? { to: filters.to } : {}),
+  };
+  const fetch = () => {
+    switch (kind) {
+      case 'licenses':
+        return listLicenses(svc, siteId, { ...filters, ...paging });
+      case 'users':
+        return listUsers(svc, siteId, {
+          ...dates,
+          ...(filters.user ? { user: filters.user } : {}),
+          ...paging,
+        });
+      case 'devices':
+        return listDevices(svc, siteId, {
+          ...dates,
+          ...(filters.device ? { device: filters.device } : {}),
+          ...paging,
+        });
+      default:
+        return listCids(svc, siteId, {
+          ...dates,
+          ...(filters.status ? { status: filters.status } : {}),
+          ...paging,
+        });
+    }
+  };
+  const [result, tz] = await Promise.all([fetch(), ctx.timeZone()]);
+  await ctx.respond(
+    dataTableMessage(kind, result, filters, {
+      workspace: ctx.workspace,
+      siteId,
+      timeZone: tz,
+      userId: ctx.userId,
+      atMs: ctx.deps.now(),
+      refId: ctx.refId,
+    }),
+    replace ? { replaceOriginal: true } : {},
+  );
+}
+
+const date = option(z.string().max(10), { hint: 'yyyy-MM-dd', description: 'From this day (UTC).' });
+const dateTo = option(z.string().max(10), { hint: 'yyyy-MM-dd', description: 'Up to this day (UTC).' });
+const page = option(values.int(1, 100_000), { hint: '<page>', description: 'Page number (default 1).' });
+const kw = (what: string) =>
+  option(values.text(200), { hint: `<${what}>`, description: `Search by ${what}.` });
+const status = option(values.oneOf(['success', 'fail']), {
+  hint: 'success|fail',
+  description: 'Only successes or failures.',
+});
+
+function pick(args: Record<string, unknown>, keys: readonly (keyof DataFilters)[]): DataFilters {
+  const f: Record<string, unknown> = {};
+  for (const k of keys) if (args[k] !== undefined) f[k] = args[k];
+  return f as DataFilters;
+}
+
+registry.add({
+  command: '/drm',
+  path: ['licenses'],
+  aliases: ['license'],
+  args: {
+    site: siteOption,
+    from: date,
+    to: dateTo,
+    status,
+    cid: kw('content id'),
+    drm: kw('DRM type'),
+    user: kw('user id'),
+    device: kw('device id'),
+    model: kw('device model'),
+    page,
+  },
+  role: 'member',
+  summary: 'List license issues (failures first) with paging and Export CSV',
+  description: 'One search option at a time: cid:, drm:, user:, device: or model:.',
+  examples: ['licenses status:fail', 'licenses from:2026-01-01 to:2026-01-31 drm:widevine site:DEMO'],
+  async handler(ctx, args) {
+    const f = pick(args, ['from', 'to', 'status', 'cid', 'drm', 'user', 'device', 'model']);
+    await showData(ctx, 'licenses', args.site, f, args.page ?? 1, false);
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['users'],
+  args: {
+    user: optional(values.text(200), { hint: '[user id]', description: 'Search by user id.' }),
+    site: siteOption,
+    from: date,
+    to: dateTo,
+    page,
+  },
+  role: 'member',
+  summary: 'List DRM users with their license and device counts',
+  examples: ['users', 'users user1007 from:2026-01-01'],
+  async handler(ctx, args) {
+    await showData(ctx, 'users', args.site, pick(args, ['from', 'to', 'user']), args.page ?? 1, false);
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['devices'],
+  args: {
+    device: optional(values.text(200), { hint: '[device id]', description: 'Search by device id.' }),
+    site: siteOption,
+    from: date,
+    to: dateTo,
+    page,
+  },
+  role: 'member',
+  summary: 'List DRM devices with their license counts',
+  examples: ['devices', 'devices dev-1a2b3c'],
+  async handler(ctx, args) {
+    await showData(ctx, 'devices', args.site, pick(args, ['from', 'to', 'device']), args.page ?? 1, false);
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['cids'],
+  args: { status, site: siteOption, from: date, to: dateTo, page },
+  role: 'member',
+  summary: 'List content ids with their license counts',
+  examples: ['cids', 'cids status:fail'],
+  async handler(ctx, args) {
+    await showData(ctx, 'cids', args.site, pick(args, ['from', 'to', 'status']), args.page ?? 1, false);
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['packaging'],
+  args: {
+    site: siteOption,
+    from: date,
+    to: dateTo,
+    cid: kw('content id'),
+    drm: kw('DRM type'),
+    user: kw('user id'),
+    device: kw('device id'),
+    model: kw('device model'),
+  },
+  role: 'member',
+  summary: 'List packaging history in creation order, with a "More" button',
+  examples: ['packaging', 'packaging from:2026-01-01 cid:demo'],
+  async handler(ctx, args) {
+    const { svc, siteId } = await serviceFor(ctx, args.site);
+    const filters = pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']);
+    const [page, tz] = await Promise.all([listPackaging(svc, { siteId, filters }), ctx.timeZone()]);
+    await ctx.respond(packagingReply(ctx, siteId, page, tz));
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['stats'],
+  args: {
+    date: optional(values.text(10), {
+      hint: '[yyyy-MM-dd|yyyy-MM]',
+      description: 'The month (default: this month in your zone).',
+    }),
+    site: siteOption,
+  },
+  role: 'member',
+  summary: 'Show monthly active licenses, users and devices with the change against the previous month',
+  examples: ['stats', 'stats 2026-10 site:AB12'],
+  async handler(ctx, args) {
+    const { svc, siteId } = await serviceFor(ctx, args.site);
+    const tz = await ctx.timeZone();
+    const s = await getStatsComparison(svc, siteId, args.date, { timeZone: tz, now: ctx.deps.now });
+    await ctx.respond(
+      statsMessage(s, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
+    );
+  },
+});

@@ -1,0 +1,23 @@
+/**
+ * `/drm fpscert [site:]` (admin): opens the FairPlay certificate modal at once (no service call
+ * before it: the trigger id lasts 3 s). The submission is handled in views/svc-fpscert.ts.
+ */
+import { registry } from '../../kit/registry.js';
+import { siteOption } from '../plan/commands.js';
+import { fpsCertModal } from './render.js';
+
+registry.add({
+  command: '/drm',
+  path: ['fpscert'],
+  args: { site: siteOption },
+  role: 'admin',
+  summary: 'Register the FairPlay Streaming certificate of a site (certificate, private key, ASK, password)',
+  examples: ['fpscert', 'fpscert site:AB12'],
+  // The role check waits for users.info only briefly, then opens a "Checking…" modal (review #3).
+  opensModal: true,
+  async handler(ctx, args) {
+    // Local only before opening (a store read): the site is checked against the saved credentials.
+    const siteId = (await ctx.clients()).site(args.site);
+    await ctx.openView(fpsCertModal(siteId, JSON.stringify({ w: ctx.workspace, s: siteId })));
+  },
+});

@@ -1,0 +1,154 @@
+/**
+ * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
+ * the certificate attached, the private key given exactly once (a .pem file, or pasted as PEM
+ * text: review #16), a pasted key shaped like PEM, the ASK given, the key password at most 32
+ * bytes. A key file is checked for the PEM shape once read (the form comes back if it is not). Then the role re-check with no Slack call
+ * before the ack (review #1), "Registering…", the certificate is read from Slack with the bot
+ * token into memory (never disk, never the store), both are sent as multipart form data by the
+ * API client, and the modal ends on the result (which tells the admin they may delete the
+ * certificate file). The key, the ASK and the password are never logged, audited or shown back;
+ * on failure the form opens empty again.
+ */
+import type { App, SlackViewAction } from '@slack/bolt';
+import { z } from 'zod';
+import { ValidationError } from '../../../api/errors.js';
+import { checkKeyPassword } from '../../../api/validate.js';
+import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
+import type { AppDeps } from '../../deps.js';
+import { explainError } from '../../kit/errors.js';
+import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
+import { esc } from '../../kit/mrkdwn.js';
+import { adminGateForView } from '../../kit/roles.js';
+import { audited, errorOptions, logError, modalMeta, viewContext } from '../../kit/support.js';
+import { serviceFor } from '../../kit/svc-support.js';
+import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { infoView } from '../settings/render.js';
+import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from './render.js';
+
+const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
+
+// biome-ignore lint/suspicious/noExplicitAny: view state values are loosely typed by Bolt
+function fileId(values: any, block: string): string | undefined {
+  const files = values?.[block]?.file?.files;
+  const id = Array.isArray(files) ? files[0]?.id : undefined;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+/** The file name the pasted key is sent under (the service wants a .pem file in the form data). */
+export const PASTED_KEY_NAME = 'private-key.pem';
+
+/**
+ * One PEM private key block (PKCS#1 "RSA PRIVATE KEY", PKCS#8, or "ENCRYPTED PRIVATE KEY"):
+ * matching BEGIN and END lines around base64 text. The service checks the key itself.
+ */
+const PEM_KEY =
+  /^-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----\n[\s\S]*?[A-Za-z0-9+/]{16}[\s\S]*?\n-----END \1-----\n$/;
+
+/**
+ * The pasted key as a PEM file's text: Windows line ends made "\n", spaces around the whole
+ * trimmed, and one final newline. Header lines of old encrypted keys (Proc-Type, DEK-Info) and
+ * blank lines are kept.
+ */
+export function normalisePem(text: string): string {
+  const t = text.replace(/\r\n?/g, '\n').trim();
+  return t ? `${t}\n` : '';
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(SVC_VIEWS.fpsCert, async ({ ack, body, view, client, context }) => {
+    const ctx = viewContext(deps, { body, client, context }, '/drm');
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      FPS_BLOCK.ask,
+      'This form is out of date: run /drm fpscert again.',
+    );
+    if (!meta) return;
+    const values = view.state.values;
+    const certId = fileId(values, FPS_BLOCK.cert);
+    // The key file block, or (forms opened before the key had two inputs) a file in the key block.
+    const keyFileId = fileId(values, FPS_BLOCK.keyFile) ?? fileId(values, FPS_BLOCK.key);
+    const pasted = normalisePem(values[FPS_BLOCK.key]?.value?.value ?? '');
+    const pem = keyFileId ? undefined : pasted;
+    const ask = (values[FPS_BLOCK.ask]?.value?.value ?? '').trim();
+    const password = values[FPS_BLOCK.password]?.value?.value ?? '';
+    const errors: Record<string, string> = {};
+    if (!certId) errors[FPS_BLOCK.cert] = 'Attach the certificate (.der or .cer).';
+    if (keyFileId && pasted) {
+      errors[FPS_BLOCK.key] = 'Give the private key once: attach the .pem file or paste its text, not both.';
+    } else if (!keyFileId) {
+      if (!pem) errors[FPS_BLOCK.key] = 'Attach the private key (.pem) above, or paste its text here.';
+      else if (!PEM_KEY.test(pem)) {
+        errors[FPS_BLOCK.key] =
+          'This is not a PEM private key: paste all of it, from -----BEGIN … PRIVATE KEY----- to -----END … PRIVATE KEY-----.';
+      }
+    }
+    if (!ask) errors[FPS_BLOCK.ask] = 'Type the application secret key (ASK).';
+    const pw = checkKeyPassword(password);
+    if (pw) errors[FPS_BLOCK.password] = pw;
+    if (Object.keys(errors).length > 0) {
+      await ack({ response_action: 'errors', errors });
+      return;
+    }
+    const registering = infoView('FairPlay certificate', 'Registering the certificate…');
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: FPS_BLOCK.ask,
+      what: 'register a FairPlay certificate',
+      action: 'fpscert.upload',
+      pending: registering,
+    });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack({ response_action: 'update', view: registering as never });
+    const siteForForm = meta.s;
+    try {
+      const { svc, siteId } = await serviceFor(ctx, meta.s);
+      const [cert, key] = await Promise.all([
+        readSlackFileBytes(deps, client, certId!, FPS_FILE_MAX_BYTES),
+        keyFileId
+          ? readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)
+          : { name: PASTED_KEY_NAME, data: new TextEncoder().encode(pem!) },
+      ]);
+      if (keyFileId && !PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
+        throw new FileReadError(
+          `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----).`,
+        );
+      }
+      const r = await audited(
+        ctx,
+        'fpscert.upload',
+        `certificate ${cert.name}, key ${keyFileId ? key.name : 'pasted as text'}`,
+        siteId,
+        () =>
+          registerFpsCert(svc, siteId, {
+            ask,
+            keyPw: password,
+            fpsCert: { filename: cert.name, data: cert.data },
+            privateKey: { filename: key.name, data: key.data },
+          }),
+      );
+      await client.views.update({
+        view_id: view.id,
+        view: fpsCertDoneView(r, { keyFile: !!keyFileId }) as never,
+      });
+    } catch (e) {
+      let lines: string[];
+      if (e instanceof FileReadError) lines = [`• ${esc(e.message)}`];
+      else if (e instanceof ValidationError) lines = e.issues.map((i) => `• ${esc(i.message)}`);
+      else {
+        const opts = await errorOptions(ctx);
+        logError(ctx, 'fpscert upload failed', e, opts);
+        const ex = explainError(e, opts);
+        lines = [`• ${ex.why}`, ex.next];
+      }
+      await client.views
+        .update({
+          view_id: view.id,
+          view: fpsCertModal(siteForForm, JSON.stringify(meta), lines) as never,
+        })
+        .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
+    }
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * `app_home_opened` (Home tab): Bolt acks the event at once (processBeforeResponse false); then the
+ * viewer is remembered (for later refreshes), a "Loading…" tab is shown on the very first open, and
+ * the full tab is published. Failures are logged, never raised (Slack does not retry usefully).
+ */
+import type { App } from '@slack/bolt';
+import { workspaceKeyOf } from '../../../store/keys.js';
+import type { AppDeps } from '../../deps.js';
+import { publishHome, recordViewer } from './publish.js';
+import { homeLoadingView } from './render.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.event('app_home_opened', async ({ event, body, context, client }) => {
+    if (event.tab !== 'home') return;
+    const b = body as { team_id?: string; enterprise_id?: string };
+    let workspace: string;
+    try {
+      workspace = workspaceKeyOf({
+        teamId: context.teamId ?? b.team_id,
+        enterpriseId: context.enterpriseId ?? b.enterprise_id,
+        isEnterpriseInstall: context.isEnterpriseInstall,
+      });
+    } catch (err) {
+      deps.logger.warn({ err }, 'app_home_opened without a workspace');
+      return;
+    }
+    const log = deps.logger.child({ workspace, userId: event.user, component: 'home' });
+    try {
+      await recordViewer(deps, workspace, event.user);
+      if (!event.view) {
+        await client.views.publish({ user_id: event.user, view: homeLoadingView() as never });
+      }
+      await publishHome(deps, client, workspace, event.user);
+    } catch (err) {
+      log.warn({ err }, 'could not publish the Home tab');
+    }
+  });
+}

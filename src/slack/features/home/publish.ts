@@ -1,0 +1,140 @@
+/**
+ * Publishing the App Home tab. `publishHome` gathers the data (src/ops/home.ts) and calls
+ * views.publish for one user; `refreshHome` is what other features call when something the tab
+ * shows changes (a job finished, a watch was added, setup saved, a plan request sent): it
+ * re-publishes for one user, or for every user who opened the tab in the last 7 days.
+ *
+ * Refreshes of the same workspace/user are coalesced: while one runs, further calls mark it dirty
+ * and it runs once more at the end (so a burst of 50 notifications costs two refreshes, not 50).
+ * Nothing here throws: a failed publish is logged (warn) and the next refresh tries again.
+ */
+import type { WebClient } from '@slack/web-api';
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import { gatherHome, type HomeData, type HomeOptions } from '../../../ops/home.js';
+import type { WorkspaceKey } from '../../../store/types.js';
+import type { AppDeps } from '../../deps.js';
+import { resolveRole, userInfo } from '../../kit/roles.js';
+import { webClients } from '../../kit/web-client.js';
+import { homeView } from './render.js';
+
+export const HOME_VIEWERS_NS = 'home-viewers';
+/** Users who opened the tab within this window get refreshed by `refreshHome(deps, ws)`. */
+export const VIEWER_WINDOW_MS = 7 * 24 * 3600_000;
+/** At most this many viewers are refreshed per workspace (most recent first). */
+export const MAX_VIEWERS_REFRESHED = 50;
+
+const viewerSchema = z.object({ openedAt: z.number() });
+type Viewer = z.infer<typeof viewerSchema>;
+
+/** Options of the Home data gathering (tests shorten the timeouts). */
+let gatherOptions: HomeOptions = {};
+export function setHomeOptions(opts: HomeOptions): void {
+  gatherOptions = opts;
+}
+
+/** Remember that a user opened the tab (refreshHome without a user refreshes these). */
+export async function recordViewer(deps: AppDeps, workspace: WorkspaceKey, userId: string): Promise<void> {
+  await deps.store
+    .docs<Viewer>(HOME_VIEWERS_NS, viewerSchema)
+    .put(workspace, userId, { openedAt: deps.now() }, VIEWER_WINDOW_MS);
+}
+
+async function recentViewers(deps: AppDeps, workspace: WorkspaceKey): Promise<string[]> {
+  const repo = deps.store.docs<Viewer>(HOME_VIEWERS_NS, viewerSchema);
+  const out: Array<{ id: string; at: number }> = [];
+  for (const id of await repo.list(workspace)) {
+    const v = await repo.get(workspace, id).catch(() => undefined);
+    if (v && deps.now() - v.openedAt <= VIEWER_WINDOW_MS) out.push({ id, at: v.openedAt });
+  }
+  return out
+    .sort((a, b) => b.at - a.at)
+    .slice(0, MAX_VIEWERS_REFRESHED)
+    .map((v) => v.id);
+}
+
+/**
+ * A Web API client for the workspace (kit/web-client.ts: cached, forgotten on uninstall):
+ * undefined when the app is not installed there.
+ */
+export function workspaceSlackClient(deps: AppDeps, workspace: WorkspaceKey): Promise<WebClient | undefined> {
+  return webClients(deps).forWorkspace(workspace);
+}
+
+/** Render and publish the tab for one user (data gathered when not given). Throws on Slack errors. */
+export async function publishHome(
+  deps: AppDeps,
+  client: WebClient,
+  workspace: WorkspaceKey,
+  userId: string,
+  data?: HomeData,
+): Promise<void> {
+  const [d, role, info] = await Promise.all([
+    data ?? gatherHome(deps, workspace, gatherOptions),
+    resolveRole(deps, client, workspace, userId).catch(() => 'member' as const),
+    userInfo(deps, client, workspace, userId),
+  ]);
+  const view = homeView(d, { isAdmin: role === 'admin', timeZone: info.tz });
+  await client.views.publish({ user_id: userId, view: view as never });
+}
+
+const running = new Map<string, { again: boolean; done: Promise<number> }>();
+
+function coalesce(key: string, fn: () => Promise<number>): Promise<number> {
+  const cur = running.get(key);
+  if (cur) {
+    cur.again = true;
+    return cur.done;
+  }
+  const entry = { again: false, done: Promise.resolve(0) };
+  entry.done = (async () => {
+    let n = 0;
+    try {
+      do {
+        entry.again = false;
+        n = await fn();
+      } while (entry.again);
+    } finally {
+      running.delete(key);
+    }
+    return n;
+  })();
+  running.set(key, entry);
+  return entry.done;
+}
+
+/**
+ * Re-publish the Home tab of `userId`, or of every recent viewer of the workspace. Returns how many
+ * tabs were published. Never throws. Exported for other features: call it (without awaiting if
+ * you like) after a change the tab shows.
+ */
+export function refreshHome(deps: AppDeps, workspace: WorkspaceKey, userId?: string): Promise<number> {
+  return coalesce(`${workspace}:${userId ?? '*'}`, async () => {
+    const log = deps.logger.child({ workspace, component: 'home' });
+    try {
+      const client = await workspaceSlackClient(deps, workspace);
+      if (!client) return 0;
+      const users = userId ? [userId] : await recentViewers(deps, workspace);
+      if (users.length === 0) return 0;
+      const data = await gatherHome(deps, workspace, gatherOptions);
+      const limit = pLimit(2);
+      const results = await Promise.all(
+        users.map((u) =>
+          limit(async () => {
+            try {
+              await publishHome(deps, client, workspace, u, data);
+              return 1;
+            } catch (err) {
+              log.warn({ err, userId: u }, 'could not publish the Home tab');
+              return 0;
+            }
+          }),
+        ),
+      );
+      return results.reduce<number>((a, b) => a + b, 0);
+    } catch (err) {
+      log.warn({ err }, 'Home refresh failed');
+      return 0;
+    }
+  });
+}

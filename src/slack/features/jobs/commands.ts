@@ -1,0 +1,149 @@
+/**
+ * `/dwm jobs [status:…] [content:ID] [from:] [to:] [site:]` and `/dwm job <jobId> [site:]`.
+ * The show functions are shared with the buttons (paging, Details, Refresh).
+ */
+import { z } from 'zod';
+import { ValidationError } from '../../../api/errors.js';
+import { JOB_STATUS_HELP, listJobs, summariseJob } from '../../../ops/jobs.js';
+import type { CommandContext } from '../../kit/context.js';
+import { listOption, option, required, values } from '../../kit/parse.js';
+import { registry } from '../../kit/registry.js';
+import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
+
+/** Jobs a page. Ten rows keep the list readable and well under the 50-block limit. */
+export const JOBS_PAGE_UNIT = 10;
+
+export interface JobsQuery {
+  site?: string;
+  statuses?: string[];
+  contentId?: string;
+  from?: string;
+  to?: string;
+  page: number;
+}
+
+/** List a page of jobs; `replace` updates the message the button was on. Throws on failure. */
+export async function showJobs(ctx: CommandContext, q: JobsQuery, replace = false): Promise<void> {
+  const c = await ctx.clients();
+  const site = c.site(q.site);
+  const wm = c.watermarking();
+  const tz = await ctx.timeZone();
+  const statuses = (q.statuses ?? []).flatMap((s) => s.split('|')).filter(Boolean);
+  const r = await listJobs(
+    wm,
+    site,
+    {
+      ...(statuses.length ? { statuses } : {}),
+      ...(q.contentId ? { contentId: q.contentId } : {}),
+      ...(q.from ? { from: q.from } : {}),
+      ...(q.to ? { to: q.to } : {}),
+      timeZone: tz,
+      pageUnit: JOBS_PAGE_UNIT,
+      pageIndex: q.page,
+    },
+    { now: ctx.deps.now() },
+  );
+  if (!r.ok) throw new ValidationError('jobs', r.errors);
+  const msg = jobListMessage({
+    siteId: site,
+    workspace: ctx.workspace,
+    jobs: r.page.items,
+    totalCount: r.page.totalCount,
+    pageIndex: q.page,
+    pageUnit: JOBS_PAGE_UNIT,
+    filters: {
+      ...(r.query.statuses?.length ? { statuses: r.query.statuses } : {}),
+      ...(r.query.contentId ? { contentId: r.query.contentId } : {}),
+      ...(r.query.from ? { from: r.query.from } : {}),
+      ...(r.query.to ? { to: r.query.to } : {}),
+    },
+    timeZone: tz,
+    meta: { siteId: site, userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz },
+  });
+  await ctx.respond(msg, replace ? { replaceOriginal: true } : {});
+}
+
+/** The job card with its tasks. Throws on failure (job not found: the service's code). */
+export async function showJob(
+  ctx: CommandContext,
+  siteReq: string | undefined,
+  jobId: number,
+  replace = false,
+): Promise<void> {
+  const c = await ctx.clients();
+  const site = c.site(siteReq);
+  const wm = c.watermarking();
+  const [job, tasks, tz] = await Promise.all([
+    wm.getJob(site, jobId),
+    wm.getJobTasks(site, jobId),
+    ctx.timeZone(),
+  ]);
+  const summary = summariseJob(job, tasks.items, { limit: JOB_CARD_TASK_LINES });
+  await ctx.respond(
+    jobCardMessage({
+      summary,
+      workspace: ctx.workspace,
+      siteId: site,
+      timeZone: tz,
+      meta: { siteId: site, userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz },
+    }),
+    replace ? { replaceOriginal: true } : {},
+  );
+}
+
+const site = option(z.string().max(16), {
+  hint: 'XXXX',
+  description: 'Site id (default: the workspace default site).',
+});
+
+registry.add({
+  command: '/dwm',
+  path: ['jobs'],
+  args: {
+    status: listOption(z.string().max(40), {
+      hint: 'ready|preprocessing|completed|error',
+      description: `Job status; several allowed (status:ready,error). ${JOB_STATUS_HELP}`,
+    }),
+    content: option(values.text(200), { hint: 'ID', description: 'Content id.' }),
+    from: option(values.text(10), {
+      hint: 'yyyy-MM-dd',
+      description: 'Jobs started on or after this day, in your time zone (or today, yesterday, 7d).',
+    }),
+    to: option(values.text(10), { hint: 'yyyy-MM-dd', description: 'Jobs started on or before this day.' }),
+    site,
+    page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
+  },
+  role: 'member',
+  summary: 'List watermarking jobs with their status (newest first, paged)',
+  examples: [
+    'jobs',
+    'jobs status:error',
+    'jobs status:ready,preprocessing from:7d',
+    'jobs content:MOVIE-2024001',
+  ],
+  async handler(ctx, args) {
+    await showJobs(ctx, {
+      ...(args.site ? { site: args.site } : {}),
+      statuses: args.status,
+      ...(args.content ? { contentId: args.content } : {}),
+      ...(args.from ? { from: args.from } : {}),
+      ...(args.to ? { to: args.to } : {}),
+      page: args.page ?? 1,
+    });
+  },
+});
+
+registry.add({
+  command: '/dwm',
+  path: ['job'],
+  args: {
+    jobId: required(values.int(1, Number.MAX_SAFE_INTEGER), { hint: '<job id>', description: 'The job id.' }),
+    site,
+  },
+  role: 'member',
+  summary: "Show a job and its recipients' tasks (failures first, Export CSV for all)",
+  examples: ['job 4812', 'job 4812 site:AB12'],
+  async handler(ctx, args) {
+    await showJob(ctx, args.site, args.jobId);
+  },
+});

@@ -1,0 +1,203 @@
+/**
+ * `/dwm jobs` list and `/dwm job <id>` card. Pure functions of data.
+ */
+import { TASK_STATUS_CODES } from '../../../api/codes.js';
+import type { Job, JobTask } from '../../../api/types.js';
+import { isTaskFailed, type JobSummary } from '../../../ops/jobs.js';
+import {
+  actions,
+  type Block,
+  button,
+  context,
+  divider,
+  fields,
+  header,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks.js';
+import { code, esc, truncate } from '../../kit/mrkdwn.js';
+import { jobStatus, taskStatus } from '../../kit/status.js';
+import {
+  type CardMeta,
+  cardContext,
+  count,
+  encodeValue,
+  type JobsPageValue,
+  plural,
+  timeText,
+  WM_ACTIONS,
+} from '../../kit/wm-values.js';
+
+export interface JobListInput {
+  siteId: string;
+  workspace: string;
+  jobs: Job[];
+  totalCount: number;
+  pageIndex: number;
+  pageUnit: number;
+  /** Filters as resolved (status codes, content id, yyyy-MM-dd dates). */
+  filters: { statuses?: string[]; contentId?: string; from?: string; to?: string };
+  timeZone: string;
+  meta?: CardMeta;
+}
+
+function filterText(f: JobListInput['filters']): string {
+  const parts: string[] = [];
+  if (f.statuses?.length) parts.push(`status ${f.statuses.map((s) => jobStatus(s)).join(', ')}`);
+  if (f.contentId) parts.push(`content ${code(f.contentId)}`);
+  if (f.from) parts.push(`from ${code(f.from)}`);
+  if (f.to) parts.push(`to ${code(f.to)}`);
+  return parts.length ? `Filters: ${parts.join(' · ')}` : 'No filters: every job, newest first.';
+}
+
+export function jobListMessage(input: JobListInput): Message {
+  const { jobs, totalCount, pageIndex, pageUnit, siteId } = input;
+  const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
+  const title = `Jobs on ${siteId}: ${count(totalCount)} total`;
+  const blocks: Block[] = [header(title), context(filterText(input.filters))];
+  if (jobs.length === 0) {
+    blocks.push(
+      section(
+        totalCount === 0
+          ? 'No jobs match these filters. Try fewer filters, or a wider date range with `from:` and `to:`.'
+          : `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`,
+      ),
+    );
+  }
+  for (const j of jobs) {
+    const value = encodeValue({ w: input.workspace, s: siteId, j: j.jobId });
+    blocks.push(
+      section(
+        `${jobStatus(j.status)} · ${code(truncate(j.contentId, 200))} · job ${code(j.jobId)}\n` +
+          `Started ${timeText(j.regTime, input.timeZone)} · updated ${timeText(j.updateTime, input.timeZone)}`,
+        { accessory: button('Details', WM_ACTIONS.jobDetails, { value }) },
+      ),
+    );
+  }
+  const first = (pageIndex - 1) * pageUnit + 1;
+  const last = first + jobs.length - 1;
+  const nav: ReturnType<typeof button>[] = [];
+  const pageValue = (p: number): string => {
+    const v: JobsPageValue = { w: input.workspace, s: siteId, p };
+    const f = input.filters;
+    if (f.statuses?.length) v.st = f.statuses;
+    if (f.contentId) v.c = f.contentId;
+    if (f.from) v.fr = f.from;
+    if (f.to) v.to = f.to;
+    return encodeValue(v);
+  };
+  if (pageIndex > 1)
+    nav.push(button('◀ Prev', `${WM_ACTIONS.jobsPage}_prev`, { value: pageValue(pageIndex - 1) }));
+  if (pageIndex < pages)
+    nav.push(button('Next ▶', `${WM_ACTIONS.jobsPage}_next`, { value: pageValue(pageIndex + 1) }));
+  if (jobs.length > 0) {
+    blocks.push(
+      context(
+        `Showing ${count(first)}–${count(last)} of ${count(totalCount)} · page ${pageIndex} of ${pages}`,
+      ),
+    );
+  }
+  if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
+  if (input.meta) blocks.push(context(cardContext(input.meta)));
+  return message(title, blocks);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Job card
+// ---------------------------------------------------------------------------------------------
+
+/** Task lines shown on the card (the rest: "and N more" + Export CSV). */
+export const JOB_CARD_TASK_LINES = 30;
+const LINES_PER_SECTION = 10;
+
+export function taskLine(t: JobTask): string {
+  const failed = isTaskFailed(t);
+  const cli = t.cliErrorCode.trim();
+  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · error ${code(cli)}` : '';
+  return `${taskStatus(t.status)} · ${esc(truncate(t.recipient, 128))} · DWM ID ${code(t.dwmId)}${codePart}`;
+}
+
+export interface JobCardInput {
+  summary: JobSummary;
+  workspace: string;
+  siteId: string;
+  timeZone: string;
+  meta?: CardMeta;
+}
+
+export function jobCardMessage(input: JobCardInput): Message {
+  const { summary, siteId } = input;
+  const job = summary.job;
+  const title = `Job ${job.jobId} · ${truncate(job.contentId, 100)}`;
+  const value = encodeValue({ w: input.workspace, s: siteId, j: job.jobId });
+  const countsText = TASK_STATUS_CODES.filter((c) => summary.counts[c] > 0)
+    .map((c) => `${taskStatus(c)}: ${count(summary.counts[c])}`)
+    .join('\n');
+  const failuresText =
+    summary.failures.length === 0
+      ? 'none'
+      : `${count(summary.failures.length)}${
+          summary.failureCodes.length
+            ? ` (${summary.failureCodes
+                .slice(0, 5)
+                .map((f) => `${code(f.code)} ×${f.count}`)
+                .join(', ')})`
+            : ''
+        }`;
+  const blocks: Block[] = [
+    header(title),
+    section(undefined, {
+      fields: fields([
+        ['Status', jobStatus(job.status)],
+        ['Content', code(job.contentId)],
+        ['Started', timeText(job.regTime, input.timeZone)],
+        ['Updated', timeText(job.updateTime, input.timeZone)],
+        ['Recipients', count(summary.total)],
+        ['Failed tasks', failuresText],
+        ['Tasks by status', countsText || 'no tasks'],
+      ]),
+    }),
+  ];
+  if (summary.total > 0) {
+    blocks.push(divider());
+    const lines = summary.shown.map(taskLine);
+    const heading = summary.failures.length > 0 ? '*Tasks, failures first*' : '*Tasks*';
+    for (let i = 0; i < lines.length; i += LINES_PER_SECTION) {
+      const chunk = lines.slice(i, i + LINES_PER_SECTION).join('\n');
+      blocks.push(section(i === 0 ? `${heading}\n${chunk}` : chunk));
+    }
+    if (summary.hiddenCount > 0) {
+      blocks.push(
+        context(
+          `…and ${plural(summary.hiddenCount, 'more task')} not shown. Export CSV sends the full list of ${count(summary.total)} to you as a file.`,
+        ),
+      );
+    }
+  }
+  const buttons = [button('Refresh', WM_ACTIONS.jobRefresh, { value, style: 'primary' })];
+  if (summary.total > 0) buttons.push(button('Export CSV', WM_ACTIONS.jobExport, { value }));
+  blocks.push(actions(buttons, 'wm_job_actions'));
+  if (input.meta) blocks.push(context(cardContext(input.meta)));
+  const fallback = `${title}: ${jobStatus(job.status).replace(/^:[a-z_]+: /, '')}, ${plural(summary.total, 'recipient')}, ${plural(summary.failures.length, 'failed task')}`;
+  return message(esc(fallback), blocks, (hidden) => `…and ${hidden} more blocks not shown; use Export CSV.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV export messages
+// ---------------------------------------------------------------------------------------------
+
+export function exportStartedMessage(jobId: number): Message {
+  const t = `:hourglass_flowing_sand: Exporting the tasks of job ${jobId}… the CSV file will arrive in your direct messages with me.`;
+  return message(t, [section(t)]);
+}
+
+export function exportDoneMessage(jobId: number, rows: number, permalink?: string): Message {
+  const where = permalink ? `<${permalink}|in your direct messages>` : 'in your direct messages';
+  const t = `:white_check_mark: The CSV of job ${jobId} (${plural(rows, 'task')}) is ${where} with me.`;
+  return message(t.replace(/<[^|]+\|([^>]+)>/, '$1'), [section(t)]);
+}
+
+export function exportFileComment(jobId: number, siteId: string, rows: number): string {
+  return `Tasks of job ${code(jobId)} on site ${code(siteId)}: ${plural(rows, 'row')}, failures first.`;
+}

@@ -1,0 +1,157 @@
+/**
+ * `/drm plan [drm|fwm] [site:]`: the latest plan request as a card with its buttons, and the
+ * direct forms `/drm plan trial|resume|suspend|cancel [drm|fwm] [message…] [site:]`.
+ * Roles come from PLAN_ACTIONS (trial/resume: members; suspend/cancel: admins).
+ */
+import { z } from 'zod';
+import type { ServiceCode } from '../../../api/codes.js';
+import type { ServiceClient } from '../../../api/types.js';
+import {
+  cancelRequest,
+  getPlanState,
+  listSites,
+  PLAN_ACTIONS,
+  type PlanAction,
+  type PlanState,
+  parseServiceCode,
+  requestChange,
+} from '../../../ops/service/index.js';
+import type { CommandContext } from '../../kit/context.js';
+import { option, optional, rest, values } from '../../kit/parse.js';
+import { registry } from '../../kit/registry.js';
+import { audited } from '../../kit/support.js';
+import { serviceFor } from '../../kit/svc-support.js';
+import { planBanner, planCard } from './render.js';
+
+export const siteOption = option(
+  z.string().regex(/^[A-Za-z0-9]{4}$/, { error: 'must be 4 letters or digits, like DEMO' }),
+  {
+    hint: '<site id>',
+    description: 'The site (default: the workspace default site).',
+  },
+);
+
+const SERVICE_WORDS = new Set(['drm', 'fwm', 'pd001', 'pd002']);
+
+/** The plan state with the product's status (so resume/suspend are offered only when they apply). */
+export async function loadPlanState(
+  svc: ServiceClient,
+  siteId: string,
+  service: ServiceCode,
+): Promise<PlanState> {
+  const sites = await listSites(svc);
+  const product = sites.find((s) => s.siteId === siteId)?.products.find((p) => p.serviceCode === service);
+  return getPlanState(svc, siteId, service, product ? { productStatus: product.status } : {});
+}
+
+/** Do one plan action and answer with the new card. Shared by the direct forms and the modal. */
+export async function runPlanAction(
+  ctx: CommandContext,
+  a: {
+    svc: ServiceClient;
+    siteId: string;
+    service: ServiceCode;
+    action: PlanAction;
+    message?: string;
+    requestId?: string;
+  },
+): Promise<{ card: ReturnType<typeof planCard> }> {
+  const spec = PLAN_ACTIONS[a.action];
+  const detail = `${spec.label} for ${a.service === 'PD001' ? 'DRM' : 'FWM'}${a.requestId ? ` (request ${a.requestId})` : ''}`;
+  const result = await audited(ctx, `plan.${a.action}`, detail, a.siteId, () =>
+    a.action === 'cancel'
+      ? cancelRequest(a.svc, a.siteId, a.service, a.requestId)
+      : requestChange(a.svc, a.siteId, a.service, a.action, a.message),
+  );
+  const [state, tz] = await Promise.all([loadPlanState(a.svc, a.siteId, a.service), ctx.timeZone()]);
+  const card = planCard(state, {
+    workspace: ctx.workspace,
+    timeZone: tz,
+    userId: ctx.userId,
+    atMs: ctx.deps.now(),
+    refId: ctx.refId,
+    banner: planBanner(a.action, ctx.userId, result),
+  });
+  return { card };
+}
+
+registry.add({
+  command: '/drm',
+  path: ['plan'],
+  args: {
+    service: optional(values.oneOf(['drm', 'fwm', 'pd001', 'pd002']), {
+      hint: 'drm|fwm',
+      description: 'The product (default drm).',
+    }),
+    site: siteOption,
+  },
+  role: 'member',
+  summary: 'Show the latest plan request of a product, with buttons to ask for a change',
+  description:
+    'Trial extension and resume can be asked by anyone; suspension and cancelling a pending request are for admins.',
+  examples: ['plan', 'plan fwm site:AB12'],
+  async handler(ctx, args) {
+    const { svc, siteId } = await serviceFor(ctx, args.site);
+    const service = parseServiceCode(args.service ?? 'drm');
+    const [state, tz] = await Promise.all([loadPlanState(svc, siteId, service), ctx.timeZone()]);
+    await ctx.respond(
+      planCard(state, {
+        workspace: ctx.workspace,
+        timeZone: tz,
+        userId: ctx.userId,
+        atMs: ctx.deps.now(),
+        refId: ctx.refId,
+      }),
+    );
+  },
+});
+
+for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
+  const spec = PLAN_ACTIONS[action];
+  registry.add({
+    command: '/drm',
+    path: ['plan', action],
+    args: {
+      words: rest(values.text(500), {
+        hint: action === 'cancel' ? '[drm|fwm]' : '[drm|fwm] [message]',
+        description:
+          action === 'cancel'
+            ? 'The product whose pending request to cancel (default drm).'
+            : 'The product (default drm), then an optional message to the provider.',
+      }),
+      site: siteOption,
+    },
+    role: spec.role,
+    summary:
+      action === 'cancel'
+        ? 'Cancel the pending plan request of a product'
+        : `Ask for a ${spec.label.toLowerCase()} of a product`,
+    examples:
+      action === 'cancel'
+        ? ['plan cancel fwm site:AB12']
+        : [
+            `plan ${action} drm "${action === 'suspend' ? 'Pause during the migration' : 'Two more weeks please'}"`,
+          ],
+    async handler(ctx, args) {
+      const words = [...args.words];
+      let service: ServiceCode = 'PD001';
+      if (words[0] && SERVICE_WORDS.has(words[0].toLowerCase())) service = parseServiceCode(words.shift()!);
+      const message = words.join(' ').trim();
+      if (action === 'cancel' && message) {
+        await ctx.respond({
+          text: `Cancel takes no message: use \`/drm plan cancel [drm|fwm] [site:<site id>]\`.`,
+        });
+        return;
+      }
+      const { svc, siteId } = await serviceFor(ctx, args.site);
+      const { card } = await runPlanAction(ctx, {
+        svc,
+        siteId,
+        service,
+        action,
+        ...(message ? { message } : {}),
+      });
+      await ctx.respond(card);
+    },
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * Buttons of the recipients list and card: Prev/Next (in place), Details (a new card), Edit
+ * (open to members, the project's rule: opens the edit modal with the trigger id first,
+ * "Loading…", then views.update with the current values read from the service).
+ */
+import type { App, BlockButtonAction } from '@slack/bolt';
+import type { AppDeps } from '../../deps.js';
+import { explainError } from '../../kit/errors.js';
+import { actionContext, buttonValue, respondError } from '../../kit/support.js';
+import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { showRecipient, showRecipients } from './commands.js';
+import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
+
+export function register(app: App, deps: AppDeps): void {
+  app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.recipientsPage}`), async (a) => {
+    await a.ack();
+    const ctx = actionContext(deps, a);
+    const v = await buttonValue(ctx, recipientsPageValue, a.action.value);
+    if (!v) return;
+    try {
+      await showRecipients(
+        ctx,
+        {
+          site: v.s,
+          page: v.p,
+          ...(v.k ? { keywords: v.k } : {}),
+          ...(v.fr ? { from: v.fr } : {}),
+          ...(v.to ? { to: v.to } : {}),
+        },
+        true,
+      );
+    } catch (e) {
+      await respondError(ctx, "Couldn't list recipients", e);
+    }
+  });
+
+  app.action<BlockButtonAction>(WM_ACTIONS.recipientDetails, async (a) => {
+    await a.ack();
+    const ctx = actionContext(deps, a);
+    const v = await buttonValue(ctx, recipientValue, a.action.value);
+    if (!v) return;
+    try {
+      await showRecipient(ctx, v.s, String(v.r));
+    } catch (e) {
+      await respondError(ctx, `Couldn't show recipient ${v.r}`, e);
+    }
+  });
+
+  app.action<BlockButtonAction>(WM_ACTIONS.recipientEdit, async (a) => {
+    await a.ack();
+    const ctx = actionContext(deps, a);
+    const v = await buttonValue(ctx, recipientValue, a.action.value);
+    if (!v) return;
+    let viewId: string | undefined;
+    try {
+      // The trigger id lasts 3 s: open first, then read the service.
+      viewId = await ctx.openView(recipientLoadingView());
+      const c = await ctx.clients();
+      const site = c.site(v.s);
+      const r = await c.watermarking().getRecipient(site, v.r);
+      const meta = encodeValue({ w: ctx.workspace, s: site, r: v.r, u: a.body.response_url ?? '' });
+      await ctx.client.views.update({
+        view_id: viewId ?? '',
+        view: recipientEditView(r, site, meta) as never,
+      });
+    } catch (e) {
+      if (!viewId) {
+        await respondError(ctx, "Couldn't open the edit form", e);
+        return;
+      }
+      const ex = explainError(e, { refId: ctx.refId });
+      if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId }, 'recipient edit form failed');
+      await ctx.client.views
+        .update({
+          view_id: viewId,
+          view: recipientEditFailedView(
+            `Couldn't load recipient ${v.r}. ${ex.why.replace(/[`*]/g, '')} ${ex.next.replace(/[`*]/g, '')}`,
+          ) as never,
+        })
+        .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the edit view'));
+    }
+  });
+}

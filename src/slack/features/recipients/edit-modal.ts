@@ -1,0 +1,209 @@
+/**
+ * Recipient edit modal submission. Only changed fields are sent.
+ *
+ * The 3-second rule (review #2): nothing slow runs before Slack is answered. The local checks
+ * (nothing changed, the name and description rules of the spec) answer inline
+ * (`response_action: 'errors'`; the refusal is audited after the ack). Otherwise the modal is
+ * switched to "Saving…" at once, then the service is called, the change audited, and the outcome
+ * shown with views.update: "Saved" (and the card the Edit button was on is replaced through its
+ * response_url), or the form again with the service's refusal on top (a name taken by another
+ * recipient, a refusal of the service's rules), or a closing line (in use by pre-embedding, gone,
+ * a failure). The values first shown travel in the metadata (`n`, `d`), so a form shown again
+ * keeps what the user typed and still sends only what changed.
+ */
+import type { App, SlackViewAction } from '@slack/bolt';
+import { z } from 'zod';
+import type { Recipient, RecipientPatch } from '../../../api/types.js';
+import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
+import { type EditResult, editRecipient } from '../../../ops/recipients.js';
+import type { AppDeps } from '../../deps.js';
+import { type ModalView, modal, section } from '../../kit/blocks.js';
+import { explainError } from '../../kit/errors.js';
+import { code, esc } from '../../kit/mrkdwn.js';
+import { modalMeta, replaceViaResponseUrl, viewContext } from '../../kit/support.js';
+import { WM_VIEWS } from '../../kit/wm-values.js';
+import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
+
+const metaSchema = z.object({
+  w: z.string(),
+  s: z.string(),
+  r: z.number().int().positive(),
+  u: z.string().optional(),
+  /** The name and description first shown (set when the form is shown again after a refusal). */
+  n: z.string().max(200).optional(),
+  d: z.string().max(200).optional(),
+});
+
+type Meta = z.infer<typeof metaSchema>;
+
+/** A one-line modal (Saving…, Saved, a failure) with only Close. */
+function lineView(text: string): ModalView {
+  return modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(text)], { close: 'Close' });
+}
+
+/**
+ * The form again after a refusal: `problem` (mrkdwn, escaped) on top, the user's values in the
+ * fields, and the values first shown kept in the metadata (the next save compares with those).
+ */
+function formAgain(
+  meta: Meta,
+  site: string,
+  first: { name: string; description: string },
+  typed: { name: string; description: string },
+  problem: string,
+): ModalView {
+  const r: Recipient = {
+    dwmId: meta.r,
+    name: typed.name,
+    description: typed.description,
+    regTime: { raw: '', epochMs: null },
+    updateTime: { raw: '', epochMs: null },
+  };
+  const m = JSON.stringify({ ...meta, n: first.name, d: first.description });
+  const v = recipientEditView(r, site, m);
+  return { ...v, blocks: [section(`:warning: ${problem}`), ...v.blocks] };
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(WM_VIEWS.recipientEdit, async ({ ack, body, view, client, context }) => {
+    const ctx = viewContext(deps, { body, client, context });
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      metaSchema,
+      view.private_metadata,
+      RECIPIENT_EDIT_BLOCK.name,
+      'This form is out of date. Close it and press Edit again.',
+    );
+    if (!meta) return;
+    const values = view.state.values;
+    const name = (values[RECIPIENT_EDIT_BLOCK.name]?.value?.value ?? '').trim();
+    const description = (values[RECIPIENT_EDIT_BLOCK.description]?.value?.value ?? '').trim();
+    // The values first shown: from the metadata when the form was shown again, else the
+    // fields' initial values (the view's blocks).
+    const init = (id: string) => {
+      const blk = (view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
+        (x) => x.block_id === id,
+      );
+      return blk?.element?.initial_value ?? '';
+    };
+    const first = {
+      name: meta.n ?? init(RECIPIENT_EDIT_BLOCK.name),
+      description: meta.d ?? init(RECIPIENT_EDIT_BLOCK.description),
+    };
+    const patch: RecipientPatch = {};
+    if (name !== first.name) patch.name = name;
+    if (description !== first.description) patch.description = description;
+    if (patch.name === undefined && patch.description === undefined) {
+      await ack({
+        response_action: 'errors',
+        errors: {
+          [RECIPIENT_EDIT_BLOCK.name]: 'Nothing changed. Change the name or the description, or Cancel.',
+        },
+      });
+      return;
+    }
+    const detail = `recipient ${meta.r} on site ${meta.s}: ${[
+      patch.name !== undefined ? `name "${first.name}" -> "${patch.name}"` : '',
+      patch.description !== undefined ? 'description changed' : '',
+    ]
+      .filter(Boolean)
+      .join(', ')}`;
+
+    // Local checks first: answered inline, audited only after the ack.
+    const local: Record<string, string> = {};
+    const nameProblem = patch.name === undefined ? null : checkRecipientName(patch.name);
+    if (nameProblem) local[RECIPIENT_EDIT_BLOCK.name] = nameProblem.slice(0, 150);
+    const descProblem = patch.description === undefined ? null : checkRecipientDescription(patch.description);
+    if (descProblem) local[RECIPIENT_EDIT_BLOCK.description] = descProblem.slice(0, 150);
+    if (Object.keys(local).length > 0) {
+      await ack({ response_action: 'errors', errors: local });
+      await ctx
+        .audit({
+          action: 'recipient.edit',
+          detail: `${detail}: refused (validation)`,
+          result: 'error',
+          siteId: meta.s,
+        })
+        .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
+      return;
+    }
+
+    await ack({ response_action: 'update', view: lineView(':hourglass_flowing_sand: Saving…') as never });
+    const show = (v: ModalView) =>
+      client.views
+        .update({ view_id: view.id, view: v as never })
+        .catch((err: unknown) =>
+          ctx.logger.warn({ err, refId: ctx.refId }, 'could not update the edit view'),
+        );
+
+    let site = meta.s;
+    let outcome: EditResult;
+    let wm: ReturnType<Awaited<ReturnType<typeof ctx.clients>>['watermarking']>;
+    try {
+      const c = await ctx.clients();
+      site = c.site(meta.s);
+      wm = c.watermarking();
+      outcome = await editRecipient(wm, site, meta.r, patch);
+    } catch (err) {
+      const ex = explainError(err, { refId: ctx.refId });
+      if (ex.unexpected) ctx.logger.error({ err, refId: ctx.refId }, 'recipient edit failed');
+      await ctx
+        .audit({ action: 'recipient.edit', detail: `${detail}: failed`, result: 'error', siteId: site })
+        .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+      // ex.why and ex.next are mrkdwn, already escaped: not escaped again (review #8).
+      await show(
+        modal(
+          WM_VIEWS.recipientEdit,
+          'Edit recipient',
+          [
+            section(`:warning: Nothing was saved. ${ex.why} ${ex.next}`),
+            section(`Reference ${code(ctx.refId)}`),
+          ],
+          { close: 'Close' },
+        ),
+      );
+      return;
+    }
+
+    if (!outcome.ok) {
+      await ctx
+        .audit({
+          action: 'recipient.edit',
+          detail: `${detail}: refused (${outcome.reason})`,
+          result: 'error',
+          siteId: site,
+        })
+        .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+      const problem = esc(outcome.message);
+      // A name taken, or the service's own rules: the form again, to fix it. In use or gone: no
+      // point in editing again now.
+      await show(
+        outcome.reason === 'duplicate' || outcome.reason === 'validation'
+          ? formAgain(meta, site, first, { name, description }, problem)
+          : lineView(`:warning: ${problem}`),
+      );
+      return;
+    }
+
+    await ctx
+      .audit({ action: 'recipient.edit', detail, result: 'ok', siteId: site })
+      .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+    await show(lineView(':white_check_mark: Saved.'));
+    try {
+      const [fresh, tz] = await Promise.all([wm.getRecipient(site, meta.r), ctx.timeZone()]);
+      const card = recipientCardMessage({
+        recipient: fresh,
+        workspace: ctx.workspace,
+        siteId: site,
+        timeZone: tz,
+        notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
+        meta: { siteId: site, userId: ctx.userId, atMs: deps.now(), refId: ctx.refId, timeZone: tz },
+      });
+      const replaced = meta.u ? await replaceViaResponseUrl(deps, meta.u, card) : false;
+      if (!replaced) await ctx.respond(card);
+    } catch (err) {
+      ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
+    }
+  });
+}

@@ -1,0 +1,243 @@
+/**
+ * Bulk registration modals:
+ *
+ * 1. Form submission (`wm_register_form`): quick local checks answer inline; otherwise the ack
+ *    switches the modal to "Checking…" (`response_action: 'update'`) within 3 s, and the slow part
+ *    (download the CSV with the bot token, parse, plan against the service) runs after, ending in
+ *    `views.update` to the preview. The input and the plan are kept in a draft in the store
+ *    (`wm-drafts`, 1 hour TTL); private_metadata carries only the draft id and the site.
+ * 2. Preview submission (`wm_register_preview`) = confirm: the modal says "started", and the run
+ *    goes on in the background with its progress in the user's DM (see ../actions/wm-register-run.ts).
+ */
+import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { existingLookup } from '../../../ops/recipients.js';
+import {
+  checkEntryCount,
+  checkModalText,
+  type ParsedInput,
+  parseRecipientInput,
+  planRegistration,
+} from '../../../ops/registration.js';
+import {
+  deleteDraft,
+  draftInputs,
+  loadDraft,
+  newDraftId,
+  type RegistrationDraft,
+  saveDraft,
+} from '../../../ops/wm-registration.js';
+import type { AppDeps } from '../../deps.js';
+import type { CommandContext } from '../../kit/context.js';
+import { explainError } from '../../kit/errors.js';
+import { FileReadError, readSlackFile } from '../../kit/files.js';
+import { esc } from '../../kit/mrkdwn.js';
+import { modalMeta, viewContext } from '../../kit/support.js';
+import { decodeValue, draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
+import {
+  REGISTER_BLOCK,
+  registerCheckingView,
+  registerFormView,
+  registerPreviewView,
+  registerProblemView,
+  registerStartedView,
+} from './render.js';
+import { startBackgroundRegistration } from './run.js';
+
+const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
+
+export function formMetadata(workspace: string, siteId: string, draftId?: string): string {
+  return encodeValue({ w: workspace, s: siteId, ...(draftId ? { d: draftId } : {}) });
+}
+
+/** Parse a draft's input (typed lines or a CSV file). */
+export function parseDraft(d: RegistrationDraft): ParsedInput {
+  const inputs = draftInputs(d);
+  const first = inputs[0];
+  if (!first) return { entries: [], errors: [] };
+  return parseRecipientInput(first.text, first.format === 'csv' ? 'csv' : 'auto');
+}
+
+/**
+ * Plan the draft against the service and show the preview in `viewId`. Never throws: a failure is
+ * shown in the modal (with a way back to the form).
+ */
+export async function planIntoView(
+  deps: AppDeps,
+  ctx: CommandContext,
+  client: WebClient,
+  viewId: string,
+  draft: RegistrationDraft,
+): Promise<void> {
+  const meta = encodeValue({ w: ctx.workspace, s: draft.siteId, d: draft.id });
+  try {
+    const parsed = parseDraft(draft);
+    const tooMany = checkEntryCount(parsed);
+    if (tooMany) {
+      await saveDraft(deps, ctx.workspace, draft);
+      await client.views.update({ view_id: viewId, view: registerProblemView(esc(tooMany), meta) as never });
+      return;
+    }
+    if (parsed.entries.length + parsed.errors.length === 0) {
+      await saveDraft(deps, ctx.workspace, draft);
+      await client.views.update({
+        view_id: viewId,
+        view: registerProblemView('The list is empty: give at least one recipient name.', meta) as never,
+      });
+      return;
+    }
+    const c = await ctx.clients();
+    const site = c.site(draft.siteId);
+    const plan = await planRegistration(parsed, existingLookup(c.watermarking(), site));
+    const saved: RegistrationDraft = { ...draft, siteId: site, plan };
+    await saveDraft(deps, ctx.workspace, saved);
+    const source = draft.file
+      ? `file ${draft.file.name}`
+      : `${parsed.entries.length + parsed.errors.length} typed lines`;
+    await client.views.update({
+      view_id: viewId,
+      view: registerPreviewView({ plan, siteId: site, source, privateMetadata: meta }) as never,
+    });
+  } catch (e) {
+    const ex = explainError(e, { refId: ctx.refId });
+    if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId }, 'registration preview failed');
+    await client.views
+      .update({
+        view_id: viewId,
+        view: registerProblemView(
+          // explainError's text is escaped mrkdwn already: passed as is (review #8).
+          `Couldn't check the list. ${ex.why} ${ex.next}`,
+          meta,
+        ) as never,
+      })
+      .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
+  }
+}
+
+function formText(view: ViewOutput): string {
+  return view.state.values[REGISTER_BLOCK.text]?.value?.value ?? '';
+}
+
+function formFileId(view: ViewOutput): string | undefined {
+  const v = view.state.values[REGISTER_BLOCK.file]?.value as unknown as
+    | { files?: Array<{ id?: string }> }
+    | undefined;
+  const id = v?.files?.[0]?.id;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+function formSite(view: ViewOutput): string | undefined {
+  return view.state.values[REGISTER_BLOCK.site]?.value?.selected_option?.value ?? undefined;
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(WM_VIEWS.registerForm, async ({ ack, body, view, client, context }) => {
+    const ctx = viewContext(deps, { body, client, context });
+    const meta = await modalMeta(
+      ctx,
+      ack,
+      formMetaSchema,
+      view.private_metadata,
+      REGISTER_BLOCK.text,
+      'This form is out of date. Close it and run /dwm register again.',
+    );
+    if (!meta) return;
+    const text = formText(view);
+    const fileId = formFileId(view);
+    const siteId = formSite(view) ?? meta.s;
+    const tooLong = checkModalText(text);
+    if (tooLong) {
+      await ack({ response_action: 'errors', errors: { [REGISTER_BLOCK.text]: tooLong.slice(0, 150) } });
+      return;
+    }
+    if (text.trim() && fileId) {
+      await ack({
+        response_action: 'errors',
+        errors: {
+          [REGISTER_BLOCK.file]: 'Use either the text box or a CSV file, not both. Remove one of them.',
+        },
+      });
+      return;
+    }
+    const previous = meta.d ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
+    if (!text.trim() && !fileId && !previous?.file) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REGISTER_BLOCK.text]: 'Type at least one recipient, or upload a CSV file below.' },
+      });
+      return;
+    }
+    await ack({
+      response_action: 'update',
+      view: registerCheckingView(fileId ? 'Reading the file and checking the list…' : undefined) as never,
+    });
+
+    const draft: RegistrationDraft = {
+      id: previous?.id ?? newDraftId(),
+      userId: ctx.userId,
+      siteId,
+      text,
+      createdAt: new Date(deps.now()).toISOString(),
+    };
+    // A file kept from before is used only when nothing new was given.
+    if (!text.trim() && !fileId && previous?.file) draft.file = previous.file;
+    if (fileId) {
+      try {
+        const f = await readSlackFile(deps, client, fileId);
+        draft.file = { name: f.name, content: f.text, lines: f.text.split(/\r\n|\n|\r/).length };
+      } catch (e) {
+        const msg =
+          e instanceof FileReadError
+            ? e.message
+            : `Couldn't read the uploaded file (reference ${ctx.refId}). Upload it again.`;
+        if (!(e instanceof FileReadError)) ctx.logger.error({ err: e, refId: ctx.refId }, 'file read failed');
+        await saveDraft(deps, ctx.workspace, draft);
+        await client.views
+          .update({
+            view_id: view.id,
+            view: registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id)) as never,
+          })
+          .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
+        return;
+      }
+    }
+    await planIntoView(deps, ctx, client, view.id, draft);
+  });
+
+  app.view<SlackViewAction>(WM_VIEWS.registerPreview, async ({ ack, body, view, client, context }) => {
+    const ctx = viewContext(deps, { body, client, context });
+    const meta = decodeValue(draftValue, view.private_metadata);
+    const draft =
+      meta && meta.w === ctx.workspace ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
+    if (!draft?.plan) {
+      await ack({
+        response_action: 'update',
+        view: registerProblemView(
+          'This preview has expired (lists are kept for one hour). Run /dwm register again.',
+          view.private_metadata,
+        ) as never,
+      });
+      return;
+    }
+    const plan = draft.plan;
+    await ack({ response_action: 'update', view: registerStartedView(plan.counts.toRegister) as never });
+    await deleteDraft(deps, ctx.workspace, draft.id).catch(() => undefined);
+    await startBackgroundRegistration(deps, ctx, client, draft.siteId, plan);
+  });
+
+  // The checking / started / problem views have no submit; nothing to handle.
+}
+
+/** Open the form (trigger id first). */
+export async function openRegisterForm(
+  ctx: CommandContext,
+  siteId: string,
+  siteIds: string[],
+): Promise<void> {
+  await ctx.openView(
+    registerFormView({ siteIds, siteId, privateMetadata: formMetadata(ctx.workspace, siteId) }),
+  );
+}
+
+export { registerFormView };

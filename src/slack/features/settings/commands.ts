@@ -1,0 +1,38 @@
+/**
+ * `/drm settings [site:]` (admin): the DRM integration settings, secrets masked, always
+ * ephemeral. `share` is refused: secrets are never posted in a channel, even masked.
+ */
+import { getSettings } from '../../../ops/service/index.js';
+import { registry } from '../../kit/registry.js';
+import { serviceFor } from '../../kit/svc-support.js';
+import { siteOption } from '../plan/commands.js';
+import { settingsMessage, settingsShareRefused } from './render.js';
+
+registry.add({
+  command: '/drm',
+  path: ['settings'],
+  aliases: ['setting'],
+  args: { site: siteOption },
+  role: 'admin',
+  summary: 'Show the DRM integration settings (secrets masked, only to you) and edit callbacks',
+  examples: ['settings', 'settings site:AB12'],
+  async handler(ctx, args) {
+    if (ctx.share) {
+      await ctx.audit({ action: 'settings.view', detail: 'refused: share asked', result: 'refused' });
+      await ctx.respond(settingsShareRefused(), { share: false, secret: true });
+      return;
+    }
+    const { svc, siteId } = await serviceFor(ctx, args.site);
+    const [s, tz] = await Promise.all([getSettings(svc, siteId), ctx.timeZone()]);
+    await ctx.respond(
+      settingsMessage(s, {
+        workspace: ctx.workspace,
+        userId: ctx.userId,
+        atMs: ctx.deps.now(),
+        refId: ctx.refId,
+        timeZone: tz,
+      }),
+      { secret: true, share: false },
+    );
+  },
+});

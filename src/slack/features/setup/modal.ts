@@ -1,0 +1,128 @@
+/**
+ * Setup modal submission: check formats (inline errors via `response_action: 'errors'`), re-check
+ * the role without calling Slack before the ack (adminGateForView), answer at once with a
+ * "Verifying…" view (`response_action: 'update'`), verify live, then `views.update` to a success
+ * view or back to the form with the service's error (typed secrets discarded).
+ */
+import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import {
+  checkSetupForm,
+  maskSecret,
+  SECRET_FIELDS,
+  SETUP_FIELDS,
+  type SetupForm,
+  saveSetup,
+  setupStatus,
+  verifySetup,
+} from '../../../ops/setup.js';
+import { loadCredentials } from '../../../ops/workspace.js';
+import type { AppDeps } from '../../deps.js';
+import { createContext } from '../../kit/context.js';
+import { esc } from '../../kit/mrkdwn.js';
+import { adminGateForView } from '../../kit/roles.js';
+import { payloadIdentity } from '../../kit/support.js';
+import { notifyCredentialsSaved } from '../../watch-runtime.js';
+import {
+  SETUP_BLOCK,
+  SETUP_CALLBACK,
+  setupFormView,
+  setupInlineErrors,
+  setupSuccessView,
+  verifyingView,
+} from './render.js';
+
+/** Read the form fields out of view state (plain_text_input values keyed by our block ids). */
+export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
+  const out: Partial<SetupForm> = {};
+  for (const f of SETUP_FIELDS) {
+    const v = view.state.values[SETUP_BLOCK[f]]?.value?.value;
+    if (typeof v === 'string') out[f] = v;
+  }
+  return out;
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
+    const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
+    // One store get before the ack (review #4: cheap); no Slack call before it (review #1).
+    const loaded = await loadCredentials(deps, ctx.workspace, { unreadable: 'absent' });
+    if (loaded?.readOnly) {
+      await ack();
+      return;
+    }
+    const form = readSetupForm(view);
+    const defaults = { wmBaseUrl: deps.config.dwmBaseUrl, svcBaseUrl: deps.config.serviceApiBaseUrl };
+    const checked = checkSetupForm(form, loaded?.credentials, defaults);
+    if (!checked.ok) {
+      await ack({ response_action: 'errors', errors: setupInlineErrors(checked.errors) });
+      return;
+    }
+    const gate = await adminGateForView(ctx, ack, {
+      viewId: view.id,
+      blockId: SETUP_BLOCK.siteIds,
+      what: 'change the service setup',
+      action: 'setup.save',
+      pending: verifyingView(),
+    });
+    if (!gate.ok) return;
+    if (!gate.acked) await ack({ response_action: 'update', view: verifyingView() as never });
+
+    const creds = checked.credentials;
+    const sites = creds.siteIds.join(', ');
+    try {
+      const result = await verifySetup(deps, creds);
+      if (result.ok) {
+        await saveSetup(deps, ctx.workspace, creds, result.verifiedAt, ctx.userId);
+        // Resume polling at once if it was paused for bad credentials (it would otherwise resume
+        // at the next poll interval, when the watcher sees the newer verifiedAt).
+        await notifyCredentialsSaved(ctx.workspace).catch((err: unknown) =>
+          ctx.logger.warn({ err }, 'could not resume polling after setup'),
+        );
+        await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });
+        const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
+        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) as never });
+        return;
+      }
+      await ctx.audit({
+        action: 'setup.save',
+        detail: `verification failed for sites ${sites}: ${result.failures.map((f) => f.message).join(' ')}`,
+        result: 'error',
+      });
+      const kept: Partial<SetupForm> = { ...form };
+      for (const f of SECRET_FIELDS) delete kept[f];
+      const c = loaded?.credentials;
+      const savedSecrets: { wmAccessKey?: string; svcSecretKey?: string } = {};
+      if (c?.watermarking) savedSecrets.wmAccessKey = maskSecret(c.watermarking.accessKey);
+      if (c?.service) savedSecrets.svcSecretKey = maskSecret(c.service.secretKey);
+      await client.views.update({
+        view_id: view.id,
+        view: setupFormView({
+          values: kept,
+          defaults,
+          savedSecrets,
+          failure: result.failures.map((f) => `• ${esc(f.message)}`),
+          secretsDiscarded: SECRET_FIELDS.some((f) => !!form[f]?.trim()),
+        }) as never,
+      });
+    } catch (err) {
+      ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
+      await client.views
+        .update({
+          view_id: view.id,
+          view: setupFormView({
+            values: Object.fromEntries(
+              Object.entries(form).filter(([k]) => !SECRET_FIELDS.includes(k as never)),
+            ),
+            defaults,
+            failure: [
+              `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
+            ],
+            secretsDiscarded: true,
+          }) as never,
+        })
+        .catch((e: unknown) =>
+          ctx.logger.error({ err: e, refId: ctx.refId }, 'could not update the setup view'),
+        );
+    }
+  });
+}

@@ -1,0 +1,211 @@
+/**
+ * Setup views: the form (with inline-error block ids), "Verifying…", success, read-only env view,
+ * and the `/dwm setup status` card. Secrets are never shown back, only masked.
+ */
+import type { SetupErrors, SetupField, SetupForm, SetupStatus } from '../../../ops/setup.js';
+import {
+  type Block,
+  context,
+  divider,
+  fields,
+  header,
+  type Message,
+  type ModalView,
+  message,
+  modal,
+  section,
+  textInput,
+} from '../../kit/blocks.js';
+import { code, dateToken, esc, userMention } from '../../kit/mrkdwn.js';
+
+export const SETUP_CALLBACK = 'drm_setup';
+
+/** Block id of each form field (inline errors are keyed by these). */
+export const SETUP_BLOCK: Record<SetupField, string> = {
+  siteIds: 'site_ids',
+  defaultSite: 'default_site',
+  wmAccountId: 'wm_account_id',
+  wmAccessKey: 'wm_access_key',
+  svcAccountId: 'svc_account_id',
+  svcAccountSeq: 'svc_account_seq',
+  svcSecretKey: 'svc_secret_key',
+  wmBaseUrl: 'wm_base_url',
+  svcBaseUrl: 'svc_base_url',
+};
+
+/** Inline errors for `response_action: 'errors'`, keyed by block id. */
+export function setupInlineErrors(errors: SetupErrors): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(errors)) if (v) out[SETUP_BLOCK[k as SetupField]] = v.slice(0, 150);
+  return out;
+}
+
+export interface SetupFormOptions {
+  /** Non-secret values to fill in. Secret fields are never pre-filled. */
+  values?: Partial<SetupForm>;
+  /** Masked saved secrets ("••••abcd"): blank keeps them. */
+  savedSecrets?: { wmAccessKey?: string; svcSecretKey?: string };
+  defaults: { wmBaseUrl?: string | undefined; svcBaseUrl?: string | undefined };
+  /** Shown on top after a failed live check (mrkdwn lines, already escaped). */
+  failure?: string[];
+  /** After a failed check: typed secrets were discarded and must be entered again. */
+  secretsDiscarded?: boolean;
+}
+
+export function setupFormView(opts: SetupFormOptions): ModalView {
+  const v = opts.values ?? {};
+  const blocks: Block[] = [];
+  if (opts.failure?.length) {
+    blocks.push(
+      section(`:warning: *The credentials did not verify. Nothing was saved.*\n${opts.failure.join('\n')}`),
+    );
+    if (opts.secretsDiscarded) {
+      blocks.push(context('For safety the keys you typed were not kept: enter them again.'));
+    }
+    blocks.push(divider());
+  } else {
+    blocks.push(
+      section(
+        'Connect this workspace to the service. The keys are checked live, then stored encrypted; they are never shown again (only the last 4 characters).',
+      ),
+    );
+  }
+  const keepHint = (saved?: string) =>
+    saved ? `Leave blank to keep the saved key (${saved}).` : 'Shown while you type; never shown back.';
+  blocks.push(
+    textInput(SETUP_BLOCK.siteIds, 'Site ids', {
+      initial: v.siteIds,
+      placeholder: 'AB12, CD34',
+      hint: 'Comma-separated, 4 letters or digits each.',
+    }),
+    textInput(SETUP_BLOCK.defaultSite, 'Default site', {
+      initial: v.defaultSite,
+      optional: true,
+      hint: 'Used when a command names no site:. Blank: the first site id.',
+    }),
+    header('Watermarking API'),
+    textInput(SETUP_BLOCK.wmAccountId, 'Account id', { initial: v.wmAccountId, optional: true }),
+    textInput(SETUP_BLOCK.wmAccessKey, 'Access key', {
+      optional: true,
+      hint: keepHint(opts.savedSecrets?.wmAccessKey),
+    }),
+    textInput(SETUP_BLOCK.wmBaseUrl, 'Watermarking API URL', {
+      initial: v.wmBaseUrl,
+      optional: true,
+      hint: opts.defaults.wmBaseUrl ? `Blank: ${opts.defaults.wmBaseUrl}` : 'Like https://wm.example.com',
+    }),
+    header('Service API'),
+    textInput(SETUP_BLOCK.svcAccountId, 'Account id', { initial: v.svcAccountId, optional: true }),
+    textInput(SETUP_BLOCK.svcAccountSeq, 'Account sequence', { initial: v.svcAccountSeq, optional: true }),
+    textInput(SETUP_BLOCK.svcSecretKey, 'Secret key', {
+      optional: true,
+      hint: keepHint(opts.savedSecrets?.svcSecretKey),
+    }),
+    textInput(SETUP_BLOCK.svcBaseUrl, 'Service API URL', {
+      initial: v.svcBaseUrl,
+      optional: true,
+      hint: opts.defaults.svcBaseUrl ? `Blank: ${opts.defaults.svcBaseUrl}` : 'Like https://api.example.com',
+    }),
+  );
+  return modal(SETUP_CALLBACK, 'Service setup', blocks, { submit: 'Verify and save' });
+}
+
+export function verifyingView(): ModalView {
+  return modal(SETUP_CALLBACK, 'Service setup', [
+    section(
+      ':hourglass_flowing_sand: *Verifying…* Checking the credentials with the service. This takes a few seconds.',
+    ),
+  ]);
+}
+
+function statusBlocks(s: SetupStatus, timeZone: string, showMasked: boolean): Block[] {
+  const pairs: Array<[string, string]> = [
+    ['Sites', s.siteIds.map((x) => code(x)).join(', ')],
+    ['Default site', s.defaultSiteId ? code(s.defaultSiteId) : '—'],
+  ];
+  if (s.watermarking) {
+    pairs.push(['Watermarking account', code(s.watermarking.accountId)]);
+    if (showMasked) pairs.push(['Access key', code(s.watermarking.accessKey)]);
+    pairs.push(['Watermarking URL', esc(s.watermarking.baseUrl)]);
+  } else pairs.push(['Watermarking', 'not configured']);
+  if (s.service) {
+    pairs.push(['Service API account', `${code(s.service.accountId)} (seq ${code(s.service.accountSeq)})`]);
+    if (showMasked) pairs.push(['Secret key', code(s.service.secretKey)]);
+    pairs.push(['Service API URL', esc(s.service.baseUrl)]);
+  } else pairs.push(['Service API', 'not configured']);
+  const blocks: Block[] = [section(undefined, { fields: fields(pairs) })];
+  const ctxParts: string[] = [];
+  if (s.source === 'env') ctxParts.push('From the environment (read-only: change it in the deployment).');
+  if (s.verifiedAt) {
+    // A <!date^…> token: each reader of a shared card sees their own zone (review #11); the
+    // fallback text is in the asker's zone.
+    const at = Date.parse(s.verifiedAt);
+    const when = Number.isFinite(at) ? dateToken(at, timeZone) : esc(s.verifiedAt);
+    ctxParts.push(`Last verified ${when}${s.savedBy ? ` by ${userMention(s.savedBy)}` : ''}.`);
+  }
+  if (ctxParts.length) blocks.push(context(...ctxParts));
+  if (s.pollingPausedReason) {
+    blocks.push(
+      section(
+        `:double_vertical_bar: Job polling is paused: ${esc(s.pollingPausedReason)}. Run ${code('/dwm setup')} to fix it.`,
+      ),
+    );
+  }
+  return blocks;
+}
+
+export function setupSuccessView(s: SetupStatus, timeZone: string): ModalView {
+  return modal(
+    SETUP_CALLBACK,
+    'Service setup',
+    [section(':white_check_mark: *Verified and saved.*'), ...statusBlocks(s, timeZone, true)],
+    {
+      close: 'Done',
+    },
+  );
+}
+
+/** Env credentials: shown masked, nothing to submit. */
+export function setupReadOnlyView(s: SetupStatus, timeZone: string): ModalView {
+  return modal(
+    SETUP_CALLBACK,
+    'Service setup',
+    [
+      section(
+        ':lock: *This workspace uses credentials from the environment.* They can only be changed in the deployment (DWM_* and SERVICE_API_* variables).',
+      ),
+      ...statusBlocks(s, timeZone, true),
+    ],
+    { close: 'Close' },
+  );
+}
+
+/** `/dwm setup status`. Masked keys only for admins (the reply is always ephemeral). */
+export function setupStatusMessage(
+  s: SetupStatus,
+  timeZone: string,
+  isAdmin: boolean,
+  command = '/dwm',
+): Message {
+  if (!s.configured) {
+    return message('The service is not set up for this workspace.', [
+      section(
+        `:grey_question: *The service is not set up for this workspace.*\nAn admin can run ${code(`${command} setup`)}.`,
+      ),
+      ...(s.pollingPausedReason ? [section(`Job polling is paused: ${esc(s.pollingPausedReason)}.`)] : []),
+    ]);
+  }
+  return message(`Service setup: sites ${s.siteIds.join(', ')}`, [
+    header('Service setup'),
+    ...statusBlocks(s, timeZone, isAdmin),
+  ]);
+}
+
+/** `setup status share`: refused, like `/drm settings share` (review #12). */
+export function setupShareRefused(command = '/dwm'): Message {
+  return message('The setup is never posted in a channel.', [
+    section(
+      `:lock: *The setup is never posted in a channel*, not even with the keys masked. Run ${code(`${command} setup status`)} without \`share\`: only you will see it.`,
+    ),
+  ]);
+}

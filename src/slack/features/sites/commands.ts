@@ -1,0 +1,113 @@
+/**
+ * `/drm sites` (every site and its products), `/drm site request <name>` (admin: ask for an
+ * additional site) and `/drm site requests [from:] [to:] [status:] [account:|site:] [page:]`.
+ */
+import { z } from 'zod';
+import { listSiteRequests, listSites, requestAdditionalSite } from '../../../ops/service/index.js';
+import type { CommandContext } from '../../kit/context.js';
+import { option, rest, values } from '../../kit/parse.js';
+import { registry } from '../../kit/registry.js';
+import { audited } from '../../kit/support.js';
+import type { SiteRequestsFilters } from '../../kit/svc-values.js';
+import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
+
+/** Rows per page of site requests. */
+export const SITE_REQUESTS_PAGE_SIZE = 25;
+
+registry.add({
+  command: '/drm',
+  path: ['sites'],
+  args: {},
+  role: 'member',
+  summary: 'List every site of the account with its products (DRM, FWM) and their status',
+  examples: ['sites', 'sites share'],
+  async handler(ctx) {
+    const c = await ctx.clients();
+    const [sites, tz] = await Promise.all([listSites(c.service()), ctx.timeZone()]);
+    await ctx.respond(
+      sitesMessage(sites, {
+        defaultSiteId: c.defaultSiteId,
+        userId: ctx.userId,
+        atMs: ctx.deps.now(),
+        refId: ctx.refId,
+        timeZone: tz,
+      }),
+    );
+  },
+});
+
+registry.add({
+  command: '/drm',
+  path: ['site', 'request'],
+  args: {
+    name: rest(values.text(100), {
+      hint: '<site name>',
+      description: 'The name of the new site.',
+      required: true,
+    }),
+  },
+  role: 'admin',
+  summary: 'Ask the provider for an additional site',
+  examples: ['site request "Movies EU"'],
+  async handler(ctx, args) {
+    const c = await ctx.clients();
+    const name = args.name.join(' ');
+    const r = await audited(ctx, 'site.request', `additional site "${name.slice(0, 100)}"`, undefined, () =>
+      requestAdditionalSite(c.service(), name),
+    );
+    const tz = await ctx.timeZone();
+    await ctx.respond(
+      siteRequestedMessage(r, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
+    );
+  },
+});
+
+export async function showSiteRequests(
+  ctx: CommandContext,
+  filters: SiteRequestsFilters,
+  page: number,
+  replace: boolean,
+): Promise<void> {
+  const c = await ctx.clients();
+  const [result, tz] = await Promise.all([
+    listSiteRequests(c.service(), { ...filters, page, pageSize: SITE_REQUESTS_PAGE_SIZE }),
+    ctx.timeZone(),
+  ]);
+  await ctx.respond(
+    siteRequestsMessage(result, filters, {
+      workspace: ctx.workspace,
+      timeZone: tz,
+      userId: ctx.userId,
+      atMs: ctx.deps.now(),
+      refId: ctx.refId,
+    }),
+    replace ? { replaceOriginal: true } : {},
+  );
+}
+
+const date = z.string().max(10);
+
+registry.add({
+  command: '/drm',
+  path: ['site', 'requests'],
+  args: {
+    from: option(date, { hint: 'yyyy-MM-dd', description: 'Requested on or after.' }),
+    to: option(date, { hint: 'yyyy-MM-dd', description: 'Requested on or before.' }),
+    status: option(values.text(40), {
+      hint: '<status>',
+      description: 'Request status as the service names it.',
+    }),
+    account: option(values.text(100), { hint: '<account id>', description: 'Requests of one account.' }),
+    site: option(values.text(20), { hint: '<site id>', description: 'Requests for one site id.' }),
+    page: option(values.int(1, 10_000), { hint: '<page>', description: 'Page number (default 1).' }),
+  },
+  role: 'member',
+  summary: 'List additional-site requests with filters and paging',
+  examples: ['site requests', 'site requests from:2026-01-01 status:requested'],
+  async handler(ctx, args) {
+    const filters: SiteRequestsFilters = {};
+    for (const k of ['from', 'to', 'status', 'account', 'site'] as const)
+      if (args[k] !== undefined) filters[k] = args[k];
+    await showSiteRequests(ctx, filters, args.page ?? 1, false);
+  },
+});

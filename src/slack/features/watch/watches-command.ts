@@ -1,0 +1,19 @@
+/** `/dwm watches`: this channel's job subscriptions, who created them, Resume/Unsubscribe buttons. */
+import { registry } from '../../kit/registry.js';
+import { watchesMessage } from './render-subscriptions.js';
+import { subscriptionsOf } from './shared.js';
+
+registry.add({
+  command: '/dwm',
+  path: ['watches'],
+  args: {},
+  role: 'member',
+  summary: "List this channel's job subscriptions (with who created them)",
+  examples: ['watches'],
+  async handler(ctx) {
+    const channelId = ctx.channelId;
+    if (!channelId) throw new Error('No channel: /dwm watches runs in a channel');
+    const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
+    await ctx.respond(watchesMessage(list, channelId));
+  },
+});

@@ -1,0 +1,179 @@
+/**
+ * A small per-request context (like bolt-js's): who, where, how to answer, and lazy access to
+ * the user's time zone, role and the workspace's API clients. Built once per command, action or
+ * view submission; handlers receive it and nothing else.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../log.js';
+import { type AuditInput, audit } from '../../ops/audit.js';
+import { type WorkspaceClients, workspaceClients } from '../../ops/workspace.js';
+import { workspaceKeyOf } from '../../store/keys.js';
+import type { AuditEntry, WorkspaceKey } from '../../store/types.js';
+import { appSender } from '../background-sender.js';
+import type { AppDeps } from '../deps.js';
+import type { Message, ModalView } from './blocks.js';
+import { code, esc, userMention } from './mrkdwn.js';
+import { adminContacts, type Role, resolveRole, userInfo } from './roles.js';
+
+export type SlashCommand = '/dwm' | '/drm';
+
+export interface RespondOptions {
+  /** Post in the channel for everyone (default: the `share` flag of the command). */
+  share?: boolean;
+  /** Replace the message the action came from (interactive replies). */
+  replaceOriginal?: boolean;
+  /** The message shows a secret (even masked): always ephemeral, whatever `share` says. */
+  secret?: boolean;
+}
+
+export interface CommandContext {
+  deps: AppDeps;
+  workspace: WorkspaceKey;
+  teamId?: string;
+  enterpriseId?: string;
+  userId: string;
+  channelId?: string;
+  /** Valid for 3 s after the interaction: open modals before any slow call. */
+  triggerId?: string;
+  /** The slash command in use (help hints say `/dwm …` or `/drm …`). */
+  command: SlashCommand;
+  /** Short id for this request, in every log line and shown with unexpected errors. */
+  refId: string;
+  logger: Logger;
+  client: WebClient;
+  /** Set by the dispatcher from the `share` flag. */
+  share: boolean;
+  /** Answer the user: ephemeral unless shared. */
+  respond(msg: Message, opts?: RespondOptions): Promise<void>;
+  /** IANA time zone of the user (users.info, cached). */
+  timeZone(): Promise<string>;
+  role(): Promise<Role>;
+  /** Who can do admin things, mrkdwn. */
+  admins(): Promise<string>;
+  /** The workspace's API clients; throws NotConfiguredError when nothing is set up. */
+  clients(): Promise<WorkspaceClients>;
+  /** Append to the audit log (and mirror to the audit channel). Never throws for the mirror. */
+  audit(entry: Omit<AuditInput, 'userId'>): Promise<void>;
+  /** views.open with the trigger id. */
+  openView(view: ModalView): Promise<string | undefined>;
+}
+
+export interface ContextInput {
+  deps: AppDeps;
+  client: WebClient;
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  isEnterpriseInstall?: boolean | undefined;
+  userId: string;
+  channelId?: string | undefined;
+  triggerId?: string | undefined;
+  command?: SlashCommand;
+  /** Bolt's respond (response_url) when the request has one. */
+  respond?: RespondFn | undefined;
+}
+
+export function newRefId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
+export function auditLine(e: AuditEntry): string {
+  const icon = e.result === 'ok' ? ':white_check_mark:' : e.result === 'refused' ? ':lock:' : ':warning:';
+  const site = e.siteId ? ` site ${code(e.siteId)}` : '';
+  return `${icon} ${code(e.action)} by ${userMention(e.userId)}${site}: ${e.result}. ${esc(e.detail)}`;
+}
+
+export function createContext(input: ContextInput): CommandContext {
+  const { deps, client } = input;
+  const workspace = workspaceKeyOf({
+    teamId: input.teamId,
+    enterpriseId: input.enterpriseId,
+    isEnterpriseInstall: input.isEnterpriseInstall,
+  });
+  const refId = newRefId();
+  const logger = deps.logger.child({ refId, workspace, userId: input.userId });
+  let role: Promise<Role> | undefined;
+  let clients: Promise<WorkspaceClients> | undefined;
+
+  const ctx: CommandContext = {
+    deps,
+    workspace,
+    userId: input.userId,
+    command: input.command ?? '/dwm',
+    refId,
+    logger,
+    client,
+    share: false,
+    async respond(msg, opts = {}) {
+      const share = !opts.secret && (opts.share ?? ctx.share);
+      if (input.respond) {
+        await input.respond({
+          response_type: share ? 'in_channel' : 'ephemeral',
+          text: msg.text,
+          ...(msg.blocks ? { blocks: msg.blocks } : {}),
+          ...(opts.replaceOriginal ? { replace_original: true } : {}),
+        } as Parameters<RespondFn>[0]);
+        return;
+      }
+      const payload = { text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) };
+      if (input.channelId && share) {
+        await client.chat.postMessage({ channel: input.channelId, ...payload } as never);
+      } else if (input.channelId) {
+        await client.chat.postEphemeral({
+          channel: input.channelId,
+          user: input.userId,
+          ...payload,
+        } as never);
+      } else {
+        // No channel (a modal submission): a direct message from the bot.
+        await client.chat.postMessage({ channel: input.userId, ...payload } as never);
+      }
+    },
+    async timeZone() {
+      return (await userInfo(deps, client, workspace, input.userId)).tz;
+    },
+    role() {
+      role ??= resolveRole(deps, client, workspace, input.userId);
+      return role;
+    },
+    admins: () => adminContacts(deps, workspace),
+    clients() {
+      clients ??= workspaceClients(deps, workspace);
+      // A failed load (e.g. store hiccup) is not cached.
+      clients.catch(() => {
+        clients = undefined;
+      });
+      return clients;
+    },
+    async audit(entry) {
+      // The store entry is the record and is awaited; the line for the audit channel is queued
+      // (paced 1/s per channel, retried on 429) and never awaited in the user's request (review #19).
+      await audit({ ...deps, logger }, workspace, { ...entry, userId: input.userId }, async (channel, e) => {
+        appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
+      });
+    },
+    async openView(view) {
+      if (!input.triggerId) throw new Error('No trigger id: a modal can only open from a command or button');
+      const r = await client.views.open({ trigger_id: input.triggerId, view: view as never });
+      return r.view?.id;
+    },
+  };
+  if (input.teamId) ctx.teamId = input.teamId;
+  if (input.enterpriseId) ctx.enterpriseId = input.enterpriseId;
+  if (input.channelId) ctx.channelId = input.channelId;
+  if (input.triggerId) ctx.triggerId = input.triggerId;
+  return ctx;
+}
+
+/** Options of an error reply: the reference id, the command, and who the admins are (never throws). */
+export async function errorOptions(ctx: CommandContext) {
+  let admins: string | undefined;
+  try {
+    admins = await ctx.admins();
+  } catch {
+    admins = undefined;
+  }
+  return { refId: ctx.refId, command: ctx.command, ...(admins ? { admins } : {}) };
+}

@@ -1,0 +1,167 @@
+/**
+ * Error rendering per the style guide, three parts: what failed / why (the service's code and
+ * message when it gave one) / what to do next. Unexpected errors show a reference id that is also
+ * in the log. Never a stack trace or a secret: only codes, the service's own message, field names.
+ */
+import { ERROR_CONDITION_TEXT, errorCondition } from '../../api/error-codes.js';
+import {
+  AuthError,
+  PermissionError,
+  ProtocolError,
+  ServiceError,
+  TransportError,
+  ValidationError,
+} from '../../api/errors.js';
+import {
+  CredentialsUnreadableError,
+  NotConfiguredError,
+  SiteNotConfiguredError,
+} from '../../ops/workspace.js';
+import { StoreUnavailableError } from '../../store/errors.js';
+import { type Block, context, type Message, message, section } from './blocks.js';
+import { code, esc, truncate } from './mrkdwn.js';
+import { ParseError } from './parse.js';
+
+export interface ErrorExplanation {
+  /** Why it failed, mrkdwn. */
+  why: string;
+  /** What to do next, mrkdwn. */
+  next: string;
+  /** Not a known failure: log it with the reference id and show the id. */
+  unexpected: boolean;
+}
+
+export interface ErrorRenderOptions {
+  /** Reference id of the request (in the log). */
+  refId: string;
+  /** Who can run setup / admin commands, mrkdwn ("<@U1>, <@U2>" or "a workspace admin"). */
+  admins?: string;
+  /** The slash command in use, for "run /dwm setup" hints. Default /dwm. */
+  command?: string;
+}
+
+export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExplanation {
+  const cmd = opts.command ?? '/dwm';
+  const admins = opts.admins ?? 'a workspace admin';
+  if (err instanceof ParseError) {
+    return {
+      why: esc(err.message),
+      next: err.usage ? `Usage: ${code(err.usage)}` : `See ${code(`${cmd} help`)}.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof NotConfiguredError) {
+    return {
+      why: esc(err.message),
+      next: `Run ${code(`${cmd} setup`)} to connect the service (admins: ${admins}).`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof SiteNotConfiguredError) {
+    return {
+      why: `Site ${code(err.siteId)} is not configured for this workspace.`,
+      next: `Use one of ${err.configured.map((s) => code(s)).join(', ')}, or ask ${admins} to add it with ${code(`${cmd} setup`)}.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof ValidationError) {
+    const lines = err.issues.slice(0, 10).map((i) => `• ${esc(i.field)}: ${esc(i.message)}`);
+    if (err.issues.length > 10) lines.push(`…and ${err.issues.length - 10} more.`);
+    return { why: lines.join('\n'), next: 'Fix the values above and try again.', unexpected: false };
+  }
+  if (err instanceof ServiceError) {
+    const condition = errorCondition(err);
+    const plainWords = condition ? `\n${esc(ERROR_CONDITION_TEXT[condition])}` : '';
+    return {
+      why: `The service answered ${code(err.code)}: ${esc(truncate(err.serviceMessage, 500))}${plainWords}`,
+      next:
+        condition === 'internal'
+          ? 'Try again in a few minutes.'
+          : condition
+            ? 'Check the values and try again.'
+            : `Check the values and try again; if it keeps failing, give the service team the code ${code(err.code)}.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof AuthError) {
+    return {
+      why: 'The service refused the saved credentials (they are wrong, expired or were changed).',
+      next: `Ask ${admins} to run ${code(`${cmd} setup`)} and enter the current credentials.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof PermissionError) {
+    return {
+      why: 'The service account does not have permission for this operation.',
+      next: `Ask the service administrator to grant the account access, or ask ${admins} to configure another account with ${code(`${cmd} setup`)}.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof TransportError) {
+    const detail =
+      err.status === 429
+        ? 'The service is busy (rate limited).'
+        : err.status
+          ? `The service answered HTTP ${err.status}.`
+          : 'The service could not be reached (network error or timeout).';
+    return {
+      why: `${detail} Tried ${err.attempts} time${err.attempts === 1 ? '' : 's'}.`,
+      next: 'Try again in a minute. Nothing was changed unless a message says so.',
+      unexpected: false,
+    };
+  }
+  if (err instanceof CredentialsUnreadableError) {
+    return {
+      why: `This workspace's saved service credentials cannot be read: they were encrypted with key id ${code(err.kid ?? 'unknown')}, which the bot's ENCRYPTION_KEY does not match.`,
+      next: `Ask the team that runs the bot to restore that key (or add it to ENCRYPTION_KEYS_PREVIOUS); or ${admins} can run ${code(`${cmd} setup`)} and enter the credentials again, which replaces them.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof StoreUnavailableError) {
+    return {
+      why: "The bot's storage is unavailable right now, so the request was not run.",
+      next: 'Try again in a minute. If it keeps happening, tell the team that runs the bot (its store is down).',
+      unexpected: false,
+    };
+  }
+  if (err instanceof ProtocolError) {
+    return {
+      why: `The service answered in an unexpected format (${code(err.endpoint)}, field ${code(err.field)}).`,
+      next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
+      unexpected: true,
+    };
+  }
+  return {
+    why: 'Something unexpected went wrong on our side.',
+    next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
+    unexpected: true,
+  };
+}
+
+/** Blocks for a failure: ":warning: *<what> failed*", why, next, reference context. */
+export function errorBlocks(what: string, err: unknown, opts: ErrorRenderOptions): Block[] {
+  const e = explainError(err, opts);
+  return [
+    section(`:warning: *${esc(what)}*\n${e.why}`),
+    section(e.next),
+    context(`Reference ${code(opts.refId)}`),
+  ];
+}
+
+/** A whole error message (fallback text + blocks). `what` is plain text, e.g. "Couldn't list jobs". */
+export function renderError(what: string, err: unknown, opts: ErrorRenderOptions): Message {
+  const e = explainError(err, opts);
+  return message(`${what}: ${stripMrkdwn(e.why)}`, errorBlocks(what, err, opts));
+}
+
+/** A refusal for a user without the role: says who can do it. */
+export function renderRefused(what: string, admins: string): Message {
+  return message(`Only admins can ${what}.`, [
+    section(`:lock: *Only admins can ${esc(what)}.*`),
+    section(`Ask ${admins} to do it, or to make you an admin.`),
+  ]);
+}
+
+function stripMrkdwn(s: string): string {
+  return s.replace(/[`*]/g, '').split('\n')[0] ?? '';
+}

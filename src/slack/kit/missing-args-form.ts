@@ -1,0 +1,134 @@
+/**
+ * Submission of the "fill in what is missing" form (src/slack/render/missing-args.ts): each value
+ * is checked with its argument's own rule (inline error on the field, saying what to fix), the
+ * view closes at once, then the command runs exactly as if it had been typed complete: the same
+ * registry dispatch (role check, handler, audit), answering through the slash command's
+ * response_url (ephemeral, where the command was run), or the user's DM when it has expired.
+ */
+import type { App, RespondFn, SlackViewAction } from '@slack/bolt';
+import type { AppDeps } from '../deps.js';
+import type { Message } from './blocks.js';
+import { modal, section } from './blocks.js';
+import { createContext } from './context.js';
+import {
+  escapeForCommandText,
+  MISSING_ARGS_CALLBACK,
+  type MissingArgsMeta,
+  missingArgBlock,
+  missingArgsMetaSchema,
+} from './missing-args.js';
+import { type ArgSpec, decodeSlackText, quoteValue, tokenize } from './parse.js';
+import { registry } from './registry.js';
+import { payloadIdentity, sendViaResponseUrl } from './support.js';
+
+type StateValue = {
+  value?: string | null;
+  selected_users?: string[] | null;
+  selected_channel?: string | null;
+};
+
+/** One value checked with its rule: the command-text form of it, or what to fix. */
+export function argText(
+  name: string,
+  spec: ArgSpec,
+  v: StateValue | undefined,
+): { text: string } | { error: string } {
+  if (spec.picker === 'users') {
+    const users = (v?.selected_users ?? []).filter((u) => /^[UW][A-Z0-9]{2,}$/.test(u));
+    if (users.length === 0) return { error: 'Pick at least one person.' };
+    return { text: users.map((u) => `<@${u}>`).join(' ') };
+  }
+  if (spec.picker === 'channel') {
+    const ch = v?.selected_channel ?? '';
+    if (!/^[CG][A-Z0-9]{2,}$/.test(ch)) return { error: 'Pick a channel.' };
+    return { text: `<#${ch}>` };
+  }
+  const raw = (v?.value ?? '').trim();
+  if (!raw) return { error: `Enter ${spec.hint || name}.` };
+  const parts = spec.kind === 'rest' ? raw.split(/\s+/) : [raw];
+  for (const p of parts) {
+    const r = spec.schema.safeParse(p);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const why =
+        issue && !/^Invalid input/i.test(issue.message) ? issue.message : `must be ${spec.hint || name}`;
+      return { error: `"${p.slice(0, 40)}" is not valid: it ${why}.`.slice(0, 150) };
+    }
+  }
+  const quoted = parts.map((p) => quoteValue(escapeForCommandText(p)));
+  return { text: spec.kind === 'option' ? `${name}:${quoted[0]}` : quoted.join(' ') };
+}
+
+/** Answers through the command's response_url; falls back to a DM when it no longer works. */
+function respondVia(
+  deps: AppDeps,
+  url: string | undefined,
+  fallback: (m: Message) => Promise<void>,
+): RespondFn {
+  return (async (payload: unknown) => {
+    const msg = (typeof payload === 'string' ? { text: payload } : payload) as Message;
+    const sent = url ? await sendViaResponseUrl(deps, url, msg, false).catch(() => false) : false;
+    if (!sent) await fallback({ text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) });
+  }) as unknown as RespondFn;
+}
+
+export function register(app: App, deps: AppDeps): void {
+  app.view<SlackViewAction>(MISSING_ARGS_CALLBACK, async ({ ack, body, view, client, context }) => {
+    const who = payloadIdentity(body as never, context as never);
+    let meta: MissingArgsMeta | undefined;
+    try {
+      meta = missingArgsMetaSchema.parse(JSON.parse(view.private_metadata || '{}'));
+    } catch {
+      meta = undefined;
+    }
+    const probe = createContext({ deps, client, ...who });
+    let resolved: ReturnType<typeof registry.resolve> | undefined;
+    try {
+      resolved = meta ? registry.resolve(meta.c, tokenize(decodeSlackText(meta.t))) : undefined;
+    } catch {
+      resolved = undefined; // tampered text (the command's own text always tokenizes)
+    }
+    if (!meta || meta.w !== probe.workspace || resolved?.kind !== 'entry') {
+      await ack({
+        response_action: 'update',
+        view: modal(
+          MISSING_ARGS_CALLBACK,
+          'Out of date',
+          [section('This form is out of date. Close it and run the command again.')],
+          { close: 'Close' },
+        ) as never,
+      });
+      return;
+    }
+    const entry = resolved.entry;
+    const errors: Record<string, string> = {};
+    const added: string[] = [];
+    for (const name of meta.m) {
+      const spec = entry.args[name];
+      const block = missingArgBlock(name);
+      if (!spec) continue;
+      const r = argText(name, spec, view.state.values[block]?.value as StateValue | undefined);
+      if ('error' in r) errors[block] = r.error;
+      else added.push(r.text);
+    }
+    if (Object.keys(errors).length > 0) {
+      await ack({ response_action: 'errors', errors });
+      return;
+    }
+    await ack();
+    const m = meta;
+    const trigger = (body as { trigger_id?: string }).trigger_id;
+    const ctx = createContext({
+      deps,
+      client,
+      ...who,
+      command: m.c,
+      ...(m.ch ? { channelId: m.ch } : {}),
+      ...(trigger ? { triggerId: trigger } : {}),
+      respond: respondVia(deps, m.ru, async (msg) => {
+        await client.chat.postMessage({ channel: who.userId, ...msg } as never);
+      }),
+    });
+    await registry.dispatch(ctx, `${m.t} ${added.join(' ')}`);
+  });
+}

@@ -1,0 +1,343 @@
+/**
+ * The ONE registry of subcommands of `/dwm` (watermarking) and `/drm` (service account, plans,
+ * DRM data). Feature modules call `registry.add({...})` from their own listener files; the
+ * registry imports none of them. It drives parsing, help at every level, "did you mean", the
+ * role check (the only place commands are authorised) and the missing-argument modal.
+ *
+ * Resolution of `/dwm a b c …`: the longest run of leading unquoted words that names a group or
+ * entry path; `help`/`?` anywhere in that run (or `help <path>`) shows help for the path so far.
+ */
+
+import { commandsTotal } from '../../metrics.js';
+import { type CommandContext, errorOptions } from './context.js';
+import { explainError, renderError, renderRefused } from './errors.js';
+import { entryHelp, groupHelp, unknownCommand } from './help.js';
+import { missingArgsView } from './missing-args.js';
+import {
+  type ArgsOf,
+  type ArgsSpec,
+  decodeSlackText,
+  ParseError,
+  parseArgs,
+  suggest,
+  type Token,
+  tokenize,
+  usageOf,
+} from './parse.js';
+import { admitToModal, type Role } from './roles.js';
+
+export type SlashCommand = '/dwm' | '/drm';
+
+/** What a dispatch may need beyond the context: the slash command's response_url. */
+export interface DispatchExtra {
+  responseUrl?: string;
+}
+export const SLASH_COMMANDS: readonly SlashCommand[] = ['/dwm', '/drm'];
+export type { Role };
+
+export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
+  /** One command, or both (e.g. setup is `/dwm setup` and `/drm setup`). */
+  command: SlashCommand | readonly SlashCommand[];
+  /** Subcommand words, e.g. ['plan', 'trial']. [] is the bare command. */
+  path: readonly string[];
+  /** Other names for the LAST path word (e.g. 'job' for 'jobs'). */
+  aliases?: readonly string[];
+  args: A;
+  role: Role;
+  /** One line, starts with a verb: "List recent jobs". */
+  summary: string;
+  /** Longer help text (mrkdwn, bot-authored). */
+  description?: string;
+  /** Text after the command, e.g. 'jobs status:error site:AB12'. */
+  examples?: readonly string[];
+  /**
+   * A required argument is missing: 'modal' (default: `openModal` when the entry has one, else the
+   * registry's generic "fill in what is missing" form, src/slack/render/missing-args.ts) or
+   * 'error' (usage; for arguments no Block Kit input can take, like a user group).
+   */
+  onMissing?: 'error' | 'modal';
+  /** Opens a modal/picker with what was given so far. Must use ctx.triggerId first, before slow calls. */
+  openModal?: (ctx: CommandContext, given: Partial<ArgsOf<A>>) => Promise<void>;
+  handler: (ctx: CommandContext, args: ArgsOf<A>) => Promise<void>;
+  /**
+   * The handler (or openModal) opens a modal with `ctx.triggerId` (admin entries): the role check
+   * waits only a short budget, then opens a "Checking…" modal so the trigger id (3 s) is not lost
+   * to a slow users.info; `ctx.openView` then fills that modal (see `admitToModal`).
+   */
+  opensModal?: boolean;
+  /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */
+  hidden?: boolean;
+}
+
+/** A registered entry with its command list normalised. */
+export type RegisteredEntry = CommandEntry & { commands: readonly SlashCommand[] };
+
+export type Resolution =
+  | { kind: 'entry'; entry: RegisteredEntry; rest: Token[] }
+  | { kind: 'help'; command: SlashCommand; path: string[] }
+  | { kind: 'unknown'; command: SlashCommand; path: string[]; word: string; suggestions: string[] };
+
+const HELP_WORDS = new Set(['help', '?', '-h', '--help']);
+
+export function fullName(command: SlashCommand, path: readonly string[]): string {
+  return [command, ...path].join(' ');
+}
+
+export class CommandRegistry {
+  private readonly list: RegisteredEntry[] = [];
+
+  add<A extends ArgsSpec>(entry: CommandEntry<A>): void {
+    const commands: readonly SlashCommand[] =
+      typeof entry.command === 'string' ? [entry.command] : entry.command;
+    const path = entry.path.map((w) => w.toLowerCase());
+    for (const c of commands) {
+      for (const e of this.list) {
+        if (!e.commands.includes(c)) continue;
+        if (e.path.join(' ') === path.join(' ')) throw new Error(`Duplicate command: ${fullName(c, path)}`);
+      }
+    }
+    if (path.some((w) => HELP_WORDS.has(w))) throw new Error(`"help" is reserved: ${path.join(' ')}`);
+    this.list.push({ ...(entry as unknown as CommandEntry), path, commands });
+  }
+
+  /** Entries of one command (or all), in registration order. */
+  entries(command?: SlashCommand): RegisteredEntry[] {
+    return command ? this.list.filter((e) => e.commands.includes(command)) : [...this.list];
+  }
+
+  /** The entry with exactly this path, if any. */
+  find(command: SlashCommand, path: readonly string[]): RegisteredEntry | undefined {
+    const p = path.join(' ');
+    return this.entries(command).find((e) => e.path.join(' ') === p);
+  }
+
+  /** Entries under a path prefix (the path itself included). */
+  under(command: SlashCommand, prefix: readonly string[]): RegisteredEntry[] {
+    return this.entries(command).filter((e) => prefix.every((w, i) => e.path[i] === w));
+  }
+
+  /** Words that may follow `prefix` (canonical name -> names and aliases). */
+  private next(command: SlashCommand, prefix: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    const d = prefix.length;
+    for (const e of this.under(command, prefix)) {
+      const w = e.path[d];
+      if (w === undefined) continue;
+      out.set(w, w);
+      if (e.path.length === d + 1) for (const a of e.aliases ?? []) out.set(a.toLowerCase(), w);
+    }
+    return out;
+  }
+
+  resolve(command: SlashCommand, tokens: Token[]): Resolution {
+    const path: string[] = [];
+    let i = 0;
+    for (; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.kind !== 'word' || t.quoted) break;
+      const w = t.value.toLowerCase();
+      if (HELP_WORDS.has(w)) {
+        // `/dwm help jobs` (help first) or `/dwm jobs help`.
+        const more = tokens
+          .slice(i + 1)
+          .filter((x) => x.kind === 'word')
+          .map((x) => x.value.toLowerCase());
+        const target = [...path];
+        for (const m of more) {
+          const canon = this.next(command, target).get(m);
+          if (!canon) break;
+          target.push(canon);
+        }
+        return { kind: 'help', command, path: target };
+      }
+      const canon = this.next(command, path).get(w);
+      if (!canon) break;
+      path.push(canon);
+    }
+    const entry = this.find(command, path);
+    const rest = tokens.slice(i);
+    if (entry) return { kind: 'entry', entry, rest };
+    if (rest.length === 0) return { kind: 'help', command, path };
+    const first = rest[0]!;
+    const word = first.kind === 'word' ? first.value : first.raw;
+    return {
+      kind: 'unknown',
+      command,
+      path,
+      word,
+      suggestions: this.suggestions(command, path, word.toLowerCase()),
+    };
+  }
+
+  /** "did you mean": close names at this level, then close full paths anywhere under the command. */
+  suggestions(command: SlashCommand, path: readonly string[], word: string): string[] {
+    const here = suggest(word, this.next(command, path).keys()).map((w) => fullName(command, [...path, w]));
+    if (here.length) return here;
+    const all = new Map<string, string>();
+    for (const e of this.entries(command)) {
+      for (let n = 1; n <= e.path.length; n++) {
+        const p = e.path.slice(0, n);
+        all.set(p[p.length - 1]!, fullName(command, p));
+      }
+    }
+    return suggest(word, all.keys()).map((w) => all.get(w)!);
+  }
+
+  /** Usage line of an entry for one command. */
+  usage(command: SlashCommand, entry: RegisteredEntry): string {
+    return usageOf(fullName(command, entry.path), entry.args);
+  }
+
+  /**
+   * Run a slash command: decode, resolve, help, role check, parse, missing -> modal or error,
+   * handler. Every failure is answered (ephemeral) and never thrown.
+   */
+  async dispatch(ctx: CommandContext, text: string, extra: DispatchExtra = {}): Promise<void> {
+    const command = ctx.command;
+    let outcome = 'ok';
+    // `what` names the command in replies and the metric label: never the user's free text.
+    let what: string = command;
+    try {
+      let tokens: Token[];
+      try {
+        tokens = tokenize(decodeSlackText(text));
+      } catch (e) {
+        outcome = 'parse_error';
+        await ctx.respond(renderError(`Couldn't read ${command}`, e, this.errOpts(ctx)));
+        return;
+      }
+      const r = this.resolve(command, tokens);
+      if (r.kind === 'help') {
+        outcome = 'help';
+        const entry = this.find(command, r.path);
+        const msg =
+          entry && this.under(command, r.path).length === 1
+            ? entryHelp(this, command, entry)
+            : groupHelp(this, command, r.path);
+        await ctx.respond(msg);
+        return;
+      }
+      if (r.kind === 'unknown') {
+        outcome = 'unknown';
+        await ctx.respond(unknownCommand(this, command, r.path, r.word, r.suggestions));
+        return;
+      }
+      const entry = r.entry;
+      what = fullName(command, entry.path);
+      const refusedAction = `command.${entry.path.join('.') || 'root'}`;
+      if (entry.role === 'admin' && entry.opensModal && ctx.triggerId) {
+        // Review #3: never spend the trigger id's 3 s waiting for users.info.
+        if (
+          !(await admitToModal(ctx, {
+            what: `run ${what}`,
+            action: refusedAction,
+            detail: what,
+            title: what,
+          }))
+        ) {
+          outcome = 'refused';
+          return;
+        }
+      } else if (entry.role === 'admin' && (await ctx.role()) !== 'admin') {
+        outcome = 'refused';
+        await ctx.audit({ action: refusedAction, detail: what, result: 'refused' });
+        await ctx.respond(renderRefused(`run ${what}`, await ctx.admins()));
+        return;
+      }
+      let parsed: ReturnType<typeof parseArgs>;
+      try {
+        parsed = parseArgs(r.rest, entry.args);
+      } catch (e) {
+        outcome = 'parse_error';
+        if (e instanceof ParseError) {
+          e.usage ??= this.usage(command, entry);
+          const first = r.rest[0];
+          if (first?.kind === 'word') {
+            const near = suggest(first.value, this.next(command, entry.path).keys());
+            if (near.length) e.message += ` Did you mean ${fullName(command, [...entry.path, near[0]!])}?`;
+          }
+        }
+        await ctx.respond(renderError(`Couldn't read ${what}`, e, this.errOpts(ctx)));
+        return;
+      }
+      ctx.share = parsed.share;
+      if (parsed.missing.length > 0) {
+        if (entry.onMissing !== 'error' && entry.openModal) {
+          outcome = 'modal';
+          await entry.openModal(ctx, parsed.values as never);
+          return;
+        }
+        if (
+          entry.onMissing !== 'error' &&
+          (await this.offerMissing(ctx, command, entry, text, parsed.missing, extra))
+        ) {
+          outcome = 'modal';
+          return;
+        }
+        outcome = 'parse_error';
+        const names = parsed.missing.map((n) => entry.args[n]?.hint || n);
+        const err = new ParseError(`Missing ${names.join(', ')}.`, this.usage(command, entry));
+        await ctx.respond(renderError(`Couldn't run ${what}`, err, this.errOpts(ctx)));
+        return;
+      }
+      await entry.handler(ctx, { ...parsed.values, share: parsed.share } as never);
+    } catch (e) {
+      outcome = 'error';
+      const opts = await errorOptions(ctx);
+      const ex = explainError(e, opts);
+      if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId, command: what }, 'command failed');
+      else ctx.logger.info({ refId: ctx.refId, command: what, kind: (e as Error)?.name }, 'command failed');
+      try {
+        await ctx.respond(renderError(`${what} failed`, e, opts), { share: false });
+      } catch (respondErr) {
+        ctx.logger.error({ err: respondErr, refId: ctx.refId }, 'could not deliver the error reply');
+      }
+    } finally {
+      commandsTotal.inc({ command: what, outcome });
+    }
+  }
+
+  /**
+   * Open the generic form for the missing required arguments (needs the command's trigger id).
+   * False when it cannot (no trigger id, metadata too long, views.open refused): the caller then
+   * answers with the usage instead.
+   */
+  private async offerMissing(
+    ctx: CommandContext,
+    command: SlashCommand,
+    entry: RegisteredEntry,
+    text: string,
+    missing: string[],
+    extra: DispatchExtra,
+  ): Promise<boolean> {
+    if (!ctx.triggerId) return false;
+    const view = missingArgsView({
+      name: fullName(command, entry.path),
+      given: decodeSlackText(text).trim().split(/\s+/).slice(entry.path.length).join(' '),
+      missing: missing.map((name) => ({ name, spec: entry.args[name]! })),
+      meta: {
+        w: ctx.workspace,
+        c: command,
+        t: text.slice(0, 2801),
+        m: missing,
+        ...(ctx.channelId ? { ch: ctx.channelId } : {}),
+        ...(extra.responseUrl ? { ru: extra.responseUrl } : {}),
+      },
+    });
+    if (!view || text.length > 2800) return false;
+    try {
+      await ctx.openView(view);
+      return true;
+    } catch (err) {
+      ctx.logger.warn({ err, refId: ctx.refId }, 'could not open the missing-arguments form');
+      return false;
+    }
+  }
+
+  private errOpts(ctx: CommandContext) {
+    return { refId: ctx.refId, command: ctx.command };
+  }
+}
+
+/** The process registry: feature modules add to it from their listener files. */
+export const registry = new CommandRegistry();

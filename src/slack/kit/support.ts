@@ -1,0 +1,246 @@
+/**
+ * Helpers shared by the button and modal listeners of every feature (`/drm` svc-*, `/dwm` wm-*,
+ * watch-*, home-*), not a listener itself: request contexts for block actions and view
+ * submissions, the workspace check of button values, error replies, response_url replies from a
+ * modal, the user's DM, audited changes, modal metadata, and a bot WebClient for background work
+ * after a restart. Slack files (upload, download with the bot token) are in ../files.ts.
+ */
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import type { Message } from './blocks.js';
+import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
+import { explainError, renderError } from './errors.js';
+import { trustedSlackUrl } from './files.js';
+import { decodeValue } from './values.js';
+import { webClients } from './web-client.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: Bolt's body types differ per payload kind
+type AnyBody = any;
+
+/** The parts of a Bolt action or view listener argument a context is built from. */
+export interface PayloadArgs {
+  body: AnyBody;
+  client: WebClient;
+  context: AnyBody;
+}
+
+/**
+ * Who sent a payload: its workspace (from the signed payload, else Bolt's context) and user.
+ * Spread into createContext by listeners that need no more than that.
+ */
+export function payloadIdentity(body: AnyBody, context: AnyBody) {
+  return {
+    teamId: body.team?.id ?? context.teamId,
+    enterpriseId: body.enterprise?.id ?? context.enterpriseId,
+    isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
+    userId: body.user.id,
+  };
+}
+
+/**
+ * Context of a block action (button). Replies go through the action's response_url; actions
+ * inside a modal or the Home tab have none, and replies then go to the user's DM. `command`
+ * is the feature's slash command (help hints and error replies name it; `/dwm` by default).
+ */
+export function actionContext(
+  deps: AppDeps,
+  a: PayloadArgs & { respond?: RespondFn },
+  command?: SlashCommand,
+): CommandContext {
+  const b = a.body;
+  return createContext({
+    deps,
+    client: a.client,
+    ...payloadIdentity(b, a.context),
+    channelId: b.channel?.id ?? b.container?.channel_id,
+    triggerId: b.trigger_id,
+    ...(command ? { command } : {}),
+    respond: b.response_url ? a.respond : undefined,
+  });
+}
+
+/** Context of a view submission or an action inside a modal (no channel: replies go to the DM). */
+export function viewContext(deps: AppDeps, a: PayloadArgs, command?: SlashCommand): CommandContext {
+  return createContext({
+    deps,
+    client: a.client,
+    ...payloadIdentity(a.body, a.context),
+    triggerId: a.body.trigger_id,
+    ...(command ? { command } : {}),
+  });
+}
+
+/**
+ * A button value names the workspace it was made in. A click whose payload comes from another
+ * workspace (a shared channel, a forged value) never acts on the named workspace's data: the
+ * request's own workspace (from the signed payload) decides, and a mismatch is refused.
+ */
+export async function sameWorkspace(
+  ctx: CommandContext,
+  valueWorkspace: string | undefined,
+): Promise<boolean> {
+  if (valueWorkspace === ctx.workspace) return true;
+  ctx.logger.warn({ valueWorkspace }, 'button value from another workspace refused');
+  await ctx.respond(
+    {
+      text: 'This button belongs to another workspace, so it cannot act here. Run the command again in this workspace.',
+    },
+    { share: false },
+  );
+  return false;
+}
+
+/** A stale or tampered button value. */
+export async function badValue(ctx: CommandContext): Promise<void> {
+  await ctx.respond(
+    { text: 'This button is out of date. Run the command again to get a fresh one.' },
+    { share: false },
+  );
+}
+
+/**
+ * A button's value checked with its schema and for its workspace; undefined (the user already
+ * told: out of date, or another workspace) when it is not usable.
+ */
+export async function buttonValue<T extends { w: string }>(
+  ctx: CommandContext,
+  schema: z.ZodType<T>,
+  raw: string | undefined,
+): Promise<T | undefined> {
+  const v = decodeValue(schema, raw);
+  if (!v) {
+    await badValue(ctx);
+    return undefined;
+  }
+  return (await sameWorkspace(ctx, v.w)) ? v : undefined;
+}
+
+export { errorOptions };
+
+/** Log an error at the right level (unexpected ones with the reference id). */
+export function logError(ctx: CommandContext, what: string, err: unknown, opts: { refId: string }): void {
+  if (explainError(err, opts).unexpected) ctx.logger.error({ err, refId: ctx.refId }, what);
+  else ctx.logger.info({ refId: ctx.refId, kind: (err as Error)?.name }, what);
+}
+
+/** Reply with an error (three parts) to the user, never throwing. */
+export async function respondError(ctx: CommandContext, what: string, err: unknown): Promise<void> {
+  const opts = await errorOptions(ctx);
+  logError(ctx, what, err, opts);
+  try {
+    await ctx.respond(renderError(what, err, opts), { share: false });
+  } catch (e) {
+    ctx.logger.error({ err: e, refId: ctx.refId }, 'could not deliver the error reply');
+  }
+}
+
+/**
+ * Send a message through a response_url kept from a button click (in a modal's metadata):
+ * `replace` swaps the card the button was on, otherwise a new ephemeral message is added.
+ */
+export async function sendViaResponseUrl(
+  deps: AppDeps,
+  url: string,
+  msg: Message,
+  replace: boolean,
+): Promise<boolean> {
+  if (!trustedSlackUrl(deps, url)) return false;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ...(replace ? { replace_original: true } : {}),
+      response_type: 'ephemeral',
+      ...msg,
+    }),
+    signal: AbortSignal.timeout(5000),
+  });
+  await res.body?.cancel().catch(() => undefined);
+  return res.ok;
+}
+
+/** Replace the message a response_url belongs to (an ephemeral card), e.g. after a modal saved. */
+export function replaceViaResponseUrl(deps: AppDeps, url: string, msg: Message): Promise<boolean> {
+  return sendViaResponseUrl(deps, url, msg, true);
+}
+
+/**
+ * Reply from a modal: through the response_url kept in its metadata when there is one (and it
+ * works), else the context's own reply (the user's DM).
+ */
+export async function replyFromModal(
+  ctx: CommandContext,
+  responseUrl: string | undefined,
+  msg: Message,
+  replace: boolean,
+): Promise<void> {
+  const sent = responseUrl
+    ? await sendViaResponseUrl(ctx.deps, responseUrl, msg, replace).catch(() => false)
+    : false;
+  if (!sent) await ctx.respond(msg);
+}
+
+/**
+ * A modal's private_metadata checked with its schema and for the submitting user's workspace.
+ * When it is not usable (out of date, tampered, another workspace) the submission is answered
+ * with `problem` inline on `block`, and undefined is returned.
+ */
+export async function modalMeta<T extends { w: string }>(
+  ctx: CommandContext,
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
+  ack: (r?: any) => Promise<void>,
+  schema: z.ZodType<T>,
+  raw: string | undefined,
+  block: string,
+  problem: string,
+): Promise<T | undefined> {
+  const meta = decodeValue(schema, raw);
+  if (meta && meta.w === ctx.workspace) return meta;
+  await ack({ response_action: 'errors', errors: { [block]: problem } });
+  return undefined;
+}
+
+/** The user's DM channel id with the bot. */
+export async function dmChannel(client: WebClient, userId: string): Promise<string> {
+  const r = await client.conversations.open({ users: userId });
+  const id = r.channel?.id;
+  if (!id) throw new Error('conversations.open returned no channel');
+  return id;
+}
+
+/**
+ * Run a mutating operation and audit it: ok with `detail`, or error with the error's kind
+ * (never its values). The error is re-thrown for the caller to render.
+ */
+export async function audited<T>(
+  ctx: CommandContext,
+  action: string,
+  detail: string,
+  siteId: string | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    const r = await fn();
+    await ctx.audit({ action, detail, result: 'ok', ...(siteId ? { siteId } : {}) });
+    return r;
+  } catch (e) {
+    const why =
+      e instanceof Error
+        ? `${e.name}${'code' in e && typeof e.code === 'string' ? ` ${e.code}` : ''}`
+        : 'error';
+    await ctx
+      .audit({ action, detail: `${detail}: failed (${why})`, result: 'error', ...(siteId ? { siteId } : {}) })
+      .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
+    throw e;
+  }
+}
+
+/**
+ * A bot WebClient for a workspace outside any request (resuming work after a restart):
+ * SLACK_BOT_TOKEN in single-workspace mode, the stored installation's bot token with OAuth.
+ */
+export function botClientFor(deps: AppDeps, workspace: string): Promise<WebClient | undefined> {
+  return webClients(deps).forWorkspace(workspace);
+}

@@ -1,0 +1,41 @@
+/**
+ * The `/drm` (Service API) listeners' own helpers (the shared ones are in ../support.ts and
+ * ../../files.ts): the workspace's Service API client and the site, and the failure of a
+ * "Loading…" modal.
+ */
+
+import { infoView } from '../features/settings/render.js';
+import type { CommandContext } from './context.js';
+import { explainError } from './errors.js';
+import { errorOptions, logError } from './support.js';
+
+/** The workspace's Service API client and the site (`site:` or the default). */
+export async function serviceFor(ctx: CommandContext, site?: string) {
+  const c = await ctx.clients();
+  const siteId = c.site(site);
+  return { svc: c.service(), siteId };
+}
+
+/**
+ * A "Loading…" modal (opened first: the trigger id lasts 3 s) whose read failed: the error is
+ * logged as `logWhat`, and the modal says `couldnt`, why and what to do. Never throws.
+ */
+export async function showLoadFailure(
+  ctx: CommandContext,
+  viewId: string | undefined,
+  title: string,
+  couldnt: string,
+  logWhat: string,
+  err: unknown,
+): Promise<void> {
+  const opts = await errorOptions(ctx);
+  logError(ctx, logWhat, err, opts);
+  const ex = explainError(err, opts);
+  if (!viewId) return;
+  await ctx.client.views
+    .update({
+      view_id: viewId,
+      view: infoView(title, `:warning: ${couldnt}\n${ex.why}\n${ex.next}`) as never,
+    })
+    .catch(() => undefined);
+}
