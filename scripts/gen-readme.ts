@@ -3,7 +3,7 @@
  * and commands reference. `--check` exits 1 (without writing) when the README is out of date.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { registry } from '../src/slack/listeners/index.js';
+import { registry } from '../src/slack/features/index.js';
 import { generateReadme } from './readme.js';
 
 const path = new URL('../README.md', import.meta.url);

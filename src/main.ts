@@ -15,8 +15,8 @@ import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
+import { resumePendingRegistrations } from './slack/features/register/index.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
-import { resumePendingRegistrations } from './slack/listeners/features/watermarking.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, StoreConfigError } from './store/index.js';
 

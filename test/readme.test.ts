@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_END, CONFIG_START, generateReadme, replaceBetween } from '../scripts/readme.js';
 import { CONFIG_DOC } from '../src/config.js';
 import { BOT_SCOPES } from '../src/slack/app.js';
+import { registry } from '../src/slack/features/index.js';
 import { COMMANDS_END, COMMANDS_START } from '../src/slack/kit/help.js';
-import { registry } from '../src/slack/listeners/index.js';
 
 const root = new URL('..', import.meta.url);
 const readme = readFileSync(new URL('README.md', root), 'utf8');

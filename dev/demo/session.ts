@@ -4,7 +4,7 @@
  * produce, and throws a DemoStepError naming what is missing otherwise.
  */
 
-import { refreshHome } from '../../src/slack/listeners/features/home.js';
+import { refreshHome } from '../../src/slack/features/home/index.js';
 import type { FakeCall } from '../fakeslack/index.js';
 import type { DemoStack } from './stack.js';
 

@@ -16,13 +16,14 @@ import type { RetryOptions } from '@slack/web-api';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
 import { createDrain } from './drain.js';
+import { FEATURES } from './features/index.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
+import { registerFeatures } from './kit/features.js';
 import { SLACK_RETRY_POLICY, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
-import { registerListeners } from './listeners/index.js';
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
 
@@ -44,7 +45,7 @@ export const BOT_SCOPES = [
 export type RegisterFn = (app: App, deps: AppDeps, ctx: { lifecycle: Lifecycle }) => void | Promise<void>;
 
 export interface SlackAppOptions {
-  /** Registers the listeners. Default: registerListeners from ./listeners/index.ts. */
+  /** Registers the listeners. Default: every feature of ./features/index.ts (registerFeatures). */
   register?: RegisterFn;
   /** Shutdown hooks shared with main.ts; one is created when omitted. */
   lifecycle?: Lifecycle;
@@ -258,7 +259,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
 
   registerLifecycle(app, deps);
   const registered = Promise.resolve(
-    opts.register ? opts.register(app, deps, { lifecycle }) : registerListeners(app, deps),
+    opts.register ? opts.register(app, deps, { lifecycle }) : void registerFeatures(app, deps, FEATURES),
   );
   // Surface a failing registration at start(), not as an unhandled rejection.
   registered.catch(() => undefined);

@@ -18,12 +18,13 @@ import {
 } from '../../src/api/validate.js';
 import { readCsv, writeCsv } from '../../src/ops/csv.js';
 import { auditListMessage } from '../../src/slack/features/audit/render.js';
+import { registry } from '../../src/slack/features/index.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
 import { LIMITS, type Message } from '../../src/slack/kit/blocks.js';
 import type { CommandContext } from '../../src/slack/kit/context.js';
 import { renderError } from '../../src/slack/kit/errors.js';
 import { decodeSlackText, ParseError, tokenize } from '../../src/slack/kit/parse.js';
-import { CommandRegistry, registry } from '../../src/slack/kit/registry.js';
+import { CommandRegistry } from '../../src/slack/kit/registry.js';
 import { plainRenderer } from '../../src/watch/render.js';
 import type { JobSummary, Subscription } from '../../src/watch/types.js';
 import { startTestBot, type TestBot } from '../harness/index.js';

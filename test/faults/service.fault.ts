@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../dev/emulator/types.js';
-import { registry } from '../../src/slack/kit/registry.js';
+import { FEATURES } from '../../src/slack/features/index.js';
+import { type Feature, registerFeatures } from '../../src/slack/kit/features.js';
+import { commandList } from '../../src/slack/kit/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';
@@ -75,22 +77,24 @@ describe('commands under service faults', () => {
   /** Commands whose answer has no error card when the service is healthy. */
   const cleanWithoutFaults = new Set<string>();
   beforeAll(async () => {
-    if (!registry.find('/dwm', [PROBE])) {
-      registry.add({
-        command: '/dwm',
-        path: [PROBE],
-        args: {},
-        role: 'member',
-        summary: 'faults suite only: read the service',
-        hidden: true,
-        async handler(ctx) {
-          const c = await ctx.clients();
-          const page = await c.watermarking().searchJobs(c.site(), { pageUnit: 1 });
-          await ctx.respond({ text: `probe ok: ${page.totalCount} jobs` });
-        },
-      });
-    }
+    // A test-only feature with a probe command that reads the service.
+    const list = commandList();
+    list.add({
+      command: '/dwm',
+      path: [PROBE],
+      args: {},
+      role: 'member',
+      summary: 'faults suite only: read the service',
+      hidden: true,
+      async handler(ctx) {
+        const c = await ctx.clients();
+        const page = await c.watermarking().searchJobs(c.site(), { pageUnit: 1 });
+        await ctx.respond({ text: `probe ok: ${page.totalCount} jobs` });
+      },
+    });
+    const probe: Feature = { name: 'faults-probe', commands: list.done() };
     bot = await startTestBot({
+      register: (app, deps) => void registerFeatures(app, deps, [...FEATURES, probe]),
       apiOptions: { timeouts: { headersMs: 2000, bodyMs: 2000 }, retries: { max: 1, baseMs: 10 } },
     });
     // Warm the token cache so "401 mid-session" hits a cached token.

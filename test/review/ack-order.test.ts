@@ -5,8 +5,10 @@
  * These tests fail today (see /tmp/review-slack.md, items 1 and 2).
  */
 import { describe, expect, it } from 'vitest';
-import { register as registerRecipientEdit } from '../../src/slack/features/recipients/edit-modal.js';
-import { register as registerSetupView } from '../../src/slack/features/setup/modal.js';
+import { registry } from '../../src/slack/features/index.js';
+import { recipientEditModal } from '../../src/slack/features/recipients/edit-modal.js';
+import { setupModal } from '../../src/slack/features/setup/modal.js';
+import { registerInteractions } from '../../src/slack/kit/interactions.js';
 import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
 
 /** What happened before the first ack. */
@@ -19,9 +21,12 @@ describe('setup modal submission', () => {
   it('acks before resolving the role with users.info', async () => {
     const deps = await reviewDeps();
     const cap = captureApp();
-    registerSetupView(cap.app, deps);
+    registerInteractions(cap.app, deps, [setupModal], registry);
     const log: string[] = [];
-    const { body, view, context } = submission('drm_setup', { user: 'U0SOMEONE' });
+    const { body, view, context } = submission('drm_setup', {
+      user: 'U0SOMEONE',
+      privateMetadata: JSON.stringify({ w: 'T1' }),
+    });
     await cap.views.get('drm_setup')!({
       ack: async () => {
         log.push('ack');
@@ -51,7 +56,7 @@ describe('recipient edit modal submission', () => {
   it('a refused edit is answered inline before the audit line is mirrored to the audit channel', async () => {
     const deps = await reviewDeps({ auditChannelId: 'C0AUDIT' });
     const cap = captureApp();
-    registerRecipientEdit(cap.app, deps);
+    registerInteractions(cap.app, deps, [recipientEditModal], registry);
     const log: string[] = [];
     const { body, view, context } = submission('wm_recipient_edit', {
       privateMetadata: meta,
@@ -90,7 +95,7 @@ describe('recipient edit modal submission', () => {
       },
     });
     const cap = captureApp();
-    registerRecipientEdit(cap.app, deps);
+    registerInteractions(cap.app, deps, [recipientEditModal], registry);
     const { body, view, context } = submission('wm_recipient_edit', {
       privateMetadata: meta,
       values: values('new-name'),

@@ -4,7 +4,9 @@
  * one line each) shows every settings change twice. Fails today (see /tmp/review-slack.md).
  */
 import { describe, expect, it } from 'vitest';
-import { register as registerSettingsView } from '../../src/slack/features/settings/modal.js';
+import { registry } from '../../src/slack/features/index.js';
+import { settingsModal } from '../../src/slack/features/settings/modal.js';
+import { registerInteractions } from '../../src/slack/kit/interactions.js';
 import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
 
 describe('DRM settings submission', () => {
@@ -20,7 +22,7 @@ describe('DRM settings submission', () => {
       },
     });
     const cap = captureApp();
-    registerSettingsView(cap.app, deps);
+    registerInteractions(cap.app, deps, [settingsModal], registry);
     const log: string[] = [];
     const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
     const { body, view, context } = submission('svc_settings_edit', {

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { Recipient } from '../../src/api/types.js';
 import type { PlanState } from '../../src/ops/service/plan.js';
 import { homeView } from '../../src/slack/features/home/render.js';
+import { registry } from '../../src/slack/features/index.js';
 import { planCard } from '../../src/slack/features/plan/render.js';
 import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
 import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
 import type { Block } from '../../src/slack/kit/blocks.js';
 import { tokenize } from '../../src/slack/kit/parse.js';
 import { decodeValue, recipientsPageValue } from '../../src/slack/kit/wm-values.js';
-import { registry } from '../../src/slack/listeners/index.js';
 
 const allButtons = (blocks: Block[] = []) =>
   blocks.flatMap((b) =>

@@ -1,17 +1,17 @@
 /**
  * The README's commands reference must match the registry (help and docs cannot drift). To
  * (re)generate it, run `npm run readme` (scripts/gen-readme.ts), which does the equivalent of:
- *   npx tsx -e "import('./src/slack/listeners/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('./src/slack/render/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
+ *   npx tsx -e "import('./src/slack/features/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('./src/slack/kit/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/slack/features/index.js';
 import {
   COMMANDS_END,
   COMMANDS_START,
   commandsMarkdown,
   withCommandsSection,
 } from '../../src/slack/kit/help.js';
-import { registry } from '../../src/slack/listeners/index.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

@@ -5,7 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { registry } from '../../src/slack/kit/registry.js';
+import { FEATURES } from '../../src/slack/features/index.js';
+import { type Feature, registerFeatures } from '../../src/slack/kit/features.js';
+import { commandList } from '../../src/slack/kit/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 
 function textOfCall(c: FakeCall | undefined): string {
@@ -23,8 +25,10 @@ function lastSeq(bot: TestBot): number {
 describe('with env credentials', () => {
   let bot: TestBot;
   beforeAll(async () => {
-    // A test-only command that calls the emulator, to check the ack comes before the slow call.
-    registry.add({
+    // A test-only feature with a command that calls the emulator, to check the ack comes before
+    // the slow call.
+    const list = commandList();
+    list.add({
       command: '/dwm',
       path: ['e2e-slow'],
       args: {},
@@ -37,7 +41,11 @@ describe('with env credentials', () => {
         await ctx.respond({ text: `jobs: ${page.totalCount}` });
       },
     });
-    bot = await startTestBot({ credentials: 'env' });
+    const e2e: Feature = { name: 'e2e', commands: list.done() };
+    bot = await startTestBot({
+      credentials: 'env',
+      register: (app, deps) => void registerFeatures(app, deps, [...FEATURES, e2e]),
+    });
   });
   afterAll(async () => {
     await bot?.close();

@@ -112,9 +112,11 @@ describe('admin-only modal submissions (review #1)', () => {
         },
       },
     });
-    const { register } = await import('../../src/slack/features/settings/modal.js');
+    const { settingsModal } = await import('../../src/slack/features/settings/modal.js');
+    const { registerInteractions } = await import('../../src/slack/kit/interactions.js');
+    const { registry } = await import('../../src/slack/features/index.js');
     const cap = captureApp();
-    register(cap.app, deps);
+    registerInteractions(cap.app, deps, [settingsModal], registry);
     const log: string[] = [];
     const acks: unknown[] = [];
     const { body, view, context } = submission('svc_settings_edit', {

@@ -5,11 +5,12 @@
  * registry dispatch (role check, handler, audit), answering through the slash command's
  * response_url (ephemeral, where the command was run), or the user's DM when it has expired.
  */
-import type { App, RespondFn, SlackViewAction } from '@slack/bolt';
+import type { RespondFn } from '@slack/bolt';
 import type { AppDeps } from '../deps.js';
 import type { Message } from './blocks.js';
 import { modal, section } from './blocks.js';
 import { createContext } from './context.js';
+import { modal as declareModal, type Interaction } from './interactions.js';
 import {
   escapeForCommandText,
   MISSING_ARGS_CALLBACK,
@@ -18,7 +19,7 @@ import {
   missingArgsMetaSchema,
 } from './missing-args.js';
 import { type ArgSpec, decodeSlackText, quoteValue, tokenize } from './parse.js';
-import { registry } from './registry.js';
+import type { CommandRegistry } from './registry.js';
 import { payloadIdentity, sendViaResponseUrl } from './support.js';
 
 type StateValue = {
@@ -72,35 +73,40 @@ function respondVia(
   }) as unknown as RespondFn;
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(MISSING_ARGS_CALLBACK, async ({ ack, body, view, client, context }) => {
-    const who = payloadIdentity(body as never, context as never);
-    let meta: MissingArgsMeta | undefined;
+type Resolved = Extract<ReturnType<CommandRegistry['resolve']>, { kind: 'entry' }>;
+
+const outOfDate = modal(
+  MISSING_ARGS_CALLBACK,
+  'Out of date',
+  [section('This form is out of date. Close it and run the command again.')],
+  { close: 'Close' },
+);
+
+function metaOf(raw: string | undefined): MissingArgsMeta | undefined {
+  const r = missingArgsMetaSchema.safeParse(JSON.parse(raw || '{}'));
+  return r.success ? r.data : undefined;
+}
+
+/** The "fill in what is missing" form: a kit interaction, registered with every app. */
+export const missingArgsForm: Interaction = declareModal<
+  MissingArgsMeta,
+  { meta: MissingArgsMeta; added: string[] }
+>({
+  name: 'missing-args',
+  callbackId: MISSING_ARGS_CALLBACK,
+  meta: metaOf,
+  tag: (m) => m.w,
+  stale: { view: outOfDate },
+  failure: "Couldn't run the command",
+  check(_ctx, meta, view, registry) {
+    let resolved: ReturnType<CommandRegistry['resolve']> | undefined;
     try {
-      meta = missingArgsMetaSchema.parse(JSON.parse(view.private_metadata || '{}'));
-    } catch {
-      meta = undefined;
-    }
-    const probe = createContext({ deps, client, ...who });
-    let resolved: ReturnType<typeof registry.resolve> | undefined;
-    try {
-      resolved = meta ? registry.resolve(meta.c, tokenize(decodeSlackText(meta.t))) : undefined;
+      resolved = registry.resolve(meta.c, tokenize(decodeSlackText(meta.t)));
     } catch {
       resolved = undefined; // tampered text (the command's own text always tokenizes)
     }
-    if (!meta || meta.w !== probe.workspace || resolved?.kind !== 'entry') {
-      await ack({
-        response_action: 'update',
-        view: modal(
-          MISSING_ARGS_CALLBACK,
-          'Out of date',
-          [section('This form is out of date. Close it and run the command again.')],
-          { close: 'Close' },
-        ) as never,
-      });
-      return;
-    }
-    const entry = resolved.entry;
+    if (resolved?.kind !== 'entry') return { stale: true };
+    const entry = (resolved as Resolved).entry;
     const errors: Record<string, string> = {};
     const added: string[] = [];
     for (const name of meta.m) {
@@ -111,24 +117,23 @@ export function register(app: App, deps: AppDeps): void {
       if ('error' in r) errors[block] = r.error;
       else added.push(r.text);
     }
-    if (Object.keys(errors).length > 0) {
-      await ack({ response_action: 'errors', errors });
-      return;
-    }
-    await ack();
-    const m = meta;
+    if (Object.keys(errors).length > 0) return { errors };
+    return { ok: { meta, added } };
+  },
+  // The command runs exactly as if typed complete: the registry's dispatch does the role check.
+  async submit(ctx, _meta, { meta: m, added }, { body, context, client, registry }) {
     const trigger = (body as { trigger_id?: string }).trigger_id;
-    const ctx = createContext({
-      deps,
+    const run = createContext({
+      deps: ctx.deps,
       client,
-      ...who,
+      ...payloadIdentity(body, context),
       command: m.c,
       ...(m.ch ? { channelId: m.ch } : {}),
       ...(trigger ? { triggerId: trigger } : {}),
-      respond: respondVia(deps, m.ru, async (msg) => {
-        await client.chat.postMessage({ channel: who.userId, ...msg } as never);
+      respond: respondVia(ctx.deps, m.ru, async (msg) => {
+        await client.chat.postMessage({ channel: ctx.userId, ...msg } as never);
       }),
     });
-    await registry.dispatch(ctx, `${m.t} ${added.join(' ')}`);
-  });
-}
+    await registry.dispatch(run, `${m.t} ${added.join(' ')}`);
+  },
+});

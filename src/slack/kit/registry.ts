@@ -1,7 +1,7 @@
 /**
  * The ONE registry of subcommands of `/dwm` (watermarking) and `/drm` (service account, plans,
- * DRM data). Feature modules call `registry.add({...})` from their own listener files; the
- * registry imports none of them. It drives parsing, help at every level, "did you mean", the
+ * DRM data). Features export their entries (`commandList`); the registry is built from the
+ * ordered feature list (src/slack/features/index.ts) and imports no feature. It drives parsing, help at every level, "did you mean", the
  * role check (the only place commands are authorised) and the missing-argument modal.
  *
  * Resolution of `/dwm a b c …`: the longest run of leading unquoted words that names a group or
@@ -67,6 +67,27 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   opensModal?: boolean;
   /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */
   hidden?: boolean;
+  /** Running it changes something the Home tab shows (the tab is refreshed after it). */
+  changesHome?: boolean;
+}
+
+/**
+ * A feature's command list, built when its module loads and frozen: `add` entries (in help order),
+ * then export `done()`. Nothing is registered anywhere until features/index.ts lists the feature.
+ */
+export function commandList() {
+  const list: CommandEntry[] = [];
+  let closed = false;
+  return {
+    add<A extends ArgsSpec>(entry: CommandEntry<A>): void {
+      if (closed) throw new Error('command list already closed');
+      list.push(entry as unknown as CommandEntry);
+    },
+    done(): readonly CommandEntry[] {
+      closed = true;
+      return Object.freeze([...list]);
+    },
+  };
 }
 
 /** A registered entry with its command list normalised. */
@@ -85,8 +106,16 @@ export function fullName(command: SlashCommand, path: readonly string[]): string
 
 export class CommandRegistry {
   private readonly list: RegisteredEntry[] = [];
+  private sealed = false;
+
+  /** No more entries (the registry of a feature list is complete once built). */
+  seal(): this {
+    this.sealed = true;
+    return this;
+  }
 
   add<A extends ArgsSpec>(entry: CommandEntry<A>): void {
+    if (this.sealed) throw new Error('The command registry is sealed: list commands in a feature instead');
     const commands: readonly SlashCommand[] =
       typeof entry.command === 'string' ? [entry.command] : entry.command;
     const path = entry.path.map((w) => w.toLowerCase());
@@ -338,6 +367,3 @@ export class CommandRegistry {
     return { refId: ctx.refId, command: ctx.command };
   }
 }
-
-/** The process registry: feature modules add to it from their listener files. */
-export const registry = new CommandRegistry();

@@ -5,9 +5,9 @@
 import type { App } from '@slack/bolt';
 import type { AppDeps } from '../deps.js';
 import { createContext } from './context.js';
-import { registry, SLASH_COMMANDS } from './registry.js';
+import { type CommandRegistry, SLASH_COMMANDS } from './registry.js';
 
-export function register(app: App, deps: AppDeps): void {
+export function registerSlashCommands(app: App, deps: AppDeps, registry: CommandRegistry): void {
   for (const command of SLASH_COMMANDS) {
     app.command(command, async ({ ack, command: body, client, respond, context }) => {
       await ack();

@@ -4,10 +4,27 @@
  * "Loading…" modal.
  */
 
-import { infoView } from '../features/settings/render.js';
+import { z } from 'zod';
+import { type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { explainError } from './errors.js';
+import { option } from './parse.js';
 import { errorOptions, logError } from './support.js';
+import { SVC_VIEWS } from './svc-values.js';
+
+/** `site:<site id>` of the `/drm` commands. */
+export const siteOption = option(
+  z.string().regex(/^[A-Za-z0-9]{4}$/, { error: 'must be 4 letters or digits, like DEMO' }),
+  {
+    hint: '<site id>',
+    description: 'The site (default: the workspace default site).',
+  },
+);
+
+/** A view with one line (Loading…, Saving…, Saved, failures). */
+export function infoView(title: string, text: string, close = 'Close'): ModalView {
+  return modal(SVC_VIEWS.info, title, [section(text)], { close });
+}
 
 /** The workspace's Service API client and the site (`site:` or the default). */
 export async function serviceFor(ctx: CommandContext, site?: string) {

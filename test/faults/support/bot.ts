@@ -3,7 +3,8 @@
  * replies on the fake Slack, walking the registry, collecting interactive elements.
  */
 import type { FakeCall } from '../../../dev/fakeslack/index.js';
-import { type RegisteredEntry, registry, type SlashCommand } from '../../../src/slack/kit/registry.js';
+import { registry } from '../../../src/slack/features/index.js';
+import type { RegisteredEntry, SlashCommand } from '../../../src/slack/kit/registry.js';
 import type { TestBot } from '../../harness/index.js';
 
 /** Web API calls that answer a user (a reply of some kind). */

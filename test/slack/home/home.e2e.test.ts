@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../dev/fakeslack/index.js';
+import { refreshHome } from '../../../src/slack/features/home/index.js';
 import { HOME_ACTIONS } from '../../../src/slack/features/home/render.js';
-import { registry } from '../../../src/slack/kit/registry.js';
-import { refreshHome } from '../../../src/slack/listeners/features/home.js';
+import { registry } from '../../../src/slack/features/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
 function lastSeq(bot: TestBot): number {
@@ -147,7 +147,7 @@ describe('App Home (env credentials)', () => {
     const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 5000);
     const next = (upd.args as { view: unknown }).view as { callback_id: string; private_metadata: string };
     const view = typeof next === 'string' ? (JSON.parse(next) as typeof next) : next;
-    expect(JSON.parse(view.private_metadata)).toEqual({ c: bot.ws.channel });
+    expect(JSON.parse(view.private_metadata)).toEqual({ w: bot.ws.teamId, c: bot.ws.channel });
     expect(view.callback_id).not.toBe('home_watch_pick');
   });
 

@@ -33,6 +33,7 @@ const status: SetupStatus = {
 describe('setup views', () => {
   it('form, with failure, keeps non-secrets and never pre-fills secrets', () => {
     const v = setupFormView({
+      workspace: 'T1',
       values: { siteIds: 'AB12', wmAccountId: 'acc', wmAccessKey: 'SHOULD-NOT-APPEAR' },
       defaults: { wmBaseUrl: 'https://wm.example.com' },
       savedSecrets: { wmAccessKey: '\u2022\u2022\u2022\u2022wxyz' },

@@ -4,7 +4,8 @@
  * every card).
  */
 import { describe, expect, it } from 'vitest';
-import { register } from '../../../src/slack/features/watch/job-buttons.js';
+import { registry } from '../../../src/slack/features/index.js';
+import { detailsButton, exportButton } from '../../../src/slack/features/watch/job-buttons.js';
 import {
   jobRefValue,
   parseJobRef,
@@ -13,6 +14,7 @@ import {
   renderThreadUpdate,
   WATCH_ACTIONS,
 } from '../../../src/slack/features/watch/render-card.js';
+import { registerInteractions } from '../../../src/slack/kit/interactions.js';
 import type { JobSummary, Subscription } from '../../../src/watch/types.js';
 import { captureApp, fakeClient, reviewDeps } from '../../review/support.js';
 
@@ -74,7 +76,7 @@ describe('job card buttons', () => {
       },
     });
     const cap = captureApp();
-    register(cap.app, deps);
+    registerInteractions(cap.app, deps, [detailsButton, exportButton], registry);
     const replies: string[] = [];
     const log: string[] = [];
     await cap.action(WATCH_ACTIONS.details)({

@@ -229,7 +229,12 @@ describe('subscription messages', () => {
   });
 
   it('the form is a valid modal with a short title', () => {
-    const v = watchModal({ channelId: 'C0123ABC', siteIds: ['AB12', 'CD34'], defaultSiteId: 'CD34' });
+    const v = watchModal({
+      workspace: 'T1',
+      channelId: 'C0123ABC',
+      siteIds: ['AB12', 'CD34'],
+      defaultSiteId: 'CD34',
+    });
     expect(validateView(v)).toEqual([]);
     expect(v.title.text.length).toBeLessThanOrEqual(24);
     expect(v).toMatchSnapshot();

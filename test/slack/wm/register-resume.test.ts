@@ -8,8 +8,8 @@ import { parseRecipientLines, planRegistration } from '../../../src/ops/registra
 import { newReport } from '../../../src/ops/registration-run.js';
 import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';
 import { appSender } from '../../../src/slack/background-sender.js';
+import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { createLifecycle } from '../../../src/slack/lifecycle.js';
-import { resumePendingRegistrations } from '../../../src/slack/listeners/features/watermarking.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { reviewDeps } from '../../review/support.js';
 

@@ -9,7 +9,7 @@ import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
 import { newReport } from '../../../src/ops/registration-run.js';
 import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';
-import { resumePendingRegistrations } from '../../../src/slack/listeners/features/watermarking.js';
+import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
 

@@ -9,9 +9,11 @@ import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../.
 import type { WorkspaceSettings } from '../../../store/types.js';
 import type { CommandContext } from '../../kit/context.js';
 import { required, rest } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { clearRoleCaches } from '../../kit/roles.js';
 import { adminsMessage } from './render.js';
+
+const list = commandList();
 
 const word = z.string().min(1).max(200);
 const both = ['/dwm', '/drm'] as const;
@@ -28,7 +30,7 @@ async function show(ctx: CommandContext, settings: WorkspaceSettings, changed?: 
   );
 }
 
-registry.add({
+list.add({
   command: both,
   path: ['setup', 'admins'],
   args: {},
@@ -40,7 +42,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: both,
   path: ['setup', 'admins', 'add'],
   args: {
@@ -62,7 +64,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: both,
   path: ['setup', 'admins', 'remove'],
   args: {
@@ -85,7 +87,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: both,
   path: ['setup', 'admins', 'group'],
   args: {
@@ -106,7 +108,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: both,
   path: ['setup', 'audit-channel'],
   args: {
@@ -126,3 +128,6 @@ registry.add({
     await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

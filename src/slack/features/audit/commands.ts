@@ -1,10 +1,12 @@
 /** `/drm audit [limit]`: recent audit entries (admins). */
 import { recentAudit } from '../../../ops/audit.js';
 import { optional, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { auditListMessage } from './render.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/drm',
   path: ['audit'],
   args: {
@@ -24,3 +26,6 @@ registry.add({
     await ctx.respond(auditListMessage(entries, tz));
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

@@ -7,9 +7,11 @@
  */
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../kit/context.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { activeWatchRuntimes } from '../../watch-runtime.js';
 import { debugMessage } from './render.js';
+
+const list = commandList();
 
 /** This replica's watcher status, when the watch runtime runs in this process. */
 export async function runtimeStatus(): Promise<RuntimeStatus | undefined> {
@@ -40,7 +42,7 @@ export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {
   });
 }
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['debug'],
   args: {},
@@ -53,3 +55,6 @@ registry.add({
     await ctx.respond(debugMessage(info, tz), { secret: true });
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

@@ -8,123 +8,104 @@
  * pages arrive (first page, then at most once a second), then the file (files.uploadV2) and the
  * final count. Exporting is audited (who took which data).
  */
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { decodeCursor, listPackaging } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/svc-extra-export.js';
-import type { AppDeps } from '../../deps.js';
 import { message } from '../../kit/blocks.js';
 import { errorBlocks } from '../../kit/errors.js';
 import { uploadFile } from '../../kit/files.js';
-import {
-  actionContext,
-  buttonValue,
-  dmChannel,
-  errorOptions,
-  logError,
-  respondError,
-} from '../../kit/support.js';
+import { button } from '../../kit/interactions.js';
+import { dmChannel, errorOptions, logError, respondError } from '../../kit/support.js';
 import { serviceFor } from '../../kit/svc-support.js';
 import { dataValue, packagingValue, SVC_ACTIONS } from '../../kit/svc-values.js';
 import { packagingReply, showData } from './commands.js';
 import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from './render.js';
 
-export function register(app: App, deps: AppDeps): void {
-  app.action<BlockAction<ButtonAction>>(
-    new RegExp(`^${SVC_ACTIONS.dataPage}_`),
-    async ({ ack, body, action, client, respond, context }) => {
-      await ack();
-      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = await buttonValue(ctx, dataValue, action.value);
-      if (!v) return;
-      try {
-        await showData(ctx, v.k, v.s, v.f, v.p, true);
-      } catch (e) {
-        await respondError(ctx, `Couldn't list ${v.k}`, e);
-      }
-    },
-  );
+export const pageButton = button({
+  name: 'data.page',
+  command: '/drm',
+  actionId: new RegExp(`^${SVC_ACTIONS.dataPage}_`),
+  value: dataValue,
+  failure: (v) => `Couldn't list ${v.k}`,
+  run: (ctx, v) => showData(ctx, v.k, v.s, v.f, v.p, true),
+});
 
-  app.action<BlockAction<ButtonAction>>(
-    SVC_ACTIONS.packagingMore,
-    async ({ ack, body, action, client, respond, context }) => {
-      await ack();
-      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = await buttonValue(ctx, packagingValue, action.value);
-      if (!v) return;
-      try {
-        const c = await ctx.clients();
-        // The cursor names its site: it must be one of this workspace's sites before any call.
-        const siteId = c.site(decodeCursor(v.c).siteId);
-        const page = await listPackaging(c.service(), { cursor: v.c });
-        const tz = await ctx.timeZone();
-        await ctx.respond(packagingReply(ctx, siteId, page, tz, true));
-      } catch (e) {
-        await respondError(ctx, "Couldn't load more packaging records", e);
-      }
-    },
-  );
+export const packagingMoreButton = button({
+  name: 'data.packaging-more',
+  command: '/drm',
+  actionId: SVC_ACTIONS.packagingMore,
+  value: packagingValue,
+  failure: "Couldn't load more packaging records",
+  async run(ctx, v) {
+    const c = await ctx.clients();
+    // The cursor names its site: it must be one of this workspace's sites before any call.
+    const siteId = c.site(decodeCursor(v.c).siteId);
+    const page = await listPackaging(c.service(), { cursor: v.c });
+    const tz = await ctx.timeZone();
+    await ctx.respond(packagingReply(ctx, siteId, page, tz, true));
+  },
+});
 
-  app.action<BlockAction<ButtonAction>>(
-    SVC_ACTIONS.dataExport,
-    async ({ ack, body, action, client, respond, context }) => {
-      await ack();
-      const ctx = actionContext(deps, { body, client, respond, context }, '/drm');
-      const v = await buttonValue(ctx, dataValue, action.value);
-      if (!v) return;
-      let dm: string | undefined;
-      let progressTs: string | undefined;
-      try {
-        const { svc, siteId } = await serviceFor(ctx, v.s);
-        const query = exportQueryOf(v.k, v.f);
-        await ctx.respond(exportStartedMessage(v.k, siteId), { share: false });
-        dm = await dmChannel(client, ctx.userId);
-        const started = exportProgressMessage(siteId, undefined);
-        const posted = await client.chat.postMessage({
-          channel: dm,
-          text: started.text,
-          blocks: started.blocks as never,
-        });
-        progressTs = posted.ts;
-        const result = await exportWithProgress(v.k, svc, siteId, query, {
-          now: deps.now,
-          onProgress: async (p) => {
-            if (!dm || !progressTs) return;
-            const m = exportProgressMessage(siteId, p);
-            await client.chat
-              .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
-              .catch((err: unknown) => ctx.logger.warn({ err }, 'export progress update failed'));
-          },
-        });
-        await uploadFile(client, dm, {
-          filename: result.filename,
-          content: result.csv,
-          title: `${v.k} of ${siteId}`,
-        });
-        await ctx.audit({
-          action: `drm.export.${v.k}`,
-          detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,
-          result: 'ok',
-          siteId,
-        });
-        const done = exportDoneMessage(siteId, result, v.f);
-        await client.chat.update({
-          channel: dm,
-          ts: progressTs!,
-          text: done.text,
-          blocks: done.blocks as never,
-        });
-      } catch (e) {
-        if (dm && progressTs) {
-          const opts = await errorOptions(ctx);
-          logError(ctx, 'export failed', e, opts);
-          const m = message('The export failed.', errorBlocks("Couldn't export the CSV", e, opts));
+export const exportButton = button({
+  name: 'data.export',
+  command: '/drm',
+  actionId: SVC_ACTIONS.dataExport,
+  value: dataValue,
+  failure: "Couldn't export the CSV",
+  async run(ctx, v, { client }) {
+    const deps = ctx.deps;
+    let dm: string | undefined;
+    let progressTs: string | undefined;
+    try {
+      const { svc, siteId } = await serviceFor(ctx, v.s);
+      const query = exportQueryOf(v.k, v.f);
+      await ctx.respond(exportStartedMessage(v.k, siteId), { share: false });
+      dm = await dmChannel(client, ctx.userId);
+      const started = exportProgressMessage(siteId, undefined);
+      const posted = await client.chat.postMessage({
+        channel: dm,
+        text: started.text,
+        blocks: started.blocks as never,
+      });
+      progressTs = posted.ts;
+      const result = await exportWithProgress(v.k, svc, siteId, query, {
+        now: deps.now,
+        onProgress: async (p) => {
+          if (!dm || !progressTs) return;
+          const m = exportProgressMessage(siteId, p);
           await client.chat
             .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
-            .catch((err: unknown) => ctx.logger.error({ err }, 'could not show the export failure'));
-        } else {
-          await respondError(ctx, "Couldn't export the CSV", e);
-        }
+            .catch((err: unknown) => ctx.logger.warn({ err }, 'export progress update failed'));
+        },
+      });
+      await uploadFile(client, dm, {
+        filename: result.filename,
+        content: result.csv,
+        title: `${v.k} of ${siteId}`,
+      });
+      await ctx.audit({
+        action: `drm.export.${v.k}`,
+        detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,
+        result: 'ok',
+        siteId,
+      });
+      const done = exportDoneMessage(siteId, result, v.f);
+      await client.chat.update({
+        channel: dm,
+        ts: progressTs!,
+        text: done.text,
+        blocks: done.blocks as never,
+      });
+    } catch (e) {
+      if (dm && progressTs) {
+        const opts = await errorOptions(ctx);
+        logError(ctx, 'export failed', e, opts);
+        const m = message('The export failed.', errorBlocks("Couldn't export the CSV", e, opts));
+        await client.chat
+          .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
+          .catch((err: unknown) => ctx.logger.error({ err }, 'could not show the export failure'));
+      } else {
+        await respondError(ctx, "Couldn't export the CSV", e);
       }
-    },
-  );
-}
+    }
+  },
+});

@@ -16,12 +16,13 @@ import {
 import type { Message } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, optional, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
-import { serviceFor } from '../../kit/svc-support.js';
+import { commandList } from '../../kit/registry.js';
+import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import type { DataFilters, DataKind } from '../../kit/svc-values.js';
-import { siteOption } from '../plan/commands.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';
 import { statsMessage } from './render-stats.js';
+
+const list = commandList();
 
 /** Fetch one page of a kind and answer with the table (replacing the card for paging buttons). */
 /** A page of the packaging history (`continued`: a "More" page under the earlier ones). */
@@ -111,7 +112,7 @@ function pick(args: Record<string, unknown>, keys: readonly (keyof DataFilters)[
   return f as DataFilters;
 }
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['licenses'],
   aliases: ['license'],
@@ -137,7 +138,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['users'],
   args: {
@@ -155,7 +156,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['devices'],
   args: {
@@ -173,7 +174,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['cids'],
   args: { status, site: siteOption, from: date, to: dateTo, page },
@@ -185,7 +186,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['packaging'],
   args: {
@@ -209,7 +210,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['stats'],
   args: {
@@ -231,3 +232,6 @@ registry.add({
     );
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

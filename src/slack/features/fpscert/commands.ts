@@ -2,11 +2,13 @@
  * `/drm fpscert [site:]` (admin): opens the FairPlay certificate modal at once (no service call
  * before it: the trigger id lasts 3 s). The submission is handled in views/svc-fpscert.ts.
  */
-import { registry } from '../../kit/registry.js';
-import { siteOption } from '../plan/commands.js';
+import { commandList } from '../../kit/registry.js';
+import { siteOption } from '../../kit/svc-support.js';
 import { fpsCertModal } from './render.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/drm',
   path: ['fpscert'],
   args: { site: siteOption },
@@ -21,3 +23,6 @@ registry.add({
     await ctx.openView(fpsCertModal(siteId, JSON.stringify({ w: ctx.workspace, s: siteId })));
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

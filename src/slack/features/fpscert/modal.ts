@@ -3,26 +3,23 @@
  * the certificate attached, the private key given exactly once (a .pem file, or pasted as PEM
  * text: review #16), a pasted key shaped like PEM, the ASK given, the key password at most 32
  * bytes. A key file is checked for the PEM shape once read (the form comes back if it is not). Then the role re-check with no Slack call
- * before the ack (review #1), "Registering…", the certificate is read from Slack with the bot
+ * before the ack (the kit's gate), "Registering…", the certificate is read from Slack with the bot
  * token into memory (never disk, never the store), both are sent as multipart form data by the
  * API client, and the modal ends on the result (which tells the admin they may delete the
  * certificate file). The key, the ASK and the password are never logged, audited or shown back;
  * on failure the form opens empty again.
  */
-import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { checkKeyPassword } from '../../../api/validate.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
-import type { AppDeps } from '../../deps.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
+import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
-import { adminGateForView } from '../../kit/roles.js';
-import { audited, errorOptions, logError, modalMeta, viewContext } from '../../kit/support.js';
-import { serviceFor } from '../../kit/svc-support.js';
+import { audited, errorOptions, logError } from '../../kit/support.js';
+import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
-import { infoView } from '../settings/render.js';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from './render.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
@@ -54,18 +51,33 @@ export function normalisePem(text: string): string {
   return t ? `${t}\n` : '';
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(SVC_VIEWS.fpsCert, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = await modalMeta(
-      ctx,
-      ack,
-      metaSchema,
-      view.private_metadata,
-      FPS_BLOCK.ask,
-      'This form is out of date: run /drm fpscert again.',
-    );
-    if (!meta) return;
+type Meta = z.infer<typeof metaSchema>;
+interface Data {
+  certId: string;
+  keyFileId: string | undefined;
+  pem: string | undefined;
+  ask: string;
+  password: string;
+}
+
+const registering = () => infoView('FairPlay certificate', 'Registering the certificate…');
+
+export const fpsCertForm = modal<Meta, Data>({
+  name: 'fpscert.upload',
+  command: '/drm',
+  callbackId: SVC_VIEWS.fpsCert,
+  meta: metaSchema,
+  stale: { block: FPS_BLOCK.ask, text: 'This form is out of date: run /drm fpscert again.' },
+  role: 'admin',
+  gate: () => ({
+    block: FPS_BLOCK.ask,
+    what: 'register a FairPlay certificate',
+    action: 'fpscert.upload',
+    pending: registering(),
+  }),
+  ackView: registering,
+  failure: "Couldn't register the FairPlay certificate",
+  check(_ctx, _meta, view) {
     const values = view.state.values;
     const certId = fileId(values, FPS_BLOCK.cert);
     // The key file block, or (forms opened before the key had two inputs) a file in the key block.
@@ -88,25 +100,15 @@ export function register(app: App, deps: AppDeps): void {
     if (!ask) errors[FPS_BLOCK.ask] = 'Type the application secret key (ASK).';
     const pw = checkKeyPassword(password);
     if (pw) errors[FPS_BLOCK.password] = pw;
-    if (Object.keys(errors).length > 0) {
-      await ack({ response_action: 'errors', errors });
-      return;
-    }
-    const registering = infoView('FairPlay certificate', 'Registering the certificate…');
-    const gate = await adminGateForView(ctx, ack, {
-      viewId: view.id,
-      blockId: FPS_BLOCK.ask,
-      what: 'register a FairPlay certificate',
-      action: 'fpscert.upload',
-      pending: registering,
-    });
-    if (!gate.ok) return;
-    if (!gate.acked) await ack({ response_action: 'update', view: registering as never });
-    const siteForForm = meta.s;
+    if (Object.keys(errors).length > 0 || !certId) return { errors };
+    return { ok: { certId, keyFileId, pem, ask, password } };
+  },
+  async submit(ctx, meta, { certId, keyFileId, pem, ask, password }, { view, client }) {
+    const deps = ctx.deps;
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const [cert, key] = await Promise.all([
-        readSlackFileBytes(deps, client, certId!, FPS_FILE_MAX_BYTES),
+        readSlackFileBytes(deps, client, certId, FPS_FILE_MAX_BYTES),
         keyFileId
           ? readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)
           : { name: PASTED_KEY_NAME, data: new TextEncoder().encode(pem!) },
@@ -146,9 +148,9 @@ export function register(app: App, deps: AppDeps): void {
       await client.views
         .update({
           view_id: view.id,
-          view: fpsCertModal(siteForForm, JSON.stringify(meta), lines) as never,
+          view: fpsCertModal(meta.s, JSON.stringify(meta), lines) as never,
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
     }
-  });
-}
+  },
+});

@@ -11,8 +11,8 @@ import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
 import { ASK_MAX_CHARS } from '../../../ops/service/fpscert.js';
 import { type Block, type ModalView, modal, section, textInput } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
+import { infoView } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
-import { infoView } from '../settings/render.js';
 
 export const FPS_BLOCK = {
   cert: 'svc_fps_cert',

@@ -6,25 +6,18 @@
  * signed payload came from: the button value only carries a site id, re-checked against that
  * workspace's configured sites by the flow it opens.
  */
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
-import { commandsTotal } from '../../../metrics.js';
-import type { AppDeps } from '../../deps.js';
 import { message, section } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
-import { renderError } from '../../kit/errors.js';
+import { button } from '../../kit/interactions.js';
 import { code } from '../../kit/mrkdwn.js';
-import { fullName, registry, type SlashCommand } from '../../kit/registry.js';
+import { type CommandRegistry, fullName, type SlashCommand } from '../../kit/registry.js';
 import { admitToModal, requireAdmin } from '../../kit/roles.js';
-import { viewContext } from '../../kit/support.js';
 import { refreshHome } from './publish.js';
-import { HOME_ACTIONS, type HomeAction, watchPickView } from './render.js';
+import { HOME_ACTIONS, type HomeAction } from './render.js';
 
 /** Which command each button stands for (first entry found wins: features may name it either way). */
-export const HOME_TARGETS: Record<
-  Exclude<HomeAction, 'refresh' | 'watch'>,
-  Array<[SlashCommand, string[]]>
-> = {
+export const HOME_TARGETS: Record<Exclude<HomeAction, 'refresh'>, Array<[SlashCommand, string[]]>> = {
   register: [
     ['/dwm', ['register']],
     ['/dwm', ['recipients', 'register']],
@@ -33,6 +26,8 @@ export const HOME_TARGETS: Record<
   // button on the Home tab must not send a request to the provider without a confirmation step.
   trial: [['/drm', ['plan']]],
   setup: [['/dwm', ['setup']]],
+  // No channel in the Home tab: the watch command opens its channel picker first.
+  watch: [['/dwm', ['watch']]],
 };
 
 const valueSchema = z.object({ site: z.string().max(64).optional() }).catch({});
@@ -45,6 +40,7 @@ export type OpenOutcome = 'opened' | 'refused' | 'hint';
  */
 export async function openFromHome(
   ctx: CommandContext,
+  registry: CommandRegistry,
   targets: Array<[SlashCommand, string[]]>,
   given: Record<string, unknown>,
 ): Promise<OpenOutcome> {
@@ -55,7 +51,7 @@ export async function openFromHome(
     const what = fullName(command, entry.path);
     if (entry.role === 'admin') {
       const action = `home.${entry.path.join('.')}`;
-      // An entry that opens a modal must not spend the trigger id (3 s) on users.info (review #3).
+      // An entry that opens a modal must not spend the trigger id (3 s) on users.info .
       const ok = entry.opensModal
         ? await admitToModal(ctx, { what: `run ${what}`, action, title: what })
         : await requireAdmin(ctx, `run ${what}`, action);
@@ -95,37 +91,28 @@ export async function openFromHome(
   return 'hint';
 }
 
-export function register(app: App, deps: AppDeps): void {
-  for (const [name, actionId] of Object.entries(HOME_ACTIONS) as Array<[HomeAction, string]>) {
-    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, context }) => {
-      await ack();
-      // The Home tab is a view: no channel and no response_url (replies go to the DM).
-      const ctx = viewContext(deps, { body, client, context });
-      let outcome = 'ok';
-      try {
-        if (name === 'refresh') {
-          await refreshHome(deps, ctx.workspace, ctx.userId);
-          return;
-        }
-        if (name === 'watch') {
-          // No channel in the Home tab: pick one first (views/home-watch.ts), then the watch form.
-          await ctx.openView(watchPickView());
-          return;
-        }
-        const value = valueSchema.parse(safeJson(action.value));
-        outcome = await openFromHome(ctx, HOME_TARGETS[name], { site: value.site });
-      } catch (err) {
-        outcome = 'error';
-        ctx.logger.error({ err, refId: ctx.refId, action: actionId }, 'Home button failed');
-        await ctx
-          .respond(renderError('That did not work', err, { refId: ctx.refId, command: ctx.command }))
-          .catch(() => undefined);
-      } finally {
-        commandsTotal.inc({ command: `home:${name}`, outcome });
+const homeButton = (name: HomeAction) =>
+  button<z.infer<typeof valueSchema>>({
+    name: `home.${name}`,
+    metric: `home:${name}`,
+    actionId: HOME_ACTIONS[name],
+    // The Home tab is a view: no channel and no response_url (replies go to the DM).
+    surface: 'home',
+    value: (raw) => valueSchema.parse(safeJson(raw)),
+    tag: () => undefined,
+    untagged:
+      "a Home button carries at most a site id, which the flow it opens checks against the clicking workspace's configured sites",
+    failure: 'That did not work',
+    async run(ctx, value, { registry }) {
+      if (name === 'refresh') {
+        await refreshHome(ctx.deps, ctx.workspace, ctx.userId);
+        return;
       }
-    });
-  }
-}
+      await openFromHome(ctx, registry, HOME_TARGETS[name], { site: value.site });
+    },
+  });
+
+export const homeButtons = (Object.keys(HOME_ACTIONS) as HomeAction[]).map(homeButton);
 
 function safeJson(s: string | undefined): unknown {
   if (!s) return {};

@@ -3,22 +3,22 @@
  * viewer is remembered (for later refreshes), a "Loading…" tab is shown on the very first open, and
  * the full tab is published. Failures are logged, never raised (Slack does not retry usefully).
  */
-import type { App } from '@slack/bolt';
 import { workspaceKeyOf } from '../../../store/keys.js';
-import type { AppDeps } from '../../deps.js';
+import type { EventSpec } from '../../kit/features.js';
 import { publishHome, recordViewer } from './publish.js';
 import { homeLoadingView } from './render.js';
 
-export function register(app: App, deps: AppDeps): void {
-  app.event('app_home_opened', async ({ event, body, context, client }) => {
+export const homeOpened: EventSpec = {
+  event: 'app_home_opened',
+  async run(deps, { event, body, context, client }) {
     if (event.tab !== 'home') return;
     const b = body as { team_id?: string; enterprise_id?: string };
     let workspace: string;
     try {
       workspace = workspaceKeyOf({
-        teamId: context.teamId ?? b.team_id,
-        enterpriseId: context.enterpriseId ?? b.enterprise_id,
-        isEnterpriseInstall: context.isEnterpriseInstall,
+        teamId: (context.teamId as string | undefined) ?? b.team_id,
+        enterpriseId: (context.enterpriseId as string | undefined) ?? b.enterprise_id,
+        isEnterpriseInstall: context.isEnterpriseInstall as boolean | undefined,
       });
     } catch (err) {
       deps.logger.warn({ err }, 'app_home_opened without a workspace');
@@ -34,5 +34,5 @@ export function register(app: App, deps: AppDeps): void {
     } catch (err) {
       log.warn({ err }, 'could not publish the Home tab');
     }
-  });
-}
+  },
+};

@@ -1,7 +1,7 @@
 /**
  * Publishing the App Home tab. `publishHome` gathers the data (src/ops/home.ts) and calls
- * views.publish for one user; `refreshHome` is what other features call when something the tab
- * shows changes (a job finished, a watch was added, setup saved, a plan request sent): it
+ * views.publish for one user; `refreshHome` runs when something the tab
+ * shows changes (a request declared `changesHome`, through the kit; a job the watcher saw change): it
  * re-publishes for one user, or for every user who opened the tab in the last 7 days.
  *
  * Refreshes of the same workspace/user are coalesced: while one runs, further calls mark it dirty
@@ -11,7 +11,7 @@
 import type { WebClient } from '@slack/web-api';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { gatherHome, type HomeData, type HomeOptions } from '../../../ops/home.js';
+import { gatherHome, type HomeData } from '../../../ops/home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import { resolveRole, userInfo } from '../../kit/roles.js';
@@ -26,12 +26,6 @@ export const MAX_VIEWERS_REFRESHED = 50;
 
 const viewerSchema = z.object({ openedAt: z.number() });
 type Viewer = z.infer<typeof viewerSchema>;
-
-/** Options of the Home data gathering (tests shorten the timeouts). */
-let gatherOptions: HomeOptions = {};
-export function setHomeOptions(opts: HomeOptions): void {
-  gatherOptions = opts;
-}
 
 /** Remember that a user opened the tab (refreshHome without a user refreshes these). */
 export async function recordViewer(deps: AppDeps, workspace: WorkspaceKey, userId: string): Promise<void> {
@@ -70,7 +64,7 @@ export async function publishHome(
   data?: HomeData,
 ): Promise<void> {
   const [d, role, info] = await Promise.all([
-    data ?? gatherHome(deps, workspace, gatherOptions),
+    data ?? gatherHome(deps, workspace),
     resolveRole(deps, client, workspace, userId).catch(() => 'member' as const),
     userInfo(deps, client, workspace, userId),
   ]);
@@ -116,7 +110,7 @@ export function refreshHome(deps: AppDeps, workspace: WorkspaceKey, userId?: str
       if (!client) return 0;
       const users = userId ? [userId] : await recentViewers(deps, workspace);
       if (users.length === 0) return 0;
-      const data = await gatherHome(deps, workspace, gatherOptions);
+      const data = await gatherHome(deps, workspace);
       const limit = pLimit(2);
       const results = await Promise.all(
         users.map((u) =>

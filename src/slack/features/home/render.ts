@@ -18,8 +18,6 @@ import {
   fitView,
   header,
   LIMITS,
-  type ModalView,
-  modal,
   section,
 } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
@@ -312,32 +310,4 @@ export function homeLoadingView(): HomeView {
     type: 'home',
     blocks: [header('DRM ChatOps'), section(':hourglass_flowing_sand: Loading the state of your sites…')],
   };
-}
-
-export const HOME_WATCH_PICK_CALLBACK = 'home_watch_pick';
-export const HOME_WATCH_PICK_BLOCK = 'home_watch_channel';
-
-/**
- * "Watch a channel" from the Home tab (no channel there): pick the channel first; the submission
- * then turns this modal into the watch feature's own form for that channel.
- */
-export function watchPickView(): ModalView {
-  return modal(
-    HOME_WATCH_PICK_CALLBACK,
-    'Watch a channel',
-    [
-      section('Which channel should get job notifications? The bot must be a member of it.'),
-      {
-        type: 'input',
-        block_id: HOME_WATCH_PICK_BLOCK,
-        label: { type: 'plain_text', text: 'Channel', emoji: true },
-        element: {
-          type: 'conversations_select',
-          action_id: 'value',
-          filter: { include: ['public', 'private'], exclude_bot_users: true },
-        },
-      } as unknown as Block,
-    ],
-    { submit: 'Next' },
-  );
 }

@@ -3,84 +3,71 @@
  * (a new card), Refresh (the card is replaced), Export CSV (the full task list as a file in the
  * user's DM, with a progress reply). Every click re-checks the workspace of the button value.
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
 import { taskCsv } from '../../../ops/jobs.js';
-import type { AppDeps } from '../../deps.js';
 import { uploadFile } from '../../kit/files.js';
-import { actionContext, buttonValue, dmChannel, respondError } from '../../kit/support.js';
+import { button } from '../../kit/interactions.js';
+import { dmChannel } from '../../kit/support.js';
 import { jobsPageValue, jobValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { showJob, showJobs } from './commands.js';
 import { exportDoneMessage, exportFileComment, exportStartedMessage } from './render.js';
 
-export function register(app: App, deps: AppDeps): void {
-  app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.jobsPage}`), async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, jobsPageValue, a.action.value);
-    if (!v) return;
-    try {
-      await showJobs(
-        ctx,
-        {
-          site: v.s,
-          page: v.p,
-          ...(v.st ? { statuses: v.st } : {}),
-          ...(v.c ? { contentId: v.c } : {}),
-          ...(v.fr ? { from: v.fr } : {}),
-          ...(v.to ? { to: v.to } : {}),
-        },
-        true,
-      );
-    } catch (e) {
-      await respondError(ctx, "Couldn't list jobs", e);
-    }
+export const pageButton = button({
+  name: 'jobs.page',
+  actionId: new RegExp(`^${WM_ACTIONS.jobsPage}`),
+  value: jobsPageValue,
+  failure: "Couldn't list jobs",
+  run: (ctx, v) =>
+    showJobs(
+      ctx,
+      {
+        site: v.s,
+        page: v.p,
+        ...(v.st ? { statuses: v.st } : {}),
+        ...(v.c ? { contentId: v.c } : {}),
+        ...(v.fr ? { from: v.fr } : {}),
+        ...(v.to ? { to: v.to } : {}),
+      },
+      true,
+    ),
+});
+
+const showButton = (actionId: string, name: string, replace: boolean) =>
+  button({
+    name,
+    actionId,
+    value: jobValue,
+    failure: (v) => `Couldn't show job ${v.j}`,
+    run: (ctx, v) => showJob(ctx, v.s, v.j, replace),
   });
 
-  for (const [actionId, replace] of [
-    [WM_ACTIONS.jobDetails, false],
-    [WM_ACTIONS.jobRefresh, true],
-  ] as const) {
-    app.action<BlockButtonAction>(actionId, async (a) => {
-      await a.ack();
-      const ctx = actionContext(deps, a);
-      const v = await buttonValue(ctx, jobValue, a.action.value);
-      if (!v) return;
-      try {
-        await showJob(ctx, v.s, v.j, replace);
-      } catch (e) {
-        await respondError(ctx, `Couldn't show job ${v.j}`, e);
-      }
+export const detailsButton = showButton(WM_ACTIONS.jobDetails, 'jobs.details', false);
+export const refreshButton = showButton(WM_ACTIONS.jobRefresh, 'jobs.refresh', true);
+
+export const exportButton = button({
+  name: 'jobs.export',
+  actionId: WM_ACTIONS.jobExport,
+  value: jobValue,
+  failure: (v) => `Couldn't export the tasks of job ${v.j}`,
+  async run(ctx, v) {
+    const c = await ctx.clients();
+    const site = c.site(v.s);
+    await ctx.respond(exportStartedMessage(v.j), { share: false });
+    const tasks = await c.watermarking().getJobTasks(site, v.j);
+    const csv = taskCsv(tasks.items);
+    const channel = await dmChannel(ctx.client, ctx.userId);
+    await uploadFile(ctx.client, channel, {
+      filename: `job-${v.j}-${site}-tasks.csv`,
+      content: csv,
+      title: `Job ${v.j} tasks`,
+      comment: exportFileComment(v.j, site, tasks.items.length),
     });
-  }
-
-  app.action<BlockButtonAction>(WM_ACTIONS.jobExport, async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, jobValue, a.action.value);
-    if (!v) return;
-    try {
-      const c = await ctx.clients();
-      const site = c.site(v.s);
-      await ctx.respond(exportStartedMessage(v.j), { share: false });
-      const tasks = await c.watermarking().getJobTasks(site, v.j);
-      const csv = taskCsv(tasks.items);
-      const channel = await dmChannel(ctx.client, ctx.userId);
-      await uploadFile(ctx.client, channel, {
-        filename: `job-${v.j}-${site}-tasks.csv`,
-        content: csv,
-        title: `Job ${v.j} tasks`,
-        comment: exportFileComment(v.j, site, tasks.items.length),
-      });
-      // Recipient names left Slack's channel for a DM: audited like the other exports (review #17).
-      await ctx.audit({
-        action: 'wm.export',
-        detail: `exported ${tasks.items.length} tasks of job ${v.j}`,
-        result: 'ok',
-        siteId: site,
-      });
-      await ctx.respond(exportDoneMessage(v.j, tasks.items.length), { share: false });
-    } catch (e) {
-      await respondError(ctx, `Couldn't export the tasks of job ${v.j}`, e);
-    }
-  });
-}
+    // Recipient names left Slack's channel for a DM: audited like the other exports.
+    await ctx.audit({
+      action: 'wm.export',
+      detail: `exported ${tasks.items.length} tasks of job ${v.j}`,
+      result: 'ok',
+      siteId: site,
+    });
+    await ctx.respond(exportDoneMessage(v.j, tasks.items.length), { share: false });
+  },
+});

@@ -7,8 +7,10 @@ import { ValidationError } from '../../../api/errors.js';
 import { JOB_STATUS_HELP, listJobs, summariseJob } from '../../../ops/jobs.js';
 import type { CommandContext } from '../../kit/context.js';
 import { listOption, option, required, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
+
+const list = commandList();
 
 /** Jobs a page. Ten rows keep the list readable and well under the 50-block limit. */
 export const JOBS_PAGE_UNIT = 10;
@@ -96,7 +98,7 @@ const site = option(z.string().max(16), {
   description: 'Site id (default: the workspace default site).',
 });
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['jobs'],
   args: {
@@ -133,7 +135,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['job'],
   args: {
@@ -147,3 +149,6 @@ registry.add({
     await showJob(ctx, args.site, args.jobId);
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

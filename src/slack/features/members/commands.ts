@@ -2,9 +2,11 @@
 import { addMember, listMembers } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, optional, required, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { audited } from '../../kit/support.js';
 import { MEMBERS_PAGE_SIZE, memberAddedMessage, membersMessage } from './render.js';
+
+const list = commandList();
 
 /** Fetch one page of sub-members and answer (replacing the list for buttons). */
 export async function showMembers(
@@ -30,7 +32,7 @@ export async function showMembers(
   );
 }
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['members'],
   aliases: ['member'],
@@ -43,7 +45,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['members', 'add'],
   args: {
@@ -74,3 +76,6 @@ registry.add({
     );
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

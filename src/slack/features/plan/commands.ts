@@ -1,9 +1,3 @@
-/**
- * `/drm plan [drm|fwm] [site:]`: the latest plan request as a card with its buttons, and the
- * direct forms `/drm plan trial|resume|suspend|cancel [drm|fwm] [message…] [site:]`.
- * Roles come from PLAN_ACTIONS (trial/resume: members; suspend/cancel: admins).
- */
-import { z } from 'zod';
 import type { ServiceCode } from '../../../api/codes.js';
 import type { ServiceClient } from '../../../api/types.js';
 import {
@@ -17,19 +11,13 @@ import {
   requestChange,
 } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
-import { option, optional, rest, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { optional, rest, values } from '../../kit/parse.js';
+import { commandList } from '../../kit/registry.js';
 import { audited } from '../../kit/support.js';
-import { serviceFor } from '../../kit/svc-support.js';
+import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { planBanner, planCard } from './render.js';
 
-export const siteOption = option(
-  z.string().regex(/^[A-Za-z0-9]{4}$/, { error: 'must be 4 letters or digits, like DEMO' }),
-  {
-    hint: '<site id>',
-    description: 'The site (default: the workspace default site).',
-  },
-);
+const list = commandList();
 
 const SERVICE_WORDS = new Set(['drm', 'fwm', 'pd001', 'pd002']);
 
@@ -75,7 +63,7 @@ export async function runPlanAction(
   return { card };
 }
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['plan'],
   args: {
@@ -108,7 +96,7 @@ registry.add({
 
 for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
   const spec = PLAN_ACTIONS[action];
-  registry.add({
+  list.add({
     command: '/drm',
     path: ['plan', action],
     args: {
@@ -122,6 +110,8 @@ for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
       site: siteOption,
     },
     role: spec.role,
+    // The Home tab shows the latest plan request.
+    changesHome: true,
     summary:
       action === 'cancel'
         ? 'Cancel the pending plan request of a product'
@@ -155,3 +145,6 @@ for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
     },
   });
 }
+
+/** This file's commands, in help order. */
+export const commands = list.done();

@@ -1,20 +1,17 @@
 /**
- * Plan request modal submission: checks the workspace, the message length (inline errors), the
- * role (suspension: admins; no Slack call before the ack), closes the modal, sends the request, and replaces the card the
- * button was on with the result (through the response_url kept in the modal's metadata; a DM
- * when there is none). Audited by runPlanAction.
+ * Plan request modal submission: the message length is checked inline, the role (suspension:
+ * admins) by the kit's gate (no Slack call before the ack), the modal closes, the request is
+ * sent, and the card the button was on is replaced with the result (through the response_url
+ * kept in the modal's metadata; a DM when there is none). Audited by runPlanAction.
  */
-import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
-import type { AppDeps } from '../../deps.js';
 import type { Message } from '../../kit/blocks.js';
 import { explainError, renderError } from '../../kit/errors.js';
-import { adminGateForView } from '../../kit/roles.js';
-import { errorOptions, logError, modalMeta, replyFromModal, viewContext } from '../../kit/support.js';
-import { serviceFor } from '../../kit/svc-support.js';
+import { modal } from '../../kit/interactions.js';
+import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
+import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
-import { infoView } from '../settings/render.js';
 import { runPlanAction } from './commands.js';
 import { PLAN_BLOCK } from './render.js';
 
@@ -24,51 +21,49 @@ const metaSchema = z.object({
   a: z.enum(['trial', 'resume', 'suspend']),
   ru: z.string().max(1000).optional(),
 });
+type Meta = z.infer<typeof metaSchema>;
+interface Data {
+  service: 'PD001' | 'PD002';
+  message: string;
+}
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(SVC_VIEWS.planRequest, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context }, '/drm');
-    const meta = await modalMeta(
-      ctx,
-      ack,
-      metaSchema,
-      view.private_metadata,
-      PLAN_BLOCK.service,
-      'This form is out of date or from another workspace: run /drm plan again.',
-    );
-    if (!meta) return;
-    const spec = PLAN_ACTIONS[meta.a];
+export const planModal = modal<Meta, Data>({
+  name: 'plan.request',
+  command: '/drm',
+  callbackId: SVC_VIEWS.planRequest,
+  meta: metaSchema,
+  stale: {
+    block: PLAN_BLOCK.service,
+    text: 'This form is out of date or from another workspace: run /drm plan again.',
+  },
+  role: (m) => PLAN_ACTIONS[m.a].role,
+  gate: (m) => ({
+    block: PLAN_BLOCK.service,
+    what: `request a ${PLAN_ACTIONS[m.a].label.toLowerCase()}`,
+    action: `plan.${m.a}`,
+    pending: infoView(PLAN_ACTIONS[m.a].label, ':hourglass_flowing_sand: Sending the request…'),
+  }),
+  changesHome: true,
+  failure: "Couldn't send the plan request",
+  check(_ctx, _meta, view) {
     const values = view.state.values;
     const service = values[PLAN_BLOCK.service]?.value?.selected_option?.value;
     const message = (values[PLAN_BLOCK.message]?.value?.value ?? '').trim();
     if (service !== 'PD001' && service !== 'PD002') {
-      await ack({ response_action: 'errors', errors: { [PLAN_BLOCK.service]: 'Choose DRM or FWM.' } });
-      return;
+      return { errors: { [PLAN_BLOCK.service]: 'Choose DRM or FWM.' } };
     }
     if (message.length > PLAN_MESSAGE_MAX) {
-      await ack({
-        response_action: 'errors',
+      return {
         errors: { [PLAN_BLOCK.message]: `At most ${PLAN_MESSAGE_MAX} characters (now ${message.length}).` },
-      });
-      return;
+      };
     }
-    // Suspension is admin-only: re-checked without a Slack call before the ack (review #1). When
-    // the role must be asked from Slack, the modal shows "Sending…" and ends on a short line.
-    let acked = false;
-    if (spec.role === 'admin') {
-      const gate = await adminGateForView(ctx, ack, {
-        viewId: view.id,
-        blockId: PLAN_BLOCK.service,
-        what: `request a ${spec.label.toLowerCase()}`,
-        action: `plan.${meta.a}`,
-        pending: infoView(spec.label, ':hourglass_flowing_sand: Sending the request…'),
-      });
-      if (!gate.ok) return;
-      acked = gate.acked;
-    }
-    if (!acked) await ack();
+    return { ok: { service, message } };
+  },
+  async submit(ctx, meta, { service, message }, { view, client, gated }) {
+    const spec = PLAN_ACTIONS[meta.a];
+    // The modal shows "Sending…" only when the gate had to ask Slack; it then ends on a short line.
     const closeWith = async (text: string) => {
-      if (!acked) return;
+      if (!gated) return;
       await client.views
         .update({ view_id: view.id, view: infoView(spec.label, text) as never })
         .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the plan request view'));
@@ -96,5 +91,5 @@ export function register(app: App, deps: AppDeps): void {
       );
       await closeWith(`:warning: The request was not sent. ${explainError(e, opts).why}`);
     }
-  });
-}
+  },
+});

@@ -3,54 +3,46 @@
  * (open to members, the project's rule: opens the edit modal with the trigger id first,
  * "Loading…", then views.update with the current values read from the service).
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
-import type { AppDeps } from '../../deps.js';
 import { explainError } from '../../kit/errors.js';
-import { actionContext, buttonValue, respondError } from '../../kit/support.js';
+import { button } from '../../kit/interactions.js';
+import { respondError } from '../../kit/support.js';
 import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
 
-export function register(app: App, deps: AppDeps): void {
-  app.action<BlockButtonAction>(new RegExp(`^${WM_ACTIONS.recipientsPage}`), async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, recipientsPageValue, a.action.value);
-    if (!v) return;
-    try {
-      await showRecipients(
-        ctx,
-        {
-          site: v.s,
-          page: v.p,
-          ...(v.k ? { keywords: v.k } : {}),
-          ...(v.fr ? { from: v.fr } : {}),
-          ...(v.to ? { to: v.to } : {}),
-        },
-        true,
-      );
-    } catch (e) {
-      await respondError(ctx, "Couldn't list recipients", e);
-    }
-  });
+export const pageButton = button({
+  name: 'recipients.page',
+  actionId: new RegExp(`^${WM_ACTIONS.recipientsPage}`),
+  value: recipientsPageValue,
+  failure: "Couldn't list recipients",
+  run: (ctx, v) =>
+    showRecipients(
+      ctx,
+      {
+        site: v.s,
+        page: v.p,
+        ...(v.k ? { keywords: v.k } : {}),
+        ...(v.fr ? { from: v.fr } : {}),
+        ...(v.to ? { to: v.to } : {}),
+      },
+      true,
+    ),
+});
 
-  app.action<BlockButtonAction>(WM_ACTIONS.recipientDetails, async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, recipientValue, a.action.value);
-    if (!v) return;
-    try {
-      await showRecipient(ctx, v.s, String(v.r));
-    } catch (e) {
-      await respondError(ctx, `Couldn't show recipient ${v.r}`, e);
-    }
-  });
+export const detailsButton = button({
+  name: 'recipients.details',
+  actionId: WM_ACTIONS.recipientDetails,
+  value: recipientValue,
+  failure: (v) => `Couldn't show recipient ${v.r}`,
+  run: (ctx, v) => showRecipient(ctx, v.s, String(v.r)),
+});
 
-  app.action<BlockButtonAction>(WM_ACTIONS.recipientEdit, async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, recipientValue, a.action.value);
-    if (!v) return;
+export const editButton = button({
+  name: 'recipients.edit',
+  actionId: WM_ACTIONS.recipientEdit,
+  value: recipientValue,
+  failure: "Couldn't open the edit form",
+  async run(ctx, v, { responseUrl }) {
     let viewId: string | undefined;
     try {
       // The trigger id lasts 3 s: open first, then read the service.
@@ -58,7 +50,7 @@ export function register(app: App, deps: AppDeps): void {
       const c = await ctx.clients();
       const site = c.site(v.s);
       const r = await c.watermarking().getRecipient(site, v.r);
-      const meta = encodeValue({ w: ctx.workspace, s: site, r: v.r, u: a.body.response_url ?? '' });
+      const meta = encodeValue({ w: ctx.workspace, s: site, r: v.r, u: responseUrl ?? '' });
       await ctx.client.views.update({
         view_id: viewId ?? '',
         view: recipientEditView(r, site, meta) as never,
@@ -79,5 +71,5 @@ export function register(app: App, deps: AppDeps): void {
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the edit view'));
     }
-  });
-}
+  },
+});

@@ -10,9 +10,11 @@ import { offsetOf, resolveDate } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, required, rest, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { RECIPIENT_SEARCH_LIMITS } from '../../kit/wm-values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
+
+const list = commandList();
 
 export const RECIPIENTS_PAGE_UNIT = 10;
 
@@ -115,7 +117,7 @@ const site = option(z.string().max(16), {
   description: 'Site id (default: the workspace default site).',
 });
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['recipients'],
   args: {
@@ -145,7 +147,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['recipient'],
   args: {
@@ -162,3 +164,6 @@ registry.add({
     await showRecipient(ctx, args.site, args.target);
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

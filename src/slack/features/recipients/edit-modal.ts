@@ -11,16 +11,15 @@
  * a failure). The values first shown travel in the metadata (`n`, `d`), so a form shown again
  * keeps what the user typed and still sends only what changed.
  */
-import type { App, SlackViewAction } from '@slack/bolt';
 import { z } from 'zod';
 import type { Recipient, RecipientPatch } from '../../../api/types.js';
 import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
-import type { AppDeps } from '../../deps.js';
 import { type ModalView, modal, section } from '../../kit/blocks.js';
 import { explainError } from '../../kit/errors.js';
+import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
-import { modalMeta, replaceViaResponseUrl, viewContext } from '../../kit/support.js';
+import { replaceViaResponseUrl } from '../../kit/support.js';
 import { WM_VIEWS } from '../../kit/wm-values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 
@@ -64,18 +63,25 @@ function formAgain(
   return { ...v, blocks: [section(`:warning: ${problem}`), ...v.blocks] };
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(WM_VIEWS.recipientEdit, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
-    const meta = await modalMeta(
-      ctx,
-      ack,
-      metaSchema,
-      view.private_metadata,
-      RECIPIENT_EDIT_BLOCK.name,
-      'This form is out of date. Close it and press Edit again.',
-    );
-    if (!meta) return;
+interface Data {
+  name: string;
+  description: string;
+  first: { name: string; description: string };
+  patch: RecipientPatch;
+  detail: string;
+}
+
+export const recipientEditModal = declareModal<Meta, Data>({
+  name: 'recipients.edit',
+  callbackId: WM_VIEWS.recipientEdit,
+  meta: metaSchema,
+  stale: {
+    block: RECIPIENT_EDIT_BLOCK.name,
+    text: 'This form is out of date. Close it and press Edit again.',
+  },
+  ackView: () => lineView(':hourglass_flowing_sand: Saving…'),
+  failure: "Couldn't save the recipient",
+  check(ctx, meta, view) {
     const values = view.state.values;
     const name = (values[RECIPIENT_EDIT_BLOCK.name]?.value?.value ?? '').trim();
     const description = (values[RECIPIENT_EDIT_BLOCK.description]?.value?.value ?? '').trim();
@@ -95,13 +101,11 @@ export function register(app: App, deps: AppDeps): void {
     if (name !== first.name) patch.name = name;
     if (description !== first.description) patch.description = description;
     if (patch.name === undefined && patch.description === undefined) {
-      await ack({
-        response_action: 'errors',
+      return {
         errors: {
           [RECIPIENT_EDIT_BLOCK.name]: 'Nothing changed. Change the name or the description, or Cancel.',
         },
-      });
-      return;
+      };
     }
     const detail = `recipient ${meta.r} on site ${meta.s}: ${[
       patch.name !== undefined ? `name "${first.name}" -> "${patch.name}"` : '',
@@ -117,26 +121,29 @@ export function register(app: App, deps: AppDeps): void {
     const descProblem = patch.description === undefined ? null : checkRecipientDescription(patch.description);
     if (descProblem) local[RECIPIENT_EDIT_BLOCK.description] = descProblem.slice(0, 150);
     if (Object.keys(local).length > 0) {
-      await ack({ response_action: 'errors', errors: local });
-      await ctx
-        .audit({
-          action: 'recipient.edit',
-          detail: `${detail}: refused (validation)`,
-          result: 'error',
-          siteId: meta.s,
-        })
-        .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
-      return;
+      return {
+        errors: local,
+        after: () =>
+          ctx
+            .audit({
+              action: 'recipient.edit',
+              detail: `${detail}: refused (validation)`,
+              result: 'error',
+              siteId: meta.s,
+            })
+            .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed')),
+      };
     }
-
-    await ack({ response_action: 'update', view: lineView(':hourglass_flowing_sand: Saving…') as never });
+    return { ok: { name, description, first, patch, detail } };
+  },
+  async submit(ctx, meta, { name, description, first, patch, detail }, { view, client }) {
+    const deps = ctx.deps;
     const show = (v: ModalView) =>
       client.views
         .update({ view_id: view.id, view: v as never })
         .catch((err: unknown) =>
           ctx.logger.warn({ err, refId: ctx.refId }, 'could not update the edit view'),
         );
-
     let site = meta.s;
     let outcome: EditResult;
     let wm: ReturnType<Awaited<ReturnType<typeof ctx.clients>>['watermarking']>;
@@ -205,5 +212,5 @@ export function register(app: App, deps: AppDeps): void {
     } catch (err) {
       ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
     }
-  });
-}
+  },
+});

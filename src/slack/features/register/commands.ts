@@ -7,11 +7,13 @@
 import { z } from 'zod';
 import { newDraftId, type RegistrationDraft } from '../../../ops/wm-registration.js';
 import { option, rest, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { openRegisterForm, planIntoView } from './modals.js';
 import { registerCheckingView } from './render.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/dwm',
   path: ['register'],
   args: {
@@ -49,3 +51,6 @@ registry.add({
     await planIntoView(ctx.deps, ctx, ctx.client, viewId, draft);
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

@@ -9,7 +9,7 @@
  * 2. Preview submission (`wm_register_preview`) = confirm: the modal says "started", and the run
  *    goes on in the background with its progress in the user's DM (see ../actions/wm-register-run.ts).
  */
-import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { existingLookup } from '../../../ops/recipients.js';
@@ -19,6 +19,7 @@ import {
   type ParsedInput,
   parseRecipientInput,
   planRegistration,
+  type RegistrationPlan,
 } from '../../../ops/registration.js';
 import {
   deleteDraft,
@@ -32,9 +33,9 @@ import type { AppDeps } from '../../deps.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFile } from '../../kit/files.js';
+import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
-import { modalMeta, viewContext } from '../../kit/support.js';
-import { decodeValue, draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
+import { draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
 import {
   REGISTER_BLOCK,
   registerCheckingView,
@@ -131,48 +132,49 @@ function formSite(view: ViewOutput): string | undefined {
   return view.state.values[REGISTER_BLOCK.site]?.value?.selected_option?.value ?? undefined;
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(WM_VIEWS.registerForm, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
-    const meta = await modalMeta(
-      ctx,
-      ack,
-      formMetaSchema,
-      view.private_metadata,
-      REGISTER_BLOCK.text,
-      'This form is out of date. Close it and run /dwm register again.',
-    );
-    if (!meta) return;
+type FormMeta = z.infer<typeof formMetaSchema>;
+interface FormData {
+  text: string;
+  fileId: string | undefined;
+  siteId: string;
+  previous: RegistrationDraft | undefined;
+}
+
+/** 1. The form: quick checks inline, "Checking…" at the ack, then read, plan and preview. */
+export const registerFormModal = modal<FormMeta, FormData>({
+  name: 'register.form',
+  callbackId: WM_VIEWS.registerForm,
+  meta: formMetaSchema,
+  stale: {
+    block: REGISTER_BLOCK.text,
+    text: 'This form is out of date. Close it and run /dwm register again.',
+  },
+  ackView: (_m, d) => registerCheckingView(d.fileId ? 'Reading the file and checking the list…' : undefined),
+  failure: "Couldn't check the list",
+  async check(ctx, meta, view) {
     const text = formText(view);
     const fileId = formFileId(view);
     const siteId = formSite(view) ?? meta.s;
     const tooLong = checkModalText(text);
-    if (tooLong) {
-      await ack({ response_action: 'errors', errors: { [REGISTER_BLOCK.text]: tooLong.slice(0, 150) } });
-      return;
-    }
+    if (tooLong) return { errors: { [REGISTER_BLOCK.text]: tooLong.slice(0, 150) } };
     if (text.trim() && fileId) {
-      await ack({
-        response_action: 'errors',
+      return {
         errors: {
           [REGISTER_BLOCK.file]: 'Use either the text box or a CSV file, not both. Remove one of them.',
         },
-      });
-      return;
+      };
     }
-    const previous = meta.d ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
+    // One store read before the ack.
+    const previous = meta.d ? await loadDraft(ctx.deps, ctx.workspace, meta.d, ctx.userId) : undefined;
     if (!text.trim() && !fileId && !previous?.file) {
-      await ack({
-        response_action: 'errors',
+      return {
         errors: { [REGISTER_BLOCK.text]: 'Type at least one recipient, or upload a CSV file below.' },
-      });
-      return;
+      };
     }
-    await ack({
-      response_action: 'update',
-      view: registerCheckingView(fileId ? 'Reading the file and checking the list…' : undefined) as never,
-    });
-
+    return { ok: { text, fileId, siteId, previous } };
+  },
+  async submit(ctx, _meta, { text, fileId, siteId, previous }, { view, client }) {
+    const deps = ctx.deps;
     const draft: RegistrationDraft = {
       id: previous?.id ?? newDraftId(),
       userId: ctx.userId,
@@ -203,31 +205,36 @@ export function register(app: App, deps: AppDeps): void {
       }
     }
     await planIntoView(deps, ctx, client, view.id, draft);
-  });
+  },
+});
 
-  app.view<SlackViewAction>(WM_VIEWS.registerPreview, async ({ ack, body, view, client, context }) => {
-    const ctx = viewContext(deps, { body, client, context });
-    const meta = decodeValue(draftValue, view.private_metadata);
-    const draft =
-      meta && meta.w === ctx.workspace ? await loadDraft(deps, ctx.workspace, meta.d, ctx.userId) : undefined;
-    if (!draft?.plan) {
-      await ack({
-        response_action: 'update',
-        view: registerProblemView(
-          'This preview has expired (lists are kept for one hour). Run /dwm register again.',
-          view.private_metadata,
-        ) as never,
-      });
-      return;
-    }
-    const plan = draft.plan;
-    await ack({ response_action: 'update', view: registerStartedView(plan.counts.toRegister) as never });
-    await deleteDraft(deps, ctx.workspace, draft.id).catch(() => undefined);
-    await startBackgroundRegistration(deps, ctx, client, draft.siteId, plan);
-  });
+type DraftMeta = z.infer<typeof draftValue>;
 
-  // The checking / started / problem views have no submit; nothing to handle.
-}
+/** 2. The preview = confirm: "started" at the ack, then the run in the background. */
+export const registerPreviewModal = modal<DraftMeta, RegistrationDraft & { plan: RegistrationPlan }>({
+  name: 'register.confirm',
+  callbackId: WM_VIEWS.registerPreview,
+  meta: draftValue,
+  stale: {
+    view: (view) =>
+      registerProblemView(
+        'This preview has expired (lists are kept for one hour). Run /dwm register again.',
+        view.private_metadata,
+      ),
+  },
+  ackView: (_m, d) => registerStartedView(d.plan.counts.toRegister),
+  failure: "Couldn't start the registration",
+  async check(ctx, meta) {
+    const draft = await loadDraft(ctx.deps, ctx.workspace, meta.d, ctx.userId);
+    return draft?.plan ? { ok: { ...draft, plan: draft.plan } } : { stale: true };
+  },
+  async submit(ctx, _meta, draft, { client }) {
+    await deleteDraft(ctx.deps, ctx.workspace, draft.id).catch(() => undefined);
+    await startBackgroundRegistration(ctx.deps, ctx, client, draft.siteId, draft.plan);
+  },
+});
+
+// The checking / started / problem views have no submit; nothing to handle.
 
 /** Open the form (trigger id first). */
 export async function openRegisterForm(

@@ -5,23 +5,21 @@
  * report's claim; batches already registered are never sent again). What stops it from running
  * is said to the user through the button's response_url.
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
-import type { AppDeps } from '../../deps.js';
-import { actionContext, buttonValue } from '../../kit/support.js';
+import { button } from '../../kit/interactions.js';
 import { reportValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { resumeFromButton } from './run.js';
 
-export function register(app: App, deps: AppDeps): void {
-  app.action<BlockButtonAction>(WM_ACTIONS.registerResume, async (a) => {
-    await a.ack();
-    const ctx = actionContext(deps, a);
-    const v = await buttonValue(ctx, reportValue, a.action.value);
-    if (!v) return;
-    const r = await resumeFromButton(deps, ctx, a.client, v.r, v.f === 1);
+export const resumeButton = button({
+  name: 'register.resume',
+  actionId: WM_ACTIONS.registerResume,
+  value: reportValue,
+  failure: "Couldn't resume the registration",
+  async run(ctx, v, { client }) {
+    const r = await resumeFromButton(ctx.deps, ctx, client, v.r, v.f === 1);
     if (!r.ok) {
       await ctx.respond({ text: `:warning: ${r.message}` }, { share: false }).catch((err: unknown) => {
         ctx.logger.warn({ err }, 'could not tell why the registration did not resume');
       });
     }
-  });
-}
+  },
+});

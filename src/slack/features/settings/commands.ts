@@ -3,12 +3,13 @@
  * ephemeral. `share` is refused: secrets are never posted in a channel, even masked.
  */
 import { getSettings } from '../../../ops/service/index.js';
-import { registry } from '../../kit/registry.js';
-import { serviceFor } from '../../kit/svc-support.js';
-import { siteOption } from '../plan/commands.js';
+import { commandList } from '../../kit/registry.js';
+import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { settingsMessage, settingsShareRefused } from './render.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/drm',
   path: ['settings'],
   aliases: ['setting'],
@@ -36,3 +37,6 @@ registry.add({
     );
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

@@ -19,6 +19,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
+import { infoView } from '../../kit/svc-support.js';
 import {
   type CardMeta,
   cardContext,
@@ -120,11 +121,6 @@ export function settingsEditModal(
     }),
   );
   return modal(SVC_VIEWS.settingsEdit, 'Edit DRM settings', blocks, { submit: 'Save', privateMetadata });
-}
-
-/** A view with one line (Loading…, Saving…, Saved, failures). */
-export function infoView(title: string, text: string, close = 'Close'): ModalView {
-  return modal(SVC_VIEWS.info, title, [section(text)], { close });
 }
 
 export function settingsSavedView(siteId: string, changed: string[]): ModalView {

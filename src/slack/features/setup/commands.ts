@@ -1,14 +1,40 @@
 /** `/dwm setup` (and `/drm setup`) opens the setup modal; `setup status` shows what is configured. */
 import { maskSecret, setupStatus } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { setupFormView, setupReadOnlyView, setupShareRefused, setupStatusMessage } from './render.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
+  command: ['/dwm', '/drm'],
+  path: ['setup', 'status'],
+  args: {},
+  role: 'member',
+  summary: 'Show what is configured and when it was last verified (no secrets)',
+  examples: ['setup status'],
+  async handler(ctx) {
+    if (ctx.share) {
+      // Review #12: the card shows masked keys to admins; never posted in a channel, and said so.
+      await ctx.audit({ action: 'setup.status', detail: 'refused: share asked', result: 'refused' });
+      await ctx.respond(setupShareRefused(ctx.command), { share: false, secret: true });
+      return;
+    }
+    const [status, tz, role] = await Promise.all([
+      setupStatus(ctx.deps, ctx.workspace),
+      ctx.timeZone(),
+      ctx.role(),
+    ]);
+    await ctx.respond(setupStatusMessage(status, tz, role === 'admin', ctx.command), { secret: true });
+  },
+});
+
+list.add({
   command: ['/dwm', '/drm'],
   path: ['setup'],
   args: {},
   role: 'admin',
+  changesHome: true,
   summary: 'Connect this workspace to the service (site ids and API credentials)',
   description:
     'Opens a form. The credentials are checked live with the service before they are saved (encrypted).',
@@ -32,6 +58,7 @@ registry.add({
     if (c?.service) savedSecrets.svcSecretKey = maskSecret(c.service.secretKey);
     await ctx.openView(
       setupFormView({
+        workspace: ctx.workspace,
         defaults,
         savedSecrets,
         values: c
@@ -50,25 +77,5 @@ registry.add({
   },
 });
 
-registry.add({
-  command: ['/dwm', '/drm'],
-  path: ['setup', 'status'],
-  args: {},
-  role: 'member',
-  summary: 'Show what is configured and when it was last verified (no secrets)',
-  examples: ['setup status'],
-  async handler(ctx) {
-    if (ctx.share) {
-      // Review #12: the card shows masked keys to admins; never posted in a channel, and said so.
-      await ctx.audit({ action: 'setup.status', detail: 'refused: share asked', result: 'refused' });
-      await ctx.respond(setupShareRefused(ctx.command), { share: false, secret: true });
-      return;
-    }
-    const [status, tz, role] = await Promise.all([
-      setupStatus(ctx.deps, ctx.workspace),
-      ctx.timeZone(),
-      ctx.role(),
-    ]);
-    await ctx.respond(setupStatusMessage(status, tz, role === 'admin', ctx.command), { secret: true });
-  },
-});
+/** This file's commands, in help order. */
+export const commands = list.done();

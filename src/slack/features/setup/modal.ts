@@ -1,10 +1,11 @@
 /**
  * Setup modal submission: check formats (inline errors via `response_action: 'errors'`), re-check
- * the role without calling Slack before the ack (adminGateForView), answer at once with a
+ * the role without calling Slack before the ack (the kit's admin gate), answer at once with a
  * "Verifying…" view (`response_action: 'update'`), verify live, then `views.update` to a success
  * view or back to the form with the service's error (typed secrets discarded).
  */
-import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import type { ViewOutput } from '@slack/bolt';
+import { z } from 'zod';
 import {
   checkSetupForm,
   maskSecret,
@@ -16,11 +17,8 @@ import {
   verifySetup,
 } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
-import type { AppDeps } from '../../deps.js';
-import { createContext } from '../../kit/context.js';
+import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
-import { adminGateForView } from '../../kit/roles.js';
-import { payloadIdentity } from '../../kit/support.js';
 import { notifyCredentialsSaved } from '../../watch-runtime.js';
 import {
   SETUP_BLOCK,
@@ -41,32 +39,43 @@ export function readSetupForm(view: ViewOutput): Partial<SetupForm> {
   return out;
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(SETUP_CALLBACK, async ({ ack, body, view, client, context }) => {
-    const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
-    // One store get before the ack (review #4: cheap); no Slack call before it (review #1).
+const metaSchema = z.object({ w: z.string().min(1) });
+type Meta = z.infer<typeof metaSchema>;
+interface Data {
+  form: Partial<SetupForm>;
+  loaded: Awaited<ReturnType<typeof loadCredentials>>;
+  checked: Extract<ReturnType<typeof checkSetupForm>, { ok: true }>;
+  defaults: { wmBaseUrl: string | undefined; svcBaseUrl: string | undefined };
+}
+
+export const setupModal = modal<Meta, Data>({
+  name: 'setup.save',
+  callbackId: SETUP_CALLBACK,
+  meta: metaSchema,
+  stale: { block: SETUP_BLOCK.siteIds, text: 'This form is out of date: close it and run /dwm setup again.' },
+  role: 'admin',
+  gate: () => ({
+    block: SETUP_BLOCK.siteIds,
+    what: 'change the service setup',
+    action: 'setup.save',
+    pending: verifyingView(),
+  }),
+  ackView: () => verifyingView(),
+  changesHome: true,
+  failure: "Couldn't save the setup",
+  async check(ctx, _meta, view) {
+    const deps = ctx.deps;
+    // One store get before the ack (cheap); no Slack call before it.
     const loaded = await loadCredentials(deps, ctx.workspace, { unreadable: 'absent' });
-    if (loaded?.readOnly) {
-      await ack();
-      return;
-    }
+    if (loaded?.readOnly) return { answer: 'close' };
     const form = readSetupForm(view);
     const defaults = { wmBaseUrl: deps.config.dwmBaseUrl, svcBaseUrl: deps.config.serviceApiBaseUrl };
     const checked = checkSetupForm(form, loaded?.credentials, defaults);
-    if (!checked.ok) {
-      await ack({ response_action: 'errors', errors: setupInlineErrors(checked.errors) });
-      return;
-    }
-    const gate = await adminGateForView(ctx, ack, {
-      viewId: view.id,
-      blockId: SETUP_BLOCK.siteIds,
-      what: 'change the service setup',
-      action: 'setup.save',
-      pending: verifyingView(),
-    });
-    if (!gate.ok) return;
-    if (!gate.acked) await ack({ response_action: 'update', view: verifyingView() as never });
-
+    if (!checked.ok) return { errors: setupInlineErrors(checked.errors) };
+    return { ok: { form, loaded, checked, defaults } };
+  },
+  async submit(ctx, _meta, { form, loaded, checked, defaults }, { view, client }) {
+    const deps = ctx.deps;
     const creds = checked.credentials;
     const sites = creds.siteIds.join(', ');
     try {
@@ -100,6 +109,7 @@ export function register(app: App, deps: AppDeps): void {
           values: kept,
           defaults,
           savedSecrets,
+          workspace: ctx.workspace,
           failure: result.failures.map((f) => `• ${esc(f.message)}`),
           secretsDiscarded: SECRET_FIELDS.some((f) => !!form[f]?.trim()),
         }) as never,
@@ -114,6 +124,7 @@ export function register(app: App, deps: AppDeps): void {
               Object.entries(form).filter(([k]) => !SECRET_FIELDS.includes(k as never)),
             ),
             defaults,
+            workspace: ctx.workspace,
             failure: [
               `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
             ],
@@ -124,5 +135,5 @@ export function register(app: App, deps: AppDeps): void {
           ctx.logger.error({ err: e, refId: ctx.refId }, 'could not update the setup view'),
         );
     }
-  });
-}
+  },
+});

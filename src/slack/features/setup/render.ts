@@ -41,6 +41,8 @@ export function setupInlineErrors(errors: SetupErrors): Record<string, string> {
 }
 
 export interface SetupFormOptions {
+  /** The workspace being set up (the form's metadata: checked at submission). */
+  workspace: string;
   /** Non-secret values to fill in. Secret fields are never pre-filled. */
   values?: Partial<SetupForm>;
   /** Masked saved secrets ("••••abcd"): blank keeps them. */
@@ -107,7 +109,10 @@ export function setupFormView(opts: SetupFormOptions): ModalView {
       hint: opts.defaults.svcBaseUrl ? `Blank: ${opts.defaults.svcBaseUrl}` : 'Like https://api.example.com',
     }),
   );
-  return modal(SETUP_CALLBACK, 'Service setup', blocks, { submit: 'Verify and save' });
+  return modal(SETUP_CALLBACK, 'Service setup', blocks, {
+    submit: 'Verify and save',
+    privateMetadata: JSON.stringify({ w: opts.workspace }),
+  });
 }
 
 export function verifyingView(): ModalView {

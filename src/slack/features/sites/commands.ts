@@ -6,15 +6,17 @@ import { z } from 'zod';
 import { listSiteRequests, listSites, requestAdditionalSite } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, rest, values } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { audited } from '../../kit/support.js';
 import type { SiteRequestsFilters } from '../../kit/svc-values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
 
+const list = commandList();
+
 /** Rows per page of site requests. */
 export const SITE_REQUESTS_PAGE_SIZE = 25;
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['sites'],
   args: {},
@@ -36,7 +38,7 @@ registry.add({
   },
 });
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['site', 'request'],
   args: {
@@ -87,7 +89,7 @@ export async function showSiteRequests(
 
 const date = z.string().max(10);
 
-registry.add({
+list.add({
   command: '/drm',
   path: ['site', 'requests'],
   args: {
@@ -111,3 +113,6 @@ registry.add({
     await showSiteRequests(ctx, filters, args.page ?? 1, false);
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

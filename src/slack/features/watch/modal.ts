@@ -1,16 +1,23 @@
 /**
  * Submission of the `/dwm watch` form: inline errors for bad values, then "Saving…", then the
- * result (subscribed, invite instructions, or a refusal) in the same modal.
+ * result (subscribed, invite instructions, or a refusal) in the same modal. The metadata names the
+ * form's workspace (checked by the kit) and its channel, which is checked again here: a member may
+ * subscribe only a channel they are in (admins: any), as the Home picker checks.
  */
-import type { App, SlackViewAction, ViewOutput } from '@slack/bolt';
+import type { ViewOutput } from '@slack/bolt';
+import { z } from 'zod';
 import type { ValidationIssue } from '../../../api/errors.js';
 import { parseWatchArgs } from '../../../watch/index.js';
-import type { AppDeps } from '../../deps.js';
-import { modal, section } from '../../kit/blocks.js';
-import { createContext } from '../../kit/context.js';
+import { modal as modal_, section } from '../../kit/blocks.js';
 import { renderError } from '../../kit/errors.js';
-import { payloadIdentity } from '../../kit/support.js';
-import { WATCH_BLOCK, WATCH_MODAL_CALLBACK, watchModalDone } from './render-subscriptions.js';
+import { modal } from '../../kit/interactions.js';
+import { mayWatchChannel } from './home-pick.js';
+import {
+  notInChannelText,
+  WATCH_BLOCK,
+  WATCH_MODAL_CALLBACK,
+  watchModalDone,
+} from './render-subscriptions.js';
 import { subscribeChannel } from './shared.js';
 
 interface StateValue {
@@ -50,35 +57,38 @@ function inlineErrors(issues: ValidationIssue[]): Record<string, string> {
   return out;
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.view<SlackViewAction>(WATCH_MODAL_CALLBACK, async ({ ack, body, view, client, context }) => {
-    let channelId = '';
-    try {
-      const meta = JSON.parse(view.private_metadata || '{}') as { c?: unknown };
-      if (typeof meta.c === 'string' && /^[CGD][A-Z0-9]{2,}$/.test(meta.c)) channelId = meta.c;
-    } catch {
-      channelId = '';
-    }
+/** The form's metadata: its workspace and the channel it subscribes. */
+const metaSchema = z.object({ w: z.string().min(1), c: z.string().regex(/^[CGD][A-Z0-9]{2,}$/) });
+type Meta = z.infer<typeof metaSchema>;
+
+export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
+  name: 'watch.create',
+  callbackId: WATCH_MODAL_CALLBACK,
+  meta: metaSchema,
+  stale: { block: WATCH_BLOCK.site, text: 'Run /dwm watch in the channel again.' },
+  ackView: () => modal_('watch_saving', 'Watch jobs', [section(':hourglass_flowing_sand: Saving…')]),
+  changesHome: true,
+  failure: "Couldn't watch jobs",
+  check(_ctx, _meta, view) {
     const parsed = parseWatchArgs(watchFormTokens(view));
-    if (!channelId || parsed.issues.length) {
-      await ack({
-        response_action: 'errors',
-        errors: channelId
-          ? inlineErrors(parsed.issues)
-          : { [WATCH_BLOCK.site]: 'Run /dwm watch in the channel again.' },
-      });
-      return;
-    }
-    await ack({
-      response_action: 'update',
-      view: modal('watch_saving', 'Watch jobs', [section(':hourglass_flowing_sand: Saving…')]) as never,
-    });
-    const ctx = createContext({ deps, client, ...payloadIdentity(body, context) });
+    return parsed.issues.length ? { errors: inlineErrors(parsed.issues) } : { ok: parsed };
+  },
+  async submit(ctx, meta, parsed, { view, client }) {
+    const channelId = meta.c;
     try {
-      const r = await subscribeChannel(ctx, channelId, parsed.siteId, parsed.filters);
+      // The channel came back from the client: the member may still only subscribe a channel
+      // they are in, as when the form was opened (the picker's rule; admins: any channel).
+      const allowed = await mayWatchChannel(ctx, client, channelId, 'the watch form');
+      const r =
+        allowed === 'ok'
+          ? await subscribeChannel(ctx, channelId, parsed.siteId, parsed.filters)
+          : {
+              ok: false as const,
+              message: { text: notInChannelText(channelId, await ctx.admins()) },
+            };
       const v = r.ok
         ? watchModalDone(r.subscription, r.outcome)
-        : modal('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10));
+        : modal_('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10));
       await client.views.update({ view_id: view.id, view: v as never });
     } catch (e) {
       const err = renderError("Couldn't watch jobs", e, {
@@ -88,10 +98,10 @@ export function register(app: App, deps: AppDeps): void {
       if (!(e instanceof Error && /NotConfigured|SiteNotConfigured/.test(e.name)))
         ctx.logger.error({ err: e, refId: ctx.refId }, 'watch form failed');
       await client.views
-        .update({ view_id: view.id, view: modal('watch_result', 'Watch jobs', err.blocks ?? []) as never })
+        .update({ view_id: view.id, view: modal_('watch_result', 'Watch jobs', err.blocks ?? []) as never })
         .catch((x: unknown) =>
           ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the watch view'),
         );
     }
-  });
-}
+  },
+});

@@ -217,6 +217,8 @@ interface OptionObj {
 const opt = (text: string, value: string): OptionObj => ({ text: plain(text, LIMITS.optionText), value });
 
 export interface WatchModalOptions {
+  /** The workspace the form belongs to (in its metadata; checked at submission). */
+  workspace: string;
   channelId: string;
   siteIds: string[];
   defaultSiteId: string;
@@ -263,7 +265,7 @@ export function watchModal(o: WatchModalOptions): ModalView {
   ];
   return modal(WATCH_MODAL_CALLBACK, 'Watch jobs', blocks, {
     submit: 'Watch',
-    privateMetadata: JSON.stringify({ c: o.channelId }),
+    privateMetadata: JSON.stringify({ w: o.workspace, c: o.channelId }),
   });
 }
 
@@ -327,4 +329,33 @@ export function adminAlertNotice(reason: 'auth' | 'permission', text: string): M
       'Run `/dwm setup` with a valid account id and access key; watching resumes by itself once the new credentials are saved.',
     ),
   ]);
+}
+
+export const HOME_WATCH_PICK_CALLBACK = 'home_watch_pick';
+export const HOME_WATCH_PICK_BLOCK = 'home_watch_channel';
+
+/**
+ * "Watch a channel" from the Home tab (no channel there): pick the channel first; the submission
+ * then turns this modal into the watch form (`watchModal`) for that channel.
+ */
+export function watchPickView(workspace: string): ModalView {
+  return modal(
+    HOME_WATCH_PICK_CALLBACK,
+    'Watch a channel',
+    [
+      section('Which channel should get job notifications? The bot must be a member of it.'),
+      {
+        type: 'input',
+        block_id: HOME_WATCH_PICK_BLOCK,
+        label: { type: 'plain_text', text: 'Channel', emoji: true },
+        element: {
+          type: 'conversations_select',
+          action_id: 'value',
+          filter: { include: ['public', 'private'], exclude_bot_users: true },
+        },
+      } as unknown as Block,
+    ],
+    // Tagged with its workspace like every form (checked at submission).
+    { submit: 'Next', privateMetadata: JSON.stringify({ w: workspace }) },
+  );
 }

@@ -3,18 +3,16 @@
  * message), and the list's paging. Every click re-checks: the subscription is looked up in the
  * clicking user's workspace only, and managing one someone else created is admin-only.
  */
-import type { App } from '@slack/bolt';
 import type { Subscriptions } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import type { AppDeps } from '../../deps.js';
 import { message, section } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
-import { renderError, renderRefused } from '../../kit/errors.js';
+import { renderRefused } from '../../kit/errors.js';
+import { button } from '../../kit/interactions.js';
 import { code } from '../../kit/mrkdwn.js';
-import { actionContext } from '../../kit/support.js';
 import { WATCH_ACTIONS } from './render-card.js';
 import { channelMention, filtersText, inviteMessage, watchesMessage } from './render-subscriptions.js';
-import { actionValue, botCanPost, mayManage, subscriptionsOf } from './shared.js';
+import { botCanPost, mayManage, subscriptionsOf } from './shared.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
 
@@ -50,93 +48,106 @@ async function manageable(
   return sub;
 }
 
-export function register(app: App, deps: AppDeps): void {
-  app.action(WATCH_ACTIONS.unsubscribe, async (args) => {
-    await args.ack();
-    const ctx = actionContext(deps, args);
-    try {
-      const subs = subscriptionsOf(ctx);
-      const sub = await manageable(
-        ctx,
-        subs,
-        actionValue(args.body),
-        'watch.remove',
-        'remove',
-        'That subscription no longer exists (already removed).',
-      );
-      if (!sub) return;
-      await subs.remove(ctx.workspace, { id: sub.id });
-      await ctx.audit({
-        action: 'watch.remove',
-        detail: `removed ${sub.id} in ${sub.channelId}`,
-        result: 'ok',
-        siteId: sub.siteId,
-      });
-      const rest = await subs.list(ctx.workspace, { channelId: sub.channelId });
-      const list = watchesMessage(rest, sub.channelId);
-      await ctx.respond(
-        message(`Stopped a subscription in this channel. ${list.text}`, [
-          section(`:white_check_mark: Stopped: ${filtersText(sub)}`),
-          ...(list.blocks ?? []),
-        ]),
-        { replaceOriginal: true },
-      );
-    } catch (e) {
-      ctx.logger.error({ err: e, refId: ctx.refId }, 'unsubscribe failed');
-      await ctx.respond(renderError("Couldn't unsubscribe", e, { refId: ctx.refId }));
-    }
-  });
+const SCOPED =
+  "the subscription id is looked up in the clicking user's workspace only (a foreign id finds nothing)";
 
-  app.action(WATCH_ACTIONS.resume, async (args) => {
-    await args.ack();
-    const ctx = actionContext(deps, args);
-    try {
-      const subs = subscriptionsOf(ctx);
-      const sub = await manageable(
-        ctx,
-        subs,
-        actionValue(args.body),
-        'watch.resume',
-        'resume',
-        'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
-      );
-      if (!sub) return;
-      const ability = await botCanPost(ctx.client, sub.channelId);
-      if (ability !== 'ok') {
-        await ctx.respond(inviteMessage(sub.channelId, ability));
-        return;
-      }
-      const resumed = await subs.resume(ctx.workspace, sub.id);
-      await ctx.audit({
-        action: 'watch.resume',
-        detail: `resumed ${sub.id} in ${sub.channelId}`,
-        result: 'ok',
-        siteId: sub.siteId,
-      });
-      await ctx.respond(
-        message('Job notifications resumed.', [
-          section(
-            `:arrow_forward: Job notifications for ${channelMention(sub.channelId)} resumed (${code(resumed?.id ?? sub.id)}).`,
-          ),
-          section(filtersText(resumed ?? sub)),
-        ]),
-        { replaceOriginal: true },
-      );
-    } catch (e) {
-      ctx.logger.error({ err: e, refId: ctx.refId }, 'resume failed');
-      await ctx.respond(renderError("Couldn't resume", e, { refId: ctx.refId }));
-    }
-  });
+const subId = (raw: string | undefined) => (raw !== undefined && SUB_ID.test(raw) ? raw : '');
 
-  app.action(new RegExp(`^${WATCH_ACTIONS.page}-(prev|next)$`), async (args) => {
-    await args.ack();
-    const ctx = actionContext(deps, args);
+export const unsubscribeButton = button<string>({
+  name: 'watch.unsubscribe',
+  actionId: WATCH_ACTIONS.unsubscribe,
+  value: subId,
+  tag: () => undefined,
+  untagged: SCOPED,
+  changesHome: true,
+  failure: "Couldn't unsubscribe",
+  async run(ctx, id) {
+    const subs = subscriptionsOf(ctx);
+    const sub = await manageable(
+      ctx,
+      subs,
+      id,
+      'watch.remove',
+      'remove',
+      'That subscription no longer exists (already removed).',
+    );
+    if (!sub) return;
+    await subs.remove(ctx.workspace, { id: sub.id });
+    await ctx.audit({
+      action: 'watch.remove',
+      detail: `removed ${sub.id} in ${sub.channelId}`,
+      result: 'ok',
+      siteId: sub.siteId,
+    });
+    const rest = await subs.list(ctx.workspace, { channelId: sub.channelId });
+    const list = watchesMessage(rest, sub.channelId);
+    await ctx.respond(
+      message(`Stopped a subscription in this channel. ${list.text}`, [
+        section(`:white_check_mark: Stopped: ${filtersText(sub)}`),
+        ...(list.blocks ?? []),
+      ]),
+      { replaceOriginal: true },
+    );
+  },
+});
+
+export const resumeButton = button<string>({
+  name: 'watch.resume',
+  actionId: WATCH_ACTIONS.resume,
+  value: subId,
+  tag: () => undefined,
+  untagged: SCOPED,
+  changesHome: true,
+  failure: "Couldn't resume",
+  async run(ctx, id) {
+    const subs = subscriptionsOf(ctx);
+    const sub = await manageable(
+      ctx,
+      subs,
+      id,
+      'watch.resume',
+      'resume',
+      'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
+    );
+    if (!sub) return;
+    const ability = await botCanPost(ctx.client, sub.channelId);
+    if (ability !== 'ok') {
+      await ctx.respond(inviteMessage(sub.channelId, ability));
+      return;
+    }
+    const resumed = await subs.resume(ctx.workspace, sub.id);
+    await ctx.audit({
+      action: 'watch.resume',
+      detail: `resumed ${sub.id} in ${sub.channelId}`,
+      result: 'ok',
+      siteId: sub.siteId,
+    });
+    await ctx.respond(
+      message('Job notifications resumed.', [
+        section(
+          `:arrow_forward: Job notifications for ${channelMention(sub.channelId)} resumed (${code(resumed?.id ?? sub.id)}).`,
+        ),
+        section(filtersText(resumed ?? sub)),
+      ]),
+      { replaceOriginal: true },
+    );
+  },
+});
+
+export const pageButton = button<number>({
+  name: 'watch.page',
+  actionId: new RegExp(`^${WATCH_ACTIONS.page}-(prev|next)$`),
+  value: (raw) => {
+    const page = Number(raw ?? '0');
+    return Number.isInteger(page) && page >= 0 ? page : 0;
+  },
+  tag: () => undefined,
+  untagged: "a page number: the list is read from the clicking user's workspace and channel",
+  failure: "Couldn't list this channel's subscriptions",
+  async run(ctx, page) {
     const channelId = ctx.channelId;
     if (!channelId) return;
-    const page = Number(actionValue(args.body) ?? '0');
     const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
-    await ctx.respond(watchesMessage(list, channelId, Number.isInteger(page) ? page : 0), {
-      replaceOriginal: true,
-    });
-  });
-}
+    await ctx.respond(watchesMessage(list, channelId, page), { replaceOriginal: true });
+  },
+});

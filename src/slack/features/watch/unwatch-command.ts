@@ -5,11 +5,13 @@
 import { z } from 'zod';
 import type { Subscription } from '../../../watch/types.js';
 import { option } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { unwatchedMessage } from './render-subscriptions.js';
 import { subscriptionsOf } from './shared.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/dwm',
   path: ['unwatch'],
   args: {
@@ -28,6 +30,7 @@ registry.add({
     ),
   },
   role: 'member',
+  changesHome: true,
   summary: "Stop this channel's job notifications",
   examples: ['unwatch', 'unwatch site:AB12', 'unwatch id:sub_0123456789abcdef'],
   async handler(ctx, args) {
@@ -67,3 +70,6 @@ registry.add({
     );
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

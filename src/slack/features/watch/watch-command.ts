@@ -1,19 +1,21 @@
 /**
  * `/dwm watch [site:XXXX] [status:completed,error] [content:prefix*] [mode:all|failures]`:
  * subscribe the channel to job notifications. With no options it opens a form (the modal's
- * submission is views/watch-subscribe.ts).
+ * submission is ./modal.ts).
  */
 import { z } from 'zod';
 import { loadCredentials, NotConfiguredError } from '../../../ops/workspace.js';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { listOption, option } from '../../kit/parse.js';
-import { registry } from '../../kit/registry.js';
-import { watchIssuesMessage, watchModal } from './render-subscriptions.js';
+import { commandList } from '../../kit/registry.js';
+import { watchIssuesMessage, watchModal, watchPickView } from './render-subscriptions.js';
 import { subscribeChannel } from './shared.js';
+
+const list = commandList();
 
 const word = z.string().min(1).max(300);
 
-registry.add({
+list.add({
   command: '/dwm',
   path: ['watch'],
   args: {
@@ -33,13 +35,19 @@ registry.add({
     }),
   },
   role: 'member',
+  changesHome: true,
   summary: 'Post job notifications in this channel (a card per job, updated as it moves)',
   description:
     'Each job gets one card in the channel, edited in place; progress and task failures go in its thread. A burst of finished jobs becomes one digest. Run it alone for a form.',
   examples: ['watch', 'watch site:AB12 status:completed,error', 'watch content:trailer-* mode:failures'],
   async handler(ctx, args) {
     const channelId = ctx.channelId;
-    if (!channelId) throw new Error('No channel: /dwm watch runs in a channel');
+    // No channel (the Home tab's "Watch a channel"): pick one first; its submission
+    // (./home-pick.ts) checks the channel and opens the form below for it.
+    if (!channelId) {
+      await ctx.openView(watchPickView(ctx.workspace));
+      return;
+    }
     const given =
       args.site !== undefined ||
       args.status.length > 0 ||
@@ -50,7 +58,14 @@ registry.add({
       const loaded = await loadCredentials(ctx.deps, ctx.workspace);
       if (!loaded?.credentials.watermarking) throw new NotConfiguredError(loaded ? 'watermarking' : 'all');
       const c = loaded.credentials;
-      await ctx.openView(watchModal({ channelId, siteIds: c.siteIds, defaultSiteId: c.defaultSiteId }));
+      await ctx.openView(
+        watchModal({
+          workspace: ctx.workspace,
+          channelId,
+          siteIds: c.siteIds,
+          defaultSiteId: c.defaultSiteId,
+        }),
+      );
       return;
     }
     const tokens: string[] = [];
@@ -67,3 +82,6 @@ registry.add({
     await ctx.respond(r.message);
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

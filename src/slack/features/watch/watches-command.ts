@@ -1,9 +1,11 @@
 /** `/dwm watches`: this channel's job subscriptions, who created them, Resume/Unsubscribe buttons. */
-import { registry } from '../../kit/registry.js';
+import { commandList } from '../../kit/registry.js';
 import { watchesMessage } from './render-subscriptions.js';
 import { subscriptionsOf } from './shared.js';
 
-registry.add({
+const list = commandList();
+
+list.add({
   command: '/dwm',
   path: ['watches'],
   args: {},
@@ -17,3 +19,6 @@ registry.add({
     await ctx.respond(watchesMessage(list, channelId));
   },
 });
+
+/** This file's commands, in help order. */
+export const commands = list.done();

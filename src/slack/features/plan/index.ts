@@ -1,0 +1,11 @@
+/** Plan: `/drm plan` (the card), the direct requests, the card's buttons and the request form. */
+import type { Feature } from '../../kit/features.js';
+import { cancelButton, requestButton } from './buttons.js';
+import { commands } from './commands.js';
+import { planModal } from './modal.js';
+
+export const plan: Feature = {
+  name: 'plan',
+  commands,
+  interactions: [requestButton, cancelButton, planModal],
+};

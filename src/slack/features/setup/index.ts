@@ -1,0 +1,6 @@
+/** Setup (admin): `/dwm setup` (and `/drm setup`), `/dwm setup status`, and the setup form. */
+import type { Feature } from '../../kit/features.js';
+import { commands } from './commands.js';
+import { setupModal } from './modal.js';
+
+export const setup: Feature = { name: 'setup', commands, interactions: [setupModal] };

@@ -1,0 +1,6 @@
+/** Sites: `/drm sites`, `/drm site requests` (paged), `/drm site request` (admin). */
+import type { Feature } from '../../kit/features.js';
+import { interactions } from './buttons.js';
+import { commands } from './commands.js';
+
+export const sites: Feature = { name: 'sites', commands, interactions };

@@ -1,0 +1,136 @@
+/**
+ * A feature is a folder under src/slack/features/ that exports one `Feature`: its commands, its
+ * buttons and modals (./interactions.ts), its events, and (Home only) what to do when something
+ * the Home tab shows changed. src/slack/features/index.ts lists them in ONE ordered list; that order
+ * is the order of help and of the README's command table. Nothing registers itself on import:
+ * `registerFeatures` wires the list to Bolt, and `commandRegistry` builds the registry from it.
+ */
+import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { workspaceKeyOf } from '../../store/keys.js';
+import type { WorkspaceKey } from '../../store/types.js';
+import type { AppDeps } from '../deps.js';
+import { handles, type Interaction, registerInteractions } from './interactions.js';
+import { missingArgsForm } from './missing-args-form.js';
+import { decodeSlackText, tokenize } from './parse.js';
+import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
+import { registerSlashCommands } from './slash.js';
+
+/** An Events API listener of a feature (Bolt acks events itself, before the handler runs). */
+export interface EventSpec {
+  event: 'app_home_opened';
+  run(
+    deps: AppDeps,
+    args: SlackEventMiddlewareArgs<'app_home_opened'> & {
+      client: WebClient;
+      context: Record<string, unknown>;
+    },
+  ): Promise<void>;
+}
+
+export interface Feature {
+  /** Folder name, e.g. 'jobs'. */
+  name: string;
+  /** In help order. */
+  commands?: readonly CommandEntry[];
+  interactions?: readonly Interaction[];
+  events?: readonly EventSpec[];
+  /**
+   * Called (in the background, coalesced by the caller) after a request whose declaration says
+   * `changesHome`. Only the Home feature provides it.
+   */
+  onHomeChanged?: (deps: AppDeps, workspace: WorkspaceKey) => void;
+}
+
+/**
+ * The command registry of a feature list. Its entry order is the help order: every command a
+ * member may run first (in feature order), then the admin-only ones (in feature order), so a
+ * member's `/dwm help` starts with what they can use.
+ */
+export function commandRegistry(features: readonly Feature[]): CommandRegistry {
+  const reg = new CommandRegistry();
+  const all = features.flatMap((f) => f.commands ?? []);
+  for (const c of all) if (c.role !== 'admin') reg.add(c);
+  for (const c of all) if (c.role === 'admin') reg.add(c);
+  return reg.seal();
+}
+
+/** Every interaction of the list, the kit's own ("fill in what is missing" form) included. */
+export function interactionsOf(features: readonly Feature[]): Interaction[] {
+  return [missingArgsForm, ...features.flatMap((f) => f.interactions ?? [])];
+}
+
+type Body = {
+  type?: string;
+  command?: string;
+  text?: string;
+  team_id?: string;
+  enterprise_id?: string;
+  team?: { id?: string } | null;
+  enterprise?: { id?: string } | null;
+  view?: { callback_id?: string };
+  actions?: Array<{ action_id?: string }>;
+};
+
+/**
+ * Does this request change something the Home tab shows? The declarations say so: a command entry
+ * or an interaction with `changesHome: true`. Pure.
+ */
+export function changesHome(body: Body, registry: CommandRegistry, interactions: readonly Interaction[]) {
+  if (typeof body.command === 'string') {
+    const command = body.command as SlashCommand;
+    if (command !== '/dwm' && command !== '/drm') return false;
+    try {
+      const r = registry.resolve(command, tokenize(decodeSlackText(body.text ?? '')));
+      return r.kind === 'entry' && r.entry.changesHome === true;
+    } catch {
+      return false;
+    }
+  }
+  const ids =
+    body.type === 'view_submission'
+      ? [body.view?.callback_id ?? '']
+      : body.type === 'block_actions'
+        ? (body.actions ?? []).map((a) => a.action_id ?? '')
+        : [];
+  return ids.some((id) => interactions.some((i) => i.changesHome && handles(i, id)));
+}
+
+/**
+ * Wire a feature list to a Bolt app: the slash commands (through the registry), every button and
+ * modal, the features' events, and the Home refresh after requests that change it.
+ */
+export function registerFeatures(app: App, deps: AppDeps, features: readonly Feature[]): CommandRegistry {
+  const registry = commandRegistry(features);
+  const interactions = interactionsOf(features);
+  const homeChanged = features.flatMap((f) => (f.onHomeChanged ? [f.onHomeChanged] : []));
+  if (homeChanged.length > 0) {
+    // After the request was handled: refresh in the background (never delays or fails it).
+    app.use(async ({ body, context, next }) => {
+      await next();
+      try {
+        const b = body as Body;
+        if (!changesHome(b, registry, interactions)) return;
+        const workspace = workspaceKeyOf({
+          teamId: context.teamId ?? b.team_id ?? b.team?.id ?? undefined,
+          enterpriseId: context.enterpriseId ?? b.enterprise_id ?? b.enterprise?.id ?? undefined,
+          isEnterpriseInstall: context.isEnterpriseInstall,
+        });
+        // The handler's own views.update / replies may still be in flight.
+        setTimeout(() => {
+          for (const h of homeChanged) h(deps, workspace);
+        }, 250).unref();
+      } catch (err) {
+        deps.logger.debug({ err }, 'no Home refresh for this request');
+      }
+    });
+  }
+  registerSlashCommands(app, deps, registry);
+  registerInteractions(app, deps, interactions, registry);
+  for (const f of features) {
+    for (const e of f.events ?? []) {
+      app.event(e.event, (args) => e.run(deps, args as never));
+    }
+  }
+  return registry;
+}
