@@ -68,7 +68,9 @@ describe('help order', () => {
 
   it('every button and modal has one declaration, and every admin modal has a gate', () => {
     const cap = captureApp();
-    expect(() => registerInteractions(cap.app, {} as never, interactionsOf(FEATURES), registry)).not.toThrow();
+    expect(() =>
+      registerInteractions(cap.app, {} as never, interactionsOf(FEATURES), registry),
+    ).not.toThrow();
     expect(cap.actions.length + cap.views.size).toBe(interactionsOf(FEATURES).length);
   });
 });
@@ -257,7 +259,7 @@ describe('watch form submission', () => {
     return { acks, updates: JSON.stringify(updates), subs, audit };
   }
 
-  it("refuses a channel the member is not in (metadata changed on the client), and audits it", async () => {
+  it('refuses a channel the member is not in (metadata changed on the client), and audits it', async () => {
     const r = await submit({ w: 'T1', c: 'C0OTHER' }, { members: ['U0SOMEONE'] });
     expect(r.subs).toEqual([]);
     expect(r.updates).toContain('You are not a member of');
