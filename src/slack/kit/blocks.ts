@@ -5,7 +5,7 @@
  * each 2000, header 150, button text 75, action_id/block_id 255, 25 elements per actions block,
  * context 10 elements, modal title 24, submit/close 24, plain_text_input max_length 3000.
  */
-import { truncate, truncateMrkdwn } from './mrkdwn.js';
+import { neutralise, truncate, truncateMrkdwn } from './mrkdwn.js';
 
 export const LIMITS = {
   messageBlocks: 50,
@@ -40,7 +40,8 @@ export type TextObject = PlainText | Mrkdwn;
 
 export interface ConfirmDialog {
   title: PlainText;
-  text: TextObject;
+  /** plain_text only (Slack's Block Kit reference for confirmation dialogs). */
+  text: PlainText;
   confirm: PlainText;
   deny: PlainText;
   style?: 'primary' | 'danger';
@@ -116,9 +117,14 @@ export interface ModalView {
   external_id?: string;
 }
 
+/**
+ * plain_text, cut at `max`. Control, bidi and zero-width characters are neutralised here (as
+ * `esc` does for mrkdwn), so no caller can forget it: headers, titles, labels, options and
+ * buttons often carry upstream strings (site names, recipient names, e-mails).
+ */
 export const plain = (text: string, max: number = LIMITS.sectionText): PlainText => ({
   type: 'plain_text',
-  text: truncate(text, max) || ' ',
+  text: truncate(neutralise(text), max) || ' ',
   emoji: true,
 });
 /** mrkdwn text, cut at `max` without splitting an entity, a `<…>` token or a code span (review #9). */
@@ -166,6 +172,7 @@ export function divider(): Block {
   return { type: 'divider' };
 }
 
+/** A confirmation dialog. `text` is plain text (not mrkdwn): pass strings unescaped. */
 export function confirmDialog(
   title: string,
   text: string,
@@ -175,7 +182,7 @@ export function confirmDialog(
 ): ConfirmDialog {
   const d: ConfirmDialog = {
     title: plain(title, 100),
-    text: md(text, 300),
+    text: plain(text, 300),
     confirm: plain(confirm, 30),
     deny: plain(deny, 30),
   };

@@ -1,19 +1,17 @@
 /**
- * Helpers shared by the button and modal listeners of every feature (`/drm` svc-*, `/dwm` wm-*,
- * watch-*, home-*), not a listener itself: request contexts for block actions and view
- * submissions, the workspace check of button values, error replies, response_url replies from a
- * modal, the user's DM, audited changes, modal metadata, and a bot WebClient for background work
- * after a restart. Slack files (upload, download with the bot token) are in ../files.ts.
+ * Helpers shared by the features' buttons and modals (the checks every interaction gets are in
+ * ./interactions.ts): request contexts for block actions and view submissions, error replies,
+ * response_url replies from a modal, the user's DM, audited changes, and a bot WebClient for
+ * background work after a restart. Slack files (upload, download with the bot token) are in
+ * ./files.ts.
  */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import type { Message } from './blocks.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
 import { trustedSlackUrl } from './files.js';
-import { decodeValue } from './values.js';
 import { webClients } from './web-client.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's body types differ per payload kind
@@ -70,51 +68,6 @@ export function viewContext(deps: AppDeps, a: PayloadArgs, command?: SlashComman
     triggerId: a.body.trigger_id,
     ...(command ? { command } : {}),
   });
-}
-
-/**
- * A button value names the workspace it was made in. A click whose payload comes from another
- * workspace (a shared channel, a forged value) never acts on the named workspace's data: the
- * request's own workspace (from the signed payload) decides, and a mismatch is refused.
- */
-export async function sameWorkspace(
-  ctx: CommandContext,
-  valueWorkspace: string | undefined,
-): Promise<boolean> {
-  if (valueWorkspace === ctx.workspace) return true;
-  ctx.logger.warn({ valueWorkspace }, 'button value from another workspace refused');
-  await ctx.respond(
-    {
-      text: 'This button belongs to another workspace, so it cannot act here. Run the command again in this workspace.',
-    },
-    { share: false },
-  );
-  return false;
-}
-
-/** A stale or tampered button value. */
-export async function badValue(ctx: CommandContext): Promise<void> {
-  await ctx.respond(
-    { text: 'This button is out of date. Run the command again to get a fresh one.' },
-    { share: false },
-  );
-}
-
-/**
- * A button's value checked with its schema and for its workspace; undefined (the user already
- * told: out of date, or another workspace) when it is not usable.
- */
-export async function buttonValue<T extends { w: string }>(
-  ctx: CommandContext,
-  schema: z.ZodType<T>,
-  raw: string | undefined,
-): Promise<T | undefined> {
-  const v = decodeValue(schema, raw);
-  if (!v) {
-    await badValue(ctx);
-    return undefined;
-  }
-  return (await sameWorkspace(ctx, v.w)) ? v : undefined;
 }
 
 export { errorOptions };
@@ -180,26 +133,6 @@ export async function replyFromModal(
     ? await sendViaResponseUrl(ctx.deps, responseUrl, msg, replace).catch(() => false)
     : false;
   if (!sent) await ctx.respond(msg);
-}
-
-/**
- * A modal's private_metadata checked with its schema and for the submitting user's workspace.
- * When it is not usable (out of date, tampered, another workspace) the submission is answered
- * with `problem` inline on `block`, and undefined is returned.
- */
-export async function modalMeta<T extends { w: string }>(
-  ctx: CommandContext,
-  // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
-  ack: (r?: any) => Promise<void>,
-  schema: z.ZodType<T>,
-  raw: string | undefined,
-  block: string,
-  problem: string,
-): Promise<T | undefined> {
-  const meta = decodeValue(schema, raw);
-  if (meta && meta.w === ctx.workspace) return meta;
-  await ack({ response_action: 'errors', errors: { [block]: problem } });
-  return undefined;
 }
 
 /** The user's DM channel id with the bot. */

@@ -40,7 +40,8 @@ export interface MembersMeta extends CardMeta {
 
 function memberButtons(m: MemberView, workspace: string, page: number): ButtonElement[] {
   const value = encodeValue({ w: workspace, p: page, m: m.memberSeq });
-  const email = esc(m.email);
+  // Confirm dialogs are plain_text: the address as is (the builder neutralises it).
+  const email = m.email;
   const list: ButtonElement[] = [
     button('Change group', SVC_ACTIONS.memberGroup, { value }),
     button('Reset password', SVC_ACTIONS.memberResetPassword, {
@@ -74,7 +75,7 @@ function memberButtons(m: MemberView, workspace: string, page: number): ButtonEl
         style: 'primary',
         confirm: confirmDialog(
           'Activate this member?',
-          `${email} can sign in to the service console again with the access of the ${esc(m.groupLabel)} group.`,
+          `${email} can sign in to the service console again with the access of the ${m.groupLabel} group.`,
           'Activate',
           'Back',
           'primary',

@@ -41,8 +41,9 @@ const BUTTON_TEXT: Record<PlanAction, string> = {
 
 /** Exactly what each button will do, for its confirm dialog. */
 function confirmFor(a: PlanAction, state: PlanState): ReturnType<typeof confirmDialog> {
-  // The confirm text is mrkdwn: every service-provided string is escaped (review #5).
-  const what = `${esc(state.serviceLabel)} on site ${code(state.siteId)}`;
+  // The confirm text is plain_text (Slack's rule for confirm dialogs): no mrkdwn, no escaping;
+  // the builder neutralises control, bidi and zero-width characters.
+  const what = `${state.serviceLabel} on site ${state.siteId}`;
   switch (a) {
     case 'trial':
       return confirmDialog(
@@ -70,7 +71,7 @@ function confirmFor(a: PlanAction, state: PlanState): ReturnType<typeof confirmD
     default:
       return confirmDialog(
         'Cancel the pending request?',
-        `Cancels request ${code(state.latest?.requestId ?? '')} (${esc((state.latest?.typeLabel ?? '').toLowerCase())}) for ${what}. The provider will not act on it. This cannot be undone.`,
+        `Cancels request ${state.latest?.requestId ?? ''} (${(state.latest?.typeLabel ?? '').toLowerCase()}) for ${what}. The provider will not act on it. This cannot be undone.`,
         'Cancel request',
         'Keep it',
         'danger',

@@ -186,7 +186,7 @@ export function watchesMessage(subs: Subscription[], channelId: string, page = 0
         style: 'danger',
         confirm: confirmDialog(
           'Stop this subscription?',
-          `Job notifications for site ${code(s.siteId)} (${statusesText(s.statuses)}) will stop in this channel. Messages already posted stay.`,
+          `Job notifications for site ${s.siteId} (${statusesText(s.statuses)}) will stop in this channel. Messages already posted stay.`,
           'Unsubscribe',
           'Cancel',
           'danger',
