@@ -140,7 +140,7 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
         ...(item.msg.blocks ? { blocks: item.msg.blocks } : {}),
         unfurl_links: false,
         unfurl_media: false,
-      } as never);
+      });
       lane.items.shift();
       lane.notBefore = clock.now() + gap;
     } catch (e) {

@@ -13,6 +13,7 @@
  *   thread) with `include_all_metadata` and looks for the `drm_chatops_delivery` key: the core's
  *   exactly-once check after a crash between posting and recording.
  */
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
@@ -64,6 +65,15 @@ const HISTORY_PAGE = 200;
 /** Pages read when looking for a delivery (200 messages each); the window is minutes wide. */
 const HISTORY_MAX_PAGES = 10;
 
+/**
+ * The watch core (src/watch) carries a message's blocks opaquely (it knows nothing of Slack);
+ * they were built by the watch feature's renderer (features/watch/render-card.ts) with the typed
+ * Block Kit builders, so they are Block Kit here.
+ */
+function slackBlocks(blocks: unknown[]): KnownBlock[] {
+  return blocks as KnownBlock[];
+}
+
 /** A ChannelPoster over one WebClient (a client per workspace; see `createPosterFactory`). */
 export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
   const call = async <T>(fn: (c: WebClient) => Promise<T>): Promise<T> => {
@@ -75,17 +85,22 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
   };
   return {
     async post(channel: string, message: ChannelMessage, opts: PostOptions) {
+      const base = {
+        channel,
+        text: message.text,
+        ...(message.blocks ? { blocks: slackBlocks(message.blocks) } : {}),
+        metadata: opts.metadata,
+        unfurl_links: false,
+        unfurl_media: false,
+      };
       const r = await call((c) =>
-        c.chat.postMessage({
-          channel,
-          text: message.text,
-          ...(message.blocks ? { blocks: message.blocks } : {}),
-          ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
-          ...(opts.threadTs && opts.broadcast ? { reply_broadcast: true } : {}),
-          metadata: opts.metadata as never,
-          unfurl_links: false,
-          unfurl_media: false,
-        } as never),
+        c.chat.postMessage(
+          !opts.threadTs
+            ? base
+            : opts.broadcast
+              ? { ...base, thread_ts: opts.threadTs, reply_broadcast: true }
+              : { ...base, thread_ts: opts.threadTs },
+        ),
       );
       // Unknown shape on purpose: the core re-checks by metadata on the next drain.
       if (typeof r.ts !== 'string') throw new Error('chat.postMessage returned no ts');
@@ -97,7 +112,7 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
           channel,
           ts,
           text: message.text,
-          ...(message.blocks ? { blocks: message.blocks as never } : {}),
+          ...(message.blocks ? { blocks: slackBlocks(message.blocks) } : {}),
         }),
       );
     },

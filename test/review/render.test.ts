@@ -12,17 +12,20 @@ import { registry } from '../../src/slack/features/index.js';
 import { planCard } from '../../src/slack/features/plan/render.js';
 import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
 import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
-import type { Block } from '../../src/slack/kit/blocks.js';
+import type { Block, ButtonElement } from '../../src/slack/kit/blocks.js';
 import { tokenize } from '../../src/slack/kit/parse.js';
 import { decodeValue, recipientsPageValue } from '../../src/slack/kit/wm-values.js';
 
 const allButtons = (blocks: Block[] = []) =>
-  blocks.flatMap((b) =>
-    b.type === 'actions' ? b.elements : b.type === 'section' && b.accessory ? [b.accessory] : [],
-  );
+  blocks
+    .flatMap(
+      (b): Array<{ type: string }> =>
+        b.type === 'actions' ? b.elements : b.type === 'section' && b.accessory ? [b.accessory] : [],
+    )
+    .filter((e): e is ButtonElement => e.type === 'button');
 
 describe('plan card confirm dialogs', () => {
-  it('escape the service-provided request id and type in the (mrkdwn) confirm text', () => {
+  it('show the service-provided request id and type as plain text (no mention can form)', () => {
     const state: PlanState = {
       siteId: 'DEMO',
       serviceCode: 'PD001',
@@ -42,9 +45,10 @@ describe('plan card confirm dialogs', () => {
     };
     const card = planCard(state, { workspace: 'T1', timeZone: 'UTC' });
     const cancel = allButtons(card.blocks).find((b) => b.action_id === 'svc_plan_cancel');
-    expect(cancel?.confirm?.text.type).toBe('mrkdwn');
-    // Today: "Cancels request <!channel> (<!here|x>) for DRM on site DEMO…" — a live mention.
-    expect(cancel?.confirm?.text.text).not.toContain('<!');
+    // A confirm dialog's text is plain_text (Slack's Block Kit reference): Slack parses no mention
+    // or link in it, so the service's strings are shown as they are, never as a live mention.
+    expect(cancel?.confirm?.text.type).toBe('plain_text');
+    expect(cancel?.confirm?.text.text).toContain('Cancels request <!channel>');
   });
 });
 
@@ -71,7 +75,7 @@ describe('/dwm recipients paging buttons', () => {
     // `/dwm recipients a1 a2 … a21`: the command accepts any number of keywords (rest()).
     const keywords = Array.from({ length: 21 }, (_, i) => `a${i}`);
     const msg = recipientListMessage(input(keywords));
-    const next = allButtons(msg.blocks).find((b) => b.action_id.startsWith('wm_recipients_page'));
+    const next = allButtons(msg.blocks).find((b) => b.action_id?.startsWith('wm_recipients_page'));
     expect(next?.value).toBeDefined();
     // Today the value has 21 keywords but recipientsPageValue allows 20: the click says "out of date".
     expect(decodeValue(recipientsPageValue, next?.value)).toBeDefined();

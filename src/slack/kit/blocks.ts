@@ -5,6 +5,18 @@
  * each 2000, header 150, button text 75, action_id/block_id 255, 25 elements per actions block,
  * context 10 elements, modal title 24, submit/close 24, plain_text_input max_length 3000.
  */
+import type {
+  Button,
+  ConfirmationDialog,
+  InputBlock,
+  KnownBlock,
+  MrkdwnElement,
+  PlainTextElement,
+  PlainTextOption,
+  SectionBlock,
+  HomeView as SlackHomeView,
+  ModalView as SlackModalView,
+} from '@slack/types';
 import { neutralise, truncate, truncateMrkdwn } from './mrkdwn.js';
 
 export const LIMITS = {
@@ -27,95 +39,23 @@ export const LIMITS = {
   messageText: 40_000,
 } as const;
 
-export interface PlainText {
-  type: 'plain_text';
-  text: string;
-  emoji?: boolean;
-}
-export interface Mrkdwn {
-  type: 'mrkdwn';
-  text: string;
-}
-export type TextObject = PlainText | Mrkdwn;
-
-export interface ConfirmDialog {
-  title: PlainText;
-  /** plain_text only (Slack's Block Kit reference for confirmation dialogs). */
-  text: PlainText;
-  confirm: PlainText;
-  deny: PlainText;
-  style?: 'primary' | 'danger';
-}
-
-export interface ButtonElement {
-  type: 'button';
-  text: PlainText;
-  action_id: string;
-  value?: string;
-  url?: string;
-  style?: 'primary' | 'danger';
-  confirm?: ConfirmDialog;
-}
-
-export interface OptionObject {
-  text: PlainText;
-  value: string;
-  description?: PlainText;
-}
-
+// The Block Kit shapes are Slack's own (@slack/types, the types @slack/web-api and Bolt check
+// payloads against); the builders below only narrow them where this app relies on a field.
+export type PlainText = PlainTextElement;
+export type Mrkdwn = MrkdwnElement;
+export type TextObject = PlainTextElement | MrkdwnElement;
+/** A confirmation dialog: `text` is plain_text only (Slack's Block Kit reference). */
+export type ConfirmDialog = ConfirmationDialog & { title: PlainTextElement; text: PlainTextElement };
+export type ButtonElement = Button;
+export type OptionObject = PlainTextOption;
 /** Elements of input blocks. */
-export type InputElement =
-  | {
-      type: 'plain_text_input';
-      action_id: string;
-      multiline?: boolean;
-      initial_value?: string;
-      placeholder?: PlainText;
-      max_length?: number;
-      min_length?: number;
-    }
-  | {
-      type: 'static_select';
-      action_id: string;
-      options: OptionObject[];
-      initial_option?: OptionObject;
-      placeholder?: PlainText;
-    }
-  | { type: 'file_input'; action_id: string; filetypes?: string[]; max_files?: number };
-
-export type Block =
-  | { type: 'header'; text: PlainText; block_id?: string }
-  | {
-      type: 'section';
-      text?: TextObject;
-      fields?: TextObject[];
-      accessory?: ButtonElement;
-      block_id?: string;
-    }
-  | { type: 'context'; elements: TextObject[]; block_id?: string }
-  | { type: 'actions'; elements: ButtonElement[]; block_id?: string }
-  | { type: 'divider'; block_id?: string }
-  | {
-      type: 'input';
-      block_id: string;
-      label: PlainText;
-      element: InputElement;
-      hint?: PlainText;
-      optional?: boolean;
-    };
-
-export interface ModalView {
-  type: 'modal';
-  callback_id: string;
-  title: PlainText;
-  submit?: PlainText;
-  close?: PlainText;
-  blocks: Block[];
-  private_metadata?: string;
-  notify_on_close?: boolean;
-  clear_on_close?: boolean;
-  external_id?: string;
-}
+export type InputElement = InputBlock['element'];
+export type Block = KnownBlock;
+export type SectionBlockT = SectionBlock;
+/** A modal this app builds: always with a callback id and known blocks. */
+export type ModalView = SlackModalView & { callback_id: string; blocks: KnownBlock[] };
+/** The App Home tab. */
+export type HomeView = SlackHomeView & { blocks: KnownBlock[] };
 
 /**
  * plain_text, cut at `max`. Control, bidi and zero-width characters are neutralised here (as
@@ -144,7 +84,7 @@ export function section(
   text: string | undefined,
   opts: { fields?: string[]; accessory?: ButtonElement; blockId?: string } = {},
 ): Block {
-  const b: Extract<Block, { type: 'section' }> = { type: 'section' };
+  const b: SectionBlock = { type: 'section' };
   if (text !== undefined) b.text = md(text);
   if (opts.fields?.length) b.fields = opts.fields.slice(0, LIMITS.fields).map((f) => md(f, LIMITS.fieldText));
   if (!b.text && !b.fields) b.text = md(' ');
@@ -228,7 +168,7 @@ export function textInput(
   if (opts.placeholder) element.placeholder = plain(opts.placeholder, 150);
   if (opts.multiline) element.multiline = true;
   if (opts.maxLength) element.max_length = opts.maxLength;
-  const b: Extract<Block, { type: 'input' }> = {
+  const b: InputBlock = {
     type: 'input',
     block_id: id(blockId),
     label: plain(label, LIMITS.inputLabel),
@@ -249,7 +189,7 @@ export function staticSelect(
   const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value', options: opt };
   const initial = opt.find((o) => o.value === opts.initial);
   if (initial) element.initial_option = initial;
-  const b: Extract<Block, { type: 'input' }> = {
+  const b: InputBlock = {
     type: 'input',
     block_id: id(blockId),
     label: plain(label, LIMITS.inputLabel),

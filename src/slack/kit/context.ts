@@ -119,16 +119,16 @@ export function createContext(input: ContextInput): CommandContext {
       }
       const payload = { text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) };
       if (input.channelId && share) {
-        await client.chat.postMessage({ channel: input.channelId, ...payload } as never);
+        await client.chat.postMessage({ channel: input.channelId, ...payload });
       } else if (input.channelId) {
         await client.chat.postEphemeral({
           channel: input.channelId,
           user: input.userId,
           ...payload,
-        } as never);
+        });
       } else {
         // No channel (a modal submission): a direct message from the bot.
-        await client.chat.postMessage({ channel: input.userId, ...payload } as never);
+        await client.chat.postMessage({ channel: input.userId, ...payload });
       }
     },
     async timeZone() {
@@ -156,7 +156,7 @@ export function createContext(input: ContextInput): CommandContext {
     },
     async openView(view) {
       if (!input.triggerId) throw new Error('No trigger id: a modal can only open from a command or button');
-      const r = await client.views.open({ trigger_id: input.triggerId, view: view as never });
+      const r = await client.views.open({ trigger_id: input.triggerId, view: view });
       return r.view?.id;
     },
   };

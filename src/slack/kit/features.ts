@@ -129,7 +129,7 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
   registerInteractions(app, deps, interactions, registry);
   for (const f of features) {
     for (const e of f.events ?? []) {
-      app.event(e.event, (args) => e.run(deps, args as never));
+      app.event(e.event, (args) => e.run(deps, args));
     }
   }
   return registry;

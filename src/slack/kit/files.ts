@@ -38,7 +38,7 @@ export async function uploadFile(
     filename: file.filename,
     title: file.title ?? file.filename,
     ...(file.comment ? { initial_comment: file.comment } : {}),
-  } as never);
+  });
 }
 
 export class FileReadError extends Error {

@@ -131,7 +131,7 @@ export const missingArgsForm: Interaction = declareModal<
       ...(m.ch ? { channelId: m.ch } : {}),
       ...(trigger ? { triggerId: trigger } : {}),
       respond: respondVia(ctx.deps, m.ru, async (msg) => {
-        await client.chat.postMessage({ channel: ctx.userId, ...msg } as never);
+        await client.chat.postMessage({ channel: ctx.userId, ...msg });
       }),
     });
     await registry.dispatch(run, `${m.t} ${added.join(' ')}`);

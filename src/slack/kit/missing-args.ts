@@ -5,7 +5,7 @@
  * typed complete (src/slack/listeners/views/missing-args.ts). Pure: data in, view out.
  */
 import { z } from 'zod';
-import { type Block, context, type ModalView, modal, section, textInput } from './blocks.js';
+import { type Block, context, type ModalView, modal, plain, section, textInput } from './blocks.js';
 import { code, truncate } from './mrkdwn.js';
 import type { ArgSpec } from './parse.js';
 
@@ -52,17 +52,17 @@ export function missingArgInput(name: string, spec: ArgSpec): Block {
     return {
       type: 'input',
       block_id: missingArgBlock(name),
-      label: { type: 'plain_text', text: truncate(label, 2000), emoji: true },
+      label: plain(label, 2000),
       element: { type: 'multi_users_select', action_id: 'value', max_selected_items: 25 },
-    } as unknown as Block;
+    };
   }
   if (spec.picker === 'channel') {
     return {
       type: 'input',
       block_id: missingArgBlock(name),
-      label: { type: 'plain_text', text: truncate(label, 2000), emoji: true },
+      label: plain(label, 2000),
       element: { type: 'channels_select', action_id: 'value' },
-    } as unknown as Block;
+    };
   }
   return textInput(missingArgBlock(name), label, {
     placeholder: spec.hint || name,

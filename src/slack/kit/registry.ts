@@ -293,7 +293,7 @@ export class CommandRegistry {
       if (parsed.missing.length > 0) {
         if (entry.onMissing !== 'error' && entry.openModal) {
           outcome = 'modal';
-          await entry.openModal(ctx, parsed.values as never);
+          await entry.openModal(ctx, parsed.values);
           return;
         }
         if (
@@ -309,7 +309,7 @@ export class CommandRegistry {
         await ctx.respond(renderError(`Couldn't run ${what}`, err, this.errOpts(ctx)));
         return;
       }
-      await entry.handler(ctx, { ...parsed.values, share: parsed.share } as never);
+      await entry.handler(ctx, { ...parsed.values, share: parsed.share });
     } catch (e) {
       outcome = 'error';
       const opts = await errorOptions(ctx);

@@ -286,7 +286,7 @@ export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promis
   if ((await ctx.role()) === 'admin') {
     ctx.openView = async (view) => {
       if (!viewId) throw new Error('views.open returned no view id');
-      await ctx.client.views.update({ view_id: viewId, view: view as never });
+      await ctx.client.views.update({ view_id: viewId, view: view });
       return viewId;
     };
     return true;
@@ -295,7 +295,7 @@ export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promis
   if (viewId) {
     await ctx.client.views.update({
       view_id: viewId,
-      view: refusedView(o.what, await ctx.admins()) as never,
+      view: refusedView(o.what, await ctx.admins()),
     });
   }
   return false;
@@ -333,11 +333,11 @@ export async function adminGateForView(
     await ctx.audit({ action: o.action, detail: `refused: ${o.what}`, result: 'refused' });
     return { ok: false };
   }
-  await ack({ response_action: 'update', view: o.pending as never });
+  await ack({ response_action: 'update', view: o.pending });
   if ((await ctx.role()) === 'admin') return { ok: true, acked: true };
   await ctx.audit({ action: o.action, detail: `refused: ${o.what}`, result: 'refused' });
   await ctx.client.views
-    .update({ view_id: o.viewId, view: refusedView(o.what, await ctx.admins()) as never })
+    .update({ view_id: o.viewId, view: refusedView(o.what, await ctx.admins()) })
     .catch((err: unknown) => ctx.logger.warn({ err }, 'could not show the refusal in the modal'));
   return { ok: false };
 }

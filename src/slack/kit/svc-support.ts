@@ -52,7 +52,7 @@ export async function showLoadFailure(
   await ctx.client.views
     .update({
       view_id: viewId,
-      view: infoView(title, `:warning: ${couldnt}\n${ex.why}\n${ex.next}`) as never,
+      view: infoView(title, `:warning: ${couldnt}\n${ex.why}\n${ex.next}`),
     })
     .catch(() => undefined);
 }

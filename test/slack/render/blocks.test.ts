@@ -25,7 +25,8 @@ function checkBlock(b: Block): void {
   if (b.type === 'header') expect(b.text.text.length).toBeLessThanOrEqual(LIMITS.header);
   if (b.type === 'actions') {
     expect(b.elements.length).toBeLessThanOrEqual(LIMITS.actionsElements);
-    for (const e of b.elements) expect(e.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
+    for (const e of b.elements)
+      if (e.type === 'button') expect(e.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
   }
 }
 

@@ -64,7 +64,7 @@ export const exportButton = button({
       const posted = await client.chat.postMessage({
         channel: dm,
         text: started.text,
-        blocks: started.blocks as never,
+        blocks: started.blocks,
       });
       progressTs = posted.ts;
       const result = await exportWithProgress(v.k, svc, siteId, query, {
@@ -73,7 +73,7 @@ export const exportButton = button({
           if (!dm || !progressTs) return;
           const m = exportProgressMessage(siteId, p);
           await client.chat
-            .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
+            .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks })
             .catch((err: unknown) => ctx.logger.warn({ err }, 'export progress update failed'));
         },
       });
@@ -93,7 +93,7 @@ export const exportButton = button({
         channel: dm,
         ts: progressTs!,
         text: done.text,
-        blocks: done.blocks as never,
+        blocks: done.blocks,
       });
     } catch (e) {
       if (dm && progressTs) {
@@ -101,7 +101,7 @@ export const exportButton = button({
         logError(ctx, 'export failed', e, opts);
         const m = message('The export failed.', errorBlocks("Couldn't export the CSV", e, opts));
         await client.chat
-          .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks as never })
+          .update({ channel: dm, ts: progressTs, text: m.text, blocks: m.blocks })
           .catch((err: unknown) => ctx.logger.error({ err }, 'could not show the export failure'));
       } else {
         await respondError(ctx, "Couldn't export the CSV", e);

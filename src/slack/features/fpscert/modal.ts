@@ -133,7 +133,7 @@ export const fpsCertForm = modal<Meta, Data>({
       );
       await client.views.update({
         view_id: view.id,
-        view: fpsCertDoneView(r, { keyFile: !!keyFileId }) as never,
+        view: fpsCertDoneView(r, { keyFile: !!keyFileId }),
       });
     } catch (e) {
       let lines: string[];
@@ -148,7 +148,7 @@ export const fpsCertForm = modal<Meta, Data>({
       await client.views
         .update({
           view_id: view.id,
-          view: fpsCertModal(meta.s, JSON.stringify(meta), lines) as never,
+          view: fpsCertModal(meta.s, JSON.stringify(meta), lines),
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
     }

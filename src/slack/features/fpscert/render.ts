@@ -9,7 +9,7 @@
  */
 import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
 import { ASK_MAX_CHARS } from '../../../ops/service/fpscert.js';
-import { type Block, type ModalView, modal, section, textInput } from '../../kit/blocks.js';
+import { type Block, type ModalView, modal, plain, section, textInput } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { infoView } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
@@ -44,19 +44,18 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
     {
       type: 'input',
       block_id: FPS_BLOCK.cert,
-      label: { type: 'plain_text', text: 'Certificate (.der or .cer)' },
+      label: plain('Certificate (.der or .cer)'),
       element: { type: 'file_input', action_id: 'file', filetypes: ['der', 'cer'], max_files: 1 },
     },
     {
       type: 'input',
       block_id: FPS_BLOCK.keyFile,
       optional: true,
-      label: { type: 'plain_text', text: 'Private key file (.pem)' },
+      label: plain('Private key file (.pem)'),
       element: { type: 'file_input', action_id: 'file', filetypes: ['pem'], max_files: 1 },
-      hint: {
-        type: 'plain_text',
-        text: 'Either this or the pasted text below. An attached key stays in your Slack files until you delete it.',
-      },
+      hint: plain(
+        'Either this or the pasted text below. An attached key stays in your Slack files until you delete it.',
+      ),
     },
     textInput(FPS_BLOCK.key, 'Or paste the private key (PEM text)', {
       multiline: true,

@@ -63,14 +63,14 @@ export async function openFromHome(
     // What the parser gives for arguments not typed: [] for lists and rest words.
     for (const [k, a] of Object.entries(entry.args)) if (!(k in args) && a.list) args[k] = [];
     if (entry.openModal) {
-      await entry.openModal(ctx, args as never);
+      await entry.openModal(ctx, args);
       return 'opened';
     }
     const missing = Object.entries(entry.args).some(
       ([k, a]) => a.required && (args[k] === undefined || (Array.isArray(args[k]) && args[k].length === 0)),
     );
     if (!missing) {
-      await entry.handler(ctx, { ...args, share: false } as never);
+      await entry.handler(ctx, { ...args, share: false });
       return 'opened';
     }
     await ctx.respond(

@@ -28,7 +28,7 @@ export const homeOpened: EventSpec = {
     try {
       await recordViewer(deps, workspace, event.user);
       if (!event.view) {
-        await client.views.publish({ user_id: event.user, view: homeLoadingView() as never });
+        await client.views.publish({ user_id: event.user, view: homeLoadingView() });
       }
       await publishHome(deps, client, workspace, event.user);
     } catch (err) {

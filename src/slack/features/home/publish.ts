@@ -69,7 +69,7 @@ export async function publishHome(
     userInfo(deps, client, workspace, userId),
   ]);
   const view = homeView(d, { isAdmin: role === 'admin', timeZone: info.tz });
-  await client.views.publish({ user_id: userId, view: view as never });
+  await client.views.publish({ user_id: userId, view: view });
 }
 
 const running = new Map<string, { again: boolean; done: Promise<number> }>();

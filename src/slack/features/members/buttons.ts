@@ -116,7 +116,7 @@ export const groupButton = memberButton({
             'Change group',
             `There is no sub-member number ${code(v.m)} any more: run \`/drm members\` again.`,
           );
-      if (viewId) await ctx.client.views.update({ view_id: viewId, view: view as never });
+      if (viewId) await ctx.client.views.update({ view_id: viewId, view: view });
     } catch (e) {
       await showLoadFailure(
         ctx,

@@ -44,7 +44,7 @@ export const groupModal = modal<Meta, { group: string }>({
     const closeWith = async (text: string) => {
       if (!gated) return;
       await client.views
-        .update({ view_id: view.id, view: infoView('Change group', text) as never })
+        .update({ view_id: view.id, view: infoView('Change group', text) })
         .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the change-group view'));
     };
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);

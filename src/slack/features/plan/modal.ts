@@ -65,7 +65,7 @@ export const planModal = modal<Meta, Data>({
     const closeWith = async (text: string) => {
       if (!gated) return;
       await client.views
-        .update({ view_id: view.id, view: infoView(spec.label, text) as never })
+        .update({ view_id: view.id, view: infoView(spec.label, text) })
         .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the plan request view'));
     };
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);

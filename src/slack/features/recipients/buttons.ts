@@ -53,7 +53,7 @@ export const editButton = button({
       const meta = encodeValue({ w: ctx.workspace, s: site, r: v.r, u: responseUrl ?? '' });
       await ctx.client.views.update({
         view_id: viewId ?? '',
-        view: recipientEditView(r, site, meta) as never,
+        view: recipientEditView(r, site, meta),
       });
     } catch (e) {
       if (!viewId) {
@@ -67,7 +67,7 @@ export const editButton = button({
           view_id: viewId,
           view: recipientEditFailedView(
             `Couldn't load recipient ${v.r}. ${ex.why.replace(/[`*]/g, '')} ${ex.next.replace(/[`*]/g, '')}`,
-          ) as never,
+          ),
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the edit view'));
     }

@@ -140,7 +140,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
     const deps = ctx.deps;
     const show = (v: ModalView) =>
       client.views
-        .update({ view_id: view.id, view: v as never })
+        .update({ view_id: view.id, view: v })
         .catch((err: unknown) =>
           ctx.logger.warn({ err, refId: ctx.refId }, 'could not update the edit view'),
         );

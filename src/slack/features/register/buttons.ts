@@ -37,7 +37,7 @@ export const backButton = button({
           ? { problem: 'Your earlier list has expired (kept one hour); enter it again.' }
           : {}),
         privateMetadata: formMetadata(ctx.workspace, site, draft?.id),
-      }) as never,
+      }),
     });
   },
 });

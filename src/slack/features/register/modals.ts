@@ -77,14 +77,14 @@ export async function planIntoView(
     const tooMany = checkEntryCount(parsed);
     if (tooMany) {
       await saveDraft(deps, ctx.workspace, draft);
-      await client.views.update({ view_id: viewId, view: registerProblemView(esc(tooMany), meta) as never });
+      await client.views.update({ view_id: viewId, view: registerProblemView(esc(tooMany), meta) });
       return;
     }
     if (parsed.entries.length + parsed.errors.length === 0) {
       await saveDraft(deps, ctx.workspace, draft);
       await client.views.update({
         view_id: viewId,
-        view: registerProblemView('The list is empty: give at least one recipient name.', meta) as never,
+        view: registerProblemView('The list is empty: give at least one recipient name.', meta),
       });
       return;
     }
@@ -98,7 +98,7 @@ export async function planIntoView(
       : `${parsed.entries.length + parsed.errors.length} typed lines`;
     await client.views.update({
       view_id: viewId,
-      view: registerPreviewView({ plan, siteId: site, source, privateMetadata: meta }) as never,
+      view: registerPreviewView({ plan, siteId: site, source, privateMetadata: meta }),
     });
   } catch (e) {
     const ex = explainError(e, { refId: ctx.refId });
@@ -110,7 +110,7 @@ export async function planIntoView(
           // explainError's text is escaped mrkdwn already: passed as is (review #8).
           `Couldn't check the list. ${ex.why} ${ex.next}`,
           meta,
-        ) as never,
+        ),
       })
       .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
   }
@@ -198,7 +198,7 @@ export const registerFormModal = modal<FormMeta, FormData>({
         await client.views
           .update({
             view_id: view.id,
-            view: registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id)) as never,
+            view: registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id)),
           })
           .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
         return;

@@ -99,7 +99,7 @@ class ProgressUpdater {
 function updaterFor(client: WebClient, run: Pick<RunRecord, 'channel' | 'ts'>, logger: Logger) {
   return new ProgressUpdater(async (m) => {
     if (!run.channel || !run.ts) return;
-    await client.chat.update({ channel: run.channel, ts: run.ts, text: m.text, blocks: m.blocks as never });
+    await client.chat.update({ channel: run.channel, ts: run.ts, text: m.text, blocks: m.blocks });
   }, logger);
 }
 
@@ -120,10 +120,10 @@ async function finish(
         channel: run.channel,
         ts: run.ts,
         text: msg.text,
-        blocks: msg.blocks as never,
+        blocks: msg.blocks,
       });
     } else {
-      await client.chat.postMessage({ channel: run.userId, text: msg.text, blocks: msg.blocks as never });
+      await client.chat.postMessage({ channel: run.userId, text: msg.text, blocks: msg.blocks });
     }
   } catch (err) {
     // The report is stored, but the user must see it (review #20): when the update still fails
@@ -191,7 +191,7 @@ export async function startBackgroundRegistration(
     const posted = await client.chat.postMessage({
       channel: ctx.userId,
       text: first.text,
-      blocks: first.blocks as never,
+      blocks: first.blocks,
     });
     const run: RunRecord = {
       reportId,

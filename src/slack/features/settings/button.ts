@@ -27,8 +27,7 @@ export const editButton = button({
       const { svc, siteId } = await serviceFor(ctx, v.s);
       const s = await getSettings(svc, siteId);
       const meta = JSON.stringify({ w: v.w, s: siteId });
-      if (viewId)
-        await ctx.client.views.update({ view_id: viewId, view: settingsEditModal(s, meta) as never });
+      if (viewId) await ctx.client.views.update({ view_id: viewId, view: settingsEditModal(s, meta) });
     } catch (e) {
       await showLoadFailure(
         ctx,

@@ -69,7 +69,7 @@ export const settingsModal = modal<Meta, Data>({
       const r = await audited(ctx, 'settings.update', `changed ${fieldsSent.join(', ')}`, siteId, () =>
         updateSettings(svc, siteId, input),
       );
-      await client.views.update({ view_id: view.id, view: settingsSavedView(siteId, r.changed) as never });
+      await client.views.update({ view_id: view.id, view: settingsSavedView(siteId, r.changed) });
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'settings update failed', e, opts);
@@ -83,11 +83,7 @@ export const settingsModal = modal<Meta, Data>({
       await client.views
         .update({
           view_id: view.id,
-          view: settingsEditModal(
-            s,
-            JSON.stringify(meta),
-            `Nothing was saved. ${ex.why} ${ex.next}`,
-          ) as never,
+          view: settingsEditModal(s, JSON.stringify(meta), `Nothing was saved. ${ex.why} ${ex.next}`),
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the settings view'));
     }

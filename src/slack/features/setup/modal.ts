@@ -89,7 +89,7 @@ export const setupModal = modal<Meta, Data>({
         );
         await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
-        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) as never });
+        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) });
         return;
       }
       await ctx.audit({
@@ -112,7 +112,7 @@ export const setupModal = modal<Meta, Data>({
           workspace: ctx.workspace,
           failure: result.failures.map((f) => `• ${esc(f.message)}`),
           secretsDiscarded: SECRET_FIELDS.some((f) => !!form[f]?.trim()),
-        }) as never,
+        }),
       });
     } catch (err) {
       ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
@@ -121,7 +121,9 @@ export const setupModal = modal<Meta, Data>({
           view_id: view.id,
           view: setupFormView({
             values: Object.fromEntries(
-              Object.entries(form).filter(([k]) => !SECRET_FIELDS.includes(k as never)),
+              Object.entries(form).filter(
+                ([k]) => !SECRET_FIELDS.includes(k as (typeof SECRET_FIELDS)[number]),
+              ),
             ),
             defaults,
             workspace: ctx.workspace,
@@ -129,7 +131,7 @@ export const setupModal = modal<Meta, Data>({
               `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
             ],
             secretsDiscarded: true,
-          }) as never,
+          }),
         })
         .catch((e: unknown) =>
           ctx.logger.error({ err: e, refId: ctx.refId }, 'could not update the setup view'),

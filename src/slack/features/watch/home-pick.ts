@@ -13,6 +13,7 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
+import type { ModalView } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
@@ -110,9 +111,9 @@ export const homePickModal = modal<z.infer<typeof pickMeta>, { channelId: string
     return { ok: { channelId } };
   },
   async submit(ctx, _meta, { channelId }, { view, client }) {
-    const show = (v: unknown) =>
+    const show = (v: ModalView) =>
       client.views
-        .update({ view_id: view.id, view: v as never })
+        .update({ view_id: view.id, view: v })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the watch view'));
     try {
       const loaded = await loadCredentials(ctx.deps, ctx.workspace);

@@ -89,7 +89,7 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
       const v = r.ok
         ? watchModalDone(r.subscription, r.outcome)
         : modal_('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10));
-      await client.views.update({ view_id: view.id, view: v as never });
+      await client.views.update({ view_id: view.id, view: v });
     } catch (e) {
       const err = renderError("Couldn't watch jobs", e, {
         refId: ctx.refId,
@@ -98,7 +98,7 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
       if (!(e instanceof Error && /NotConfigured|SiteNotConfigured/.test(e.name)))
         ctx.logger.error({ err: e, refId: ctx.refId }, 'watch form failed');
       await client.views
-        .update({ view_id: view.id, view: modal_('watch_result', 'Watch jobs', err.blocks ?? []) as never })
+        .update({ view_id: view.id, view: modal_('watch_result', 'Watch jobs', err.blocks ?? []) })
         .catch((x: unknown) =>
           ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the watch view'),
         );

@@ -16,6 +16,7 @@ import {
   type ModalView,
   message,
   modal,
+  type OptionObject,
   plain,
   section,
   staticSelect,
@@ -210,11 +211,7 @@ export function watchesMessage(subs: Subscription[], channelId: string, page = 0
 // Modal
 // ---------------------------------------------------------------------------------------------
 
-interface OptionObj {
-  text: { type: 'plain_text'; text: string; emoji?: boolean };
-  value: string;
-}
-const opt = (text: string, value: string): OptionObj => ({ text: plain(text, LIMITS.optionText), value });
+const opt = (text: string, value: string): OptionObject => ({ text: plain(text, LIMITS.optionText), value });
 
 export interface WatchModalOptions {
   /** The workspace the form belongs to (in its metadata; checked at submission). */
@@ -245,7 +242,7 @@ export function watchModal(o: WatchModalOptions): ModalView {
       optional: true,
       label: plain('Statuses that notify (none checked: every status)'),
       element: { type: 'checkboxes', action_id: 'value', options: statusOptions },
-    } as unknown as Block,
+    },
     textInput(WATCH_BLOCK.content, 'Content id', {
       optional: true,
       placeholder: 'trailer-* (a prefix ending in *) or an exact content id',
@@ -261,7 +258,7 @@ export function watchModal(o: WatchModalOptions): ModalView {
         options: modeOptions,
         initial_option: modeOptions[0],
       },
-    } as unknown as Block,
+    },
   ];
   return modal(WATCH_MODAL_CALLBACK, 'Watch jobs', blocks, {
     submit: 'Watch',
@@ -347,13 +344,13 @@ export function watchPickView(workspace: string): ModalView {
       {
         type: 'input',
         block_id: HOME_WATCH_PICK_BLOCK,
-        label: { type: 'plain_text', text: 'Channel', emoji: true },
+        label: plain('Channel'),
         element: {
           type: 'conversations_select',
           action_id: 'value',
           filter: { include: ['public', 'private'], exclude_bot_users: true },
         },
-      } as unknown as Block,
+      },
     ],
     // Tagged with its workspace like every form (checked at submission).
     { submit: 'Next', privateMetadata: JSON.stringify({ w: workspace }) },
