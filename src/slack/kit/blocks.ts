@@ -1,9 +1,10 @@
 /**
  * Typed Block Kit builders and limit enforcement. Builders never throw on long input: they cut
  * text to Slack's limits (with `…`), so a message never fails with `invalid_blocks`.
- * Limits (Slack docs): 50 blocks per message, 100 per view, section text 3000, section fields 10
- * each 2000, header 150, button text 75, action_id/block_id 255, 25 elements per actions block,
- * context 10 elements, modal title 24, submit/close 24, plain_text_input max_length 3000.
+ * Slack's Block Kit limits are named in ONE place, `LIMITS` below (Slack docs: 50 blocks per
+ * message, 100 per view, section text 3000, fields 10 of 2000, header 150, button text 75, ids 255,
+ * 25 elements per actions block, 10 per context, modal title and buttons 24, confirm dialog title
+ * 100 / text 300 / buttons 30, inline errors 150).
  */
 import type {
   Button,
@@ -37,6 +38,13 @@ export const LIMITS = {
   inputLabel: 2000,
   privateMetadata: 3000,
   messageText: 40_000,
+  confirmTitle: 100,
+  confirmText: 300,
+  confirmButton: 30,
+  placeholder: 150,
+  selectOptions: 100,
+  /** A `response_action: 'errors'` message (per block). */
+  inlineError: 150,
 } as const;
 
 // The Block Kit shapes are Slack's own (@slack/types, the types @slack/web-api and Bolt check
@@ -121,10 +129,10 @@ export function confirmDialog(
   style?: 'primary' | 'danger',
 ): ConfirmDialog {
   const d: ConfirmDialog = {
-    title: plain(title, 100),
-    text: plain(text, 300),
-    confirm: plain(confirm, 30),
-    deny: plain(deny, 30),
+    title: plain(title, LIMITS.confirmTitle),
+    text: plain(text, LIMITS.confirmText),
+    confirm: plain(confirm, LIMITS.confirmButton),
+    deny: plain(deny, LIMITS.confirmButton),
   };
   if (style) d.style = style;
   return d;
@@ -165,7 +173,7 @@ export function textInput(
 ): Block {
   const element: InputElement = { type: 'plain_text_input', action_id: opts.actionId ?? 'value' };
   if (opts.initial) element.initial_value = opts.initial.slice(0, opts.maxLength ?? 3000);
-  if (opts.placeholder) element.placeholder = plain(opts.placeholder, 150);
+  if (opts.placeholder) element.placeholder = plain(opts.placeholder, LIMITS.placeholder);
   if (opts.multiline) element.multiline = true;
   if (opts.maxLength) element.max_length = opts.maxLength;
   const b: InputBlock = {
@@ -185,7 +193,9 @@ export function staticSelect(
   options: Array<{ text: string; value: string }>,
   opts: { actionId?: string; initial?: string; optional?: boolean } = {},
 ): Block {
-  const opt = options.slice(0, 100).map((o) => ({ text: plain(o.text, LIMITS.optionText), value: o.value }));
+  const opt = options
+    .slice(0, LIMITS.selectOptions)
+    .map((o) => ({ text: plain(o.text, LIMITS.optionText), value: o.value }));
   const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value', options: opt };
   const initial = opt.find((o) => o.value === opts.initial);
   if (initial) element.initial_option = initial;

@@ -30,8 +30,9 @@ import type { WebClient } from '@slack/web-api';
 import type { z } from 'zod';
 import { commandsTotal } from '../../metrics.js';
 import type { AppDeps } from '../deps.js';
-import type { Message, ModalView } from './blocks.js';
+import { LIMITS, type Message, type ModalView } from './blocks.js';
 import type { CommandContext, SlashCommand } from './context.js';
+import { truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
 import { adminGateForView, admitToModal, type Role, requireAdmin } from './roles.js';
 import { actionContext, respondError, viewContext } from './support.js';
@@ -327,7 +328,11 @@ async function runModal(
     }
     if ('errors' in checked) {
       outcome = 'invalid';
-      await ack({ response_action: 'errors', errors: checked.errors });
+      // Slack refuses an error over its limit: cut here, so no form has to remember it.
+      const errors = Object.fromEntries(
+        Object.entries(checked.errors).flatMap(([k, v]) => (v ? [[k, truncate(v, LIMITS.inlineError)]] : [])),
+      );
+      await ack({ response_action: 'errors', errors });
       await checked.after?.();
       return;
     }

@@ -9,10 +9,10 @@ import type { WebClient } from '@slack/web-api';
 import { configAdminIds } from '../../config.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
-import { type Message, type ModalView, modal, section } from './blocks.js';
+import { LIMITS, type Message, type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { renderRefused } from './errors.js';
-import { esc, userMention } from './mrkdwn.js';
+import { esc, truncate, userMention } from './mrkdwn.js';
 
 export type Role = 'member' | 'admin';
 
@@ -328,7 +328,7 @@ export async function adminGateForView(
       .replace(/<!subteam\^([A-Z0-9]+)>/g, 'the admin group');
     await ack({
       response_action: 'errors',
-      errors: { [o.blockId]: `Only admins can ${o.what}. Ask ${admins}.`.slice(0, 150) },
+      errors: { [o.blockId]: truncate(`Only admins can ${o.what}. Ask ${admins}.`, LIMITS.inlineError) },
     });
     await ctx.audit({ action: o.action, detail: `refused: ${o.what}`, result: 'refused' });
     return { ok: false };

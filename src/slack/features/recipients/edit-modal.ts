@@ -117,9 +117,9 @@ export const recipientEditModal = declareModal<Meta, Data>({
     // Local checks first: answered inline, audited only after the ack.
     const local: Record<string, string> = {};
     const nameProblem = patch.name === undefined ? null : checkRecipientName(patch.name);
-    if (nameProblem) local[RECIPIENT_EDIT_BLOCK.name] = nameProblem.slice(0, 150);
+    if (nameProblem) local[RECIPIENT_EDIT_BLOCK.name] = nameProblem;
     const descProblem = patch.description === undefined ? null : checkRecipientDescription(patch.description);
-    if (descProblem) local[RECIPIENT_EDIT_BLOCK.description] = descProblem.slice(0, 150);
+    if (descProblem) local[RECIPIENT_EDIT_BLOCK.description] = descProblem;
     if (Object.keys(local).length > 0) {
       return {
         errors: local,

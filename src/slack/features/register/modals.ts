@@ -156,7 +156,7 @@ export const registerFormModal = modal<FormMeta, FormData>({
     const fileId = formFileId(view);
     const siteId = formSite(view) ?? meta.s;
     const tooLong = checkModalText(text);
-    if (tooLong) return { errors: { [REGISTER_BLOCK.text]: tooLong.slice(0, 150) } };
+    if (tooLong) return { errors: { [REGISTER_BLOCK.text]: tooLong } };
     if (text.trim() && fileId) {
       return {
         errors: {

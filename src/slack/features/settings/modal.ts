@@ -57,8 +57,7 @@ export const settingsModal = modal<Meta, Data>({
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       const errors: Record<string, string> = {};
-      for (const i of e.issues)
-        errors[FIELD_BLOCK[i.field] ?? SETTINGS_BLOCK.duration] = i.message.slice(0, 150);
+      for (const i of e.issues) errors[FIELD_BLOCK[i.field] ?? SETTINGS_BLOCK.duration] = i.message;
       return { errors };
     }
   },

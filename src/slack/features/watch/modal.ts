@@ -52,7 +52,7 @@ function inlineErrors(issues: ValidationIssue[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const i of issues) {
     const b = BLOCK_OF[i.field] ?? WATCH_BLOCK.content;
-    out[b] ??= i.message.slice(0, 150);
+    out[b] ??= i.message;
   }
   return out;
 }
