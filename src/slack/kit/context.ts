@@ -14,51 +14,11 @@ import type { AuditEntry, WorkspaceKey } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
 import type { Message, ModalView } from './blocks.js';
+import type { CommandContext, Role, SlashCommand } from './context-types.js';
 import { code, esc, userMention } from './mrkdwn.js';
-import { adminContacts, type Role, resolveRole, userInfo } from './roles.js';
+import { adminContacts, resolveRole, userInfo } from './roles.js';
 
-export type SlashCommand = '/dwm' | '/drm';
-
-export interface RespondOptions {
-  /** Post in the channel for everyone (default: the `share` flag of the command). */
-  share?: boolean;
-  /** Replace the message the action came from (interactive replies). */
-  replaceOriginal?: boolean;
-  /** The message shows a secret (even masked): always ephemeral, whatever `share` says. */
-  secret?: boolean;
-}
-
-export interface CommandContext {
-  deps: AppDeps;
-  workspace: WorkspaceKey;
-  teamId?: string;
-  enterpriseId?: string;
-  userId: string;
-  channelId?: string;
-  /** Valid for 3 s after the interaction: open modals before any slow call. */
-  triggerId?: string;
-  /** The slash command in use (help hints say `/dwm …` or `/drm …`). */
-  command: SlashCommand;
-  /** Short id for this request, in every log line and shown with unexpected errors. */
-  refId: string;
-  logger: Logger;
-  client: WebClient;
-  /** Set by the dispatcher from the `share` flag. */
-  share: boolean;
-  /** Answer the user: ephemeral unless shared. */
-  respond(msg: Message, opts?: RespondOptions): Promise<void>;
-  /** IANA time zone of the user (users.info, cached). */
-  timeZone(): Promise<string>;
-  role(): Promise<Role>;
-  /** Who can do admin things, mrkdwn. */
-  admins(): Promise<string>;
-  /** The workspace's API clients; throws NotConfiguredError when nothing is set up. */
-  clients(): Promise<WorkspaceClients>;
-  /** Append to the audit log (and mirror to the audit channel). Never throws for the mirror. */
-  audit(entry: Omit<AuditInput, 'userId'>): Promise<void>;
-  /** views.open with the trigger id. */
-  openView(view: ModalView): Promise<string | undefined>;
-}
+export type { CommandContext, RespondOptions, SlashCommand } from './context-types.js';
 
 export interface ContextInput {
   deps: AppDeps;

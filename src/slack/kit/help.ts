@@ -4,9 +4,16 @@
  */
 
 import { type Block, context, header, type Message, message, section } from './blocks.js';
+import type { RegisteredEntry } from './command-entry.js';
+import type { SlashCommand } from './context-types.js';
 import { code, esc } from './mrkdwn.js';
 import { type ArgsSpec, usageOf } from './parse.js';
-import type { CommandRegistry, RegisteredEntry, SlashCommand } from './registry.js';
+
+/** What help reads from the registry (./registry.ts's CommandRegistry). */
+export interface CommandRegistry {
+  entries(command?: SlashCommand): RegisteredEntry[];
+  under(command: SlashCommand, prefix: readonly string[]): RegisteredEntry[];
+}
 
 const TITLES: Record<SlashCommand, string> = {
   '/dwm': 'Forensic watermarking',

@@ -10,11 +10,11 @@ import { configAdminIds } from '../../config.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView, modal, section } from './blocks.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext, Role } from './context-types.js';
 import { renderRefused } from './errors.js';
 import { esc, truncate, userMention } from './mrkdwn.js';
 
-export type Role = 'member' | 'admin';
+export type { Role };
 
 export interface SlackUserInfo {
   id: string;
