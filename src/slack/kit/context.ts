@@ -6,14 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../log.js';
-import { type AuditInput, audit } from '../../ops/audit.js';
+import { audit } from '../../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../../ops/workspace.js';
 import { workspaceKeyOf } from '../../store/keys.js';
-import type { AuditEntry, WorkspaceKey } from '../../store/types.js';
+import type { AuditEntry } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
-import type { Message, ModalView } from './blocks.js';
 import type { CommandContext, Role, SlashCommand } from './context-types.js';
 import { code, esc, userMention } from './mrkdwn.js';
 import { adminContacts, resolveRole, userInfo } from './roles.js';

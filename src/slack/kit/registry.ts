@@ -16,7 +16,6 @@ import { explainError, renderError, renderRefused } from './errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';
 import {
-  type ArgsOf,
   type ArgsSpec,
   decodeSlackText,
   ParseError,
