@@ -10,7 +10,6 @@ import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
 import type { Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { AppDeps } from '../../src/slack/deps.js';
-import { clearRoleCaches } from '../../src/slack/kit/roles.js';
 import { createStore } from '../../src/store/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here
@@ -55,7 +54,6 @@ export interface DepsOptions {
 
 /** AppDeps: single-workspace mode, env credentials for site DEMO, memory store, fake API clients. */
 export async function reviewDeps(o: DepsOptions = {}): Promise<AppDeps> {
-  clearRoleCaches();
   const store = await createStore({ url: 'memory://', encryptionKey: randomBytes(32).toString('base64') });
   const config = {
     mode: 'http',

@@ -3,13 +3,12 @@
  * Order is asserted on a shared log (never time): the fakes answer at once, or never until the
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/slack/kit/context.js';
 import { CommandRegistry } from '../../src/slack/kit/registry.js';
 import {
   adminGateForView,
   admitToModal,
-  clearRoleCaches,
   localRole,
   roleCacheSizes,
   setRoleCheckBudgetMs,
@@ -37,11 +36,6 @@ function deferredUsersInfo(log: string[], isAdmin: boolean) {
   };
 }
 
-afterEach(() => {
-  setRoleCheckBudgetMs(1_000);
-  clearRoleCaches();
-});
-
 describe('TtlLru', () => {
   it('drops expired entries on read, refreshes recency on a hit, evicts the oldest over the cap', () => {
     const c = new TtlLru<number>(2, 100);
@@ -61,7 +55,7 @@ describe('TtlLru', () => {
     const log: string[] = [];
     const client = fakeClient(log) as never;
     for (let i = 0; i <= USER_CACHE_MAX; i++) await userInfo(deps, client, 'T1', `U${i}`);
-    expect(roleCacheSizes().users).toBe(USER_CACHE_MAX);
+    expect(roleCacheSizes(deps).users).toBe(USER_CACHE_MAX);
     log.length = 0;
     await userInfo(deps, client, 'T1', `U${USER_CACHE_MAX}`);
     expect(log).toEqual([]); // still cached
@@ -231,8 +225,8 @@ describe('modals opened by commands and buttons (review #3)', () => {
   }
 
   it('a slow users.info: the "Checking…" modal opens with the trigger id first, then becomes the caller\'s modal', async () => {
-    setRoleCheckBudgetMs(0);
     const deps = await reviewDeps();
+    setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, true);
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));
@@ -248,8 +242,8 @@ describe('modals opened by commands and buttons (review #3)', () => {
   });
 
   it('a slow users.info for a member: the modal turns into a refusal, audited', async () => {
-    setRoleCheckBudgetMs(0);
     const deps = await reviewDeps();
+    setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, false);
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));
@@ -278,7 +272,6 @@ describe('modals opened by commands and buttons (review #3)', () => {
   });
 
   it('the registry uses it for entries that open a modal', async () => {
-    setRoleCheckBudgetMs(0);
     const reg = new CommandRegistry();
     const opened: string[] = [];
     reg.add({
@@ -299,6 +292,7 @@ describe('modals opened by commands and buttons (review #3)', () => {
       },
     });
     const deps = await reviewDeps();
+    setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, true);
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));

@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import type { AppDeps } from '../../src/slack/deps.js';
-import { adminContacts, clearRoleCaches, resolveRole, userInfo } from '../../src/slack/kit/roles.js';
+import { adminContacts, resolveRole, userInfo } from '../../src/slack/kit/roles.js';
 import { createStore } from '../../src/store/index.js';
 
 let calls: string[];
@@ -42,7 +42,6 @@ async function makeDeps(adminUserIds: string[] = []): Promise<AppDeps> {
 
 beforeEach(() => {
   calls = [];
-  clearRoleCaches();
 });
 
 describe('roles', () => {

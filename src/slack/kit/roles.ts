@@ -64,18 +64,42 @@ export class TtlLru<V> {
   }
 }
 
-const userCache = new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS);
-const groupCache = new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS);
+/**
+ * The caches and the role-check budget belong to the app (keyed by its configuration object, as
+ * the Web API clients are): two apps in one process never share them, and a test's fresh
+ * dependencies start empty without resetting anything.
+ */
+interface RoleState {
+  users: TtlLru<SlackUserInfo>;
+  groups: TtlLru<Set<string>>;
+  budgetMs: number;
+}
+const perApp = new WeakMap<object, RoleState>();
 
-/** Forget cached users.info / user group answers (tests, settings changes). */
-export function clearRoleCaches(): void {
-  userCache.clear();
-  groupCache.clear();
+function stateOf(deps: { config: object }): RoleState {
+  let st = perApp.get(deps.config);
+  if (!st) {
+    st = {
+      users: new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS),
+      groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
+      budgetMs: DEFAULT_ROLE_BUDGET_MS,
+    };
+    perApp.set(deps.config, st);
+  }
+  return st;
+}
+
+/** Forget cached users.info / user group answers (after the admin settings change). */
+export function clearRoleCaches(deps: { config: object }): void {
+  const st = stateOf(deps);
+  st.users.clear();
+  st.groups.clear();
 }
 
 /** How many users / groups are cached (tests, metrics). */
-export function roleCacheSizes(): { users: number; groups: number } {
-  return { users: userCache.size, groups: groupCache.size };
+export function roleCacheSizes(deps: { config: object }): { users: number; groups: number } {
+  const st = stateOf(deps);
+  return { users: st.users.size, groups: st.groups.size };
 }
 
 /**
@@ -83,11 +107,12 @@ export function roleCacheSizes(): { users: number; groups: number } {
  * member in UTC (the safe side): roles are never granted because Slack could not be asked.
  */
 export async function userInfo(
-  deps: Pick<AppDeps, 'now' | 'logger'>,
+  deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
   client: WebClient,
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<SlackUserInfo> {
+  const userCache = stateOf(deps).users;
   const key = `${workspace}:${userId}`;
   const hit = userCache.get(key, deps.now());
   if (hit) return hit;
@@ -109,11 +134,12 @@ export async function userInfo(
 }
 
 async function groupMembers(
-  deps: Pick<AppDeps, 'now' | 'logger'>,
+  deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
   client: WebClient,
   workspace: WorkspaceKey,
   groupId: string,
 ): Promise<Set<string>> {
+  const groupCache = stateOf(deps).groups;
   const key = `${workspace}:${groupId}`;
   const hit = groupCache.get(key, deps.now());
   if (hit) return hit;
@@ -192,11 +218,11 @@ export async function localRole(
   if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
-  const info = userCache.get(`${workspace}:${userId}`, deps.now());
+  const info = stateOf(deps).users.get(`${workspace}:${userId}`, deps.now());
   if (!info) return undefined;
   if (info.isAdmin || info.isOwner) return 'admin';
   if (!settings.adminUsergroupId) return 'member';
-  const members = groupCache.get(`${workspace}:${settings.adminUsergroupId}`, deps.now());
+  const members = stateOf(deps).groups.get(`${workspace}:${settings.adminUsergroupId}`, deps.now());
   if (!members) return undefined;
   return members.has(userId) ? 'admin' : 'member';
 }
@@ -208,17 +234,21 @@ export async function localRole(
  * users.info (Tier 4, SDK retries of 0.5-3 s), the modal opens in time and the answer follows in
  * it. 1 s leaves room for the views.open round trip.
  */
-let roleBudgetMs = 1_000;
+const DEFAULT_ROLE_BUDGET_MS = 1_000;
 
-/** Change the budget above (tests); returns the previous value. */
-export function setRoleCheckBudgetMs(ms: number): number {
-  const before = roleBudgetMs;
-  roleBudgetMs = ms;
+/** Change the budget above for one app (tests); returns the previous value. */
+export function setRoleCheckBudgetMs(deps: { config: object }, ms: number): number {
+  const st = stateOf(deps);
+  const before = st.budgetMs;
+  st.budgetMs = ms;
   return before;
 }
 
 /** The role if it is known within the budget, else undefined (the check goes on in the background). */
-export async function roleWithin(ctx: CommandContext, budgetMs = roleBudgetMs): Promise<Role | undefined> {
+export async function roleWithin(
+  ctx: CommandContext,
+  budgetMs = stateOf(ctx.deps).budgetMs,
+): Promise<Role | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), budgetMs);

@@ -58,7 +58,7 @@ list.add({
   examples: ['setup admins add @alex @sam'],
   async handler(ctx, args) {
     const next = await addAdmins(ctx.deps, ctx.workspace, args.users);
-    clearRoleCaches();
+    clearRoleCaches(ctx.deps);
     await ctx.audit({ action: 'admins.add', detail: `added ${args.users.join(', ')}`, result: 'ok' });
     await show(ctx, next, `Added ${args.users.length} admin(s).`);
   },
@@ -80,7 +80,7 @@ list.add({
   examples: ['setup admins remove @sam'],
   async handler(ctx, args) {
     const { settings, notAdmins } = await removeAdmins(ctx.deps, ctx.workspace, args.users);
-    clearRoleCaches();
+    clearRoleCaches(ctx.deps);
     await ctx.audit({ action: 'admins.remove', detail: `removed ${args.users.join(', ')}`, result: 'ok' });
     const note = notAdmins.length ? ` ${notAdmins.length} of them were not on the list.` : '';
     await show(ctx, settings, `Removed ${args.users.length - notAdmins.length} admin(s).${note}`);
@@ -102,7 +102,7 @@ list.add({
   async handler(ctx, args) {
     const id = args.group.toLowerCase() === 'none' ? undefined : args.group;
     const next = await setAdminGroup(ctx.deps, ctx.workspace, id);
-    clearRoleCaches();
+    clearRoleCaches(ctx.deps);
     await ctx.audit({ action: 'admins.group', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
     await show(ctx, next, id ? 'Admin user group set.' : 'Admin user group cleared.');
   },
