@@ -66,6 +66,20 @@ describe('help order', () => {
     ]);
   });
 
+  it('the registry of the feature list is sealed: nothing registers itself later', () => {
+    expect(() =>
+      registry.add({
+        command: '/dwm',
+        path: ['late'],
+        args: {},
+        role: 'member',
+        summary: 'Register by side effect',
+        handler: async () => undefined,
+      }),
+    ).toThrow(/sealed/);
+    expect(registry.find('/dwm', ['late'])).toBeUndefined();
+  });
+
   it('every button and modal has one declaration, and every admin modal has a gate', () => {
     const cap = captureApp();
     expect(() =>
