@@ -447,7 +447,16 @@ describe('hostile strings through the real app', () => {
         const seq = lastSeq(bot);
         await bot.command('audit 50', { command: '/drm', user: bot.ws.admin });
         await waitReplies(bot, seq);
-        await new Promise((r) => setTimeout(r, 1500));
+        // Wait for the answers and the audit list (conditions, not a time: the machine may be busy).
+        const since = () => bot.fake.calls().filter((c) => c.seq > seq0);
+        await expect
+          .poll(
+            () =>
+              since().filter((c) => c.method === 'response_url').length >= sent * 0.9 &&
+              said(since()).includes('hostile.test'),
+            { timeout: 60_000, interval: 100 },
+          )
+          .toBe(true);
         const calls = bot.fake.calls().filter((c) => c.seq > seq0);
         // The bot names real users itself ("asked by <@U…>", the audit list): those mentions are its
         // own. Pings that come from input (<!channel>, <@U123>, <@U0EVIL99>...) are the failure.
