@@ -136,7 +136,6 @@ const commaList = (item: z.ZodType<string, string>) =>
         .filter(Boolean),
     )
     .pipe(z.array(item));
-const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'each must be a Slack user id like U0123ABCD');
 const adminEntry = z
   .string()
   .regex(

@@ -2,7 +2,7 @@
 // fallback, endpoint 8 empty data, auth handling. (Emulator round trips: integration.test.ts.)
 import { jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthError, PermissionError, ProtocolError, TransportError } from '../../src/api/errors.js';
+import { AuthError, PermissionError, TransportError } from '../../src/api/errors.js';
 import { createApi } from '../../src/api/index.js';
 import { json, ok, type Seen, startServer, type TestServer } from './helpers.js';
 
