@@ -49,10 +49,10 @@ const NAMES: Record<StatusKind, Record<string, string>> = {
   member: MEMBER_STATUS,
 };
 
-/** "`:large_blue_circle: PREPROCESSING`"-style label; an unknown code shows as `:grey_question: CODE`. */
+/** "`:large_blue_circle: PREPROCESSING`"-style label; an unknown code shows as `:grey_question: unknown (CODE)`. */
 export function statusLabel(kind: StatusKind, code: string): string {
   const name = NAMES[kind][code];
-  if (!name) return `:grey_question: ${esc(code)}`;
+  if (!name) return `:grey_question: unknown (${esc(code)})`;
   return `${EMOJI[code] ?? ':grey_question:'} ${name}`;
 }
 

@@ -29,6 +29,6 @@ describe('status mapping', () => {
     expect(statusLabel('member', 'MT001')).toBe(':large_green_circle: Active');
   });
   it('never emoji alone; unknown codes are escaped text', () => {
-    expect(statusLabel('job', '<!here>')).toBe(':grey_question: &lt;!here&gt;');
+    expect(statusLabel('job', '<!here>')).toBe(':grey_question: unknown (&lt;!here&gt;)');
   });
 });

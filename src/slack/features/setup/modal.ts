@@ -69,7 +69,12 @@ export const setupModal = modal<Meta, Data>({
     const loaded = await loadCredentials(deps, ctx.workspace, { unreadable: 'absent' });
     if (loaded?.readOnly) return { answer: 'close' };
     const form = readSetupForm(view);
-    const defaults = { wmBaseUrl: deps.config.dwmBaseUrl, svcBaseUrl: deps.config.serviceApiBaseUrl };
+    // The upstream allow-list checks the URLs inline, before any connection.
+    const defaults = {
+      wmBaseUrl: deps.config.dwmBaseUrl,
+      svcBaseUrl: deps.config.serviceApiBaseUrl,
+      upstream: deps.api.originPolicy,
+    };
     const checked = checkSetupForm(form, loaded?.credentials, defaults);
     if (!checked.ok) return { errors: setupInlineErrors(checked.errors) };
     return { ok: { form, loaded, checked, defaults } };
