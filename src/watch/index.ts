@@ -1,9 +1,24 @@
 /**
- * The watcher: schedules poll cycles per workspace + site (interval with jitter, bounded
- * concurrency, per-site exponential backoff on service errors), holds one lease per site so only
+ * The watcher: schedules poll cycles per workspace + site (adaptive interval with jitter, see
+ * adaptive.ts: fast while jobs are in flight or just changed, backing off to the idle interval;
+ * bounded concurrency; per-site exponential backoff on service errors; a workspace cools down
+ * after an upstream 429 and spends at most its call budget), holds one lease per site so only
  * one replica polls it, pauses a workspace on an AuthError/PermissionError that the API layer's
  * token refresh did not fix (one `admin-alert`, resumed by `resume(ws)`), and drains the outbox
  * after each cycle.
+ *
+ * Reliability notes (what stays true across replicas and kill -9):
+ * - A site is polled and its outbox drained only by the replica holding its lease
+ *   (`poll:<ws>:<site>`, default ttl 1.5 x the idle interval, renewed at every poll and during
+ *   long cycles). A replica that dies keeps its leases until they expire; the others try a site
+ *   whose lease they were refused again every ttl/4, so a dead replica's sites are polled again
+ *   within ttl + ttl/4 = 1.875 idle intervals of its last poll.
+ * - Exactly-once delivery does not depend on the lease being exclusive at every instant: intents
+ *   go to the outbox (idempotent keys) before the poll state is saved, and delivery checks the
+ *   tombstone and Slack's message metadata before posting (delivery.ts). A lease that moves
+ *   mid-cycle costs a re-detection, never a lost or doubled message.
+ * - Work spreads across replicas by racing for leases in a per-replica random order; a replica
+ *   that starts late only picks up sites whose lease expires (a dead replica's).
  */
 import pLimit from 'p-limit';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
@@ -11,6 +26,7 @@ import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { leasesHeld, pollCycles } from '../metrics.js';
 import type { Store } from '../store/types.js';
+import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
 import { Outbox } from './outbox.js';
@@ -18,6 +34,7 @@ import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
 import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
+export { CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
@@ -41,17 +58,26 @@ export interface WatcherOptions {
   poster: (ws: string) => ChannelPoster;
   renderer: WatchRenderer;
   clock?: Clock;
-  /** POLL_INTERVAL_SECONDS * 1000; default 60 s. */
+  /** Idle (longest) poll interval: POLL_INTERVAL_SECONDS * 1000; default 60 s. */
   intervalMs?: number;
-  /** Jitter as a fraction of the interval (+/-). Default 0.1. */
+  /**
+   * Poll interval while a site has jobs in flight or a job just changed (POLL_ACTIVE_INTERVAL_SECONDS);
+   * default 3 s (capped at `intervalMs`). Set it equal to `intervalMs` for a fixed-interval poller.
+   */
+  activeIntervalMs?: number;
+  /** Upstream calls per minute one workspace may spend on polling, per replica. Default 600. */
+  callBudgetPerMinute?: number;
+  /** Jitter as a fraction of the interval (+/-; upward only at the idle interval). Default 0.1. */
   jitter?: number;
+  /** Random source in [0, 1) for jitter and the polling order (tests). Default Math.random. */
+  random?: () => number;
   /** Unique per replica (hostname + pid + random). */
   holderId: string;
   logger?: Logger;
   events?: WatchEvents;
   /** Sites polled in parallel. Default 4. */
   concurrency?: number;
-  /** Lease ttl; default max(3 x interval, 30 s). */
+  /** Lease ttl; default 1.5 x the idle interval (a dead replica's sites move within 2 intervals). */
   leaseTtlMs?: number;
   /** Backoff cap for a failing site. Default 15 min. */
   maxBackoffMs?: number;
@@ -75,6 +101,10 @@ export interface SiteStatus {
   consecutiveFailures: number;
   nextPollAt: number;
   leaseHeld: boolean;
+  /** Consecutive quiet cycles (no job in flight, no change): the adaptive delay doubles with each. */
+  quietCycles: number;
+  /** Delay chosen after the last poll (adaptive interval, backoff, cooldown or lease retry), ms. */
+  lastDelayMs?: number;
 }
 
 export interface WatcherStatus {
@@ -116,7 +146,19 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
   const intervalMs = opts.intervalMs ?? 60_000;
   const jitter = opts.jitter ?? 0.1;
-  const leaseTtl = opts.leaseTtlMs ?? Math.max(3 * intervalMs, 30_000);
+  const random = opts.random ?? Math.random;
+  const policy: AdaptivePolicy = {
+    idleMs: intervalMs,
+    activeMs: Math.min(opts.activeIntervalMs ?? 3000, intervalMs),
+    jitter,
+  };
+  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.5 * intervalMs);
+  /** After a refused lease, try the site again this soon (a dead holder's lease expires). */
+  const leaseRetryMs = Math.max(1000, Math.min(intervalMs, leaseTtl / 4));
+  const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
+  const budgets = new Map<string, CallBudget>();
+  /** Workspaces cooling down after an upstream 429: no poll before this time. */
+  const cooldownUntil = new Map<string, number>();
   const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
   const listeners = new Set<WatchEvents>();
   if (opts.events) listeners.add(opts.events);
@@ -158,13 +200,28 @@ export function createWatcher(opts: WatcherOptions): Watcher {
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
-  const jittered = () => intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+  const jittered = () => intervalMs * (1 + (random() * 2 - 1) * jitter);
+  const budgetOf = (ws: string) => {
+    let b = budgets.get(ws);
+    if (!b) {
+      b = new CallBudget(budgetPerMinute, clock.now());
+      budgets.set(ws, b);
+    }
+    return b;
+  };
 
   function siteStatus(ws: string, siteId: string): SiteStatus {
     const k = siteKey(ws, siteId);
     let s = sites.get(k);
     if (!s) {
-      s = { workspace: ws, siteId, consecutiveFailures: 0, nextPollAt: clock.now(), leaseHeld: false };
+      s = {
+        workspace: ws,
+        siteId,
+        consecutiveFailures: 0,
+        nextPollAt: clock.now(),
+        leaseHeld: false,
+        quietCycles: 0,
+      };
       sites.set(k, s);
     }
     return s;
@@ -253,7 +310,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             st.lastResult = out.cycle;
             delete st.lastError;
             st.consecutiveFailures = 0;
-            st.nextPollAt = cycleStart + jittered();
+            const next = nextPollDelay(policy, st.quietCycles, out.cycle, random());
+            st.quietCycles = next.quiet;
+            st.lastDelayMs = next.delayMs;
+            st.nextPollAt = cycleStart + next.delayMs;
             pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
           } catch (e) {
             if (e instanceof LeaseLost) throw e;
@@ -263,7 +323,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               out.error = e.kind;
             } else {
               st.consecutiveFailures++;
-              const backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
+              let backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
+              // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
+              // waits (its other sites would be refused too), at least the Retry-After asked for.
+              const rateWait = rateLimitWaitMs(e, intervalMs);
+              if (rateWait !== undefined) {
+                backoff = Math.max(backoff, rateWait);
+                cooldownUntil.set(ws, Math.max(cooldownUntil.get(ws) ?? 0, clock.now() + rateWait));
+              }
+              st.lastDelayMs = backoff;
               st.nextPollAt = clock.now() + backoff;
               const kind = isApiError(e) ? e.kind : 'unexpected';
               st.lastError = kind;
@@ -309,8 +377,11 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     const now = clock.now();
     let due: Array<[string, string]>;
     try {
-      due = (await targets()).filter(
-        ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
+      due = admit(
+        (await targets()).filter(
+          ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
+        ),
+        now,
       );
       for (const [ws, site] of due) inflight.add(siteKey(ws, site));
       scanRetryAt = 0;
@@ -326,9 +397,19 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     await Promise.all(
       due.map(([ws, site]) =>
         pollLimit(async () => {
+          const reserved = estimate(ws, site);
           try {
             const r = await pollOnce(ws, site);
-            if (r.skipped) siteStatus(ws, site).nextPollAt = clock.now() + jittered();
+            // The cycle's real cost replaces the estimate reserved at admission.
+            // (A failed cycle keeps its reservation; a skipped one spent nothing.)
+            const spent = r.cycle ? r.cycle.calls : r.error ? reserved : 0;
+            budgetOf(ws).spend(spent - reserved, clock.now());
+            const st = siteStatus(ws, site);
+            if (r.skipped === 'lease') {
+              // Another replica holds it: look again soon, so a dead holder's sites move quickly.
+              st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
+              st.nextPollAt = clock.now() + st.lastDelayMs;
+            } else if (r.skipped) st.nextPollAt = clock.now() + jittered();
           } catch (err) {
             log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
             siteStatus(ws, site).nextPollAt = clock.now() + jittered();
@@ -338,6 +419,41 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         }),
       ),
     );
+  }
+
+  /** Calls a site's next cycle is expected to cost (its last cycle's; 2 for an idle site). */
+  function estimate(ws: string, site: string): number {
+    return Math.max(2, siteStatus(ws, site).lastResult?.calls ?? 2);
+  }
+
+  /**
+   * Of the due sites, those that may poll now: not in a workspace's 429 cool-down, within the
+   * workspace's call budget (the estimate is reserved here). The others get a new due time. The
+   * order is shuffled per tick, so replicas racing for leases spread the sites between them.
+   */
+  function admit(due: Array<[string, string]>, now: number): Array<[string, string]> {
+    for (let i = due.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [due[i], due[j]] = [due[j] as [string, string], due[i] as [string, string]];
+    }
+    const out: Array<[string, string]> = [];
+    for (const [ws, site] of due) {
+      const st = siteStatus(ws, site);
+      const cool = cooldownUntil.get(ws) ?? 0;
+      if (cool > now) {
+        st.nextPollAt = cool;
+        continue;
+      }
+      const est = estimate(ws, site);
+      const wait = budgetOf(ws).waitFor(est, now);
+      if (wait > 0) {
+        st.nextPollAt = now + wait;
+        continue;
+      }
+      budgetOf(ws).spend(est, now);
+      out.push([ws, site]);
+    }
+    return out;
   }
 
   /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
