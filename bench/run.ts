@@ -5,6 +5,7 @@
  */
 
 import { benchAck } from './ack.js';
+import { benchAdaptive } from './adaptive.js';
 import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } from './lib.js';
 import { benchNotify } from './notify.js';
 import { benchPollCost } from './poll-cost.js';
@@ -23,6 +24,7 @@ export const FIGURES: Figure[] = [
   { id: '3', name: 'scale', run: benchScale },
   { id: '4', name: 'notification latency', run: benchNotify },
   { id: '5', name: 'bulk registration', run: benchRegistration },
+  { id: '6', name: 'adaptive polling', run: benchAdaptive },
 ];
 
 export interface BenchResult {

@@ -18,7 +18,7 @@ describe('bench helpers', () => {
     expect(percentile([7], 95)).toBe(7);
   });
 
-  it('renders one aligned row per result with pass/miss/info', () => {
+  it('renders one aligned row per result with pass/fail/info', () => {
     const t = renderTable([
       { figure: 'a', value: '1', reference: '2', ratio: 0.5, goal: '< 1', pass: true },
       { figure: 'b', value: '3', reference: '2', ratio: 1.5, goal: '< 1', pass: false },
@@ -28,7 +28,7 @@ describe('bench helpers', () => {
     expect(lines).toHaveLength(5);
     expect(new Set(lines.map((l) => l.length)).size).toBe(1);
     expect(lines[2]).toContain('PASS');
-    expect(lines[3]).toContain('MISS');
+    expect(lines[3]).toContain('FAIL');
     expect(lines[4]).toContain('info');
   });
 });
