@@ -79,6 +79,13 @@ export interface WatcherOptions {
   concurrency?: number;
   /** Lease ttl; default 1.5 x the idle interval (a dead replica's sites move within 2 intervals). */
   leaseTtlMs?: number;
+  /**
+   * Reuse the list of watched sites for this long (ms) instead of reading every subscription at
+   * every scheduler tick (with thousands of sites on Redis the listing dominates the CPU).
+   * Subscriptions created or removed through this watcher's `subscriptions` clear it at once;
+   * others (another replica, another instance) are seen within this time. Default 0 (no reuse).
+   */
+  targetsCacheMs?: number;
   /** Backoff cap for a failing site. Default 15 min. */
   maxBackoffMs?: number;
   /** Slack pacing per channel; default 1000 ms. */
@@ -172,6 +179,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
   };
   const subscriptions = new Subscriptions(opts.store, () => clock.now());
+  const targetsCacheMs = opts.targetsCacheMs ?? 0;
+  let targetsCache: { at: number; list: Array<[string, string]> } | undefined;
+  subscriptions.onChange = () => {
+    targetsCache = undefined;
+  };
+
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
     outbox,
@@ -360,6 +373,13 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   }
 
   async function targets(): Promise<Array<[string, string]>> {
+    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return [...targetsCache.list];
+    const list = await listTargets();
+    if (targetsCacheMs > 0) targetsCache = { at: clock.now(), list };
+    return [...list];
+  }
+
+  async function listTargets(): Promise<Array<[string, string]>> {
     const out: Array<[string, string]> = [];
     for (const ws of await subscriptions.workspaces()) {
       const subs = await subscriptions.list(ws);

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallBudget, nextPollDelay, rateLimitWaitMs } from '../../src/watch/adaptive.js';
-import type { Watcher } from '../../src/watch/index.js';
+import { Subscriptions, type Watcher } from '../../src/watch/index.js';
 import { type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
 const policy = { idleMs: 60_000, activeMs: 3000, jitter: 0.1 };
@@ -206,5 +206,38 @@ describe('adaptive polling in the watcher (fake clock, emulator)', () => {
     const capped = await callsIn10Min(30);
     expect(capped).toBeLessThanOrEqual(10 * 30 + 4);
     expect(capped).toBeGreaterThan(10 * 30 * 0.8);
+  });
+
+  it('the site list is reused for targetsCacheMs, but a watch made through this watcher is seen at once', async () => {
+    h = await startHarness();
+    const w = h.watcher({ targetsCacheMs: 10_000 });
+    await sub(w, 'C1', SITE);
+    await w.tick();
+    expect((await w.status()).sites.map((s) => s.siteId)).toEqual([SITE]);
+    // Another instance (another replica) subscribes SITE2: seen when the list is read again.
+    await new Subscriptions(h.store, () => h.clock.now()).create(WS, {
+      channelId: 'C2',
+      siteId: SITE2,
+      filters: { statuses: [], mode: 'all' },
+      createdBy: 'U1',
+    });
+    h.tick(1000);
+    await w.tick();
+    expect((await w.status()).sites.map((s) => s.siteId)).toEqual([SITE]);
+    h.tick(10_000);
+    await w.tick();
+    expect((await w.status()).sites.map((s) => s.siteId).sort()).toEqual([SITE, SITE2].sort());
+    // Through the watcher's own subscriptions: the list is dropped at once.
+    await w.subscriptions.remove(WS, { channelId: 'C2' });
+    await w.subscriptions.create(WS, {
+      channelId: 'C3',
+      siteId: SITE2,
+      filters: { statuses: [], mode: 'all' },
+      createdBy: 'U1',
+    });
+    const polled = (await site(w, SITE2)).lastPollAt;
+    h.tick(61_000);
+    await w.tick();
+    expect((await site(w, SITE2)).lastPollAt).not.toBe(polled);
   });
 });
