@@ -17,8 +17,14 @@
  *   go to the outbox (idempotent keys) before the poll state is saved, and delivery checks the
  *   tombstone and Slack's message metadata before posting (delivery.ts). A lease that moves
  *   mid-cycle costs a re-detection, never a lost or doubled message.
- * - Work spreads across replicas by racing for leases in a per-replica random order; a replica
- *   that starts late only picks up sites whose lease expires (a dead replica's).
+ * - Work spreads evenly: every replica heartbeats into a shared membership document
+ *   (`watch-replicas`, every idle interval / 4; a member is live for 3 heartbeats) and each site
+ *   has one preferred replica among the live ones (rendezvous hashing of holder + site). The
+ *   scheduler only polls the sites it is preferred for, and hands over (releases the lease of) a
+ *   site it holds but is no longer preferred for, e.g. when a replica joins. When a replica dies
+ *   it drops out of the membership after 0.75 idle intervals, its sites get new preferred
+ *   replicas among the survivors, and those take them over once its leases expire. Preference
+ *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
 import pLimit from 'p-limit';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
@@ -86,6 +92,8 @@ export interface WatcherOptions {
    * others (another replica, another instance) are seen within this time. Default 0 (no reuse).
    */
   targetsCacheMs?: number;
+  /** Heartbeat of this replica in the membership document, ms. Default idle interval / 4. */
+  heartbeatMs?: number;
   /** Backoff cap for a failing site. Default 15 min. */
   maxBackoffMs?: number;
   /** Slack pacing per channel; default 1000 ms. */
@@ -147,6 +155,40 @@ export interface Watcher {
 }
 
 class LeaseLost extends Error {}
+
+/** Membership document of the replicas (see the header). */
+export const REPLICAS_NS = 'watch-replicas';
+const REPLICAS_KEY = '_global';
+
+/** FNV-1a, 32 bits: a cheap, stable hash for rendezvous hashing (not for security). */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // Final avalanche (murmur3 fmix32): FNV alone clusters on inputs that differ in the last chars.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The replica preferred for a site (rendezvous hashing): same answer on every replica. */
+export function preferredReplica(live: readonly string[], site: string): string | undefined {
+  let best: string | undefined;
+  let bestScore = -1;
+  for (const h of live) {
+    const score = fnv1a(`${h}\u0000${site}`);
+    if (score > bestScore || (score === bestScore && best !== undefined && h < best)) {
+      best = h;
+      bestScore = score;
+    }
+  }
+  return best;
+}
 
 export function createWatcher(opts: WatcherOptions): Watcher {
   const clock = opts.clock ?? systemClock;
@@ -210,6 +252,29 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   let scanRetryAt = 0;
   /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
   const pollLimit = pLimit(opts.concurrency ?? 4);
+
+  // Membership of the replicas (see the header): who is live, who is preferred for a site.
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(250, intervalMs / 4);
+  const membership = opts.store.docs<{ m: Record<string, number> }>(REPLICAS_NS);
+  let live: string[] = [opts.holderId];
+  let beatAt = Number.NEGATIVE_INFINITY;
+  async function heartbeat(now: number): Promise<void> {
+    if (now - beatAt < heartbeatMs) return;
+    beatAt = now;
+    const doc = await membership.update(REPLICAS_KEY, 'members', (old) => {
+      const m: Record<string, number> = {};
+      for (const [h, t] of Object.entries(old?.m ?? {})) if (now - t < 20 * heartbeatMs) m[h] = t;
+      m[opts.holderId] = now;
+      return { m };
+    });
+    const next = Object.entries(doc?.m ?? {})
+      .filter(([h, t]) => h === opts.holderId || now - t <= 3 * heartbeatMs)
+      .map(([h]) => h)
+      .sort();
+    live = next.includes(opts.holderId) ? next : [...next, opts.holderId];
+  }
+  const isPreferred = (ws: string, site: string) =>
+    live.length <= 1 || preferredReplica(live, `${ws}|${site}`) === opts.holderId;
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
@@ -396,11 +461,24 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   async function tick(onScanned?: () => void): Promise<void> {
     const now = clock.now();
     let due: Array<[string, string]>;
+    const handoff: Array<[string, string]> = [];
     try {
+      await heartbeat(now);
       due = admit(
-        (await targets()).filter(
-          ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
-        ),
+        (await targets()).filter(([ws, site]) => {
+          if (inflight.has(siteKey(ws, site))) return false;
+          if (isPreferred(ws, site)) return siteStatus(ws, site).nextPollAt <= now;
+          // Another live replica is preferred for it: hand over the lease if we hold it, and look
+          // again after the lease-retry delay (the preferred one may die meanwhile).
+          const st = siteStatus(ws, site);
+          if (held.has(leaseName(ws, site))) handoff.push([ws, site]);
+          if (st.nextPollAt <= now) {
+            st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
+            st.nextPollAt = now + st.lastDelayMs;
+          }
+          st.leaseHeld = false;
+          return false;
+        }),
         now,
       );
       for (const [ws, site] of due) inflight.add(siteKey(ws, site));
@@ -414,6 +492,14 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       // The due sites are marked in flight: the scheduler may re-arm without picking them again.
       onScanned?.();
     }
+    for (const [ws, site] of handoff) {
+      const name = leaseName(ws, site);
+      held.delete(name);
+      await opts.store.leases.release(name, opts.holderId).catch((err: unknown) => {
+        log.warn({ err, workspace: ws, siteId: site }, 'lease hand-over failed (it will expire)');
+      });
+    }
+    if (handoff.length) leasesHeld.set(held.size);
     await Promise.all(
       due.map(([ws, site]) =>
         pollLimit(async () => {
@@ -527,6 +613,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
       while (ticking.size > 0) await Promise.all([...ticking]);
+      if (beatAt > Number.NEGATIVE_INFINITY) {
+        // Leave the membership: the others take this replica's sites at once.
+        await membership
+          .update(REPLICAS_KEY, 'members', (old) => {
+            const { [opts.holderId]: _me, ...m } = old?.m ?? {};
+            return { m };
+          })
+          .catch((err: unknown) => log.warn({ err }, 'could not leave the replica membership'));
+      }
       for (const name of held) await opts.store.leases.release(name, opts.holderId);
       held.clear();
       leasesHeld.set(0);
