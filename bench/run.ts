@@ -10,6 +10,7 @@ import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } fr
 import { benchNotify } from './notify.js';
 import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
+import { benchReplicas } from './replicas.js';
 import { benchScale } from './scale.js';
 
 export interface Figure {
@@ -25,6 +26,7 @@ export const FIGURES: Figure[] = [
   { id: '4', name: 'notification latency', run: benchNotify },
   { id: '5', name: 'bulk registration', run: benchRegistration },
   { id: '6', name: 'adaptive polling', run: benchAdaptive },
+  { id: '7', name: 'replicas on Redis', run: benchReplicas },
 ];
 
 export interface BenchResult {

@@ -9,10 +9,13 @@
  *
  * Reliability notes (what stays true across replicas and kill -9):
  * - A site is polled and its outbox drained only by the replica holding its lease
- *   (`poll:<ws>:<site>`, default ttl 1.5 x the idle interval, renewed at every poll and during
- *   long cycles). A replica that dies keeps its leases until they expire; the others try a site
- *   whose lease they were refused again every ttl/4, so a dead replica's sites are polled again
- *   within ttl + ttl/4 = 1.875 idle intervals of its last poll.
+ *   (`poll:<ws>:<site>`, default ttl 1.25 x the idle interval, taken or renewed at every poll,
+ *   which comes at most 1.1 idle intervals apart, and during long cycles). A replica that dies
+ *   keeps its leases until they expire; the others look at a site they are not polling again
+ *   every ttl/4 (+-jitter), so a dead replica's sites are polled again within about
+ *   ttl + ttl/4 x 1.1 = 1.6 idle intervals of its last poll. A holder that is late for its own
+ *   lease (a stalled process) loses nothing: the other replicas do not contend for a site whose
+ *   preferred replica is live (below), and the lease is free to take again.
  * - Exactly-once delivery does not depend on the lease being exclusive at every instant: intents
  *   go to the outbox (idempotent keys) before the poll state is saved, and delivery checks the
  *   tombstone and Slack's message metadata before posting (delivery.ts). A lease that moves
@@ -83,7 +86,13 @@ export interface WatcherOptions {
   events?: WatchEvents;
   /** Sites polled in parallel. Default 4. */
   concurrency?: number;
-  /** Lease ttl; default 1.5 x the idle interval (a dead replica's sites move within 2 intervals). */
+  /**
+   * Sites one scheduler tick takes on (the rest wait for the next tick, 200 ms later). Bounds
+   * the work queued at start-up, when every site is due at once (memory), and lets a replica
+   * that learns of new members mid start-up stop taking their sites. Default concurrency x 8.
+   */
+  maxSitesPerTick?: number;
+  /** Lease ttl; default 1.25 x the idle interval (a dead replica's sites move within 2 intervals). */
   leaseTtlMs?: number;
   /**
    * Reuse the list of watched sites for this long (ms) instead of reading every subscription at
@@ -201,7 +210,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     activeMs: Math.min(opts.activeIntervalMs ?? 3000, intervalMs),
     jitter,
   };
-  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.5 * intervalMs);
+  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
   /** After a refused lease, try the site again this soon (a dead holder's lease expires). */
   const leaseRetryMs = Math.max(1000, Math.min(intervalMs, leaseTtl / 4));
   const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
@@ -252,6 +261,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   let scanRetryAt = 0;
   /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
   const pollLimit = pLimit(opts.concurrency ?? 4);
+  const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
 
   // Membership of the replicas (see the header): who is live, who is preferred for a site.
   const heartbeatMs = opts.heartbeatMs ?? Math.max(250, intervalMs / 4);
@@ -544,6 +554,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
     const out: Array<[string, string]> = [];
     for (const [ws, site] of due) {
+      if (out.length >= maxPerTick) break; // the others stay due: the next tick takes them
       const st = siteStatus(ws, site);
       const cool = cooldownUntil.get(ws) ?? 0;
       if (cool > now) {

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pLimit from 'p-limit';
 import { startEmulator } from '../../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { FakeSlack } from '../../../dev/fakeslack/index.js';
@@ -66,8 +67,8 @@ export interface ReplicaRig {
   spawn(name: string): Promise<Replica>;
   /** Lease holder of each site (undefined when free). */
   holders(): Promise<Map<string, string | undefined>>;
-  /** Start time of each site's last poll cycle (from its stored poll state; undefined before). */
-  lastCycles(): Promise<Map<string, number | undefined>>;
+  /** Start time of each site's (or these sites') last poll cycle, from the stored poll states. */
+  lastCycles(only?: string[]): Promise<Map<string, number | undefined>>;
   keys(): string[];
   duplicateKeys(): string[];
   close(): Promise<void>;
@@ -154,14 +155,19 @@ export async function startReplicaRig(o: ReplicaRigOptions): Promise<ReplicaRig>
     const store = await createStore({ url: storeUrl, encryptionKey: REPLICA_KEY, namespace });
     cleanups.push(() => store.close());
     const subs = new Subscriptions(store);
-    for (const site of sites) {
-      await subs.create(ws.teamId, {
-        channelId: ws.channel,
-        siteId: site,
-        filters: { statuses: [], mode: 'all' },
-        createdBy: 'U0REPLICA',
-      });
-    }
+    const limit = pLimit(32);
+    await Promise.all(
+      sites.map((site) =>
+        limit(() =>
+          subs.create(ws.teamId, {
+            channelId: ws.channel,
+            siteId: site,
+            filters: { statuses: [], mode: 'all' },
+            createdBy: 'U0REPLICA',
+          }),
+        ),
+      ),
+    );
     const replicas: Replica[] = [];
     const config = (holderId: string): ReplicaChildConfig => ({
       mode: 'replica',
@@ -205,15 +211,25 @@ export async function startReplicaRig(o: ReplicaRigOptions): Promise<ReplicaRig>
       },
       async holders() {
         const out = new Map<string, string | undefined>();
-        for (const s of sites) out.set(s, await store.leases.holder(`poll:${ws.teamId}:${s}`));
+        const limit = pLimit(32);
+        await Promise.all(
+          sites.map((s) =>
+            limit(async () => out.set(s, await store.leases.holder(`poll:${ws.teamId}:${s}`))),
+          ),
+        );
         return out;
       },
-      async lastCycles() {
+      async lastCycles(only) {
         const out = new Map<string, number | undefined>();
-        for (const s of sites) {
-          const st: PollState | undefined = await polls.get(ws.teamId, s);
-          out.set(s, st?.lastCycleStartMs);
-        }
+        const limit = pLimit(32);
+        await Promise.all(
+          (only ?? sites).map((s) =>
+            limit(async () => {
+              const st: PollState | undefined = await polls.get(ws.teamId, s);
+              out.set(s, st?.lastCycleStartMs);
+            }),
+          ),
+        );
         return out;
       },
       keys: () =>
