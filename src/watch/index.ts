@@ -41,7 +41,7 @@ import { Deliverer, type DrainResult } from './delivery.js';
 import { Outbox } from './outbox.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
-import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
+import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
@@ -231,7 +231,17 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   };
   const subscriptions = new Subscriptions(opts.store, () => clock.now());
   const targetsCacheMs = opts.targetsCacheMs ?? 0;
-  let targetsCache: { at: number; list: Array<[string, string]> } | undefined;
+  let targetsCache:
+    | { at: number; list: Array<[string, string]>; bySite: Map<string, Subscription[]> }
+    | undefined;
+  /** Active subscriptions of one site: from the cached listing while it is fresh (a poll must
+   * not read every subscription of a workspace of thousands of sites), else from the store. */
+  async function siteSubscriptions(ws: string, siteId: string): Promise<Subscription[]> {
+    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) {
+      return targetsCache.bySite.get(siteKey(ws, siteId)) ?? [];
+    }
+    return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+  }
   subscriptions.onChange = () => {
     targetsCache = undefined;
   };
@@ -376,7 +386,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       if (await pausedReasonOf(ws)) {
         out.skipped = 'paused';
       } else {
-        const subs = (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+        const subs = await siteSubscriptions(ws, siteId);
         const creds = await opts.credentials(ws);
         if (subs.length === 0) out.skipped = 'no-subscriptions';
         else if (!creds?.watermarking) out.skipped = 'no-credentials';
@@ -449,19 +459,31 @@ export function createWatcher(opts: WatcherOptions): Watcher {
 
   async function targets(): Promise<Array<[string, string]>> {
     if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return [...targetsCache.list];
-    const list = await listTargets();
-    if (targetsCacheMs > 0) targetsCache = { at: clock.now(), list };
+    const at = clock.now();
+    const { list, bySite } = await listTargets();
+    if (targetsCacheMs > 0) targetsCache = { at, list, bySite };
     return [...list];
   }
 
-  async function listTargets(): Promise<Array<[string, string]>> {
-    const out: Array<[string, string]> = [];
+  async function listTargets(): Promise<{
+    list: Array<[string, string]>;
+    bySite: Map<string, Subscription[]>;
+  }> {
+    const list: Array<[string, string]> = [];
+    const bySite = new Map<string, Subscription[]>();
     for (const ws of await subscriptions.workspaces()) {
-      const subs = await subscriptions.list(ws);
-      const siteIds = new Set(subs.filter((s) => !s.paused).map((s) => s.siteId));
-      for (const site of siteIds) out.push([ws, site]);
+      for (const s of await subscriptions.list(ws)) {
+        if (s.paused) continue;
+        const k = siteKey(ws, s.siteId);
+        const l = bySite.get(k);
+        if (l) l.push(s);
+        else {
+          bySite.set(k, [s]);
+          list.push([ws, s.siteId]);
+        }
+      }
     }
-    return out;
+    return { list, bySite };
   }
 
   /**
