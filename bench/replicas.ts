@@ -136,7 +136,7 @@ export async function benchReplicas(ctx: BenchContext): Promise<Row[]> {
       `${sites.toLocaleString('en-US')} sites (one workspace, one subscription each), 3 replica processes, one redis-server (AOF, fsync every second), REAL time, idle interval ${intervalMs / 1000} s, active 3 s, watcher concurrency 16, emulator latency 10 ms. ` +
       `Sites held per replica after start-up: ${spread.join(' / ')} (${unheld} unheld). ` +
       `CPU per replica over one steady interval: ${cpuPctPer1000.map((x) => `${x.toFixed(2)} %`).join(', ')} of a core per 1,000 sites (peak RSS ${rss.map((x) => `${x.toFixed(0)} MB`).join(', ')}). ` +
-      `Killed ${victim.name} (SIGKILL) holding ${victimSites.length} sites; their next poll came ${median(gaps).toFixed(2)} intervals (median), ${failover.toFixed(2)} (max) after their last one (lease ttl 1.25 intervals, membership expiry 0.75, retry every ttl/4). ` +
+      `Killed ${victim.name} (SIGKILL) holding ${victimSites.length} sites; their next poll came ${median(gaps).toFixed(2)} intervals (median), ${failover.toFixed(2)} (max) after their last one (lease ttl 1.25 intervals, membership expiry 3 heartbeats of interval/8, retry every ttl/8). ` +
       `${jobs.length} jobs on random sites, half started before the kill: ${res.lost} lost, ${res.duplicated} duplicate${res.missing.length ? ` (${res.missing.slice(0, 3).join('; ')})` : ''}; poll errors on the survivors: ${errors}. Whole figure ${((Date.now() - t0) / 1000).toFixed(0)} s.`;
     const even = Math.min(...spread) / Math.max(1, Math.max(...spread));
     return [

@@ -11,21 +11,23 @@
  * - A site is polled and its outbox drained only by the replica holding its lease
  *   (`poll:<ws>:<site>`, default ttl 1.25 x the idle interval, taken or renewed at every poll,
  *   which comes at most 1.1 idle intervals apart, and during long cycles). A replica that dies
- *   keeps its leases until they expire; the others look at a site they are not polling again
- *   every ttl/4 (+-jitter), so a dead replica's sites are polled again within about
- *   ttl + ttl/4 x 1.1 = 1.6 idle intervals of its last poll. A holder that is late for its own
- *   lease (a stalled process) loses nothing: the other replicas do not contend for a site whose
- *   preferred replica is live (below), and the lease is free to take again.
+ *   keeps its leases until they expire. Its sites get new preferred replicas (below) once it has
+ *   missed its heartbeats; those try each site at once, and every ttl/8 (+-jitter) while its
+ *   lease is still held. So a dead replica's sites are polled again within about
+ *   max(ttl + ttl/8 x 1.1, 1.1 + 0.5) = 1.6 idle intervals of their last poll. A holder that is
+ *   late for its own lease (a stalled process) loses nothing: the other replicas do not contend
+ *   for a site whose preferred replica is live, and the lease is free to take again.
  * - Exactly-once delivery does not depend on the lease being exclusive at every instant: intents
  *   go to the outbox (idempotent keys) before the poll state is saved, and delivery checks the
  *   tombstone and Slack's message metadata before posting (delivery.ts). A lease that moves
  *   mid-cycle costs a re-detection, never a lost or doubled message.
  * - Work spreads evenly: every replica heartbeats into a shared membership document
- *   (`watch-replicas`, every idle interval / 4; a member is live for 3 heartbeats) and each site
+ *   (`watch-replicas`, every idle interval / 8, at least 1 s; a member is live for 3 heartbeats,
+ *   and each replica refreshes its view at its own heartbeat) and each site
  *   has one preferred replica among the live ones (rendezvous hashing of holder + site). The
  *   scheduler only polls the sites it is preferred for, and hands over (releases the lease of) a
  *   site it holds but is no longer preferred for, e.g. when a replica joins. When a replica dies
- *   it drops out of the membership after 0.75 idle intervals, its sites get new preferred
+ *   it drops out of the membership within 0.5 idle intervals, its sites get new preferred
  *   replicas among the survivors, and those take them over once its leases expire. Preference
  *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
@@ -101,7 +103,7 @@ export interface WatcherOptions {
    * others (another replica, another instance) are seen within this time. Default 0 (no reuse).
    */
   targetsCacheMs?: number;
-  /** Heartbeat of this replica in the membership document, ms. Default idle interval / 4. */
+  /** Heartbeat of this replica in the membership document, ms. Default idle interval / 8 (>= 1 s). */
   heartbeatMs?: number;
   /** Backoff cap for a failing site. Default 15 min. */
   maxBackoffMs?: number;
@@ -129,6 +131,8 @@ export interface SiteStatus {
   quietCycles: number;
   /** Delay chosen after the last poll (adaptive interval, backoff, cooldown or lease retry), ms. */
   lastDelayMs?: number;
+  /** Another live replica is preferred for this site (this one leaves it alone). */
+  notPreferred?: boolean;
 }
 
 export interface WatcherStatus {
@@ -212,7 +216,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   };
   const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
   /** After a refused lease, try the site again this soon (a dead holder's lease expires). */
-  const leaseRetryMs = Math.max(1000, Math.min(intervalMs, leaseTtl / 4));
+  // Only sites this replica is preferred for are retried (no store call for the others): short.
+  const leaseRetryMs = Math.max(250, Math.min(intervalMs, leaseTtl / 8));
   const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
   const budgets = new Map<string, CallBudget>();
   /** Workspaces cooling down after an upstream 429: no poll before this time. */
@@ -274,7 +279,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
 
   // Membership of the replicas (see the header): who is live, who is preferred for a site.
-  const heartbeatMs = opts.heartbeatMs ?? Math.max(250, intervalMs / 4);
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(1000, intervalMs / 8);
   const membership = opts.store.docs<{ m: Record<string, number> }>(REPLICAS_NS);
   let live: string[] = [opts.holderId];
   let beatAt = Number.NEGATIVE_INFINITY;
@@ -499,15 +504,20 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       due = admit(
         (await targets()).filter(([ws, site]) => {
           if (inflight.has(siteKey(ws, site))) return false;
-          if (isPreferred(ws, site)) return siteStatus(ws, site).nextPollAt <= now;
-          // Another live replica is preferred for it: hand over the lease if we hold it, and look
-          // again after the lease-retry delay (the preferred one may die meanwhile).
           const st = siteStatus(ws, site);
-          if (held.has(leaseName(ws, site))) handoff.push([ws, site]);
-          if (st.nextPollAt <= now) {
-            st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
-            st.nextPollAt = now + st.lastDelayMs;
+          if (isPreferred(ws, site)) {
+            // Newly ours (a replica died or left): try it now, do not wait for its old delay.
+            if (st.notPreferred) {
+              st.notPreferred = false;
+              st.nextPollAt = Math.min(st.nextPollAt, now);
+            }
+            return st.nextPollAt <= now;
           }
+          // Another live replica is preferred for it: hand over the lease if we hold it.
+          st.notPreferred = true;
+          if (held.has(leaseName(ws, site))) handoff.push([ws, site]);
+          // Preference changes only at a heartbeat: no need to look before the next one.
+          if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
           st.leaseHeld = false;
           return false;
         }),
