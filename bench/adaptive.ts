@@ -2,7 +2,7 @@
  * Figure 6: adaptive polling (src/watch/adaptive.ts).
  *
  * - `adaptive.p95.s`: job finish -> its final message, REAL time, idle interval 60 s, active
- *   interval 3 s (the defaults). Jobs start at random moments of the first minute on 3 sites and
+ *   interval 2 s (the defaults). Jobs start at random moments of the first minute on 3 sites and
  *   run 65-95 s (longer than one idle interval: a job that starts AND finishes between two idle
  *   polls of an idle site is heard of at the next idle poll, up to 60 s later; see the note). The
  *   watcher runs on its own timer with the system clock against the emulator (50 ms per call); the
@@ -138,14 +138,14 @@ async function idleCallsPerHour(activeIntervalMs: number, jitter: number): Promi
 export async function benchAdaptive(ctx: BenchContext): Promise<Row[]> {
   // Idle cost (fake clock).
   const fixed = await idleCallsPerHour(60_000, 0);
-  const adaptive = await idleCallsPerHour(3000, 0.1);
+  const adaptive = await idleCallsPerHour(2000, 0.1);
   const idleRatio = adaptive / fixed;
   ctx.log(`  adaptive idle: ${adaptive} calls/h vs fixed 60 s poller ${fixed} calls/h`);
 
   // Latency (real time).
   // Quick: a 10 s idle interval so that the smoke run stays short (not the goal's setting).
   const idleMs = ctx.quick ? 10_000 : 60_000;
-  const activeMs = 3000;
+  const activeMs = 2000;
   const jobs = ctx.quick ? 6 : 30;
   const startWindowMs = ctx.quick ? 10_000 : 60_000;
   const minRunMs = ctx.quick ? 11_000 : 65_000;

@@ -409,7 +409,7 @@ export const VARIABLES: VariableSpec[] = [
   {
     name: 'POLL_ACTIVE_INTERVAL_SECONDS',
     required: 'no',
-    default: '3',
+    default: '2',
     description:
       'Adaptive polling: how often a site with jobs in flight (or a job that just changed) is polled. Each quiet cycle doubles the delay up to POLL_INTERVAL_SECONDS. Set it equal to POLL_INTERVAL_SECONDS for a fixed interval.',
     schema: intIn(1, 86_400),

@@ -3,9 +3,9 @@
  * calls a workspace may spend.
  *
  * - A site with jobs in flight, or whose last cycle saw a change, is polled every
- *   `activeIntervalMs` (default 3 s), +-jitter: a finished job is heard about within seconds.
+ *   `activeIntervalMs` (default 2 s), +-jitter: a finished job is heard about within seconds.
  * - After that, each quiet cycle (no job in flight, no change) doubles the delay, up to the idle
- *   interval (POLL_INTERVAL_SECONDS, default 60 s): 3, 6, 12, 24, 48, 60 s.
+ *   interval (POLL_INTERVAL_SECONDS, default 60 s): 2, 4, 8, 16, 32, 60 s.
  * - At the idle interval the jitter only ever LENGTHENS the delay (idle .. idle x (1 + jitter)):
  *   an idle site never costs more calls than a fixed poller at the idle interval (2 calls per
  *   cycle either way: the in-flight query and the terminal-window query).

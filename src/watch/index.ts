@@ -73,7 +73,7 @@ export interface WatcherOptions {
   intervalMs?: number;
   /**
    * Poll interval while a site has jobs in flight or a job just changed (POLL_ACTIVE_INTERVAL_SECONDS);
-   * default 3 s (capped at `intervalMs`). Set it equal to `intervalMs` for a fixed-interval poller.
+   * default 2 s (capped at `intervalMs`). Set it equal to `intervalMs` for a fixed-interval poller.
    */
   activeIntervalMs?: number;
   /** Upstream calls per minute one workspace may spend on polling, per replica. Default 600. */
@@ -211,7 +211,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const random = opts.random ?? Math.random;
   const policy: AdaptivePolicy = {
     idleMs: intervalMs,
-    activeMs: Math.min(opts.activeIntervalMs ?? 3000, intervalMs),
+    activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs),
     jitter,
   };
   const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);

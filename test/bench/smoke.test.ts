@@ -3,7 +3,7 @@
  * and the table prints. No timing assertions (performance claims live in BENCHMARKS.md).
  */
 import { describe, expect, it } from 'vitest';
-import { median, percentile, renderTable } from '../../bench/lib.js';
+import { jsonRecords, median, percentile, renderTable } from '../../bench/lib.js';
 import { residualWaitPercentile } from '../../bench/notify.js';
 import { FIGURES, runBench } from '../../bench/run.js';
 
@@ -48,12 +48,35 @@ describe('figure 4 model: wait for the next poll', () => {
 });
 
 describe('bench --quick', () => {
-  it('produces every figure and prints the table', { timeout: 180_000 }, async () => {
+  it('produces every figure and prints the table', { timeout: 300_000 }, async () => {
     const result = await runBench({ quick: true });
     expect(result.failures).toEqual([]);
     const figures = new Set(result.rows.map((r) => r.figure.split(' ')[0]));
     expect([...figures].sort()).toEqual(FIGURES.map((f) => f.id).sort());
-    for (const id of ['1', '2', '3', '4', '5']) expect(figures.has(id)).toBe(true);
+    for (const id of ['1', '2', '3', '4', '5', '6', '7']) expect(figures.has(id)).toBe(true);
+    // The JSON contract: every id the issue lists, with a number and a PASS/FAIL/info result.
+    const records = jsonRecords(result.rows);
+    const ids = records.map((r) => r.id);
+    for (const id of [
+      'ack.p50.ratio',
+      'ack.cpu.ratio',
+      'scale.rss.mb',
+      'scale.cpu.pct',
+      'replicas.count',
+      'replicas.sites',
+      'replicas.lost',
+      'replicas.duplicate',
+      'replicas.failover.intervals',
+      'replicas.cpu.pct.per1000',
+      'adaptive.p95.s',
+      'adaptive.idle.calls.ratio',
+    ]) {
+      expect(ids).toContain(id);
+    }
+    for (const r of records) {
+      expect(typeof r.value).toBe('number');
+      expect(['PASS', 'FAIL', 'info']).toContain(r.result);
+    }
     for (const r of result.rows) {
       expect(r.value).not.toMatch(/NaN|n\/a/);
       expect(result.table).toContain(r.figure);
