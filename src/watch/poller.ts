@@ -18,7 +18,7 @@
  * older: a job whose own latest time (updateTime, else regTime) is before the earliest active
  * subscription's creation is recorded, not announced (no flood of old jobs); a job that started
  * or finished after it (e.g. one that ran entirely between `/dwm watch` and the first poll) is
- * announced in that first cycle.
+ * announced in that first cycle (looking back at most FIRST_POLL_LOOKBACK_MS, 24 h).
  *
  * Every change is matched against each subscription by the job's own time (see buildIntents):
  * a subscription hears every change whose time is at or after its creation, in its very first
@@ -49,6 +49,12 @@ export const POLLSTATE_NS = 'watch-pollstate';
 export const PAGE_UNIT = 1000;
 /** More than this many jobs finishing in one cycle for a channel become one digest message. */
 export const BURST_THRESHOLD = 5;
+/**
+ * A site's first poll announces changes since the earliest watch's creation, but never older than
+ * this (a watch created long before its site could first be polled, e.g. before credentials were
+ * set up, does not get days of history).
+ */
+export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 /** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
 export const MAX_LOOKUP_MISSES = 5;
 
@@ -229,6 +235,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     // reaches back to that creation (a subscription made while the bot was down).
     let since = Number.POSITIVE_INFINITY;
     for (const s of ctx.subscriptions) if (!s.paused) since = Math.min(since, hearsFromMs(s));
+    since = Math.max(since, start - FIRST_POLL_LOOKBACK_MS);
     const fromMs = Number.isFinite(since) ? Math.min(start, since) - skew : start - skew;
     const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
     await ctx.checkpoint();

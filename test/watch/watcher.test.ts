@@ -252,6 +252,23 @@ describe('watcher against the emulator', () => {
     expect(h.poster.duplicateKeys()).toEqual([]);
   });
 
+  it('a first poll long after the watch looks back 24 hours, not to the watch', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    await sub(w, 'C1');
+    h.tick(3600_000);
+    const old = newJob('two-days-before-first-poll');
+    h.emu.finishJob(SITE, old);
+    h.tick(47 * 3600_000);
+    const recent = newJob('an-hour-before-first-poll');
+    h.emu.finishJob(SITE, recent);
+    h.tick(3600_000);
+    await w.pollOnce(WS, SITE);
+    const keys = h.poster.messages.map((m) => m.key);
+    expect(keys).toContain(`${WS}|C1|${recent}|final:DM500`);
+    expect(keys.some((k) => k.includes(`|${old}|`))).toBe(false);
+  });
+
   it('a new watch on a site already polled hears, in its first cycle, every change after its creation', async () => {
     h = await startHarness();
     const w = h.watcher();
