@@ -215,8 +215,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     jitter,
   };
   const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
-  /** After a refused lease, try the site again this soon (a dead holder's lease expires). */
-  // Only sites this replica is preferred for are retried (no store call for the others): short.
+  // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
+  // sites this replica is preferred for are retried (no store call for the others): keep it short.
   const leaseRetryMs = Math.max(250, Math.min(intervalMs, leaseTtl / 8));
   const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
   const budgets = new Map<string, CallBudget>();
