@@ -287,13 +287,29 @@ export async function benchAck(ctx: BenchContext): Promise<Row[]> {
         : 'The fake Slack kept its 1 s keep-alive: the app opens a new connection for every answer (not like Slack).');
     return [
       {
+        id: 'ack.p50.ratio',
+        num: rp50 / bp50,
+        unit: 'ratio',
+        refNum: 1.5,
         figure: '1 ack p50',
         value: fmtMs(rp50),
         reference: `bare Bolt ${fmtMs(bp50)}`,
         ratio: rp50 / bp50,
-        goal: 'info',
-        pass: undefined,
+        goal: 'ratio <= 1.5',
+        pass: rp50 / bp50 <= 1.5,
         note,
+      },
+      {
+        id: 'ack.cpu.ratio',
+        num: cpu('real') / cpu('bare'),
+        unit: 'ratio',
+        refNum: 2,
+        figure: '1 ack app CPU/command',
+        value: fmtMs(cpu('real') / n),
+        reference: `bare Bolt ${fmtMs(cpu('bare') / n)}`,
+        ratio: cpu('real') / cpu('bare'),
+        goal: 'ratio <= 2',
+        pass: cpu('real') / cpu('bare') <= 2,
       },
       {
         figure: '1 ack p99',

@@ -6,6 +6,13 @@ import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 export interface Row {
+  /** Machine-readable id for `--json` (e.g. "ack.p50.ratio"); rows without one are table-only. */
+  id?: string;
+  /** The figure as a number in `unit` (JSON `value`). */
+  num?: number;
+  unit?: string;
+  /** The reference (or goal bound) as a number in `unit` (JSON `reference`). */
+  refNum?: number;
   /** Figure number and name, e.g. "1 ack p99". */
   figure: string;
   value: string;
@@ -55,12 +62,38 @@ export function renderTable(rows: readonly Row[]): string {
     r.reference,
     fmtRatio(r.ratio),
     r.goal,
-    r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'MISS',
+    r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'FAIL',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
   const sep = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   return [line(header), sep, ...body.map(line)].join('\n');
+}
+
+/** One record per row with an id: what `npm run bench -- --json=FILE` writes. */
+export interface JsonRecord {
+  id: string;
+  value: number | null;
+  unit: string;
+  reference: number | null;
+  ratio: number | null;
+  goal: string;
+  result: 'PASS' | 'FAIL' | 'info';
+}
+
+export function jsonRecords(rows: readonly Row[]): JsonRecord[] {
+  const num = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : x);
+  return rows
+    .filter((r): r is Row & { id: string } => r.id !== undefined)
+    .map((r) => ({
+      id: r.id,
+      value: num(r.num),
+      unit: r.unit ?? '',
+      reference: num(r.refNum),
+      ratio: num(r.ratio),
+      goal: r.goal,
+      result: r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'FAIL',
+    }));
 }
 
 export function renderNotes(rows: readonly Row[]): string {

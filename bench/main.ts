@@ -1,12 +1,15 @@
 /**
- * `npm run bench [-- --quick] [-- --only=2,3,5] [-- --markdown=FILE]`
+ * `npm run bench [-- --quick] [-- --only=2,3,5] [-- --markdown=FILE] [-- --json=FILE]`
  *
  * Runs the figures in order, prints one table (figure, value, reference, ratio, goal, result) and
  * the notes. Exits non-zero only when the harness itself fails (a figure throws), never because
  * a goal was missed. `--quick` is the smoke variant (small N, few rounds; figures not meaningful).
  * `--markdown=FILE` also writes the table, notes and machine description as Markdown.
+ * `--json=FILE` writes a JSON array of `{id, value, unit, reference, ratio, goal, result}` for every
+ * figure that has an id (bench/lib.ts `jsonRecords`; result is PASS, FAIL or info).
  */
 import { writeFileSync } from 'node:fs';
+import { jsonRecords } from './lib.js';
 import { runBench } from './run.js';
 
 function arg(name: string): string | undefined {
@@ -21,6 +24,7 @@ const only = arg('only')
   .map((s) => s.trim())
   .filter(Boolean);
 const markdown = arg('markdown');
+const json = arg('json');
 // Keep the app's own logging out of the table (warnings would still show).
 process.env.LOG_LEVEL ??= 'warn';
 
@@ -36,5 +40,9 @@ if (result.failures.length) {
 if (markdown) {
   writeFileSync(markdown, result.markdown);
   console.log(`\nMarkdown written to ${markdown}`);
+}
+if (json) {
+  writeFileSync(json, `${JSON.stringify(jsonRecords(result.rows), null, 2)}\n`);
+  console.log(`JSON written to ${json}`);
 }
 process.exitCode = result.failures.length ? 1 : 0;

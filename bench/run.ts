@@ -5,10 +5,12 @@
  */
 
 import { benchAck } from './ack.js';
+import { benchAdaptive } from './adaptive.js';
 import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } from './lib.js';
 import { benchNotify } from './notify.js';
 import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
+import { benchReplicas } from './replicas.js';
 import { benchScale } from './scale.js';
 
 export interface Figure {
@@ -23,6 +25,8 @@ export const FIGURES: Figure[] = [
   { id: '3', name: 'scale', run: benchScale },
   { id: '4', name: 'notification latency', run: benchNotify },
   { id: '5', name: 'bulk registration', run: benchRegistration },
+  { id: '6', name: 'adaptive polling', run: benchAdaptive },
+  { id: '7', name: 'replicas on Redis', run: benchReplicas },
 ];
 
 export interface BenchResult {

@@ -74,6 +74,10 @@ export interface Config {
   /** Admins besides Slack workspace admins/owners. */
   adminUserIds: string[];
   pollIntervalSeconds: number;
+  /** Adaptive polling (src/watch/adaptive.ts). */
+  pollActiveIntervalSeconds: number;
+  watchCallBudgetPerMinute: number;
+  watchConcurrency: number;
   logLevel: LogLevel;
   serviceTimeoutMs: number;
   serviceRetries: number;
@@ -397,8 +401,33 @@ export const VARIABLES: VariableSpec[] = [
     name: 'POLL_INTERVAL_SECONDS',
     required: 'no',
     default: '60',
-    description: 'How often watched jobs and requests are polled.',
+    description:
+      'How often watched jobs and requests are polled when a site is idle (no job in flight, nothing changed lately): the longest adaptive polling interval.',
     schema: intIn(5, 86_400),
+  },
+  {
+    name: 'POLL_ACTIVE_INTERVAL_SECONDS',
+    required: 'no',
+    default: '2',
+    description:
+      'Adaptive polling: how often a site with jobs in flight (or a job that just changed) is polled. Each quiet cycle doubles the delay up to POLL_INTERVAL_SECONDS. Set it equal to POLL_INTERVAL_SECONDS for a fixed interval.',
+    schema: intIn(1, 86_400),
+  },
+  {
+    name: 'WATCH_CALL_BUDGET_PER_MINUTE',
+    required: 'no',
+    default: '600',
+    description:
+      'Upstream calls per minute the watcher may spend on one workspace (per replica); fast polls wait when it is spent. Keep it above 2 x sites / idle interval in minutes.',
+    schema: intIn(10, 1_000_000),
+  },
+  {
+    name: 'WATCH_CONCURRENCY',
+    required: 'no',
+    default: '4',
+    description:
+      'Sites one replica polls at the same time. One replica carries about concurrency x 60 / (cycle seconds) sites per idle minute (docs/scale-out.md).',
+    schema: intIn(1, 256),
   },
   {
     name: 'LOG_LEVEL',
@@ -747,6 +776,9 @@ export function loadConfig(env: Env = process.env): Config {
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },
     adminUserIds: (v.ADMIN_USER_IDS as string[] | undefined) ?? [],
     pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
+    pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
+    watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,
+    watchConcurrency: v.WATCH_CONCURRENCY as number,
     logLevel: v.LOG_LEVEL as LogLevel,
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,

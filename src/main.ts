@@ -135,7 +135,15 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     const { port } = await handle.start();
     if (opts.watch !== false) {
       // Started once the app receives, stopped (by the lifecycle) after it stopped receiving.
-      const watch = createWatchRuntime(backgroundDeps, handle.app);
+      const watch = createWatchRuntime(backgroundDeps, handle.app, {
+        watcher: {
+          activeIntervalMs: config.pollActiveIntervalSeconds * 1000,
+          callBudgetPerMinute: config.watchCallBudgetPerMinute,
+          concurrency: config.watchConcurrency,
+          // Re-read the watched sites every 10 s, not at every tick (thousands of sites on Redis).
+          targetsCacheMs: 10_000,
+        },
+      });
       lifecycle.onStop('watcher', () => watch.stop());
       watch.start();
     }

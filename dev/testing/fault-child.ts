@@ -3,10 +3,15 @@
  * watcher (with the real Slack poster) or the bulk registration runner, on a store shared across
  * restarts (a SQLite file or Redis), against an emulator and a fake Slack in the parent process.
  *
+ * Mode `replica` (test/faults/replicas.fault.ts, bench figure 7): one of several replicas of the
+ * watcher on a shared Redis, on its own timer (system clock), watching every subscription the
+ * parent created; it never creates subscriptions itself.
+ *
  * Run: `node --import tsx dev/testing/fault-child.ts` with FAULT_CHILD_CONFIG = JSON of
  * `FaultChildConfig`. Talks to the parent on stdout, one line per event:
  *   READY                      the process is up (store open, clients built)
  *   TICK <n> base=<0|1> err=<kind|->  (watch) a poll tick finished; base=1 once a baseline exists
+ *   STAT <json>                (replica) every statMs: { cpuMs, rssMb, polls, held, errors }
  *   DONE <json>                (register) the run finished: { status, counts }
  *   FAIL <message>             a start-up or run failure (no secrets)
  * It is killed with SIGKILL at random points; nothing it does may depend on a clean exit.
@@ -61,7 +66,24 @@ export interface RegisterChildConfig extends Common {
   concurrency: number;
 }
 
-export type FaultChildConfig = WatchChildConfig | RegisterChildConfig;
+export interface ReplicaChildConfig {
+  mode: 'replica';
+  storeUrl: string;
+  encryptionKey: string;
+  namespace: string;
+  holderId: string;
+  creds: WorkspaceCredentials;
+  slackApiUrl: string;
+  botToken: string;
+  intervalMs: number;
+  activeIntervalMs: number;
+  concurrency: number;
+  targetsCacheMs: number;
+  channelIntervalMs: number;
+  statMs: number;
+}
+
+export type FaultChildConfig = WatchChildConfig | RegisterChildConfig | ReplicaChildConfig;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -110,6 +132,64 @@ async function runWatch(c: WatchChildConfig): Promise<void> {
     const base = (await pollStateRepo(store).get(c.workspace, c.siteId)) !== undefined;
     say(`TICK ${++n} base=${base ? 1 : 0} err=${site?.lastError ?? '-'}`);
     await new Promise((r) => setTimeout(r, c.tickMs));
+  }
+}
+
+async function runReplica(c: ReplicaChildConfig): Promise<void> {
+  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const store = await createStore({
+    url: c.storeUrl,
+    encryptionKey: c.encryptionKey,
+    namespace: c.namespace,
+  });
+  const api = createApi({ logger, retries: { max: 1, baseMs: 20 } });
+  const client = new WebClient(c.botToken, {
+    slackApiUrl: c.slackApiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
+  const poster = createPoster(async () => client);
+  let polls = 0;
+  let errors = 0;
+  const watcher = createWatcher({
+    store,
+    api,
+    credentials: async () => c.creds,
+    poster: () => poster,
+    renderer: blockRenderer,
+    intervalMs: c.intervalMs,
+    activeIntervalMs: c.activeIntervalMs,
+    concurrency: c.concurrency,
+    targetsCacheMs: c.targetsCacheMs,
+    channelIntervalMs: c.channelIntervalMs,
+    // Lots of sites in one workspace: the budget is not what this process is about.
+    callBudgetPerMinute: 1_000_000,
+    holderId: c.holderId,
+    logger,
+    events: (e) => {
+      if (e.type === 'poll-failed') errors++;
+      if (e.type !== 'delivered') process.stderr.write(`EVENT ${JSON.stringify(e)}\n`);
+    },
+  });
+  watcher.start();
+  say('READY');
+  const seen = new Map<string, number>();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, c.statMs));
+    const st = await watcher.status();
+    let held = 0;
+    for (const s of st.sites) {
+      if (s.leaseHeld) held++;
+      const k = `${s.workspace}|${s.siteId}`;
+      if (s.lastPollAt !== undefined && seen.get(k) !== s.lastPollAt) {
+        seen.set(k, s.lastPollAt);
+        polls++;
+      }
+    }
+    const cpu = process.cpuUsage();
+    say(
+      `STAT ${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, rssMb: process.memoryUsage.rss() / 2 ** 20, polls, held, errors, at: Date.now() })}`,
+    );
   }
 }
 
@@ -166,6 +246,7 @@ async function main(): Promise<void> {
   if (!raw) throw new Error('FAULT_CHILD_CONFIG is not set');
   const c = JSON.parse(raw) as FaultChildConfig;
   if (c.mode === 'watch') await runWatch(c);
+  else if (c.mode === 'replica') await runReplica(c);
   else await runRegister(c);
 }
 

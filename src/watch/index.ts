@@ -1,9 +1,35 @@
 /**
- * The watcher: schedules poll cycles per workspace + site (interval with jitter, bounded
- * concurrency, per-site exponential backoff on service errors), holds one lease per site so only
+ * The watcher: schedules poll cycles per workspace + site (adaptive interval with jitter, see
+ * adaptive.ts: fast while jobs are in flight or just changed, backing off to the idle interval;
+ * bounded concurrency; per-site exponential backoff on service errors; a workspace cools down
+ * after an upstream 429 and spends at most its call budget), holds one lease per site so only
  * one replica polls it, pauses a workspace on an AuthError/PermissionError that the API layer's
  * token refresh did not fix (one `admin-alert`, resumed by `resume(ws)`), and drains the outbox
  * after each cycle.
+ *
+ * Reliability notes (what stays true across replicas and kill -9):
+ * - A site is polled and its outbox drained only by the replica holding its lease
+ *   (`poll:<ws>:<site>`, default ttl 1.25 x the idle interval, taken or renewed at every poll,
+ *   which comes at most 1.1 idle intervals apart, and during long cycles). A replica that dies
+ *   keeps its leases until they expire. Its sites get new preferred replicas (below) once it has
+ *   missed its heartbeats; those try each site at once, and every ttl/8 (+-jitter) while its
+ *   lease is still held. So a dead replica's sites are polled again within about
+ *   max(ttl + ttl/8 x 1.1, 1.1 + 0.5) = 1.6 idle intervals of their last poll. A holder that is
+ *   late for its own lease (a stalled process) loses nothing: the other replicas do not contend
+ *   for a site whose preferred replica is live, and the lease is free to take again.
+ * - Exactly-once delivery does not depend on the lease being exclusive at every instant: intents
+ *   go to the outbox (idempotent keys) before the poll state is saved, and delivery checks the
+ *   tombstone and Slack's message metadata before posting (delivery.ts). A lease that moves
+ *   mid-cycle costs a re-detection, never a lost or doubled message.
+ * - Work spreads evenly: every replica heartbeats into a shared membership document
+ *   (`watch-replicas`, every idle interval / 8, at least 1 s; a member is live for 3 heartbeats,
+ *   and each replica refreshes its view at its own heartbeat) and each site
+ *   has one preferred replica among the live ones (rendezvous hashing of holder + site). The
+ *   scheduler only polls the sites it is preferred for, and hands over (releases the lease of) a
+ *   site it holds but is no longer preferred for, e.g. when a replica joins. When a replica dies
+ *   it drops out of the membership within 0.5 idle intervals, its sites get new preferred
+ *   replicas among the survivors, and those take them over once its leases expire. Preference
+ *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
 import pLimit from 'p-limit';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
@@ -11,13 +37,15 @@ import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { leasesHeld, pollCycles } from '../metrics.js';
 import type { Store } from '../store/types.js';
+import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
 import { Outbox } from './outbox.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
-import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
+import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
+export { CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
@@ -41,18 +69,42 @@ export interface WatcherOptions {
   poster: (ws: string) => ChannelPoster;
   renderer: WatchRenderer;
   clock?: Clock;
-  /** POLL_INTERVAL_SECONDS * 1000; default 60 s. */
+  /** Idle (longest) poll interval: POLL_INTERVAL_SECONDS * 1000; default 60 s. */
   intervalMs?: number;
-  /** Jitter as a fraction of the interval (+/-). Default 0.1. */
+  /**
+   * Poll interval while a site has jobs in flight or a job just changed (POLL_ACTIVE_INTERVAL_SECONDS);
+   * default 2 s (capped at `intervalMs`). Set it equal to `intervalMs` for a fixed-interval poller.
+   */
+  activeIntervalMs?: number;
+  /** Upstream calls per minute one workspace may spend on polling, per replica. Default 600. */
+  callBudgetPerMinute?: number;
+  /** Jitter as a fraction of the interval (+/-; upward only at the idle interval). Default 0.1. */
   jitter?: number;
+  /** Random source in [0, 1) for jitter and the polling order (tests). Default Math.random. */
+  random?: () => number;
   /** Unique per replica (hostname + pid + random). */
   holderId: string;
   logger?: Logger;
   events?: WatchEvents;
   /** Sites polled in parallel. Default 4. */
   concurrency?: number;
-  /** Lease ttl; default max(3 x interval, 30 s). */
+  /**
+   * Sites one scheduler tick takes on (the rest wait for the next tick, 200 ms later). Bounds
+   * the work queued at start-up, when every site is due at once (memory), and lets a replica
+   * that learns of new members mid start-up stop taking their sites. Default concurrency x 8.
+   */
+  maxSitesPerTick?: number;
+  /** Lease ttl; default 1.25 x the idle interval (a dead replica's sites move within 2 intervals). */
   leaseTtlMs?: number;
+  /**
+   * Reuse the list of watched sites for this long (ms) instead of reading every subscription at
+   * every scheduler tick (with thousands of sites on Redis the listing dominates the CPU).
+   * Subscriptions created or removed through this watcher's `subscriptions` clear it at once;
+   * others (another replica, another instance) are seen within this time. Default 0 (no reuse).
+   */
+  targetsCacheMs?: number;
+  /** Heartbeat of this replica in the membership document, ms. Default idle interval / 8 (>= 1 s). */
+  heartbeatMs?: number;
   /** Backoff cap for a failing site. Default 15 min. */
   maxBackoffMs?: number;
   /** Slack pacing per channel; default 1000 ms. */
@@ -75,6 +127,12 @@ export interface SiteStatus {
   consecutiveFailures: number;
   nextPollAt: number;
   leaseHeld: boolean;
+  /** Consecutive quiet cycles (no job in flight, no change): the adaptive delay doubles with each. */
+  quietCycles: number;
+  /** Delay chosen after the last poll (adaptive interval, backoff, cooldown or lease retry), ms. */
+  lastDelayMs?: number;
+  /** Another live replica is preferred for this site (this one leaves it alone). */
+  notPreferred?: boolean;
 }
 
 export interface WatcherStatus {
@@ -111,12 +169,59 @@ export interface Watcher {
 
 class LeaseLost extends Error {}
 
+/** Membership document of the replicas (see the header). */
+export const REPLICAS_NS = 'watch-replicas';
+const REPLICAS_KEY = '_global';
+
+/** FNV-1a, 32 bits: a cheap, stable hash for rendezvous hashing (not for security). */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // Final avalanche (murmur3 fmix32): FNV alone clusters on inputs that differ in the last chars.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The replica preferred for a site (rendezvous hashing): same answer on every replica. */
+export function preferredReplica(live: readonly string[], site: string): string | undefined {
+  let best: string | undefined;
+  let bestScore = -1;
+  for (const h of live) {
+    const score = fnv1a(`${h}\u0000${site}`);
+    if (score > bestScore || (score === bestScore && best !== undefined && h < best)) {
+      best = h;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 export function createWatcher(opts: WatcherOptions): Watcher {
   const clock = opts.clock ?? systemClock;
   const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
   const intervalMs = opts.intervalMs ?? 60_000;
   const jitter = opts.jitter ?? 0.1;
-  const leaseTtl = opts.leaseTtlMs ?? Math.max(3 * intervalMs, 30_000);
+  const random = opts.random ?? Math.random;
+  const policy: AdaptivePolicy = {
+    idleMs: intervalMs,
+    activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs),
+    jitter,
+  };
+  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
+  // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
+  // sites this replica is preferred for are retried (no store call for the others): keep it short.
+  const leaseRetryMs = Math.max(250, Math.min(intervalMs, leaseTtl / 8));
+  const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
+  const budgets = new Map<string, CallBudget>();
+  /** Workspaces cooling down after an upstream 429: no poll before this time. */
+  const cooldownUntil = new Map<string, number>();
   const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
   const listeners = new Set<WatchEvents>();
   if (opts.events) listeners.add(opts.events);
@@ -130,6 +235,22 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
   };
   const subscriptions = new Subscriptions(opts.store, () => clock.now());
+  const targetsCacheMs = opts.targetsCacheMs ?? 0;
+  let targetsCache:
+    | { at: number; list: Array<[string, string]>; bySite: Map<string, Subscription[]> }
+    | undefined;
+  /** Active subscriptions of one site: from the cached listing while it is fresh (a poll must
+   * not read every subscription of a workspace of thousands of sites), else from the store. */
+  async function siteSubscriptions(ws: string, siteId: string): Promise<Subscription[]> {
+    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) {
+      return targetsCache.bySite.get(siteKey(ws, siteId)) ?? [];
+    }
+    return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+  }
+  subscriptions.onChange = () => {
+    targetsCache = undefined;
+  };
+
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
     outbox,
@@ -155,16 +276,55 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   let scanRetryAt = 0;
   /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
   const pollLimit = pLimit(opts.concurrency ?? 4);
+  const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
+
+  // Membership of the replicas (see the header): who is live, who is preferred for a site.
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(1000, intervalMs / 8);
+  const membership = opts.store.docs<{ m: Record<string, number> }>(REPLICAS_NS);
+  let live: string[] = [opts.holderId];
+  let beatAt = Number.NEGATIVE_INFINITY;
+  async function heartbeat(now: number): Promise<void> {
+    if (now - beatAt < heartbeatMs) return;
+    beatAt = now;
+    const doc = await membership.update(REPLICAS_KEY, 'members', (old) => {
+      const m: Record<string, number> = {};
+      for (const [h, t] of Object.entries(old?.m ?? {})) if (now - t < 20 * heartbeatMs) m[h] = t;
+      m[opts.holderId] = now;
+      return { m };
+    });
+    const next = Object.entries(doc?.m ?? {})
+      .filter(([h, t]) => h === opts.holderId || now - t <= 3 * heartbeatMs)
+      .map(([h]) => h)
+      .sort();
+    live = next.includes(opts.holderId) ? next : [...next, opts.holderId];
+  }
+  const isPreferred = (ws: string, site: string) =>
+    live.length <= 1 || preferredReplica(live, `${ws}|${site}`) === opts.holderId;
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
-  const jittered = () => intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+  const jittered = () => intervalMs * (1 + (random() * 2 - 1) * jitter);
+  const budgetOf = (ws: string) => {
+    let b = budgets.get(ws);
+    if (!b) {
+      b = new CallBudget(budgetPerMinute, clock.now());
+      budgets.set(ws, b);
+    }
+    return b;
+  };
 
   function siteStatus(ws: string, siteId: string): SiteStatus {
     const k = siteKey(ws, siteId);
     let s = sites.get(k);
     if (!s) {
-      s = { workspace: ws, siteId, consecutiveFailures: 0, nextPollAt: clock.now(), leaseHeld: false };
+      s = {
+        workspace: ws,
+        siteId,
+        consecutiveFailures: 0,
+        nextPollAt: clock.now(),
+        leaseHeld: false,
+        quietCycles: 0,
+      };
       sites.set(k, s);
     }
     return s;
@@ -231,7 +391,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       if (await pausedReasonOf(ws)) {
         out.skipped = 'paused';
       } else {
-        const subs = (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
+        const subs = await siteSubscriptions(ws, siteId);
         const creds = await opts.credentials(ws);
         if (subs.length === 0) out.skipped = 'no-subscriptions';
         else if (!creds?.watermarking) out.skipped = 'no-credentials';
@@ -253,7 +413,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             st.lastResult = out.cycle;
             delete st.lastError;
             st.consecutiveFailures = 0;
-            st.nextPollAt = cycleStart + jittered();
+            const next = nextPollDelay(policy, st.quietCycles, out.cycle, random());
+            st.quietCycles = next.quiet;
+            st.lastDelayMs = next.delayMs;
+            st.nextPollAt = cycleStart + next.delayMs;
             pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
           } catch (e) {
             if (e instanceof LeaseLost) throw e;
@@ -263,7 +426,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               out.error = e.kind;
             } else {
               st.consecutiveFailures++;
-              const backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
+              let backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
+              // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
+              // waits (its other sites would be refused too), at least the Retry-After asked for.
+              const rateWait = rateLimitWaitMs(e, intervalMs);
+              if (rateWait !== undefined) {
+                backoff = Math.max(backoff, rateWait);
+                cooldownUntil.set(ws, Math.max(cooldownUntil.get(ws) ?? 0, clock.now() + rateWait));
+              }
+              st.lastDelayMs = backoff;
               st.nextPollAt = clock.now() + backoff;
               const kind = isApiError(e) ? e.kind : 'unexpected';
               st.lastError = kind;
@@ -292,13 +463,32 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   }
 
   async function targets(): Promise<Array<[string, string]>> {
-    const out: Array<[string, string]> = [];
+    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return [...targetsCache.list];
+    const at = clock.now();
+    const { list, bySite } = await listTargets();
+    if (targetsCacheMs > 0) targetsCache = { at, list, bySite };
+    return [...list];
+  }
+
+  async function listTargets(): Promise<{
+    list: Array<[string, string]>;
+    bySite: Map<string, Subscription[]>;
+  }> {
+    const list: Array<[string, string]> = [];
+    const bySite = new Map<string, Subscription[]>();
     for (const ws of await subscriptions.workspaces()) {
-      const subs = await subscriptions.list(ws);
-      const siteIds = new Set(subs.filter((s) => !s.paused).map((s) => s.siteId));
-      for (const site of siteIds) out.push([ws, site]);
+      for (const s of await subscriptions.list(ws)) {
+        if (s.paused) continue;
+        const k = siteKey(ws, s.siteId);
+        const l = bySite.get(k);
+        if (l) l.push(s);
+        else {
+          bySite.set(k, [s]);
+          list.push([ws, s.siteId]);
+        }
+      }
     }
-    return out;
+    return { list, bySite };
   }
 
   /**
@@ -308,9 +498,30 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   async function tick(onScanned?: () => void): Promise<void> {
     const now = clock.now();
     let due: Array<[string, string]>;
+    const handoff: Array<[string, string]> = [];
     try {
-      due = (await targets()).filter(
-        ([ws, site]) => !inflight.has(siteKey(ws, site)) && siteStatus(ws, site).nextPollAt <= now,
+      await heartbeat(now);
+      due = admit(
+        (await targets()).filter(([ws, site]) => {
+          if (inflight.has(siteKey(ws, site))) return false;
+          const st = siteStatus(ws, site);
+          if (isPreferred(ws, site)) {
+            // Newly ours (a replica died or left): try it now, do not wait for its old delay.
+            if (st.notPreferred) {
+              st.notPreferred = false;
+              st.nextPollAt = Math.min(st.nextPollAt, now);
+            }
+            return st.nextPollAt <= now;
+          }
+          // Another live replica is preferred for it: hand over the lease if we hold it.
+          st.notPreferred = true;
+          if (held.has(leaseName(ws, site))) handoff.push([ws, site]);
+          // Preference changes only at a heartbeat: no need to look before the next one.
+          if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
+          st.leaseHeld = false;
+          return false;
+        }),
+        now,
       );
       for (const [ws, site] of due) inflight.add(siteKey(ws, site));
       scanRetryAt = 0;
@@ -323,12 +534,30 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       // The due sites are marked in flight: the scheduler may re-arm without picking them again.
       onScanned?.();
     }
+    for (const [ws, site] of handoff) {
+      const name = leaseName(ws, site);
+      held.delete(name);
+      await opts.store.leases.release(name, opts.holderId).catch((err: unknown) => {
+        log.warn({ err, workspace: ws, siteId: site }, 'lease hand-over failed (it will expire)');
+      });
+    }
+    if (handoff.length) leasesHeld.set(held.size);
     await Promise.all(
       due.map(([ws, site]) =>
         pollLimit(async () => {
+          const reserved = estimate(ws, site);
           try {
             const r = await pollOnce(ws, site);
-            if (r.skipped) siteStatus(ws, site).nextPollAt = clock.now() + jittered();
+            // The cycle's real cost replaces the estimate reserved at admission.
+            // (A failed cycle keeps its reservation; a skipped one spent nothing.)
+            const spent = r.cycle ? r.cycle.calls : r.error ? reserved : 0;
+            budgetOf(ws).spend(spent - reserved, clock.now());
+            const st = siteStatus(ws, site);
+            if (r.skipped === 'lease') {
+              // Another replica holds it: look again soon, so a dead holder's sites move quickly.
+              st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
+              st.nextPollAt = clock.now() + st.lastDelayMs;
+            } else if (r.skipped) st.nextPollAt = clock.now() + jittered();
           } catch (err) {
             log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
             siteStatus(ws, site).nextPollAt = clock.now() + jittered();
@@ -338,6 +567,42 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         }),
       ),
     );
+  }
+
+  /** Calls a site's next cycle is expected to cost (its last cycle's; 2 for an idle site). */
+  function estimate(ws: string, site: string): number {
+    return Math.max(2, siteStatus(ws, site).lastResult?.calls ?? 2);
+  }
+
+  /**
+   * Of the due sites, those that may poll now: not in a workspace's 429 cool-down, within the
+   * workspace's call budget (the estimate is reserved here). The others get a new due time. The
+   * order is shuffled per tick, so replicas racing for leases spread the sites between them.
+   */
+  function admit(due: Array<[string, string]>, now: number): Array<[string, string]> {
+    for (let i = due.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [due[i], due[j]] = [due[j] as [string, string], due[i] as [string, string]];
+    }
+    const out: Array<[string, string]> = [];
+    for (const [ws, site] of due) {
+      if (out.length >= maxPerTick) break; // the others stay due: the next tick takes them
+      const st = siteStatus(ws, site);
+      const cool = cooldownUntil.get(ws) ?? 0;
+      if (cool > now) {
+        st.nextPollAt = cool;
+        continue;
+      }
+      const est = estimate(ws, site);
+      const wait = budgetOf(ws).waitFor(est, now);
+      if (wait > 0) {
+        st.nextPollAt = now + wait;
+        continue;
+      }
+      budgetOf(ws).spend(est, now);
+      out.push([ws, site]);
+    }
+    return out;
   }
 
   /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
@@ -391,6 +656,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
       while (ticking.size > 0) await Promise.all([...ticking]);
+      if (beatAt > Number.NEGATIVE_INFINITY) {
+        // Leave the membership: the others take this replica's sites at once.
+        await membership
+          .update(REPLICAS_KEY, 'members', (old) => {
+            const { [opts.holderId]: _me, ...m } = old?.m ?? {};
+            return { m };
+          })
+          .catch((err: unknown) => log.warn({ err }, 'could not leave the replica membership'));
+      }
       for (const name of held) await opts.store.leases.release(name, opts.holderId);
       held.clear();
       leasesHeld.set(0);

@@ -12,10 +12,21 @@
  *   4. getJobTasks only for jobs that changed (status or updateTime), are new, left the in-flight
  *      set, or are newly seen terminal ("changed" above); getJob only as a fallback for a departed
  *      job the window did not return (should not happen with a consistent service).
- * The first cycle of a site records the state silently: 1 + ceil(inflight/1000) calls (the
- * window query, made first, seeds the set of already-finished jobs so none is announced later).
- * A subscription added to a site that is already polled is silent in its first cycle too (see
- * buildIntents).
+ * The first cycle of a site records the state: 1 + ceil(inflight/1000) calls (the window query,
+ * made first, seeds the set of already-finished jobs so none is announced later) + getJobTasks
+ * for the jobs that changed after a subscription was created. It is silent about everything
+ * older: a job whose own latest time (updateTime, else regTime) is before the earliest active
+ * subscription's creation is recorded, not announced (no flood of old jobs); a job that started
+ * or finished after it (e.g. one that ran entirely between `/dwm watch` and the first poll) is
+ * announced in that first cycle (looking back at most FIRST_POLL_LOOKBACK_MS, 24 h).
+ *
+ * Every change is matched against each subscription by the job's own time (see buildIntents):
+ * a subscription hears every change whose time is at or after its creation, in its very first
+ * cycle too, whether the site was polled before or not. The comparison is at whole seconds (the
+ * service's time resolution): a change stamped with the same second as the subscription's
+ * creation cannot be told from one just before it and counts as before it (what was on screen
+ * when the user typed /dwm watch is not replayed). A change without a parseable time falls back
+ * to the detection window (announced when the subscription existed when the window began).
  *
  * "Newly seen terminal": a job in the window that was neither in our in-flight set nor seen
  * before counts as new only when it was registered after the previous cycle started (minus
@@ -38,6 +49,12 @@ export const POLLSTATE_NS = 'watch-pollstate';
 export const PAGE_UNIT = 1000;
 /** More than this many jobs finishing in one cycle for a channel become one digest message. */
 export const BURST_THRESHOLD = 5;
+/**
+ * A site's first poll announces changes since the earliest watch's creation, but never older than
+ * this (a watch created long before its site could first be polled, e.g. before credentials were
+ * set up, does not get days of history).
+ */
+export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 /** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
 export const MAX_LOOKUP_MISSES = 5;
 
@@ -163,6 +180,32 @@ interface Change {
   tasks?: JobTask[];
 }
 
+/** The job's own time of its latest change (service clock, epoch ms): updateTime, else regTime. */
+export function changeTimeMs(j: Job): number | null {
+  return j.updateTime.epochMs ?? j.regTime.epochMs ?? null;
+}
+
+/**
+ * The earliest change time (service clock, whole seconds) a subscription hears of: the second
+ * after the one it was created in (see the header on ties).
+ */
+function hearsFromMs(s: Subscription): number {
+  const t = Date.parse(s.createdAt);
+  return Number.isFinite(t) ? Math.floor(t / 1000) * 1000 + 1000 : Number.NEGATIVE_INFINITY;
+}
+
+async function fetchTasks(ctx: CycleContext, changes: Change[], count: () => void): Promise<void> {
+  const limit = pLimit(ctx.taskConcurrency ?? 8);
+  await Promise.all(
+    changes.map((c) =>
+      limit(async () => {
+        count();
+        c.tasks = (await ctx.client.getJobTasks(ctx.siteId, c.job.jobId)).items;
+      }),
+    ),
+  );
+}
+
 export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   const skew = ctx.skewMs ?? 5 * 60_000;
   const start = ctx.now();
@@ -183,19 +226,53 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   };
 
   if (!state) {
-    // First poll: record silently. Seed terminalSeen so recently finished jobs are never announced.
+    // First poll: record the state. Seed terminalSeen so finished jobs are never announced later.
     // The terminal query goes FIRST: a job that starts after it and finishes before the in-flight
     // query is in neither set, so the next cycle announces it (it did not exist when the baseline
     // began). In the other order it would be seeded as "already finished" and never announced.
-    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(start - skew), count);
+    // Jobs that changed after the earliest active subscription was created are announced now
+    // (each subscription hears those at or after its own creation, see buildIntents); the window
+    // reaches back to that creation (a subscription made while the bot was down).
+    let since = Number.POSITIVE_INFINITY;
+    for (const s of ctx.subscriptions) if (!s.paused) since = Math.min(since, hearsFromMs(s));
+    since = Math.max(since, start - FIRST_POLL_LOOKBACK_MS);
+    const fromMs = Number.isFinite(since) ? Math.min(start, since) - skew : start - skew;
+    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
     await ctx.checkpoint();
     const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
     res.inflight = inflight.length;
     const terminalSeen: Record<string, number> = {};
-    for (const j of recent) terminalSeen[j.jobId] = j.regTime.epochMs ?? start;
+    const keepAfter = start - 3 * skew;
+    const isNew = (j: Job) => {
+      const t = changeTimeMs(j);
+      return t !== null && t >= since;
+    };
+    const changes: Change[] = [];
+    for (const j of recent) {
+      terminalSeen[j.jobId] = Math.max(j.regTime.epochMs ?? start, keepAfter);
+      if (isNew(j)) changes.push({ job: j, kind: 'final' });
+    }
     const jobs: Record<string, JobMemo> = {};
     // A job listed by both queries (it finished in between) is known as finished, not in flight.
-    for (const j of inflight) if (terminalSeen[j.jobId] === undefined) jobs[j.jobId] = memo(j);
+    const fresh: Job[] = [];
+    for (const j of inflight) {
+      if (terminalSeen[j.jobId] !== undefined) continue;
+      if (isNew(j)) {
+        changes.push({ job: j, kind: 'new' });
+        fresh.push(j);
+      } else jobs[j.jobId] = memo(j);
+    }
+    if (changes.length > 0) {
+      await fetchTasks(ctx, changes, count);
+      await ctx.checkpoint();
+      const entries = buildIntents(ctx, changes, start);
+      res.intents = entries.length;
+      res.added = await ctx.outbox.add(entries);
+      res.changed = changes.length;
+      res.finals = changes.filter((c) => c.kind === 'final').length;
+      const byId = new Map(changes.map((c) => [c.job.jobId, c]));
+      for (const j of fresh) jobs[j.jobId] = memo(j, byId.get(j.jobId)?.tasks);
+    }
     await ctx.checkpoint();
     await repo.put(ctx.workspace, ctx.siteId, {
       v: 1,
@@ -264,15 +341,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   }
 
   // 4. tasks for changed jobs only
-  const limit = pLimit(ctx.taskConcurrency ?? 8);
-  await Promise.all(
-    changes.map((c) =>
-      limit(async () => {
-        count();
-        c.tasks = (await ctx.client.getJobTasks(ctx.siteId, c.job.jobId)).items;
-      }),
-    ),
-  );
+  await fetchTasks(ctx, changes, count);
   res.changed = changes.length;
   res.finals = changes.filter((c) => c.kind === 'final').length;
   await ctx.checkpoint();
@@ -337,14 +406,17 @@ function summaryOf(ctx: CycleContext, c: Change): JobSummary {
 }
 
 /**
- * Turn changes into per-channel intents. One channel = the first matching subscription in it.
+ * Turn changes into per-channel intents. One channel = the first matching subscription in it that
+ * existed when the change happened.
  *
- * `prevCycleStart`: when the changes' window began (the previous cycle's start). A subscription
- * created after it is in its first cycle: the site was already polled (for another channel, or
- * before an unwatch left its poll state behind), so these changes may predate the subscription,
- * and its first poll records the current state silently (issue: "no flood of old jobs"). It hears
- * of every change detected from the next cycle on. (A resumed subscription keeps its createdAt:
- * changes detected after the resume are delivered to it.)
+ * A subscription that existed when the detection window began (`prevCycleStart`, the previous
+ * cycle's start) hears every change detected in it. In its first cycle (created after the window
+ * began, or the site's baseline), it hears a change when the job's own time of that change
+ * (`changeTimeMs`: its updateTime, the finish time of a finished job) is in a later second than
+ * its creation (`hearsFromMs`), whether or not the site was polled before (for another channel,
+ * or before an unwatch left its poll state behind). Older changes are not announced to it (no
+ * flood of old jobs); a change without a parseable time is not either. (A resumed subscription
+ * keeps its createdAt: changes detected after the resume are delivered to it.)
  */
 export function buildIntents(
   ctx: CycleContext,
@@ -358,15 +430,22 @@ export function buildIntents(
   const channels = new Map<string, Subscription[]>();
   for (const s of ctx.subscriptions) {
     if (s.paused || s.siteId !== ctx.siteId) continue;
-    const created = Date.parse(s.createdAt);
-    if (Number.isFinite(created) && created > prevCycleStart) continue;
     const l = channels.get(s.channelId) ?? [];
     l.push(s);
     channels.set(s.channelId, l);
   }
+  const existedFor = (s: Subscription, c: Change) => {
+    // It existed for the whole detection window: every change detected in it came after it.
+    const created = Date.parse(s.createdAt);
+    if (!Number.isFinite(created) || created <= prevCycleStart) return true;
+    // Its first cycle (the window began before it): the job's own time decides.
+    const at = changeTimeMs(c.job);
+    return at !== null && hearsFromMs(s) <= at;
+  };
   const group = `${ctx.siteId}:${cycleStart}`;
   for (const [channel, subs] of channels) {
-    const pick = (c: Change) => subs.find((s) => subscriptionMatches(s, c.job.status, c.job.contentId));
+    const pick = (c: Change) =>
+      subs.find((s) => existedFor(s, c) && subscriptionMatches(s, c.job.status, c.job.contentId));
     const finals = changes.filter((c) => c.kind === 'final' && pick(c));
     const burst = finals.length > BURST_THRESHOLD;
     const push = (

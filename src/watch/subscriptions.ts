@@ -154,6 +154,8 @@ export class SubscriptionError extends Error {
 }
 
 export class Subscriptions {
+  /** Called after every create, remove, pause and resume (the watcher drops its site list). */
+  onChange: (() => void) | undefined;
   private readonly repo: AtomicDocRepo<Subscription>;
   private readonly registry: AtomicDocRepo<{ workspaces: string[] }>;
   constructor(
@@ -165,6 +167,14 @@ export class Subscriptions {
   }
 
   async create(ws: WorkspaceKey, input: CreateSubscriptionInput): Promise<CreateResult> {
+    try {
+      return await this.createInner(ws, input);
+    } finally {
+      this.onChange?.();
+    }
+  }
+
+  private async createInner(ws: WorkspaceKey, input: CreateSubscriptionInput): Promise<CreateResult> {
     const issues: ValidationIssue[] = [];
     const siteFinding = checkSiteId(input.siteId);
     if (siteFinding) issues.push({ field: 'site', message: siteFinding });
@@ -248,6 +258,7 @@ export class Subscriptions {
         ? [await this.get(ws, target.id)].filter((s): s is Subscription => !!s)
         : await this.list(ws, target);
     for (const s of victims) await this.repo.delete(ws, s.id);
+    if (victims.length) this.onChange?.();
     return victims.length;
   }
 
@@ -264,6 +275,7 @@ export class Subscriptions {
       },
     };
     await this.repo.put(ws, id, next);
+    this.onChange?.();
     return next;
   }
 
@@ -274,6 +286,7 @@ export class Subscriptions {
     const { paused: _p, ...rest } = s;
     const next: Subscription = { ...rest, updatedAt: new Date(this.now()).toISOString() };
     await this.repo.put(ws, id, next);
+    this.onChange?.();
     return next;
   }
 

@@ -41,14 +41,16 @@ async function cycle(w: Watcher, site = SITE) {
 }
 
 describe('watcher against the emulator', () => {
-  it('first poll is silent; a job that finishes later is notified once per channel', async () => {
+  it('first poll is silent about what predates the watch; a job that finishes later is notified once per channel', async () => {
     h = await startHarness();
     const w = h.watcher();
-    await sub(w, 'C1');
-    await sub(w, 'C2');
     const old = newJob('old-finished');
     h.emu.finishJob(SITE, old);
     const running = newJob('running-at-start');
+    // The service's times have whole seconds: the watch comes a second after those jobs moved.
+    h.tick(1000);
+    await sub(w, 'C1');
+    await sub(w, 'C2');
 
     const first = await w.pollOnce(WS, SITE);
     expect(first.cycle?.baseline).toBe(true);
@@ -80,6 +82,7 @@ describe('watcher against the emulator', () => {
     h.tick();
     h.emu.finishJob(SITE, running);
     h.emu.setJobStatus(SITE, other, 'DM001');
+    h.tick(1000);
     await sub(w, 'C2');
     await cycle(w);
     expect(
@@ -88,7 +91,7 @@ describe('watcher against the emulator', () => {
         .map((m) => m.text)
         .join('\n'),
     ).toContain(`Job \`${running}\``);
-    // C2's first cycle is silent: those changes may predate it.
+    // C2's first cycle is silent: those changes predate it (by the jobs' own times).
     expect(h.poster.messages.filter((m) => m.channel === 'C2')).toEqual([]);
     // From the next cycle on, C2 hears of every change.
     h.tick();
@@ -221,6 +224,71 @@ describe('watcher against the emulator', () => {
     expect(h.poster.visible('C1')).toHaveLength(1);
   });
 
+  it('a job that starts and finishes between /dwm watch and the first poll is announced', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    const before = newJob('before-watch');
+    h.emu.finishJob(SITE, before);
+    const runningBefore = newJob('running-before-watch');
+    h.tick(1000);
+    await sub(w, 'C1');
+    h.tick(20_000);
+    const quick = newJob('quick-after-watch');
+    h.emu.finishJob(SITE, quick);
+    const started = newJob('started-after-watch');
+    const first = await w.pollOnce(WS, SITE);
+    expect(first.cycle?.baseline).toBe(true);
+    const keys = h.poster.messages.map((m) => m.key);
+    expect(keys).toContain(`${WS}|C1|${quick}|card:DM500`);
+    expect(keys).toContain(`${WS}|C1|${quick}|final:DM500`);
+    expect(h.poster.cardOf('C1', started)).toBeDefined();
+    // Nothing that predates the subscription (by the jobs' own times).
+    expect(keys.some((k) => k.includes(`|${before}|`) || k.includes(`|${runningBefore}|`))).toBe(false);
+    // Later cycles do not repeat them; the job started after the watch is followed to its end.
+    h.emu.finishJob(SITE, started);
+    await cycle(w);
+    await cycle(w);
+    expect(h.poster.messages.some((m) => m.key === `${WS}|C1|${started}|final:DM500`)).toBe(true);
+    expect(h.poster.duplicateKeys()).toEqual([]);
+  });
+
+  it('a first poll long after the watch looks back 24 hours, not to the watch', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    await sub(w, 'C1');
+    h.tick(3600_000);
+    const old = newJob('two-days-before-first-poll');
+    h.emu.finishJob(SITE, old);
+    h.tick(47 * 3600_000);
+    const recent = newJob('an-hour-before-first-poll');
+    h.emu.finishJob(SITE, recent);
+    h.tick(3600_000);
+    await w.pollOnce(WS, SITE);
+    const keys = h.poster.messages.map((m) => m.key);
+    expect(keys).toContain(`${WS}|C1|${recent}|final:DM500`);
+    expect(keys.some((k) => k.includes(`|${old}|`))).toBe(false);
+  });
+
+  it('a new watch on a site already polled hears, in its first cycle, every change after its creation', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    await sub(w, 'C1');
+    const running = newJob('running-before-c2');
+    await w.pollOnce(WS, SITE); // the site is polled for C1
+    h.tick(10_000);
+    await sub(w, 'C2');
+    h.tick(5000);
+    h.emu.finishJob(SITE, running); // after C2 exists
+    const quick = newJob('quick-after-c2');
+    h.emu.finishJob(SITE, quick);
+    await cycle(w); // C2's first cycle
+    for (const job of [running, quick]) {
+      expect(h.poster.messages.some((m) => m.key === `${WS}|C2|${job}|final:DM500`)).toBe(true);
+      expect(h.poster.messages.some((m) => m.key === `${WS}|C1|${job}|final:DM500`)).toBe(true);
+    }
+    expect(h.poster.duplicateKeys()).toEqual([]);
+  });
+
   it('a burst of more than 5 completions becomes one digest per channel', async () => {
     h = await startHarness();
     const w = h.watcher();
@@ -244,8 +312,9 @@ describe('watcher against the emulator', () => {
   it('a change that happened while the bot was down is notified after restart', async () => {
     h = await startHarness();
     const w1 = h.watcher();
-    await sub(w1, 'C1');
     const job = newJob('overnight');
+    h.tick(1000);
+    await sub(w1, 'C1');
     await w1.pollOnce(WS, SITE);
     await w1.stop();
     h.tick(6 * 3600_000);
