@@ -2,7 +2,7 @@
  * A plain-text renderer (fallback text only, no blocks). The Slack side supplies the Block Kit
  * renderer; this one serves tests, the demo and as the `text` fallback shape.
  */
-import { JOB_STATUS, type JobStatusCode } from '../api/codes.js';
+import { codeLabel, JOB_STATUS, type JobStatusCode } from '../api/codes.js';
 import type { JobSummary, WatchRenderer } from './types.js';
 
 const EMOJI: Record<JobStatusCode, string> = {
@@ -17,7 +17,8 @@ export function escapeSlack(s: string): string {
 }
 
 function statusText(s: JobStatusCode): string {
-  return `${EMOJI[s]} ${JOB_STATUS[s]}`;
+  // A status the specs do not list (a new one upstream) reads "unknown (CODE)", never "undefined".
+  return `${EMOJI[s] ?? ':grey_question:'} ${escapeSlack(codeLabel(JOB_STATUS, s))}`;
 }
 
 function head(j: JobSummary): string {
@@ -46,7 +47,7 @@ const unclamped: WatchRenderer = {
     switch (u.kind) {
       case 'status':
         return {
-          text: `${head(j)} moved from ${JOB_STATUS[u.previous]} to ${statusText(j.status)}${tasksLine(j)}`,
+          text: `${head(j)} moved from ${escapeSlack(codeLabel(JOB_STATUS, u.previous))} to ${statusText(j.status)}${tasksLine(j)}`,
         };
       case 'progress':
         return { text: `${head(j)} progress${tasksLine(j)}` };
