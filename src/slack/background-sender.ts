@@ -11,7 +11,7 @@ import { classifyDeliveryError } from '../watch/delivery.js';
 import type { Clock } from '../watch/types.js';
 
 /**
- * A Map that keeps at most `max` entries, evicting the least recently used (review #21: the
+ * A Map that keeps at most `max` entries, evicting the least recently used (the
  * per-process caches of clients must not grow with every workspace and token rotation).
  */
 export class LruMap<K, V> {
@@ -102,7 +102,7 @@ interface Lane {
 }
 
 /**
- * A small paced queue per workspace and channel for messages nobody waits on (review #18/#19):
+ * A small paced queue per workspace and channel for messages nobody waits on:
  * - one post at a time per channel, at least `channelGapMs` apart (1 message/s per channel);
  * - a 429 waits Retry-After (at least the gap) and tries again; a transient failure (5xx, network,
  *   Slack's internal errors, an error of unknown shape) backs off 1 s, 2 s, 4 s…; after

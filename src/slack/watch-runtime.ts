@@ -5,7 +5,7 @@
  *
  * Events become direct messages, sent through a paced background queue (poster.ts
  * `createBackgroundSender`, on the runtime's clock): a 429 waits Retry-After and tries again, so a
- * rate limit never drops the notice (review #18); `stop()` clears its timers.
+ * rate limit never drops the notice; `stop()` clears its timers.
  * - `subscription-paused` (a permanent Slack error in a channel): the subscription's creator gets
  *   what happened and a Resume button.
  * - `admin-alert` (the service refused the credentials and a token refresh did not fix it; the

@@ -127,7 +127,7 @@ interface NodeRedisClient {
 }
 
 /**
- * The Redis client, made here rather than by @keyv/redis so that (F6: "Socket closed
+ * The Redis client, made here rather than by @keyv/redis so that ("Socket closed
  * unexpectedly" surfacing as an unhandled rejection when Redis is killed):
  * - an `error` listener is attached before anything can fail (node-redis emits socket errors as
  *   events; each failing call also rejects on its own, which its caller handles);
@@ -218,7 +218,7 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     );
   }
   // The adapter gets the connected client and no `connectionTimeout`: its getClient() then never
-  // races connect() against a timer of its own (F6).
+  // races connect() against a timer of its own.
   const adapter = new KeyvRedis<string>(client as never, { throwOnConnectError: true, throwOnErrors: true });
   adapter.on('error', () => {
     /* surfaced by the failing call itself */

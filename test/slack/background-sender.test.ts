@@ -1,5 +1,5 @@
 /**
- * Review #18/#19: the paced background queue (direct messages, audit mirror lines). Virtual clock:
+ * The paced background queue (direct messages, audit mirror lines). Virtual clock:
  * order and counts only, no real waiting.
  */
 import type { WebClient } from '@slack/web-api';
@@ -13,7 +13,7 @@ import {
 } from '../../src/slack/background-sender.js';
 import { createContext } from '../../src/slack/kit/context.js';
 import { FakeClock } from '../../src/watch/clock.js';
-import { reviewDeps } from '../review/support.js';
+import { memoryDeps } from './guarantees/support.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -134,7 +134,7 @@ describe('createBackgroundSender', () => {
 
 describe('audit mirror', () => {
   it('ctx.audit records the entry without waiting for the audit channel post', async () => {
-    const deps = await reviewDeps({ auditChannelId: 'C0AUDIT' });
+    const deps = await memoryDeps({ auditChannelId: 'C0AUDIT' });
     let release: () => void = () => undefined;
     const posted: string[] = [];
     const client = {

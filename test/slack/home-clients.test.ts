@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { webClients } from '../../src/slack/kit/web-client.js';
 import { purgeWorkspace } from '../../src/slack/lifecycle.js';
-import { reviewDeps } from '../review/support.js';
+import { memoryDeps } from './guarantees/support.js';
 
 describe('Web API clients cache', () => {
   it('one client per workspace, replaced on token rotation, removed on uninstall', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const clients = webClients(deps);
     expect(clients.size).toBe(0);
     const a = await clients.forWorkspace('T1');
@@ -25,7 +25,7 @@ describe('Web API clients cache', () => {
   });
 
   it('uninstall hooks registered by a part of the app run on purge, and not after they are removed', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const seen: string[] = [];
     const off = (await import('../../src/slack/lifecycle.js')).onUninstall(deps, (ws) => seen.push(ws));
     await purgeWorkspace(deps, 'T1', 'app_uninstalled');

@@ -1,5 +1,5 @@
 /**
- * The role checks that must not delay Slack (review #1, #3) and the bounded role caches (#21).
+ * The role checks that must not delay Slack and the bounded role caches (#21).
  * Order is asserted on a shared log (never time): the fakes answer at once, or never until the
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
@@ -16,7 +16,7 @@ import {
   USER_CACHE_MAX,
   userInfo,
 } from '../../src/slack/kit/roles.js';
-import { captureApp, fakeClient, reviewDeps, submission } from '../review/support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 /** A users.info that answers only when the test says so. */
 function deferredUsersInfo(log: string[], isAdmin: boolean) {
@@ -51,7 +51,7 @@ describe('TtlLru', () => {
   });
 
   it('the users.info cache never holds more than its cap, and refetches after the TTL', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const log: string[] = [];
     const client = fakeClient(log) as never;
     for (let i = 0; i <= USER_CACHE_MAX; i++) await userInfo(deps, client, 'T1', `U${i}`);
@@ -70,7 +70,7 @@ describe('TtlLru', () => {
 
 describe('localRole', () => {
   it('knows config admins and cached users, and says "unknown" rather than asking Slack', async () => {
-    const deps = await reviewDeps({ adminUserIds: ['UADMIN'] });
+    const deps = await memoryDeps({ adminUserIds: ['UADMIN'] });
     expect(await localRole(deps, 'T1', 'UADMIN')).toBe('admin');
     expect(await localRole(deps, 'T1', 'UNEW')).toBeUndefined();
     const log: string[] = [];
@@ -90,7 +90,7 @@ describe('localRole', () => {
   });
 });
 
-describe('admin-only modal submissions (review #1)', () => {
+describe('admin-only modal submissions', () => {
   const settingsValues = {
     svc_set_license_url: { value: { type: 'plain_text_input', value: 'https://new.example/license' } },
     svc_set_package_url: { value: { type: 'plain_text_input', value: '' } },
@@ -99,7 +99,7 @@ describe('admin-only modal submissions (review #1)', () => {
 
   async function submitSettings(user: string, override: Record<string, (a: unknown) => unknown> = {}) {
     const calls: unknown[] = [];
-    const deps = await reviewDeps({
+    const deps = await memoryDeps({
       svc: {
         updateSettings: async (_site, u) => {
           calls.push(u);
@@ -176,7 +176,7 @@ describe('admin-only modal submissions (review #1)', () => {
   });
 
   it('adminGateForView: a member refused after "pending" gets a refusal view on the same view id', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const log: string[] = [];
     const updates: unknown[] = [];
     const client = fakeClient(log, {
@@ -207,8 +207,8 @@ describe('admin-only modal submissions (review #1)', () => {
   });
 });
 
-describe('modals opened by commands and buttons (review #3)', () => {
-  function ctxWith(deps: Awaited<ReturnType<typeof reviewDeps>>, client: unknown) {
+describe('modals opened by commands and buttons', () => {
+  function ctxWith(deps: Awaited<ReturnType<typeof memoryDeps>>, client: unknown) {
     const replies: string[] = [];
     const ctx = createContext({
       deps,
@@ -225,7 +225,7 @@ describe('modals opened by commands and buttons (review #3)', () => {
   }
 
   it('a slow users.info: the "Checking…" modal opens with the trigger id first, then becomes the caller\'s modal', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, true);
@@ -242,7 +242,7 @@ describe('modals opened by commands and buttons (review #3)', () => {
   });
 
   it('a slow users.info for a member: the modal turns into a refusal, audited', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, false);
@@ -260,7 +260,7 @@ describe('modals opened by commands and buttons (review #3)', () => {
   });
 
   it('a role known in time: members get the usual refusal and no modal', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const log: string[] = [];
     const { ctx, replies } = ctxWith(
       deps,
@@ -291,7 +291,7 @@ describe('modals opened by commands and buttons (review #3)', () => {
         opened.push('handler');
       },
     });
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
     const slow = deferredUsersInfo(log, true);

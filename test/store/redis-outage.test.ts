@@ -1,5 +1,5 @@
 /**
- * F6: killing Redis (SIGKILL) under load, or pointing at a Redis that is not there, leaves no
+ * Killing Redis (SIGKILL) under load, or pointing at a Redis that is not there, leaves no
  * unhandled rejection behind ("Socket closed unexpectedly" from @redis/client), and the store
  * works again once Redis is back. Private redis-server on loopback (skipped when not installed).
  */

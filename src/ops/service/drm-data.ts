@@ -412,7 +412,7 @@ export function toPackagingQuery(filters: PackagingFilters): PackagingQuery {
 /**
  * Longest cursor: Slack's 2,000 characters of a button value minus 100 for the wrapper the Slack
  * layer puts around it (`{"w":"<workspace id, at most 64>","c":"…"}`), so every cursor this op
- * makes fits a "More" button (review #7).
+ * makes fits a "More" button.
  */
 export const CURSOR_MAX_CHARS = 1900;
 

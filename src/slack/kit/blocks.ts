@@ -75,7 +75,7 @@ export const plain = (text: string, max: number = LIMITS.sectionText): PlainText
   text: truncate(neutralise(text), max) || ' ',
   emoji: true,
 });
-/** mrkdwn text, cut at `max` without splitting an entity, a `<…>` token or a code span (review #9). */
+/** mrkdwn text, cut at `max` without splitting an entity, a `<…>` token or a code span. */
 export const md = (text: string, max: number = LIMITS.sectionText): Mrkdwn => ({
   type: 'mrkdwn',
   text: truncateMrkdwn(text, max) || ' ',

@@ -107,7 +107,7 @@ export function createContext(input: ContextInput): CommandContext {
     },
     async audit(entry) {
       // The store entry is the record and is awaited; the line for the audit channel is queued
-      // (paced 1/s per channel, retried on 429) and never awaited in the user's request (review #19).
+      // (paced 1/s per channel, retried on 429) and never awaited in the user's request.
       await audit({ ...deps, logger }, workspace, { ...entry, userId: input.userId }, async (channel, e) => {
         appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
       });

@@ -53,7 +53,7 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
- * `truncate` for mrkdwn that is already escaped (review #9): the cut never ends inside an entity
+ * `truncate` for mrkdwn that is already escaped: the cut never ends inside an entity
  * (`&amp;`), a `<…>` token (`<!date^…|…>`, `<@U…>`, a link) or an inline code / code block span,
  * which would otherwise render as raw text. The unfinished piece is dropped whole and `…` ends the
  * text. Text within `max` is returned unchanged.

@@ -215,7 +215,7 @@ export class CommandRegistry {
       what = fullName(command, entry.path);
       const refusedAction = `command.${entry.path.join('.') || 'root'}`;
       if (entry.role === 'admin' && entry.opensModal && ctx.triggerId) {
-        // Review #3: never spend the trigger id's 3 s waiting for users.info.
+        // Never spend the trigger id's 3 s waiting for users.info.
         if (
           !(await admitToModal(ctx, {
             what: `run ${what}`,

@@ -25,7 +25,7 @@ export interface SlackUserInfo {
 
 const USER_TTL_MS = 10 * 60_000;
 const GROUP_TTL_MS = 5 * 60_000;
-/** Cache caps (review #21): per process, over every workspace (OAuth installs). */
+/** Cache caps: per process, over every workspace (OAuth installs). */
 export const USER_CACHE_MAX = 5_000;
 export const GROUP_CACHE_MAX = 500;
 
@@ -294,7 +294,7 @@ export interface AdmitOptions {
 }
 
 /**
- * The role check of a command or button that opens a modal (review #3): the trigger id lasts
+ * The role check of a command or button that opens a modal: the trigger id lasts
  * 3 s, so the role is awaited only for a short budget (`roleWithin`).
  * - known in time: admins go on (the caller opens its modal with `ctx.openView`); members are
  *   refused as by `requireAdmin` (audited, ephemeral reply, no modal);
@@ -335,7 +335,7 @@ export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promis
 export type ViewGate = { ok: true; acked: boolean } | { ok: false };
 
 /**
- * The role check of an admin-only modal submission (review #1), run after the form's own checks
+ * The role check of an admin-only modal submission, run after the form's own checks
  * (so inline errors stay possible). It never calls Slack before the ack:
  * - role known locally (`localRole`): an admin goes on with nothing acked; a member gets an
  *   inline refusal on `blockId` (the modal stays open) and the refusal is audited after the ack;

@@ -53,7 +53,7 @@ export const jobValue = z.object({ ...base, j: z.number().int().positive() });
 export type JobValue = z.infer<typeof jobValue>;
 
 /**
- * Limits of a `/dwm recipients` search (review #6), checked by the command with a clear message
+ * Limits of a `/dwm recipients` search, checked by the command with a clear message
  * so the paging buttons can always carry the filters: at most 40 keywords (the keyword batch that
  * ops/recipients.ts sends in one search call) and 1,500 characters of keywords in total, which
  * keeps the Next/Prev value (keywords as JSON plus workspace, site, page and dates) under Slack's

@@ -141,7 +141,7 @@ describe('App Home (env credentials)', () => {
         },
       },
     });
-    // The ack shows "Checking…" while the member's channel membership is checked (review #15),
+    // The ack shows "Checking…" while the member's channel membership is checked,
     // then the view is updated to the watch form for that channel.
     expect((r.json as { response_action: string }).response_action).toBe('update');
     const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 5000);

@@ -12,7 +12,7 @@ import { interactionsOf } from '../../../src/slack/kit/features.js';
 import { button, registerInteractions } from '../../../src/slack/kit/interactions.js';
 import { SVC_ACTIONS } from '../../../src/slack/kit/svc-values.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
-import { captureApp, fakeClient, reviewDeps, submission } from '../../review/support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../guarantees/support.js';
 
 describe('help order', () => {
   it('everyday commands first, admin-only ones last, in the order of features/index.ts', () => {
@@ -104,7 +104,7 @@ function click(actionId: string, value: string, o: { user?: string; team?: strin
 
 describe('declared buttons', () => {
   it('refuse a value from another workspace, and an unreadable one, without running', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const ran: string[] = [];
     const cap = captureApp();
     registerInteractions(
@@ -144,7 +144,7 @@ describe('declared buttons', () => {
   });
 
   it('a button marked admin refuses a member at click time (audited) and never runs', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const ran: string[] = [];
     const cap = captureApp();
     registerInteractions(
@@ -190,7 +190,7 @@ describe('plan card Cancel (destructive button)', () => {
       release = r;
     });
     let latestCalls = 0;
-    const deps = await reviewDeps({
+    const deps = await memoryDeps({
       adminUserIds: ['U1'],
       svc: {
         getLatestStatusRequest: async () => {
@@ -233,7 +233,7 @@ describe('watch form submission', () => {
   };
 
   async function submit(meta: object, o: { user?: string; members?: string[] } = {}) {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const cap = captureApp();
     registerInteractions(cap.app, deps, [watchFormModal], registry);
     const log: string[] = [];

@@ -1,4 +1,4 @@
-/** The FairPlay key: a .pem file or pasted text (review #16); after a file the admin is told to delete it. */
+/** The FairPlay key: a .pem file or pasted text; after a file the admin is told to delete it. */
 import { describe, expect, it } from 'vitest';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
 

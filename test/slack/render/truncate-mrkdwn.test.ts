@@ -1,5 +1,5 @@
 /**
- * Review #9: cutting mrkdwn that is already escaped never leaves half an entity, half a `<…>`
+ * Cutting mrkdwn that is already escaped never leaves half an entity, half a `<…>`
  * token or an unclosed code span (each would render as raw text).
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * Review #7: every packaging cursor the op makes fits the "More" button value with its wrapper,
+ * Every packaging cursor the op makes fits the "More" button value with its wrapper,
  * and the button's schema accepts it.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Review #15: "Watch a channel" from the Home tab applies the slash command's ownership rule: a
+ * "Watch a channel" from the Home tab applies the slash command's ownership rule: a
  * member gets the watch form only for a channel they are in; another channel is admin-only.
  * Real app, fake Slack (conversations.members), env credentials.
  */

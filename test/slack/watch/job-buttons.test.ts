@@ -1,5 +1,5 @@
 /**
- * Review #14 and F5: job card buttons carry the card's workspace and a click from another
+ * Job card buttons carry the card's workspace and a click from another
  * workspace is refused; channel messages never mention the watch's creator (no notification on
  * every card).
  */
@@ -16,7 +16,7 @@ import {
 } from '../../../src/slack/features/watch/render-card.js';
 import { registerInteractions } from '../../../src/slack/kit/interactions.js';
 import type { JobSummary, Subscription } from '../../../src/watch/types.js';
-import { captureApp, fakeClient, reviewDeps } from '../../review/support.js';
+import { captureApp, fakeClient, memoryDeps } from '../guarantees/support.js';
 
 const sub: Subscription = {
   id: 'sub_0123456789abcdef',
@@ -63,7 +63,7 @@ describe('job card values', () => {
 describe('job card buttons', () => {
   async function click(value: string) {
     const calls: string[] = [];
-    const deps = await reviewDeps({
+    const deps = await memoryDeps({
       wm: {
         getJob: async () => {
           calls.push('getJob');

@@ -1,5 +1,5 @@
 /**
- * Review #8: the problem views take mrkdwn that is already escaped and do not escape it again.
+ * The problem views take mrkdwn that is already escaped and do not escape it again.
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';

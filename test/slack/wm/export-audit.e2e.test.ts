@@ -1,5 +1,5 @@
 /**
- * Review #17: Export CSV of a job's tasks (recipient names sent to the DM) is audited.
+ * Export CSV of a job's tasks (recipient names sent to the DM) is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeValue } from '../../../src/slack/kit/wm-values.js';

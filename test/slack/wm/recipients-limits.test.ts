@@ -1,5 +1,5 @@
 /**
- * Review #6: `/dwm recipients` refuses a search its paging buttons cannot carry (with a message
+ * `/dwm recipients` refuses a search its paging buttons cannot carry (with a message
  * that says the limits), and the list renderer never throws on a long search.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Review #22: the retry timer of deferred registrations is cleared by the lifecycle's stop.
- * Review #20: a final report whose in-place update fails reaches the user's DM anyway.
+ * The retry timer of deferred registrations is cleared by the lifecycle's stop.
+ * A final report whose in-place update fails reaches the user's DM anyway.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/log.js';
@@ -11,7 +11,7 @@ import { appSender } from '../../../src/slack/background-sender.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { createLifecycle } from '../../../src/slack/lifecycle.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { reviewDeps } from '../../review/support.js';
+import { memoryDeps } from '../guarantees/support.js';
 
 async function seedRun(
   deps: Parameters<typeof saveRun>[0],
@@ -36,7 +36,7 @@ describe('deferred registration retry', () => {
   });
 
   it('registers a stop hook that clears its timer', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     // A run saved just now (by another replica, maybe): deferred, retried later.
     await seedRun(deps, 'T1', 'fresh-run', new Date(deps.now()).toISOString(), { userId: 'U1' });
     const lifecycle = createLifecycle();

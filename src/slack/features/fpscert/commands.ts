@@ -15,7 +15,7 @@ list.add({
   role: 'admin',
   summary: 'Register the FairPlay Streaming certificate of a site (certificate, private key, ASK, password)',
   examples: ['fpscert', 'fpscert site:AB12'],
-  // The role check waits for users.info only briefly, then opens a "Checking…" modal (review #3).
+  // The role check waits for users.info only briefly, then opens a "Checking…" modal.
   opensModal: true,
   async handler(ctx, args) {
     // Local only before opening (a store read): the site is checked against the saved credentials.

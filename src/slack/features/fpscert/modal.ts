@@ -1,7 +1,7 @@
 /**
  * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
  * the certificate attached, the private key given exactly once (a .pem file, or pasted as PEM
- * text: review #16), a pasted key shaped like PEM, the ASK given, the key password at most 32
+ * text), a pasted key shaped like PEM, the ASK given, the key password at most 32
  * bytes. A key file is checked for the PEM shape once read (the form comes back if it is not). Then the role re-check with no Slack call
  * before the ack (the kit's gate), "Registering…", the certificate is read from Slack with the bot
  * token into memory (never disk, never the store), both are sent as multipart form data by the

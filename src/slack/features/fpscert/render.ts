@@ -1,7 +1,7 @@
 /**
  * `/drm fpscert`: the FairPlay certificate modal (the certificate as a file input; the private
  * key as a .pem file input OR pasted as PEM text, exactly one of them; the application secret key
- * and the key password) and its result views. Pasting is offered and recommended (review #16): an
+ * and the key password) and its result views. Pasting is offered and recommended: an
  * uploaded key file stays in the workspace's files (searchable by admins, kept by retention
  * policies) and a bot token usually cannot delete a user's file, so after a file upload the done
  * view tells the admin to delete it. The certificate is binary and not secret: a file input.

@@ -46,7 +46,7 @@ export async function showRecipients(
     else issues.push({ field, message: d.message });
   }
   const keywords = (q.keywords ?? []).filter((k) => k.trim() !== '');
-  // The paging buttons carry the keywords: refuse a search they cannot carry (review #6).
+  // The paging buttons carry the keywords: refuse a search they cannot carry.
   const chars = keywords.reduce((n, k) => n + k.length, 0);
   if (keywords.length > RECIPIENT_SEARCH_LIMITS.keywords || chars > RECIPIENT_SEARCH_LIMITS.chars) {
     issues.push({

@@ -1,7 +1,7 @@
 /**
  * Recipient edit modal submission. Only changed fields are sent.
  *
- * The 3-second rule (review #2): nothing slow runs before Slack is answered. The local checks
+ * The 3-second rule: nothing slow runs before Slack is answered. The local checks
  * (nothing changed, the name and description rules of the spec) answer inline
  * (`response_action: 'errors'`; the refusal is audited after the ack). Otherwise the modal is
  * switched to "Saving…" at once, then the service is called, the change audited, and the outcome
@@ -158,7 +158,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
       await ctx
         .audit({ action: 'recipient.edit', detail: `${detail}: failed`, result: 'error', siteId: site })
         .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
-      // ex.why and ex.next are mrkdwn, already escaped: not escaped again (review #8).
+      // ex.why and ex.next are mrkdwn, already escaped: not escaped again.
       await show(
         modal(
           WM_VIEWS.recipientEdit,

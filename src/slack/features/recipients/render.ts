@@ -82,7 +82,7 @@ export function recipientListMessage(input: RecipientListInput): Message {
     if (f.from) v.fr = f.from;
     if (f.to) v.to = f.to;
     // A search the buttons cannot carry (the command refuses one, but a renderer never throws):
-    // no paging buttons, the context line says how to page instead (review #6).
+    // no paging buttons, the context line says how to page instead.
     if (!recipientsPageValue.safeParse(v).success) return undefined;
     const s = JSON.stringify(v);
     return s.length <= LIMITS.buttonValue ? encodeValue(v) : undefined;
@@ -202,7 +202,7 @@ export function recipientEditView(r: Recipient, siteId: string, privateMetadata:
   );
 }
 
-/** `why` is mrkdwn that is already escaped (e.g. built from `explainError`): not escaped again (review #8). */
+/** `why` is mrkdwn that is already escaped (e.g. built from `explainError`): not escaped again. */
 export function recipientEditFailedView(why: string): ModalView {
   return modal(WM_VIEWS.recipientEdit, 'Edit recipient', [section(`:warning: ${why}`)], {
     close: 'Close',

@@ -107,7 +107,7 @@ export async function planIntoView(
       .update({
         view_id: viewId,
         view: registerProblemView(
-          // explainError's text is escaped mrkdwn already: passed as is (review #8).
+          // explainError's text is escaped mrkdwn already: passed as is.
           `Couldn't check the list. ${ex.why} ${ex.next}`,
           meta,
         ),

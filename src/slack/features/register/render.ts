@@ -109,7 +109,7 @@ export function registerCheckingView(what = 'Checking the list against the servi
 /**
  * The problem is mrkdwn that is already escaped (bot text, `explainError` output, or foreign text
  * passed through `esc()` by the caller): it is not escaped again, so a service message's "<" shows
- * as "<", not "&lt;" (review #8).
+ * as "<", not "&lt;".
  */
 export function registerProblemView(problem: string, privateMetadata: string): ModalView {
   return modal(

@@ -126,7 +126,7 @@ async function finish(
       await client.chat.postMessage({ channel: run.userId, text: msg.text, blocks: msg.blocks });
     }
   } catch (err) {
-    // The report is stored, but the user must see it (review #20): when the update still fails
+    // The report is stored, but the user must see it: when the update still fails
     // after the client's retries, it goes to the user's DM as a new message through the paced
     // background queue (retried on 429 and transient errors).
     logger.warn(
@@ -163,7 +163,7 @@ async function finish(
       siteId: report.siteId,
     },
     async (channel, e) => {
-      // Queued and paced like every audit line (review #19).
+      // Queued and paced like every audit line.
       appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
     },
   ).catch((err: unknown) => logger.error({ err }, 'could not audit the registration'));
@@ -336,7 +336,7 @@ export async function resumePendingRegistrations(
     }
   }
   if (out.deferred.length > 0 && opts.retryDeferred !== false) {
-    // Cleared on stop when a lifecycle is given (review #22): no work against a closed store.
+    // Cleared on stop when a lifecycle is given: no work against a closed store.
     let unregister: (() => void) | undefined;
     const t = setTimeout(() => {
       unregister?.();

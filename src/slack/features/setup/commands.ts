@@ -15,7 +15,7 @@ list.add({
   examples: ['setup status'],
   async handler(ctx) {
     if (ctx.share) {
-      // Review #12: the card shows masked keys to admins; never posted in a channel, and said so.
+      // The card shows masked keys to admins; never posted in a channel, and said so.
       await ctx.audit({ action: 'setup.status', detail: 'refused: share asked', result: 'refused' });
       await ctx.respond(setupShareRefused(ctx.command), { share: false, secret: true });
       return;
@@ -40,7 +40,7 @@ list.add({
     'Opens a form. The credentials are checked live with the service before they are saved (encrypted).',
   examples: ['setup'],
   // The registry's role check waits for users.info only briefly, then opens a "Checking…" modal
-  // (review #3); ctx.openView below then fills that modal.
+  //; ctx.openView below then fills that modal.
   opensModal: true,
   async handler(ctx) {
     // Open first: the trigger id lasts 3 s. Only local reads happen before (a store get of the

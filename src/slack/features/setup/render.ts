@@ -142,7 +142,7 @@ function statusBlocks(s: SetupStatus, timeZone: string, showMasked: boolean): Bl
   const ctxParts: string[] = [];
   if (s.source === 'env') ctxParts.push('From the environment (read-only: change it in the deployment).');
   if (s.verifiedAt) {
-    // A <!date^…> token: each reader of a shared card sees their own zone (review #11); the
+    // A <!date^…> token: each reader of a shared card sees their own zone; the
     // fallback text is in the asker's zone.
     const at = Date.parse(s.verifiedAt);
     const when = Number.isFinite(at) ? dateToken(at, timeZone) : esc(s.verifiedAt);
@@ -206,7 +206,7 @@ export function setupStatusMessage(
   ]);
 }
 
-/** `setup status share`: refused, like `/drm settings share` (review #12). */
+/** `setup status share`: refused, like `/drm settings share`. */
 export function setupShareRefused(command = '/dwm'): Message {
   return message('The setup is never posted in a channel.', [
     section(

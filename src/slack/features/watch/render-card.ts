@@ -42,7 +42,7 @@ export const WATCH_ACTIONS = {
 /**
  * Button value of Details / Export CSV: the workspace of the card, the site and the job (never a
  * secret). The listener refuses a click from another workspace (Slack Connect channels show the
- * card to both sides), like every other feature's buttons (review #14).
+ * card to both sides), like every other feature's buttons.
  * `w` is optional only for cards posted before it existed: see `parseJobRef`.
  */
 export interface JobRef {

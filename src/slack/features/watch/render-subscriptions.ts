@@ -287,7 +287,7 @@ export function watchPickProblemView(why: string): ModalView {
   return modal('watch_problem', 'Watch jobs', [section(`:warning: ${why}`)], { close: 'Close' });
 }
 
-/** Why a member cannot subscribe a channel they are not in (review #15). */
+/** Why a member cannot subscribe a channel they are not in. */
 export function notInChannelText(channelId: string, admins: string): string {
   return `You are not a member of ${channelMention(channelId)}. Members can set up job notifications only in channels they are in (so cards never go where the requester cannot see them): join the channel and try again, or ask ${admins}.`;
 }

@@ -1,13 +1,13 @@
 /**
- * End to end (signed requests, real app, emulator, fake Slack) for the review fixes of the Slack
- * layer: the recipient edit answers Slack before the service (#2), the FairPlay key is pasted as
- * text (#16), `setup status share` is refused (#12), modal commands refuse members without a modal.
+ * End to end (signed requests, real app, emulator, fake Slack): the recipient edit answers Slack
+ * before the service, the FairPlay key is pasted as text, `setup status share` is refused, modal
+ * commands refuse members without a modal.
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../dev/fakeslack/index.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
-import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './wm/helpers.js';
+import type { FakeView } from '../../../dev/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from '../wm/helpers.js';
 
 let bot: TestBot;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ const text = (value: string) => ({ value: { type: 'plain_text_input', value } })
 const viewUpdateAfter = (seq: number) =>
   bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq && c.ok, 10_000);
 
-describe('recipient edit (review #2)', () => {
+describe('recipient edit', () => {
   async function openEdit(name: string): Promise<{ view: FakeView; responseUrl: string | undefined }> {
     const admin = bot.ws.admin;
     const seq = lastSeq(bot);
@@ -107,7 +107,7 @@ describe('recipient edit (review #2)', () => {
   });
 });
 
-describe('FairPlay certificate (review #16)', () => {
+describe('FairPlay certificate', () => {
   const pem = '-----BEGIN PRIVATE KEY-----\r\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\r\n-----END PRIVATE KEY-----';
 
   async function uploadCert(): Promise<string> {
@@ -172,7 +172,7 @@ describe('FairPlay certificate (review #16)', () => {
   });
 });
 
-describe('setup (review #12, #3)', () => {
+describe('setup', () => {
   it('setup status share is refused, said so, and audited', async () => {
     const seq = lastSeq(bot);
     await bot.command('setup status share', { user: bot.ws.admin });

@@ -1,4 +1,4 @@
-// Findings of the spec-fidelity review on the emulator side (/tmp/review-spec.md): the fixes'
+// Spec-fidelity findings on the emulator side: the fixes' tests would have failed before them;
 // tests would have failed before them; the account_seq test pins a tolerance the client relies on.
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,20 +1,19 @@
 /**
- * Review of renderers against Slack's hard rules and the style guide: escaping in every mrkdwn
+ * Renderers against Slack's hard rules and the style guide: escaping in every mrkdwn
  * text (confirm dialogs included), button values that survive whatever the user typed, hints that
- * name real commands, and times as `<!date^…>` tokens. Each test fails today
- * (see /tmp/review-slack.md).
+ * name real commands, and times as `<!date^…>` tokens.
  */
 import { describe, expect, it } from 'vitest';
-import type { Recipient } from '../../src/api/types.js';
-import type { PlanState } from '../../src/ops/service/plan.js';
-import { homeView } from '../../src/slack/features/home/render.js';
-import { registry } from '../../src/slack/features/index.js';
-import { planCard } from '../../src/slack/features/plan/render.js';
-import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
-import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
-import type { Block, ButtonElement } from '../../src/slack/kit/blocks.js';
-import { tokenize } from '../../src/slack/kit/parse.js';
-import { decodeValue, recipientsPageValue } from '../../src/slack/kit/wm-values.js';
+import type { Recipient } from '../../../src/api/types.js';
+import type { PlanState } from '../../../src/ops/service/plan.js';
+import { homeView } from '../../../src/slack/features/home/render.js';
+import { registry } from '../../../src/slack/features/index.js';
+import { planCard } from '../../../src/slack/features/plan/render.js';
+import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
+import { setupStatusMessage } from '../../../src/slack/features/setup/render.js';
+import type { Block, ButtonElement } from '../../../src/slack/kit/blocks.js';
+import { tokenize } from '../../../src/slack/kit/parse.js';
+import { decodeValue, recipientsPageValue } from '../../../src/slack/kit/wm-values.js';
 
 const allButtons = (blocks: Block[] = []) =>
   blocks

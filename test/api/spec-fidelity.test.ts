@@ -1,4 +1,4 @@
-// One test per finding of the spec-fidelity review (/tmp/review-spec.md): each would have failed
+// One test per spec-fidelity finding: each would have failed before its fix.
 // before its fix. Loopback fakes only.
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,15 +1,15 @@
 /**
- * Review: view submissions must answer Slack (ack, or response_action) before any Slack API,
+ * view submissions must answer Slack (ack, or response_action) before any Slack API,
  * service or audit-mirror call. Asserted by ORDER on a shared log, not by time: the fakes below
  * answer at once, so a handler that awaits them before acking is visible without any timing.
- * These tests fail today (see /tmp/review-slack.md, items 1 and 2).
+ *
  */
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/features/index.js';
-import { recipientEditModal } from '../../src/slack/features/recipients/edit-modal.js';
-import { setupModal } from '../../src/slack/features/setup/modal.js';
-import { registerInteractions } from '../../src/slack/kit/interactions.js';
-import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
+import { registry } from '../../../src/slack/features/index.js';
+import { recipientEditModal } from '../../../src/slack/features/recipients/edit-modal.js';
+import { setupModal } from '../../../src/slack/features/setup/modal.js';
+import { registerInteractions } from '../../../src/slack/kit/interactions.js';
+import { captureApp, fakeClient, memoryDeps, submission } from './support.js';
 
 /** What happened before the first ack. */
 const beforeAck = (log: string[]) => {
@@ -19,7 +19,7 @@ const beforeAck = (log: string[]) => {
 
 describe('setup modal submission', () => {
   it('acks before resolving the role with users.info', async () => {
-    const deps = await reviewDeps();
+    const deps = await memoryDeps();
     const cap = captureApp();
     registerInteractions(cap.app, deps, [setupModal], registry);
     const log: string[] = [];
@@ -54,7 +54,7 @@ describe('recipient edit modal submission', () => {
   });
 
   it('a refused edit is answered inline before the audit line is mirrored to the audit channel', async () => {
-    const deps = await reviewDeps({ auditChannelId: 'C0AUDIT' });
+    const deps = await memoryDeps({ auditChannelId: 'C0AUDIT' });
     const cap = captureApp();
     registerInteractions(cap.app, deps, [recipientEditModal], registry);
     const log: string[] = [];
@@ -79,7 +79,7 @@ describe('recipient edit modal submission', () => {
 
   it('does not wait for the Watermarking API before answering Slack', async () => {
     const log: string[] = [];
-    const deps = await reviewDeps({
+    const deps = await memoryDeps({
       wm: {
         modifyRecipient: async (_site, dwmId) => {
           log.push('service');

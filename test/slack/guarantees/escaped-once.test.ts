@@ -1,13 +1,12 @@
 /**
- * Review: a service error message is escaped exactly once. `explainError().why` is already
- * escaped mrkdwn; the registration preview hands it to `registerProblemView`, which escapes it
- * again, so "<" in the service's message shows as the literal text "&lt;". Fails today
- * (see /tmp/review-slack.md).
+ * A service error message is escaped exactly once: `explainError().why` is already escaped
+ * mrkdwn, and the registration preview must not escape it again (a "<" in the service's message
+ * would show as the literal text "&lt;").
  */
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src/api/errors.js';
-import { planIntoView } from '../../src/slack/features/register/modals.js';
-import { fakeContext } from '../slack/fake-context.js';
+import { ServiceError } from '../../../src/api/errors.js';
+import { planIntoView } from '../../../src/slack/features/register/modals.js';
+import { fakeContext } from '../fake-context.js';
 
 describe('registration preview failure', () => {
   it("shows the service's message once-escaped", async () => {

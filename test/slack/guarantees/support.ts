@@ -1,16 +1,16 @@
 /**
- * Small fakes for the Slack-layer review tests: a Bolt `App` stand-in that captures the listeners a
+ * Small fakes for the Slack-layer guarantee tests: a Bolt `App` stand-in that captures the listeners a
  * module registers (so a handler can be called directly with our own ack and client), AppDeps over
  * a memory store with env credentials, and an event log shared by the fakes to assert ORDER
  * ("ack before users.info"), never time.
  */
 import { randomBytes } from 'node:crypto';
 import type { App } from '@slack/bolt';
-import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
-import type { Config } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import type { AppDeps } from '../../src/slack/deps.js';
-import { createStore } from '../../src/store/index.js';
+import type { ServiceClient, WatermarkingClient } from '../../../src/api/types.js';
+import type { Config } from '../../../src/config.js';
+import { createLogger } from '../../../src/log.js';
+import type { AppDeps } from '../../../src/slack/deps.js';
+import { createStore } from '../../../src/store/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here
 export type Listener = (args: any) => Promise<void>;
@@ -53,7 +53,7 @@ export interface DepsOptions {
 }
 
 /** AppDeps: single-workspace mode, env credentials for site DEMO, memory store, fake API clients. */
-export async function reviewDeps(o: DepsOptions = {}): Promise<AppDeps> {
+export async function memoryDeps(o: DepsOptions = {}): Promise<AppDeps> {
   const store = await createStore({ url: 'memory://', encryptionKey: randomBytes(32).toString('base64') });
   const config = {
     mode: 'http',

@@ -1,18 +1,18 @@
 /**
- * Review: one change, one audit entry. The DRM settings submission audits through `audited()` and
+ * one change, one audit entry. The DRM settings submission audits through `audited()` and
  * then appends a second `settings.update` entry itself, so the audit log (and the audit channel,
- * one line each) shows every settings change twice. Fails today (see /tmp/review-slack.md).
+ * one line each) shows every settings change twice.
  */
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/features/index.js';
-import { settingsModal } from '../../src/slack/features/settings/modal.js';
-import { registerInteractions } from '../../src/slack/kit/interactions.js';
-import { captureApp, fakeClient, reviewDeps, submission } from './support.js';
+import { registry } from '../../../src/slack/features/index.js';
+import { settingsModal } from '../../../src/slack/features/settings/modal.js';
+import { registerInteractions } from '../../../src/slack/kit/interactions.js';
+import { captureApp, fakeClient, memoryDeps, submission } from './support.js';
 
 describe('DRM settings submission', () => {
   it('writes one audit entry per saved change', async () => {
     const sent: unknown[] = [];
-    const deps = await reviewDeps({
+    const deps = await memoryDeps({
       adminUserIds: ['U1'],
       auditChannelId: 'C0AUDIT',
       svc: {

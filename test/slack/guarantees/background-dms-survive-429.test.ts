@@ -1,17 +1,17 @@
 /**
- * Review: direct messages the watch runtime sends in the background (a subscription paused, polling
+ * direct messages the watch runtime sends in the background (a subscription paused, polling
  * paused for the admins) must survive a 429 like channel notifications do: wait Retry-After and
- * try again. Today `dm()` uses the background client (retries 0, rate-limited calls rejected) and
+ * try again. Before, `dm()` uses the background client (retries 0, rate-limited calls rejected) and
  * the failure is only logged, so the creator never learns the subscription stopped.
  * Real Bolt app, fake Slack and emulator on loopback; virtual clock (no real waiting).
- * Fails today (see /tmp/review-slack.md).
+ *
  */
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPosterFactory, type PosterFactory } from '../../src/slack/poster.js';
-import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
-import { FakeClock } from '../../src/watch/clock.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
+import { FakeClock } from '../../../src/watch/clock.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
 
 let bot: TestBot | undefined;
 let runtime: WatchRuntime | undefined;
@@ -62,7 +62,7 @@ describe('watch runtime direct messages', () => {
     };
     runtime = createWatchRuntime(b.deps, b.handle.app, {
       clock,
-      holderId: 'review',
+      holderId: 'dm-test',
       watcher: { jitter: 0 },
       posters,
     });
