@@ -12,8 +12,8 @@ import { createApi } from '../src/api/index.js';
 import type { WatermarkingCredentials } from '../src/api/types.js';
 import { LIMITS } from '../src/api/validate.js';
 import { existingLookup } from '../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../src/ops/registration.js';
-import { reportCounts, runRegistration } from '../src/ops/registration-run.js';
+import { parseRecipientLines, planRegistration } from '../src/ops/watermarking/registration/plan.js';
+import { reportCounts, runRegistration } from '../src/ops/watermarking/registration/run.js';
 import { type BenchContext, fmtMs, median, type Row, totalRequests } from './lib.js';
 
 const REGISTER_KEY = 'POST /wm/api/recipient/:siteId';

@@ -22,13 +22,13 @@ import { createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
 import { createLogger } from '../../src/log.js';
 import { existingLookup } from '../../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
 import {
   type RegistrationReport,
   reportCounts,
   resumeRegistration,
   runRegistration,
-} from '../../src/ops/registration-run.js';
+} from '../../src/ops/watermarking/registration/run.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
 import { createPoster } from '../../src/slack/poster.js';
 import { createStore } from '../../src/store/index.js';

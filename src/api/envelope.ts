@@ -20,12 +20,14 @@
  * rounded to another id), site ids 4 alphanumerics; a violation is a ProtocolError naming the
  * field path ("data[3].job_id").
  */
+
 import { z } from 'zod';
 import { logger, scrubSecrets } from '../log.js';
 import { AuthError, PermissionError, ProtocolError, ServiceError, TransportError } from './errors.js';
 import type { HttpResponse } from './http.js';
 import { normalizeTimeZone, parseServiceTime } from './time.js';
 import type { TimeValue } from './types.js';
+import { SITE_ID_RE } from './validate.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reusable field schemas
@@ -70,9 +72,7 @@ export const text = z
 /** A required string (numbers accepted and turned into strings). */
 export const reqText = z.union([z.string(), z.number().transform(String)]);
 
-export const siteIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9]{4}$/, 'expected a 4-character alphanumeric site id');
+export const siteIdSchema = z.string().regex(SITE_ID_RE, 'expected a 4-character alphanumeric site id');
 
 const warnedCodes = new Set<string>();
 const warnedZones = new Set<string>();

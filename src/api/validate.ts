@@ -16,7 +16,8 @@ export const LIMITS = {
 } as const;
 
 const NAME_RE = /^[A-Za-z0-9._-]+$/;
-const SITE_ID_RE = /^[A-Za-z0-9]{4}$/;
+/** The site id rule of both APIs: exactly 4 letters or digits. The one pattern of the code base. */
+export const SITE_ID_RE = /^[A-Za-z0-9]{4}$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TZ_RE = /^[+-](\d{2}):(\d{2})$/;
 /**

@@ -10,42 +10,6 @@ import { systemClock } from '../watch/clock.js';
 import { classifyDeliveryError } from '../watch/delivery.js';
 import type { Clock } from '../watch/types.js';
 
-/**
- * A Map that keeps at most `max` entries, evicting the least recently used (the
- * per-process caches of clients must not grow with every workspace and token rotation).
- */
-export class LruMap<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(readonly max: number) {}
-  get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: K, value: V): this {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max) {
-      const oldest = this.map.keys().next();
-      if (oldest.done) break;
-      this.map.delete(oldest.value);
-    }
-    return this;
-  }
-  delete(key: K): boolean {
-    return this.map.delete(key);
-  }
-  clear(): void {
-    this.map.clear();
-  }
-  get size(): number {
-    return this.map.size;
-  }
-}
-
 // -------------------------------------------------------------------------------------------------
 // Background messages (direct messages of the watch runtime, audit mirror lines)
 // -------------------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ import {
   DeliveryError,
   type PostOptions,
 } from '../watch/types.js';
-import { LruMap } from './background-sender.js';
 import type { AppDeps } from './deps.js';
+import { LruMap } from './kit/lru.js';
 import { botToken, newWebClient } from './kit/web-client.js';
 
 /**

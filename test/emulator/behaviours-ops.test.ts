@@ -21,8 +21,6 @@ import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
 import { gatherHome } from '../../src/ops/home.js';
 import { listAllJobs, listJobs, summariseJob } from '../../src/ops/jobs.js';
 import { editRecipient, existingLookup, findExisting, resolveRecipient } from '../../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
-import { reportCounts, runRegistration } from '../../src/ops/registration-run.js';
 import {
   exportAll,
   listCids,
@@ -44,6 +42,8 @@ import { getPlanState } from '../../src/ops/service/plan.js';
 import { getSettings, updateSettings } from '../../src/ops/service/settings.js';
 import { listSiteRequests, listSites, requestAdditionalSite } from '../../src/ops/service/sites.js';
 import { getStatsComparison } from '../../src/ops/service/stats.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
+import { reportCounts, runRegistration } from '../../src/ops/watermarking/registration/run.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';

@@ -16,7 +16,7 @@ import type { EmulatorHandle } from '../../dev/emulator/types.js';
 import { FakeSlack } from '../../dev/fakeslack/index.js';
 import { type ChildHandle, startChild } from '../../dev/testing/child.js';
 import type { RegisterChildConfig, WatchChildConfig } from '../../dev/testing/fault-child.js';
-import { type RegistrationReport, reportCounts } from '../../src/ops/registration-run.js';
+import { type RegistrationReport, reportCounts } from '../../src/ops/watermarking/registration/run.js';
 import { createStore } from '../../src/store/index.js';
 import { testWorkspace } from '../harness/index.js';
 import { randInt, scenarioRandom } from './support/seed.js';

@@ -11,13 +11,13 @@ import { type Api, createApi } from '../../src/api/index.js';
 import type { NewRecipient, WatermarkingClient } from '../../src/api/types.js';
 import { nameKey } from '../../src/api/validate.js';
 import { existingLookup, findExisting } from '../../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
 import {
   type RegistrationReport,
   reportCounts,
   resumeRegistration,
   runRegistration,
-} from '../../src/ops/registration-run.js';
+} from '../../src/ops/watermarking/registration/run.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 

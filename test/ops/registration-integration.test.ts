@@ -5,8 +5,8 @@ import { type Api, createApi } from '../../src/api/index.js';
 import type { WatermarkingClient } from '../../src/api/types.js';
 import { nameKey } from '../../src/api/validate.js';
 import { existingLookup, findExisting } from '../../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
-import { reportCounts, runRegistration } from '../../src/ops/registration-run.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
+import { reportCounts, runRegistration } from '../../src/ops/watermarking/registration/run.js';
 
 let emu: EmulatorHandle;
 let api: Api;

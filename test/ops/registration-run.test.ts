@@ -4,7 +4,11 @@ import { AuthError, ServiceError, ValidationError } from '../../src/api/errors.j
 import { nameKey } from '../../src/api/validate.js';
 import { readCsv } from '../../src/ops/csv.js';
 import { existingLookup } from '../../src/ops/recipients.js';
-import { parseRecipientLines, planRegistration, type RegistrationPlan } from '../../src/ops/registration.js';
+import {
+  parseRecipientLines,
+  planRegistration,
+  type RegistrationPlan,
+} from '../../src/ops/watermarking/registration/plan.js';
 import {
   type RegistrationReport,
   registrationReportSchema,
@@ -13,7 +17,7 @@ import {
   resumeRegistration,
   runRegistration,
   summariseReport,
-} from '../../src/ops/registration-run.js';
+} from '../../src/ops/watermarking/registration/run.js';
 import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, DocRepo } from '../../src/store/types.js';
 import { FakeWatermarkingClient, transportTimeout } from '../support/fake-watermarking.js';

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/slack/kit/context.js';
+import { TtlLru } from '../../src/slack/kit/lru.js';
 import { CommandRegistry } from '../../src/slack/kit/registry.js';
 import {
   adminGateForView,
@@ -12,7 +13,6 @@ import {
   localRole,
   roleCacheSizes,
   setRoleCheckBudgetMs,
-  TtlLru,
   USER_CACHE_MAX,
   userInfo,
 } from '../../src/slack/kit/roles.js';

@@ -19,7 +19,7 @@ import type {
   SvcPage,
   TimeValue,
 } from '../../api/types.js';
-import { LIMITS } from '../../api/validate.js';
+import { LIMITS, SITE_ID_RE } from '../../api/validate.js';
 import { type CsvColumn, writeCsv } from '../csv.js';
 import {
   applyDates,
@@ -425,7 +425,7 @@ export interface PackagingCursor {
 const cursorSchema = z
   .object({
     v: z.literal(1),
-    s: z.string().regex(/^[A-Za-z0-9]{4}$/),
+    s: z.string().regex(SITE_ID_RE),
     f: z.string().optional(),
     t: z.string().optional(),
     c: z.enum(['cid', 'drm_type', 'user_id', 'device_id', 'device_model']).optional(),

@@ -12,6 +12,7 @@ import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView, modal, section } from './blocks.js';
 import type { CommandContext, Role } from './context-types.js';
 import { renderRefused } from './errors.js';
+import { TtlLru } from './lru.js';
 import { esc, truncate, userMention } from './mrkdwn.js';
 
 export type { Role };
@@ -28,41 +29,6 @@ const GROUP_TTL_MS = 5 * 60_000;
 /** Cache caps: per process, over every workspace (OAuth installs). */
 export const USER_CACHE_MAX = 5_000;
 export const GROUP_CACHE_MAX = 500;
-
-/**
- * A small TTL + LRU map: an expired entry is deleted when read, a hit moves to the newest end, and
- * inserting past `max` evicts the oldest entries. No timers: memory is bounded by `max`.
- */
-export class TtlLru<V> {
-  private readonly map = new Map<string, { at: number; value: V }>();
-  constructor(
-    private readonly max: number,
-    private readonly ttlMs: number,
-  ) {}
-  get size(): number {
-    return this.map.size;
-  }
-  get(key: string, now: number): V | undefined {
-    const hit = this.map.get(key);
-    if (!hit) return undefined;
-    this.map.delete(key);
-    if (now - hit.at >= this.ttlMs) return undefined;
-    this.map.set(key, hit);
-    return hit.value;
-  }
-  set(key: string, value: V, now: number): void {
-    this.map.delete(key);
-    this.map.set(key, { at: now, value });
-    while (this.map.size > this.max) {
-      const oldest = this.map.keys().next().value;
-      if (oldest === undefined) break;
-      this.map.delete(oldest);
-    }
-  }
-  clear(): void {
-    this.map.clear();
-  }
-}
 
 /**
  * The caches and the role-check budget belong to the app (keyed by its configuration object, as

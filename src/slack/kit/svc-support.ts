@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { SITE_ID_RE } from '../../api/validate.js';
 import { type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { explainError } from './errors.js';
@@ -14,7 +15,7 @@ import { SVC_VIEWS } from './svc-values.js';
 
 /** `site:<site id>` of the `/drm` commands. */
 export const siteOption = option(
-  z.string().regex(/^[A-Za-z0-9]{4}$/, { error: 'must be 4 letters or digits, like DEMO' }),
+  z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' }),
   {
     hint: '<site id>',
     description: 'The site (default: the workspace default site).',

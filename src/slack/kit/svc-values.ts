@@ -6,8 +6,10 @@
  * Button values are compact JSON checked with zod when read back: a value that does not parse
  * (tampered, or from an older version) is refused rather than guessed at.
  */
+
 import { z } from 'zod';
 import type { TimeValue } from '../../api/types.js';
+import { SITE_ID_RE } from '../../api/validate.js';
 import { CURSOR_MAX_CHARS } from '../../ops/service/drm-data.js';
 import { LIMITS } from './blocks.js';
 import { esc, formatTime, truncate } from './mrkdwn.js';
@@ -42,7 +44,7 @@ export const SVC_VIEWS = {
 // ---------------------------------------------------------------------------------------------
 
 const ws = z.string().min(1).max(64);
-const site = z.string().regex(/^[A-Za-z0-9]{4}$/);
+const site = z.string().regex(SITE_ID_RE);
 
 /** Plan buttons: site, service, action and (cancel) the request id shown on the card. */
 export const planValue = z.object({

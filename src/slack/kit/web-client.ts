@@ -18,8 +18,8 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Store, WorkspaceKey } from '../../store/types.js';
-import { LruMap } from '../background-sender.js';
 import { boltLogger } from './bolt-logger.js';
+import { LruMap } from './lru.js';
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 

@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
-import { newReport } from '../../../src/ops/registration-run.js';
-import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';
+import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
+import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/registration/records.js';
+import { newReport } from '../../../src/ops/watermarking/registration/run.js';
 import { appSender } from '../../../src/slack/background-sender.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { createLifecycle } from '../../../src/slack/lifecycle.js';

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../../dev/fakeslack/index.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
-import { newReport } from '../../../src/ops/registration-run.js';
-import { markPending, reportRepo, saveRun } from '../../../src/ops/wm-registration.js';
+import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
+import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/registration/records.js';
+import { newReport } from '../../../src/ops/watermarking/registration/run.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';

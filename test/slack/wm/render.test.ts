@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/blocks.js';
 import type { Job, JobTask, Recipient } from '../../../src/api/types.js';
 import { summariseJob } from '../../../src/ops/jobs.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/registration.js';
-import { newReport, summariseReport } from '../../../src/ops/registration-run.js';
+import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
+import { newReport, summariseReport } from '../../../src/ops/watermarking/registration/run.js';
 import { jobCardMessage, jobListMessage } from '../../../src/slack/features/jobs/render.js';
 import {
   recipientCardMessage,

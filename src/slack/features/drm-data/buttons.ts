@@ -9,7 +9,7 @@
  * final count. Exporting is audited (who took which data).
  */
 import { decodeCursor, listPackaging } from '../../../ops/service/index.js';
-import { exportQueryOf, exportWithProgress } from '../../../ops/svc-extra-export.js';
+import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
 import { message } from '../../kit/blocks.js';
 import { errorBlocks } from '../../kit/errors.js';
 import { uploadFile } from '../../kit/files.js';

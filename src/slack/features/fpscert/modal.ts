@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { checkKeyPassword } from '../../../api/validate.js';
+import { checkKeyPassword, SITE_ID_RE } from '../../../api/validate.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
@@ -22,7 +22,7 @@ import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from './render.js';
 
-const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
+const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(SITE_ID_RE) });
 
 // biome-ignore lint/suspicious/noExplicitAny: view state values are loosely typed by Bolt
 function fileId(values: any, block: string): string | undefined {

@@ -4,7 +4,9 @@
  * sent, and the card the button was on is replaced with the result (through the response_url
  * kept in the modal's metadata; a DM when there is none). Audited by runPlanAction.
  */
+
 import { z } from 'zod';
+import { SITE_ID_RE } from '../../../api/validate.js';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { Message } from '../../kit/blocks.js';
 import { explainError, renderError } from '../../kit/errors.js';
@@ -17,7 +19,7 @@ import { PLAN_BLOCK } from './render.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
-  s: z.string().regex(/^[A-Za-z0-9]{4}$/),
+  s: z.string().regex(SITE_ID_RE),
   a: z.enum(['trial', 'resume', 'suspend']),
   ru: z.string().max(1000).optional(),
 });

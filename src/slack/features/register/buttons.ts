@@ -4,7 +4,7 @@
  * user's DM). Open to members, like the command (members register recipients).
  */
 import { z } from 'zod';
-import { loadDraft, planIssuesCsv } from '../../../ops/wm-registration.js';
+import { loadDraft, planIssuesCsv } from '../../../ops/watermarking/registration/records.js';
 import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions.js';
 import { dmChannel } from '../../kit/support.js';

@@ -5,7 +5,7 @@
  * recipients); audited when it runs.
  */
 import { z } from 'zod';
-import { newDraftId, type RegistrationDraft } from '../../../ops/wm-registration.js';
+import { newDraftId, type RegistrationDraft } from '../../../ops/watermarking/registration/records.js';
 import { option, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { openRegisterForm, planIntoView } from './modals.js';

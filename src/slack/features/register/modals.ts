@@ -20,7 +20,7 @@ import {
   parseRecipientInput,
   planRegistration,
   type RegistrationPlan,
-} from '../../../ops/registration.js';
+} from '../../../ops/watermarking/registration/plan.js';
 import {
   deleteDraft,
   draftInputs,
@@ -28,7 +28,7 @@ import {
   newDraftId,
   type RegistrationDraft,
   saveDraft,
-} from '../../../ops/wm-registration.js';
+} from '../../../ops/watermarking/registration/records.js';
 import type { AppDeps } from '../../deps.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';

@@ -7,8 +7,8 @@
  * many as fit in a few sections), then duplicates and already-registered samples, then "and N
  * more" with a button that sends the full list as a CSV file.
  */
-import type { RegistrationPlan } from '../../../ops/registration.js';
-import type { RegistrationReport, ReportSummary } from '../../../ops/registration-run.js';
+import type { RegistrationPlan } from '../../../ops/watermarking/registration/plan.js';
+import type { RegistrationReport, ReportSummary } from '../../../ops/watermarking/registration/run.js';
 import {
   actions,
   type Block,

@@ -14,13 +14,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { audit } from '../../../ops/audit.js';
-import type { RegistrationPlan } from '../../../ops/registration.js';
-import {
-  newReport,
-  type RegistrationReport,
-  reportCsv,
-  summariseReport,
-} from '../../../ops/registration-run.js';
+import type { RegistrationPlan } from '../../../ops/watermarking/registration/plan.js';
 import {
   listPending,
   loadRun,
@@ -30,7 +24,13 @@ import {
   reportRepo,
   resumeRun,
   startRun,
-} from '../../../ops/wm-registration.js';
+} from '../../../ops/watermarking/registration/records.js';
+import {
+  newReport,
+  type RegistrationReport,
+  reportCsv,
+  summariseReport,
+} from '../../../ops/watermarking/registration/run.js';
 import { workspaceClients } from '../../../ops/workspace.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import { appSender } from '../../background-sender.js';

@@ -4,8 +4,10 @@
  * the modal shows "Saving…", the update is sent and audited once (field names only), and the
  * modal ends on "Saved" or back on the form with the service's error.
  */
+
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
+import { SITE_ID_RE } from '../../../api/validate.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
 import { explainError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
@@ -14,7 +16,7 @@ import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
 
-const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(/^[A-Za-z0-9]{4}$/) });
+const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(SITE_ID_RE) });
 
 const FIELD_BLOCK: Record<string, string> = {
   'license callback URL': SETTINGS_BLOCK.license,

@@ -12,10 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { WatermarkingClient } from '../api/types.js';
-import type { Store, WorkspaceKey } from '../store/types.js';
-import { writeCsv } from './csv.js';
-import type { RegistrationPlan } from './registration.js';
+import type { WatermarkingClient } from '../../../api/types.js';
+import type { Store, WorkspaceKey } from '../../../store/types.js';
+import { writeCsv } from '../../csv.js';
+import type { RegistrationPlan } from './plan.js';
 import {
   type RegistrationReport,
   type ResumeOptions,
@@ -23,7 +23,7 @@ import {
   type RunOptions,
   resumeRegistration,
   runRegistration,
-} from './registration-run.js';
+} from './run.js';
 
 export const DRAFTS_NAMESPACE = 'wm-drafts';
 export const REPORTS_NAMESPACE = 'wm-reports';

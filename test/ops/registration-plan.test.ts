@@ -13,7 +13,7 @@ import {
   parseRecipientLines,
   planRegistration,
   toNewRecipient,
-} from '../../src/ops/registration.js';
+} from '../../src/ops/watermarking/registration/plan.js';
 
 const NAME_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-'.split('');
 const validName = fc.string({ unit: fc.constantFrom(...NAME_CHARS), minLength: 1, maxLength: 128 });

@@ -26,19 +26,19 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ApiError, AuthError, PermissionError, ServiceError } from '../api/errors.js';
-import type { Recipient, WatermarkingClient } from '../api/types.js';
-import { nameKey } from '../api/validate.js';
-import { logger } from '../log.js';
-import type { AtomicDocRepo, DocRepo } from '../store/types.js';
-import { writeCsv } from './csv.js';
+import { ApiError, AuthError, PermissionError, ServiceError } from '../../../api/errors.js';
+import type { Recipient, WatermarkingClient } from '../../../api/types.js';
+import { nameKey } from '../../../api/validate.js';
+import { logger } from '../../../log.js';
+import type { AtomicDocRepo, DocRepo } from '../../../store/types.js';
+import { writeCsv } from '../../csv.js';
 import {
   type FindExistingOptions,
   findExisting,
   isAmbiguousWriteFailure,
   isServiceCondition,
-} from './recipients.js';
-import { type PlannedRecipient, type RegistrationPlan, toNewRecipient } from './registration.js';
+} from '../../recipients.js';
+import { type PlannedRecipient, type RegistrationPlan, toNewRecipient } from './plan.js';
 
 // ---------------------------------------------------------------------------------------------
 // Report shape (stored; validated with zod when read back)

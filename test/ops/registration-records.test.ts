@@ -1,8 +1,8 @@
-/** Drafts, run records and the pending index of src/ops/wm-registration.ts, on a memory store. */
+/** Drafts, run records and the pending index of src/ops/watermarking/registration/records.ts, on a memory store. */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCsv } from '../../src/ops/csv.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/registration.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
 import {
   clearPending,
   draftInputs,
@@ -16,7 +16,7 @@ import {
   resumeRun,
   saveDraft,
   startRun,
-} from '../../src/ops/wm-registration.js';
+} from '../../src/ops/watermarking/registration/records.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { FakeWatermarkingClient } from '../support/fake-watermarking.js';

@@ -5,9 +5,9 @@
  * cut the rest into batches of at most 150 (the per-request limit). Nothing invalid ever reaches a
  * batch. Everything is linear in the number of lines (one Map lookup per entry).
  */
-import type { NewRecipient, Recipient } from '../api/types.js';
-import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
-import { readCsv } from './csv.js';
+import type { NewRecipient, Recipient } from '../../../api/types.js';
+import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../../../api/validate.js';
+import { readCsv } from '../../csv.js';
 
 /** One recipient as the user wrote it, with the 1-based line it came from. */
 export interface InputEntry {

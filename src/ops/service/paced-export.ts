@@ -6,7 +6,7 @@
  * edits in a few seconds). The final state is the caller's: it gets the result.
  * Also: user filters of one kind to that kind's API query (one switch, used by the Slack side).
  */
-import type { ServiceClient } from '../api/types.js';
+import type { ServiceClient } from '../../api/types.js';
 import {
   type ExportKind,
   type ExportProgress,
@@ -18,7 +18,7 @@ import {
   toDeviceQuery,
   toLicenseQuery,
   toUserQuery,
-} from './service/drm-data.js';
+} from './drm-data.js';
 
 /** Filters as the user typed them; each kind takes its own subset (the op refuses the others). */
 export type AnyDataFilters = Omit<LicenseFilters, 'page' | 'pageSize'>;

@@ -1,7 +1,7 @@
 /** The paced export (progress at most once per interval) and the per-kind query mapping. */
 import { describe, expect, it } from 'vitest';
 import type { ExportProgress } from '../../src/ops/service/drm-data.js';
-import { exportQueryOf, exportWithProgress } from '../../src/ops/svc-extra-export.js';
+import { exportQueryOf, exportWithProgress } from '../../src/ops/service/paced-export.js';
 import { FakeServiceClient, tv } from './service/support/fake-client.js';
 
 function withLicenses(n: number): FakeServiceClient {
