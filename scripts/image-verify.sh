@@ -174,14 +174,16 @@ PROBLEMS=()
 problem() { PROBLEMS+=("$*"); printf '  FAIL %s\n' "$*"; }
 ok() { printf '  ok   %s\n' "$*"; }
 
-inspect() { "${B[@]}" inspect --type image --format "$1" "$TAG"; }
-user="$(inspect '{{.Docker.Config.User}}')"
-[ "$user" = node ] && ok "USER node" || problem "image USER is '$user', expected node"
-health="$(inspect '{{if .Docker.Config.Healthcheck}}{{json .Docker.Config.Healthcheck.Test}}{{end}}')"
+"${B[@]}" inspect --type image "$TAG" >"$WORK/inspect.json"
+# Reads a field of the image's Docker configuration as JSON ('' when absent).
+conf() { node -e 'const j = require(process.argv[1]); const c = (j.Docker && (j.Docker.config || j.Docker.Config)) || {}; const v = c[process.argv[2]]; if (v !== undefined && v !== null && v !== "") console.log(JSON.stringify(v))' "$WORK/inspect.json" "$1"; }
+user="$(conf User)"
+[ "$user" = '"node"' ] && ok "USER node" || problem "image USER is ${user:-unset}, expected node"
+health="$(conf Healthcheck)"
 [ -n "$health" ] && ok "HEALTHCHECK kept (docker format)" || problem "no HEALTHCHECK in the image configuration"
-volumes="$(inspect '{{json .Docker.Config.Volumes}}')"
-[[ "$volumes" == *'"/data"'* ]] && ok "VOLUME /data" || problem "no /data volume in the image ($volumes)"
-cmd="$(inspect '{{json .Docker.Config.Cmd}}')"
+volumes="$(conf Volumes)"
+[[ "$volumes" == *'"/data"'* ]] && ok "VOLUME /data" || problem "no /data volume in the image (${volumes:-none})"
+cmd="$(conf Cmd)"
 
 c="$("${B[@]}" from --pull-never "$TAG")"
 CONTAINERS+=("$c")
@@ -275,7 +277,7 @@ store="$(find "$DATA" -maxdepth 1 -name 'drm-chatops.sqlite*' -user 1000 | head 
 if [ -n "$health" ]; then
   hc_c="$("${B[@]}" from --pull-never "$TAG")"
   CONTAINERS+=("$hc_c")
-  mapfile -t HC < <(node -e 'const t=JSON.parse(process.argv[1]); for (const a of t.slice(1)) console.log(a)' "$health")
+  mapfile -t HC < <(node -e 'const t = JSON.parse(process.argv[1]).Test; for (const a of t.slice(1)) console.log(a)' "$health")
   if timeout 30 "${B[@]}" run --isolation chroot -e PORT="$PORT" "$hc_c" -- "${HC[@]}" >/dev/null 2>&1; then
     ok "the image's HEALTHCHECK command passes"
   else
