@@ -28,9 +28,11 @@ RUN npm run build \
  && mv /tmp/node_sqlite3.node build/Release/
 
 FROM node:24.21-bookworm-slim AS runtime
-# npm, npx, corepack and yarn are not needed to run the bot (npm also carries node-gyp): removed.
+# Running the bot needs node alone: npm (which carries node-gyp), npx, corepack, yarn and the C
+# headers for native builds are removed from the runtime stage.
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
-      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
+      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+      /usr/local/include/node
 # NODE_OPTIONS: a V8 heap cap keeps the resident memory near the live heap instead of letting
 # uncollected garbage grow it (BENCHMARKS.md, figure 3: 1,000 watched sites have a ~24 MB live
 # heap; peak RSS 178 MB with default flags, 113 MB with these). Raise --max-old-space-size for
