@@ -68,6 +68,7 @@ CONTAINERS=()
 APP_PID=""
 SLACK_PID=""
 cleanup() {
+  [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null || true # the serving process, when found
   [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null || true
   [ -n "$SLACK_PID" ] && kill "$SLACK_PID" 2>/dev/null || true
   for c in "${CONTAINERS[@]}"; do "${B[@]}" rm "$c" >/dev/null 2>&1 || true; done
@@ -225,7 +226,7 @@ for tool in python3 python make g++ gcc cc c++; do
     [ -e "$fs/$dir/$tool" ] && problem "compiler/build tool in the runtime image: /$dir/$tool"
   done
 done
-ok "no python3, make, g++, gcc, cc checked"
+ok "no python3, make, g++, gcc or cc"
 leftovers="$(cd "$fs" && find . -xdev -name node-gyp -print | head -n 5 | tr '\n' ' ' || true)"
 [ -z "$leftovers" ] && ok "no node-gyp" || problem "node-gyp in the runtime image: $leftovers"
 [ -e "$fs/usr/local/bin/npm" ] && problem "npm is in the runtime image (/usr/local/bin/npm)" || ok "no npm/npx in the runtime image"
@@ -343,6 +344,7 @@ if [ -n "$pid" ]; then
     sleep 0.5
   done
   APP_PID=""
+  pid=""
   [ "$status" = 0 ] && ok "SIGTERM: clean shutdown, exit 0" || problem "SIGTERM: exit status ${status:-still running after 30 s}"
 fi
 if grep -q 'xoxb-0000-image-verify\|image-verify-signing-secret' "$WORK/app.log"; then
