@@ -482,18 +482,22 @@ describe.each([memoryHarness(), sqliteHarness(), redisHarness()])('store on $nam
     });
 
     it('renew keeps it alive; expiry lets another holder take over', async () => {
+      // No margins to miss on a busy machine: renewed for a minute, the lease outlives its first
+      // 300 ms (a sleep never ends early); renewed short, its expiry is waited for.
       expect(await store.leases.acquire('site:S2', 'a', 300)).toBe(true);
-      await sleep(150);
-      expect(await store.leases.renew('site:S2', 'a', 300)).toBe(true);
-      await sleep(200);
-      // 350 ms after the first acquire: alive thanks to the renew.
+      expect(await store.leases.renew('site:S2', 'a', 60_000)).toBe(true);
+      await sleep(400);
       expect(await store.leases.acquire('site:S2', 'b', 300)).toBe(false);
       expect(await store.leases.holder('site:S2')).toBe('a');
-      await sleep(450);
+      expect(await store.leases.renew('site:S2', 'a', 300)).toBe(true);
+      for (const until = Date.now() + 10_000; Date.now() < until; ) {
+        if ((await store.leases.holder('site:S2')) === undefined) break;
+        await sleep(25);
+      }
       expect(await store.leases.holder('site:S2')).toBeUndefined();
-      expect(await store.leases.acquire('site:S2', 'b', 5000)).toBe(true);
+      expect(await store.leases.acquire('site:S2', 'b', 60_000)).toBe(true);
       // a lost it: renew fails and its release does not free b's lease.
-      expect(await store.leases.renew('site:S2', 'a', 5000)).toBe(false);
+      expect(await store.leases.renew('site:S2', 'a', 60_000)).toBe(false);
       await store.leases.release('site:S2', 'a');
       expect(await store.leases.holder('site:S2')).toBe('b');
     });
