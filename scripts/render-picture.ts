@@ -61,7 +61,7 @@ function blockHtml(b: Obj): string {
       return `<div class="section">${b.text ? `<div>${textHtml(b.text)}</div>` : ''}${fields}</div>`;
     }
     case 'context':
-      return `<div class="context">${((b.elements as unknown[]) ?? []).map(textHtml).join(' ')}</div>`;
+      return `<div class="context">${((b.elements as unknown[]) ?? []).map((e) => `<span>${textHtml(e)}</span>`).join('')}</div>`;
     case 'actions':
       return `<div class="actions">${((b.elements as Obj[]) ?? [])
         .map((e) => `<span class="button ${String(e.style ?? '')}">${textHtml(e.text)}</span>`)
@@ -87,7 +87,7 @@ body { margin: 0; background: #fff; font: 15px/1.46668 "DejaVu Sans", Helvetica,
 .name { font-weight: 700; } .app { font-size: 10px; background: #e8e8e8; color: #616061; padding: 1px 3px; border-radius: 2px; font-weight: 700; } .time { color: #616061; font-weight: 400; font-size: 12px; }
 .header { font-weight: 700; font-size: 17px; margin: 4px 0; }
 .section { margin: 4px 0; } .fields { display: grid; grid-template-columns: 1fr 1fr; gap: 2px 16px; margin-top: 4px; }
-.context { color: #616061; font-size: 12px; margin: 4px 0; }
+.context { color: #616061; font-size: 12px; margin: 4px 0; } .context span { margin-right: 10px; }
 .actions { margin: 8px 0 4px; } .button { display: inline-block; border: 1px solid #bbb; border-radius: 4px; padding: 3px 12px; margin-right: 8px; font-weight: 700; font-size: 13px; }
 .button.primary { background: #007a5a; color: #fff; border-color: #007a5a; } .button.danger { color: #e01e5a; }
 code { font: 12px "DejaVu Sans Mono", monospace; background: #f6f6f6; border: 1px solid #e0e0e0; border-radius: 3px; padding: 0 3px; color: #e01e5a; }
@@ -146,7 +146,7 @@ ${reply ? `<div class="thread"><div class="label">Thread</div>${messageHtml((rep
       '--disable-gpu',
       '--hide-scrollbars',
       '--force-device-scale-factor=1',
-      '--window-size=760,560',
+      '--window-size=760,590',
       `--screenshot=${png}`,
       pathToFileURL(htmlPath).href,
     ],
