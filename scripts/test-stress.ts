@@ -80,9 +80,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 process.on('exit', stopBurners);
 
+/** The first lines of a failure (a property test's seed and counterexample follow its first line). */
 function short(msg: string): string {
-  const line = msg.split('\n').find((l) => l.trim()) ?? msg;
-  return line.trim().slice(0, 300);
+  const lines = msg
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return lines.slice(0, 3).join(' | ').slice(0, 400);
 }
 
 function record(key: string, message: string, seed: string): void {
