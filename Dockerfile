@@ -2,8 +2,12 @@
 # drm-chatops: multi-stage build on Node 24 LTS. The build stage compiles TypeScript and the
 # sqlite3 native module (N-API, so one build runs on any Node >= 20); the runtime stage holds only
 # production dependencies and the compiled JavaScript, and runs as the unprivileged `node` user.
+# The base is pinned to a Node 24 minor (patch releases still come in); `npm run image:verify`
+# builds and runs this file without Docker (buildah) and checks the result.
+# Build with the Docker image format (docker build does; buildah/podman: --format docker): the
+# OCI format has no HEALTHCHECK and drops it.
 
-FROM node:24-bookworm-slim AS build
+FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -12,9 +16,23 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# Production dependencies only: --omit=optional drops node-gyp (sqlite3's optional build tool, the
+# only optional package); of sqlite3 only the compiled module stays (no sources, objects or
+# static libraries of its build).
+RUN npm run build \
+ && npm prune --omit=dev --omit=optional --no-audit --no-fund \
+ && cd node_modules/sqlite3 \
+ && mv build/Release/node_sqlite3.node /tmp/ \
+ && rm -rf build deps src \
+ && mkdir -p build/Release \
+ && mv /tmp/node_sqlite3.node build/Release/
 
-FROM node:24-bookworm-slim AS runtime
+FROM node:24.21-bookworm-slim AS runtime
+# Running the bot needs node alone: npm (which carries node-gyp), npx, corepack, yarn and the C
+# headers for native builds are removed from the runtime stage.
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
+      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+      /usr/local/include/node
 # NODE_OPTIONS: a V8 heap cap keeps the resident memory near the live heap instead of letting
 # uncollected garbage grow it (BENCHMARKS.md, figure 3: 1,000 watched sites have a ~24 MB live
 # heap; peak RSS 178 MB with default flags, 113 MB with these). Raise --max-old-space-size for

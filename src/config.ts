@@ -29,7 +29,7 @@ export class ConfigError extends Error {
   constructor(issues: ConfigIssue[]) {
     super(
       `Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}\n` +
-        'Fix the environment (or .env file) and start again. See the configuration table in README.md.',
+        'Fix the environment (or the .env file: see .env.example) and start again. Every setting is described in docs/configuration.md.',
     );
     this.name = 'ConfigError';
     this.issues = issues;

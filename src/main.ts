@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, setErrorCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
+import { loadEnvFile } from './env-file.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
 import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
@@ -186,10 +187,15 @@ export function installProcessHandlers(logger: Pick<Logger, 'error' | 'fatal'>):
   };
 }
 
-/** Entry point used by `npm start`: exits 1 on a configuration error, 0 after a clean shutdown. */
+/**
+ * Entry point of `npm start`: loads .env, then exits 1 on a configuration error, 0 after a clean
+ * shutdown.
+ */
 export async function main(): Promise<void> {
   let bot: RunningBot;
   try {
+    // .env in the working directory, for what the environment does not set (src/env-file.ts).
+    loadEnvFile();
     bot = await startBot();
   } catch (err) {
     if (err instanceof ConfigError || err instanceof StoreConfigError) {

@@ -1,11 +1,15 @@
 /**
  * `npm run demo`: the offline demo and smoke test. Starts the emulator, the fake Slack and the bot
- * (HTTP mode) in this process, plays a session through signed requests, and prints every message
- * and view the bot produced as text with a Block Kit Builder link. Exits 0 only when every step
- * produced what it should; otherwise 1, naming the failing step.
+ * (HTTP mode) in this process, plays a session through signed requests, and prints a short
+ * transcript of what the bot showed as text. Exits 0 only when every step produced what it should;
+ * otherwise 1, naming the failing step.
  *
- * Options: --quiet (only step results), --links=none (no Block Kit Builder links),
- * --debug-logs (print the bot's JSON logs at the end).
+ * The transcript is short by default: per step, the final state of each message, modal or Home tab
+ * (a progress message updated in place shows once, as it ended), nothing that did not change since
+ * it was last shown, at most TRUNCATE_LINES lines each.
+ * Options: --full (every call, untruncated), --links (a Block Kit Builder link under each output:
+ * long URLs holding the exact payload), --quiet (only step results), --debug-logs (print the bot's
+ * JSON logs at the end).
  */
 import { pathToFileURL } from 'node:url';
 import type { FakeCall } from '../fakeslack/index.js';
@@ -20,10 +24,46 @@ export interface DemoResult {
   steps: Array<{ title: string; ok: boolean; outputs: number }>;
 }
 
+/** Lines of one output in the short transcript (the rest is counted, --full prints it). */
+export const TRUNCATE_LINES = 14;
+
+/** What a call shows on: a message (channel + ts), a modal (by title), a user's Home tab. */
+function surfaceOf(c: FakeCall): string {
+  const a = c.args;
+  switch (c.method) {
+    case 'chat.postMessage': {
+      const ts = (c.response as { ts?: unknown } | undefined)?.ts;
+      return typeof ts === 'string' ? `msg:${String(a.channel)}:${ts}` : `call:${c.seq}`;
+    }
+    case 'chat.update':
+      return `msg:${String(a.channel)}:${String(a.ts)}`;
+    case 'views.publish':
+      return `home:${String(a.user_id)}`;
+    case 'views.open':
+    case 'views.update':
+    case 'views.push':
+      return `modal:${JSON.stringify((a.view as { title?: unknown } | undefined)?.title ?? '')}`;
+    default:
+      return `call:${c.seq}`;
+  }
+}
+
+function truncate(text: string): string {
+  const lines = text.split('\n');
+  if (lines.length <= TRUNCATE_LINES) return text;
+  return [
+    ...lines.slice(0, TRUNCATE_LINES),
+    `… ${lines.length - TRUNCATE_LINES} more lines (npm run demo -- --full)`,
+  ].join('\n');
+}
+
 export interface DemoOptions {
   write?: (s: string) => void;
   quiet?: boolean;
+  /** A Block Kit Builder link under each output (default false). */
   links?: boolean;
+  /** Every call, untruncated (default false: the short transcript). */
+  full?: boolean;
   debugLogs?: boolean;
   /** The steps to play (default the demo session); tests pass their own. */
   steps?: DemoStep[];
@@ -32,7 +72,8 @@ export interface DemoOptions {
 /** Plays the demo; never throws (the result says what failed). */
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const write = opts.write ?? ((s: string) => void process.stdout.write(s));
-  const links = opts.links ?? true;
+  const links = opts.links ?? false;
+  const lastShown = new Map<string, string>();
   const result: DemoResult = { ok: true, steps: [] };
   write('drm-chatops demo: emulator + Slack stand-in + the bot, all offline on 127.0.0.1\n\n');
   let stack: Awaited<ReturnType<typeof startDemoStack>> | undefined;
@@ -57,11 +98,23 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       const calls = stack.fake.calls().filter((c: FakeCall) => c.seq > from);
       let outputs = 0;
       if (!opts.quiet) {
-        for (const c of calls) {
+        let shown = calls.flatMap((c) => {
           const r = renderCall(c);
-          if (!r) continue;
+          return r ? [{ key: surfaceOf(c), r }] : [];
+        });
+        if (!opts.full) {
+          // The last state of each surface, in the order the surfaces last changed; unchanged ones skipped.
+          // A step whose surfaces are all unchanged still shows them (its point may be to show them).
+          const last = new Map(shown.map((x) => [x.key, x]));
+          const finals = shown.filter((x) => last.get(x.key) === x);
+          const changed = finals.filter((x) => lastShown.get(x.key) !== x.r.text);
+          shown = changed.length ? changed : finals;
+        }
+        for (const { key, r } of shown) {
+          lastShown.set(key, r.text);
           outputs++;
-          write(`\n  ▸ ${r.title}\n${r.text.replace(/^/gm, '    │ ')}\n`);
+          const text = opts.full ? r.text : truncate(r.text);
+          write(`\n  ▸ ${r.title}\n${text.replace(/^/gm, '    │ ')}\n`);
           if (links) write(`    Open in Block Kit Builder: ${r.link}\n`);
         }
       }
@@ -100,6 +153,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       ? `\nAll ${result.steps.length} steps produced what they should. ✓\n`
       : `\nThe demo failed at step "${result.failedStep}".\n`,
   );
+  if (result.ok && !opts.quiet && !opts.full)
+    write(
+      'Everything the bot sent, untruncated: npm run demo -- --full (add --links for Block Kit Builder links)\n',
+    );
   return result;
 }
 
@@ -107,9 +164,18 @@ const invokedDirectly =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
   const args = new Set(process.argv.slice(2));
+  const known = ['--quiet', '--full', '--links', '--links=none', '--debug-logs'];
+  const unknown = [...args].filter((a) => !known.includes(a));
+  if (unknown.length) {
+    process.stderr.write(
+      `Unknown option ${unknown.join(' ')}. Options: --full --links --quiet --debug-logs\n`,
+    );
+    process.exit(2);
+  }
   runDemo({
     quiet: args.has('--quiet'),
-    links: !args.has('--links=none'),
+    full: args.has('--full'),
+    links: args.has('--links'),
     debugLogs: args.has('--debug-logs'),
   }).then(
     (r) => process.exit(r.ok ? 0 : 1),

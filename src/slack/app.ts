@@ -37,6 +37,12 @@ export const BOT_SCOPES = [
   'groups:read',
   'channels:history',
   'groups:history',
+  // Watches in a direct message or group DM: conversations.info (can the bot post there?) and
+  // conversations.history (a card already posted is found again after a crash) need these.
+  'im:read',
+  'im:history',
+  'mpim:read',
+  'mpim:history',
   'files:read',
   'files:write',
   'im:write',

@@ -26,7 +26,7 @@ function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
 }
 
 describe('npm run demo', () => {
-  it('plays the whole session offline and exits 0, printing text and Block Kit Builder links', async () => {
+  it('plays the whole session offline and exits 0, printing a short transcript without links', async () => {
     const r = await runCli([]);
     expect(r.out).toContain('All 9 steps produced what they should');
     expect(r.code).toBe(0);
@@ -38,9 +38,24 @@ describe('npm run demo', () => {
       'A job completes and another fails',
     ])
       expect(r.out).toContain(`✓ ${step}`);
-    expect(r.out).toContain('Open in Block Kit Builder: https://app.slack.com/block-kit-builder/#');
+    expect(r.out).not.toContain('block-kit-builder');
     expect(r.out).toContain('Invalid lines');
     expect(r.out).toContain('feature-2026-final ended in ERROR');
+    expect(r.out).toContain('npm run demo -- --full');
+    // Short: the final state of each message or view, truncated (the full output is ~650 lines).
+    expect(r.out.split('\n').length).toBeLessThan(300);
+    expect(r.out.split('\n').every((l) => l.length < 400)).toBe(true);
+  }, 120_000);
+
+  it('--full --links prints every call untruncated, each with a Block Kit Builder link', async () => {
+    const lines: string[] = [];
+    const r = await runDemo({ full: true, links: true, write: (s) => void lines.push(s) });
+    expect(r.ok).toBe(true);
+    const out = lines.join('');
+    expect(out).toContain('Open in Block Kit Builder: https://app.slack.com/block-kit-builder/#');
+    expect(out).not.toContain('more lines (npm run demo -- --full)');
+    // Every output has its link.
+    expect(out.split('  ▸ ').length - 1).toBe(out.split('Open in Block Kit Builder: ').length - 1);
   }, 120_000);
 
   it('a step that does not produce what it should fails the run, naming the step', async () => {

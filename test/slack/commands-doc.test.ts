@@ -1,5 +1,5 @@
 /**
- * The README's commands reference must match the registry (help and docs cannot drift). To
+ * The commands reference (docs/commands.md) must match the registry (help and docs cannot drift). To
  * (re)generate it, run `npm run readme` (scripts/gen-readme.ts), which does the equivalent of:
  *   npx tsx -e "import('./src/slack/features/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('./src/slack/kit/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
  */
@@ -13,7 +13,7 @@ import {
   withCommandsSection,
 } from '../../src/slack/kit/help.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
 
 describe('commands reference', () => {
   it('covers every registered command', () => {
@@ -33,7 +33,7 @@ describe('commands reference', () => {
     expect(out.endsWith(`${COMMANDS_END}\n\nafter\n`)).toBe(true);
     expect(withCommandsSection(out, registry)).toBe(out);
   });
-  it('README.md is up to date with the registry (regenerate with `npm run readme`)', () => {
+  it('docs/commands.md is up to date with the registry (regenerate with `npm run readme`)', () => {
     expect(readme).toContain(COMMANDS_START);
     expect(readme).toContain(COMMANDS_END);
     expect(readme).toBe(withCommandsSection(readme, registry));

@@ -52,6 +52,10 @@ function installation(team: string) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls `cond` until it holds (then returns) or `ms` pass (then returns: the caller's expect fails). */
+async function waitUntil(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  for (const until = Date.now() + ms; Date.now() < until; await sleep(25)) if (await cond()) return;
+}
 
 interface Harness {
   name: 'memory' | 'sqlite' | 'redis';
@@ -418,10 +422,11 @@ describe.each([memoryHarness(), sqliteHarness(), redisHarness()])('store on $nam
 
     it('expires documents with a TTL and drops them from the index', async () => {
       const d = store.docs<{ v: number }>('poll');
-      await d.put('T1', 'short', { v: 1 }, 150);
+      // A TTL long enough for the checks before it ends on a busy machine; its end is waited for.
+      await d.put('T1', 'short', { v: 1 }, 1000);
       await d.put('T1', 'long', { v: 2 });
       expect(await d.list('T1')).toEqual(['long', 'short']);
-      await sleep(350);
+      await waitUntil(async () => (await d.get('T1', 'short')) === undefined);
       expect(await d.get('T1', 'short')).toBeUndefined();
       expect(await d.list('T1')).toEqual(['long']);
       // Putting it again brings it back.
@@ -453,10 +458,10 @@ describe.each([memoryHarness(), sqliteHarness(), redisHarness()])('store on $nam
       expect(await d.update('T1', 'x', () => undefined)).toBeUndefined();
       expect(await d.get('T1', 'x')).toBeUndefined();
       expect(await d.list('T1')).toEqual([]);
-      await d.put('T1', 'ttl', { n: 1 }, 200);
+      await d.put('T1', 'ttl', { n: 1 }, 1000);
       await d.update('T1', 'ttl', (old) => ({ n: (old?.n ?? 0) + 1 }));
       expect(await d.get('T1', 'ttl')).toEqual({ n: 2 });
-      await sleep(400);
+      await waitUntil(async () => (await d.get('T1', 'ttl')) === undefined);
       expect(await d.get('T1', 'ttl')).toBeUndefined();
     });
 
@@ -482,18 +487,19 @@ describe.each([memoryHarness(), sqliteHarness(), redisHarness()])('store on $nam
     });
 
     it('renew keeps it alive; expiry lets another holder take over', async () => {
+      // No margins to miss on a busy machine: renewed for a minute, the lease outlives its first
+      // 300 ms (a sleep never ends early); renewed short, its expiry is waited for.
       expect(await store.leases.acquire('site:S2', 'a', 300)).toBe(true);
-      await sleep(150);
-      expect(await store.leases.renew('site:S2', 'a', 300)).toBe(true);
-      await sleep(200);
-      // 350 ms after the first acquire: alive thanks to the renew.
+      expect(await store.leases.renew('site:S2', 'a', 60_000)).toBe(true);
+      await sleep(400);
       expect(await store.leases.acquire('site:S2', 'b', 300)).toBe(false);
       expect(await store.leases.holder('site:S2')).toBe('a');
-      await sleep(450);
+      expect(await store.leases.renew('site:S2', 'a', 300)).toBe(true);
+      await waitUntil(async () => (await store.leases.holder('site:S2')) === undefined);
       expect(await store.leases.holder('site:S2')).toBeUndefined();
-      expect(await store.leases.acquire('site:S2', 'b', 5000)).toBe(true);
+      expect(await store.leases.acquire('site:S2', 'b', 60_000)).toBe(true);
       // a lost it: renew fails and its release does not free b's lease.
-      expect(await store.leases.renew('site:S2', 'a', 5000)).toBe(false);
+      expect(await store.leases.renew('site:S2', 'a', 60_000)).toBe(false);
       await store.leases.release('site:S2', 'a');
       expect(await store.leases.holder('site:S2')).toBe('b');
     });
@@ -581,12 +587,12 @@ describe('redis: two replicas sharing one Redis', () => {
   });
 
   it('a lease held by one replica is refused to the other until it expires', async () => {
-    expect(await a.leases.acquire('site:S1', 'replica-a', 300)).toBe(true);
+    expect(await a.leases.acquire('site:S1', 'replica-a', 1000)).toBe(true);
     expect(await b.leases.acquire('site:S1', 'replica-b', 300)).toBe(false);
     expect(await b.leases.holder('site:S1')).toBe('replica-a');
-    await sleep(500);
-    expect(await b.leases.acquire('site:S1', 'replica-b', 5000)).toBe(true);
-    expect(await a.leases.renew('site:S1', 'replica-a', 5000)).toBe(false);
+    await waitUntil(async () => (await b.leases.holder('site:S1')) === undefined);
+    expect(await b.leases.acquire('site:S1', 'replica-b', 60_000)).toBe(true);
+    expect(await a.leases.renew('site:S1', 'replica-a', 60_000)).toBe(false);
   });
 
   it('audit appends from both replicas are all kept', async () => {

@@ -251,6 +251,18 @@ describe('/dwm register', () => {
     expect(JSON.stringify(again.args)).toContain('Nothing is left to send');
     expect(emu.recipientCount('DEMO')).toBe(before + 180);
   });
+});
+
+// Its own bot (fake Slack, emulator, store): background work of the tests above (late DMs, file
+// uploads, registrations) cannot land in this DM, the site or the pending index.
+describe('/dwm register after a restart', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
 
   it('resumes a run left "running" by a previous process and updates its DM message', async () => {
     const admin = bot.ws.admin;
