@@ -70,8 +70,11 @@ export function truncateMrkdwn(text: string, max: number): string {
   // An unclosed code block (```), then an unclosed inline code span (`).
   const fences = out.split('```').length - 1;
   if (fences % 2 === 1) out = out.slice(0, out.lastIndexOf('```'));
-  const ticks = out.replace(/```/g, '').split('`').length - 1;
-  if (ticks % 2 === 1) out = out.slice(0, out.lastIndexOf('`'));
+  // Fence ticks are masked (same length) so that only a lone backtick is found, never the last
+  // tick of a closed ``` block (cutting there would reopen the block).
+  const lone = out.replace(/```/g, '\u0000\u0000\u0000');
+  const ticks = lone.split('`').length - 1;
+  if (ticks % 2 === 1) out = out.slice(0, lone.lastIndexOf('`'));
   return `${out}\u2026`;
 }
 

@@ -30,6 +30,8 @@ describe('truncateMrkdwn', () => {
     expect(truncateMrkdwn('site `DEMO1234` ok', 10)).toBe('site \u2026');
     expect(truncateMrkdwn('a ```line1\nline2``` b', 12)).toBe('a \u2026');
     expect(truncateMrkdwn('`A` and `B`', 9)).toBe('`A` and \u2026');
+    // A lone backtick before a closed block: the cut drops the lone tick, never the block's last.
+    expect(truncateMrkdwn('` ```a b```  ', 12)).toBe('\u2026');
   });
 
   it('md() uses it: a section cut at its limit keeps whole tokens', () => {
