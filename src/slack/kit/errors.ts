@@ -141,17 +141,23 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
 /** Blocks for a failure: ":warning: *<what> failed*", why, next, reference context. */
 export function errorBlocks(what: string, err: unknown, opts: ErrorRenderOptions): Block[] {
   const e = explainError(err, opts);
-  return [
-    section(`:warning: *${esc(what)}*\n${e.why}`),
-    section(e.next),
-    context(`Reference ${code(opts.refId)}`),
-  ];
+  // A typo or a bad value is not an outage: it is said as a correction to make, with no reference
+  // id (the style guide gives reference ids to unexpected errors only).
+  const usage = err instanceof ParseError || err instanceof ValidationError;
+  const title = usage ? ':pencil2: *Nothing was run: check what you typed*' : `:warning: *${esc(what)}*`;
+  const blocks = [section(`${title}\n${e.why}`), section(e.next)];
+  if (e.unexpected) blocks.push(context(`Reference ${code(opts.refId)}`));
+  return blocks;
 }
 
 /** A whole error message (fallback text + blocks). `what` is plain text, e.g. "Couldn't list jobs". */
 export function renderError(what: string, err: unknown, opts: ErrorRenderOptions): Message {
   const e = explainError(err, opts);
-  return message(`${what}: ${stripMrkdwn(e.why)}`, errorBlocks(what, err, opts));
+  const usage = err instanceof ParseError || err instanceof ValidationError;
+  const lead = usage
+    ? `Check the command (${what.replace(/ failed$/, '').replace(/^Couldn't (?:read|run) /, '')})`
+    : what;
+  return message(`${lead}: ${stripMrkdwn(e.why)}`, errorBlocks(what, err, opts));
 }
 
 /** A refusal for a user without the role: says who can do it. */

@@ -55,7 +55,7 @@ describe('DRM data tables', () => {
     const drmType = await drm(bot, 'licenses drm:vhs', member);
     expect(drmType.text).toContain('is not a DRM type');
     const date = await drm(bot, 'licenses from:2026-02-30', member);
-    expect(date.text).toContain(':warning:');
+    expect(date.text).toContain(':pencil2: *Nothing was run: check what you typed');
     const status = await drm(bot, 'licenses status:maybe', member);
     expect(status.text).toContain('must be one of success, fail');
   });
@@ -207,7 +207,7 @@ describe('members (admin)', () => {
 
   it('members add: bad e-mail refused, good one added', async () => {
     const bad = await drm(bot, 'members add not-an-email', admin);
-    expect(bad.text).toContain(':warning:');
+    expect(bad.text).toContain(':pencil2: *Nothing was run: check what you typed');
     const ok = await drm(bot, 'members add new.person@example.com ts', admin);
     expect(ok.text).toContain('Sub-member added');
     expect(ok.text).toContain('TS');

@@ -69,7 +69,7 @@ describe('/drm site request and requests', () => {
   it('invalid dates and both account: and site: are refused with what to fix', async () => {
     const bad = await drm(bot, 'site requests from:2026-02-30', member);
     expect(bad.text).toMatch(/from/);
-    expect(bad.text).toContain(':warning:');
+    expect(bad.text).toContain(':pencil2: *Nothing was run: check what you typed');
     const both = await drm(bot, 'site requests account:a site:AB12', member);
     expect(both.text).toContain('Give either account: or site:');
   });
