@@ -17,6 +17,7 @@ import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/ap
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
 import { resumePendingRegistrations } from './slack/features/register/index.js';
+import { createWorkflowWaits } from './slack/features/workflow-steps/index.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, StoreConfigError } from './store/index.js';
@@ -148,6 +149,10 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       lifecycle.onStop('watcher', () => watch.stop());
       watch.start();
     }
+    // Workflow Builder steps: durable waits (wait-for-job, long registrations), one replica each.
+    const waits = createWorkflowWaits(backgroundDeps);
+    lifecycle.onStop('workflow waits', () => waits.stop());
+    waits.start();
     if (opts.resumeRegistrations !== false) {
       // Bulk registrations interrupted by a stop or crash continue from their stored report
       // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.

@@ -252,6 +252,13 @@ export const STEPS: DemoStep[] = [
       expectText(reply, s.ws.teamId, 'site `DEMO`', 'last poll', 'Pending outbox');
     },
   },
+  // One Workflow Builder run (dev/demo/workflow.ts), imported lazily: it imports this module.
+  {
+    title: 'A Workflow Builder run',
+    about:
+      'Form → register recipients → wait for the job → post the result, as Workflow Builder custom steps.',
+    run: async (s, st) => (await import('./workflow.js')).WORKFLOW_STEP.run(s, st),
+  },
   {
     title: 'No secret leaked',
     about: 'Nothing the bot sent to Slack, and no log line, contains a token, key or signing secret.',

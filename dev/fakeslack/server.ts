@@ -206,7 +206,7 @@ class SlackApiError extends Error {
   }
 }
 
-const JSON_FIELDS = ['blocks', 'attachments', 'view', 'files', 'metadata', 'unfurl_links'];
+const JSON_FIELDS = ['blocks', 'attachments', 'view', 'files', 'metadata', 'unfurl_links', 'outputs'];
 
 /** UTC offset of a zone, seconds (Slack's tz_offset). */
 function tzOffsetSeconds(tz: string, at: number): number {
@@ -262,6 +262,11 @@ export class FakeSlack {
   private readonly events = new EventEmitter();
   private readonly workspaces = new Map<string, Workspace>();
   private readonly tokens = new Map<string, string>();
+  /** Workflow step executions (function_executed): id -> team and state. */
+  private readonly executions = new Map<
+    string,
+    { teamId: string; state: 'running' | 'completed' | 'failed' }
+  >();
   private readonly recorded: FakeCall[] = [];
   private readonly msgs: FakeMessage[] = [];
   private readonly ephemeralMsgs: FakeEphemeral[] = [];
@@ -384,6 +389,26 @@ export class FakeSlack {
 
   setUsergroup(teamId: string, id: string, users: string[]): void {
     this.ws(teamId).usergroups.set(id, [...users]);
+  }
+
+  /**
+   * A Workflow Builder step execution starts (what Slack does before sending function_executed):
+   * returns the execution id and the short-lived function token (xwfp-…) the event carries. Both
+   * the function token and the workspace's bot token may complete it (functions.completeSuccess /
+   * completeError; no scope needed); a second completion gets execution_not_in_running_state.
+   */
+  startFunctionExecution(teamId: string): { executionId: string; token: string } {
+    this.ws(teamId);
+    const executionId = `Fx${String(++this.idCounter).padStart(10, '0')}`;
+    const token = `xwfp-${teamId}-${executionId}-${Math.random().toString(36).slice(2, 10)}`;
+    this.executions.set(executionId, { teamId, state: 'running' });
+    this.tokens.set(token, teamId);
+    return { executionId, token };
+  }
+
+  /** State of a step execution ('running' until completed or failed). */
+  functionExecution(executionId: string): 'running' | 'completed' | 'failed' | undefined {
+    return this.executions.get(executionId)?.state;
   }
 
   /** Revoke a bot token (uninstall): later calls with it get invalid_auth / token_revoked. */
@@ -868,6 +893,22 @@ export class FakeSlack {
         const f = this.files.get(String(a.file ?? ''));
         if (!f || f.teamId !== ws.teamId) throw new SlackApiError('file_not_found');
         return { file: this.fileObject(f) };
+      }
+      case 'functions.completeSuccess':
+      case 'functions.completeError': {
+        const id = String(a.function_execution_id ?? '');
+        const ex = this.executions.get(id);
+        if (!ex || ex.teamId !== ws.teamId) throw new SlackApiError('function_execution_not_found');
+        if (ex.state !== 'running') throw new SlackApiError('execution_not_in_running_state');
+        if (method === 'functions.completeSuccess') {
+          if (!a.outputs || typeof a.outputs !== 'object' || Array.isArray(a.outputs))
+            throw new SlackApiError('parameter_validation_failed');
+          ex.state = 'completed';
+        } else {
+          if (typeof a.error !== 'string' || !a.error) throw new SlackApiError('invalid_arguments');
+          ex.state = 'failed';
+        }
+        return {};
       }
       default:
         throw new SlackApiError('unknown_method');

@@ -28,7 +28,7 @@ function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
 describe('npm run demo', () => {
   it('plays the whole session offline and exits 0, printing a short transcript without links', async () => {
     const r = await runCli([]);
-    expect(r.out).toContain('All 9 steps produced what they should');
+    expect(r.out).toContain('All 10 steps produced what they should');
     expect(r.code).toBe(0);
     for (const step of [
       'Setup',
@@ -36,6 +36,7 @@ describe('npm run demo', () => {
       'List jobs',
       'Watch a channel',
       'A job completes and another fails',
+      'A Workflow Builder run',
     ])
       expect(r.out).toContain(`✓ ${step}`);
     expect(r.out).not.toContain('block-kit-builder');

@@ -137,6 +137,14 @@ export interface TestBot {
   shortcut(o: ShortcutOptions): Promise<SendResult & { triggerId: string }>;
   /** Events API event_callback. */
   event(event: Obj, o?: { team?: TestWorkspace; signature?: SignatureMode }): Promise<SendResult>;
+  /**
+   * A Workflow Builder step runs: starts an execution on the fake (execution id + xwfp token) and
+   * sends the signed `function_executed` event as Slack sends it (event_callback with the
+   * function's definition, inputs, function_execution_id, workflow_execution_id, bot_access_token).
+   */
+  functionExecuted(
+    o: FunctionExecutedOptions,
+  ): Promise<SendResult & { executionId: string; workflowExecutionId: string }>;
   urlVerification(challenge: string, signature?: SignatureMode): Promise<SendResult>;
   /** Low level: POST a raw body to a path with a signature. */
   send(path: string, body: string, contentType: string, signature?: SignatureMode): Promise<SendResult>;
@@ -145,6 +153,16 @@ export interface TestBot {
   /** Install the app in a workspace through the installation store (as the OAuth callback would). */
   install(ws: TestWorkspace, opts?: { enterprise?: boolean }): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface FunctionExecutedOptions {
+  callbackId: string;
+  inputs?: Obj;
+  title?: string;
+  team?: TestWorkspace;
+  signature?: SignatureMode;
+  /** Reuse an execution (a redelivered event); default a new one. */
+  execution?: { executionId: string; token: string };
 }
 
 export interface CommandOptions {
@@ -743,6 +761,36 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
           is_ext_shared_channel: false,
         });
         return send('/slack/events', body, 'application/json', o.signature);
+      },
+
+      async functionExecuted(o) {
+        const ws = o.team ?? ws0;
+        const ex = o.execution ?? fake.startFunctionExecution(ws.teamId);
+        const workflowExecutionId = `Wx${randomBytes(5).toString('hex').toUpperCase()}`;
+        const r = await bot.event(
+          {
+            type: 'function_executed',
+            function: {
+              id: `Fn${randomBytes(5).toString('hex').toUpperCase()}`,
+              callback_id: o.callbackId,
+              title: o.title ?? o.callbackId,
+              description: '',
+              type: 'app',
+              input_parameters: [],
+              output_parameters: [],
+              app_id: 'A0FAKEAPP',
+              date_created: Math.floor(now() / 1000),
+              date_updated: 0,
+              date_deleted: 0,
+            },
+            inputs: o.inputs ?? {},
+            function_execution_id: ex.executionId,
+            workflow_execution_id: workflowExecutionId,
+            bot_access_token: ex.token,
+          },
+          { team: ws, ...(o.signature ? { signature: o.signature } : {}) },
+        );
+        return { ...r, executionId: ex.executionId, workflowExecutionId };
       },
 
       urlVerification(challenge, signature) {

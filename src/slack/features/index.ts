@@ -21,6 +21,7 @@ import { settings } from './settings/index.js';
 import { setup } from './setup/index.js';
 import { sites } from './sites/index.js';
 import { watch } from './watch/index.js';
+import { workflowSteps } from './workflow-steps/index.js';
 
 export const FEATURES: readonly Feature[] = Object.freeze([
   // Everyday: watermarking (/dwm)
@@ -41,6 +42,8 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   admins,
   audit,
   debug,
+  // Workflow Builder custom steps (no commands)
+  workflowSteps,
 ]);
 
 /** The registry of FEATURES (help, the README's command table, the missing-argument form). */

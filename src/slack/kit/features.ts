@@ -10,6 +10,7 @@ import type { WebClient } from '@slack/web-api';
 import { workspaceKeyOf } from '../../store/keys.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
+import { registerSteps, type StepDeclaration } from './functions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
 import { decodeSlackText, tokenize } from './parse.js';
@@ -35,6 +36,8 @@ export interface Feature {
   commands?: readonly CommandEntry[];
   interactions?: readonly Interaction[];
   events?: readonly EventSpec[];
+  /** Workflow Builder custom steps (./functions.ts registers them: the only app.function caller). */
+  functions?: readonly StepDeclaration[];
   /**
    * Called (in the background, coalesced by the caller) after a request whose declaration says
    * `changesHome`. Only the Home feature provides it.
@@ -131,6 +134,7 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
     for (const e of f.events ?? []) {
       app.event(e.event, (args) => e.run(deps, args));
     }
+    if (f.functions) registerSteps(app, deps, f.functions);
   }
   return registry;
 }

@@ -1,0 +1,119 @@
+/**
+ * Demo step: one Workflow Builder run, as Slack would drive it. A form gave a recipient list and a
+ * job id; the bot's steps run from signed `function_executed` events: "Register watermark
+ * recipients" completes when the list is done, "Wait for a watermarking job to finish" completes
+ * when the job ends (through the durable waits runtime), and the workflow's own "Send a message"
+ * step (Slack's, simulated here with a plain chat.postMessage) posts the outputs to the channel.
+ */
+import { randomBytes } from 'node:crypto';
+import { WebClient } from '@slack/web-api';
+import { createWorkflowWaits } from '../../src/slack/features/workflow-steps/index.js';
+import { listWaits } from '../../src/watch/job-waits.js';
+import type { FakeCall } from '../fakeslack/index.js';
+import { type DemoStep, DemoStepError } from './session.js';
+import type { DemoStack } from './stack.js';
+
+type Obj = Record<string, unknown>;
+
+async function runStep(s: DemoStack, callbackId: string, inputs: Obj): Promise<FakeCall> {
+  const ex = s.fake.startFunctionExecution(s.ws.teamId);
+  const r = await s.event({
+    type: 'function_executed',
+    function: {
+      id: `Fn${randomBytes(4).toString('hex').toUpperCase()}`,
+      callback_id: callbackId,
+      title: callbackId,
+      type: 'app',
+      input_parameters: [],
+      output_parameters: [],
+      app_id: 'A0DEMOAPP',
+      date_created: Math.floor(Date.now() / 1000),
+      date_updated: 0,
+      date_deleted: 0,
+    },
+    inputs,
+    function_execution_id: ex.executionId,
+    workflow_execution_id: `Wx${randomBytes(4).toString('hex').toUpperCase()}`,
+    bot_access_token: ex.token,
+  });
+  if (r.status !== 200) throw new DemoStepError(`function_executed for ${callbackId} got HTTP ${r.status}`);
+  return waitDone(s, ex.executionId);
+}
+
+function waitDone(s: DemoStack, executionId: string): Promise<FakeCall> {
+  return s
+    .waitFor(
+      (c) =>
+        (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
+        c.args.function_execution_id === executionId,
+      20_000,
+    )
+    .then((c) => {
+      if (c.method !== 'functions.completeSuccess')
+        throw new DemoStepError(`step failed: ${String(c.args.error)}`);
+      return c;
+    });
+}
+
+export const WORKFLOW_STEP: DemoStep = {
+  title: 'A Workflow Builder run',
+  about:
+    'Form → "Register watermark recipients" → "Wait for a watermarking job to finish" → post the result (custom steps, completed with functions.completeSuccess).',
+  async run(s) {
+    const reg = await runStep(s, 'register_recipients', {
+      recipients: 'Arte-FR, festival screeners\nViaplay-NO\nViaplay-NO',
+      requested_by: s.ws.member,
+    });
+    const r = reg.args.outputs as Obj;
+    const jobId = s.emulator.createJob('DEMO', 'FESTIVAL-CUT-07', [
+      { recipient: 'Arte-FR' },
+      { recipient: 'Viaplay-NO' },
+    ]);
+    const waits = createWorkflowWaits(s.deps, { intervalMs: 3_600_000 });
+    try {
+      const ex = s.fake.startFunctionExecution(s.ws.teamId);
+      const pending = s.event({
+        type: 'function_executed',
+        function: {
+          id: 'FnWAIT',
+          callback_id: 'wait_for_job',
+          title: 'wait_for_job',
+          type: 'app',
+          input_parameters: [],
+          output_parameters: [],
+          app_id: 'A0DEMOAPP',
+          date_created: 0,
+          date_updated: 0,
+          date_deleted: 0,
+        },
+        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 4, requested_by: s.ws.member },
+        function_execution_id: ex.executionId,
+        workflow_execution_id: 'WxDEMO',
+        bot_access_token: ex.token,
+      });
+      if ((await pending).status !== 200) throw new DemoStepError('wait_for_job event refused');
+      // Stored as a durable wait and checked once by the step (the job is still running).
+      const until = Date.now() + 10_000;
+      while (
+        !(await listWaits(s.deps.store)).some((w) => w.executionId === ex.executionId && w.lastCheckedAt)
+      ) {
+        if (Date.now() > until) throw new DemoStepError('the wait step did not store its wait');
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      s.emulator.finishJob('DEMO', jobId);
+      // The runtime's periodic pass (every 30 s in production) finds the finished job.
+      await waits.tick();
+      const done = await waitDone(s, ex.executionId);
+      const j = done.args.outputs as Obj;
+      // Workflow Builder's own "Send a message" step, with the outputs as variables.
+      await new WebClient(s.ws.botToken, { slackApiUrl: s.config.slack.apiUrl! }).chat.postMessage({
+        channel: s.ws.channel,
+        text: `Workflow "Festival screeners": registered ${String(r.registered_count)}, skipped ${String(r.skipped_count)}, failed ${String(r.failed_count)} (report: ${String(r.report_link)}). Job ${String(j.job_id)} is ${String(j.status)}: ${String(j.complete_count)} complete, ${String(j.failed_count)} failed.`,
+      });
+      if (j.status !== 'COMPLETED')
+        throw new DemoStepError(`expected the job COMPLETED, got ${String(j.status)}`);
+    } finally {
+      await waits.stop();
+    }
+  },
+};

@@ -1,0 +1,220 @@
+/**
+ * What each Workflow Builder step does, as plain results (no Slack): the Slack feature
+ * (src/slack/features/workflow-steps) turns inputs into calls here and results into the step's
+ * outputs. Every step reuses the operation the commands use:
+ *
+ * - Register recipients: the modal's parser, validation, duplicate detection (in the list and
+ *   against the site) and planner, then the same durable run (`startRun`: batches of 150, report
+ *   stored after every batch, resumed after a restart). The 3000-character limit of the modal's
+ *   text box is not applied: a workflow variable is not a text box; the entry cap is.
+ * - Job status: the job and its tasks as `/dwm job` reads them, summarised by `summariseJob`.
+ * - Trial extension: `requestChange(..., 'trial')` as `/drm plan trial` (role from PLAN_ACTIONS).
+ *
+ * Output names match the manifest's `functions` section (snake_case).
+ */
+import { JOB_STATUS } from '../api/codes.js';
+import { ValidationError } from '../api/errors.js';
+import type { ServiceClient, WatermarkingClient } from '../api/types.js';
+import type { JobWait, WaitCheck } from '../watch/job-waits.js';
+import { summariseJob } from './jobs.js';
+import { existingLookup } from './recipients.js';
+import { PLAN_ACTIONS, type PlanRole, parseServiceCode, requestChange } from './service/index.js';
+import {
+  checkEntryCount,
+  parseRecipientInput,
+  planRegistration,
+  type RegistrationPlan,
+} from './watermarking/registration/plan.js';
+import { type RunHooks, reportRepo, startRun } from './watermarking/registration/records.js';
+import { type RegistrationReport, reportCounts } from './watermarking/registration/run.js';
+import type { OpsDeps, WorkspaceClients } from './workspace.js';
+
+/** A step input a person must fix (shown as the step's error: what / why / next). */
+export class StepInputError extends Error {
+  constructor(
+    message: string,
+    readonly next: string,
+  ) {
+    super(message);
+    this.name = 'StepInputError';
+  }
+}
+
+/** Most names listed in a text output (Workflow Builder variables are meant to be read). */
+export const MAX_LISTED_NAMES = 200;
+
+function nameList(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_LISTED_NAMES);
+  const more = names.length - shown.length;
+  return shown.join('\n') + (more > 0 ? `\n…and ${more} more (see the report)` : '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Register recipients
+// ---------------------------------------------------------------------------------------------
+
+export interface RegistrationOutputs extends Record<string, unknown> {
+  registered_count: number;
+  skipped_count: number;
+  failed_count: number;
+  failed_names: string;
+}
+
+/** Parse, validate and plan (same rules as the modal). Throws StepInputError for bad input. */
+export async function planStepRegistration(
+  wm: WatermarkingClient,
+  siteId: string,
+  recipients: string,
+): Promise<RegistrationPlan> {
+  const parsed = parseRecipientInput(recipients, 'auto');
+  if (parsed.entries.length + parsed.errors.length === 0) {
+    throw new StepInputError(
+      'The recipients input is empty.',
+      'Fill the "Recipients" input with one name per line (optionally name,description).',
+    );
+  }
+  const tooMany = checkEntryCount(parsed);
+  if (tooMany) throw new StepInputError(tooMany, 'Split the list over several workflow runs.');
+  return planRegistration(parsed, existingLookup(wm, siteId));
+}
+
+/** Run a plan durably (the run is resumed after a restart by the registration resume at start). */
+export async function runStepRegistration(
+  deps: OpsDeps,
+  clients: WorkspaceClients,
+  siteId: string,
+  plan: RegistrationPlan,
+  run: { reportId: string; userId: string },
+  hooks: RunHooks = {},
+): Promise<RegistrationReport> {
+  return startRun(deps, clients.workspace, clients.watermarking(), plan, { siteId, ...run }, hooks);
+}
+
+/** The step's outputs from a (finished) report. Skipped = already registered + duplicates + invalid. */
+export function registrationOutputs(report: RegistrationReport): RegistrationOutputs {
+  const c = reportCounts(report);
+  return {
+    registered_count: c.registered,
+    skipped_count: c.alreadyRegistered + c.registeredMeanwhile + c.duplicatesInInput + c.invalid,
+    failed_count: c.failed + c.outstanding,
+    failed_names: nameList(report.failed.map((f) => f.name)),
+  };
+}
+
+/** The wait check of a registration step: finished when its stored report says so. */
+export async function checkRegistrationWait(
+  deps: Pick<OpsDeps, 'store' | 'now'>,
+  wait: JobWait,
+): Promise<WaitCheck> {
+  const report = await reportRepo(deps).get(wait.workspace, wait.target);
+  if (!report) {
+    return {
+      done: true,
+      ok: false,
+      error: `The registration report on site ${wait.siteId} is gone (kept 7 days), so the result cannot be given. Check the recipients with /dwm recipients site:${wait.siteId}.`,
+    };
+  }
+  if (report.status === 'running') return { done: false };
+  return { done: true, ok: true, outputs: registrationOutputs(report) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Job status (and 3. the wait's check)
+// ---------------------------------------------------------------------------------------------
+
+export interface JobStatusOutputs extends Record<string, unknown> {
+  job_id: string;
+  status: string;
+  content_id: string;
+  complete_count: number;
+  failed_count: number;
+  failed_recipients: string;
+}
+
+export interface JobStatusResult {
+  outputs: JobStatusOutputs;
+  /** COMPLETED or ERROR. */
+  finished: boolean;
+}
+
+/** A job id as a workflow gives it (text or number). */
+export function parseJobId(raw: unknown): number {
+  const s = String(raw ?? '').trim();
+  if (!/^\d{1,15}$/.test(s) || Number(s) <= 0) {
+    throw new StepInputError(
+      `"${s.slice(0, 40)}" is not a job id.`,
+      'Give the job number shown by /dwm jobs (digits only, e.g. 4812).',
+    );
+  }
+  return Number(s);
+}
+
+export async function jobStatus(
+  wm: WatermarkingClient,
+  siteId: string,
+  jobId: number,
+): Promise<JobStatusResult> {
+  const [job, tasks] = await Promise.all([wm.getJob(siteId, jobId), wm.getJobTasks(siteId, jobId)]);
+  const s = summariseJob(job, tasks.items, { limit: 0 });
+  return {
+    finished: s.isTerminal,
+    outputs: {
+      job_id: String(job.jobId),
+      status: JOB_STATUS[job.status] ?? job.status,
+      content_id: job.contentId,
+      complete_count: s.counts.TK002 ?? 0,
+      failed_count: s.failures.length,
+      failed_recipients: nameList(s.failures.map((t) => t.recipient)),
+    },
+  };
+}
+
+/** The wait check of "wait for a job": finished at COMPLETED or ERROR, with the status outputs. */
+export async function checkJobWait(wm: WatermarkingClient, wait: JobWait): Promise<WaitCheck> {
+  const r = await jobStatus(wm, wait.siteId, Number(wait.target));
+  return r.finished ? { done: true, ok: true, outputs: r.outputs } : { done: false };
+}
+
+/** Timeout of the wait step in hours: default 24, at least a minute, at most 30 days. */
+export function parseTimeoutHours(raw: unknown, fallback = 24): number {
+  if (raw === undefined || raw === null || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 1 / 60 || n > 24 * 30) {
+    throw new StepInputError(
+      `The timeout "${String(raw).slice(0, 20)}" is not between one minute and 720 hours.`,
+      'Give the timeout in hours, e.g. 24 (decimals allowed, e.g. 0.5 for 30 minutes).',
+    );
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Trial extension
+// ---------------------------------------------------------------------------------------------
+
+export interface TrialOutputs extends Record<string, unknown> {
+  request_id: string;
+  status: string;
+}
+
+/** Who may request a trial extension (same rule as `/drm plan trial`). */
+export const TRIAL_ROLE: PlanRole = PLAN_ACTIONS.trial.role;
+
+export async function requestTrialExtension(
+  svc: ServiceClient,
+  siteId: string,
+  service: string,
+  message: string | undefined,
+): Promise<TrialOutputs> {
+  let code: ReturnType<typeof parseServiceCode>;
+  try {
+    code = parseServiceCode(service || 'DRM');
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      throw new StepInputError(`"${String(service).slice(0, 20)}" is not a service.`, 'Choose DRM or FWM.');
+    }
+    throw e;
+  }
+  const r = await requestChange(svc, siteId, code, 'trial', message);
+  return { request_id: r.requestId, status: r.statusLabel };
+}

@@ -1,0 +1,150 @@
+/**
+ * The Slack side of durable workflow waits: the completion port (functions.completeSuccess /
+ * functions.completeError with the workspace's BOT token and the stored function_execution_id;
+ * Slack allows bot tokens to call them without a scope, so a step completes after a restart or
+ * on another replica, when the event's short-lived function token is gone), the check of each
+ * kind of wait (job status through the ops layer; a registration's stored report, whose DM
+ * report message gives the report link), and the runtime main.ts starts and stops.
+ */
+import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
+import { audit } from '../../../ops/audit.js';
+import { loadRun } from '../../../ops/watermarking/registration/records.js';
+import { checkJobWait, checkRegistrationWait } from '../../../ops/workflow-steps.js';
+import { workspaceClients } from '../../../ops/workspace.js';
+import type { WorkspaceKey } from '../../../store/types.js';
+import {
+  type CompletionOutcome,
+  type CompletionPort,
+  createJobWaitsRuntime,
+  type JobWait,
+  type JobWaitsRuntime,
+  type WaitCheck,
+} from '../../../watch/job-waits.js';
+import type { Clock } from '../../../watch/types.js';
+import { appSender } from '../../background-sender.js';
+import type { AppDeps } from '../../deps.js';
+import { auditLine } from '../../kit/context.js';
+import { botClientFor } from '../../kit/support.js';
+
+/**
+ * Errors of functions.complete* meaning the execution is already finished (completed earlier,
+ * by a previous process that died before recording it, or cancelled by its workflow): nothing
+ * is left to send, so the wait is done.
+ */
+const FINISHED_ERRORS = new Set(['function_execution_not_found', 'execution_not_in_running_state']);
+
+function platformError(err: unknown): string | undefined {
+  if (
+    err &&
+    typeof err === 'object' &&
+    'code' in err &&
+    err.code === WebErrorCode.PlatformError &&
+    'data' in err &&
+    err.data &&
+    typeof err.data === 'object' &&
+    'error' in err.data
+  ) {
+    return String(err.data.error);
+  }
+  return undefined;
+}
+
+async function clientOrThrow(deps: AppDeps, wait: JobWait): Promise<WebClient> {
+  const client = await botClientFor(deps, wait.workspace);
+  if (!client) throw new Error(`no bot token for workspace ${wait.workspace} (app uninstalled?)`);
+  return client;
+}
+
+export function completionPort(deps: AppDeps): CompletionPort {
+  const send = async (
+    wait: JobWait,
+    call: (c: WebClient) => Promise<unknown>,
+  ): Promise<CompletionOutcome> => {
+    const client = await clientOrThrow(deps, wait);
+    try {
+      await call(client);
+      return 'sent';
+    } catch (err) {
+      const code = platformError(err);
+      if (code && FINISHED_ERRORS.has(code)) return 'alreadyCompleted';
+      throw err;
+    }
+  };
+  return {
+    complete: (wait, outputs) =>
+      send(wait, (c) => c.functions.completeSuccess({ function_execution_id: wait.executionId, outputs })),
+    fail: (wait, error) =>
+      send(wait, (c) => c.functions.completeError({ function_execution_id: wait.executionId, error })),
+  };
+}
+
+/** Permalink of a registration's DM report message ('' when it has none). */
+async function reportLink(deps: AppDeps, wait: JobWait): Promise<string> {
+  const run = await loadRun(deps, wait.workspace as WorkspaceKey, wait.target);
+  if (!run?.channel || !run.ts) return '';
+  const client = await botClientFor(deps, wait.workspace);
+  const r = await client?.chat
+    .getPermalink({ channel: run.channel, message_ts: run.ts })
+    .catch(() => undefined);
+  return r?.permalink ?? '';
+}
+
+export function checkWait(deps: AppDeps) {
+  return async (wait: JobWait): Promise<WaitCheck> => {
+    if (wait.kind === 'registration') {
+      const r = await checkRegistrationWait(deps, wait);
+      if (r.done && r.ok)
+        return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
+      return r;
+    }
+    const clients = await workspaceClients(deps, wait.workspace as WorkspaceKey);
+    return checkJobWait(clients.watermarking(), wait);
+  };
+}
+
+export interface WorkflowWaitsOptions {
+  clock?: Clock;
+  intervalMs?: number;
+  leaseMs?: number;
+  holder?: string;
+}
+
+/** The waits runtime wired to Slack (main.ts starts it; steps use it to settle a wait at once). */
+export function createWorkflowWaits(deps: AppDeps, opts: WorkflowWaitsOptions = {}): JobWaitsRuntime {
+  return createJobWaitsRuntime({
+    store: deps.store,
+    port: completionPort(deps),
+    check: checkWait(deps),
+    ...opts,
+    onError: (message, err, wait) =>
+      deps.logger.warn({ err, executionId: wait?.executionId, workspace: wait?.workspace }, message),
+    onFinished: async (wait, outcome) => {
+      const ok = wait.result?.ok === true;
+      const what =
+        wait.kind === 'job' ? `wait for job ${wait.target}` : `register recipients (report ${wait.target})`;
+      const detail = `${what}, workflow ${wait.workflowExecutionId ?? 'unknown'} (step ${wait.executionId}) for ${wait.userId ? `<@${wait.userId}>` : 'an unnamed user'}: ${ok ? 'completed' : `failed: ${wait.result && !wait.result.ok ? wait.result.error.slice(0, 200) : ''}`}${outcome === 'alreadyCompleted' ? ' (Slack had it already)' : ''}`;
+      await audit(
+        { ...deps },
+        wait.workspace as WorkspaceKey,
+        {
+          userId: wait.userId ?? 'workflow',
+          action: wait.kind === 'job' ? 'workflow.wait-job' : 'workflow.register',
+          detail,
+          result: ok ? 'ok' : 'error',
+          siteId: wait.siteId,
+        },
+        async (channel, e) => {
+          const client = await botClientFor(deps, wait.workspace);
+          if (client)
+            appSender(deps).send(
+              wait.workspace as WorkspaceKey,
+              channel,
+              { text: auditLine(e) },
+              () => client,
+              `audit ${e.action}`,
+            );
+        },
+      );
+    },
+  });
+}

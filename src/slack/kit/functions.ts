@@ -1,0 +1,171 @@
+/**
+ * Workflow Builder custom steps: a tiny registry. One declaration per step gives
+ * - the workspace-set-up check (a clear `fail` message when `/dwm setup` was never run),
+ * - the workspace's credentials (`ctx.clients()`, as commands get them),
+ * - the what / why / next error wording (explainError, turned into plain text: Workflow Builder
+ *   shows the error as text, not mrkdwn),
+ * - audit entries naming the workflow execution and the user the step ran for,
+ * and registers `app.function(callback_id, …)`. This is the only place that calls app.function.
+ *
+ * A step either answers at once (`{ outputs }`: completeSuccess) or says it completes later
+ * (`{ later: true }`: it stored a durable wait, see src/watch/job-waits.ts). The event is acked
+ * before the step runs (autoAcknowledge), so nothing a step does delays the 3 s ack.
+ */
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { StepInputError } from '../../ops/workflow-steps.js';
+import { NotConfiguredError } from '../../ops/workspace.js';
+import type { AppDeps } from '../deps.js';
+import { type CommandContext, createContext, errorOptions } from './context.js';
+import { explainError } from './errors.js';
+import { botClientFor } from './support.js';
+
+export type StepInputs = Record<string, unknown>;
+
+export interface StepRun {
+  ctx: CommandContext;
+  inputs: StepInputs;
+  executionId: string;
+  workflowExecutionId: string | undefined;
+  /** The user the workflow ran for (the "requested by" input, else the workflow's user input). */
+  userId: string | undefined;
+  /** Bot client of the workspace (not the short-lived function token): usable after the step. */
+  client: WebClient;
+}
+
+export type StepResult = { outputs: Record<string, unknown> } | { later: true };
+
+export interface StepDeclaration {
+  callbackId: string;
+  /** Short, for audit entries, e.g. "register recipients". */
+  title: string;
+  /** Audit action name, e.g. "workflow.register". */
+  action: string;
+  /** Which input carries the user the step ran for (audit, role checks). */
+  userInput?: string;
+  /** Which part of the credentials the step needs. */
+  needs: 'watermarking' | 'service';
+  run(step: StepRun): Promise<StepResult>;
+  /** Audit detail of a success answered at once. */
+  detail?(step: StepRun, outputs: Record<string, unknown>): string;
+}
+
+/** Plain text from explainError's mrkdwn (code spans and entities). */
+export function plainText(mrkdwn: string): string {
+  return mrkdwn
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/<@([A-Z0-9]+)>/g, '@$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The what/why/next text of a failed step. */
+export async function stepErrorText(ctx: CommandContext, title: string, err: unknown): Promise<string> {
+  if (err instanceof StepInputError) return `Couldn't ${title}. ${err.message} ${err.next}`;
+  const opts = await errorOptions(ctx);
+  const ex = explainError(err, { ...opts, refId: ctx.refId });
+  if (ex.unexpected) ctx.logger.error({ err, refId: ctx.refId }, `workflow step failed: ${title}`);
+  return plainText(`Couldn't ${title}. ${ex.why} ${ex.next}`);
+}
+
+export function notSetUpText(title: string, part: 'watermarking' | 'service' | 'all'): string {
+  const which =
+    part === 'watermarking'
+      ? 'the Watermarking API is not connected'
+      : part === 'service'
+        ? 'the Service API is not connected'
+        : 'the bot is not set up in this workspace';
+  return `Couldn't ${title}: ${which}. A workspace admin runs /dwm setup once, then the workflow can be run again.`;
+}
+
+export function auditWho(step: Pick<StepRun, 'workflowExecutionId' | 'executionId' | 'userId'>): string {
+  return `workflow ${step.workflowExecutionId ?? 'unknown'} (step ${step.executionId}) for ${step.userId ? `<@${step.userId}>` : 'an unnamed user'}`;
+}
+
+const USER_RE = /^[UW][A-Z0-9]{2,}$/;
+
+/** Register every step's `app.function` listener. */
+export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDeclaration[]): void {
+  for (const decl of steps) {
+    app.function(
+      decl.callbackId,
+      { autoAcknowledge: true },
+      async ({ event, context, client, complete, fail }) => {
+        const inputs = (event.inputs ?? {}) as StepInputs;
+        const rawUser = decl.userInput ? inputs[decl.userInput] : undefined;
+        const userId = typeof rawUser === 'string' && USER_RE.test(rawUser) ? rawUser : undefined;
+        const workspaceClient =
+          (await botClientFor(
+            deps,
+            context.enterpriseId && context.isEnterpriseInstall
+              ? context.enterpriseId
+              : (context.teamId ?? ''),
+          ).catch(() => undefined)) ?? client;
+        const ctx = createContext({
+          deps,
+          client: workspaceClient,
+          teamId: context.teamId,
+          enterpriseId: context.enterpriseId,
+          isEnterpriseInstall: context.isEnterpriseInstall,
+          // Audit entries name the user the workflow ran for; without one, the bot itself.
+          userId: userId ?? context.botUserId ?? 'workflow',
+        });
+        const step: StepRun = {
+          ctx,
+          inputs,
+          executionId: event.function_execution_id,
+          workflowExecutionId: event.workflow_execution_id,
+          userId,
+          client: workspaceClient,
+        };
+        const who = auditWho(step);
+        const failWith = async (text: string, result: 'error' | 'refused') => {
+          await ctx
+            .audit({ action: decl.action, detail: `${decl.title}, ${who}: ${text.slice(0, 300)}`, result })
+            .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
+          await fail({ error: text }).catch((err: unknown) =>
+            ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
+          );
+        };
+        try {
+          const clients = await ctx.clients();
+          if (!clients.has(decl.needs)) throw new NotConfiguredError(decl.needs);
+        } catch (err) {
+          if (err instanceof NotConfiguredError) {
+            await failWith(notSetUpText(decl.title, err.part), 'refused');
+            return;
+          }
+          await failWith(await stepErrorText(ctx, decl.title, err), 'error');
+          return;
+        }
+        try {
+          const r = await decl.run(step);
+          if ('later' in r) return;
+          await ctx
+            .audit({
+              action: decl.action,
+              detail: `${decl.title}, ${who}${decl.detail ? `: ${decl.detail(step, r.outputs)}` : ''}`,
+              result: 'ok',
+            })
+            .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
+          await complete({ outputs: r.outputs });
+        } catch (err) {
+          const refused = err instanceof StepRefusedError;
+          await failWith(
+            refused ? err.message : await stepErrorText(ctx, decl.title, err),
+            refused ? 'refused' : 'error',
+          );
+        }
+      },
+    );
+  }
+}
+
+/** The step may not run for this user (authorization as for the command). */
+export class StepRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StepRefusedError';
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * Workflow Builder steps end to end: signed `function_executed` events (as Slack sends them)
+ * through the real app, with the seeded emulator and the fake Slack; the steps answer with
+ * functions.completeSuccess / functions.completeError, asserted with their outputs. Includes a
+ * restart while a wait step is pending (stop the app, start a new app and waits runtime on the
+ * same SQLite store, finish the job: exactly one completeSuccess).
+ */
+
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeCall } from '../../dev/fakeslack/index.js';
+import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
+import { markPending, reportRepo, saveRun } from '../../src/ops/watermarking/registration/records.js';
+import { newReport } from '../../src/ops/watermarking/registration/run.js';
+import { createSlackApp } from '../../src/slack/app.js';
+import type { AppDeps } from '../../src/slack/deps.js';
+import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
+import { createWorkflowWaits } from '../../src/slack/features/workflow-steps/index.js';
+import { createStore } from '../../src/store/index.js';
+import { FakeClock } from '../../src/watch/clock.js';
+import { addWait, listWaits } from '../../src/watch/job-waits.js';
+import { startTestBot, type TestBot } from '../harness/index.js';
+
+type Obj = Record<string, unknown>;
+
+function completion(bot: TestBot, executionId: string, timeoutMs = 15_000): Promise<FakeCall> {
+  return bot.fake.waitFor(
+    (c) =>
+      (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
+      c.args.function_execution_id === executionId,
+    timeoutMs,
+  );
+}
+
+function completions(bot: TestBot, executionId: string): FakeCall[] {
+  return bot.fake
+    .calls()
+    .filter(
+      (c) =>
+        (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
+        c.args.function_execution_id === executionId,
+    );
+}
+
+describe('Workflow Builder steps (function_executed through the real app)', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env', store: 'sqlite' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('register recipients: same planning as the modal (duplicates, already registered), completes with counts and the report link', async () => {
+    const names = ['wf-alice-01', 'wf-bob-02', 'wf-bob-02', 'wf-carol-03'];
+    const first = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { site: 'DEMO', recipients: names.join('\n'), requested_by: bot.ws.member },
+    });
+    expect(first.status).toBe(200);
+    const done = await completion(bot, first.executionId);
+    expect(done.method).toBe('functions.completeSuccess');
+    const out = done.args.outputs as Obj;
+    expect(out.registered_count).toBe(3);
+    expect(out.skipped_count).toBe(1);
+    expect(out.failed_count).toBe(0);
+    expect(out.failed_names).toBe('');
+    expect(String(out.report_link)).toMatch(/^https:\/\/.+\/archives\/D/);
+
+    // The same list again: everything is already registered (found on the site), nothing sent.
+    const again = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { recipients: names.join('\n'), requested_by: bot.ws.member },
+    });
+    const done2 = await completion(bot, again.executionId);
+    expect(done2.method).toBe('functions.completeSuccess');
+    expect((done2.args.outputs as Obj).registered_count).toBe(0);
+    expect((done2.args.outputs as Obj).skipped_count).toBe(4);
+    // Completed with the workspace's bot token (the step may finish after its event's token is gone).
+    expect(done2.teamId).toBe(bot.ws.teamId);
+
+    // The audit entry is written right after the completion: wait for it.
+    let line: { userId: string; detail: string } | undefined;
+    while (!line) {
+      const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 50 });
+      line = audit.find(
+        (e) => e.action === 'workflow.register' && e.detail.includes(again.workflowExecutionId),
+      );
+      if (!line) await new Promise((res) => setImmediate(res));
+    }
+    expect(line?.userId).toBe(bot.ws.member);
+    expect(line?.detail).toContain(`<@${bot.ws.member}>`);
+  });
+
+  it('register recipients: a redelivered event (same execution) starts nothing more', async () => {
+    const ex = bot.fake.startFunctionExecution(bot.ws.teamId);
+    const inputs = {
+      site: 'DEMO',
+      recipients: 'wf-redeliver-01\nwf-redeliver-02',
+      requested_by: bot.ws.member,
+    };
+    await bot.functionExecuted({ callbackId: 'register_recipients', inputs, execution: ex });
+    const done = await completion(bot, ex.executionId);
+    expect((done.args.outputs as Obj).registered_count).toBe(2);
+    const progressBefore = bot.fake.calls('chat.postMessage').length;
+    const again = await bot.functionExecuted({ callbackId: 'register_recipients', inputs, execution: ex });
+    expect(again.status).toBe(200);
+    // The second delivery is acked, recognised and dropped: nothing posted, nothing completed.
+    const ignored = () =>
+      bot.logs
+        .entries()
+        .some(
+          (e) =>
+            e.executionId === ex.executionId &&
+            String(e.msg).startsWith('workflow step event delivered again'),
+        );
+    while (!ignored()) {
+      await new Promise((res) => setImmediate(res));
+    }
+    expect(completions(bot, ex.executionId)).toHaveLength(1);
+    expect(bot.fake.calls('chat.postMessage').length).toBe(progressBefore);
+  });
+
+  it('register recipients interrupted by a restart: the run resumes at start and the step completes then', async () => {
+    const ws = bot.ws.teamId;
+    const user = bot.ws.member;
+    const ex = bot.fake.startFunctionExecution(ws);
+    // What the dead process left: the wait, the run record with its DM progress message, the
+    // report still "running" with nothing sent, and the pending mark.
+    const plan = await planRegistration(
+      parseRecipientLines(Array.from({ length: 160 }, (_, i) => `wf-restart-${i}`).join('\n')),
+      async () => new Map(),
+    );
+    const reportId = 'wf-restart-report';
+    const report = newReport(plan, 'DEMO', reportId, new Date(Date.now() - 10 * 60_000).toISOString());
+    const client = new WebClient(bot.ws.botToken, {
+      slackApiUrl: bot.fake.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    const msg = await client.chat.postMessage({ channel: user, text: 'Registering…' });
+    await addWait(bot.store, {
+      executionId: ex.executionId,
+      workspace: ws,
+      siteId: 'DEMO',
+      kind: 'registration',
+      target: reportId,
+      deadline: Date.now() + 3_600_000,
+      userId: user,
+    });
+    await reportRepo(bot.deps).put(ws, reportId, report);
+    await saveRun(bot.deps, ws, {
+      reportId,
+      siteId: 'DEMO',
+      userId: user,
+      channel: msg.channel!,
+      ts: msg.ts!,
+      startedAt: report.startedAt,
+    });
+    await markPending(bot.deps, ws, reportId);
+
+    const waits = createWorkflowWaits(bot.deps, { intervalMs: 3_600_000 });
+    await waits.tick();
+    expect(completions(bot, ex.executionId)).toEqual([]);
+    // The new process resumes the run (main.ts does this at start); the next pass completes the step.
+    expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
+    await waits.tick();
+    const c = await completion(bot, ex.executionId);
+    expect(c.method).toBe('functions.completeSuccess');
+    expect(c.args.outputs).toMatchObject({ registered_count: 160, skipped_count: 0, failed_count: 0 });
+    expect(String((c.args.outputs as Obj).report_link)).toContain(
+      `/archives/${msg.channel}/p${msg.ts!.replace('.', '')}`,
+    );
+    await waits.tick();
+    expect(completions(bot, ex.executionId)).toHaveLength(1);
+  });
+
+  it('register recipients: an empty list fails with what / why / next', async () => {
+    const r = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { recipients: '   \n', requested_by: bot.ws.member },
+    });
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toMatch(
+      /Couldn't register the recipients\. The recipients input is empty\. Fill/,
+    );
+  });
+
+  it('job status: status, content id, complete / failed counts and failed recipients', async () => {
+    const emu = bot.emulator!;
+    const jobId = emu.createJob(
+      'DEMO',
+      'WF-STATUS-001',
+      ['wf-s-1', 'wf-s-2', 'wf-s-3'].map((recipient) => ({ recipient })),
+    );
+    const tasks = await bot.deps.api
+      .watermarking({ ...emu.demo.watermarking, baseUrl: emu.wmBaseUrl })
+      .getJobTasks('DEMO', jobId);
+    const failing = tasks.items.find((t) => t.recipient === 'wf-s-2')!;
+    emu.finishJob('DEMO', jobId, { failDwmIds: [failing.dwmId], cliErrorCode: 'E-417' });
+
+    const r = await bot.functionExecuted({
+      callbackId: 'job_status',
+      inputs: { job_id: String(jobId), site: 'DEMO', requested_by: bot.ws.admin },
+    });
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeSuccess');
+    expect(c.args.outputs).toEqual({
+      job_id: String(jobId),
+      status: expect.stringMatching(/^(COMPLETED|ERROR)$/),
+      content_id: 'WF-STATUS-001',
+      complete_count: 2,
+      failed_count: 1,
+      failed_recipients: 'wf-s-2',
+    });
+  });
+
+  it('job status: a job id that is not a number fails with the way to find one', async () => {
+    const r = await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: 'abc' } });
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toContain('"abc" is not a job id');
+    expect(String(c.args.error)).toContain('/dwm jobs');
+  });
+
+  it('an unsigned function_executed event is refused and nothing completes', async () => {
+    const r = await bot.functionExecuted({
+      callbackId: 'job_status',
+      inputs: { job_id: '1' },
+      signature: 'bad',
+    });
+    expect(r.status).toBe(401);
+    // A signed event sent afterwards completes; the refused one never did.
+    const ok = await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: 'x' } });
+    await completion(bot, ok.executionId);
+    expect(completions(bot, r.executionId)).toEqual([]);
+    expect(bot.fake.functionExecution(r.executionId)).toBe('running');
+  });
+
+  it('no function token (xwfp-…) and no other secret appears in the logs', () => {
+    expect(bot.logs.text()).not.toMatch(/xwfp-/);
+    expect(bot.logs.leaked(bot.secrets())).toEqual([]);
+  });
+
+  it('wait for a job: pending across a restart, then exactly one completeSuccess from the new process', async () => {
+    const emu = bot.emulator!;
+    const jobId = emu.createJob('DEMO', 'WF-WAIT-001', [{ recipient: 'wf-w-1' }, { recipient: 'wf-w-2' }]);
+    const runtimeA = createWorkflowWaits(bot.deps, { intervalMs: 3_600_000 });
+    runtimeA.start();
+    const r = await bot.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 2, requested_by: bot.ws.member },
+    });
+    expect(r.status).toBe(200);
+    // Stored as a durable wait; nothing completed while the job runs.
+    for (;;) {
+      const waits = await listWaits(bot.store);
+      // Stored, and checked once by the step itself (the job is still running).
+      if (waits.some((w) => w.executionId === r.executionId && w.lastCheckedAt)) break;
+      await new Promise((res) => setImmediate(res));
+    }
+    await runtimeA.tick();
+    expect(completions(bot, r.executionId)).toEqual([]);
+
+    // Stop the app and its runtime (the process ends).
+    await runtimeA.stop();
+    await bot.handle.stop();
+
+    // A new process on the same store: new store connection, new app, new waits runtime.
+    const storeB = await createStore({
+      url: bot.config.storeUrl,
+      encryptionKey: bot.config.encryptionKey,
+      previousEncryptionKeys: bot.config.previousEncryptionKeys,
+      namespace: bot.storeNamespace,
+    });
+    const depsB: AppDeps = { ...bot.deps, store: storeB };
+    const handleB = createSlackApp(depsB, { retryConfig: { retries: 0 } });
+    await handleB.start();
+    const runtimeB = createWorkflowWaits(depsB, { intervalMs: 3_600_000 });
+    const runtimeC = createWorkflowWaits(depsB, { intervalMs: 3_600_000 }); // a second replica
+    try {
+      runtimeB.start();
+      await runtimeB.tick();
+      expect(completions(bot, r.executionId)).toEqual([]);
+
+      emu.finishJob('DEMO', jobId);
+      await Promise.all([runtimeB.tick(), runtimeC.tick()]);
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeSuccess');
+      expect(c.args.outputs).toMatchObject({
+        job_id: String(jobId),
+        status: 'COMPLETED',
+        content_id: 'WF-WAIT-001',
+        complete_count: 2,
+        failed_count: 0,
+      });
+      // More passes on both replicas send nothing more.
+      await Promise.all([runtimeB.tick(), runtimeC.tick()]);
+      expect(completions(bot, r.executionId)).toHaveLength(1);
+      expect(bot.fake.functionExecution(r.executionId)).toBe('completed');
+      expect((await listWaits(storeB)).some((w) => w.executionId === r.executionId)).toBe(false);
+    } finally {
+      await runtimeB.stop();
+      await runtimeC.stop();
+      await handleB.stop();
+      await storeB.close();
+    }
+  });
+});
+
+describe('Workflow Builder steps: timeout, trial extension, workspace not set up', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('wait for a job fails with a clear message when the timeout passes', async () => {
+    const jobId = bot.emulator!.createJob('DEMO', 'WF-SLOW-001', [{ recipient: 'wf-slow-1' }]);
+    const clock = new FakeClock(Date.now());
+    const runtime = createWorkflowWaits(bot.deps, { clock, intervalMs: 3_600_000 });
+    const r = await bot.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1, requested_by: bot.ws.member },
+    });
+    for (;;) {
+      if ((await listWaits(bot.store)).some((w) => w.executionId === r.executionId && w.lastCheckedAt)) break;
+      await new Promise((res) => setImmediate(res));
+    }
+    await runtime.tick();
+    expect(completions(bot, r.executionId)).toEqual([]);
+    clock.advance(2 * 3_600_000);
+    await runtime.tick();
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toContain(`Job ${jobId} on site DEMO did not finish within 1 hour`);
+    await runtime.tick();
+    expect(completions(bot, r.executionId)).toHaveLength(1);
+  });
+
+  it('wait for a job that does not exist fails at once', async () => {
+    const r = await bot.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: '999999', site: 'DEMO', timeout_hours: 1 },
+    });
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toMatch(/^Couldn't wait for the job\./);
+  });
+
+  it('request a trial extension: request id and status, audited for the requester', async () => {
+    const r = await bot.functionExecuted({
+      callbackId: 'request_trial_extension',
+      inputs: {
+        site: 'DEMO',
+        service: 'FWM',
+        message: 'Pilot runs one more week',
+        requested_by: bot.ws.member,
+      },
+    });
+    const c = await completion(bot, r.executionId);
+    if (c.method === 'functions.completeError') throw new Error(String(c.args.error));
+    const out = c.args.outputs as Obj;
+    expect(String(out.request_id)).toMatch(/\S/);
+    expect(String(out.status)).toMatch(/\S/);
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    expect(audit.find((e) => e.action === 'workflow.plan-trial')?.userId).toBe(bot.ws.member);
+  });
+});
+
+describe('Workflow Builder steps in a workspace that is not set up', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'none' });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('fails with a message that says to run /dwm setup', async () => {
+    const r = await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: '1' } });
+    const c = await completion(bot, r.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toBe(
+      "Couldn't read the job status: the bot is not set up in this workspace. A workspace admin runs /dwm setup once, then the workflow can be run again.",
+    );
+  });
+});
