@@ -25,7 +25,7 @@ import {
 import { addWait } from '../../../watch/job-waits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
-import { registerProgressMessage, registerReportMessage } from '../register/render.js';
+import { registerProgressMessage, registerReportMessage } from '../../kit/registration-report.js';
 import { STEP_IDS } from './ids.js';
 import { createWorkflowWaits } from './waits.js';
 
