@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExportProgress } from '../../src/ops/service/drm-data.js';
 import { exportQueryOf, exportWithProgress } from '../../src/ops/service/paced-export.js';
-import { FakeServiceClient, tv } from './service/support/fake-client.js';
+import { FakeServiceClient, tv } from '../support/fake-service.js';
 
 function withLicenses(n: number): FakeServiceClient {
   const c = new FakeServiceClient();

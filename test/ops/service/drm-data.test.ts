@@ -13,7 +13,7 @@ import {
   toPackagingQuery,
   toUserQuery,
 } from '../../../src/ops/service/drm-data.js';
-import { FakeServiceClient, tv } from './support/fake-client.js';
+import { FakeServiceClient, tv } from '../../support/fake-service.js';
 
 function license(i: number) {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/api/errors.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../src/ops/service/fpscert.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 const ask = 'd4b1c2e3f4a5b6c7d8e9f0a1b2c3d4e5';
 const keyPw = 'pa55-word';

@@ -9,7 +9,7 @@ import {
   resetPassword,
   setMemberActive,
 } from '../../../src/ops/service/members.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 describe('members', () => {
   it('lists with group labels from MEMBER_GROUP and status', async () => {

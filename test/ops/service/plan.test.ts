@@ -9,7 +9,7 @@ import {
   parsePlanAction,
   requestChange,
 } from '../../../src/ops/service/plan.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 function action(state: Awaited<ReturnType<typeof getPlanState>>, a: string) {
   return state.actions.find((x) => x.action === a)!;

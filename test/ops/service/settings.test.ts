@@ -7,7 +7,7 @@ import {
   toSettingsUpdate,
   updateSettings,
 } from '../../../src/ops/service/settings.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 describe('mask', () => {
   it('shows only the last 4 after fixed dots; empty stays empty', () => {

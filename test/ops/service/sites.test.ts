@@ -8,7 +8,7 @@ import {
   SITE_NAME_MAX,
   toSiteRequestQuery,
 } from '../../../src/ops/service/sites.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 describe('listSites', () => {
   it('returns every site sorted, products labelled DRM/FWM with status', async () => {

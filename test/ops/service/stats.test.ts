@@ -5,7 +5,7 @@ import {
   parseStatsDate,
   previousMonthDate,
 } from '../../../src/ops/service/stats.js';
-import { FakeServiceClient } from './support/fake-client.js';
+import { FakeServiceClient } from '../../support/fake-service.js';
 
 describe('parseStatsDate', () => {
   const now = () => Date.parse('2026-03-31T20:00:00Z');

@@ -3,8 +3,8 @@
  * members, plan requests, DRM rows, settings), pages with page_index/page_unit like the service,
  * refuses like the service (E4002/E4003/E5001/E5002 as ServiceError) and records every call.
  */
-import type { MemberGroupSeq, ServiceCode } from '../../../../src/api/codes.js';
-import { ServiceError } from '../../../../src/api/errors.js';
+import type { MemberGroupSeq, ServiceCode } from '../../src/api/codes.js';
+import { ServiceError } from '../../src/api/errors.js';
 import type {
   AdditionalSiteRequest,
   AdditionalSiteRequestQuery,
@@ -24,7 +24,7 @@ import type {
   SubMember,
   SvcPage,
   TimeValue,
-} from '../../../../src/api/types.js';
+} from '../../src/api/types.js';
 
 export interface Call {
   method: keyof ServiceClient;
