@@ -248,11 +248,17 @@ export function usageOf(prefix: string, spec: ArgsSpec): string {
   const parts: string[] = [prefix];
   for (const [name, a] of Object.entries(spec)) {
     const hint = a.hint || name;
+    // A hint may already carry its own brackets ("[user id]", "[drm|fwm] [message]") or its own
+    // ellipsis ("@user…"): never doubled.
+    const bracketed = /^\[.*\]$/.test(hint);
     let p: string;
     if (a.kind === 'option') p = `${name}:${hint}`;
-    else if (a.kind === 'rest') p = `${hint}…`;
-    else p = hint;
-    parts.push(a.required ? p : `[${p}]`);
+    else if (a.kind === 'rest') {
+      if (hint.endsWith('…')) p = hint;
+      else if (hint.endsWith(']')) p = `${hint.slice(0, -1)}…]`;
+      else p = `${hint}…`;
+    } else p = hint;
+    parts.push(a.required || bracketed ? p : `[${p}]`);
   }
   return parts.join(' ');
 }
