@@ -90,11 +90,39 @@ export function dateToken(epochMs: number, timeZone = 'UTC'): string {
 
 /** Plain date-time text in a zone: "2026-11-22 14:05 UTC". Unknown zones fall back to UTC. */
 export function formatTime(epochMs: number, timeZone = 'UTC'): string {
+  const f = formatterFor(timeZone) ?? formatterFor('UTC');
+  const zone = formatterFor(timeZone) ? timeZone : 'UTC';
+  if (!f) return `${formatInTimeZone(epochMs, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
+  const p: Record<string, string> = {};
+  for (const part of f.formatToParts(epochMs)) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;
+}
+
+/**
+ * One Intl formatter per zone, made once: building a formatter per job line was the largest item
+ * of the ack path's date work (BENCHMARKS.md). null for a zone Intl does not know.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_FORMATTERS = 500;
+function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(timeZone);
+  if (f !== undefined) return f;
   try {
-    return `${formatInTimeZone(epochMs, timeZone, 'yyyy-MM-dd HH:mm')} ${timeZone}`;
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
   } catch {
-    return `${formatInTimeZone(epochMs, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
+    f = null;
   }
+  if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+  formatters.set(timeZone, f);
+  return f;
 }
 
 /** A user mention from a trusted Slack user id (validated, so it cannot smuggle anything else). */
