@@ -48,7 +48,12 @@ async function waitPort(port: number, deadlineMs: number): Promise<void> {
   throw new Error(`redis-server did not listen on ${port} within ${deadlineMs} ms`);
 }
 
-export async function startRestartableRedis(): Promise<RestartableRedis> {
+export async function startRestartableRedis(
+  opts: {
+    /** Redis' AOF sync policy: 'always' (default, nothing lost at a kill) or 'everysec' (faster). */
+    appendfsync?: 'always' | 'everysec';
+  } = {},
+): Promise<RestartableRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'faults-redis-'));
   let child: ChildProcess | undefined;
@@ -74,7 +79,7 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
         '--appendonly',
         'yes',
         '--appendfsync',
-        'always',
+        opts.appendfsync ?? 'always',
         '--daemonize',
         'no',
       ],

@@ -1,16 +1,4 @@
-/**
- * Several watcher replicas (child processes, dev/testing/fault-child.ts mode `replica`) sharing
- * one real redis-server (append-only file, fsync every second, like docker-compose.yml), one
- * emulator and one fake Slack in this process. Used by test/faults/replicas.fault.ts and by the
- * benchmark figure 7 (bench/replicas.ts). Everything listens on 127.0.0.1.
- *
- * Sites are `R000`..: one subscription per site, all in the workspace's general channel.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { startEmulator } from '../../../dev/emulator/index.js';
@@ -24,6 +12,7 @@ import type { Store } from '../../../src/store/types.js';
 import { type PollState, pollStateRepo } from '../../../src/watch/poller.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
 import { type TestWorkspace, testWorkspace } from '../../harness/index.js';
+import { startRestartableRedis } from './redis-proc.js';
 import { deliveryKeyOf, duplicates } from './watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -74,66 +63,13 @@ export interface ReplicaRig {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
-
-async function waitPort(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = new Socket();
-      s.once('connect', () => {
-        s.destroy();
-        r(true);
-      });
-      s.once('error', () => r(false));
-      s.connect(port, '127.0.0.1');
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server did not listen on ${port}`);
-}
-
 export async function startReplicaRig(o: ReplicaRigOptions): Promise<ReplicaRig> {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
-  const dir = mkdtempSync(join(tmpdir(), 'replicas-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const redis: ChildProcess = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'everysec',
-    ],
-    { stdio: 'ignore' },
-  );
-  const redisExited = new Promise<void>((r) => redis.once('exit', () => r()));
-  cleanups.push(async () => {
-    redis.kill('SIGKILL');
-    await redisExited;
-  });
+  // The store's Redis, with its append-only file (fsync every second, as in docker-compose.yml).
+  const redis = await startRestartableRedis({ appendfsync: 'everysec' });
+  cleanups.push(() => redis.stop());
   try {
-    await waitPort(port);
-    const storeUrl = `redis://127.0.0.1:${port}`;
+    const storeUrl = redis.url;
     const namespace = `replicas-${randomBytes(4).toString('hex')}`;
     const sites = Array.from(
       { length: o.sites },
