@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps.js';
 import { registerSteps, type StepDeclaration } from './functions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
+import type { NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
 import { registerSlashCommands } from './slash.js';
@@ -43,6 +44,23 @@ export interface Feature {
    * `changesHome`. Only the Home feature provides it.
    */
   onHomeChanged?: (deps: AppDeps, workspace: WorkspaceKey) => void;
+  /** The notices this feature renders (see ./notify-render.ts); merged by `notifyRenderersOf`. */
+  notifyRenderers?: Partial<NotifyRenderers>;
+}
+
+/** The renderers of a feature list, merged; throws naming what no feature provides. */
+export function notifyRenderersOf(features: readonly Feature[]): NotifyRenderers {
+  const merged: Partial<NotifyRenderers> = {};
+  for (const f of features) Object.assign(merged, f.notifyRenderers ?? {});
+  const need: Array<keyof NotifyRenderers> = [
+    'requestOutcomeDm',
+    'requestOutcomeCard',
+    'licenseAlert',
+    'digest',
+  ];
+  const missing = need.filter((k) => typeof merged[k] !== 'function');
+  if (missing.length > 0) throw new Error(`no feature renders: ${missing.join(', ')}`);
+  return merged as NotifyRenderers;
 }
 
 /**
