@@ -16,9 +16,11 @@ import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
+import { FEATURES } from './slack/features/index.js';
 import { resumePendingRegistrations } from './slack/features/register/index.js';
 import { createWorkflowWaits } from './slack/features/workflow-steps/index.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
+import { createNotifyRuntime } from './slack/notify-runtime.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, StoreConfigError } from './store/index.js';
 
@@ -39,6 +41,11 @@ export interface StartOptions {
   background?: (deps: AppDeps, lifecycle: Lifecycle) => Promise<void> | void;
   /** Run the job watcher (src/slack/watch-runtime.ts). Default true. */
   watch?: boolean;
+  /**
+   * Run the notifications (src/slack/notify-runtime.ts: request outcomes, license alerts, daily
+   * digests). Default true.
+   */
+  notify?: boolean;
   /** Resume interrupted bulk registrations at start. Default true. */
   resumeRegistrations?: boolean;
 }
@@ -148,6 +155,13 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       });
       lifecycle.onStop('watcher', () => watch.stop());
       watch.start();
+    }
+    if (opts.notify !== false) {
+      // One notifier per process (unique holder id), renderers from the features; started once
+      // the app receives, stopped by the lifecycle after it stopped receiving.
+      const notify = createNotifyRuntime(backgroundDeps, { features: FEATURES });
+      lifecycle.onStop('notifications', () => notify.stop());
+      notify.start();
     }
     // Workflow Builder steps: durable waits (wait-for-job, long registrations), one replica each.
     const waits = createWorkflowWaits(backgroundDeps);

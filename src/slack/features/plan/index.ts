@@ -1,5 +1,6 @@
 /** Plan: `/drm plan` (the card), the direct requests, the card's buttons and the request form. */
 import type { Feature } from '../../kit/features.js';
+import { requestOutcomeRenderers } from '../../kit/request-outcome.js';
 import { cancelButton, requestButton } from './buttons.js';
 import { commands } from './commands.js';
 import { planModal } from './modal.js';
@@ -8,4 +9,6 @@ export const plan: Feature = {
   name: 'plan',
   commands,
   interactions: [requestButton, cancelButton, planModal],
+  // The outcome DM and card update of plan requests (shared with sites: kit/request-outcome.ts).
+  notifyRenderers: requestOutcomeRenderers,
 };

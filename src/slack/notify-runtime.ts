@@ -1,0 +1,267 @@
+/**
+ * The notification runtime running next to the Slack app: ONE `createNotifier` (src/watch/
+ * notifier.ts) per process, wired with the store, the API factory, each workspace's credentials,
+ * the Slack ports of ./notify-ports.ts (over the job notifications' poster and background client),
+ * the features' renderers, POLL_INTERVAL_SECONDS and a unique holder id. It polls tracked plan and
+ * additional-site requests (only while some are pending), license-failure alert windows, and
+ * hands due digests to the notices outbox, which posts them exactly once.
+ *
+ * Renderers: `Feature.notifyRenderers` of the feature list it is given (main.ts passes FEATURES).
+ * While a feature that renders a notice kind is not in the list yet (the license alert and digest
+ * features are built separately), the runtime still starts: it logs an error naming what is
+ * missing, and each notice of that kind is dropped with the logged reason `renderer_missing`
+ * (never posted half-rendered, never retried forever). Once every feature is in, nothing is
+ * missing and the log line goes away.
+ *
+ * Events:
+ * - `notify-paused` (Slack refused a channel for good: archived, bot removed, channel gone, token
+ *   revoked): the subscription's or schedule's creator gets a DM naming the channel, what stopped
+ *   (alerts or digest), why (the Slack error in words) and what to do (invite the bot, run the
+ *   command again). Sent through the paced background queue (a 429 waits and retries).
+ * - `notify-delivered` of a request outcome: the workspace's Home tabs are refreshed (the pending
+ *   requests block changed).
+ * - `notify-dropped` / `notify-poll-failed`: logged (the outbox and the notifier count them).
+ *
+ * Commands hurry a delivery with `kickNotify(deps, ws)` (kit/notify-kick.ts): the runtime
+ * registers its kick while running.
+ */
+import type { Logger } from '../log.js';
+import { loadCredentials } from '../ops/workspace.js';
+import { systemClock } from '../watch/clock.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
+import type { NotifyEvent } from '../watch/notify-types.js';
+import type { Clock } from '../watch/types.js';
+import { createBackgroundSender } from './background-sender.js';
+import type { AppDeps } from './deps.js';
+import { refreshHome } from './features/home/publish.js';
+import { type Message, message, section } from './kit/blocks.js';
+import type { Feature } from './kit/features.js';
+import { code, esc } from './kit/mrkdwn.js';
+import { registerNotifyKick } from './kit/notify-kick.js';
+import type { NotifyRenderers } from './kit/notify-render.js';
+import { userInfo } from './kit/roles.js';
+import { onUninstall } from './lifecycle.js';
+import { createNotifyPorts } from './notify-ports.js';
+import { createPosterFactory, type PosterFactory } from './poster.js';
+import { newHolderId } from './watch-runtime.js';
+
+export const NOTIFY_RENDERER_NAMES: ReadonlyArray<keyof NotifyRenderers> = [
+  'requestOutcomeDm',
+  'requestOutcomeCard',
+  'licenseAlert',
+  'digest',
+];
+
+/**
+ * The renderers a feature list provides, merged, and the names none provides (lenient: the
+ * strict `notifyRenderersOf` in kit/features.ts throws instead).
+ */
+export function availableNotifyRenderers(features: readonly Feature[]): {
+  renderers: Partial<NotifyRenderers>;
+  missing: Array<keyof NotifyRenderers>;
+} {
+  const renderers: Partial<NotifyRenderers> = {};
+  for (const f of features) Object.assign(renderers, f.notifyRenderers ?? {});
+  const missing = NOTIFY_RENDERER_NAMES.filter((k) => typeof renderers[k] !== 'function');
+  return { renderers, missing };
+}
+
+export interface NotifyRuntimeOptions {
+  /** The features whose `notifyRenderers` render the notices (main.ts: FEATURES). */
+  features?: readonly Feature[];
+  /** Or the renderers directly (tests); wins over `features`. */
+  renderers?: Partial<NotifyRenderers>;
+  /** Virtual clock for tests. Default real time. */
+  clock?: Clock;
+  /** Default: hostname + pid + random (unique per process). */
+  holderId?: string;
+  /** Overrides of the notifier (tests: tickMs, laneIntervalMs...). */
+  notifier?: Partial<Omit<NotifierOptions, 'store' | 'api' | 'credentials' | 'ports' | 'holderId' | 'clock'>>;
+  /** Slack clients and posters; default one factory over the workspaces' bot tokens. */
+  posters?: PosterFactory;
+}
+
+export interface NotifyRuntime {
+  notifier: Notifier;
+  /** Renderer names no feature provides (their notices are dropped, logged). */
+  missingRenderers: ReadonlyArray<keyof NotifyRenderers>;
+  start(): void;
+  stop(): Promise<void>;
+  /** Deliver a workspace's pending notices soon (never waits). */
+  kick(ws: string): void;
+  /** Event handling and the runtime's own DMs in flight settled (tests). */
+  idle(): Promise<void>;
+}
+
+type PausedEvent = Extract<NotifyEvent, { type: 'notify-paused' }>;
+
+/** The Slack error behind a paused channel, in words. */
+export function pausedWhy(code: string): string {
+  switch (code) {
+    case 'not_in_channel':
+      return 'the app is no longer a member of the channel (it was removed)';
+    case 'channel_not_found':
+      return 'the channel no longer exists, or it is private and the app is not in it';
+    case 'is_archived':
+      return 'the channel was archived';
+    case 'missing_scope':
+      return 'the app lacks the permission to post there (chat:write)';
+    case 'account_inactive':
+    case 'token_revoked':
+      return "the app's Slack token was revoked or its account is inactive";
+    default:
+      return `Slack refused the post (${code})`;
+  }
+}
+
+/** The DM to the creator of an alert subscription or digest schedule Slack refused to post for. */
+export function notifyPausedMessage(e: Pick<PausedEvent, 'feature' | 'channelId' | 'code'>): Message {
+  const channel = /^[CGD][A-Z0-9]{2,}$/.test(e.channelId) ? `<#${e.channelId}>` : code(e.channelId);
+  const what = e.feature === 'alerts' ? 'License-failure alerts' : 'The daily digest';
+  const again =
+    e.feature === 'alerts'
+      ? '`/drm alerts watch` (with the same options) in that channel'
+      : '`/dwm digest daily HH:MM` in that channel';
+  const why = esc(pausedWhy(e.code));
+  let todo: string;
+  switch (e.code) {
+    case 'is_archived':
+      todo = `Unarchive the channel (or pick another one), invite the app with \`/invite @drm-chatops\` if needed, then run ${again}.`;
+      break;
+    case 'missing_scope':
+    case 'account_inactive':
+    case 'token_revoked':
+      todo = `Ask a workspace admin to reinstall the app, then run ${again}.`;
+      break;
+    default:
+      todo = `Invite the app to the channel with \`/invite @drm-chatops\` (or pick a channel it is in), then run ${again}.`;
+  }
+  const head = `:pause_button: ${what} in ${channel} stopped: ${why}.`;
+  return message(`${what} in ${channel} stopped: ${esc(pausedWhy(e.code))}.`, [
+    section(head),
+    section(`*What to do:* ${todo}`),
+  ]);
+}
+
+export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = {}): NotifyRuntime {
+  const log: Logger = deps.logger.child({ module: 'notify-runtime' });
+  const clock = opts.clock ?? systemClock;
+  const posters = opts.posters ?? createPosterFactory(deps);
+  const fromFeatures = availableNotifyRenderers(opts.features ?? []);
+  const renderers = opts.renderers ?? fromFeatures.renderers;
+  const missingRenderers = NOTIFY_RENDERER_NAMES.filter((k) => typeof renderers[k] !== 'function');
+  const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
+  const pending = new Set<Promise<unknown>>();
+  const sender = createBackgroundSender({ logger: log, clock });
+  const warnedMissing = new Set<string>();
+
+  const track = (p: Promise<unknown>) => {
+    const t = p
+      .catch((err) => log.error({ err }, 'notify event handling failed'))
+      .finally(() => pending.delete(t));
+    pending.add(t);
+  };
+
+  /** The reader's zone (users.info through the background client, cached; UTC when unknown). */
+  async function zoneOf(ws: string, userId: string): Promise<string> {
+    try {
+      const client = await posters.client(ws);
+      return (await userInfo(deps, client, ws, userId)).tz;
+    } catch {
+      return 'UTC';
+    }
+  }
+
+  async function onEvent(e: NotifyEvent): Promise<void> {
+    switch (e.type) {
+      case 'notify-paused':
+        log.warn(
+          { workspace: e.workspace, feature: e.feature, channel: e.channelId, code: e.code },
+          'notify channel paused',
+        );
+        sender.send(
+          e.workspace,
+          e.createdBy,
+          notifyPausedMessage(e),
+          () => posters.client(e.workspace),
+          `${e.feature} paused`,
+        );
+        await refreshHome(deps, e.workspace);
+        return;
+      case 'notify-delivered':
+        if (e.kind === 'request-outcome') await refreshHome(deps, e.workspace);
+        return;
+      case 'notify-dropped':
+        log.warn({ workspace: e.workspace, kind: e.kind, key: e.key, reason: e.reason }, 'notice dropped');
+        return;
+      case 'notify-poll-failed':
+        return; // logged by the notifier
+    }
+  }
+
+  const notifier = createNotifier({
+    store: deps.store,
+    api: deps.api,
+    credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
+    ports: (ws) =>
+      createNotifyPorts({
+        client: () => posters.client(ws),
+        poster: posters.poster(ws),
+        renderers,
+        zoneOf: (userId) => zoneOf(ws, userId),
+        onMissing: (name) => {
+          if (warnedMissing.has(name)) return;
+          warnedMissing.add(name);
+          log.error({ renderer: name }, 'a notice was dropped: no feature renders it yet');
+        },
+      }),
+    holderId: opts.holderId ?? newHolderId(),
+    clock,
+    logger: deps.logger,
+    intervalMs,
+    events: (e) => track(onEvent(e)),
+    ...opts.notifier,
+  });
+
+  let running = false;
+  let offKick: (() => void) | undefined;
+  let offUninstall: (() => void) | undefined;
+
+  const runtime: NotifyRuntime = {
+    notifier,
+    missingRenderers,
+    start() {
+      if (running) return;
+      running = true;
+      if (missingRenderers.length > 0) {
+        // Documented: these notice kinds are dropped (logged) until their features land.
+        log.error(
+          { missing: missingRenderers },
+          'notifications started without some renderers: those notices are dropped until a feature provides them',
+        );
+      }
+      offKick = registerNotifyKick(deps, (ws) => runtime.kick(ws));
+      offUninstall = onUninstall(deps, (ws) => posters.forget(ws));
+      notifier.start();
+      log.info({ intervalSeconds: intervalMs / 1000 }, 'notifications started');
+    },
+    async stop() {
+      running = false;
+      offKick?.();
+      offUninstall?.();
+      await notifier.stop();
+      await runtime.idle();
+      await sender.stop();
+    },
+    kick(ws) {
+      if (running) track(notifier.drain(ws));
+    },
+    async idle() {
+      await notifier.settled();
+      while (pending.size) await Promise.all([...pending]);
+      await sender.idle();
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+  return runtime;
+}
