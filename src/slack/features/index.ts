@@ -7,8 +7,10 @@
 import type { Feature } from '../kit/features.js';
 import { commandRegistry } from '../kit/features.js';
 import { admins } from './admins/index.js';
+import { alerts } from './alerts/index.js';
 import { audit } from './audit/index.js';
 import { debug } from './debug/index.js';
+import { digest } from './digest/index.js';
 import { drmData } from './drm-data/index.js';
 import { fpscert } from './fpscert/index.js';
 import { home } from './home/index.js';
@@ -29,10 +31,12 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   recipients,
   register,
   watch,
+  digest,
   // Everyday: the service account (/drm)
   sites,
   plan,
   drmData,
+  alerts,
   home,
   // Admin-only
   members,

@@ -1,0 +1,100 @@
+/**
+ * Submission of the `/drm alerts watch` form: inline errors for bad values (the ops' own parser),
+ * then "Saving…", then the outcome (subscribed, invite instructions, or a refusal) in the same
+ * modal. The metadata names the form's workspace (checked by the kit) and its channel; membership
+ * is checked again here (a member may subscribe only a channel they are in; admins: any).
+ */
+import type { ViewOutput } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { ValidationIssue } from '../../../api/errors.js';
+import { parseAlertArgs } from '../../../ops/alerts.js';
+import { isChannelMember } from '../../kit/channel-access.js';
+import type { CommandContext } from '../../kit/context.js';
+import { renderError } from '../../kit/errors.js';
+import { modal } from '../../kit/interactions.js';
+import { subscribe, watchTokens } from './commands.js';
+import { ALERTS_BLOCK, ALERTS_MODAL_CALLBACK, alertsResultView, alertsSavingView } from './render.js';
+
+interface StateValue {
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+}
+
+/** The form as `/drm alerts watch` tokens. */
+export function alertsFormTokens(view: ViewOutput): string[] {
+  const v = (block: string) => (view.state.values[block]?.value ?? {}) as StateValue;
+  const text = (block: string) => {
+    const t = v(block).value?.trim();
+    return t ? t : undefined;
+  };
+  return watchTokens({
+    site: v(ALERTS_BLOCK.site).selected_option?.value || undefined,
+    ratio: text(ALERTS_BLOCK.ratio) ?? '',
+    min: text(ALERTS_BLOCK.min) ?? '',
+    window: text(ALERTS_BLOCK.window) ?? '',
+  });
+}
+
+const BLOCK_OF: Record<string, string> = {
+  site: ALERTS_BLOCK.site,
+  ratio: ALERTS_BLOCK.ratio,
+  min: ALERTS_BLOCK.min,
+  window: ALERTS_BLOCK.window,
+};
+
+function inlineErrors(issues: ValidationIssue[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of issues) {
+    const b = BLOCK_OF[i.field] ?? ALERTS_BLOCK.ratio;
+    out[b] ??= i.message;
+  }
+  return out;
+}
+
+/** Is the user in the channel? A DM: only their own conversation with the bot. */
+async function inChannel(ctx: CommandContext, client: WebClient, channelId: string): Promise<boolean> {
+  if (channelId.startsWith('D')) {
+    return (await client.conversations.open({ users: ctx.userId })).channel?.id === channelId;
+  }
+  return (await isChannelMember(client, channelId, ctx.userId)) === 'yes';
+}
+
+const metaSchema = z.object({ w: z.string().min(1), c: z.string().regex(/^[CGD][A-Z0-9]{2,}$/) });
+type Meta = z.infer<typeof metaSchema>;
+
+export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['args']>({
+  name: 'alerts.watch',
+  command: '/drm',
+  callbackId: ALERTS_MODAL_CALLBACK,
+  meta: metaSchema,
+  stale: { block: ALERTS_BLOCK.ratio, text: 'This form is out of date: run /drm alerts watch again.' },
+  ackView: () => alertsSavingView(),
+  changesHome: true,
+  failure: "Couldn't set up license-failure alerts",
+  check(_ctx, _meta, view) {
+    const parsed = parseAlertArgs(alertsFormTokens(view));
+    return parsed.issues.length ? { errors: inlineErrors(parsed.issues) } : { ok: parsed.args };
+  },
+  async submit(ctx, meta, args, { view, client }) {
+    let result: ReturnType<typeof alertsResultView>;
+    try {
+      const member = await inChannel(ctx, client, meta.c);
+      result = alertsResultView(await subscribe(ctx, meta.c, args, member));
+    } catch (e) {
+      const err = renderError("Couldn't set up license-failure alerts", e, {
+        refId: ctx.refId,
+        command: '/drm',
+        admins: await ctx.admins().catch(() => 'a workspace admin'),
+      });
+      if (!(e instanceof Error && /NotConfigured|SiteNotConfigured|ValidationError/.test(e.name)))
+        ctx.logger.error({ err: e, refId: ctx.refId }, 'alerts form failed');
+      result = alertsResultView(err);
+    }
+    await client.views
+      .update({ view_id: view.id, view: result })
+      .catch((x: unknown) =>
+        ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the alerts view'),
+      );
+  },
+});

@@ -1,0 +1,361 @@
+/**
+ * Renderers of the license-failure alerts: the channel alert itself (first post, in-place updates
+ * while the spike lasts, its "recovered" state) and the recovery reply in its thread
+ * (`licenseAlert`, exported to the notify runtime through `Feature.notifyRenderers`), plus the
+ * replies of `/drm alerts`, `/drm alerts watch`, `/drm alerts stop` and the thresholds form.
+ *
+ * Pure: plain data in, a Message / view out. Service strings (content ids, device names, error
+ * codes) go through `code()` / `esc()`; times are `<!date^…>` tokens with a fallback in the
+ * reader's zone. The license error codes have no documented table (the Service API spec says the
+ * list "is not shown"), so a code is shown as the service sent it.
+ */
+import type { AlertListItem, StopAlertsResult, SubscribeAlertsResult } from '../../../ops/alerts.js';
+import { ALERT_LIMITS } from '../../../ops/alerts.js';
+import { alertText } from '../../../ops/notify-text.js';
+import type {
+  AlertSubscription,
+  AlertThresholds,
+  LicenseAlert,
+  Ranked,
+  WindowStats,
+} from '../../../watch/notify-types.js';
+import {
+  type Block,
+  context,
+  fields,
+  header,
+  type Message,
+  type ModalView,
+  message,
+  modal,
+  section,
+  staticSelect,
+  textInput,
+} from '../../kit/blocks.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+
+export const ALERTS_MODAL_CALLBACK = 'alerts_watch';
+export const ALERTS_BLOCK = {
+  site: 'alerts_site',
+  ratio: 'alerts_ratio',
+  min: 'alerts_min',
+  window: 'alerts_window',
+} as const;
+
+/** Ranked entries shown per list (the watcher keeps at most 5). */
+const TOP_SHOWN = 5;
+/** A ranked key is cut to this many characters (ids are short; a hostile one is not). */
+const KEY_MAX = 80;
+
+/** "33%" / "4.5%" (one decimal under 10 %). */
+export function pct(ratio: number): string {
+  const p = Math.max(0, ratio) * 100;
+  return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
+}
+
+/** A channel mention from a trusted id (validated), else the id in code. */
+export function channelMention(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
+}
+
+function windowWords(minutes: number): string {
+  if (minutes % 60 === 0 && minutes >= 60) {
+    const h = minutes / 60;
+    return `${h} hour${h === 1 ? '' : 's'}`;
+  }
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** "fail ratio 20% · at least 20 requests · 15-minute window" (bot-authored, no escaping needed). */
+export function thresholdsText(t: AlertThresholds): string {
+  return `fail ratio ${t.ratioPct}% · at least ${t.minRequests} request${t.minRequests === 1 ? '' : 's'} · ${windowWords(t.windowMinutes)} window`;
+}
+
+function rankedLines(list: Ranked[], show: (key: string) => string): string {
+  if (list.length === 0) return '_none_';
+  return list
+    .slice(0, TOP_SHOWN)
+    .map((r) => `${show(truncate(r.key, KEY_MAX))} × ${r.count}`)
+    .join('\n');
+}
+
+/** "13 of 40 failed (33%)", "at least …" when the read stopped at the page cap. */
+function countsText(s: WindowStats): string {
+  return `${s.truncated ? 'at least ' : ''}${s.failed} of ${s.total} failed (${pct(s.ratio)})`;
+}
+
+function statsFields(s: WindowStats): string[] {
+  return fields([
+    ['Top error codes', rankedLines(s.topErrors, (k) => code(k))],
+    ['Most affected content', rankedLines(s.topContent, (k) => code(k))],
+    ['Most affected devices', rankedLines(s.topDevices, (k) => esc(k))],
+  ]);
+}
+
+function footer(sub: AlertSubscription, s: WindowStats, zone: string): Block {
+  return context(
+    `Site ${code(sub.siteId)} · window ${dateToken(s.fromMs, zone)} – ${dateToken(s.toMs, zone)} · ${thresholdsText(sub)} · set up by ${userMention(sub.createdBy)} · ${code('/drm alerts')} to see or change`,
+  );
+}
+
+/**
+ * The alert (first post and in-place updates; `state: 'recovered'` is its final form) or the
+ * recovery reply in its thread. `zone`: the fallback zone of the time tokens.
+ */
+export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message {
+  const sub = alert.subscription;
+  const s = alert.stats;
+  const site = code(s.siteId || sub.siteId);
+  const win = `in the last ${windowWords(sub.windowMinutes)}`;
+  const truncNote = s.truncated
+    ? [
+        context(
+          'The license list was longer than the bot reads per check, so the counts are a floor (the oldest requests of the window were not read).',
+        ),
+      ]
+    : [];
+  if (alert.kind === 'recovery') {
+    return message(esc(alertText(alert)), [
+      section(
+        `:white_check_mark: *License failures on site ${site} are back under ${sub.ratioPct}%*: ${countsText(s)} ${win}.`,
+      ),
+      section(
+        `The spike started ${dateToken(alert.startedAt, zone)}, peaked at ${pct(alert.peakRatio)} and ended ${dateToken(alert.recoveredAt, zone)}.`,
+      ),
+      ...truncNote,
+      footer(sub, s, zone),
+    ]);
+  }
+  const recovered = alert.state === 'recovered';
+  const head = recovered
+    ? `Recovered: license failures on site ${s.siteId || sub.siteId}`
+    : `License failures on site ${s.siteId || sub.siteId}`;
+  const lead = recovered
+    ? `:white_check_mark: *Recovered.* The fail ratio is back under ${sub.ratioPct}%: ${countsText(s)} ${win}. The spike peaked at ${pct(alert.peakRatio)}.`
+    : `:rotating_light: *${countsText(s)}* of the license requests ${win} (threshold ${sub.ratioPct}%, at least ${sub.minRequests} requests).`;
+  const when = recovered
+    ? `Started ${dateToken(alert.startedAt, zone)} · recovered ${dateToken(alert.recoveredAt ?? s.toMs, zone)}`
+    : `Started ${dateToken(alert.startedAt, zone)} · peak ${pct(alert.peakRatio)} · last checked ${dateToken(s.toMs, zone)} · this message is updated while it lasts`;
+  return message(esc(alertText(alert)), [
+    header(`${recovered ? ':white_check_mark:' : ':rotating_light:'} ${head}`),
+    section(lead),
+    section(undefined, { fields: statsFields(s) }),
+    context(when),
+    ...truncNote,
+    footer(sub, s, zone),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command replies
+// ---------------------------------------------------------------------------------------------
+
+/** The bot cannot post in the channel: why, and how to invite it (`again`: the command to rerun). */
+export function inviteMessage(
+  channelId: string,
+  why: 'not_member' | 'not_visible' | 'archived',
+  again: string,
+): Message {
+  if (why === 'archived') {
+    return message('This channel is archived: the app cannot post here.', [
+      section(
+        ":warning: *Couldn't set up alerts here*\nThis channel is archived, so the app cannot post in it.",
+      ),
+      section(`Run ${code(again)} in an active channel.`),
+    ]);
+  }
+  const where = why === 'not_member' ? channelMention(channelId) : 'this channel';
+  return message(
+    `The app is not in this channel. Invite it with /invite @drm-chatops, then run ${again} again.`,
+    [
+      section(
+        `:warning: *Couldn't set up alerts here*\nThe app is not in ${where}, so it could not post them.`,
+      ),
+      section(
+        `Invite it with ${code('/invite @drm-chatops')} in this channel, then run ${code(again)} again.`,
+      ),
+    ],
+  );
+}
+
+export function subscribedMessage(r: SubscribeAlertsResult, userId: string): Message {
+  const sub = r.subscription;
+  const verb = {
+    created: 'now gets',
+    updated: 'changed the thresholds of',
+    unchanged: 'already gets',
+  }[r.status];
+  const lead = `:bell: ${channelMention(sub.channelId)} ${verb} license-failure alerts for site ${code(sub.siteId)}.`;
+  const blocks: Block[] = [section(lead), section(`*Thresholds*: ${thresholdsText(sub)}`)];
+  if (r.previous) blocks.push(context(`Was: ${thresholdsText(r.previous)}`));
+  blocks.push(
+    section(
+      `One alert is posted when the fail ratio reaches ${sub.ratioPct}%; it is updated while the spike lasts and a reply in its thread says when it is over. ${code('/drm alerts')} lists this channel's alerts, ${code('/drm alerts stop')} stops them.`,
+    ),
+    context(`By ${userMention(userId)} · subscription ${code(sub.id)}`),
+  );
+  return message(`This channel ${verb} license-failure alerts for site ${esc(sub.siteId)}.`, blocks);
+}
+
+function itemLine(item: AlertListItem, zone: string): string {
+  const s = item.subscription;
+  const parts = [`• Site ${code(s.siteId)}: ${thresholdsText(s)} · by ${userMention(s.createdBy)}`];
+  if (s.paused) {
+    parts.push(
+      `\n   :double_vertical_bar: *Paused*: Slack refused to post here (${code(s.paused.code)}); run ${code(`/drm alerts watch site:${s.siteId}`)} to resume.`,
+    );
+  }
+  const st = item.state;
+  if (st?.spikeOpen && st.spikeStartedAt !== undefined) {
+    parts.push(`\n   :rotating_light: failing now, since ${dateToken(st.spikeStartedAt, zone)}`);
+  }
+  if (st?.last && st.lastCheckedAt !== undefined) {
+    parts.push(
+      `\n   last check ${dateToken(st.lastCheckedAt, zone)}: ${st.last.failed} of ${st.last.total} failed (${pct(st.last.ratio)})`,
+    );
+  }
+  return parts.join('');
+}
+
+/** `/drm alerts`: the channel's subscriptions, problems (failing, paused) first. */
+export function alertsListMessage(channelId: string, items: AlertListItem[], zone: string): Message {
+  if (items.length === 0) {
+    return message('This channel gets no license-failure alerts.', [
+      section(`${channelMention(channelId)} gets no license-failure alerts.`),
+      section(
+        `Run ${code('/drm alerts watch')} here to set them up (a form), or ${code('/drm alerts watch site:XXXX ratio:20% min:20 window:15')}.`,
+      ),
+    ]);
+  }
+  const rank = (i: AlertListItem) => (i.state?.spikeOpen ? 0 : i.subscription.paused ? 1 : 2);
+  const sorted = [...items].sort((a, b) => rank(a) - rank(b));
+  const shown = sorted.slice(0, 40);
+  const blocks: Block[] = [
+    section(
+      `:bell: *License-failure alerts in ${channelMention(channelId)}* (${items.length} site${items.length === 1 ? '' : 's'})`,
+    ),
+    ...shown.map((i) => section(itemLine(i, zone))),
+  ];
+  if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more.`));
+  blocks.push(
+    context(
+      `${code('/drm alerts watch site:XXXX ratio:PCT min:N window:MIN')} changes thresholds · ${code('/drm alerts stop [site:XXXX]')} stops`,
+    ),
+  );
+  return message(`${items.length} license-failure alert subscription(s) in this channel.`, blocks);
+}
+
+/** `/drm alerts stop`: what was removed, what was kept (someone else's). */
+export function stoppedMessage(channelId: string, r: StopAlertsResult, admins: string): Message {
+  if (r.removed.length === 0 && r.refused.length === 0) {
+    return message('This channel has no matching license-failure alerts.', [
+      section(
+        `${channelMention(channelId)} has no matching license-failure alerts. See them with ${code('/drm alerts')}.`,
+      ),
+    ]);
+  }
+  const blocks: Block[] = [];
+  if (r.removed.length > 0) {
+    blocks.push(
+      section(
+        `:white_check_mark: Stopped the license-failure alerts of ${r.removed
+          .slice(0, 20)
+          .map((s) => `site ${code(s.siteId)}`)
+          .join(
+            ', ',
+          )}${r.removed.length > 20 ? ` and ${r.removed.length - 20} more` : ''} in ${channelMention(channelId)}.`,
+      ),
+    );
+  }
+  if (r.refused.length > 0) {
+    blocks.push(
+      section(
+        `:lock: *Kept ${r.refused.length === 1 ? 'one subscription' : `${r.refused.length} subscriptions`} set up by another member*: ${r.refused
+          .slice(0, 20)
+          .map((s) => `site ${code(s.siteId)} (by ${userMention(s.createdBy)})`)
+          .join(', ')}. Only admins can stop alerts someone else set up.`,
+      ),
+      section(`Ask the person who set it up, or ${admins}.`),
+    );
+  }
+  const text =
+    r.removed.length > 0
+      ? `Stopped ${r.removed.length} license-failure alert subscription(s) in this channel.`
+      : 'Only admins can stop alerts someone else set up.';
+  return message(text, blocks);
+}
+
+/** The ops refused because of who asks (not in the channel, someone else's thresholds). */
+export function refusedMessage(
+  what: string,
+  why: string,
+  owner: string | undefined,
+  admins: string,
+): Message {
+  const ask = owner ? `Ask ${userMention(owner)} (who set it up) or ${admins}.` : `Ask ${admins}.`;
+  return message(`${what}: ${why}`, [section(`:lock: *${esc(what)}*\n${esc(why)}`), section(ask)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The form
+// ---------------------------------------------------------------------------------------------
+
+export interface AlertsFormInput {
+  workspace: string;
+  channelId: string;
+  siteId: string;
+  siteIds: string[];
+  ratioPct: number;
+  minRequests: number;
+  windowMinutes: number;
+}
+
+/** The thresholds form (`/drm alerts watch` without thresholds), filled with the current values. */
+export function alertsModal(f: AlertsFormInput): ModalView {
+  const L = ALERT_LIMITS;
+  const sites = f.siteIds.includes(f.siteId) ? f.siteIds : [f.siteId, ...f.siteIds];
+  const blocks: Block[] = [
+    section(
+      `License-failure alerts for ${channelMention(f.channelId)}: one alert when the fail ratio of a site's license requests reaches the threshold, updated while it lasts.`,
+    ),
+    staticSelect(
+      ALERTS_BLOCK.site,
+      'Site',
+      sites.map((s) => ({ text: s, value: s })),
+      { initial: f.siteId },
+    ),
+    textInput(ALERTS_BLOCK.ratio, 'Fail ratio that alerts (%)', {
+      initial: String(f.ratioPct),
+      placeholder: '20',
+      hint: `A percentage from ${L.ratioPct.min} to ${L.ratioPct.max}.`,
+      maxLength: 6,
+    }),
+    textInput(ALERTS_BLOCK.min, 'Fewest requests in the window before it counts', {
+      initial: String(f.minRequests),
+      placeholder: '20',
+      hint: `A whole number from ${L.minRequests.min} to ${L.minRequests.max}: a few failures of very few requests do not alert.`,
+      maxLength: 6,
+    }),
+    textInput(ALERTS_BLOCK.window, 'Window (minutes)', {
+      initial: String(f.windowMinutes),
+      placeholder: '15',
+      hint: `Whole minutes from ${L.windowMinutes.min} to ${L.windowMinutes.max}.`,
+      maxLength: 5,
+    }),
+  ];
+  return modal(ALERTS_MODAL_CALLBACK, 'License alerts', blocks, {
+    submit: 'Save',
+    privateMetadata: JSON.stringify({ w: f.workspace, c: f.channelId }),
+  });
+}
+
+export function alertsSavingView(): ModalView {
+  return modal('alerts_saving', 'License alerts', [section(':hourglass_flowing_sand: Saving…')]);
+}
+
+/** The form's outcome, in the same modal. */
+export function alertsResultView(m: Message): ModalView {
+  return modal('alerts_result', 'License alerts', (m.blocks ?? [section(esc(m.text))]).slice(0, 20), {
+    close: 'Close',
+  });
+}

@@ -1,0 +1,298 @@
+/**
+ * Renderers of the daily digest (`digest`, exported to the notify runtime through
+ * `Feature.notifyRenderers`) and of the `/dwm digest` replies.
+ *
+ * Pure: plain data in, a Message out. Every service string (content ids, site ids, request ids,
+ * labels, a section's error text) is escaped; times are `<!date^…>` tokens with a fallback in the
+ * digest's zone. Long lists are cut per section (then "and N more" with the command that shows
+ * them all) and the whole message is fitted to Block Kit's limits.
+ */
+import { JOB_STATUS_CODES } from '../../../api/codes.js';
+import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
+import { digestText } from '../../../ops/notify-text.js';
+import type {
+  Digest,
+  DigestJobs,
+  DigestLicenses,
+  DigestPendingRequest,
+  DigestRegistrations,
+  DigestSchedule,
+  Section,
+} from '../../../watch/notify-types.js';
+import { type Block, context, divider, header, type Message, message, section } from '../../kit/blocks.js';
+import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/mrkdwn.js';
+import { jobStatus, requestStatus } from '../../kit/status.js';
+
+/** Lines per list (failed jobs, sites, requests) before "and N more". */
+export const DIGEST_LIST_MAX = 15;
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A channel mention from a trusted id (validated), else the id in code. */
+export function channelMention(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
+}
+
+function failedSection(title: string, s: { ok: false; error: string }): Block {
+  return section(`*${title}*\n:warning: Could not be loaded: ${esc(truncate(s.error, 500))}`);
+}
+
+/** "COMPLETED 5 · ERROR 2" in the style guide's status words (zeros left out; none: "none"). */
+function byStatusText(byStatus: Record<string, number>): string {
+  const known = JOB_STATUS_CODES.filter((c) => (byStatus[c] ?? 0) > 0).map(
+    (c) => `${jobStatus(c)} ${byStatus[c]}`,
+  );
+  const other = Object.entries(byStatus)
+    .filter(([c, n]) => !(JOB_STATUS_CODES as readonly string[]).includes(c) && n > 0)
+    .map(([c, n]) => `${jobStatus(c)} ${n}`);
+  const all = [...known, ...other];
+  return all.length > 0 ? all.join(' · ') : 'none';
+}
+
+function more(n: number, how: string): string {
+  return n > 0 ? `\n…and ${n} more: ${how}.` : '';
+}
+
+function jobsBlocks(s: Section<DigestJobs>): Block[] {
+  if (!s.ok) return [failedSection('Jobs', s)];
+  const j = s.value;
+  const total = Object.values(j.byStatus).reduce((a, b) => a + b, 0);
+  const lines = [
+    `*Jobs* (${plural(total, 'job')}${j.truncated ? ', at least' : ''}): ${byStatusText(j.byStatus)}`,
+  ];
+  const sites = j.perSite.filter((p) => Object.values(p.byStatus).some((n) => n > 0));
+  if (j.perSite.length > 1 && sites.length > 0) {
+    lines.push(
+      ...sites.slice(0, DIGEST_LIST_MAX).map((p) => `• Site ${code(p.siteId)}: ${byStatusText(p.byStatus)}`),
+    );
+    if (sites.length > DIGEST_LIST_MAX) lines.push(`…and ${sites.length - DIGEST_LIST_MAX} more sites.`);
+  }
+  const blocks: Block[] = [section(lines.join('\n'))];
+  const failedTotal = j.failed.length + j.failedMore;
+  if (failedTotal > 0) {
+    const shown = j.failed.slice(0, DIGEST_LIST_MAX);
+    const rows = shown.map((f) => {
+      const recipients =
+        f.failedRecipients === null
+          ? 'failed recipients unknown (the tasks could not be read)'
+          : plural(f.failedRecipients, 'failed recipient');
+      return `• Job ${code(f.jobId)} · content ${code(truncate(f.contentId, 120))} · ${recipients} · site ${code(f.siteId)}`;
+    });
+    const hidden = failedTotal - shown.length;
+    blocks.push(
+      section(
+        `:red_circle: *Failed jobs* (${failedTotal})\n${rows.join('\n')}${more(hidden, `see them with ${code('/dwm jobs status:error')}`)}`,
+      ),
+    );
+  }
+  if (j.truncated)
+    blocks.push(context('A site had more jobs than the digest reads: the counts are a floor.'));
+  return blocks;
+}
+
+function registrationsBlocks(s: Section<DigestRegistrations>): Block[] {
+  if (!s.ok) return [failedSection('Recipients registered', s)];
+  const r = s.value;
+  const sites = r.perSite.filter((p) => p.count > 0);
+  const parts = sites.slice(0, DIGEST_LIST_MAX).map((p) => `${code(p.siteId)} ${p.count}`);
+  if (sites.length > DIGEST_LIST_MAX) parts.push(`and ${sites.length - DIGEST_LIST_MAX} more sites`);
+  return [
+    section(
+      `*Recipients registered*: ${r.total}${r.truncated ? ' (at least: a site had more than the digest reads)' : ''}${
+        r.perSite.length > 1 && parts.length > 0 ? ` (${parts.join(', ')})` : ''
+      }`,
+    ),
+  ];
+}
+
+function licensesBlocks(s: Section<DigestLicenses>): Block[] {
+  if (!s.ok) return [failedSection('Licenses', s)];
+  const sites = [...s.value.perSite].sort((a, b) => b.fail - a.fail || a.siteId.localeCompare(b.siteId));
+  if (sites.length === 0) return [section('*Licenses*: no site.')];
+  const rows = sites.slice(0, DIGEST_LIST_MAX).map((p) => {
+    const total = p.success + p.fail;
+    const ratio = total > 0 ? ` (${Math.round((p.fail * 100) / total)}% failed)` : '';
+    const icon = p.fail > 0 ? ':red_circle:' : ':large_green_circle:';
+    return `${icon} Site ${code(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
+  });
+  const hidden = sites.length - Math.min(sites.length, DIGEST_LIST_MAX);
+  return [
+    section(
+      `*Licenses*\n${rows.join('\n')}${more(hidden, `see a site with ${code('/drm licenses site:XXXX')}`)}`,
+    ),
+  ];
+}
+
+function pendingBlocks(s: Section<DigestPendingRequest[]>, zone: string): Block[] {
+  if (!s.ok) return [failedSection('Pending plan requests', s)];
+  if (s.value.length === 0) return [section('*Pending plan requests*: none.')];
+  const rows = s.value.slice(0, DIGEST_LIST_MAX).map((r) => {
+    const since = r.regTimeMs !== null ? ` · asked ${dateToken(r.regTimeMs, zone)}` : '';
+    return `• ${requestStatus(r.status)} ${esc(r.requestLabel)} ${code(r.requestId)} · ${esc(r.serviceLabel)} · site ${code(r.siteId)}${since}`;
+  });
+  const hidden = s.value.length - Math.min(s.value.length, DIGEST_LIST_MAX);
+  return [
+    section(
+      `*Pending plan requests* (${s.value.length})\n${rows.join('\n')}${more(hidden, `see them with ${code('/drm plan')}`)}`,
+    ),
+  ];
+}
+
+/** The digest: jobs, registrations, licenses, pending plan requests of the last 24 h. */
+export function digestMessage(d: Digest): Message {
+  const zone = d.zone;
+  const title = d.day ? `Daily digest · ${d.day}` : 'Digest · last 24 hours';
+  const blocks: Block[] = [header(`:bar_chart: ${title}`)];
+  blocks.push(
+    context(
+      `${dateToken(d.fromMs, zone)} – ${dateToken(d.toMs, zone)} · ${
+        d.sites.length === 0
+          ? 'no site configured'
+          : `${plural(d.sites.length, 'site')}: ${d.sites
+              .slice(0, 20)
+              .map((s) => code(s))
+              .join(', ')}${d.sites.length > 20 ? ` and ${d.sites.length - 20} more` : ''}`
+      }`,
+    ),
+  );
+  if (d.lateNote || (d.missedDays && d.missedDays.length > 0)) {
+    const lines: string[] = [];
+    if (d.lateNote) lines.push(`:hourglass: ${esc(d.lateNote)}`);
+    if (d.missedDays && d.missedDays.length > 0) {
+      const days = d.missedDays.slice(0, 14).map((x) => code(x));
+      const extra = d.missedDays.length > 14 ? ` and ${d.missedDays.length - 14} more` : '';
+      lines.push(
+        `:warning: No digest was posted for ${days.join(', ')}${extra} (the bot was not running then). This digest covers the last 24 hours only; ${code('/dwm jobs')} and ${code('/drm licenses')} show older days.`,
+      );
+    }
+    blocks.push(section(lines.join('\n')));
+  }
+  blocks.push(
+    divider(),
+    ...jobsBlocks(d.jobs),
+    ...registrationsBlocks(d.registrations),
+    ...licensesBlocks(d.licenses),
+    ...pendingBlocks(d.pendingRequests, zone),
+  );
+  blocks.push(
+    context(
+      d.scheduledFor !== undefined
+        ? `Scheduled for ${dateToken(d.scheduledFor, zone)} · ${code('/dwm digest')} shows or changes the schedule`
+        : `Asked for with ${code('/dwm digest now')} · ${code('/dwm digest daily HH:MM')} posts one every day`,
+    ),
+  );
+  return message(esc(digestText(d)), blocks);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command replies
+// ---------------------------------------------------------------------------------------------
+
+function scheduleLine(s: DigestSchedule, nextAt: number): string {
+  return `Every day at ${code(s.time)} ${esc(s.zone)} in ${channelMention(s.channelId)} · next ${dateToken(nextAt, s.zone)} (${esc(formatTime(nextAt, s.zone))})`;
+}
+
+export function scheduledMessage(r: ScheduleDigestResult, userId: string): Message {
+  const s = r.schedule;
+  const verb = { created: 'scheduled', updated: 'moved', unchanged: 'already scheduled' }[r.status];
+  const blocks: Block[] = [
+    section(`:calendar: Daily digest ${verb} for ${channelMention(s.channelId)}.`),
+    section(scheduleLine(s, r.next.at)),
+  ];
+  if (r.previous) blocks.push(context(`Was: every day at ${code(r.previous.time)} ${esc(r.previous.zone)}`));
+  blocks.push(
+    section(
+      `It shows the last 24 hours: jobs by status (failed ones listed), recipients registered, license successes and failures per site, pending plan requests. ${code('/dwm digest now')} posts one now, ${code('/dwm digest off')} stops it.`,
+    ),
+    context(`By ${userMention(userId)}`),
+  );
+  return message(`Daily digest ${verb}: every day at ${s.time} ${esc(s.zone)}.`, blocks);
+}
+
+export function scheduleMessage(channelId: string, v: DigestScheduleView | undefined): Message {
+  if (!v) {
+    return message('This channel has no daily digest.', [
+      section(`${channelMention(channelId)} has no daily digest.`),
+      section(
+        `${code('/dwm digest daily 09:00')} posts one every day at 09:00 in your time zone (or add a zone: ${code('/dwm digest daily 09:00 Europe/Berlin')}); ${code('/dwm digest now')} posts one now.`,
+      ),
+    ]);
+  }
+  const s = v.schedule;
+  const blocks: Block[] = [section(`:calendar: *Daily digest*\n${scheduleLine(s, v.next.at)}`)];
+  if (s.paused) {
+    blocks.push(
+      section(
+        `:double_vertical_bar: *Paused*: Slack refused to post here (${code(s.paused.code)}). Run ${code(`/dwm digest daily ${s.time} ${s.zone}`)} to resume.`,
+      ),
+    );
+  }
+  blocks.push(
+    context(
+      `Set up by ${userMention(s.createdBy)}${s.lastDay ? ` · last posted for ${code(s.lastDay)}` : ''} · ${code('/dwm digest off')} stops it`,
+    ),
+  );
+  return message(`Daily digest: every day at ${s.time} ${esc(s.zone)}.`, blocks);
+}
+
+export function stoppedMessage(channelId: string, removed: DigestSchedule | undefined): Message {
+  if (!removed) {
+    return message('This channel has no daily digest.', [
+      section(`${channelMention(channelId)} has no daily digest: nothing to stop.`),
+    ]);
+  }
+  return message('Daily digest stopped.', [
+    section(
+      `:white_check_mark: Stopped the daily digest of ${channelMention(channelId)} (was every day at ${code(removed.time)} ${esc(removed.zone)}).`,
+    ),
+  ]);
+}
+
+export function digestNowMessage(channelId: string): Message {
+  return message('A digest of the last 24 hours is on its way.', [
+    section(
+      `:hourglass_flowing_sand: A digest of the last 24 hours is on its way to ${channelMention(channelId)}; it takes a few seconds to read every site.`,
+    ),
+  ]);
+}
+
+/** The bot cannot post in the channel: why, and how to invite it. */
+export function inviteMessage(
+  channelId: string,
+  why: 'not_member' | 'not_visible' | 'archived',
+  again: string,
+) {
+  if (why === 'archived') {
+    return message('This channel is archived: the app cannot post here.', [
+      section(
+        ":warning: *Couldn't set up the digest here*\nThis channel is archived, so the app cannot post in it.",
+      ),
+      section(`Run ${code(again)} in an active channel.`),
+    ]);
+  }
+  const where = why === 'not_member' ? channelMention(channelId) : 'this channel';
+  return message(
+    `The app is not in this channel. Invite it with /invite @drm-chatops, then run ${again} again.`,
+    [
+      section(
+        `:warning: *Couldn't set up the digest here*\nThe app is not in ${where}, so it could not post it.`,
+      ),
+      section(
+        `Invite it with ${code('/invite @drm-chatops')} in this channel, then run ${code(again)} again.`,
+      ),
+    ],
+  );
+}
+
+/** The ops refused because of who asks (not in the channel, someone else's schedule, one on its way). */
+export function refusedMessage(
+  what: string,
+  why: string,
+  owner: string | undefined,
+  admins: string,
+): Message {
+  const ask = owner
+    ? `Ask ${userMention(owner)} (who set it up) or ${admins}.`
+    : `Ask ${admins} if you need it changed.`;
+  return message(`${what}: ${why}`, [section(`:lock: *${esc(what)}*\n${esc(why)}`), section(ask)]);
+}
