@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
+import { SITE_ID_RE } from '../../../api/validate.js';
 import {
   alertFormValues,
   listAlerts,
@@ -145,7 +146,12 @@ list.add({
 list.add({
   command: '/drm',
   path: ['alerts', 'stop'],
-  args: { site: siteOption },
+  args: {
+    site: option(z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' }), {
+      hint: '<site id>',
+      description: 'Only this site (default: every site of this channel).',
+    }),
+  },
   role: 'member',
   changesHome: true,
   summary: "Stop this channel's license-failure alerts (one site with site:)",
