@@ -49,39 +49,62 @@ function byStatusText(byStatus: Record<string, number>): string {
   return all.length > 0 ? all.join(' · ') : 'none';
 }
 
-function more(n: number, how: string): string {
-  return n > 0 ? `\n…and ${n} more: ${how}.` : '';
+/** Room for a section's lines (Slack cuts at 3000; the "and N more" line must survive). */
+const SECTION_BUDGET = 2700;
+
+/**
+ * A title and as many rows as fit (at most DIGEST_LIST_MAX and SECTION_BUDGET characters), then
+ * "…and N more: how" for the rows left out (`extra`: rows that were never in the list).
+ */
+function listText(title: string, rows: string[], how: string, extra = 0): string {
+  let text = title;
+  let shown = 0;
+  for (const r of rows.slice(0, DIGEST_LIST_MAX)) {
+    if (text.length + r.length + 1 > SECTION_BUDGET) break;
+    text += `\n${r}`;
+    shown++;
+  }
+  const hidden = rows.length - shown + extra;
+  return hidden > 0 ? `${text}\n…and ${hidden} more: ${how}.` : text;
 }
+
+/** A site id in code, cut (ids are 4 characters; a hostile one is not). */
+const site = (id: string) => code(truncate(id, 40));
 
 function jobsBlocks(s: Section<DigestJobs>): Block[] {
   if (!s.ok) return [failedSection('Jobs', s)];
   const j = s.value;
   const total = Object.values(j.byStatus).reduce((a, b) => a + b, 0);
-  const lines = [
-    `*Jobs* (${plural(total, 'job')}${j.truncated ? ', at least' : ''}): ${byStatusText(j.byStatus)}`,
-  ];
+  const title = `*Jobs* (${plural(total, 'job')}${j.truncated ? ', at least' : ''}): ${byStatusText(j.byStatus)}`;
   const sites = j.perSite.filter((p) => Object.values(p.byStatus).some((n) => n > 0));
-  if (j.perSite.length > 1 && sites.length > 0) {
-    lines.push(
-      ...sites.slice(0, DIGEST_LIST_MAX).map((p) => `• Site ${code(p.siteId)}: ${byStatusText(p.byStatus)}`),
-    );
-    if (sites.length > DIGEST_LIST_MAX) lines.push(`…and ${sites.length - DIGEST_LIST_MAX} more sites.`);
-  }
-  const blocks: Block[] = [section(lines.join('\n'))];
+  const blocks: Block[] = [
+    section(
+      j.perSite.length > 1 && sites.length > 0
+        ? listText(
+            title,
+            sites.map((p) => `• Site ${site(p.siteId)}: ${byStatusText(p.byStatus)}`),
+            `see a site with ${code('/dwm jobs site:XXXX')}`,
+          )
+        : title,
+    ),
+  ];
   const failedTotal = j.failed.length + j.failedMore;
   if (failedTotal > 0) {
-    const shown = j.failed.slice(0, DIGEST_LIST_MAX);
-    const rows = shown.map((f) => {
+    const rows = j.failed.map((f) => {
       const recipients =
         f.failedRecipients === null
           ? 'failed recipients unknown (the tasks could not be read)'
           : plural(f.failedRecipients, 'failed recipient');
-      return `• Job ${code(f.jobId)} · content ${code(truncate(f.contentId, 120))} · ${recipients} · site ${code(f.siteId)}`;
+      return `• Job ${code(f.jobId)} · content ${code(truncate(f.contentId, 120))} · ${recipients} · site ${site(f.siteId)}`;
     });
-    const hidden = failedTotal - shown.length;
     blocks.push(
       section(
-        `:red_circle: *Failed jobs* (${failedTotal})\n${rows.join('\n')}${more(hidden, `see them with ${code('/dwm jobs status:error')}`)}`,
+        listText(
+          `:red_circle: *Failed jobs* (${failedTotal})`,
+          rows,
+          `see them with ${code('/dwm jobs status:error')}`,
+          j.failedMore,
+        ),
       ),
     );
   }
@@ -94,7 +117,7 @@ function registrationsBlocks(s: Section<DigestRegistrations>): Block[] {
   if (!s.ok) return [failedSection('Recipients registered', s)];
   const r = s.value;
   const sites = r.perSite.filter((p) => p.count > 0);
-  const parts = sites.slice(0, DIGEST_LIST_MAX).map((p) => `${code(p.siteId)} ${p.count}`);
+  const parts = sites.slice(0, DIGEST_LIST_MAX).map((p) => `${site(p.siteId)} ${p.count}`);
   if (sites.length > DIGEST_LIST_MAX) parts.push(`and ${sites.length - DIGEST_LIST_MAX} more sites`);
   return [
     section(
@@ -109,31 +132,25 @@ function licensesBlocks(s: Section<DigestLicenses>): Block[] {
   if (!s.ok) return [failedSection('Licenses', s)];
   const sites = [...s.value.perSite].sort((a, b) => b.fail - a.fail || a.siteId.localeCompare(b.siteId));
   if (sites.length === 0) return [section('*Licenses*: no site.')];
-  const rows = sites.slice(0, DIGEST_LIST_MAX).map((p) => {
+  const rows = sites.map((p) => {
     const total = p.success + p.fail;
     const ratio = total > 0 ? ` (${Math.round((p.fail * 100) / total)}% failed)` : '';
     const icon = p.fail > 0 ? ':red_circle:' : ':large_green_circle:';
-    return `${icon} Site ${code(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
+    return `${icon} Site ${site(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
   });
-  const hidden = sites.length - Math.min(sites.length, DIGEST_LIST_MAX);
-  return [
-    section(
-      `*Licenses*\n${rows.join('\n')}${more(hidden, `see a site with ${code('/drm licenses site:XXXX')}`)}`,
-    ),
-  ];
+  return [section(listText('*Licenses*', rows, `see a site with ${code('/drm licenses site:XXXX')}`))];
 }
 
 function pendingBlocks(s: Section<DigestPendingRequest[]>, zone: string): Block[] {
   if (!s.ok) return [failedSection('Pending plan requests', s)];
   if (s.value.length === 0) return [section('*Pending plan requests*: none.')];
-  const rows = s.value.slice(0, DIGEST_LIST_MAX).map((r) => {
+  const rows = s.value.map((r) => {
     const since = r.regTimeMs !== null ? ` · asked ${dateToken(r.regTimeMs, zone)}` : '';
-    return `• ${requestStatus(r.status)} ${esc(r.requestLabel)} ${code(r.requestId)} · ${esc(r.serviceLabel)} · site ${code(r.siteId)}${since}`;
+    return `• ${requestStatus(r.status)} ${esc(truncate(r.requestLabel, 80))} ${code(truncate(r.requestId, 40))} · ${esc(truncate(r.serviceLabel, 40))} · site ${site(r.siteId)}${since}`;
   });
-  const hidden = s.value.length - Math.min(s.value.length, DIGEST_LIST_MAX);
   return [
     section(
-      `*Pending plan requests* (${s.value.length})\n${rows.join('\n')}${more(hidden, `see them with ${code('/drm plan')}`)}`,
+      listText(`*Pending plan requests* (${s.value.length})`, rows, `see them with ${code('/drm plan')}`),
     ),
   ];
 }
@@ -150,16 +167,16 @@ export function digestMessage(d: Digest): Message {
           ? 'no site configured'
           : `${plural(d.sites.length, 'site')}: ${d.sites
               .slice(0, 20)
-              .map((s) => code(s))
+              .map((s) => site(s))
               .join(', ')}${d.sites.length > 20 ? ` and ${d.sites.length - 20} more` : ''}`
       }`,
     ),
   );
   if (d.lateNote || (d.missedDays && d.missedDays.length > 0)) {
     const lines: string[] = [];
-    if (d.lateNote) lines.push(`:hourglass: ${esc(d.lateNote)}`);
+    if (d.lateNote) lines.push(`:hourglass: ${esc(truncate(d.lateNote, 500))}`);
     if (d.missedDays && d.missedDays.length > 0) {
-      const days = d.missedDays.slice(0, 14).map((x) => code(x));
+      const days = d.missedDays.slice(0, 14).map((x) => code(truncate(x, 20)));
       const extra = d.missedDays.length > 14 ? ` and ${d.missedDays.length - 14} more` : '';
       lines.push(
         `:warning: No digest was posted for ${days.join(', ')}${extra} (the bot was not running then). This digest covers the last 24 hours only; ${code('/dwm jobs')} and ${code('/drm licenses')} show older days.`,
