@@ -15,6 +15,7 @@ import { isIanaZone, normaliseTime } from '../../../watch/digest.js';
 import { message, section } from '../../kit/blocks.js';
 import { actorOf, auditMirrorOf, botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
+import { notifyKicker } from '../../kit/notify-kick.js';
 import { optional, required } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import {
@@ -131,6 +132,8 @@ list.add({
         channelId,
         actor,
         zone: tz,
+        // The runtime delivers at once (without one running, its next pass does).
+        kick: notifyKicker(ctx.deps),
       });
       await ctx.respond(digestNowMessage(channelId));
     } catch (e) {

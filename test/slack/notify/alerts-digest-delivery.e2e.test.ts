@@ -1,0 +1,172 @@
+/**
+ * License-failure alerts and daily digests delivered end to end: subscribed through signed slash
+ * commands to the real app, the emulator's license list and jobs behind it, the notify runtime
+ * (src/slack/notify-runtime.ts) posting through the fake Slack, everything on ONE virtual clock.
+ * Scheduler passes are driven by the test (`tick`), never by real time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewLicenseRec } from '../../../dev/emulator/svc-state.js';
+import type { FakeMessage } from '../../../dev/fakeslack/index.js';
+import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
+
+let s: NotifySetup | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+async function command(
+  x: NotifySetup,
+  text: string,
+  o: { command?: '/dwm' | '/drm'; channel?: string; user?: string } = {},
+) {
+  const seq = lastSeq(x.bot);
+  const r = await x.bot.command(text, {
+    command: o.command ?? '/drm',
+    user: o.user ?? x.bot.ws.member,
+    ...(o.channel ? { channel: o.channel } : {}),
+  });
+  expect(r.status).toBe(200);
+  return x.bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+}
+
+/** `count` license records in the few minutes before now. */
+function records(
+  x: NotifySetup,
+  count: number,
+  status: 'success' | 'fail',
+  o: { errorCode?: string; cid?: string; device?: string } = {},
+): NewLicenseRec[] {
+  const now = x.clock.now() - 1000;
+  return Array.from({ length: count }, (_, i) => ({
+    cid: o.cid ?? `movie-${i % 3}`,
+    status,
+    ...(o.errorCode ? { errorCode: o.errorCode } : {}),
+    ...(o.device ? { deviceId: o.device, deviceModel: 'Galaxy S24' } : {}),
+    regTimeMs: now - i * 1000,
+  }));
+}
+
+const topLevel = (x: NotifySetup, ch: string) => x.bot.fake.messages(ch).filter((m) => !m.threadTs);
+const replies = (x: NotifySetup, ch: string, ts: string) =>
+  x.bot.fake.messages(ch).filter((m) => m.threadTs === ts);
+const textOf = (m: FakeMessage | undefined) => json(m?.blocks);
+
+describe('license-failure alerts', () => {
+  it('a failure spike posts ONE alert, updated while it lasts, and a recovery reply when it falls', async () => {
+    const x = await setupNotify();
+    s = x;
+    const site = x.bot.emulator!.demo.defaultSiteId;
+    const ch = 'C0ALERTE2';
+    x.bot.fake.addChannel(x.ws, { id: ch, name: 'alerts' });
+    await command(x, `alerts watch site:${site} ratio:20% min:10 window:15`, { channel: ch });
+
+    await tick(x); // baseline
+    expect(x.bot.fake.messages(ch)).toHaveLength(0);
+
+    const emu = x.bot.emulator!;
+    emu.addLicenses(site, records(x, 20, 'success'));
+    emu.addLicenses(
+      site,
+      records(x, 10, 'fail', { errorCode: '1003', cid: 'trailer-<!channel>', device: 'dev-9' }),
+    );
+    await tick(x);
+    const [alert] = topLevel(x, ch);
+    expect(topLevel(x, ch)).toHaveLength(1);
+    expect(textOf(alert)).toContain('License failures on site');
+    expect(textOf(alert)).toContain('10 of 30 failed (33%)');
+    expect(textOf(alert)).toContain('`1003` × 10');
+    expect(textOf(alert)).toContain('`trailer-&lt;!channel&gt;` × 10');
+    expect(textOf(alert)).toContain('Galaxy S24 (dev-9) × 10');
+    expect(textOf(alert)).not.toContain('<!channel>');
+
+    // Still failing: the same alert is updated, nothing new is posted.
+    const seq = lastSeq(x.bot);
+    emu.addLicenses(site, records(x, 10, 'fail', { errorCode: '2001' }));
+    await tick(x);
+    expect(topLevel(x, ch)).toHaveLength(1);
+    const updates = x.bot.fake
+      .calls('chat.update')
+      .filter((c) => c.seq > seq && c.args.channel === ch && c.args.ts === alert!.ts);
+    expect(updates.length).toBeGreaterThan(0);
+    expect(textOf(topLevel(x, ch)[0])).toContain('20 of 40 failed (50%)');
+
+    // Back under the ratio: one reply in the alert's thread, the alert says it recovered.
+    emu.addLicenses(site, records(x, 200, 'success'));
+    await tick(x);
+    expect(topLevel(x, ch)).toHaveLength(1);
+    const thread = replies(x, ch, alert!.ts);
+    expect(thread).toHaveLength(1);
+    expect(textOf(thread[0])).toContain('are back under 20%');
+    expect(textOf(thread[0])).toContain('peaked at 50%');
+    expect(textOf(topLevel(x, ch)[0])).toContain('Recovered');
+
+    await tick(x);
+    expect(x.bot.fake.messages(ch)).toHaveLength(2);
+  });
+});
+
+describe('daily digest', () => {
+  it('/dwm digest now posts the digest at once (the runtime is kicked), once', async () => {
+    const x = await setupNotify();
+    s = x;
+    const ch = 'C0DIGNOW2';
+    x.bot.fake.addChannel(x.ws, { id: ch, name: 'digest-now' });
+    x.runtime.start();
+    const reply = await command(x, 'digest now', { command: '/dwm', channel: ch });
+    expect(json(reply.args)).toContain('on its way');
+    const post = await x.bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.args.channel === ch,
+      8000,
+    );
+    expect(json(post.args)).toContain('Digest · last 24 hours');
+    expect(json(post.args)).toContain('*Jobs*');
+    expect(json(post.args)).toContain('*Licenses*');
+    // Times in the asker's zone (the member's Slack zone).
+    expect(json(post.args)).toContain('America/New_York');
+    await tick(x);
+    expect(x.bot.fake.messages(ch)).toHaveLength(1);
+  });
+
+  it('a scheduled digest posts once a day with two replicas on one store; a missed day is posted late once, with a note', async () => {
+    const x = await setupNotify();
+    s = x;
+    const other = newNotifyRuntime(x.bot, x.clock);
+    const ch = 'C0DIGDAY2';
+    x.bot.fake.addChannel(x.ws, { id: ch, name: 'digest-daily' });
+    // Two minutes from now, in UTC (HH:MM).
+    const at = new Date(x.clock.now() + 2 * 60_000);
+    const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
+    const r = await command(x, `digest daily ${hhmm} UTC`, { command: '/dwm', channel: ch });
+    expect(json(r.args)).toContain('Daily digest scheduled');
+
+    const both = async () => {
+      x.clock.advance(60_000);
+      await Promise.all([x.runtime.notifier.tick(), other.notifier.tick()]);
+      await Promise.all([x.runtime.idle(), other.idle()]);
+    };
+    for (let i = 0; i < 5; i++) await both();
+    const day1 = topLevel(x, ch);
+    expect(day1).toHaveLength(1);
+    expect(textOf(day1[0])).toContain('Daily digest · ');
+    expect(textOf(day1[0])).not.toContain('posted late');
+
+    // The next day, on time: one more.
+    x.clock.advance(24 * 3600_000 - 5 * 60_000);
+    for (let i = 0; i < 5; i++) await both();
+    expect(topLevel(x, ch)).toHaveLength(2);
+
+    // Both replicas down for three days: one digest, late, naming the days it missed.
+    x.clock.advance(3 * 24 * 3600_000 + 3600_000);
+    for (let i = 0; i < 3; i++) await both();
+    const all = topLevel(x, ch);
+    expect(all).toHaveLength(3);
+    const late = textOf(all[2]);
+    expect(late).toContain('posted late');
+    expect(late).toContain('No digest was posted for');
+    expect((late.match(/`\d{4}-\d\d-\d\d`/g) ?? []).length).toBe(2);
+    const days = all.map((m) => /Daily digest · (\d{4}-\d\d-\d\d)/.exec(textOf(m))?.[1]);
+    expect(new Set(days).size).toBe(3);
+    await other.stop();
+  });
+});
