@@ -27,6 +27,8 @@ beforeAll(async () => {
   bot.fake.addChannel(ws, { id: CLOSED, name: 'closed', members: [bot.ws.admin] });
 });
 afterAll(async () => {
+  // Nothing these commands logged carries a secret.
+  expect(bot.logs.leaked(bot.secrets())).toEqual([]);
   await bot?.close();
 });
 

@@ -14,9 +14,10 @@ import {
 } from '../../../src/slack/features/alerts/render.js';
 import { digest as digestFeature } from '../../../src/slack/features/digest/index.js';
 import { digestMessage, scheduleMessage } from '../../../src/slack/features/digest/render.js';
-import { FEATURES } from '../../../src/slack/features/index.js';
+import { FEATURES, registry } from '../../../src/slack/features/index.js';
 import type { Block, Message } from '../../../src/slack/kit/blocks.js';
 import { notifyRenderersOf } from '../../../src/slack/kit/features.js';
+import { parseArgs, tokenize } from '../../../src/slack/kit/parse.js';
 import type {
   AlertSubscription,
   Digest,
@@ -420,5 +421,51 @@ describe('command replies and the form', () => {
       }
     })();
     if (merged) expect(merged.licenseAlert).toBe(licenseAlertMessage);
+  });
+});
+
+describe('commands the renderers name', () => {
+  it('every `/dwm …` or `/drm …` in an alert, a digest or a reply is a command that parses', () => {
+    const many = <T>(n: number, f: (i: number) => T) => Array.from({ length: n }, (_, i) => f(i));
+    const bigDigest = digest({
+      lateNote: 'late',
+      missedDays: ['2026-11-20'],
+      jobs: {
+        ok: true,
+        value: {
+          byStatus: { DM600: 40 },
+          perSite: many(40, (i) => ({ siteId: `S${String(i).padStart(3, '0')}`, byStatus: { DM600: 1 } })),
+          failed: many(20, (i) => ({ siteId: 'AB12', jobId: i, contentId: 'c', failedRecipients: 1 })),
+          failedMore: 20,
+          truncated: false,
+        },
+      },
+      licenses: {
+        ok: true,
+        value: { perSite: many(40, (i) => ({ siteId: `S${i}`, success: 1, fail: 0, truncated: false })) },
+      },
+    });
+    const { scheduledFor: _s, ...nowDigest } = digest();
+    const messages = [
+      licenseAlertMessage(spike(), 'UTC'),
+      digestMessage(bigDigest),
+      digestMessage(nowDigest),
+      alertsListMessage('C0123ABC', [], 'UTC'),
+      subscribedMessage({ status: 'created', subscription: sub }, 'U1'),
+      stoppedMessage('C0123ABC', { removed: [sub], refused: [] }, 'an admin'),
+      scheduleMessage('C0123ABC', undefined),
+    ];
+    const named = new Set<string>();
+    for (const m of messages) {
+      for (const hit of json(m).matchAll(/`(\/(?:dwm|drm) [^`]*)`/g)) named.add(hit[1]!);
+    }
+    expect(named.size).toBeGreaterThan(8);
+    for (const full of named) {
+      const concrete = full.replace('XXXX', 'AB12').replace('HH:MM', '09:00');
+      const [command, ...rest] = concrete.split(' ') as ['/dwm' | '/drm', ...string[]];
+      const r = registry.resolve(command, tokenize(rest.join(' ')));
+      expect(r.kind, full).toBe('entry');
+      if (r.kind === 'entry') expect(() => parseArgs(r.rest, r.entry.args), full).not.toThrow();
+    }
   });
 });
