@@ -154,6 +154,21 @@ describe('/drm alerts', () => {
     expect(await alertSubs().list(ws, { channelId: bot.ws.channelWithoutBot })).toHaveLength(0);
   });
 
+  it('a subscription Slack refused (paused) is resumed by subscribing again with the same thresholds', async () => {
+    const [sub] = await alertSubs().list(ws, { channelId: bot.ws.channel });
+    await alertSubs().pause(ws, sub!.id, {
+      reason: 'gone',
+      code: 'not_in_channel',
+      at: new Date().toISOString(),
+    });
+    const list = await run('alerts');
+    expect(json(list.args)).toContain('*Paused*');
+    const r = await run(`alerts watch site:${site} ratio:50% min:10 window:20`);
+    expect(json(r.args)).toContain('gets again license-failure alerts');
+    const [resumed] = await alertSubs().list(ws, { channelId: bot.ws.channel });
+    expect(resumed?.paused).toBeUndefined();
+  });
+
   it('stop keeps what someone else set up (for members) and removes your own', async () => {
     const other = await run('alerts stop', { user: OTHER });
     expect(json(other.args)).toContain('Only admins can stop alerts someone else set up');

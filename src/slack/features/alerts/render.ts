@@ -180,14 +180,14 @@ export function inviteMessage(
 
 export function subscribedMessage(r: SubscribeAlertsResult, userId: string): Message {
   const sub = r.subscription;
-  const verb = {
-    created: 'now gets',
-    updated: 'changed the thresholds of',
-    unchanged: 'already gets',
-  }[r.status];
+  const resumed =
+    r.status === 'updated' && r.previous !== undefined && thresholdsText(r.previous) === thresholdsText(sub);
+  const verb = resumed
+    ? 'gets again'
+    : { created: 'now gets', updated: 'changed the thresholds of', unchanged: 'already gets' }[r.status];
   const lead = `:bell: ${channelMention(sub.channelId)} ${verb} license-failure alerts for site ${code(sub.siteId)}.`;
   const blocks: Block[] = [section(lead), section(`*Thresholds*: ${thresholdsText(sub)}`)];
-  if (r.previous) blocks.push(context(`Was: ${thresholdsText(r.previous)}`));
+  if (r.previous && !resumed) blocks.push(context(`Was: ${thresholdsText(r.previous)}`));
   blocks.push(
     section(
       `One alert is posted when the fail ratio reaches ${sub.ratioPct}%; it is updated while the spike lasts and a reply in its thread says when it is over. ${code('/drm alerts')} lists this channel's alerts, ${code('/drm alerts stop')} stops them.`,
