@@ -7,7 +7,6 @@
  * digest's zone. Long lists are cut per section (then "and N more" with the command that shows
  * them all) and the whole message is fitted to Block Kit's limits.
  */
-import { JOB_STATUS_CODES } from '../../../api/codes.js';
 import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
 import { digestText } from '../../../ops/notify-text.js';
 import type {
@@ -37,13 +36,16 @@ function failedSection(title: string, s: { ok: false; error: string }): Block {
   return section(`*${title}*\n:warning: Could not be loaded: ${esc(truncate(s.error, 500))}`);
 }
 
-/** "COMPLETED 5 · ERROR 2" in the style guide's status words (zeros left out; none: "none"). */
+/** Problems first (the style guide's rule for lists): failed, in flight, waiting, done. */
+const STATUS_ORDER: readonly string[] = ['DM600', 'DM001', 'DM000', 'DM500'];
+
+/** "ERROR 2 · COMPLETED 5" in the style guide's status words (zeros left out; none: "none"). */
 function byStatusText(byStatus: Record<string, number>): string {
-  const known = JOB_STATUS_CODES.filter((c) => (byStatus[c] ?? 0) > 0).map(
+  const known = STATUS_ORDER.filter((c) => (byStatus[c] ?? 0) > 0).map(
     (c) => `${jobStatus(c)} ${byStatus[c]}`,
   );
   const other = Object.entries(byStatus)
-    .filter(([c, n]) => !(JOB_STATUS_CODES as readonly string[]).includes(c) && n > 0)
+    .filter(([c, n]) => !STATUS_ORDER.includes(c) && n > 0)
     .map(([c, n]) => `${jobStatus(c)} ${n}`);
   const all = [...known, ...other];
   return all.length > 0 ? all.join(' · ') : 'none';
@@ -134,7 +136,7 @@ function licensesBlocks(s: Section<DigestLicenses>): Block[] {
   if (sites.length === 0) return [section('*Licenses*: no site.')];
   const rows = sites.map((p) => {
     const total = p.success + p.fail;
-    const ratio = total > 0 ? ` (${Math.round((p.fail * 100) / total)}% failed)` : '';
+    const ratio = p.fail > 0 && total > 0 ? ` (${Math.round((p.fail * 100) / total)}% failed)` : '';
     const icon = p.fail > 0 ? ':red_circle:' : ':large_green_circle:';
     return `${icon} Site ${site(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
   });
