@@ -84,7 +84,7 @@ describe('/drm alerts', () => {
       true,
     );
     const list = await run('alerts');
-    expect(json(list.args)).toContain('fail ratio 30% · at least 10 requests · 20 minutes window');
+    expect(json(list.args)).toContain('fail ratio 30% · at least 10 requests · 20-minute window');
     const help = await run('alerts help');
     expect(json(help.args)).toContain('alerts watch');
     const m = await metrics.getSingleMetricAsString('drmchatops_commands_total');

@@ -399,8 +399,8 @@ describe('command replies and the form', () => {
       { status: 'updated', subscription: sub, previous: { ratioPct: 10, minRequests: 5, windowMinutes: 60 } },
       'U1',
     );
-    expect(json(s)).toContain('fail ratio 20% · at least 20 requests · 15 minutes window');
-    expect(json(s)).toContain('Was: fail ratio 10% · at least 5 requests · 1 hour window');
+    expect(json(s)).toContain('fail ratio 20% · at least 20 requests · 15-minute window');
+    expect(json(s)).toContain('Was: fail ratio 10% · at least 5 requests · 1-hour window');
     const st = stoppedMessage('C0123ABC', { removed: [], refused: [sub] }, 'an admin');
     expect(json(st)).toContain('Only admins can stop alerts someone else set up');
     expect(json(st)).toContain('<@U0CREATOR>');

@@ -66,9 +66,14 @@ function windowWords(minutes: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
+/** "15-minute" / "2-hour" (a window length as an adjective). */
+function windowAdjective(minutes: number): string {
+  return minutes % 60 === 0 && minutes >= 60 ? `${minutes / 60}-hour` : `${minutes}-minute`;
+}
+
 /** "fail ratio 20% · at least 20 requests · 15-minute window" (bot-authored, no escaping needed). */
 export function thresholdsText(t: AlertThresholds): string {
-  return `fail ratio ${t.ratioPct}% · at least ${t.minRequests} request${t.minRequests === 1 ? '' : 's'} · ${windowWords(t.windowMinutes)} window`;
+  return `fail ratio ${t.ratioPct}% · at least ${t.minRequests} request${t.minRequests === 1 ? '' : 's'} · ${windowAdjective(t.windowMinutes)} window`;
 }
 
 function rankedLines(list: Ranked[], show: (key: string) => string): string {
@@ -132,7 +137,7 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
     : `License failures on site ${s.siteId || sub.siteId}`;
   const lead = recovered
     ? `:white_check_mark: *Recovered.* The fail ratio is back under ${sub.ratioPct}%: ${countsText(s)} ${win}. The spike peaked at ${pct(alert.peakRatio)}.`
-    : `:rotating_light: *${countsText(s)}* of the license requests ${win} (threshold ${sub.ratioPct}%, at least ${sub.minRequests} requests).`;
+    : `:rotating_light: *License requests ${win}: ${countsText(s)}* (threshold ${sub.ratioPct}%, counted from ${sub.minRequests} requests).`;
   const when = recovered
     ? `Started ${dateToken(alert.startedAt, zone)} · recovered ${dateToken(alert.recoveredAt ?? s.toMs, zone)}`
     : `Started ${dateToken(alert.startedAt, zone)} · peak ${pct(alert.peakRatio)} · last checked ${dateToken(s.toMs, zone)} · this message is updated while it lasts`;
