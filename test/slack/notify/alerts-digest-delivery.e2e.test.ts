@@ -53,16 +53,32 @@ const replies = (x: NotifySetup, ch: string, ts: string) =>
 const textOf = (m: FakeMessage | undefined) => json(m?.blocks);
 
 describe('license-failure alerts', () => {
-  it('a failure spike posts ONE alert, updated while it lasts, and a recovery reply when it falls', async () => {
+  it('a failure spike posts ONE alert per subscribed channel (command or form), updated while it lasts (also after a restart), and a recovery reply when it falls', async () => {
     const x = await setupNotify();
     s = x;
     const site = x.bot.emulator!.demo.defaultSiteId;
     const ch = 'C0ALERTE2';
     x.bot.fake.addChannel(x.ws, { id: ch, name: 'alerts' });
     await command(x, `alerts watch site:${site} ratio:20% min:10 window:15`, { channel: ch });
+    // A second channel subscribes through the form (same site, its own thresholds).
+    const formCh = 'C0ALFORM2';
+    x.bot.fake.addChannel(x.ws, { id: formCh, name: 'alerts-form' });
+    const seqForm = lastSeq(x.bot);
+    await x.bot.command('alerts watch', { command: '/drm', user: x.bot.ws.member, channel: formCh });
+    await x.bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seqForm, 8000);
+    await x.bot.viewSubmission({
+      values: {
+        alerts_site: { value: { type: 'static_select', selected_option: { value: site } } },
+        alerts_ratio: { value: { type: 'plain_text_input', value: '25' } },
+        alerts_min: { value: { type: 'plain_text_input', value: '5' } },
+        alerts_window: { value: { type: 'plain_text_input', value: '15' } },
+      },
+    });
+    await x.bot.fake.waitFor((c) => c.method === 'views.update' && json(c.args).includes('now gets'), 8000);
 
     await tick(x); // baseline
     expect(x.bot.fake.messages(ch)).toHaveLength(0);
+    expect(x.bot.fake.messages(formCh)).toHaveLength(0);
 
     const emu = x.bot.emulator!;
     emu.addLicenses(site, records(x, 20, 'success'));
@@ -79,11 +95,15 @@ describe('license-failure alerts', () => {
     expect(textOf(alert)).toContain('`trailer-&lt;!channel&gt;` × 10');
     expect(textOf(alert)).toContain('Galaxy S24 (dev-9) × 10');
     expect(textOf(alert)).not.toContain('<!channel>');
+    expect(topLevel(x, formCh)).toHaveLength(1);
+    expect(textOf(topLevel(x, formCh)[0])).toContain('threshold 25%');
 
-    // Still failing: the same alert is updated, nothing new is posted.
+    // The bot restarts; still failing: the same alert is updated, nothing new is posted.
+    await x.runtime.stop();
+    const restarted = newNotifyRuntime(x.bot, x.clock);
     const seq = lastSeq(x.bot);
     emu.addLicenses(site, records(x, 10, 'fail', { errorCode: '2001' }));
-    await tick(x);
+    await tick(x, restarted);
     expect(topLevel(x, ch)).toHaveLength(1);
     const updates = x.bot.fake
       .calls('chat.update')
@@ -93,7 +113,7 @@ describe('license-failure alerts', () => {
 
     // Back under the ratio: one reply in the alert's thread, the alert says it recovered.
     emu.addLicenses(site, records(x, 200, 'success'));
-    await tick(x);
+    await tick(x, restarted);
     expect(topLevel(x, ch)).toHaveLength(1);
     const thread = replies(x, ch, alert!.ts);
     expect(thread).toHaveLength(1);
@@ -101,8 +121,11 @@ describe('license-failure alerts', () => {
     expect(textOf(thread[0])).toContain('peaked at 50%');
     expect(textOf(topLevel(x, ch)[0])).toContain('Recovered');
 
-    await tick(x);
+    await tick(x, restarted);
     expect(x.bot.fake.messages(ch)).toHaveLength(2);
+    expect(topLevel(x, formCh)).toHaveLength(1);
+    expect(replies(x, formCh, topLevel(x, formCh)[0]!.ts)).toHaveLength(1);
+    await restarted.stop();
   });
 });
 
