@@ -18,13 +18,16 @@ let site: string;
 const OTHER = 'U0OTHER0A';
 /** A channel whose member list leaves out the member (the form's membership check). */
 const CLOSED = 'C0CLOSED0A';
+/** Where the audit log is mirrored. */
+const AUDIT = 'C0AUDIT00A';
 
 beforeAll(async () => {
-  bot = await startTestBot({ credentials: 'env' });
+  bot = await startTestBot({ credentials: 'env', env: { AUDIT_CHANNEL_ID: AUDIT } });
   ws = bot.ws.teamId;
   site = bot.emulator!.demo.defaultSiteId;
   bot.fake.addUser(ws, { id: OTHER, name: 'other', tz: 'Europe/Berlin' });
   bot.fake.addChannel(ws, { id: CLOSED, name: 'closed', members: [bot.ws.admin] });
+  bot.fake.addChannel(ws, { id: AUDIT, name: 'audit' });
 });
 afterAll(async () => {
   // Nothing these commands logged carries a secret.
@@ -82,6 +85,12 @@ describe('/drm alerts', () => {
     });
     expect((await audit('alerts.watch')).some((e) => e.result === 'ok' && e.userId === bot.ws.member)).toBe(
       true,
+    );
+    // …and mirrored to the audit channel.
+    await bot.fake.waitFor(
+      (c) =>
+        c.method === 'chat.postMessage' && c.args.channel === AUDIT && json(c.args).includes('alerts.watch'),
+      8000,
     );
     const list = await run('alerts');
     expect(json(list.args)).toContain('fail ratio 30% · at least 10 requests · 20-minute window');
