@@ -172,7 +172,7 @@ describe('daily digest', () => {
     const day1 = topLevel(x, ch);
     expect(day1).toHaveLength(1);
     expect(textOf(day1[0])).toContain('Daily digest · ');
-    expect(textOf(day1[0])).not.toContain('posted late');
+    expect(textOf(day1[0])).not.toContain('Posted late');
 
     // The next day, on time: one more.
     x.clock.advance(24 * 3600_000 - 5 * 60_000);
@@ -185,7 +185,7 @@ describe('daily digest', () => {
     const all = topLevel(x, ch);
     expect(all).toHaveLength(3);
     const late = textOf(all[2]);
-    expect(late).toContain('posted late');
+    expect(late).toContain('*Posted late*');
     expect(late).toContain('No digest was posted for');
     expect((late.match(/`\d{4}-\d\d-\d\d`/g) ?? []).length).toBe(2);
     const days = all.map((m) => /Daily digest · (\d{4}-\d\d-\d\d)/.exec(textOf(m))?.[1]);

@@ -276,9 +276,12 @@ describe('digest', () => {
       }),
     );
     const j = json(m);
-    expect(j).toContain('posted late');
+    expect(j).toContain('*Posted late*: this digest was due <!date^');
     expect(j).toContain('No digest was posted for `2026-11-20`, `2026-11-21`');
     expect(m.text).toContain('posted late');
+    // Without the occurrence (never for a scheduled one) the core's own words are shown.
+    const { scheduledFor: _s, ...noTime } = digest({ lateNote: 'Was due <!here> at 09:00 UTC.' });
+    expect(json(digestMessage(noTime))).toContain('Was due &lt;!here&gt; at 09:00 UTC.');
   });
 
   it('a section that failed to load says so; the others still show', () => {

@@ -176,7 +176,14 @@ export function digestMessage(d: Digest): Message {
   );
   if (d.lateNote || (d.missedDays && d.missedDays.length > 0)) {
     const lines: string[] = [];
-    if (d.lateNote) lines.push(`:hourglass: ${esc(truncate(d.lateNote, 500))}`);
+    if (d.lateNote) {
+      // The core's note says the time in UTC; with the occurrence known, each reader sees their zone.
+      lines.push(
+        d.scheduledFor !== undefined
+          ? `:hourglass: *Posted late*: this digest was due ${dateToken(d.scheduledFor, zone)}; the bot was not running at that time.`
+          : `:hourglass: ${esc(truncate(d.lateNote, 500))}`,
+      );
+    }
     if (d.missedDays && d.missedDays.length > 0) {
       const days = d.missedDays.slice(0, 14).map((x) => code(truncate(x, 20)));
       const extra = d.missedDays.length > 14 ? ` and ${d.missedDays.length - 14} more` : '';
