@@ -7,6 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../../dev/emulator/svc-state.js';
 import type { FakeMessage } from '../../../dev/fakeslack/index.js';
+import type { AppDeps } from '../../../src/slack/deps.js';
+import { FEATURES } from '../../../src/slack/features/index.js';
+import { createNotifyRuntime } from '../../../src/slack/notify-runtime.js';
+import { createStore } from '../../../src/store/index.js';
 import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
 
 let s: NotifySetup | undefined;
@@ -151,10 +155,18 @@ describe('daily digest', () => {
     expect(x.bot.fake.messages(ch)).toHaveLength(1);
   });
 
-  it('a scheduled digest posts once a day with two replicas on one store; a missed day is posted late once, with a note', async () => {
-    const x = await setupNotify();
+  it('a scheduled digest posts once a day with two replicas on one Redis store; a missed day is posted late once, with a note', async () => {
+    const x = await setupNotify({ bot: { store: 'redis' } });
     s = x;
-    const other = newNotifyRuntime(x.bot, x.clock);
+    // The second replica: its own connection to the same store, its own notifier and holder id.
+    const storeB = await createStore({
+      url: x.bot.config.storeUrl,
+      encryptionKey: x.bot.config.encryptionKey,
+      previousEncryptionKeys: x.bot.config.previousEncryptionKeys,
+      namespace: x.bot.storeNamespace,
+    });
+    const depsB: AppDeps = { ...x.bot.deps, store: storeB };
+    const other = createNotifyRuntime(depsB, { clock: x.clock, holderId: 'replica-b', features: FEATURES });
     const ch = 'C0DIGDAY2';
     x.bot.fake.addChannel(x.ws, { id: ch, name: 'digest-daily' });
     // Two minutes from now, in UTC (HH:MM).
@@ -191,5 +203,6 @@ describe('daily digest', () => {
     const days = all.map((m) => /Daily digest · (\d{4}-\d\d-\d\d)/.exec(textOf(m))?.[1]);
     expect(new Set(days).size).toBe(3);
     await other.stop();
+    await storeB.close();
   });
 });
