@@ -2,7 +2,8 @@
  * Architecture rules, checked by `npm run lint` (dependency-cruiser). The layers depend one way:
  * api -> store -> watch -> ops -> slack (each may import the ones before it, never after), the
  * Slack layer's features never import each other (shared code lives in src/slack/kit/), and the
- * product (src/) never imports the tooling (dev/) or the tests.
+ * product (src/) never imports the tooling (dev/) or the tests, and the tooling never imports the
+ * tests.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -60,6 +61,14 @@ module.exports = {
       comment: 'Nothing in src imports the emulator, fake Slack, demo or tests.',
       from: { path: '^src/' },
       to: { path: '^(dev|test|bench|scripts)/' },
+    },
+    {
+      name: 'tooling-imports-no-tests',
+      severity: 'error',
+      comment:
+        'dev/ (emulator, fake Slack, demo, the one stack builder in dev/testing/) runs without the tests: npm run demo and the fault children never load a test file. Tests import dev/, not the other way.',
+      from: { path: '^dev/' },
+      to: { path: '^(test|bench)/' },
     },
     {
       name: 'not-to-unresolvable',

@@ -142,7 +142,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     write(`\n✗ The demo could not start: ${result.error}\n`);
   } finally {
     if (stack && (opts.debugLogs || !result.ok)) {
-      const lines = stack.logLines().filter((l) => opts.debugLogs || /"level":(40|50|60)/.test(l));
+      const lines = stack.logs.lines().filter((l) => opts.debugLogs || /"level":(40|50|60)/.test(l));
       if (lines.length)
         write(`\nBot log (${opts.debugLogs ? 'all' : 'warnings and errors'}):\n${lines.join('')}`);
     }

@@ -37,10 +37,24 @@ function expectText(c: FakeCall, ...needles: string[]): void {
 
 async function waitFor(s: DemoStack, what: string, pred: (c: FakeCall) => boolean, ms = 15_000) {
   try {
-    return await s.waitFor(pred, ms);
+    return await s.fake.waitFor(pred, ms);
   } catch (e) {
     throw new DemoStepError(`${what}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Submit a modal (the user's last one, or the view with that id) as Slack does, and close it on the
+ * fake Slack: a later lastView() then finds the view the bot opens or pushes next.
+ */
+async function submitView(
+  s: DemoStack,
+  o: { user: string; viewId?: string; values?: Record<string, unknown> },
+) {
+  const view = o.viewId ? s.fake.view(o.viewId) : s.fake.lastView(o.user, 'modal');
+  if (!view) throw new DemoStepError(`no modal is open for ${o.user}`);
+  s.fake.closeView(view.id);
+  return s.viewSubmission({ user: o.user, view, ...(o.values ? { values: o.values } : {}) });
 }
 
 const after = (seq: number) => (c: FakeCall) => c.seq > seq && c.ok;
@@ -74,7 +88,7 @@ export const STEPS: DemoStep[] = [
       await s.command('setup', { user: s.ws.admin });
       await waitFor(s, 'the setup modal did not open', (c) => after(seq)(c) && c.method === 'views.open');
       const seq2 = s.lastSeq();
-      const r = await s.submitView({
+      const r = await submitView(s, {
         user: s.ws.admin,
         values: textValues({
           site_ids: 'DEMO, AB12, FILM',
@@ -126,7 +140,7 @@ export const STEPS: DemoStep[] = [
       );
       const viewId = String((form.response as { view?: { id?: string } } | undefined)?.view?.id ?? '');
       const seq2 = s.lastSeq();
-      await s.submitView({
+      await submitView(s, {
         user: s.ws.admin,
         ...(viewId ? { viewId } : {}),
         values: { recipients_text: { value: { type: 'plain_text_input', value: RECIPIENT_LIST } } },
@@ -142,7 +156,7 @@ export const STEPS: DemoStep[] = [
       expectText(preview, 'New, will be registered', 'Invalid lines', 'bad name with spaces', 'Sky-DE');
       const previewId = String((preview.response as { view?: { id?: string } } | undefined)?.view?.id ?? '');
       const seq3 = s.lastSeq();
-      await s.submitView({ user: s.ws.admin, ...(previewId ? { viewId: previewId } : {}) });
+      await submitView(s, { user: s.ws.admin, ...(previewId ? { viewId: previewId } : {}) });
       const dm = await waitFor(
         s,
         'the registration never reported that it finished',
@@ -264,7 +278,7 @@ export const STEPS: DemoStep[] = [
     about: 'Nothing the bot sent to Slack, and no log line, contains a token, key or signing secret.',
     async run(s) {
       const slack = JSON.stringify(s.fake.calls().map((c) => ({ m: c.method, a: c.args })));
-      const logs = s.logLines().join('');
+      const logs = s.logs.text();
       for (const secret of s.secrets()) {
         if (slack.includes(secret)) throw new DemoStepError('a secret appeared in a Slack call');
         if (logs.includes(secret)) throw new DemoStepError('a secret appeared in the logs');

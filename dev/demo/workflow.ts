@@ -5,7 +5,6 @@
  * when the job ends (through the durable waits runtime), and the workflow's own "Send a message"
  * step (Slack's, simulated here with a plain chat.postMessage) posts the outputs to the channel.
  */
-import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { createWorkflowWaits } from '../../src/slack/features/workflow-steps/index.js';
 import { listWaits } from '../../src/watch/job-waits.js';
@@ -16,32 +15,13 @@ import type { DemoStack } from './stack.js';
 type Obj = Record<string, unknown>;
 
 async function runStep(s: DemoStack, callbackId: string, inputs: Obj): Promise<FakeCall> {
-  const ex = s.fake.startFunctionExecution(s.ws.teamId);
-  const r = await s.event({
-    type: 'function_executed',
-    function: {
-      id: `Fn${randomBytes(4).toString('hex').toUpperCase()}`,
-      callback_id: callbackId,
-      title: callbackId,
-      type: 'app',
-      input_parameters: [],
-      output_parameters: [],
-      app_id: 'A0DEMOAPP',
-      date_created: Math.floor(Date.now() / 1000),
-      date_updated: 0,
-      date_deleted: 0,
-    },
-    inputs,
-    function_execution_id: ex.executionId,
-    workflow_execution_id: `Wx${randomBytes(4).toString('hex').toUpperCase()}`,
-    bot_access_token: ex.token,
-  });
+  const r = await s.functionExecuted({ callbackId, inputs });
   if (r.status !== 200) throw new DemoStepError(`function_executed for ${callbackId} got HTTP ${r.status}`);
-  return waitDone(s, ex.executionId);
+  return waitDone(s, r.executionId);
 }
 
 function waitDone(s: DemoStack, executionId: string): Promise<FakeCall> {
-  return s
+  return s.fake
     .waitFor(
       (c) =>
         (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
@@ -69,27 +49,13 @@ export const WORKFLOW_STEP: DemoStep = {
       { recipient: 'Arte-FR' },
       { recipient: 'Viaplay-NO' },
     ]);
-    const waits = createWorkflowWaits(s.deps, { intervalMs: 3_600_000 });
+    const waits = createWorkflowWaits({ ...s.deps, store: s.store }, { intervalMs: 3_600_000 });
     try {
       const ex = s.fake.startFunctionExecution(s.ws.teamId);
-      const pending = s.event({
-        type: 'function_executed',
-        function: {
-          id: 'FnWAIT',
-          callback_id: 'wait_for_job',
-          title: 'wait_for_job',
-          type: 'app',
-          input_parameters: [],
-          output_parameters: [],
-          app_id: 'A0DEMOAPP',
-          date_created: 0,
-          date_updated: 0,
-          date_deleted: 0,
-        },
+      const pending = s.functionExecuted({
+        callbackId: 'wait_for_job',
         inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 4, requested_by: s.ws.member },
-        function_execution_id: ex.executionId,
-        workflow_execution_id: 'WxDEMO',
-        bot_access_token: ex.token,
+        execution: ex,
       });
       if ((await pending).status !== 200) throw new DemoStepError('wait_for_job event refused');
       // Stored as a durable wait and checked once by the step (the job is still running).

@@ -4,7 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackSignature, startTestBot, type TestBot } from './index.js';
+import { slackSignature, startTestBot, type TestBot, testWorkspace } from './index.js';
 
 describe('harness payloads reach the real app', () => {
   let bot: TestBot;
@@ -148,6 +148,32 @@ describe('harness with the Redis store', () => {
       expect((r.json as { checks: { name: string; detail?: string }[] }).checks).toContainEqual(
         expect.objectContaining({ name: 'store', ok: true, detail: 'redis' }),
       );
+    } finally {
+      await bot.close();
+    }
+  });
+});
+
+describe('harness with given workspaces and settings built from the emulator', () => {
+  it('serves the fixture workspace, sends its channel names and reads env that names the emulator', async () => {
+    const fixture = testWorkspace(7);
+    fixture.spec.channels = [{ id: fixture.channel, name: 'releases', botIsMember: true }];
+    let seen: { team_id?: string; channel_name?: string } | undefined;
+    const bot = await startTestBot({
+      workspaceFixtures: [fixture],
+      credentials: 'none',
+      env: ({ emulator }) => ({ DWM_BASE_URL: emulator!.wmBaseUrl }),
+      register: (app) =>
+        app.command('/dwm', async ({ ack, command }) => {
+          await ack();
+          seen = command;
+        }),
+    });
+    try {
+      expect(bot.workspaces.map((w) => w.teamId)).toEqual([fixture.teamId]);
+      expect(bot.config.dwmBaseUrl).toBe(bot.emulator!.wmBaseUrl);
+      expect((await bot.command('hi')).status).toBe(200);
+      expect(seen).toMatchObject({ team_id: fixture.teamId, channel_name: 'releases' });
     } finally {
       await bot.close();
     }
