@@ -15,25 +15,22 @@ import type { Logger } from '../log.js';
 import { workspaceKeyOf } from '../store/keys.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { AppDeps } from './deps.js';
+import { appState } from './kit/app-state.js';
 import { webClients } from './kit/web-client.js';
 
 export type UninstallReason = 'app_uninstalled' | 'tokens_revoked';
 
 export type UninstallHook = (workspace: WorkspaceKey) => void;
 
-/** Hooks per app (keyed by its configuration object, like the Web API clients). */
-const uninstallHooks = new WeakMap<object, Set<UninstallHook>>();
+/** The app's hooks (kit/app-state.ts: per app, like the Web API clients). */
+const uninstallHooks = appState(() => new Set<UninstallHook>());
 
 /**
  * Run `hook` when a workspace is uninstalled (drop its per-process caches). Returns a function that
  * unregisters it (call it when the part that registered stops).
  */
 export function onUninstall(deps: Pick<AppDeps, 'config'>, hook: UninstallHook): () => void {
-  let hooks = uninstallHooks.get(deps.config);
-  if (!hooks) {
-    hooks = new Set();
-    uninstallHooks.set(deps.config, hooks);
-  }
+  const hooks = uninstallHooks(deps);
   hooks.add(hook);
   return () => hooks.delete(hook);
 }
@@ -46,7 +43,7 @@ export async function purgeWorkspace(
 ): Promise<boolean> {
   // Per-process caches of the workspace go too.
   webClients(deps).forget(key);
-  for (const hook of uninstallHooks.get(deps.config) ?? []) {
+  for (const hook of uninstallHooks(deps)) {
     try {
       hook(key);
     } catch (err) {

@@ -9,6 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import { configAdminIds } from '../../config.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
+import { appState } from './app-state.js';
 import { LIMITS, type Message, type ModalView, modal, section } from './blocks.js';
 import type { CommandContext, Role } from './context-types.js';
 import { renderRefused } from './errors.js';
@@ -40,20 +41,11 @@ interface RoleState {
   groups: TtlLru<Set<string>>;
   budgetMs: number;
 }
-const perApp = new WeakMap<object, RoleState>();
-
-function stateOf(deps: { config: object }): RoleState {
-  let st = perApp.get(deps.config);
-  if (!st) {
-    st = {
-      users: new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS),
-      groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
-      budgetMs: DEFAULT_ROLE_BUDGET_MS,
-    };
-    perApp.set(deps.config, st);
-  }
-  return st;
-}
+const stateOf = appState<RoleState>(() => ({
+  users: new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS),
+  groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
+  budgetMs: DEFAULT_ROLE_BUDGET_MS,
+}));
 
 /** Forget cached users.info / user group answers (after the admin settings change). */
 export function clearRoleCaches(deps: { config: object }): void {

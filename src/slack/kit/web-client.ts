@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Store, WorkspaceKey } from '../../store/types.js';
+import { appState } from './app-state.js';
 import { boltLogger } from './bolt-logger.js';
 import { LruMap } from './lru.js';
 
@@ -88,7 +89,9 @@ export interface WebClients {
   readonly size: number;
 }
 
-function createWebClients(deps: ConfigDeps & { store: Pick<Store, 'installations'>; logger: Logger }) {
+function createWebClients(
+  deps: ConfigDeps & { store: Pick<Store, 'installations'>; logger: Logger },
+): WebClients {
   const cache = new LruMap<WorkspaceKey, { key: string; client: WebClient }>(WEB_CLIENTS_MAX);
   const clients: WebClients = {
     async forWorkspace(ws) {
@@ -115,14 +118,5 @@ function createWebClients(deps: ConfigDeps & { store: Pick<Store, 'installations
   return clients;
 }
 
-const perApp = new WeakMap<object, WebClients>();
-
-/** The bot clients of the app `deps` belongs to (one cache per configuration object). */
-export function webClients(deps: ConfigDeps & { store: Pick<Store, 'installations'>; logger: Logger }) {
-  let c = perApp.get(deps.config);
-  if (!c) {
-    c = createWebClients(deps);
-    perApp.set(deps.config, c);
-  }
-  return c;
-}
+/** The bot clients of the app `deps` belongs to (one cache per app: kit/app-state.ts). */
+export const webClients = appState(createWebClients);

@@ -6,6 +6,7 @@
  *
  * Refreshes of the same workspace/user are coalesced: while one runs, further calls mark it dirty
  * and it runs once more at the end (so a burst of 50 notifications costs two refreshes, not 50).
+ * The refreshes in flight belong to the app (kit/app-state.ts): two apps never coalesce together.
  * Nothing here throws: a failed publish is logged (warn) and the next refresh tries again.
  */
 import type { WebClient } from '@slack/web-api';
@@ -14,6 +15,7 @@ import { z } from 'zod';
 import { gatherHome, type HomeData } from '../../../ops/home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
+import { appState } from '../../kit/app-state.js';
 import { resolveRole, userInfo } from '../../kit/roles.js';
 import { webClients } from '../../kit/web-client.js';
 import { homeView } from './render.js';
@@ -72,15 +74,23 @@ export async function publishHome(
   await client.views.publish({ user_id: userId, view: view });
 }
 
-const running = new Map<string, { again: boolean; done: Promise<number> }>();
+interface Refresh {
+  /** Another call came while this one ran: run once more at the end. */
+  again: boolean;
+  done: Promise<number>;
+}
 
-function coalesce(key: string, fn: () => Promise<number>): Promise<number> {
+/** The app's refreshes in flight, by `workspace:user` (`*` for every recent viewer). */
+const refreshesOf = appState(() => new Map<string, Refresh>());
+
+function coalesce(deps: AppDeps, key: string, fn: () => Promise<number>): Promise<number> {
+  const running = refreshesOf(deps);
   const cur = running.get(key);
   if (cur) {
     cur.again = true;
     return cur.done;
   }
-  const entry = { again: false, done: Promise.resolve(0) };
+  const entry: Refresh = { again: false, done: Promise.resolve(0) };
   entry.done = (async () => {
     let n = 0;
     try {
@@ -103,7 +113,7 @@ function coalesce(key: string, fn: () => Promise<number>): Promise<number> {
  * you like) after a change the tab shows.
  */
 export function refreshHome(deps: AppDeps, workspace: WorkspaceKey, userId?: string): Promise<number> {
-  return coalesce(`${workspace}:${userId ?? '*'}`, async () => {
+  return coalesce(deps, `${workspace}:${userId ?? '*'}`, async () => {
     const log = deps.logger.child({ workspace, component: 'home' });
     try {
       const client = await workspaceSlackClient(deps, workspace);
