@@ -85,7 +85,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     const state: DemoState = { jobs: {} };
     const steps = opts.steps ?? STEPS;
     for (const [i, step] of steps.entries()) {
-      const from = stack.lastSeq();
+      const from = stack.fake.lastSeq();
       write(`\n━━ Step ${i + 1}/${steps.length}: ${step.title} ━━\n${step.about}\n`);
       let error: unknown;
       try {

@@ -84,10 +84,10 @@ export const STEPS: DemoStep[] = [
       'An admin runs /dwm setup, fills in the service credentials; the bot verifies them live and saves them encrypted.',
     async run(s) {
       const e = s.emulator;
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.command('setup', { user: s.ws.admin });
       await waitFor(s, 'the setup modal did not open', (c) => after(seq)(c) && c.method === 'views.open');
-      const seq2 = s.lastSeq();
+      const seq2 = s.fake.lastSeq();
       const r = await submitView(s, {
         user: s.ws.admin,
         values: textValues({
@@ -116,7 +116,7 @@ export const STEPS: DemoStep[] = [
     about:
       'The admin opens the app: the Home tab shows the connection, failures, jobs in flight, sites and buttons.',
     async run(s) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.event({ type: 'app_home_opened', user: s.ws.admin, channel: 'D0ADMIN01', tab: 'home' });
       const home = await waitFor(
         s,
@@ -131,7 +131,7 @@ export const STEPS: DemoStep[] = [
     about:
       'The admin pastes a distributor list with a few invalid lines: a preview first, then the registration runs.',
     async run(s) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.command('register', { user: s.ws.admin });
       const form = await waitFor(
         s,
@@ -139,7 +139,7 @@ export const STEPS: DemoStep[] = [
         (c) => after(seq)(c) && c.method === 'views.open',
       );
       const viewId = String((form.response as { view?: { id?: string } } | undefined)?.view?.id ?? '');
-      const seq2 = s.lastSeq();
+      const seq2 = s.fake.lastSeq();
       await submitView(s, {
         user: s.ws.admin,
         ...(viewId ? { viewId } : {}),
@@ -155,7 +155,7 @@ export const STEPS: DemoStep[] = [
       );
       expectText(preview, 'New, will be registered', 'Invalid lines', 'bad name with spaces', 'Sky-DE');
       const previewId = String((preview.response as { view?: { id?: string } } | undefined)?.view?.id ?? '');
-      const seq3 = s.lastSeq();
+      const seq3 = s.fake.lastSeq();
       await submitView(s, { user: s.ws.admin, ...(previewId ? { viewId: previewId } : {}) });
       const dm = await waitFor(
         s,
@@ -174,7 +174,7 @@ export const STEPS: DemoStep[] = [
     title: 'List jobs',
     about: 'A member lists the recent watermarking jobs of the default site.',
     async run(s) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.command('jobs');
       const reply = await waitFor(
         s,
@@ -189,7 +189,7 @@ export const STEPS: DemoStep[] = [
     title: 'Watch a channel',
     about: 'A member subscribes #releases to completed and failed jobs of site DEMO.',
     async run(s) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.command('watch site:DEMO status:completed,error');
       const reply = await waitFor(
         s,
@@ -223,7 +223,7 @@ export const STEPS: DemoStep[] = [
       const victim = tasks.items.find((t) => t.recipient === 'Crunchyroll.JP') ?? tasks.items[0];
       e.finishJob('DEMO', okJob);
       e.finishJob('DEMO', badJob, { failDwmIds: victim ? [victim.dwmId] : [], cliErrorCode: '3' });
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       const out = await s.watch.watcher.pollOnce(s.ws.teamId, 'DEMO');
       if (out.error) throw new DemoStepError(`the poll failed: ${out.error}`);
       const inChannel = (id: number) => (c: FakeCall) =>
@@ -241,7 +241,7 @@ export const STEPS: DemoStep[] = [
     title: 'App Home, refreshed',
     about: 'The Home tab now shows the failure of the last 24 hours and the channel watch.',
     async run(s, state) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       const n = await refreshHome(s.deps, s.ws.teamId);
       if (n < 1) throw new DemoStepError('refreshHome published no tab');
       const home = await waitFor(
@@ -256,7 +256,7 @@ export const STEPS: DemoStep[] = [
     title: '/dwm debug',
     about: 'The admin checks what the deployment is doing: ids, modes, store, last poll per site, outbox.',
     async run(s) {
-      const seq = s.lastSeq();
+      const seq = s.fake.lastSeq();
       await s.command('debug', { user: s.ws.admin });
       const reply = await waitFor(
         s,

@@ -13,8 +13,6 @@ import { startTestBot, type TestBot, type WorkspaceFixture } from '../testing/bo
 export interface DemoStack extends TestBot {
   emulator: EmulatorHandle;
   watch: WatchRuntime;
-  /** Highest call sequence number recorded by the fake Slack so far. */
-  lastSeq(): number;
 }
 
 /** Acme Films: an admin in Seoul, a member in New York, #releases with the bot in it. */
@@ -78,7 +76,6 @@ export async function startDemoStack(opts: { logLevel?: string } = {}): Promise<
   return Object.assign(bot, {
     emulator,
     watch,
-    lastSeq: () => bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0),
     close: async () => {
       await watch.stop().catch(() => undefined);
       await closeBot();

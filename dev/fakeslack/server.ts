@@ -506,6 +506,14 @@ export class FakeSlack {
     return method ? this.recorded.filter((c) => c.method === method) : [...this.recorded];
   }
 
+  /**
+   * Sequence number of the last call recorded so far (0 before any; not reset by `reset()`): wait
+   * for what comes after it with `waitFor((c) => c.seq > seq && ...)`.
+   */
+  lastSeq(): number {
+    return this.seq;
+  }
+
   /** Messages currently in a channel (deleted ones excluded), oldest first. A user id means the DM. */
   messages(channel: string, opts: { includeDeleted?: boolean } = {}): FakeMessage[] {
     const ch = /^[UW]/.test(channel) ? this.dmId(channel) : channel;

@@ -87,6 +87,17 @@ describe('auth and workspaces', () => {
     });
     expect(JSON.stringify(call)).not.toContain(A.botToken);
   });
+
+  it('lastSeq is the sequence number of the last call, and keeps counting after reset()', async () => {
+    await a.chat.postMessage({ channel: 'C0AGEN', text: 'one' });
+    const seq = fake.lastSeq();
+    expect(seq).toBe(Math.max(...fake.calls().map((c) => c.seq)));
+    fake.reset();
+    expect(fake.lastSeq()).toBe(seq);
+    await a.chat.postMessage({ channel: 'C0AGEN', text: 'two' });
+    expect(fake.calls().map((c) => c.seq)).toEqual([fake.lastSeq()]);
+    expect(fake.lastSeq()).toBeGreaterThan(seq);
+  });
 });
 
 describe('channels', () => {

@@ -111,7 +111,7 @@ describe('kill -9 of the bot', () => {
           }
           if (rand() < 0.5) {
             // Kill the moment Slack records one of the bot's calls (posted, not yet recorded).
-            const seq = fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+            const seq = fake.lastSeq();
             const method = ['chat.postMessage', 'chat.update', 'chat.postMessage'][randInt(rand, 0, 2)]!;
             const hit = await fake
               .waitFor((c) => c.seq > seq && c.method === method, 2500)

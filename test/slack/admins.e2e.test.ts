@@ -8,7 +8,7 @@ import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 
 function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+  return bot.fake.lastSeq();
 }
 async function reply(bot: TestBot, after: number): Promise<string> {
   const c: FakeCall = await bot.fake.waitFor((x) => x.method === 'response_url' && x.seq > after, 8000);

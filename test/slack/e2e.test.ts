@@ -19,7 +19,7 @@ async function nextResponse(bot: TestBot, after: number): Promise<FakeCall> {
 }
 
 function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+  return bot.fake.lastSeq();
 }
 
 describe('with env credentials', () => {

@@ -37,7 +37,7 @@ describe('credentials encrypted with another key', () => {
   });
 
   it('a command says the credentials cannot be read and what to do', async () => {
-    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = bot.fake.lastSeq();
     await bot.command('jobs', { user: bot.ws.member });
     const reply = await bot.fake.waitFor((c) => c.seq > seq && c.method === 'response_url');
     const text = JSON.stringify(reply.args);
@@ -47,7 +47,7 @@ describe('credentials encrypted with another key', () => {
   });
 
   it('an admin can open setup (blank) and the saved record is replaced', async () => {
-    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = bot.fake.lastSeq();
     await bot.command('setup', { user: bot.ws.admin });
     const opened = await bot.fake.waitFor(
       (c) => c.seq > seq && (c.method === 'views.open' || c.method === 'views.update'),

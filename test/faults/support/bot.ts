@@ -18,7 +18,7 @@ export const REPLY_METHODS = new Set([
 ]);
 
 export function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+  return bot.fake.lastSeq();
 }
 
 export function callsAfter(bot: TestBot, seq: number): FakeCall[] {

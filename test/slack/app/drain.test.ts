@@ -14,7 +14,7 @@ const replies = (b: TestBot, after: number) =>
     .filter((c) => c.seq > after && c.method === 'response_url')
     .map((c) => JSON.stringify(c.args));
 
-const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+const lastSeq = (b: TestBot) => b.fake.lastSeq();
 
 describe('drain on shutdown (SIGTERM)', () => {
   it('lets a command that is between upstream calls finish and answer, and tells new ones to try again', async () => {

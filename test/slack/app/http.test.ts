@@ -72,7 +72,7 @@ describe('Slack app over HTTP (real app, fake Slack)', () => {
     expect(before.text).toContain('# TYPE drmchatops_commands_total counter');
     const helpBefore = sample(before.text, 'drmchatops_commands_total', 'command="/dwm",outcome="help"');
     const jobsBefore = sample(before.text, 'drmchatops_commands_total', 'command="/dwm jobs",outcome="ok"');
-    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = bot.fake.lastSeq();
     await bot.command('help');
     await bot.command('jobs');
     await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq && c.ok, 10_000);

@@ -74,7 +74,7 @@ describe('watch runtime direct messages', () => {
       await runtime!.idle();
     };
 
-    const seq = b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = b.fake.lastSeq();
     await b.command(`watch site:${site}`);
     await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
     await poll();

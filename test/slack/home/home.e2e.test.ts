@@ -10,7 +10,7 @@ import { registry } from '../../../src/slack/features/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
 function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+  return bot.fake.lastSeq();
 }
 
 /** Wait for the full Home tab (not the Loading one) published for a user after `seq`. */

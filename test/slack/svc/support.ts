@@ -3,7 +3,7 @@ import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import type { TestBot } from '../../harness/index.js';
 
 export function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+  return bot.fake.lastSeq();
 }
 
 export function textOf(c: FakeCall | { args?: unknown } | undefined): string {

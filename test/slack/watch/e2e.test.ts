@@ -64,7 +64,7 @@ function newRuntime(b: TestBot, clock: FakeClock, posters?: PosterFactory): Watc
   return r;
 }
 
-const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+const lastSeq = (b: TestBot) => b.fake.lastSeq();
 const json = (x: unknown) => JSON.stringify(x ?? {});
 
 /** Run a slash command and return the reply it got through response_url. */

@@ -19,12 +19,12 @@ describe('Home: Watch a channel', () => {
   });
 
   async function pick(user: string, channel: string) {
-    const before = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const before = bot.fake.lastSeq();
     await bot.action({ actionId: 'home_watch', value: '{}', user } as never);
     await bot.fake.waitFor((c) => c.method === 'views.open' && c.ok && c.seq > before, 8000);
     const view = bot.fake.lastView(user, 'modal');
     expect(view?.callbackId).toBe('home_watch_pick');
-    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = bot.fake.lastSeq();
     const ack = await bot.viewSubmission({
       user,
       view: view!,

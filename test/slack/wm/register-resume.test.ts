@@ -70,7 +70,7 @@ describe('final registration report', () => {
       channel: `D${admin.slice(1)}`,
       ts: '1700000000.000100',
     });
-    const seq = bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
+    const seq = bot.fake.lastSeq();
     const r = await resumePendingRegistrations(bot.deps);
     expect(r.resumed).toEqual(['lost-progress']);
     expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq && !c.ok).length).toBeGreaterThan(0);
