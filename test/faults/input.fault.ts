@@ -31,7 +31,7 @@ import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
 import { suiteSeed } from './support/seed.js';
 import { scenario } from './support/summary.js';
-import { completeness, SITE, startWatchRig } from './support/watch.js';
+import { completeness, SITE, startWatchRig, subscribeAll } from './support/watch.js';
 
 const RUNS = 150;
 const params = { seed: suiteSeed(), numRuns: RUNS };
@@ -491,13 +491,7 @@ describe('hostile strings from the service', () => {
         const rig = await startWatchRig();
         try {
           const w = rig.watcher();
-          await w.subscriptions.create(rig.ws.teamId, {
-            channelId: rig.ws.channel,
-            siteId: SITE,
-            filters: { statuses: [], mode: 'all' },
-            createdBy: rig.ws.admin,
-          });
-          await w.pollOnce(rig.ws.teamId, SITE);
+          await subscribeAll(rig, w);
           const hostile = HOSTILE.filter((h) => h.length < 6000);
           const jobs: number[] = [];
           for (let i = 0; i < hostile.length; i += 3) {

@@ -14,7 +14,7 @@ import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';
 import { unhandledSoFar } from './support/unhandled.js';
-import { completeness, SITE, startWatchRig } from './support/watch.js';
+import { completeness, SITE, startWatchRig, subscribeAll } from './support/watch.js';
 
 const PROBE = 'faults-probe';
 
@@ -250,13 +250,7 @@ describe('poller under service faults', () => {
         const rig = await startWatchRig();
         try {
           const w = rig.watcher();
-          await w.subscriptions.create(rig.ws.teamId, {
-            channelId: rig.ws.channel,
-            siteId: SITE,
-            filters: { statuses: [], mode: 'all' },
-            createdBy: rig.ws.admin,
-          });
-          await w.pollOnce(rig.ws.teamId, SITE); // baseline
+          await subscribeAll(rig, w);
           const jobs = [1, 2, 3].map((i) => rig.emu.createJob(SITE, `storm-${i}`, [{ recipient: `r${i}` }]));
           const kinds: FaultRule[] = [{ status: 503 }, { drop: true }, { malformed: true }];
           const failures: number[] = [];
@@ -312,13 +306,7 @@ describe('poller under service faults', () => {
         const rig = await startWatchRig();
         try {
           const w = rig.watcher();
-          await w.subscriptions.create(rig.ws.teamId, {
-            channelId: rig.ws.channel,
-            siteId: SITE,
-            filters: { statuses: [], mode: 'all' },
-            createdBy: rig.ws.admin,
-          });
-          await w.pollOnce(rig.ws.teamId, SITE);
+          await subscribeAll(rig, w);
           const job = rig.emu.createJob(SITE, 'auth-job', [{ recipient: 'x' }]);
           rig.emu.faults.add({ status: 401 });
           rig.emu.expireTokens();

@@ -9,17 +9,7 @@ import { startTestBot } from '../harness/index.js';
 import { lastSeq, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';
 import { unhandledSoFar } from './support/unhandled.js';
-import { completeness, SITE, startWatchRig, type WatchRig } from './support/watch.js';
-
-async function subscribe(rig: WatchRig, w: Watcher): Promise<void> {
-  await w.subscriptions.create(rig.ws.teamId, {
-    channelId: rig.ws.channel,
-    siteId: SITE,
-    filters: { statuses: [], mode: 'all' },
-    createdBy: rig.ws.admin,
-  });
-  await w.pollOnce(rig.ws.teamId, SITE); // baseline
-}
+import { completeness, SITE, startWatchRig, subscribeAll, type WatchRig } from './support/watch.js';
 
 /** Poll (one interval apart) until the outbox is empty, at most `max` cycles. */
 async function pollUntilDrained(rig: WatchRig, w: Watcher, max = 30): Promise<number> {
@@ -61,7 +51,7 @@ describe('Slack delivery faults', () => {
         const rig = await startWatchRig();
         try {
           const w = rig.watcher();
-          await subscribe(rig, w);
+          await subscribeAll(rig, w);
           const jobs = [1, 2, 3, 4].map((i) =>
             rig.emu.createJob(SITE, `slack-${i}`, [{ recipient: `r${i}` }]),
           );
@@ -100,7 +90,7 @@ describe('Slack delivery faults', () => {
           const rig = await startWatchRig();
           try {
             const w = rig.watcher();
-            await subscribe(rig, w);
+            await subscribeAll(rig, w);
             rig.emu.createJob(SITE, 'perm-1', [{ recipient: 'p' }]);
             rig.fake.fail('chat.postMessage', { error: code, times: 1000 });
             rig.clock.advance(60_000);

@@ -23,6 +23,7 @@ import {
   ENCRYPTION_KEY,
   SITE,
   startWatchRig,
+  subscribeAll,
 } from './support/watch.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -53,13 +54,7 @@ describe('Redis restarted under load', () => {
           await rig.close();
         });
         const w = rig.watcher();
-        await w.subscriptions.create(rig.ws.teamId, {
-          channelId: rig.ws.channel,
-          siteId: SITE,
-          filters: { statuses: [], mode: 'all' },
-          createdBy: rig.ws.admin,
-        });
-        await w.pollOnce(rig.ws.teamId, SITE);
+        await subscribeAll(rig, w);
         const jobs: number[] = [];
         let acked = 0;
         let inflightErrors = 0;

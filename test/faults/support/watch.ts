@@ -45,6 +45,17 @@ export interface WatchRig {
   close(): Promise<void>;
 }
 
+/** Subscribe the rig's channel to every job of SITE, then poll once for the baseline (no notices). */
+export async function subscribeAll(rig: WatchRig, w: Watcher): Promise<void> {
+  await w.subscriptions.create(rig.ws.teamId, {
+    channelId: rig.ws.channel,
+    siteId: SITE,
+    filters: { statuses: [], mode: 'all' },
+    createdBy: rig.ws.admin,
+  });
+  await w.pollOnce(rig.ws.teamId, SITE);
+}
+
 export function deliveryKeyOf(m: FakeMessage): string | undefined {
   if (m.metadata?.event_type !== DELIVERY_EVENT_TYPE) return undefined;
   const p = m.metadata.event_payload as { key?: unknown } | undefined;
