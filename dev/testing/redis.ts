@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, Socket } from 'node:net';
+import { freeLoopbackPort, waitForPort } from './ports.js';
 
 export interface TestRedis {
   url: string;
@@ -22,18 +22,6 @@ export interface TestRedis {
   stop(namespaces?: string[]): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** Minimal RESP client: enough for PING and the raw reads tests do. */
 async function rawCommand(url: string, args: string[]): Promise<unknown> {
   const { createClient } = await import('@keyv/redis');
@@ -45,25 +33,6 @@ async function rawCommand(url: string, args: string[]): Promise<unknown> {
   } finally {
     await client.quit().catch(() => undefined);
   }
-}
-
-async function waitForPort(port: number, child: ChildProcess, deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = new Socket();
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-      s.connect(port, '127.0.0.1');
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server did not accept connections on 127.0.0.1:${port} within ${deadlineMs} ms`);
 }
 
 function makeHandle(url: string, owned: boolean, child?: ChildProcess): TestRedis {
@@ -108,7 +77,7 @@ export async function startTestRedis(): Promise<TestRedis> {
     }
     return makeHandle(fromEnv, false);
   }
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
@@ -125,7 +94,7 @@ export async function startTestRedis(): Promise<TestRedis> {
     ),
   );
   try {
-    await Promise.race([waitForPort(port, child, 10_000), spawnError]);
+    await Promise.race([waitForPort(port, 10_000, child, 'redis-server'), spawnError]);
     await rawCommand(`redis://127.0.0.1:${port}`, ['PING']);
   } catch (e) {
     if (child.exitCode === null) child.kill('SIGKILL');

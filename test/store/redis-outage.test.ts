@@ -5,8 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../dev/testing/ports.js';
 import { StoreConfigError } from '../../src/store/errors.js';
 import { createStore } from '../../src/store/index.js';
 import { type RestartableRedis, startRestartableRedis } from '../faults/support/redis-proc.js';
@@ -32,16 +32,6 @@ afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
 });
 
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 1));
-    });
-  });
-}
-
 describe.skipIf(!hasRedis)('Redis outage', () => {
   let redis: RestartableRedis | undefined;
   afterEach(async () => {
@@ -50,7 +40,7 @@ describe.skipIf(!hasRedis)('Redis outage', () => {
   });
 
   it('an unreachable Redis fails start-up with StoreConfigError and leaves nothing behind', async () => {
-    const port = await closedPort();
+    const port = await freeLoopbackPort();
     const err = await createStore({
       url: `redis://127.0.0.1:${port}`,
       encryptionKey: key(),
