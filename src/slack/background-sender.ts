@@ -9,6 +9,7 @@ import type { WorkspaceKey } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
 import { classifyDeliveryError } from '../watch/delivery.js';
 import type { Clock } from '../watch/types.js';
+import { appState } from './kit/app-state.js';
 
 // -------------------------------------------------------------------------------------------------
 // Background messages (direct messages of the watch runtime, audit mirror lines)
@@ -200,25 +201,26 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
   };
 }
 
-const appSenders = new WeakMap<object, BackgroundSender>();
+/** The app's sender slot (kit/app-state.ts): empty until first use and again after stop. */
+const senderOf = appState((): { sender?: BackgroundSender } => ({}));
 
 /**
- * The process's sender for an app (one per `AppDeps`), used by the audit mirror. Created on first
- * use with real time; `stopAppSender(deps)` (registered on the lifecycle by main.ts) stops it.
+ * The app's sender (one per app, whichever `AppDeps` of it asks: main.ts's request deps and its
+ * background deps `{ ...deps, store }` reach the same one), used by the audit mirror and the
+ * registration report fallback. Created on first use with real time; `stopAppSender(deps)`
+ * (registered on the lifecycle by main.ts) stops it.
  */
-export function appSender(deps: { logger: Logger }): BackgroundSender {
-  let s = appSenders.get(deps);
-  if (!s) {
-    s = createBackgroundSender({ logger: deps.logger });
-    appSenders.set(deps, s);
-  }
-  return s;
+export function appSender(deps: { config: object; logger: Logger }): BackgroundSender {
+  const slot = senderOf(deps);
+  slot.sender ??= createBackgroundSender({ logger: deps.logger });
+  return slot.sender;
 }
 
-/** Stop the app's sender (no-op when none was created). */
-export async function stopAppSender(deps: { logger: Logger }): Promise<void> {
-  const s = appSenders.get(deps);
+/** Stop the app's sender (no-op when none was created); a later `appSender` starts a new one. */
+export async function stopAppSender(deps: { config: object; logger: Logger }): Promise<void> {
+  const slot = senderOf(deps);
+  const s = slot.sender;
   if (!s) return;
-  appSenders.delete(deps);
+  slot.sender = undefined;
   await s.stop();
 }

@@ -128,6 +128,25 @@ describe('createBackgroundSender', () => {
   });
 });
 
+describe('the app sender', () => {
+  it('is one per app: deps derived from it share it, and stopping through either stops it', async () => {
+    const deps = await memoryDeps();
+    const other = await memoryDeps();
+    // main.ts gives background work `{ ...deps, store }`: the same app, so the same sender.
+    const background = { ...deps, store: other.store };
+    const sender = appSender(deps);
+    expect(appSender(background)).toBe(sender);
+    expect(appSender(other)).not.toBe(sender);
+    await stopAppSender(deps);
+    // Stopped for every deps of the app; the next use starts a fresh one.
+    expect(appSender(background)).not.toBe(sender);
+    await stopAppSender(background);
+    await stopAppSender(other);
+    await deps.store.close();
+    await other.store.close();
+  });
+});
+
 describe('audit mirror', () => {
   it('ctx.audit records the entry without waiting for the audit channel post', async () => {
     const deps = await memoryDeps({ auditChannelId: 'C0AUDIT' });
