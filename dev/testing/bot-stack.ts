@@ -59,7 +59,7 @@ export interface StartTestBotOptions {
   workspaceFixtures?: WorkspaceFixture[];
   /** Default 'single' for one workspace, 'oauth' for several. */
   distribution?: 'single' | 'oauth';
-  /** Default 'memory'. 'redis' starts a private redis-server (test/support/redis.ts). */
+  /** Default 'memory'. 'redis' starts a private redis-server (./redis.ts; TEST_REDIS_URL wins). */
   store?: 'memory' | 'sqlite' | 'redis';
   /** An explicit STORE_URL (e.g. a Redis the test stops and starts); wins over `store`. */
   storeUrl?: string;
@@ -70,7 +70,7 @@ export interface StartTestBotOptions {
   credentials?: 'env' | 'store' | 'none';
   /** Start the emulator (default true). */
   emulator?: boolean;
-  /** Listener registration; default the real registerListeners. */
+  /** Listener registration; default every feature (the real registerFeatures). */
   register?: RegisterFn;
   /**
    * Extra/override environment variables for loadConfig; a function gets the emulator (started
