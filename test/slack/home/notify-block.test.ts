@@ -63,7 +63,7 @@ describe('notifyBlocks', () => {
     expect(b).not.toContain('request `6`');
     expect(b).toContain('card in <#C0CARD>');
     expect(b).toContain('<#C0ALERT> · site `AB12` · 20% failed');
-    expect(b).toContain('paused: The app was removed &lt;here&gt;');
+    expect(b).toContain('paused: the app is no longer a member of the channel');
     expect(b).toContain('<#C0DIGEST> · daily at `09:00` Europe/Berlin · next <!date^');
   });
 });

@@ -8,6 +8,7 @@ import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
 import type { TrackedRequest } from '../../../watch/requests.js';
 import { type Block, context, header, section } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
+import { pausedWhy } from '../../kit/notify-paused.js';
 
 /** Lines per list. */
 const MAX_LINES = 5;
@@ -31,8 +32,9 @@ function capped(lines: string[]): string[] {
   return [...lines.slice(0, MAX_LINES), `…and ${lines.length - MAX_LINES} more.`];
 }
 
-const paused = (p: { reason: string } | undefined) =>
-  p ? ` · :double_vertical_bar: paused: ${esc(truncate(p.reason, 120))}` : '';
+/** Paused: the Slack error in words (the stored reason is worded for job watches). */
+const paused = (p: { reason: string; code: string } | undefined) =>
+  p ? ` · :double_vertical_bar: paused: ${esc(truncate(pausedWhy(p.code), 120))}` : '';
 
 /** The block; `undefined` summary (could not be read) shows nothing. */
 export function notifyBlocks(s: NotifyHomeSummary | undefined, tz: string): Block[] {
