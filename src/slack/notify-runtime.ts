@@ -168,6 +168,9 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
     clock,
     logger: deps.logger,
     intervalMs,
+    // The scheduler runs at least once per poll interval (POLL_INTERVAL_SECONDS may be as low as
+    // 5 s): an outcome then reaches the requester within two intervals of the change.
+    tickMs: Math.min(15_000, intervalMs),
     events: (e) => track(onEvent(e)),
     ...opts.notifier,
   });

@@ -226,6 +226,20 @@ describe('additional-site request outcomes', () => {
   });
 });
 
+describe('timing', () => {
+  it('with the shortest poll interval (5 s) the DM still comes within two intervals of the approval', async () => {
+    s = await setupNotify({ bot: { env: { POLL_INTERVAL_SECONDS: '5' } } });
+    const b = s.bot;
+    await requestCard(b, 'plan trial drm', b.ws.member);
+    const t = await trackedOnly(s);
+    await tick(s, s.runtime, 5000);
+    b.emulator!.approveRequest('DEMO', t.requestId);
+    await tick(s, s.runtime, 5000);
+    await tick(s, s.runtime, 5000);
+    expect(dmsTo(b, b.ws.member)).toHaveLength(1);
+  });
+});
+
 describe('polling cost', () => {
   it('polls upstream only while a request is pending', async () => {
     s = await setupNotify();

@@ -72,8 +72,12 @@ export function newNotifyRuntime(
  * One poll interval passes: the runtime's own timer runs its scheduler pass(es); then wait until
  * the pass, its deliveries and the event handling settled.
  */
-export async function tick(s: Pick<NotifySetup, 'clock' | 'runtime'>, runtime = s.runtime) {
-  s.clock.advance(INTERVAL_S * 1000);
+export async function tick(
+  s: Pick<NotifySetup, 'clock' | 'runtime'>,
+  runtime = s.runtime,
+  ms = INTERVAL_S * 1000,
+) {
+  s.clock.advance(ms);
   await runtime.idle();
 }
 
