@@ -7,7 +7,9 @@
  * Where: the channel the request was made in. When the bot cannot post there (not a member, a
  * DM between people, a private channel it is not in, archived), the card goes to the requester's
  * DM with the bot instead and they are told why (ephemeral). When Slack refuses both, the card is
- * shown ephemerally as before (not tracked as a card: the outcome DM still goes out).
+ * shown ephemerally as before (not tracked as a card: the outcome DM still goes out). A request
+ * decided upstream in the moment between being made and its card being posted has no card to
+ * rewrite (`attachRequestCard` says false): its requester still gets the DM.
  */
 import type { WebClient } from '@slack/web-api';
 import { attachRequestCard } from '../../ops/request-outcomes.js';
