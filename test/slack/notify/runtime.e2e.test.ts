@@ -129,6 +129,24 @@ describe('exactly once across a restart', () => {
   });
 });
 
+describe('two replicas', () => {
+  it('two runtimes on one store (two holders): one poll, ONE DM', async () => {
+    s = await setupNotify();
+    const b = s.bot;
+    const other = newNotifyRuntime(b, s.clock);
+    extra.push(other);
+    other.start();
+    const t = await requestTrial(b, s.ws, b.ws.member);
+    b.emulator!.approveRequest('DEMO', t.requestId);
+    s.clock.advance(60_000);
+    await Promise.all([s.runtime.idle(), other.idle()]);
+    s.clock.advance(60_000);
+    await Promise.all([s.runtime.idle(), other.idle()]);
+    expect(dmsTo(b, b.ws.member)).toHaveLength(1);
+    expect(b.fake.calls('chat.update').filter((c) => c.args.ts === t.card!.ts)).toHaveLength(1);
+  });
+});
+
 const testDigest = (d: { channelId: string }): Message => ({ text: `Digest for ${d.channelId}` });
 
 describe('channels Slack refuses', () => {
