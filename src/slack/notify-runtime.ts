@@ -84,6 +84,8 @@ export interface NotifyRuntime {
   notifier: Notifier;
   /** Renderer names no feature provides (their notices are dropped, logged). */
   missingRenderers: ReadonlyArray<keyof NotifyRenderers>;
+  /** Between start() and stop(). */
+  readonly running: boolean;
   start(): void;
   stop(): Promise<void>;
   /** Deliver a workspace's pending notices soon (never waits). */
@@ -182,6 +184,9 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const runtime: NotifyRuntime = {
     notifier,
     missingRenderers,
+    get running() {
+      return running;
+    },
     start() {
       if (running) return;
       running = true;

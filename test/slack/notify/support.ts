@@ -69,8 +69,9 @@ export function newNotifyRuntime(
 }
 
 /**
- * One poll interval passes: the runtime's own timer runs its scheduler pass(es); then wait until
- * the pass, its deliveries and the event handling settled.
+ * One poll interval passes: a started runtime's own timer runs its scheduler pass; a runtime
+ * built but not started (newNotifyRuntime) gets one pass run directly. Then wait until the pass,
+ * its deliveries and the event handling settled.
  */
 export async function tick(
   s: Pick<NotifySetup, 'clock' | 'runtime'>,
@@ -78,6 +79,7 @@ export async function tick(
   ms = INTERVAL_S * 1000,
 ) {
   s.clock.advance(ms);
+  if (!runtime.running) await runtime.notifier.tick();
   await runtime.idle();
 }
 
