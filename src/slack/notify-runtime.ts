@@ -6,12 +6,11 @@
  * additional-site requests (only while some are pending), license-failure alert windows, and
  * hands due digests to the notices outbox, which posts them exactly once.
  *
- * Renderers: `Feature.notifyRenderers` of the feature list it is given (main.ts passes FEATURES).
- * While a feature that renders a notice kind is not in the list yet (the license alert and digest
- * features are built separately), the runtime still starts: it logs an error naming what is
- * missing, and each notice of that kind is dropped with the logged reason `renderer_missing`
- * (never posted half-rendered, never retried forever). Once every feature is in, nothing is
- * missing and the log line goes away.
+ * Renderers: given directly (main.ts: `notifyRenderersOf(FEATURES)`, strict: the start fails
+ * naming a kind no feature renders), or merged leniently from a feature list (`features`). With a
+ * kind missing the runtime still starts: it logs an error naming it, and each notice of that kind
+ * is dropped with the logged reason `renderer_missing` (never posted half-rendered, never retried
+ * forever).
  *
  * Events:
  * - `notify-paused` (Slack refused a channel for good: archived, bot removed, channel gone, token
