@@ -19,6 +19,7 @@ import type { AppDeps } from './slack/deps.js';
 import { FEATURES } from './slack/features/index.js';
 import { resumePendingRegistrations } from './slack/features/register/index.js';
 import { createWorkflowWaits } from './slack/features/workflow-steps/index.js';
+import { notifyRenderersOf } from './slack/kit/features.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { createNotifyRuntime } from './slack/notify-runtime.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
@@ -157,9 +158,10 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       watch.start();
     }
     if (opts.notify !== false) {
-      // One notifier per process (unique holder id), renderers from the features; started once
-      // the app receives, stopped by the lifecycle after it stopped receiving.
-      const notify = createNotifyRuntime(backgroundDeps, { features: FEATURES });
+      // One notifier per process (unique holder id); started once the app receives, stopped by
+      // the lifecycle after it stopped receiving. Renderers from the features, strictly: a notice
+      // kind no feature renders refuses the start (notifyRenderersOf names it).
+      const notify = createNotifyRuntime(backgroundDeps, { renderers: notifyRenderersOf(FEATURES) });
       lifecycle.onStop('notifications', () => notify.stop());
       notify.start();
     }

@@ -17,6 +17,10 @@
  * deliverDm = conversations.open + chat.postMessage in the IM channel; updateCard / updateAlert =
  * chat.update; postAlert / postDigest = chat.postMessage (thread_ts for the recovery reply).
  *
+ * Time zones (users.info tz, cached; UTC when unknown): a DM is shown in its reader's zone, a
+ * request card in its requester's, a license alert in its subscription creator's (a channel has
+ * no zone of its own); a digest carries the zone of its schedule.
+ *
  * Renderers come from the features (`Feature.notifyRenderers`). A renderer no feature provides
  * yet makes that call fail with `DeliveryError('renderer_missing')`: the outbox classifies it as
  * a rejection and drops that one notice with the reason logged (see ./notify-runtime.ts).

@@ -6,12 +6,11 @@
  * additional-site requests (only while some are pending), license-failure alert windows, and
  * hands due digests to the notices outbox, which posts them exactly once.
  *
- * Renderers: `Feature.notifyRenderers` of the feature list it is given (main.ts passes FEATURES).
- * While a feature that renders a notice kind is not in the list yet (the license alert and digest
- * features are built separately), the runtime still starts: it logs an error naming what is
- * missing, and each notice of that kind is dropped with the logged reason `renderer_missing`
- * (never posted half-rendered, never retried forever). Once every feature is in, nothing is
- * missing and the log line goes away.
+ * Renderers: given directly (main.ts: `notifyRenderersOf(FEATURES)`, strict: the start fails
+ * naming a kind no feature renders), or merged leniently from a feature list (`features`). With a
+ * kind missing the runtime still starts: it logs an error naming it, and each notice of that kind
+ * is dropped with the logged reason `renderer_missing` (never posted half-rendered, never retried
+ * forever).
  *
  * Events:
  * - `notify-paused` (Slack refused a channel for good: archived, bot removed, channel gone, token
@@ -34,10 +33,9 @@ import type { Clock } from '../watch/types.js';
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { refreshHome } from './features/home/publish.js';
-import { type Message, message, section } from './kit/blocks.js';
 import type { Feature } from './kit/features.js';
-import { code, esc } from './kit/mrkdwn.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
+import { notifyPausedMessage } from './kit/notify-paused.js';
 import type { NotifyRenderers } from './kit/notify-render.js';
 import { userInfo } from './kit/roles.js';
 import { onUninstall } from './lifecycle.js';
@@ -85,62 +83,14 @@ export interface NotifyRuntime {
   notifier: Notifier;
   /** Renderer names no feature provides (their notices are dropped, logged). */
   missingRenderers: ReadonlyArray<keyof NotifyRenderers>;
+  /** Between start() and stop(). */
+  readonly running: boolean;
   start(): void;
   stop(): Promise<void>;
   /** Deliver a workspace's pending notices soon (never waits). */
   kick(ws: string): void;
   /** Event handling and the runtime's own DMs in flight settled (tests). */
   idle(): Promise<void>;
-}
-
-type PausedEvent = Extract<NotifyEvent, { type: 'notify-paused' }>;
-
-/** The Slack error behind a paused channel, in words. */
-export function pausedWhy(code: string): string {
-  switch (code) {
-    case 'not_in_channel':
-      return 'the app is no longer a member of the channel (it was removed)';
-    case 'channel_not_found':
-      return 'the channel no longer exists, or it is private and the app is not in it';
-    case 'is_archived':
-      return 'the channel was archived';
-    case 'missing_scope':
-      return 'the app lacks the permission to post there (chat:write)';
-    case 'account_inactive':
-    case 'token_revoked':
-      return "the app's Slack token was revoked or its account is inactive";
-    default:
-      return `Slack refused the post (${code})`;
-  }
-}
-
-/** The DM to the creator of an alert subscription or digest schedule Slack refused to post for. */
-export function notifyPausedMessage(e: Pick<PausedEvent, 'feature' | 'channelId' | 'code'>): Message {
-  const channel = /^[CGD][A-Z0-9]{2,}$/.test(e.channelId) ? `<#${e.channelId}>` : code(e.channelId);
-  const what = e.feature === 'alerts' ? 'License-failure alerts' : 'The daily digest';
-  const again =
-    e.feature === 'alerts'
-      ? '`/drm alerts watch` (with the same options) in that channel'
-      : '`/dwm digest daily HH:MM` in that channel';
-  const why = esc(pausedWhy(e.code));
-  let todo: string;
-  switch (e.code) {
-    case 'is_archived':
-      todo = `Unarchive the channel (or pick another one), invite the app with \`/invite @drm-chatops\` if needed, then run ${again}.`;
-      break;
-    case 'missing_scope':
-    case 'account_inactive':
-    case 'token_revoked':
-      todo = `Ask a workspace admin to reinstall the app, then run ${again}.`;
-      break;
-    default:
-      todo = `Invite the app to the channel with \`/invite @drm-chatops\` (or pick a channel it is in), then run ${again}.`;
-  }
-  const head = `:pause_button: ${what} in ${channel} stopped: ${why}.`;
-  return message(`${what} in ${channel} stopped: ${esc(pausedWhy(e.code))}.`, [
-    section(head),
-    section(`*What to do:* ${todo}`),
-  ]);
 }
 
 export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = {}): NotifyRuntime {
@@ -219,6 +169,9 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
     clock,
     logger: deps.logger,
     intervalMs,
+    // The scheduler runs at least once per poll interval (POLL_INTERVAL_SECONDS may be as low as
+    // 5 s): an outcome then reaches the requester within two intervals of the change.
+    tickMs: Math.min(15_000, intervalMs),
     events: (e) => track(onEvent(e)),
     ...opts.notifier,
   });
@@ -230,6 +183,9 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const runtime: NotifyRuntime = {
     notifier,
     missingRenderers,
+    get running() {
+      return running;
+    },
     start() {
       if (running) return;
       running = true;

@@ -60,7 +60,12 @@ describe('missing required argument: a form, not an error', () => {
     const form = await openForm('site request', admin, '/drm');
     const seq = lastSeq(bot);
     await bot.viewSubmission({ user: admin, view: form, values: { arg_name: text('Form <b> Site') } });
-    const reply = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq && c.ok, 10_000);
+    // The request's card is a message in the channel (rewritten when the provider decides).
+    const reply = await bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.seq > seq && c.ok,
+      10_000,
+    );
+    expect(reply.args.channel).toBe(bot.ws.channel);
     expect(json(reply.args)).toContain('Additional site requested');
     // The value went through as typed (escaped for display, never markup).
     expect(json(reply.args)).toContain('Form &lt;b&gt; Site');

@@ -197,8 +197,9 @@ describe('plan card Cancel (destructive button)', () => {
       release = r;
     });
     let latestCalls = 0;
+    // A real-shaped user id: the cancel is tracked (request-outcomes), which checks it.
     const deps = await memoryDeps({
-      adminUserIds: ['U1'],
+      adminUserIds: ['U0CANCEL1'],
       svc: {
         getLatestStatusRequest: async () => {
           latestCalls++;
@@ -214,7 +215,7 @@ describe('plan card Cancel (destructive button)', () => {
     const send = () =>
       cap.action(SVC_ACTIONS.planCancel)({
         ack: async () => undefined,
-        body: click(SVC_ACTIONS.planCancel, value),
+        body: click(SVC_ACTIONS.planCancel, value, { user: 'U0CANCEL1' }),
         context: { teamId: 'T1' },
         client: fakeClient([]),
         respond: async (m: unknown) => {

@@ -1,7 +1,8 @@
 /**
  * Shared setup of the notification runtime's end-to-end tests: the real Bolt app (harness), the
- * emulator, the fake Slack and the notify runtime on ONE virtual clock. Ticks are driven by the
- * test (`tick`), never by real time.
+ * emulator, the fake Slack and the notify runtime (started, like startBot starts it) on ONE
+ * virtual clock. Time moves only when a test says so (`tick`: one poll interval, then wait until
+ * the runtime's work settled), never by real time.
  */
 import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
 import type { ServiceClient } from '../../../src/api/types.js';
@@ -36,9 +37,8 @@ export async function setupNotify(
     ...o.bot,
     env: { POLL_INTERVAL_SECONDS: String(INTERVAL_S), ...(o.bot?.env ?? {}) },
   });
-  const runtimes: NotifyRuntime[] = [];
   const runtime = newNotifyRuntime(bot, clock, o.runtime);
-  runtimes.push(runtime);
+  runtime.start();
   const creds = await loadCredentials(bot.deps, bot.ws.teamId);
   if (!creds?.credentials.service) throw new Error('no service credentials in the test bot');
   const svc = bot.deps.api.service(creds.credentials.service);
@@ -49,7 +49,7 @@ export async function setupNotify(
     ws: bot.ws.teamId,
     svc,
     async close() {
-      for (const r of runtimes) await r.stop();
+      await runtime.stop();
       await bot.close();
     },
   };
@@ -68,12 +68,26 @@ export function newNotifyRuntime(
   });
 }
 
-/** Advance one poll interval and run one scheduler pass; then wait for event handling. */
-export async function tick(s: Pick<NotifySetup, 'clock' | 'runtime'>, runtime = s.runtime) {
-  s.clock.advance(INTERVAL_S * 1000);
-  const r = await runtime.notifier.tick();
+/**
+ * One poll interval passes: a started runtime's own timer runs its scheduler pass; a runtime
+ * built but not started (newNotifyRuntime) gets one pass run directly. Then wait until the pass,
+ * its deliveries and the event handling settled.
+ */
+export async function tick(
+  s: Pick<NotifySetup, 'clock' | 'runtime'>,
+  runtime = s.runtime,
+  ms = INTERVAL_S * 1000,
+) {
+  s.clock.advance(ms);
+  if (!runtime.running) await runtime.notifier.tick();
   await runtime.idle();
-  return r;
+}
+
+/** Upstream reads of plan request status (the request poll's only call for plan requests). */
+export function statusReads(b: TestBot): number {
+  return Object.entries(b.emulator!.requestCounts())
+    .filter(([k]) => k.startsWith('GET ') && k.includes('/plan/request/status'))
+    .reduce((n, [, v]) => n + v, 0);
 }
 
 export const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);

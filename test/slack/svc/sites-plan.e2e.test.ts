@@ -17,6 +17,14 @@ import {
   textValue,
 } from './support.js';
 
+/** Run a /drm command whose answer is a card posted in the channel (chat.postMessage). */
+async function posted(b: TestBot, text: string, user: string) {
+  const seq = lastSeq(b);
+  const r = await b.command(text, { command: '/drm', user });
+  if (r.status !== 200) throw new Error(`command answered HTTP ${r.status}`);
+  return b.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq, 8000);
+}
+
 let bot: TestBot;
 let admin: string;
 let member: string;
@@ -52,9 +60,11 @@ describe('/drm site request and requests', () => {
   it('members are refused (audited); admins send it (audited) and it is listed', async () => {
     const refused = await drm(bot, 'site request "Kids EU"', member);
     expect(refused.text).toContain('Only admins can run /drm site request');
-    const ok = await drm(bot, 'site request Kids EU', admin);
-    expect(ok.text).toContain('Additional site requested');
-    expect(ok.text).toContain('Kids EU');
+    // The card is a channel message (rewritten when the provider decides), not an ephemeral reply.
+    const ok = await posted(bot, 'site request Kids EU', admin);
+    expect(ok.args.channel).toBe(bot.ws.channel);
+    expect(textOf(ok)).toContain('Additional site requested');
+    expect(textOf(ok)).toContain('Kids EU');
     const audit = await bot.store.audit.list(bot.ws.teamId);
     expect(audit.find((e) => e.action === 'site.request' && e.result === 'ok')?.userId).toBe(admin);
     expect(audit.find((e) => e.action === 'command.site.request' && e.result === 'refused')?.userId).toBe(
@@ -147,9 +157,14 @@ describe('/drm plan', () => {
       },
     });
     expect(sub.status).toBe(200);
+    // The request's card is posted in the channel the button was in (editable later); the
+    // ephemeral card the form came from says where it went.
     const resp = await nextResponse(bot, seq2);
     expect(resp.args.replace_original).toBe(true);
-    const t = textOf(resp);
+    expect(textOf(resp)).toContain(`<#${bot.ws.channel}>`);
+    const card = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq2, 8000);
+    expect(card.args.channel).toBe(bot.ws.channel);
+    const t = textOf(card);
     expect(t).toContain('trial extension request');
     expect(t).toContain(':hourglass_flowing_sand: Pending');
     expect(t).toContain('Launch &lt;!channel&gt; *soon*');
@@ -171,9 +186,9 @@ describe('/drm plan', () => {
     expect(refused.text).toContain('Only admins can request a service suspension');
     const cmd = await drm(bot, 'plan suspend fwm Pause', member);
     expect(cmd.text).toContain('Only admins can run /drm plan suspend');
-    const ok = await drm(bot, 'plan suspend fwm Pause for the migration', admin);
-    expect(ok.text).toContain('service suspension request');
-    expect(ok.text).toContain('Pause for the migration');
+    const ok = await posted(bot, 'plan suspend fwm Pause for the migration', admin);
+    expect(textOf(ok)).toContain('service suspension request');
+    expect(textOf(ok)).toContain('Pause for the migration');
   });
 
   it('direct cancel when nothing is pending is refused; unknown product and site are explained', async () => {

@@ -13,6 +13,7 @@ import type { WebClient } from '@slack/web-api';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { gatherHome, type HomeData } from '../../../ops/home.js';
+import { notifyHomeSummary } from '../../../ops/notify-home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import { appState } from '../../kit/app-state.js';
@@ -65,12 +66,21 @@ export async function publishHome(
   userId: string,
   data?: HomeData,
 ): Promise<void> {
-  const [d, role, info] = await Promise.all([
+  const [d, role, info, notify] = await Promise.all([
     data ?? gatherHome(deps, workspace),
     resolveRole(deps, client, workspace, userId).catch(() => 'member' as const),
     userInfo(deps, client, workspace, userId),
+    // The viewer's own requests, alerts and digests (store reads only); left out when unreadable.
+    notifyHomeSummary(deps, workspace, userId).catch((err: unknown) => {
+      deps.logger.warn({ err, workspace }, 'Home: notifications summary unavailable');
+      return undefined;
+    }),
   ]);
-  const view = homeView(d, { isAdmin: role === 'admin', timeZone: info.tz });
+  const view = homeView(d, {
+    isAdmin: role === 'admin',
+    timeZone: info.tz,
+    ...(notify ? { notify } : {}),
+  });
   await client.views.publish({ user_id: userId, view: view });
 }
 

@@ -8,6 +8,7 @@
 import { SERVICE_CODE } from '../../../api/codes.js';
 import type { Job } from '../../../api/types.js';
 import type { HomeData, Part } from '../../../ops/home.js';
+import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
 import type { Subscription } from '../../../watch/types.js';
 import {
   actions,
@@ -22,6 +23,7 @@ import {
 } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
+import { notifyBlocks } from './render-notify.js';
 
 /** Action ids of the Home buttons (src/slack/listeners/actions/home-*.ts handle them). */
 export const HOME_ACTIONS = {
@@ -48,6 +50,8 @@ export interface HomeRenderOptions {
   maxLines?: number;
   /** The slash command named in hints (default /dwm). */
   command?: string;
+  /** The viewer's pending requests, alert subscriptions and digests (./render-notify.ts). */
+  notify?: NotifyHomeSummary;
 }
 
 /** Longest line of a list (a hostile 10,000-character content id stays one short line). */
@@ -299,6 +303,7 @@ export function homeView(data: HomeData, opts: HomeRenderOptions): HomeView {
     ...watchesBlocks(data, max, cmd),
     divider(),
     ...planBlocks(data, tz),
+    ...notifyBlocks(opts.notify, tz),
     context(`Updated ${dateToken(data.generatedAt, tz)} · ${code(`${cmd} help`)} lists every command.`),
   ];
   return { type: 'home', blocks: fitView(blocks) };

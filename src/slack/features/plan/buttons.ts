@@ -32,7 +32,14 @@ export const requestButton = button<RequestValue>({
   changesHome: true,
   failure: (v) => `Couldn't open the ${PLAN_ACTIONS[v.a].label.toLowerCase()} form`,
   async run(ctx, v, { responseUrl }) {
-    const meta = JSON.stringify({ w: v.w, s: v.s, a: v.a, ...(responseUrl ? { ru: responseUrl } : {}) });
+    // The channel travels with the form: the request's card is posted there on submit.
+    const meta = JSON.stringify({
+      w: v.w,
+      s: v.s,
+      a: v.a,
+      ...(ctx.channelId ? { c: ctx.channelId } : {}),
+      ...(responseUrl ? { ru: responseUrl } : {}),
+    });
     await ctx.openView(planRequestModal(v.a, v.s, v.v, meta));
   },
 });
@@ -56,13 +63,16 @@ export const cancelButton = button<PlanValue>({
   failure: "Couldn't cancel the request",
   async run(ctx, v) {
     const { svc, siteId } = await serviceFor(ctx, v.s);
-    const { card } = await runPlanAction(ctx, {
+    const r = await runPlanAction(ctx, {
       svc,
       siteId,
       service: v.v,
       action: 'cancel',
       ...(v.r ? { requestId: v.r } : {}),
     });
-    await ctx.respond(card, { replaceOriginal: true, share: false });
+    await ctx.respond(r.card, { replaceOriginal: true, share: false });
+    // Then the outcome: the request's own card (if it is elsewhere) rewritten, and a DM to the
+    // requester when it was someone else's request. Never "cancelled outside the bot".
+    r.done();
   },
 });

@@ -1,18 +1,20 @@
 import type { ServiceCode } from '../../../api/codes.js';
 import type { ServiceClient } from '../../../api/types.js';
+import { cancelPlanRequestTracked, requestChangeTracked } from '../../../ops/request-outcomes.js';
 import {
-  cancelRequest,
   getPlanState,
   listSites,
   PLAN_ACTIONS,
   type PlanAction,
+  type PlanRequestView,
   type PlanState,
   parseServiceCode,
-  requestChange,
 } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
+import { kickNotify } from '../../kit/notify-kick.js';
 import { optional, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
+import { postRequestCard } from '../../kit/request-card.js';
 import { audited } from '../../kit/support.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { planBanner, planCard } from './render.js';
@@ -32,7 +34,24 @@ export async function loadPlanState(
   return getPlanState(svc, siteId, service, product ? { productStatus: product.status } : {});
 }
 
-/** Do one plan action and answer with the new card. Shared by the direct forms and the modal. */
+export interface PlanActionResult {
+  card: ReturnType<typeof planCard>;
+  /** A new request: its tracking id (post `card` as a message and attach it: postRequestCard). */
+  trackingId?: string;
+  /**
+   * Call once the reply is out: a cancel of a tracked request delivers its outcome (the card
+   * rewritten in place; a DM to the requester when someone else cancelled) right after it, so the
+   * reply never overwrites the outcome.
+   */
+  done(): void;
+}
+
+/**
+ * Do one plan action and build the new card. Shared by the direct forms, the buttons and the
+ * modal. Every request goes through the tracked ops (src/ops/request-outcomes.ts): the requester
+ * hears the provider's decision, and a cancel through the bot is never reported as "cancelled
+ * elsewhere".
+ */
 export async function runPlanAction(
   ctx: CommandContext,
   a: {
@@ -43,14 +62,33 @@ export async function runPlanAction(
     message?: string;
     requestId?: string;
   },
-): Promise<{ card: ReturnType<typeof planCard> }> {
+): Promise<PlanActionResult> {
   const spec = PLAN_ACTIONS[a.action];
   const detail = `${spec.label} for ${a.service === 'PD001' ? 'DRM' : 'FWM'}${a.requestId ? ` (request ${a.requestId})` : ''}`;
-  const result = await audited(ctx, `plan.${a.action}`, detail, a.siteId, () =>
-    a.action === 'cancel'
-      ? cancelRequest(a.svc, a.siteId, a.service, a.requestId)
-      : requestChange(a.svc, a.siteId, a.service, a.action, a.message),
-  );
+  let kick = false;
+  let trackingId: string | undefined;
+  const result: PlanRequestView = await audited(ctx, `plan.${a.action}`, detail, a.siteId, async () => {
+    if (a.action === 'cancel') {
+      return cancelPlanRequestTracked(ctx.deps, ctx.workspace, a.svc, {
+        siteId: a.siteId,
+        service: a.service,
+        ...(a.requestId ? { requestId: a.requestId } : {}),
+        cancelledBy: ctx.userId,
+        kick: () => {
+          kick = true;
+        },
+      });
+    }
+    const r = await requestChangeTracked(ctx.deps, ctx.workspace, a.svc, {
+      siteId: a.siteId,
+      service: a.service,
+      action: a.action,
+      ...(a.message ? { message: a.message } : {}),
+      requestedBy: ctx.userId,
+    });
+    trackingId = r.trackingId;
+    return r;
+  });
   const [state, tz] = await Promise.all([loadPlanState(a.svc, a.siteId, a.service), ctx.timeZone()]);
   const card = planCard(state, {
     workspace: ctx.workspace,
@@ -60,7 +98,13 @@ export async function runPlanAction(
     refId: ctx.refId,
     banner: planBanner(a.action, ctx.userId, result),
   });
-  return { card };
+  return {
+    card,
+    ...(trackingId ? { trackingId } : {}),
+    done: () => {
+      if (kick) kickNotify(ctx.deps, ctx.workspace);
+    },
+  };
 }
 
 list.add({
@@ -134,14 +178,18 @@ for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
         return;
       }
       const { svc, siteId } = await serviceFor(ctx, args.site);
-      const { card } = await runPlanAction(ctx, {
+      const r = await runPlanAction(ctx, {
         svc,
         siteId,
         service,
         action,
         ...(message ? { message } : {}),
       });
-      await ctx.respond(card);
+      // A new request's card is a channel message (rewritten when the provider decides); a
+      // cancel's answer is the command's own reply.
+      if (r.trackingId) await postRequestCard(ctx, r.card, r.trackingId);
+      else await ctx.respond(r.card);
+      r.done();
     },
   });
 }

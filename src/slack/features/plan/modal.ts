@@ -1,8 +1,11 @@
 /**
  * Plan request modal submission: the message length is checked inline, the role (suspension:
  * admins) by the kit's gate (no Slack call before the ack), the modal closes, the request is
- * sent, and the card the button was on is replaced with the result (through the response_url
- * kept in the modal's metadata; a DM when there is none). Audited by runPlanAction.
+ * sent (tracked: the requester hears the provider's decision), and its card is POSTED in the
+ * channel the button was in (kept in the modal's metadata; the requester's DM when the bot cannot
+ * post there), so it can be rewritten in place when the provider decides. The card the button was
+ * on (ephemeral) is replaced with a short line saying so, through the response_url kept in the
+ * metadata. Audited by runPlanAction.
  */
 
 import { z } from 'zod';
@@ -11,6 +14,7 @@ import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { Message } from '../../kit/blocks.js';
 import { explainError, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
+import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
@@ -21,12 +25,23 @@ const metaSchema = z.object({
   w: z.string().min(1),
   s: z.string().regex(SITE_ID_RE),
   a: z.enum(['trial', 'resume', 'suspend']),
+  c: z
+    .string()
+    .regex(/^[CGD][A-Z0-9]{2,20}$/)
+    .optional(),
   ru: z.string().max(1000).optional(),
 });
 type Meta = z.infer<typeof metaSchema>;
 interface Data {
   service: 'PD001' | 'PD002';
   message: string;
+}
+
+/** The line that replaces the card the form was opened from (bot-authored mrkdwn). */
+function sentNote(label: string, where: string): Message {
+  return {
+    text: `${label} request sent. Its card is in ${where} and is updated when the provider decides.`,
+  };
 }
 
 export const planModal = modal<Meta, Data>({
@@ -73,15 +88,22 @@ export const planModal = modal<Meta, Data>({
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
-      const { card } = await runPlanAction(ctx, {
+      const r = await runPlanAction(ctx, {
         svc,
         siteId,
         service,
         action: meta.a,
         ...(message ? { message } : {}),
       });
-      await deliver(card, true);
-      await closeWith(':white_check_mark: Sent. The plan card shows the request.');
+      const posted = await postRequestCard(ctx, r.card, r.trackingId, meta.c ? { channelId: meta.c } : {});
+      r.done();
+      if (posted) {
+        const where = posted.where === 'channel' ? `<#${posted.channel}>` : 'our direct message';
+        await deliver(sentNote(spec.label, where), true);
+      }
+      await closeWith(
+        ':white_check_mark: Sent. The request card shows it and is updated when the provider decides.',
+      );
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, `plan ${meta.a} failed`, e, opts);

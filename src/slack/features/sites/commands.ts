@@ -1,12 +1,14 @@
 /**
  * `/drm sites` (every site and its products), `/drm site request <name>` (admin: ask for an
- * additional site) and `/drm site requests [from:] [to:] [status:] [account:|site:] [page:]`.
+ * additional site; its card is posted in the channel and rewritten when the provider decides) and `/drm site requests [from:] [to:] [status:] [account:|site:] [page:]`.
  */
 import { z } from 'zod';
-import { listSiteRequests, listSites, requestAdditionalSite } from '../../../ops/service/index.js';
+import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
+import { listSiteRequests, listSites } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
+import { postRequestCard } from '../../kit/request-card.js';
 import { audited } from '../../kit/support.js';
 import type { SiteRequestsFilters } from '../../kit/svc-values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
@@ -54,12 +56,16 @@ list.add({
   async handler(ctx, args) {
     const c = await ctx.clients();
     const name = args.name.join(' ');
+    // Tracked: the requester gets a DM when the provider decides, and the card (a channel
+    // message, so it can be rewritten) shows the outcome.
     const r = await audited(ctx, 'site.request', `additional site "${name.slice(0, 100)}"`, undefined, () =>
-      requestAdditionalSite(c.service(), name),
+      requestAdditionalSiteTracked(ctx.deps, ctx.workspace, c.service(), { name, requestedBy: ctx.userId }),
     );
     const tz = await ctx.timeZone();
-    await ctx.respond(
+    await postRequestCard(
+      ctx,
       siteRequestedMessage(r, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
+      r.trackingId,
     );
   },
 });

@@ -74,7 +74,10 @@ export function siteRequestedMessage(r: { seq: number; name: string }, meta: Car
         ['Status', 'Sent to the provider'],
       ]),
     }),
-    context(cardContext(meta), 'The provider reviews it; follow it with `/drm site requests`.'),
+    context(
+      cardContext(meta),
+      'The provider reviews it: this card shows the decision and the requester gets a direct message.',
+    ),
   ]);
 }
 
