@@ -6,18 +6,16 @@
  * running (tests without one, `notify: false`) a kick does nothing and the next tick delivers.
  */
 import type { AppDeps } from '../deps.js';
+import { appState } from './app-state.js';
 
 type Kick = (ws: string) => void;
 
-const kicks = new WeakMap<object, Set<Kick>>();
+/** The kicks of the running runtimes of one app (per-app state, see ./app-state.ts). */
+const kicksOf = appState<Set<Kick>, Pick<AppDeps, 'config'>>(() => new Set());
 
 /** Register a runtime's kick for the app `deps` belongs to; returns the unregister function. */
 export function registerNotifyKick(deps: Pick<AppDeps, 'config'>, kick: Kick): () => void {
-  let set = kicks.get(deps.config);
-  if (!set) {
-    set = new Set();
-    kicks.set(deps.config, set);
-  }
+  const set = kicksOf(deps);
   set.add(kick);
   return () => {
     set.delete(kick);
@@ -26,7 +24,7 @@ export function registerNotifyKick(deps: Pick<AppDeps, 'config'>, kick: Kick): (
 
 /** Ask for a delivery of `ws`'s pending notices soon (never throws, never waits). */
 export function kickNotify(deps: Pick<AppDeps, 'config'>, ws: string): void {
-  for (const k of kicks.get(deps.config) ?? []) {
+  for (const k of kicksOf(deps)) {
     try {
       k(ws);
     } catch {
