@@ -94,18 +94,18 @@ export function classifyDeliveryError(e: unknown): ErrorClass {
 }
 
 /** User-facing reason for a paused subscription: what happened and how to re-enable it. */
-export function pausedReason(code: string): string {
+export function pausedReason(code: string, resume = 'run /dwm watch again (or press Resume)'): string {
   switch (code) {
     case 'channel_not_found':
-      return 'The channel no longer exists or the app cannot see it. Run /dwm watch in a channel the app is in.';
+      return `The channel no longer exists or the app cannot see it. In a channel the app is in, ${resume}.`;
     case 'is_archived':
-      return 'The channel was archived. Unarchive it and run /dwm watch again (or press Resume).';
+      return `The channel was archived. Unarchive it and ${resume}.`;
     case 'not_in_channel':
-      return 'The app was removed from the channel. Invite it back with /invite, then run /dwm watch again (or press Resume).';
+      return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
     case 'missing_scope':
-      return 'The app is missing the chat:write permission. Ask an admin to reinstall the app, then run /dwm watch again.';
+      return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
     default:
-      return 'The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then run /dwm watch again.';
+      return `The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then ${resume}.`;
   }
 }
 

@@ -479,6 +479,7 @@ export function alertHandlers(
 
   const start: NoticeHandler = {
     onPermanent,
+    resumeHint: 'run /drm alerts watch again',
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const ch = p.alert.subscription.channelId;
@@ -490,6 +491,7 @@ export function alertHandlers(
   };
   const update: NoticeHandler = {
     onPermanent,
+    resumeHint: 'run /drm alerts watch again',
     supersededBy: (e, later) =>
       (later.kind === 'alert-update' || later.kind === 'alert-recovery') &&
       spikePrefix(later.key) === spikePrefix(e.key),
@@ -504,6 +506,7 @@ export function alertHandlers(
   };
   const recovery: NoticeHandler = {
     onPermanent,
+    resumeHint: 'run /drm alerts watch again',
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const r = await root(entry, ctx, p.startKey);

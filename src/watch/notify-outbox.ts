@@ -205,6 +205,8 @@ export interface NoticeHandler {
   deliver(entry: NoticeEntry, ctx: DeliverContext): Promise<DeliverResult>;
   /** Slack refused the channel for good (archived, bot removed...): pause what feeds it. */
   onPermanent?(entry: NoticeEntry, code: string, message: string): Promise<void>;
+  /** How a user resumes what fed it, ending the paused reason ("run /drm alerts watch again"). */
+  resumeHint?: string;
   /** Entries made obsolete by a later one (e.g. an older alert update): finished unsent. */
   supersededBy?(entry: NoticeEntry, later: NoticeEntry): boolean;
 }
@@ -419,7 +421,7 @@ export class NoticeDeliverer {
           continue;
         }
         if (c.type === 'permanent') {
-          const message = pausedReason(c.code);
+          const message = pausedReason(c.code, handler.resumeHint ?? 'set it up again');
           await handler.onPermanent?.(e, c.code, message);
           await this.drop(ws, e, c.code, res);
           return 'ok';

@@ -158,6 +158,9 @@ describe('license-failure alerts against the emulator', () => {
     await pollNow(n);
     const paused = await n.alerts.get(WS, sub.id);
     expect(paused?.paused?.code).toBe('is_archived');
+    // The reason names how to resume an alert, not a job watch.
+    expect(paused?.paused?.reason).toContain('/drm alerts watch again');
+    expect(paused?.paused?.reason).not.toContain('/dwm watch');
     expect(h.events).toContainEqual(
       expect.objectContaining({
         type: 'notify-paused',
