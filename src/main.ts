@@ -18,7 +18,6 @@ import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
 import { FEATURES } from './slack/features/index.js';
 import { resumePendingRegistrations } from './slack/features/register/index.js';
-import { createWorkflowWaits } from './slack/features/workflow-steps/index.js';
 import { notifyRenderersOf } from './slack/kit/features.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { createNotifyRuntime } from './slack/notify-runtime.js';
@@ -145,6 +144,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     const { port } = await handle.start();
     if (opts.watch !== false) {
       // Started once the app receives, stopped (by the lifecycle) after it stopped receiving.
+      // It also serves the Workflow Builder steps' durable waits (src/watch/job-waits.ts).
       const watch = createWatchRuntime(backgroundDeps, handle.app, {
         watcher: {
           activeIntervalMs: config.pollActiveIntervalSeconds * 1000,
@@ -165,10 +165,6 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       lifecycle.onStop('notifications', () => notify.stop());
       notify.start();
     }
-    // Workflow Builder steps: durable waits (wait-for-job, long registrations), one replica each.
-    const waits = createWorkflowWaits(backgroundDeps);
-    lifecycle.onStop('workflow waits', () => waits.stop());
-    waits.start();
     if (opts.resumeRegistrations !== false) {
       // Bulk registrations interrupted by a stop or crash continue from their stored report
       // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.

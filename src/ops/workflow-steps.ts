@@ -12,9 +12,9 @@
  *
  * Output names match the manifest's `functions` section (snake_case).
  */
-import { JOB_STATUS } from '../api/codes.js';
+import { JOB_STATUS, JOB_TERMINAL } from '../api/codes.js';
 import { ValidationError } from '../api/errors.js';
-import type { ServiceClient, WatermarkingClient } from '../api/types.js';
+import type { Job, JobTask, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { JobWait, WaitCheck } from '../watch/job-waits.js';
 import { summariseJob } from './jobs.js';
 import { existingLookup } from './recipients.js';
@@ -119,7 +119,7 @@ export async function checkRegistrationWait(
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. Job status (and 3. the wait's check)
+// 2. Job status (and 3. the wait's outputs)
 // ---------------------------------------------------------------------------------------------
 
 export interface JobStatusOutputs extends Record<string, unknown> {
@@ -149,30 +149,26 @@ export function parseJobId(raw: unknown): number {
   return Number(s);
 }
 
+/** The job status outputs of a job and its tasks (the job status step; a finished wait's). */
+export function jobStatusOutputs(job: Job, tasks: readonly JobTask[]): JobStatusOutputs {
+  const s = summariseJob(job, tasks, { limit: 0 });
+  return {
+    job_id: String(job.jobId),
+    status: JOB_STATUS[job.status] ?? job.status,
+    content_id: job.contentId,
+    complete_count: s.counts.TK002 ?? 0,
+    failed_count: s.failures.length,
+    failed_recipients: nameList(s.failures.map((t) => t.recipient)),
+  };
+}
+
 export async function jobStatus(
   wm: WatermarkingClient,
   siteId: string,
   jobId: number,
 ): Promise<JobStatusResult> {
   const [job, tasks] = await Promise.all([wm.getJob(siteId, jobId), wm.getJobTasks(siteId, jobId)]);
-  const s = summariseJob(job, tasks.items, { limit: 0 });
-  return {
-    finished: s.isTerminal,
-    outputs: {
-      job_id: String(job.jobId),
-      status: JOB_STATUS[job.status] ?? job.status,
-      content_id: job.contentId,
-      complete_count: s.counts.TK002 ?? 0,
-      failed_count: s.failures.length,
-      failed_recipients: nameList(s.failures.map((t) => t.recipient)),
-    },
-  };
-}
-
-/** The wait check of "wait for a job": finished at COMPLETED or ERROR, with the status outputs. */
-export async function checkJobWait(wm: WatermarkingClient, wait: JobWait): Promise<WaitCheck> {
-  const r = await jobStatus(wm, wait.siteId, Number(wait.target));
-  return r.finished ? { done: true, ok: true, outputs: r.outputs } : { done: false };
+  return { finished: JOB_TERMINAL.includes(job.status), outputs: jobStatusOutputs(job, tasks.items) };
 }
 
 /** Timeout of the wait step in hours: default 24, at least a minute, at most 30 days. */

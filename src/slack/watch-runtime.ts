@@ -12,7 +12,10 @@
  *   core pauses the workspace's polling and emits this once): the workspace's admins are told
  *   once (configured admin ids, workspace setting admin ids, whoever saved the credentials, the
  *   installer; when none is known, the workspace's subscription creators).
- * Resuming after an auth pause: `resume(ws)` (exported hook `notifyCredentialsSaved(ws)` for
+ * Workflow Builder waits (src/watch/job-waits.ts) are served by this watcher: a pending wait
+ * makes its site watched, and the poll that sees its job finish completes the step through
+ * `workflowWaitsPort` (functions.completeSuccess / completeError), exactly once.
+ * Resuming after an auth pause: `resume(ws)` (exported hook `notifyCredentialsSaved(deps, ws)` for
  * the setup flow), and also automatically: every poll interval, a workspace paused for auth whose
  * stored credentials were saved again after the pause is resumed; env credentials (which only a
  * restart can change) are resumed at start, so a fixed deployment recovers after its restart.
@@ -34,6 +37,7 @@ import {
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { refreshHome } from './features/home/publish.js';
+import { workflowWaitsPort } from './features/workflow-steps/waits.js';
 import { blockRenderer } from './features/watch/render-card.js';
 import { adminAlertNotice, pausedNotice } from './features/watch/render-subscriptions.js';
 import type { Message } from './kit/blocks.js';
@@ -52,6 +56,8 @@ export interface WatchRuntimeOptions {
   watcher?: Partial<Omit<WatcherOptions, 'store' | 'api' | 'credentials' | 'poster' | 'renderer'>>;
   /** Slack posters; default one over the workspace's bot token. */
   posters?: PosterFactory;
+  /** Serve the Workflow Builder steps' waits (src/watch/job-waits.ts). Default true. */
+  waits?: boolean;
 }
 
 export interface WatchRuntime {
@@ -68,20 +74,43 @@ export interface WatchRuntime {
   idle(): Promise<void>;
 }
 
-const active = new Set<WatchRuntime>();
+/**
+ * The runtimes started for one app (one in production), keyed by the app's configuration object
+ * like the uninstall hooks (lifecycle.ts): a runtime adds itself in createWatchRuntime and leaves
+ * at stop(). Two apps in one process (tests, the demo) never see each other's runtimes: a setup
+ * saved in one resumes only its own polling, `/dwm debug` shows its own watcher.
+ */
+const runtimesOf = new WeakMap<object, Set<WatchRuntime>>();
 
-/** The runtimes started in this process (one in production), for `/dwm debug`. */
-export function activeWatchRuntimes(): WatchRuntime[] {
-  return [...active];
+function runtimes(deps: Pick<AppDeps, 'config'>): Set<WatchRuntime> {
+  let set = runtimesOf.get(deps.config);
+  if (!set) {
+    set = new Set();
+    runtimesOf.set(deps.config, set);
+  }
+  return set;
+}
+
+/** The runtimes running for this app, for `/dwm debug`. */
+export function activeWatchRuntimes(deps: Pick<AppDeps, 'config'>): WatchRuntime[] {
+  return [...(runtimesOf.get(deps.config) ?? [])];
 }
 
 /**
  * Hook for the setup flow: call after new credentials are saved and verified for `ws`
- * (`await notifyCredentialsSaved(ctx.workspace)`); resumes polling paused for an auth failure
- * in every runtime of this process. A no-op when no runtime runs.
+ * (`await notifyCredentialsSaved(ctx.deps, ctx.workspace)`); resumes polling paused for an auth
+ * failure in this app's runtimes. A no-op when none runs.
  */
-export async function notifyCredentialsSaved(ws: string): Promise<void> {
-  for (const r of active) await r.resume(ws);
+export async function notifyCredentialsSaved(deps: Pick<AppDeps, 'config'>, ws: string): Promise<void> {
+  for (const r of activeWatchRuntimes(deps)) await r.resume(ws);
+}
+
+/**
+ * Hook for the workflow steps: a wait was stored for `siteId`; this app's watchers poll the site
+ * at their next tick (other replicas see the wait at their next listing of the watched sites).
+ */
+export function wakeWatchers(deps: Pick<AppDeps, 'config'>, ws: string, siteId: string): void {
+  for (const r of activeWatchRuntimes(deps)) r.watcher.wake(ws, siteId);
 }
 
 export function newHolderId(): string {
@@ -102,6 +131,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
   const marks = deps.store.docs<PauseMark>(RUNTIME_NS);
   const pending = new Set<Promise<unknown>>();
   const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
+  const registry = runtimes(deps);
 
   const track = (p: Promise<unknown>) => {
     const t = p
@@ -168,6 +198,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     holderId: opts.holderId ?? newHolderId(),
     logger: deps.logger,
     events: (e) => track(onEvent(e)),
+    ...(opts.waits !== false ? { waits: workflowWaitsPort(deps) } : {}),
     ...opts.watcher,
   });
 
@@ -231,7 +262,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     },
     async stop() {
       running = false;
-      active.delete(runtime);
+      registry.delete(runtime);
       offUninstall();
       if (timer !== undefined) clock.clearTimer(timer);
       await watcher.stop();
@@ -247,6 +278,6 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       while (pending.size) await Promise.all([...pending]);
     },
   };
-  active.add(runtime);
+  registry.add(runtime);
   return runtime;
 }

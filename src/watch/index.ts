@@ -40,6 +40,19 @@ import type { Store } from '../store/types.js';
 import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
+import {
+  createWaitCompleter,
+  drainWaitItems,
+  type JobWait,
+  listWaits,
+  timeoutMessage,
+  type WaitCompleter,
+  type WaitDrainResult,
+  type WaitItem,
+  WaitOutbox,
+  type WaitsPort,
+  waitsRepo,
+} from './job-waits.js';
 import { Outbox } from './outbox.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
@@ -84,6 +97,12 @@ export interface WatcherOptions {
   random?: () => number;
   /** Unique per replica (hostname + pid + random). */
   holderId: string;
+  /**
+   * Workflow Builder waits (job-waits.ts): the watcher polls the site of every pending wait, and
+   * completes the wait through this port when its job finishes, its check says done, or its
+   * deadline passes. Without it, waits are not looked at.
+   */
+  waits?: WaitsPort;
   logger?: Logger;
   events?: WatchEvents;
   /** Sites polled in parallel. Default 4. */
@@ -147,6 +166,8 @@ export interface PollOutcome {
   skipped?: 'lease' | 'paused' | 'no-credentials' | 'no-subscriptions';
   cycle?: CycleResult;
   delivery?: DrainResult;
+  /** Workflow wait items delivered (steps completed) for this site. */
+  waits?: WaitDrainResult;
   error?: string;
 }
 
@@ -162,9 +183,16 @@ export interface Watcher {
   status(): Promise<WatcherStatus>;
   /** Credentials were fixed: resume a workspace paused for an auth failure. */
   resume(ws: string): Promise<void>;
+  /**
+   * Something new to watch on a site (a workflow wait was stored in this process): list the
+   * watched sites again and poll the site at the next tick.
+   */
+  wake(ws: string, siteId: string): void;
   on(listener: WatchEvents): () => void;
   readonly subscriptions: Subscriptions;
   readonly outbox: Outbox;
+  /** The workflow waits' items and their completion (undefined without `waits`). */
+  readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
 }
 
 class LeaseLost extends Error {}
@@ -237,7 +265,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const subscriptions = new Subscriptions(opts.store, () => clock.now());
   const targetsCacheMs = opts.targetsCacheMs ?? 0;
   let targetsCache:
-    | { at: number; list: Array<[string, string]>; bySite: Map<string, Subscription[]> }
+    | {
+        at: number;
+        list: Array<[string, string]>;
+        bySite: Map<string, Subscription[]>;
+        waitsBySite: Map<string, JobWait[]>;
+      }
     | undefined;
   /** Active subscriptions of one site: from the cached listing while it is fresh (a poll must
    * not read every subscription of a workspace of thousands of sites), else from the store. */
@@ -250,6 +283,20 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   subscriptions.onChange = () => {
     targetsCache = undefined;
   };
+  /** Workflow waits of one site not finished yet, read fresh (the listing only says which). */
+  async function siteWaits(ws: string, siteId: string): Promise<JobWait[]> {
+    if (!opts.waits) return [];
+    const listed =
+      targetsCache && clock.now() - targetsCache.at < targetsCacheMs
+        ? (targetsCache.waitsBySite.get(siteKey(ws, siteId)) ?? [])
+        : (await listWaits(opts.store)).filter((w) => w.workspace === ws && w.siteId === siteId);
+    const out: JobWait[] = [];
+    for (const w of listed) {
+      const fresh = await waitsRepo(opts.store).get(ws, w.executionId);
+      if (fresh && fresh.state !== 'done') out.push(fresh);
+    }
+    return out;
+  }
 
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
@@ -263,6 +310,16 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
+  const waitOutbox = opts.waits ? new WaitOutbox(opts.store) : undefined;
+  const completer = opts.waits
+    ? createWaitCompleter({
+        store: opts.store,
+        port: opts.waits,
+        holder: opts.holderId,
+        onError: (message, err, wait) =>
+          log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
+      })
+    : undefined;
   const sites = new Map<string, SiteStatus>();
   const held = new Set<string>();
   const pausedCache = new Map<string, string>();
@@ -388,12 +445,14 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     // deliveries ended), so a site is polled every interval (+-jitter) however long it takes.
     const cycleStart = clock.now();
     try {
+      const waits = await siteWaits(ws, siteId);
+      const jobWaits = waits.filter((w) => w.kind === 'job' && w.state === 'pending');
       if (await pausedReasonOf(ws)) {
         out.skipped = 'paused';
       } else {
         const subs = await siteSubscriptions(ws, siteId);
         const creds = await opts.credentials(ws);
-        if (subs.length === 0) out.skipped = 'no-subscriptions';
+        if (subs.length === 0 && jobWaits.length === 0) out.skipped = 'no-subscriptions';
         else if (!creds?.watermarking) out.skipped = 'no-credentials';
         else {
           const client = opts.api.watermarking(creds.watermarking);
@@ -408,6 +467,9 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               now: () => clock.now(),
               checkpoint,
               ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+              ...(opts.waits && waitOutbox && jobWaits.length > 0
+                ? { waits: { waits: jobWaits, outbox: waitOutbox, jobOutputs: opts.waits.jobOutputs } }
+                : {}),
             });
             st.lastPollAt = clock.now();
             st.lastResult = out.cycle;
@@ -452,9 +514,37 @@ export function createWatcher(opts: WatcherOptions): Watcher {
           }
         }
       }
+      // The site's other waits (a registration's report) and every wait's deadline: also when
+      // the poll was skipped or failed (a paused workspace's waits still time out).
+      if (waits.length > 0) {
+        await checkpoint();
+        await checkWaits(waits);
+        // A site kept only for non-job waits costs no upstream call: look again soon.
+        if (out.skipped === 'no-subscriptions') {
+          delete out.skipped;
+          const next = nextPollDelay(policy, st.quietCycles, { inflight: waits.length, changed: 0 }, random());
+          st.quietCycles = next.quiet;
+          st.lastDelayMs = next.delayMs;
+          st.nextPollAt = cycleStart + next.delayMs;
+        }
+      }
       // Deliver this site's notifications while we hold its lease (also when the poll failed).
       await checkpoint();
       out.delivery = await deliverer.drain(ws, siteId);
+      if (waitOutbox && completer) {
+        out.waits = await drainWaitItems(
+          {
+            outbox: waitOutbox,
+            completer,
+            store: opts.store,
+            now: () => clock.now(),
+            onError: (message, err, item) =>
+              log.warn({ err, workspace: item?.workspace, executionId: item?.executionId }, message),
+          },
+          ws,
+          siteId,
+        );
+      }
     } catch (e) {
       if (!(e instanceof LeaseLost)) throw e;
       out.skipped = 'lease';
@@ -462,20 +552,79 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     return out;
   }
 
+  /**
+   * Items for the waits the cycle does not decide: a non-job wait whose check says done, a wait
+   * past its deadline (timeout), a wait left `completing` by a crash (its stored result). The
+   * wait outbox keeps the first item of a wait: a job that finished in this very cycle wins.
+   */
+  async function checkWaits(waits: JobWait[]): Promise<void> {
+    if (!opts.waits || !waitOutbox) return;
+    const now = clock.now();
+    const items: WaitItem[] = [];
+    const item = (w: JobWait, reason: WaitItem['reason'], result: WaitItem['result']): WaitItem => ({
+      workspace: w.workspace,
+      siteId: w.siteId,
+      executionId: w.executionId,
+      reason,
+      result,
+      createdAt: now,
+      attempts: 0,
+    });
+    for (const w of waits) {
+      if (w.state === 'completing' && w.result) {
+        items.push(item(w, 'checked', w.result));
+        continue;
+      }
+      if (w.kind !== 'job') {
+        try {
+          const found = await opts.waits.check(w);
+          if (found.done) {
+            items.push(
+              item(
+                w,
+                'checked',
+                found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
+              ),
+            );
+            continue;
+          }
+        } catch (err) {
+          log.warn({ err, workspace: w.workspace, executionId: w.executionId }, 'could not check a workflow wait');
+        }
+      }
+      if (now >= w.deadline) items.push(item(w, 'timeout', { ok: false, error: timeoutMessage(w) }));
+    }
+    if (items.length > 0) await waitOutbox.add(items);
+  }
+
   async function targets(): Promise<Array<[string, string]>> {
     if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return [...targetsCache.list];
     const at = clock.now();
-    const { list, bySite } = await listTargets();
-    if (targetsCacheMs > 0) targetsCache = { at, list, bySite };
+    const { list, bySite, waitsBySite } = await listTargets();
+    if (targetsCacheMs > 0) targetsCache = { at, list, bySite, waitsBySite };
     return [...list];
   }
 
   async function listTargets(): Promise<{
     list: Array<[string, string]>;
     bySite: Map<string, Subscription[]>;
+    waitsBySite: Map<string, JobWait[]>;
   }> {
     const list: Array<[string, string]> = [];
     const bySite = new Map<string, Subscription[]>();
+    const waitsBySite = new Map<string, JobWait[]>();
+    // A pending workflow wait makes its site watched, like a subscription.
+    if (opts.waits) {
+      for (const w of await listWaits(opts.store)) {
+        const k = siteKey(w.workspace, w.siteId);
+        const l = waitsBySite.get(k);
+        if (l) l.push(w);
+        else {
+          waitsBySite.set(k, [w]);
+          list.push([w.workspace, w.siteId]);
+        }
+      }
+    }
     for (const ws of await subscriptions.workspaces()) {
       for (const s of await subscriptions.list(ws)) {
         if (s.paused) continue;
@@ -484,11 +633,11 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         if (l) l.push(s);
         else {
           bySite.set(k, [s]);
-          list.push([ws, s.siteId]);
+          if (!waitsBySite.has(k)) list.push([ws, s.siteId]);
         }
       }
     }
-    return { list, bySite };
+    return { list, bySite, waitsBySite };
   }
 
   /**
@@ -701,6 +850,13 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         }
       }
     },
+    wake(ws, siteId) {
+      targetsCache = undefined;
+      const st = siteStatus(ws, siteId);
+      st.nextPollAt = Math.min(st.nextPollAt, clock.now());
+      if (running && !inflight.has(siteKey(ws, siteId))) schedule();
+    },
+    waits: waitOutbox && completer ? { outbox: waitOutbox, completer } : undefined,
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

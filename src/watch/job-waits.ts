@@ -1,37 +1,57 @@
 /**
- * Durable waits for Workflow Builder steps (Slack-free).
+ * Durable waits for Workflow Builder steps (Slack-free), completed by the job watcher.
  *
  * A step that completes later ("wait for a job to finish", a long registration) stores a wait:
  * the function_execution_id Slack gave, the workspace, the site, what it waits for, and a
- * deadline. A small runtime checks the pending waits every `intervalMs` with an injectable clock.
+ * deadline. There is no loop of its own: a pending wait is a consumer of the job watcher
+ * (index.ts), like a channel subscription.
+ * - Its site is watched while the wait is pending (the watcher lists the pending waits with the
+ *   subscriptions), so the adaptive poller polls it fast while the job is in flight.
+ * - The poll cycle that sees the job reach COMPLETED or ERROR (poller.ts `resolveJobWaits`) writes
+ *   ONE durable item to the wait outbox (key = the execution id) BEFORE the site's poll state
+ *   advances, exactly like a channel notification; a re-detection after a crash finds the same
+ *   key (pending, or tombstoned once delivered) and adds nothing.
+ * - Under the same site lease, after the cycle, the watcher checks the other waits of the site
+ *   (a registration's stored report, through the port: no upstream call) and their deadlines (a
+ *   timeout becomes the same kind of item, with a what / why / next message), then drains the
+ *   site's wait items: each completes its step through the port (functions.completeSuccess /
+ *   completeError on the Slack side).
  *
- * Exactly once across replicas and restarts:
- * - Every wait is listed in one global index document (atomic update), so any replica, also a
- *   freshly started one, finds it.
- * - A replica works on a wait only while it holds the wait's lease (`job-wait:<execution id>`).
- * - Completion is a state change done with an atomic update BEFORE the port is called
- *   (`pending` -> `completing`, with the holder), so two replicas can never both send; after the
- *   port answered the wait is marked `done` and leaves the index. A process that dies between
- *   the two finds, after a restart, a `completing` wait whose lease expired: it sends again
- *   (Slack refuses a second completion of the same execution, which the port reports as
- *   `alreadyCompleted`, so the workflow never sees two results). This is the one window where
- *   the port is called twice; it is documented rather than hidden.
- *
- * What a wait is checked against is the caller's port (`check`): the Slack feature passes the
- * ops-layer job status, the runtime knows nothing of jobs beyond "finished yet, with which
- * outputs". On timeout the wait fails with a clear message; a check that throws is retried on
- * the next tick (the service being down is not a reason to fail the workflow before the deadline).
+ * Exactly once across replicas and restarts (two guards, either is enough for the usual cases):
+ * - The wait items of a site are drained only by the replica holding the site's poll lease.
+ * - The completion itself (`createWaitCompleter`) runs under the wait's own lease
+ *   (`job-wait:<execution id>`) and is a state change done with an atomic update BEFORE the port
+ *   is called (`pending` -> `completing`, with the result), so two callers (a drain and the
+ *   in-process settle of a registration that just ended) never both send. After the port
+ *   answered the wait is marked `done` and leaves the index. A process that dies between the two
+ *   leaves a `completing` wait (and an undelivered item): whoever completes it next sends the
+ *   stored result again, and Slack refuses a second completion of the same execution (the port
+ *   reports `alreadyCompleted`), so the workflow never sees two results. This is the one window
+ *   where the port is called twice; it is documented rather than hidden.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { AtomicDocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
-import { systemClock } from './clock.js';
-import type { Clock } from './types.js';
+import type { Job, JobTask } from '../api/types.js';
+import type { AtomicDocRepo, DocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
+import { classifyDeliveryError } from './delivery.js';
 
 export const WAITS_NAMESPACE = 'wf-waits';
 export const WAITS_INDEX_NAMESPACE = 'wf-waits-index';
+/** Live wait items (one per wait that has a result to send), per workspace. */
+export const WAIT_OUTBOX_NS = 'wf-wait-outbox';
+/** Tombstones of delivered (or dropped) wait items. */
+export const WAIT_DELIVERED_NS = 'wf-wait-delivered';
 const INDEX_KEY = '_global';
 const INDEX_ID = 'pending';
+/** How long a finished wait and its item's tombstone are kept (a late duplicate is recognised). */
+export const KEEP_DONE_MS = 24 * 3_600_000;
+
+const resultSchema = z.union([
+  z.object({ ok: z.literal(true), outputs: z.record(z.string(), z.unknown()) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+/** What a wait's step is completed with. */
+export type WaitResult = z.infer<typeof resultSchema>;
 
 export const jobWaitSchema = z.object({
   executionId: z.string().min(1),
@@ -48,17 +68,10 @@ export const jobWaitSchema = z.object({
   workflowExecutionId: z.string().optional(),
   createdAt: z.number(),
   state: z.enum(['pending', 'completing', 'done']),
-  /** Last time a check found it still running (epoch ms). */
-  lastCheckedAt: z.number().optional(),
   /** Holder that moved it to `completing`. */
   holder: z.string().optional(),
   /** What was (or is being) sent: kept so a restart re-sends the same result. */
-  result: z
-    .union([
-      z.object({ ok: z.literal(true), outputs: z.record(z.string(), z.unknown()) }),
-      z.object({ ok: z.literal(false), error: z.string() }),
-    ])
-    .optional(),
+  result: resultSchema.optional(),
 });
 export type JobWait = z.infer<typeof jobWaitSchema>;
 
@@ -81,26 +94,17 @@ export interface CompletionPort {
   fail(wait: JobWait, error: string): Promise<CompletionOutcome>;
 }
 
-export interface JobWaitsOptions {
-  store: Pick<Store, 'leases'> & { docs: Store['docs'] };
-  port: CompletionPort;
-  /** Looks at what the wait is for (ops layer via the Slack feature). */
-  check: (wait: JobWait) => Promise<WaitCheck>;
-  clock?: Clock;
-  /** Time between two passes. Default 30 s. */
-  intervalMs?: number;
-  /** Lease of one wait while a replica works on it. Default 60 s. */
-  leaseMs?: number;
-  /** How long a finished wait is kept (so a late duplicate event is recognised). Default 1 day. */
-  keepDoneMs?: number;
-  /** Holder id of this replica (default random). */
-  holder?: string;
-  onError?: (message: string, err: unknown, wait?: JobWait) => void;
+/** What the watcher needs to serve waits (given by the Slack side, see watch-runtime.ts). */
+export interface WaitsPort extends CompletionPort {
+  /** The step's outputs for a finished job (the ops layer's wording, as the job status step). */
+  jobOutputs(job: Job, tasks: readonly JobTask[]): Record<string, unknown>;
+  /** Waits that are not for a job (a registration): finished yet? No upstream call expected. */
+  check(wait: JobWait): Promise<WaitCheck>;
   /** Called after a wait was completed or failed by this replica (audit, metrics). */
-  onFinished?: (wait: JobWait, outcome: CompletionOutcome) => void | Promise<void>;
+  onFinished?(wait: JobWait, outcome: CompletionOutcome): void | Promise<void>;
 }
 
-/** Message of a wait that reached its deadline. */
+/** Message of a wait that reached its deadline (what / why / next). */
 export function timeoutMessage(
   wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>,
 ): string {
@@ -123,13 +127,14 @@ export type NewWait = Omit<JobWait, 'state' | 'holder' | 'result' | 'createdAt'>
 
 /**
  * Store a wait (idempotent per execution id: Slack may deliver the same function_executed event
- * twice; the second call keeps the first wait). Returns false when one existed already.
+ * twice; the second call keeps the first wait). Returns false when one existed already. The
+ * watcher sees it at its next listing of the watched sites (`Watcher.wake` makes that at once).
  */
 export async function addWait(
   store: { docs: Store['docs'] },
   wait: NewWait,
   now: () => number = Date.now,
-  keepDoneMs = 24 * 3_600_000,
+  keepDoneMs = KEEP_DONE_MS,
 ): Promise<boolean> {
   let created = false;
   const ttl = Math.max(0, wait.deadline - now()) + keepDoneMs;
@@ -154,12 +159,17 @@ export async function addWait(
   return created;
 }
 
+/**
+ * The waits not finished yet (pending or completing), from the global index. Entries whose wait
+ * is gone (expired) or done are dropped from the index on the way.
+ */
 export async function listWaits(store: { docs: Store['docs'] }): Promise<JobWait[]> {
   const idx = (await indexRepo(store).get(INDEX_KEY, INDEX_ID))?.items ?? [];
   const out: JobWait[] = [];
   for (const i of idx) {
     const w = await waitsRepo(store).get(i.workspace as WorkspaceKey, i.executionId);
-    if (w) out.push(w);
+    if (w && w.state !== 'done') out.push(w);
+    else await unindex(store, i.workspace, i.executionId);
   }
   return out;
 }
@@ -170,40 +180,46 @@ async function unindex(store: { docs: Store['docs'] }, workspace: string, execut
   }));
 }
 
-export interface JobWaitsRuntime {
-  start(): void;
-  stop(): Promise<void>;
-  /** One pass over every pending wait (tests, and `settle` after an in-process finish). */
-  tick(): Promise<void>;
+// ---------------------------------------------------------------------------------------------
+// The completion (exactly once)
+// ---------------------------------------------------------------------------------------------
+
+/** 'busy': another caller holds the wait's lease now (it finishes it). 'gone': no such wait. */
+export type FinishOutcome = CompletionOutcome | 'busy' | 'gone';
+
+export interface WaitCompleter {
+  /** Complete the wait with `result` (or the result a previous claim stored). */
+  finish(workspace: string, executionId: string, result: WaitResult): Promise<FinishOutcome>;
   /**
-   * Check one wait now (right after it was stored, or when its work ended in this process) through
-   * the same lease and exactly-once path as the periodic pass. Nothing happens when another
-   * replica holds it: that replica (or the next pass) finishes it.
+   * Check a non-job wait now (a registration that just ended in this process) and complete it
+   * when it is finished, through the same lease and claim as the watcher's items.
    */
-  settle(workspace: string, executionId: string): Promise<void>;
+  settle(workspace: string, executionId: string): Promise<FinishOutcome | undefined>;
   readonly holder: string;
 }
 
-export function createJobWaitsRuntime(opts: JobWaitsOptions): JobWaitsRuntime {
-  const clock = opts.clock ?? systemClock;
-  const intervalMs = opts.intervalMs ?? 30_000;
+export interface WaitCompleterOptions {
+  store: Pick<Store, 'leases' | 'docs'>;
+  port: Pick<WaitsPort, 'complete' | 'fail' | 'check' | 'onFinished'>;
+  /** Lease of one wait while a caller completes it. Default 60 s. */
+  leaseMs?: number;
+  keepDoneMs?: number;
+  holder?: string;
+  onError?: (message: string, err: unknown, wait?: JobWait) => void;
+}
+
+export function createWaitCompleter(opts: WaitCompleterOptions): WaitCompleter {
   const leaseMs = opts.leaseMs ?? 60_000;
-  const keepDoneMs = opts.keepDoneMs ?? 24 * 3_600_000;
+  const keepDoneMs = opts.keepDoneMs ?? KEEP_DONE_MS;
   const holder = opts.holder ?? `waits-${randomUUID()}`;
   const leases: LeaseRepo = opts.store.leases;
   const repo = waitsRepo(opts.store);
   const onError = opts.onError ?? (() => undefined);
-  let timer: unknown;
-  let running: Promise<void> | undefined;
-  let stopped = true;
+  /** Waits this completer works on now: the lease is per holder, so overlapping calls of the
+   * same completer must not both run one wait. */
+  const busy = new Set<string>();
 
-  const leaseName = (w: Pick<JobWait, 'executionId'>) => `job-wait:${w.executionId}`;
-
-  /** Claims (pending -> completing) and sends. Caller holds the lease. */
-  async function complete(
-    wait: JobWait,
-    result: NonNullable<JobWait['result']>,
-  ): Promise<CompletionOutcome | undefined> {
+  async function claimAndSend(wait: JobWait, result: WaitResult): Promise<FinishOutcome> {
     const key = wait.workspace as WorkspaceKey;
     let claimed: JobWait | undefined;
     await repo.update(key, wait.executionId, (old) => {
@@ -215,139 +231,220 @@ export function createJobWaitsRuntime(opts: JobWaitsOptions): JobWaitsRuntime {
       claimed = next;
       return next;
     });
-    if (!claimed) return undefined;
+    if (!claimed) return 'alreadyCompleted';
     const r = claimed.result ?? result;
     const outcome = r.ok
       ? await opts.port.complete(claimed, r.outputs)
       : await opts.port.fail(claimed, r.error);
     await repo.update(key, wait.executionId, (old) => (old ? { ...old, state: 'done' } : old), keepDoneMs);
     await unindex(opts.store, wait.workspace, wait.executionId);
-    await Promise.resolve(opts.onFinished?.(claimed, outcome)).catch((err: unknown) =>
-      onError('wait finished hook failed', err, claimed),
+    const finished = claimed;
+    await Promise.resolve(opts.port.onFinished?.(finished, outcome)).catch((err: unknown) =>
+      onError('wait finished hook failed', err, finished),
     );
     return outcome;
   }
 
-  async function withLease<T>(
-    wait: Pick<JobWait, 'executionId'>,
-    fn: () => Promise<T>,
-  ): Promise<T | undefined> {
-    if (!(await leases.acquire(leaseName(wait), holder, leaseMs))) return undefined;
+  async function leased(
+    workspace: string,
+    executionId: string,
+    fn: (fresh: JobWait) => Promise<FinishOutcome | undefined>,
+  ): Promise<FinishOutcome | undefined> {
+    const id = `${workspace}|${executionId}`;
+    if (busy.has(id)) return 'busy';
+    busy.add(id);
+    const name = `job-wait:${executionId}`;
     try {
-      return await fn();
-    } finally {
-      await leases.release(leaseName(wait), holder).catch(() => undefined);
-    }
-  }
-
-  /** Waits this runtime works on now: the lease is per holder, so overlapping calls of the same
-   * runtime (a pass and a settle) must not both run one wait. */
-  const busy = new Set<string>();
-
-  async function one(wait: JobWait): Promise<void> {
-    if (busy.has(wait.executionId)) return;
-    busy.add(wait.executionId);
-    try {
-      await oneLeased(wait);
-    } finally {
-      busy.delete(wait.executionId);
-    }
-  }
-
-  async function oneLeased(wait: JobWait): Promise<void> {
-    await withLease(wait, async () => {
-      // Re-read under the lease: another replica may have finished it meanwhile.
-      const fresh = await repo.get(wait.workspace as WorkspaceKey, wait.executionId);
-      if (!fresh || fresh.state === 'done') {
-        await unindex(opts.store, wait.workspace, wait.executionId);
-        return;
-      }
-      if (fresh.state === 'completing' && fresh.result) {
-        await complete(fresh, fresh.result);
-        return;
-      }
-      let found: WaitCheck = { done: false };
+      if (!(await leases.acquire(name, holder, leaseMs))) return 'busy';
       try {
-        found = await opts.check(fresh);
-      } catch (err) {
-        onError('could not check a workflow wait (tried again on the next pass)', err, fresh);
+        // Read under the lease: another replica may have finished it meanwhile.
+        const fresh = await repo.get(workspace as WorkspaceKey, executionId);
+        if (!fresh) return 'gone';
+        if (fresh.state === 'done') {
+          await unindex(opts.store, workspace, executionId);
+          return 'alreadyCompleted';
+        }
+        return await fn(fresh);
+      } finally {
+        await leases.release(name, holder).catch(() => undefined);
       }
-      if (found.done) {
-        await complete(
-          fresh,
-          found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
-        );
-      } else if (clock.now() >= fresh.deadline) {
-        await complete(fresh, { ok: false, error: timeoutMessage(fresh) });
-      } else {
-        const at = clock.now();
-        await repo.update(fresh.workspace as WorkspaceKey, fresh.executionId, (old) =>
-          old && old.state === 'pending' ? { ...old, lastCheckedAt: at } : old,
-        );
-      }
-    });
-  }
-
-  let pass: Promise<void> | undefined;
-  /** One pass at a time: a call during a pass waits for it, then runs its own. */
-  async function tick(): Promise<void> {
-    while (pass) await pass;
-    pass = doTick().finally(() => {
-      pass = undefined;
-    });
-    return pass;
-  }
-
-  async function doTick(): Promise<void> {
-    let waits: JobWait[];
-    try {
-      waits = await listWaits(opts.store);
-    } catch (err) {
-      onError('could not list workflow waits', err);
-      return;
+    } finally {
+      busy.delete(id);
     }
-    for (const w of waits) {
-      if (w.state === 'done') {
-        await unindex(opts.store, w.workspace, w.executionId).catch(() => undefined);
-        continue;
-      }
-      await one(w).catch((err: unknown) => onError('workflow wait failed', err, w));
-    }
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    timer = clock.setTimer(() => {
-      timer = undefined;
-      running = tick().finally(() => {
-        running = undefined;
-        schedule();
-      });
-    }, intervalMs);
-    (timer as { unref?: () => void } | undefined)?.unref?.();
   }
 
   return {
     holder,
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      // A first pass right away: waits left by a previous process are picked up at start.
-      running = tick().finally(() => {
-        running = undefined;
-        schedule();
+    async finish(workspace, executionId, result) {
+      return (await leased(workspace, executionId, (w) => claimAndSend(w, result))) ?? 'busy';
+    },
+    settle(workspace, executionId) {
+      return leased(workspace, executionId, async (w) => {
+        if (w.state === 'completing' && w.result) return claimAndSend(w, w.result);
+        const found = await opts.port.check(w);
+        if (!found.done) return undefined;
+        return claimAndSend(w, found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error });
       });
     },
-    async stop() {
-      stopped = true;
-      if (timer !== undefined) clock.clearTimer(timer);
-      timer = undefined;
-      await running;
-    },
-    tick,
-    async settle(workspace, executionId) {
-      const w = await repo.get(workspace as WorkspaceKey, executionId);
-      if (w && w.state !== 'done') await one(w);
-    },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wait outbox (one durable item per wait with a result) and its delivery
+// ---------------------------------------------------------------------------------------------
+
+export interface WaitItem {
+  workspace: string;
+  siteId: string;
+  executionId: string;
+  /** Why: the job finished, the deadline passed, or a non-job wait's check said done. */
+  reason: 'finished' | 'timeout' | 'checked';
+  result: WaitResult;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt?: number;
+}
+
+const itemSchema = z.object({
+  workspace: z.string(),
+  siteId: z.string(),
+  executionId: z.string(),
+  reason: z.enum(['finished', 'timeout', 'checked']),
+  result: resultSchema,
+  createdAt: z.number(),
+  attempts: z.number(),
+  nextAttemptAt: z.number().optional(),
+});
+
+interface WaitTombstone {
+  outcome: 'delivered' | 'dropped';
+  at: number;
+  reason?: string;
+}
+const tombSchema = z.object({
+  outcome: z.enum(['delivered', 'dropped']),
+  at: z.number(),
+  reason: z.string().optional(),
+});
+
+export class WaitOutbox {
+  readonly items: AtomicDocRepo<WaitItem>;
+  readonly delivered: DocRepo<WaitTombstone>;
+  constructor(
+    store: Pick<Store, 'docs'>,
+    private readonly keepDoneMs = KEEP_DONE_MS,
+  ) {
+    this.items = store.docs<WaitItem>(WAIT_OUTBOX_NS, itemSchema);
+    this.delivered = store.docs<WaitTombstone>(WAIT_DELIVERED_NS, tombSchema);
+  }
+
+  /**
+   * Write items not seen before (neither pending nor delivered): one per wait, whatever the
+   * reason (the first result found wins). An item found pending is re-indexed (see Outbox.add).
+   */
+  async add(items: WaitItem[]): Promise<number> {
+    let added = 0;
+    for (const it of items) {
+      if (await this.delivered.get(it.workspace, it.executionId)) continue;
+      const created = { v: false };
+      await this.items.update(it.workspace, it.executionId, (old) => {
+        created.v = !old;
+        return old ?? it;
+      });
+      if (created.v) added++;
+    }
+    return added;
+  }
+
+  async pending(ws: string, siteId?: string): Promise<WaitItem[]> {
+    const out: WaitItem[] = [];
+    for (const id of await this.items.list(ws)) {
+      const it = await this.items.get(ws, id).catch(() => undefined);
+      if (it && (!siteId || it.siteId === siteId)) out.push(it);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async finish(it: WaitItem, tomb: WaitTombstone): Promise<void> {
+    await this.delivered.put(it.workspace, it.executionId, tomb, this.keepDoneMs);
+    await this.items.delete(it.workspace, it.executionId);
+  }
+}
+
+export interface WaitDrainResult {
+  delivered: number;
+  deferred: number;
+  dropped: number;
+}
+
+/** How long an item whose completion keeps failing is retried before it is dropped. */
+const GIVE_UP_MS = KEEP_DONE_MS;
+
+/**
+ * Deliver the wait items of a workspace (one site's, under its lease). A transient failure
+ * (Slack 429 / 5xx / network, an unknown error) is retried at a later drain with exponential
+ * backoff (the item keeps its result); one Slack refuses for good (token revoked, app
+ * uninstalled, bad arguments) is dropped and logged, and its wait marked done.
+ */
+export async function drainWaitItems(
+  d: {
+    outbox: WaitOutbox;
+    completer: WaitCompleter;
+    store: Pick<Store, 'docs'>;
+    now: () => number;
+    onError: (message: string, err: unknown, item?: WaitItem) => void;
+  },
+  ws: string,
+  siteId?: string,
+): Promise<WaitDrainResult> {
+  const res: WaitDrainResult = { delivered: 0, deferred: 0, dropped: 0 };
+  for (const it of await d.outbox.pending(ws, siteId)) {
+    if (it.nextAttemptAt !== undefined && it.nextAttemptAt > d.now()) continue;
+    const tomb = await d.outbox.delivered.get(ws, it.executionId);
+    if (tomb) {
+      // Tombstoned but still live: the process died between finish's two writes.
+      await d.outbox.items.delete(ws, it.executionId);
+      continue;
+    }
+    let outcome: FinishOutcome;
+    try {
+      outcome = await d.completer.finish(ws, it.executionId, it.result);
+    } catch (err) {
+      const c = classifyDeliveryError(err);
+      if ((c.type === 'permanent' || c.type === 'rejected') && 'code' in c) {
+        d.onError(`Slack refused to complete a workflow step (${c.code}); the wait is dropped`, err, it);
+        await d.outbox.finish(it, { outcome: 'dropped', at: d.now(), reason: c.code });
+        await waitsRepo(d.store).update(ws as WorkspaceKey, it.executionId, (old) =>
+          old ? { ...old, state: 'done' } : old,
+        );
+        res.dropped++;
+        continue;
+      }
+      if (d.now() - it.createdAt > GIVE_UP_MS) {
+        d.onError('a workflow step could not be completed for a day; the wait is dropped', err, it);
+        await d.outbox.finish(it, { outcome: 'dropped', at: d.now(), reason: 'gave up' });
+        res.dropped++;
+        continue;
+      }
+      const attempts = it.attempts + 1;
+      const backoff =
+        c.type === 'rate' || c.type === 'transient'
+          ? (c.retryAfterMs ?? Math.min(15 * 60_000, 1000 * 2 ** attempts))
+          : Math.min(15 * 60_000, 1000 * 2 ** attempts);
+      d.onError('could not complete a workflow step (tried again later)', err, it);
+      await d.outbox.items.update(ws, it.executionId, (old) =>
+        old ? { ...old, attempts, nextAttemptAt: d.now() + backoff } : old,
+      );
+      res.deferred++;
+      continue;
+    }
+    // Another caller holds the wait right now (it completes it): look again at the next drain.
+    if (outcome === 'busy') {
+      res.deferred++;
+      continue;
+    }
+    await d.outbox.finish(it, { outcome: 'delivered', at: d.now() });
+    res.delivered++;
+  }
+  return res;
 }

@@ -41,6 +41,7 @@ import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js
 import { ServiceError } from '../api/errors.js';
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { DocRepo, Store } from '../store/types.js';
+import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
 import { deliveryKey, type Outbox, type OutboxEntry, type ThreadIntent } from './outbox.js';
 import { subscriptionMatches } from './subscriptions.js';
 import type { JobSummary, Subscription, TaskCounts, TaskFailure } from './types.js';
@@ -92,7 +93,18 @@ export interface CycleResult {
   finals: number;
   intents: number;
   added: number;
+  /** Workflow waits whose job finished: items written to the wait outbox (new ones). */
+  waitsFinished: number;
   calls: number;
+}
+
+/** The workflow waits of the site a cycle serves (see job-waits.ts and `resolveJobWaits`). */
+export interface CycleWaits {
+  /** Pending job waits of this site. */
+  waits: JobWait[];
+  outbox: WaitOutbox;
+  /** The step's outputs for a finished job. */
+  jobOutputs(job: Job, tasks: readonly JobTask[]): Record<string, unknown>;
 }
 
 export interface CycleContext {
@@ -107,6 +119,8 @@ export interface CycleContext {
   checkpoint: () => Promise<void>;
   skewMs?: number;
   taskConcurrency?: number;
+  /** Workflow waits on this site (their job's terminal change completes them). */
+  waits?: CycleWaits;
 }
 
 export function pollStateRepo(store: Store): DocRepo<PollState> {
@@ -222,6 +236,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     finals: 0,
     intents: 0,
     added: 0,
+    waitsFinished: 0,
     calls: 0,
   };
 
@@ -262,8 +277,16 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
         fresh.push(j);
       } else jobs[j.jobId] = memo(j);
     }
+    if (changes.length > 0) await fetchTasks(ctx, changes, count);
+    res.waitsFinished = await resolveJobWaits(ctx, {
+      terminal: new Map(recent.map((j) => [j.jobId, j])),
+      inflight: new Set(inflight.filter((j) => terminalSeen[j.jobId] === undefined).map((j) => j.jobId)),
+      undecided: new Set(),
+      changes,
+      start,
+      count,
+    });
     if (changes.length > 0) {
-      await fetchTasks(ctx, changes, count);
       await ctx.checkpoint();
       const entries = buildIntents(ctx, changes, start);
       res.intents = entries.length;
@@ -346,6 +369,16 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   res.finals = changes.filter((c) => c.kind === 'final').length;
   await ctx.checkpoint();
 
+  // workflow waits whose job finished: their items go out before the state advances, too
+  res.waitsFinished = await resolveJobWaits(ctx, {
+    terminal: terminalById,
+    inflight: inflightIds,
+    undecided: new Set(Object.keys(keepInState).map(Number)),
+    changes,
+    start,
+    count,
+  });
+
   // intents
   const entries = buildIntents(ctx, changes, start, state.lastCycleStartMs);
   res.intents = entries.length;
@@ -375,6 +408,64 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   });
   res.calls = calls;
   return res;
+}
+
+/**
+ * Workflow waits of the site whose job is finished: one wait item each (job-waits.ts), written
+ * before the caller saves the poll state. The job is looked up in what the cycle already has
+ * (a final change with its tasks, the terminal window, the in-flight set); only a job in none of
+ * them (it finished before its wait was stored, or long ago, out of the window) costs a getJob,
+ * and a finished job not fetched yet its getJobTasks. A job the cycle is still unsure about (a
+ * departed job whose lookup failed) waits for the next cycle; a lookup the service refuses is
+ * tried again next cycle (the wait's deadline ends it at worst).
+ */
+async function resolveJobWaits(
+  ctx: CycleContext,
+  seen: {
+    terminal: Map<number, Job>;
+    inflight: Set<number>;
+    undecided: Set<number>;
+    changes: Change[];
+    start: number;
+    count: () => void;
+  },
+): Promise<number> {
+  const w = ctx.waits;
+  if (!w || w.waits.length === 0) return 0;
+  const items: WaitItem[] = [];
+  for (const wait of w.waits) {
+    const jobId = Number(wait.target);
+    if (!Number.isSafeInteger(jobId) || seen.inflight.has(jobId) || seen.undecided.has(jobId)) continue;
+    const change = seen.changes.find((c) => c.job.jobId === jobId && c.tasks);
+    let job = change?.job ?? seen.terminal.get(jobId);
+    let tasks: readonly JobTask[] | undefined = change?.tasks;
+    try {
+      if (!job) {
+        seen.count();
+        job = await ctx.client.getJob(ctx.siteId, jobId);
+      }
+      if (!(JOB_TERMINAL as string[]).includes(job.status)) continue;
+      if (!tasks) {
+        seen.count();
+        tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;
+      }
+    } catch (e) {
+      if (e instanceof ServiceError) continue;
+      throw e;
+    }
+    items.push({
+      workspace: ctx.workspace,
+      siteId: ctx.siteId,
+      executionId: wait.executionId,
+      reason: 'finished',
+      result: { ok: true, outputs: w.jobOutputs(job, tasks) },
+      createdAt: seen.start,
+      attempts: 0,
+    });
+  }
+  if (items.length === 0) return 0;
+  await ctx.checkpoint();
+  return w.outbox.add(items);
 }
 
 function memo(j: Job, tasks?: JobTask[]): JobMemo {

@@ -14,13 +14,13 @@ import { debugMessage } from './render.js';
 const list = commandList();
 
 /** This replica's watcher status, when the watch runtime runs in this process. */
-export async function runtimeStatus(): Promise<RuntimeStatus | undefined> {
-  const [rt] = activeWatchRuntimes();
+export async function runtimeStatus(deps: CommandContext['deps']): Promise<RuntimeStatus | undefined> {
+  const [rt] = activeWatchRuntimes(deps);
   return rt ? rt.watcher.status() : undefined;
 }
 
 export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {
-  const runtime = await runtimeStatus();
+  const runtime = await runtimeStatus(ctx.deps);
   const c = ctx.deps.config.slack;
   let botId = c.botId;
   let botUserId = c.botUserId;

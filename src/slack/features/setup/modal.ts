@@ -89,7 +89,7 @@ export const setupModal = modal<Meta, Data>({
         await saveSetup(deps, ctx.workspace, creds, result.verifiedAt, ctx.userId);
         // Resume polling at once if it was paused for bad credentials (it would otherwise resume
         // at the next poll interval, when the watcher sees the newer verifiedAt).
-        await notifyCredentialsSaved(ctx.workspace).catch((err: unknown) =>
+        await notifyCredentialsSaved(deps, ctx.workspace).catch((err: unknown) =>
           ctx.logger.warn({ err }, 'could not resume polling after setup'),
         );
         await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });

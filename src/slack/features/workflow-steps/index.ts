@@ -8,7 +8,10 @@
  *   requester's DM, the run resumed after a restart) and completes when the run ends, through a
  *   stored wait so a restart or another replica still completes it.
  * - job_status: answers at once.
- * - wait_for_job: stores a wait (deadline = now + timeout) and completes at COMPLETED / ERROR.
+ * - wait_for_job: answers at once when the job is finished already; otherwise stores a wait
+ *   (deadline = now + timeout) that the job watcher serves (src/watch/job-waits.ts): the site is
+ *   polled fast while the job is in flight, and the poll that sees it reach COMPLETED / ERROR
+ *   completes the step (or the deadline fails it).
  * - request_trial_extension: `/drm plan trial`'s operation and role rule.
  */
 
@@ -26,11 +29,12 @@ import { addWait } from '../../../watch/job-waits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
 import { registerProgressMessage, registerReportMessage } from '../../kit/registration-report.js';
+import { wakeWatchers } from '../../watch-runtime.js';
 import { STEP_IDS } from './ids.js';
-import { createWorkflowWaits } from './waits.js';
+import { workflowWaitCompleter } from './waits.js';
 
 export { STEP_IDS } from './ids.js';
-export { createWorkflowWaits } from './waits.js';
+export { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
 
 /** How long a registration step may take before it fails (the run itself goes on). */
 export const REGISTRATION_WAIT_MS = 7 * 24 * 3_600_000;
@@ -113,7 +117,7 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
           ctx.logger.error({ err, reportId }, 'workflow registration run stopped');
           return;
         }
-        await createWorkflowWaits(ctx.deps)
+        await workflowWaitCompleter(ctx.deps)
           .settle(ctx.workspace, executionId)
           .catch((err: unknown) => ctx.logger.error({ err, executionId }, 'could not complete the step'));
       })();
@@ -145,8 +149,9 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
       const siteId = clients.site(str(inputs.site).trim() || undefined);
       const jobId = parseJobId(inputs.job_id);
       const hours = parseTimeoutHours(inputs.timeout_hours);
-      // The job must exist: a typo fails now, not after the timeout.
-      await clients.watermarking().getJob(siteId, jobId);
+      // The job must exist (a typo fails now, not after the timeout); a finished one answers now.
+      const now = await jobStatus(clients.watermarking(), siteId, jobId);
+      if (now.finished) return { outputs: now.outputs };
       await addWait(
         ctx.deps.store,
         {
@@ -161,10 +166,11 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
         },
         ctx.deps.now,
       );
-      // A job already finished completes at once; otherwise the runtime's passes do.
-      await createWorkflowWaits(ctx.deps).settle(ctx.workspace, executionId);
+      // The watcher of this process polls the site at once (others see it at their next listing).
+      wakeWatchers(ctx.deps, ctx.workspace, siteId);
       return { later: true };
     },
+    detail: (_s, o) => `job ${str(o.job_id)} was ${str(o.status)} already`,
   },
   {
     callbackId: STEP_IDS.trial,

@@ -1,26 +1,28 @@
 /**
- * The Slack side of durable workflow waits: the completion port (functions.completeSuccess /
- * functions.completeError with the workspace's BOT token and the stored function_execution_id;
- * Slack allows bot tokens to call them without a scope, so a step completes after a restart or
- * on another replica, when the event's short-lived function token is gone), the check of each
- * kind of wait (job status through the ops layer; a registration's stored report, whose DM
- * report message gives the report link), and the runtime main.ts starts and stops.
+ * The Slack side of durable workflow waits: the port the job watcher completes them through
+ * (src/watch/job-waits.ts: a pending wait is a consumer of the watcher, see watch-runtime.ts).
+ * - complete / fail: functions.completeSuccess / functions.completeError with the workspace's
+ *   BOT token and the stored function_execution_id (Slack allows bot tokens to call them without
+ *   a scope, so a step completes after a restart or on another replica, when the event's
+ *   short-lived function token is gone);
+ * - jobOutputs: a finished job's outputs, worded as the job status step's (ops layer);
+ * - check: a registration wait's stored report (its DM report message gives the report link);
+ * - onFinished: the audit entry naming the workflow and the user it ran for.
  */
 import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
 import { audit } from '../../../ops/audit.js';
 import { loadRun } from '../../../ops/watermarking/registration/records.js';
-import { checkJobWait, checkRegistrationWait } from '../../../ops/workflow-steps.js';
-import { workspaceClients } from '../../../ops/workspace.js';
+import { checkRegistrationWait, jobStatusOutputs } from '../../../ops/workflow-steps.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import {
   type CompletionOutcome,
   type CompletionPort,
-  createJobWaitsRuntime,
+  createWaitCompleter,
   type JobWait,
-  type JobWaitsRuntime,
   type WaitCheck,
+  type WaitCompleter,
+  type WaitsPort,
 } from '../../../watch/job-waits.js';
-import type { Clock } from '../../../watch/types.js';
 import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import { auditLine } from '../../kit/context.js';
@@ -89,62 +91,63 @@ async function reportLink(deps: AppDeps, wait: JobWait): Promise<string> {
   return r?.permalink ?? '';
 }
 
-export function checkWait(deps: AppDeps) {
-  return async (wait: JobWait): Promise<WaitCheck> => {
-    if (wait.kind === 'registration') {
-      const r = await checkRegistrationWait(deps, wait);
-      if (r.done && r.ok)
-        return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
-      return r;
-    }
-    const clients = await workspaceClients(deps, wait.workspace as WorkspaceKey);
-    return checkJobWait(clients.watermarking(), wait);
+/** A registration wait: finished when its stored report says so (with the report link). */
+async function checkWait(deps: AppDeps, wait: JobWait): Promise<WaitCheck> {
+  if (wait.kind !== 'registration') return { done: false };
+  const r = await checkRegistrationWait(deps, wait);
+  if (r.done && r.ok) return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
+  return r;
+}
+
+/** Audit entry of a finished wait, naming the workflow and the user it ran for. */
+async function auditFinished(deps: AppDeps, wait: JobWait, outcome: CompletionOutcome): Promise<void> {
+  const ok = wait.result?.ok === true;
+  const what =
+    wait.kind === 'job' ? `wait for job ${wait.target}` : `register recipients (report ${wait.target})`;
+  const detail = `${what}, workflow ${wait.workflowExecutionId ?? 'unknown'} (step ${wait.executionId}) for ${wait.userId ? `<@${wait.userId}>` : 'an unnamed user'}: ${ok ? 'completed' : `failed: ${wait.result && !wait.result.ok ? wait.result.error.slice(0, 200) : ''}`}${outcome === 'alreadyCompleted' ? ' (Slack had it already)' : ''}`;
+  await audit(
+    { ...deps },
+    wait.workspace as WorkspaceKey,
+    {
+      userId: wait.userId ?? 'workflow',
+      action: wait.kind === 'job' ? 'workflow.wait-job' : 'workflow.register',
+      detail,
+      result: ok ? 'ok' : 'error',
+      siteId: wait.siteId,
+    },
+    async (channel, e) => {
+      const client = await botClientFor(deps, wait.workspace);
+      if (client)
+        appSender(deps).send(
+          wait.workspace as WorkspaceKey,
+          channel,
+          { text: auditLine(e) },
+          () => client,
+          `audit ${e.action}`,
+        );
+    },
+  );
+}
+
+/** The port the job watcher serves workflow waits through (watch-runtime.ts passes it). */
+export function workflowWaitsPort(deps: AppDeps): WaitsPort {
+  return {
+    ...completionPort(deps),
+    jobOutputs: jobStatusOutputs,
+    check: (wait) => checkWait(deps, wait),
+    onFinished: (wait, outcome) => auditFinished(deps, wait, outcome),
   };
 }
 
-export interface WorkflowWaitsOptions {
-  clock?: Clock;
-  intervalMs?: number;
-  leaseMs?: number;
-  holder?: string;
-}
-
-/** The waits runtime wired to Slack (main.ts starts it; steps use it to settle a wait at once). */
-export function createWorkflowWaits(deps: AppDeps, opts: WorkflowWaitsOptions = {}): JobWaitsRuntime {
-  return createJobWaitsRuntime({
+/**
+ * Completes a wait from a step in this process (a registration that just ended), through the
+ * same per-wait lease and claim as the watcher's items: never a second completion.
+ */
+export function workflowWaitCompleter(deps: AppDeps): WaitCompleter {
+  return createWaitCompleter({
     store: deps.store,
-    port: completionPort(deps),
-    check: checkWait(deps),
-    ...opts,
+    port: workflowWaitsPort(deps),
     onError: (message, err, wait) =>
       deps.logger.warn({ err, executionId: wait?.executionId, workspace: wait?.workspace }, message),
-    onFinished: async (wait, outcome) => {
-      const ok = wait.result?.ok === true;
-      const what =
-        wait.kind === 'job' ? `wait for job ${wait.target}` : `register recipients (report ${wait.target})`;
-      const detail = `${what}, workflow ${wait.workflowExecutionId ?? 'unknown'} (step ${wait.executionId}) for ${wait.userId ? `<@${wait.userId}>` : 'an unnamed user'}: ${ok ? 'completed' : `failed: ${wait.result && !wait.result.ok ? wait.result.error.slice(0, 200) : ''}`}${outcome === 'alreadyCompleted' ? ' (Slack had it already)' : ''}`;
-      await audit(
-        { ...deps },
-        wait.workspace as WorkspaceKey,
-        {
-          userId: wait.userId ?? 'workflow',
-          action: wait.kind === 'job' ? 'workflow.wait-job' : 'workflow.register',
-          detail,
-          result: ok ? 'ok' : 'error',
-          siteId: wait.siteId,
-        },
-        async (channel, e) => {
-          const client = await botClientFor(deps, wait.workspace);
-          if (client)
-            appSender(deps).send(
-              wait.workspace as WorkspaceKey,
-              channel,
-              { text: auditLine(e) },
-              () => client,
-              `audit ${e.action}`,
-            );
-        },
-      );
-    },
   });
 }
