@@ -2,11 +2,10 @@
  * Demo step: one Workflow Builder run, as Slack would drive it. A form gave a recipient list and a
  * job id; the bot's steps run from signed `function_executed` events: "Register watermark
  * recipients" completes when the list is done, "Wait for a watermarking job to finish" completes
- * when the job ends (through the durable waits runtime), and the workflow's own "Send a message"
- * step (Slack's, simulated here with a plain chat.postMessage) posts the outputs to the channel.
+ * when the job ends (a durable wait served by the job watcher), and the workflow's own "Send a
+ * message" step (Slack's, simulated here with a plain chat.postMessage) posts the outputs to the channel.
  */
 import { WebClient } from '@slack/web-api';
-import { createWorkflowWaits } from '../../src/slack/features/workflow-steps/index.js';
 import { listWaits } from '../../src/watch/job-waits.js';
 import type { FakeCall } from '../fakeslack/index.js';
 import { type DemoStep, DemoStepError } from './session.js';
@@ -49,37 +48,32 @@ export const WORKFLOW_STEP: DemoStep = {
       { recipient: 'Arte-FR' },
       { recipient: 'Viaplay-NO' },
     ]);
-    const waits = createWorkflowWaits({ ...s.deps, store: s.store }, { intervalMs: 3_600_000 });
-    try {
-      const ex = s.fake.startFunctionExecution(s.ws.teamId);
-      const pending = s.functionExecuted({
-        callbackId: 'wait_for_job',
-        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 4, requested_by: s.ws.member },
-        execution: ex,
-      });
-      if ((await pending).status !== 200) throw new DemoStepError('wait_for_job event refused');
-      // Stored as a durable wait and checked once by the step (the job is still running).
-      const until = Date.now() + 10_000;
-      while (
-        !(await listWaits(s.deps.store)).some((w) => w.executionId === ex.executionId && w.lastCheckedAt)
-      ) {
-        if (Date.now() > until) throw new DemoStepError('the wait step did not store its wait');
-        await new Promise((res) => setTimeout(res, 10));
-      }
-      s.emulator.finishJob('DEMO', jobId);
-      // The runtime's periodic pass (every 30 s in production) finds the finished job.
-      await waits.tick();
-      const done = await waitDone(s, ex.executionId);
-      const j = done.args.outputs as Obj;
-      // Workflow Builder's own "Send a message" step, with the outputs as variables.
-      await new WebClient(s.ws.botToken, { slackApiUrl: s.config.slack.apiUrl! }).chat.postMessage({
-        channel: s.ws.channel,
-        text: `Workflow "Festival screeners": registered ${String(r.registered_count)}, skipped ${String(r.skipped_count)}, failed ${String(r.failed_count)} (report: ${String(r.report_link)}). Job ${String(j.job_id)} is ${String(j.status)}: ${String(j.complete_count)} complete, ${String(j.failed_count)} failed.`,
-      });
-      if (j.status !== 'COMPLETED')
-        throw new DemoStepError(`expected the job COMPLETED, got ${String(j.status)}`);
-    } finally {
-      await waits.stop();
+    const ex = s.fake.startFunctionExecution(s.ws.teamId);
+    const pending = s.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 4, requested_by: s.ws.member },
+      execution: ex,
+    });
+    if ((await pending).status !== 200) throw new DemoStepError('wait_for_job event refused');
+    // Stored as a durable wait (the job is still running): its site is now watched.
+    const until = Date.now() + 10_000;
+    while (!(await listWaits(s.store)).some((w) => w.executionId === ex.executionId)) {
+      if (Date.now() > until) throw new DemoStepError('the wait step did not store its wait');
+      await new Promise((res) => setTimeout(res, 10));
     }
+    await s.watch.watcher.pollOnce(s.ws.teamId, 'DEMO');
+    s.emulator.finishJob('DEMO', jobId);
+    // The watcher's next poll of the site (every 2 s while the job is in flight; the demo drives
+    // it by hand) sees the job finish and completes the step.
+    await s.watch.watcher.pollOnce(s.ws.teamId, 'DEMO');
+    const done = await waitDone(s, ex.executionId);
+    const j = done.args.outputs as Obj;
+    // Workflow Builder's own "Send a message" step, with the outputs as variables.
+    await new WebClient(s.ws.botToken, { slackApiUrl: s.config.slack.apiUrl! }).chat.postMessage({
+      channel: s.ws.channel,
+      text: `Workflow "Festival screeners": registered ${String(r.registered_count)}, skipped ${String(r.skipped_count)}, failed ${String(r.failed_count)} (report: ${String(r.report_link)}). Job ${String(j.job_id)} is ${String(j.status)}: ${String(j.complete_count)} complete, ${String(j.failed_count)} failed.`,
+    });
+    if (j.status !== 'COMPLETED')
+      throw new DemoStepError(`expected the job COMPLETED, got ${String(j.status)}`);
   },
 };

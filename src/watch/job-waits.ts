@@ -204,6 +204,7 @@ export interface WaitCompleterOptions {
   /** Lease of one wait while a caller completes it. Default 60 s. */
   leaseMs?: number;
   keepDoneMs?: number;
+  /** Prefix of the lease holder (the replica's id); a random suffix makes it unique. */
   holder?: string;
   onError?: (message: string, err: unknown, wait?: JobWait) => void;
 }
@@ -211,7 +212,9 @@ export interface WaitCompleterOptions {
 export function createWaitCompleter(opts: WaitCompleterOptions): WaitCompleter {
   const leaseMs = opts.leaseMs ?? 60_000;
   const keepDoneMs = opts.keepDoneMs ?? KEEP_DONE_MS;
-  const holder = opts.holder ?? `waits-${randomUUID()}`;
+  // Unique per completer (a lease acquire by the same holder succeeds: two completers of one
+  // replica must still exclude each other).
+  const holder = `${opts.holder ?? 'waits'}:${randomUUID().slice(0, 8)}`;
   const leases: LeaseRepo = opts.store.leases;
   const repo = waitsRepo(opts.store);
   const onError = opts.onError ?? (() => undefined);

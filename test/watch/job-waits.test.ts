@@ -1,170 +1,319 @@
 /**
- * Durable workflow waits (Slack-free): exactly one completion per wait across replicas (two
- * store connections on one Redis, and two runtimes on one in-process store), after a crash
- * between the claim and the send, on timeout (virtual clock), and through failing checks.
+ * Durable workflow waits served by the job watcher (Slack-free; the emulator on loopback, a
+ * virtual clock, upstream calls counted at the emulator): a pending wait makes its site watched
+ * and polled fast while its job runs; the poll that sees the job finish completes the step once,
+ * with no other upstream call (no second poller); exactly once with two replicas on one store
+ * (one in-process store, and two connections to one Redis); a restart while pending; a crash
+ * between the claim and the send; a failed send retried with the same result; the timeout.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
-import { FakeClock } from '../../src/watch/clock.js';
 import {
   addWait,
-  type CompletionPort,
-  createJobWaitsRuntime,
+  createWaitCompleter,
+  drainWaitItems,
   type JobWait,
   listWaits,
   type WaitCheck,
+  WaitOutbox,
+  type WaitsPort,
   waitsRepo,
 } from '../../src/watch/job-waits.js';
+import type { Watcher } from '../../src/watch/index.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
-import { ENCRYPTION_KEY } from './support/harness.js';
+import { ENCRYPTION_KEY, type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
-function recordingPort() {
-  const sent: Array<{ id: string; ok: boolean; payload: unknown }> = [];
-  const port: CompletionPort = {
+interface Sent {
+  id: string;
+  ok: boolean;
+  payload: unknown;
+  by: string;
+}
+
+function recordingPort(by = 'A', sent: Sent[] = []) {
+  let check: (w: JobWait) => Promise<WaitCheck> = async () => ({ done: false });
+  const port: WaitsPort & { sent: Sent[]; setCheck(c: typeof check): void; fails: number } = {
+    sent,
+    fails: 0,
+    setCheck(c) {
+      check = c;
+    },
     async complete(w, outputs) {
-      sent.push({ id: w.executionId, ok: true, payload: outputs });
+      if (port.fails > 0) {
+        port.fails--;
+        throw new Error('slack down');
+      }
+      sent.push({ id: w.executionId, ok: true, payload: outputs, by });
       return 'sent';
     },
     async fail(w, error) {
-      sent.push({ id: w.executionId, ok: false, payload: error });
+      sent.push({ id: w.executionId, ok: false, payload: error, by });
       return 'sent';
     },
+    jobOutputs: (job, tasks) => ({
+      job_id: String(job.jobId),
+      status: job.status,
+      failed: tasks.filter((t) => t.failed).map((t) => t.recipient),
+    }),
+    check: (w) => check(w),
   };
-  return { port, sent };
+  return port;
 }
 
-const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
 
-function wait(id: string, o: Partial<JobWait> = {}) {
+function newWait(id: string, target: number | string, o: Partial<JobWait> = {}) {
   return {
     executionId: id,
-    workspace: 'T0TEST0A',
-    siteId: 'DEMO',
+    workspace: WS,
+    siteId: SITE,
     kind: 'job' as const,
-    target: '4812',
-    deadline: T0 + 3_600_000,
-    createdAt: T0,
+    target: String(target),
+    deadline: (h as Harness).clock.now() + 3_600_000,
+    userId: 'U1',
     ...o,
   };
 }
 
-describe('job waits on one store', () => {
-  let store: Store;
-  beforeAll(async () => {
-    store = await createStore({ url: 'memory://', encryptionKey: ENCRYPTION_KEY });
-  });
-  afterAll(async () => {
-    await store?.close();
-  });
+/** Upstream calls by endpoint template (e.g. "GET /wm/api/job/:siteId/:jobId"), since `before`. */
+function callsSince(before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries((h as Harness).emu.requestCounts())) {
+    const n = v - (before[k] ?? 0);
+    if (n > 0 && k.includes('/wm/api/') && !k.includes('/token')) out[k] = n;
+  }
+  return out;
+}
 
-  it('completes once when the job finishes; two runtimes and repeated passes send nothing more', async () => {
-    const clock = new FakeClock(T0);
-    const { port, sent } = recordingPort();
-    let finished = false;
-    const check = async (): Promise<WaitCheck> =>
-      finished ? { done: true, ok: true, outputs: { status: 'COMPLETED' } } : { done: false };
-    const a = createJobWaitsRuntime({ store, port, check, clock });
-    const b = createJobWaitsRuntime({ store, port, check, clock });
-    expect(await addWait(store, wait('Fx-once'), clock.now.bind(clock))).toBe(true);
-    // The same event delivered again keeps the first wait.
-    expect(await addWait(store, wait('Fx-once', { target: '9999' }), clock.now.bind(clock))).toBe(false);
-    await Promise.all([a.tick(), b.tick()]);
-    expect(sent).toEqual([]);
-    finished = true;
-    await Promise.all([a.tick(), b.tick(), a.tick(), b.settle('T0TEST0A', 'Fx-once')]);
-    await Promise.all([a.tick(), b.tick()]);
-    expect(sent).toEqual([{ id: 'Fx-once', ok: true, payload: { status: 'COMPLETED' } }]);
-    expect((await listWaits(store)).map((w) => w.executionId)).not.toContain('Fx-once');
-    expect((await waitsRepo(store).get('T0TEST0A', 'Fx-once'))?.target).toBe('4812');
-  });
+/** Run the scheduler of every watcher over `ms` of virtual time, `step` at a time. */
+async function run(ws: Watcher[], ms: number, step = 500): Promise<void> {
+  for (let t = 0; t < ms; t += step) {
+    (h as Harness).tick(step);
+    for (const w of ws) await w.tick();
+  }
+}
 
-  it('fails with a clear message at the deadline, not before; a failing check is retried', async () => {
-    const clock = new FakeClock(T0);
-    const { port, sent } = recordingPort();
-    let calls = 0;
-    const errors: string[] = [];
-    const rt = createJobWaitsRuntime({
-      store,
-      port,
-      clock,
-      check: async () => {
-        calls++;
-        throw new Error('service down');
+describe('a wait is a consumer of the job watcher', () => {
+  it('its site is watched and polled fast; the poll that sees the job finish completes it once, with no extra call', async () => {
+    h = await startHarness();
+    const port = recordingPort();
+    const w = h.watcher({ jitter: 0, activeIntervalMs: 3000, waits: port });
+    const job = h.emu.createJob(SITE, 'wait-1', [{ recipient: 'alice' }, { recipient: 'bob' }]);
+    // No subscription on the site: the wait alone makes it watched.
+    expect(await addWait(h.store, newWait('Fx-1', job), () => h!.clock.now())).toBe(true);
+    const before = h.emu.requestCounts();
+    await run([w], 30_000);
+    const st = (await w.status()).sites.find((s) => s.siteId === SITE);
+    expect(st?.lastDelayMs).toBe(3000); // its job is in flight: the active interval
+    expect(port.sent).toEqual([]);
+    // Only the poller's two list queries per cycle: nobody looks the job up on the side.
+    const whileRunning = callsSince(before);
+    expect(Object.keys(whileRunning).sort()).toEqual(['GET /wm/api/job/:siteId']);
+    expect(whileRunning['GET /wm/api/job/:siteId']).toBeGreaterThanOrEqual(2 * 9);
+
+    const tasks = (await h.api.watermarking(h.creds.watermarking!).getJobTasks(SITE, job)).items;
+    h.emu.finishJob(SITE, job, { failDwmIds: [tasks.find((t) => t.recipient === 'bob')!.dwmId] });
+    const atFinish = h.emu.requestCounts();
+    for (let i = 0; i < 20 && port.sent.length === 0; i++) await run([w], 500);
+    expect(port.sent).toEqual([
+      {
+        id: 'Fx-1',
+        ok: true,
+        payload: { job_id: String(job), status: expect.stringMatching(/^DM[56]00$/), failed: ['bob'] },
+        by: 'A',
       },
-      onError: (m) => errors.push(m),
-    });
-    await addWait(store, wait('Fx-timeout'), clock.now.bind(clock));
-    await rt.tick();
-    clock.advance(30 * 60_000);
-    await rt.tick();
-    expect(sent).toEqual([]);
-    expect(calls).toBe(2);
-    expect(errors[0]).toMatch(/tried again/);
-    clock.advance(31 * 60_000);
-    await rt.tick();
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.ok).toBe(false);
-    expect(String(sent[0]!.payload)).toContain('Job 4812 on site DEMO did not finish within 1 hour');
-    await rt.tick();
-    expect(sent).toHaveLength(1);
-  });
-
-  it('after a crash between the claim and the send, a new runtime sends the stored result once', async () => {
-    const clock = new FakeClock(T0);
-    await addWait(store, wait('Fx-crash'), clock.now.bind(clock));
-    // The dead process claimed it (state completing, its result stored) and its lease expired.
-    await waitsRepo(store).update('T0TEST0A', 'Fx-crash', (old) =>
-      old
-        ? { ...old, state: 'completing', holder: 'dead', result: { ok: true, outputs: { status: 'ERROR' } } }
-        : old,
-    );
-    const { port, sent } = recordingPort();
-    const rt = createJobWaitsRuntime({
-      store,
-      port,
-      clock,
-      check: async () => ({ done: true, ok: true, outputs: { status: 'COMPLETED' } }),
-    });
-    await rt.tick();
-    await rt.tick();
-    expect(sent.filter((s) => s.id === 'Fx-crash')).toEqual([
-      { id: 'Fx-crash', ok: true, payload: { status: 'ERROR' } },
     ]);
+    // The finishing cycle: its list queries and the finished job's tasks, once; no getJob.
+    expect(callsSince(atFinish)).toEqual({
+      'GET /wm/api/job/:siteId': 2,
+      'GET /wm/api/job/:siteId/:jobId/recipient': 1,
+    });
+    // Done: the wait left the index, the site is no longer polled, nothing is sent again.
+    expect(await listWaits(h.store)).toEqual([]);
+    const after = h.emu.requestCounts();
+    await run([w], 5 * 60_000, 5000);
+    expect(callsSince(after)).toEqual({});
+    expect(port.sent).toHaveLength(1);
   });
 
-  it('a send that fails is retried on the next pass with the same result', async () => {
-    const clock = new FakeClock(T0);
-    await addWait(store, wait('Fx-retry'), clock.now.bind(clock));
-    const sent: unknown[] = [];
-    let failNext = true;
-    const rt = createJobWaitsRuntime({
-      store,
-      clock,
-      onError: () => undefined,
-      port: {
-        async complete(_w, outputs) {
-          if (failNext) {
-            failNext = false;
-            throw new Error('slack down');
-          }
-          sent.push(outputs);
-          return 'sent';
-        },
-        async fail() {
-          throw new Error('not expected');
-        },
-      },
-      check: async () => ({ done: true, ok: true, outputs: { n: 1 } }),
+  it('a job that finished before the wait reached the watcher is looked up once and completes it', async () => {
+    h = await startHarness();
+    const port = recordingPort();
+    const w = h.watcher({ jitter: 0, activeIntervalMs: 3000, waits: port });
+    await w.subscriptions.create(WS, {
+      channelId: 'C1',
+      siteId: SITE,
+      filters: { statuses: [], mode: 'all' },
+      createdBy: 'U1',
     });
-    await rt.tick();
+    const job = h.emu.createJob(SITE, 'wait-early', [{ recipient: 'a' }]);
+    await run([w], 10_000);
+    h.emu.finishJob(SITE, job);
+    await run([w], 10_000); // the site's cycle records it finished: no wait existed yet
+    h.tick(10 * 60_000); // the wait is stored later (the step read the job just before it ended)
+    await addWait(h.store, newWait('Fx-early', job), () => h!.clock.now());
+    w.wake(WS, SITE);
+    for (let i = 0; i < 20 && port.sent.length === 0; i++) await run([w], 500);
+    expect(port.sent.map((s) => [s.id, s.ok])).toEqual([['Fx-early', true]]);
+  });
+
+  it('a non-job wait (a registration) is checked through the port without upstream calls', async () => {
+    h = await startHarness();
+    const port = recordingPort();
+    const w = h.watcher({ jitter: 0, activeIntervalMs: 3000, waits: port });
+    let finished = false;
+    port.setCheck(async () =>
+      finished ? { done: true, ok: true, outputs: { registered_count: 3 } } : { done: false },
+    );
+    await addWait(h.store, newWait('Fx-reg', 'report-1', { kind: 'registration' }), () => h!.clock.now());
+    const before = h.emu.requestCounts();
+    await run([w], 10_000);
+    expect(port.sent).toEqual([]);
+    finished = true;
+    await run([w], 5000);
+    expect(port.sent).toEqual([{ id: 'Fx-reg', ok: true, payload: { registered_count: 3 }, by: 'A' }]);
+    expect(callsSince(before)).toEqual({});
+  });
+
+  it('times out at the deadline, not before, with what / why / next; then the site is left alone', async () => {
+    h = await startHarness();
+    const port = recordingPort();
+    const w = h.watcher({ jitter: 0, activeIntervalMs: 3000, waits: port });
+    const job = h.emu.createJob(SITE, 'wait-slow', [{ recipient: 'a' }]);
+    await addWait(h.store, newWait('Fx-timeout', job), () => h!.clock.now());
+    await run([w], 59 * 60_000, 30_000);
+    expect(port.sent).toEqual([]);
+    await run([w], 2 * 60_000, 3000);
+    expect(port.sent).toHaveLength(1);
+    expect(port.sent[0]!.ok).toBe(false);
+    expect(String(port.sent[0]!.payload)).toBe(
+      `Job ${job} on site ${SITE} did not finish within 1 hour, so the wait step stopped. The job itself keeps running: check it with /dwm job ${job} site:${SITE}, and give the step a longer timeout if jobs take longer.`,
+    );
+    // The job finishing later changes nothing.
+    h.emu.finishJob(SITE, job);
+    await run([w], 5 * 60_000, 5000);
+    expect(port.sent).toHaveLength(1);
+  });
+
+  it('restart while pending: a new watcher on the same store completes it once', async () => {
+    h = await startHarness({ storeUrl: 'sqlite' });
+    const sent: Sent[] = [];
+    const a = h.watcher({ holderId: 'replica-a', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('A', sent) });
+    const job = h.emu.createJob(SITE, 'wait-restart', [{ recipient: 'a' }]);
+    await addWait(h.store, newWait('Fx-restart', job), () => h!.clock.now());
+    await run([a], 10_000);
+    await a.stop(); // the process ends (its leases are released)
+    h.emu.finishJob(SITE, job);
+    const b = h.watcher({ holderId: 'replica-b', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('B', sent) });
+    await run([b], 10_000);
+    expect(sent.map((s) => [s.id, s.ok, s.by])).toEqual([['Fx-restart', true, 'B']]);
+    await run([b], 60_000, 5000);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a crash after the item was written and the claim made: the next process sends the stored result once', async () => {
+    h = await startHarness();
+    const sent: Sent[] = [];
+    const portA = recordingPort('A', sent);
+    portA.fails = 1000; // every send of this process dies (as if it died mid-call)
+    const a = h.watcher({ holderId: 'replica-a', jitter: 0, activeIntervalMs: 3000, waits: portA });
+    const job = h.emu.createJob(SITE, 'wait-crash', [{ recipient: 'a' }]);
+    await addWait(h.store, newWait('Fx-crash', job), () => h!.clock.now());
+    await run([a], 5000);
+    h.emu.finishJob(SITE, job);
+    await run([a], 5000);
     expect(sent).toEqual([]);
-    await rt.tick();
-    expect(sent).toEqual([{ n: 1 }]);
+    const stored = await waitsRepo(h.store).get(WS, 'Fx-crash');
+    expect(stored?.state).toBe('completing');
+    expect(stored?.result?.ok).toBe(true);
+    await a.stop();
+    const b = h.watcher({ holderId: 'replica-b', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('B', sent) });
+    await run([b], 60_000, 2000);
+    expect(sent.map((s) => [s.id, s.by])).toEqual([['Fx-crash', 'B']]);
+    expect(sent[0]!.payload).toEqual(stored?.result && stored.result.ok ? stored.result.outputs : undefined);
   });
 });
 
-describe('job waits across two replicas (two connections to one Redis)', () => {
+async function twoReplicas(storeA: Store, storeB: Store) {
+  const sent: Sent[] = [];
+  const ha = h as Harness;
+  const mk = (holderId: string, store: Store, by: string) =>
+    ha.watcher({ holderId, store, jitter: 0, activeIntervalMs: 3000, waits: recordingPort(by, sent) });
+  const a = mk('replica-a', storeA, 'A');
+  const b = mk('replica-b', storeB, 'B');
+  const jobs: Array<[string, number]> = [];
+  const ids: string[] = [];
+  for (const site of [SITE, SITE2]) {
+    for (let i = 0; i < 4; i++) {
+      const job = ha.emu.createJob(site, `two-${site}-${i}`, [{ recipient: 'a' }]);
+      const id = `Fx-2r-${site}-${i}`;
+      await addWait(storeA, newWait(id, job, { siteId: site }), () => ha.clock.now());
+      jobs.push([site, job]);
+      ids.push(id);
+    }
+  }
+  await run([a, b], 10_000);
+  for (const [site, job] of jobs) ha.emu.finishJob(site, job);
+  // Both replicas poll (by lease and preference) and also race pollOnce on both sites.
+  for (let i = 0; i < 20 && sent.length < jobs.length; i++) {
+    ha.tick(1000);
+    await Promise.all([a.tick(), b.tick(), a.pollOnce(WS, SITE), b.pollOnce(WS, SITE2)]);
+  }
+  await run([a, b], 30_000);
+  expect(sent.map((s) => s.id).sort()).toEqual(ids.sort());
+  expect(await listWaits(storeB)).toEqual([]);
+}
+
+describe('two replicas on one store', () => {
+  it('one in-process store: each wait is completed by exactly one replica', async () => {
+    h = await startHarness();
+    await twoReplicas(h.store, h.store);
+  });
+
+  it('the claim alone keeps it once: two drains racing on the same items (no site lease)', async () => {
+    h = await startHarness();
+    const sent: Sent[] = [];
+    const outbox = new WaitOutbox(h.store);
+    const ids = Array.from({ length: 6 }, (_, i) => `Fx-race-${i}`);
+    for (const id of ids) {
+      await addWait(h.store, newWait(id, 1), () => h!.clock.now());
+      await outbox.add([
+        {
+          workspace: WS,
+          siteId: SITE,
+          executionId: id,
+          reason: 'finished',
+          result: { ok: true, outputs: { id } },
+          createdAt: h.clock.now(),
+          attempts: 0,
+        },
+      ]);
+    }
+    const drain = (by: string) =>
+      drainWaitItems(
+        {
+          outbox,
+          completer: createWaitCompleter({ store: h!.store, port: recordingPort(by, sent), holder: by }),
+          store: h!.store,
+          now: () => h!.clock.now(),
+          onError: () => undefined,
+        },
+        WS,
+        SITE,
+      );
+    await Promise.all([drain('A'), drain('B'), drain('A')]);
+    await Promise.all([drain('A'), drain('B')]);
+    expect(sent.map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(await outbox.pending(WS)).toEqual([]);
+  });
+});
+
+describe('two replicas on two connections to one Redis', () => {
   let redis: TestRedis;
   let s1: Store;
   let s2: Store;
@@ -181,20 +330,27 @@ describe('job waits across two replicas (two connections to one Redis)', () => {
   });
 
   it('each wait is completed by exactly one replica', async () => {
-    const clock = new FakeClock(T0);
-    const { port, sent } = recordingPort();
-    const check = async (): Promise<WaitCheck> => ({
-      done: true,
-      ok: true,
-      outputs: { status: 'COMPLETED' },
-    });
-    const ids = Array.from({ length: 8 }, (_, i) => `Fx-r${i}`);
-    for (const id of ids) await addWait(s1, wait(id), clock.now.bind(clock));
-    const r1 = createJobWaitsRuntime({ store: s1, port, check, clock });
-    const r2 = createJobWaitsRuntime({ store: s2, port, check, clock });
-    await Promise.all([r1.tick(), r2.tick(), r1.tick(), r2.tick()]);
-    await Promise.all([r1.tick(), r2.tick()]);
-    expect(sent.map((s) => s.id).sort()).toEqual([...ids].sort());
-    expect(await listWaits(s2)).toEqual([]);
+    h = await startHarness({ store: s1 });
+    await twoReplicas(s1, s2);
+  });
+});
+
+describe('a failed completion', () => {
+  it('is retried at a later drain with the same result', async () => {
+    h = await startHarness();
+    const port = recordingPort();
+    port.fails = 1;
+    const w = h.watcher({ jitter: 0, activeIntervalMs: 3000, waits: port });
+    const job = h.emu.createJob(SITE, 'wait-retry', [{ recipient: 'a' }]);
+    await addWait(h.store, newWait('Fx-retry', job), () => h!.clock.now());
+    await run([w], 5000);
+    h.emu.finishJob(SITE, job);
+    const attempts = async () => (await w.waits!.outbox.pending(WS)).map((i) => i.attempts);
+    for (let i = 0; i < 20 && (await attempts()).length === 0; i++) await run([w], 500);
+    expect(port.sent).toEqual([]);
+    expect(await attempts()).toEqual([1]);
+    await run([w], 30_000);
+    expect(port.sent.map((s) => s.id)).toEqual(['Fx-retry']);
+    expect(await w.waits!.outbox.pending(WS)).toEqual([]);
   });
 });
