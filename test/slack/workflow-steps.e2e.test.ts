@@ -1,9 +1,11 @@
 /**
  * Workflow Builder steps end to end: signed `function_executed` events (as Slack sends them)
  * through the real app, with the seeded emulator and the fake Slack; the steps answer with
- * functions.completeSuccess / functions.completeError, asserted with their outputs. Includes a
- * restart while a wait step is pending (stop the app, start a new app and waits runtime on the
- * same SQLite store, finish the job: exactly one completeSuccess).
+ * functions.completeSuccess / functions.completeError, asserted with their outputs. Waits are
+ * served by the job watcher (the watch runtime, driven by `pollOnce`): includes a restart while a
+ * wait step is pending (stop the app and its watcher, start a new app and two watch runtimes on
+ * the same SQLite store, finish the job: exactly one completeSuccess, and no upstream call beyond
+ * the watcher's own polls).
  */
 
 import { WebClient } from '@slack/web-api';
@@ -15,13 +17,34 @@ import { newReport } from '../../src/ops/watermarking/registration/run.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
-import { createWorkflowWaits } from '../../src/slack/features/workflow-steps/index.js';
+import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
 import { createStore } from '../../src/store/index.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 
 type Obj = Record<string, unknown>;
+
+/** A watch runtime driven by hand (`pollOnce`), as the process's job watcher. */
+function watchRuntime(deps: AppDeps, app: TestBot['handle']['app'], holderId: string, clock?: FakeClock) {
+  return createWatchRuntime(deps, app, { holderId, watcher: { jitter: 0 }, ...(clock ? { clock } : {}) });
+}
+
+/** Upstream calls to the watermarking API by endpoint template, since `before` (token calls aside). */
+function wmCallsSince(bot: TestBot, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(bot.emulator!.requestCounts())) {
+    const n = v - (before[k] ?? 0);
+    if (n > 0 && k.includes('/wm/api/') && !k.includes('/token')) out[k] = n;
+  }
+  return out;
+}
+
+async function stored(bot: TestBot, executionId: string): Promise<void> {
+  while (!(await listWaits(bot.store)).some((w) => w.executionId === executionId)) {
+    await new Promise((res) => setImmediate(res));
+  }
+}
 
 function completion(bot: TestBot, executionId: string, timeoutMs = 15_000): Promise<FakeCall> {
   return bot.fake.waitFor(
@@ -158,20 +181,25 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     });
     await markPending(bot.deps, ws, reportId);
 
-    const waits = createWorkflowWaits(bot.deps, { intervalMs: 3_600_000 });
-    await waits.tick();
-    expect(completions(bot, ex.executionId)).toEqual([]);
-    // The new process resumes the run (main.ts does this at start); the next pass completes the step.
-    expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
-    await waits.tick();
-    const c = await completion(bot, ex.executionId);
-    expect(c.method).toBe('functions.completeSuccess');
-    expect(c.args.outputs).toMatchObject({ registered_count: 160, skipped_count: 0, failed_count: 0 });
-    expect(String((c.args.outputs as Obj).report_link)).toContain(
-      `/archives/${msg.channel}/p${msg.ts!.replace('.', '')}`,
-    );
-    await waits.tick();
-    expect(completions(bot, ex.executionId)).toHaveLength(1);
+    const watch = watchRuntime(bot.deps, bot.handle.app, 'restart-reg');
+    try {
+      await watch.watcher.pollOnce(ws, 'DEMO');
+      expect(completions(bot, ex.executionId)).toEqual([]);
+      // The new process resumes the run (main.ts does this at start); the watcher's next poll of
+      // the site completes the step.
+      expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
+      await watch.watcher.pollOnce(ws, 'DEMO');
+      const c = await completion(bot, ex.executionId);
+      expect(c.method).toBe('functions.completeSuccess');
+      expect(c.args.outputs).toMatchObject({ registered_count: 160, skipped_count: 0, failed_count: 0 });
+      expect(String((c.args.outputs as Obj).report_link)).toContain(
+        `/archives/${msg.channel}/p${msg.ts!.replace('.', '')}`,
+      );
+      await watch.watcher.pollOnce(ws, 'DEMO');
+      expect(completions(bot, ex.executionId)).toHaveLength(1);
+    } finally {
+      await watch.stop();
+    }
   });
 
   it('register recipients: an empty list fails with what / why / next', async () => {
@@ -242,31 +270,30 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     expect(bot.logs.leaked(bot.secrets())).toEqual([]);
   });
 
-  it('wait for a job: pending across a restart, then exactly one completeSuccess from the new process', async () => {
+  it('wait for a job: served by the watcher, pending across a restart, then exactly one completeSuccess from the new process', async () => {
     const emu = bot.emulator!;
+    const ws = bot.ws.teamId;
     const jobId = emu.createJob('DEMO', 'WF-WAIT-001', [{ recipient: 'wf-w-1' }, { recipient: 'wf-w-2' }]);
-    const runtimeA = createWorkflowWaits(bot.deps, { intervalMs: 3_600_000 });
-    runtimeA.start();
+    const runtimeA = watchRuntime(bot.deps, bot.handle.app, 'process-a');
     const r = await bot.functionExecuted({
       callbackId: 'wait_for_job',
       inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 2, requested_by: bot.ws.member },
     });
     expect(r.status).toBe(200);
     // Stored as a durable wait; nothing completed while the job runs.
-    for (;;) {
-      const waits = await listWaits(bot.store);
-      // Stored, and checked once by the step itself (the job is still running).
-      if (waits.some((w) => w.executionId === r.executionId && w.lastCheckedAt)) break;
-      await new Promise((res) => setImmediate(res));
-    }
-    await runtimeA.tick();
+    await stored(bot, r.executionId);
+    const before = emu.requestCounts();
+    await runtimeA.watcher.pollOnce(ws, 'DEMO');
+    await runtimeA.watcher.pollOnce(ws, 'DEMO');
     expect(completions(bot, r.executionId)).toEqual([]);
+    // The watcher's own list queries only: the wait looks nothing up by itself (no second poller).
+    expect(Object.keys(wmCallsSince(bot, before))).toEqual(['GET /wm/api/job/:siteId']);
 
-    // Stop the app and its runtime (the process ends).
+    // Stop the app and its watcher (the process ends).
     await runtimeA.stop();
     await bot.handle.stop();
 
-    // A new process on the same store: new store connection, new app, new waits runtime.
+    // A new process on the same store: new store connection, new app, and two replicas.
     const storeB = await createStore({
       url: bot.config.storeUrl,
       encryptionKey: bot.config.encryptionKey,
@@ -276,26 +303,34 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     const depsB: AppDeps = { ...bot.deps, store: storeB };
     const handleB = createSlackApp(depsB, { retryConfig: { retries: 0 } });
     await handleB.start();
-    const runtimeB = createWorkflowWaits(depsB, { intervalMs: 3_600_000 });
-    const runtimeC = createWorkflowWaits(depsB, { intervalMs: 3_600_000 }); // a second replica
+    const runtimeB = watchRuntime(depsB, handleB.app, 'process-b');
+    const runtimeC = watchRuntime(depsB, handleB.app, 'process-c'); // a second replica
     try {
-      runtimeB.start();
-      await runtimeB.tick();
+      await runtimeB.watcher.pollOnce(ws, 'DEMO');
       expect(completions(bot, r.executionId)).toEqual([]);
 
       emu.finishJob('DEMO', jobId);
-      await Promise.all([runtimeB.tick(), runtimeC.tick()]);
+      const atFinish = emu.requestCounts();
+      await Promise.all([runtimeB.watcher.pollOnce(ws, 'DEMO'), runtimeC.watcher.pollOnce(ws, 'DEMO')]);
       const c = await completion(bot, r.executionId);
       expect(c.method).toBe('functions.completeSuccess');
-      expect(c.args.outputs).toMatchObject({
+      expect(c.args.outputs).toEqual({
         job_id: String(jobId),
         status: 'COMPLETED',
         content_id: 'WF-WAIT-001',
         complete_count: 2,
         failed_count: 0,
+        failed_recipients: '',
       });
-      // More passes on both replicas send nothing more.
-      await Promise.all([runtimeB.tick(), runtimeC.tick()]);
+      // One poll (the other replica was refused the site's lease): its two list queries and the
+      // finished job's tasks.
+      expect(wmCallsSince(bot, atFinish)).toEqual({
+        'GET /wm/api/job/:siteId': 2,
+        'GET /wm/api/job/:siteId/:jobId/recipient': 1,
+      });
+      // More polls on both replicas send nothing more.
+      await runtimeC.watcher.pollOnce(ws, 'DEMO');
+      await Promise.all([runtimeB.watcher.pollOnce(ws, 'DEMO'), runtimeC.watcher.pollOnce(ws, 'DEMO')]);
       expect(completions(bot, r.executionId)).toHaveLength(1);
       expect(bot.fake.functionExecution(r.executionId)).toBe('completed');
       expect((await listWaits(storeB)).some((w) => w.executionId === r.executionId)).toBe(false);
@@ -320,24 +355,41 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
   it('wait for a job fails with a clear message when the timeout passes', async () => {
     const jobId = bot.emulator!.createJob('DEMO', 'WF-SLOW-001', [{ recipient: 'wf-slow-1' }]);
     const clock = new FakeClock(Date.now());
-    const runtime = createWorkflowWaits(bot.deps, { clock, intervalMs: 3_600_000 });
+    const runtime = watchRuntime(bot.deps, bot.handle.app, 'timeouts', clock);
+    try {
+      const r = await bot.functionExecuted({
+        callbackId: 'wait_for_job',
+        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1, requested_by: bot.ws.member },
+      });
+      await stored(bot, r.executionId);
+      await runtime.watcher.pollOnce(bot.ws.teamId, 'DEMO');
+      expect(completions(bot, r.executionId)).toEqual([]);
+      clock.advance(2 * 3_600_000);
+      await runtime.watcher.pollOnce(bot.ws.teamId, 'DEMO');
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeError');
+      expect(String(c.args.error)).toBe(
+        `Job ${jobId} on site DEMO did not finish within 1 hour, so the wait step stopped. The job itself keeps running: check it with /dwm job ${jobId} site:DEMO, and give the step a longer timeout if jobs take longer.`,
+      );
+      await runtime.watcher.pollOnce(bot.ws.teamId, 'DEMO');
+      expect(completions(bot, r.executionId)).toHaveLength(1);
+    } finally {
+      await runtime.stop();
+    }
+  });
+
+  it('wait for a job that is finished already completes at once with its status', async () => {
+    const emu = bot.emulator!;
+    const jobId = emu.createJob('DEMO', 'WF-DONE-001', [{ recipient: 'wf-d-1' }]);
+    emu.finishJob('DEMO', jobId);
     const r = await bot.functionExecuted({
       callbackId: 'wait_for_job',
-      inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1, requested_by: bot.ws.member },
+      inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1 },
     });
-    for (;;) {
-      if ((await listWaits(bot.store)).some((w) => w.executionId === r.executionId && w.lastCheckedAt)) break;
-      await new Promise((res) => setImmediate(res));
-    }
-    await runtime.tick();
-    expect(completions(bot, r.executionId)).toEqual([]);
-    clock.advance(2 * 3_600_000);
-    await runtime.tick();
     const c = await completion(bot, r.executionId);
-    expect(c.method).toBe('functions.completeError');
-    expect(String(c.args.error)).toContain(`Job ${jobId} on site DEMO did not finish within 1 hour`);
-    await runtime.tick();
-    expect(completions(bot, r.executionId)).toHaveLength(1);
+    expect(c.method).toBe('functions.completeSuccess');
+    expect(c.args.outputs).toMatchObject({ job_id: String(jobId), content_id: 'WF-DONE-001' });
+    expect((await listWaits(bot.store)).some((w) => w.executionId === r.executionId)).toBe(false);
   });
 
   it('wait for a job that does not exist fails at once', async () => {

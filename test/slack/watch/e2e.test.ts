@@ -421,7 +421,7 @@ describe('notifications', () => {
     expect((await poll(s)).skipped).toBe('paused');
 
     b.emulator!.faults.clear();
-    await notifyCredentialsSaved(s.ws);
+    await notifyCredentialsSaved(s.bot.deps, s.ws);
     expect((await poll(s)).skipped).toBeUndefined();
     expect(b.fake.messages(`D${b.ws.admin.slice(1)}`)).toHaveLength(1);
   });
