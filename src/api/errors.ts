@@ -80,6 +80,12 @@ export class TransportError extends ApiError {
    * failures (status undefined) and 5xx, false otherwise.
    */
   readonly ambiguous: boolean;
+  /**
+   * How long the service asked callers to wait (its last answer's `Retry-After`, 429 or 503),
+   * in ms, capped by the HTTP layer (`retryAfterMaxMs`); undefined when it gave none. Callers that
+   * come back on their own (the job watcher) wait at least this long.
+   */
+  readonly retryAfterMs: number | undefined;
   constructor(
     endpoint: string,
     message: string,
@@ -87,11 +93,13 @@ export class TransportError extends ApiError {
     attempts: number,
     cause?: unknown,
     ambiguous?: boolean,
+    retryAfterMs?: number,
   ) {
     super(endpoint, message, { cause });
     this.status = status;
     this.attempts = attempts;
     this.ambiguous = ambiguous ?? (status === undefined || status >= 500);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -18,7 +18,12 @@
  *   base URL changed in setup does not leave its old pool behind.
  * - Retries: ONLY for GET (idempotent), on network errors, timeouts, 5xx and 429, with exponential
  *   backoff and full jitter (`random() * min(cap, base * 2^n)`), honouring `Retry-After` (seconds
- *   or HTTP date, capped at `retryAfterCapMs`).
+ *   or HTTP date). A call waits inline at most `retryAfterCapMs` (30 s): a service asking for
+ *   longer is not retried early (that would not respect it); the call fails at once instead.
+ * - The TransportError thrown after the retries carries the last `Retry-After` as `retryAfterMs`
+ *   (capped at `retryAfterMaxMs`, 15 min, so a bogus far-future date cannot park a caller for
+ *   days): callers that come back by themselves (the job watcher, src/watch/adaptive.ts) wait
+ *   that long before calling again.
  * - POST and PUT are never retried. Registration (POST /api/recipient) is kept safe another way:
  *   after an ambiguous failure (`TransportError.ambiguous`: the request may have reached the
  *   server) the ops layer reconciles by searching for the names it sent. Names are unique per site
@@ -29,6 +34,7 @@
  *   `recordCallError`, called once per logical call by the clients (see `runCall`).
  */
 import { type FormData, Pool } from 'undici';
+import { z } from 'zod';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
 import { guardedLookup, type LookupFn, METADATA_REFUSED } from './addresses.js';
@@ -91,8 +97,10 @@ export interface HttpOptions {
   backoffBaseMs?: number;
   /** Backoff cap, ms. Default 5000. */
   backoffMaxMs?: number;
-  /** Largest Retry-After honoured, ms. Default 30000. */
+  /** Longest Retry-After waited inline before a retry, ms (longer: no retry). Default 30000. */
   retryAfterCapMs?: number;
+  /** Largest Retry-After carried on the final TransportError (`retryAfterMs`), ms. Default 900000. */
+  retryAfterMaxMs?: number;
   /** Total time of one call: all attempts, waits, headers and body, ms. Default 30000. */
   deadlineMs?: number;
   /** Largest response body read, bytes. Default 10 MB. */
@@ -167,15 +175,39 @@ function describeNetworkError(code: string | undefined): string {
   }
 }
 
-/** Parse Retry-After (delta seconds or HTTP date) into ms, or undefined. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  const trimmed = v.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+/** The Retry-After header as received (undici gives a string, or an array when repeated). */
+const retryAfterHeader = z.union([z.string(), z.array(z.string()).min(1)]).transform((v) =>
+  (Array.isArray(v) ? (v[0] as string) : v).trim(),
+);
+/** RFC 9110 delta-seconds (decimals tolerated), or an HTTP date (IMF-fixdate and the older forms). */
+const retryAfterValue = z.union([
+  z
+    .string()
+    .regex(/^\d{1,10}(\.\d+)?$/)
+    .transform((v) => ({ seconds: Number(v) })),
+  z
+    .string()
+    .regex(/[A-Za-z]/)
+    .refine((v) => !Number.isNaN(Date.parse(v)))
+    .transform((v) => ({ date: Date.parse(v) })),
+]);
+
+/**
+ * Parse Retry-After (delta seconds or HTTP date) into ms (0 for a date in the past), or undefined
+ * when absent or not understood. `capMs` bounds the result (a date years ahead is not honoured).
+ */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  nowMs: number,
+  capMs = Number.POSITIVE_INFINITY,
+): number | undefined {
+  const header = retryAfterHeader.safeParse(value);
+  if (!header.success) return undefined;
+  const parsed = retryAfterValue.safeParse(header.data);
+  if (!parsed.success) return undefined;
+  const ms =
+    'seconds' in parsed.data ? Math.round(parsed.data.seconds * 1000) : Math.max(0, parsed.data.date - nowMs);
+  return Math.min(ms, capMs);
 }
 
 /** A base URL that cannot be used (never echoes the URL's secrets). */
@@ -243,6 +275,7 @@ export class HttpClient {
       backoffBaseMs: opts.backoffBaseMs ?? 200,
       backoffMaxMs: opts.backoffMaxMs ?? 5_000,
       retryAfterCapMs: opts.retryAfterCapMs ?? 30_000,
+      retryAfterMaxMs: opts.retryAfterMaxMs ?? 15 * 60_000,
       deadlineMs: opts.deadlineMs ?? 30_000,
       maxResponseBytes: opts.maxResponseBytes ?? 10 * 1024 * 1024,
       poolIdleCloseMs: opts.poolIdleCloseMs ?? 300_000,
@@ -426,7 +459,7 @@ export class HttpClient {
         );
         const retryable = status === 429 || status >= 500;
         if (!retryable) return { status, headers: res.headers, text, attempts: attempt };
-        retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.o.now());
+        retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.o.now(), this.o.retryAfterMaxMs);
         failure = new TransportError(
           req.endpoint,
           `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
@@ -435,7 +468,10 @@ export class HttpClient {
           undefined,
           // 429 means "not processed"; a 5xx may have been processed.
           status !== 429,
+          retryAfterMs,
         );
+        // Asked to wait longer than a call may wait inline: retrying early would not respect it.
+        if (retryAfterMs !== undefined && retryAfterMs > this.o.retryAfterCapMs) throw failure;
       } catch (e) {
         clearTimeout(timer);
         endTimer();

@@ -15,8 +15,17 @@ import { WmTokenManager } from './wm-token.js';
 export interface ApiOptions {
   /** Connect / headers / body timeouts, ms (defaults 5000 / 10000 / 30000). */
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
-  /** GET retry policy (defaults: 3 retries, 200 ms base, 5 s cap, Retry-After capped at 30 s). */
-  retries?: { max?: number; baseMs?: number; maxDelayMs?: number; retryAfterCapMs?: number };
+  /**
+   * GET retry policy (defaults: 3 retries, 200 ms base, 5 s cap, Retry-After waited inline up to
+   * 30 s; the Retry-After carried on the final error capped at 15 min).
+   */
+  retries?: {
+    max?: number;
+    baseMs?: number;
+    maxDelayMs?: number;
+    retryAfterCapMs?: number;
+    retryAfterMaxMs?: number;
+  };
   /** JWT claims of the Service API (defaults ServiceAPI / AUDIENCE / Service) and lifetime. */
   claims?: JwtClaimsOptions;
   jwtTtlSeconds?: number;
@@ -71,6 +80,7 @@ export function createApi(options: ApiOptions = {}): Api {
     backoffBaseMs: options.retries?.baseMs,
     backoffMaxMs: options.retries?.maxDelayMs,
     retryAfterCapMs: options.retries?.retryAfterCapMs,
+    retryAfterMaxMs: options.retries?.retryAfterMaxMs,
     connectionsPerOrigin: options.connectionsPerOrigin,
     maxResponseBytes: options.maxResponseBytes,
     deadlineMs: options.callDeadlineMs,

@@ -10,8 +10,12 @@
  *   an idle site never costs more calls than a fixed poller at the idle interval (2 calls per
  *   cycle either way: the in-flight query and the terminal-window query).
  * - Upstream 429 that the API layer's own retries (which honour Retry-After) did not absorb: the
- *   whole workspace cools down for the Retry-After the error carries (duck-typed
- *   `retryAfterMs`), or for one idle interval when it carries none. See `rateLimitWaitMs`.
+ *   whole workspace cools down for the Retry-After the error carries (TransportError
+ *   `retryAfterMs`, duck-typed: the seconds or HTTP date of the service's last answer, capped by
+ *   the HTTP layer at 15 min), and the site that got it waits that long plus at most the jitter
+ *   (not shorter, not much longer); with no Retry-After, one idle interval (at least). A 503 that
+ *   carries a Retry-After is honoured the same way; one without is an ordinary failure
+ *   (exponential backoff). See `rateLimitWaitMs` and `retryAfterOf`.
  * - Per-workspace call budget (`CallBudget`): a token bucket of `perMinute` calls refilled
  *   continuously, one minute deep. A cycle is started only when the bucket holds at least the
  *   calls the site's previous cycle cost; otherwise the site waits until it does. The budget is
@@ -51,15 +55,26 @@ export function nextPollDelay(
   return { delayMs: base * (1 + (random * 2 - 1) * p.jitter), quiet };
 }
 
-/** How long a workspace waits after an upstream 429 its retries did not absorb. */
-export function rateLimitWaitMs(e: unknown, fallbackMs: number): number | undefined {
+/** The Retry-After (ms) an upstream 429 or 503 carried; undefined when none (or another error). */
+export function retryAfterOf(e: unknown): number | undefined {
   if (!e || typeof e !== 'object') return undefined;
   const x = e as { status?: unknown; kind?: unknown; retryAfterMs?: unknown };
-  if (x.kind !== 'transport' || x.status !== 429) return undefined;
+  if (x.kind !== 'transport' || (x.status !== 429 && x.status !== 503)) return undefined;
   if (typeof x.retryAfterMs === 'number' && Number.isFinite(x.retryAfterMs) && x.retryAfterMs > 0) {
     return x.retryAfterMs;
   }
-  return fallbackMs;
+  return undefined;
+}
+
+/**
+ * How long a workspace waits after an upstream 429 its retries did not absorb: the Retry-After
+ * it carried, else `fallbackMs`. A 503 only when it carried a Retry-After; otherwise undefined.
+ */
+export function rateLimitWaitMs(e: unknown, fallbackMs: number): number | undefined {
+  const asked = retryAfterOf(e);
+  if (asked !== undefined) return asked;
+  const x = e as { status?: unknown; kind?: unknown } | null | undefined;
+  return x && typeof x === 'object' && x.kind === 'transport' && x.status === 429 ? fallbackMs : undefined;
 }
 
 /** Token bucket of upstream calls per minute for one workspace (per replica). */

@@ -37,7 +37,7 @@ import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { leasesHeld, pollCycles } from '../metrics.js';
 import type { Store } from '../store/types.js';
-import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
+import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
 import {
@@ -58,7 +58,7 @@ import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
 import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
-export { CallBudget, nextPollDelay, rateLimitWaitMs } from './adaptive.js';
+export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
@@ -490,10 +490,14 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               st.consecutiveFailures++;
               let backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
               // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
-              // waits (its other sites would be refused too), at least the Retry-After asked for.
+              // waits (its other sites would be refused too). With a Retry-After, exactly what the
+              // service asked (this site: plus at most the jitter, so sites do not return in
+              // lock-step): not shorter, and not an exponential backoff longer. Without one, at
+              // least an idle interval.
+              const asked = retryAfterOf(e);
               const rateWait = rateLimitWaitMs(e, intervalMs);
               if (rateWait !== undefined) {
-                backoff = Math.max(backoff, rateWait);
+                backoff = asked !== undefined ? asked * (1 + random() * jitter) : Math.max(backoff, rateWait);
                 cooldownUntil.set(ws, Math.max(cooldownUntil.get(ws) ?? 0, clock.now() + rateWait));
               }
               st.lastDelayMs = backoff;

@@ -45,6 +45,17 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
+  it('takes the first of repeated headers, refuses negative or odd values, and caps', () => {
+    expect(parseRetryAfter(['2', '9'], 0)).toBe(2000);
+    expect(parseRetryAfter(' 1.5 ', 0)).toBe(1500);
+    expect(parseRetryAfter('-5', 0)).toBeUndefined();
+    expect(parseRetryAfter('12345', 0)).toBe(12_345_000);
+    expect(parseRetryAfter('', 0)).toBeUndefined();
+    expect(parseRetryAfter([], 0)).toBeUndefined();
+    expect(parseRetryAfter('86400', 0, 900_000)).toBe(900_000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('Fri, 01 Jan 2027 00:00:00 GMT', now, 900_000)).toBe(900_000);
+  });
 });
 
 describe('HttpClient retries', () => {
@@ -78,17 +89,45 @@ describe('HttpClient retries', () => {
     expect(server.seen).toHaveLength(3);
   });
 
-  it('honours Retry-After seconds on 429, capped', async () => {
+  it('honours Retry-After seconds on 429 inline up to the cap', async () => {
     server = await startServer((_r, res, n) =>
       n === 1
         ? json(res, {}, 429, { 'retry-after': '7' })
         : n === 2
-          ? json(res, {}, 503, { 'retry-after': '3600' })
+          ? json(res, {}, 503, { 'retry-after': '20' })
           : ok(res, {}),
     );
     const { client, delays } = mk({ retryAfterCapMs: 20_000 });
     await get(client, server.url);
     expect(delays).toEqual([7000, 20_000]);
+  });
+
+  it('a Retry-After longer than the inline cap is not retried early: the error carries it (capped)', async () => {
+    server = await startServer((_r, res) => json(res, {}, 429, { 'retry-after': '3600' }));
+    const { client, delays } = mk({ retryAfterCapMs: 20_000, retryAfterMaxMs: 600_000 });
+    const err = await get(client, server.url).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).status).toBe(429);
+    expect((err as TransportError).retryAfterMs).toBe(600_000);
+    expect(delays).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('the error after the last retry carries the last Retry-After (seconds or HTTP date), or none', async () => {
+    const now = Date.parse('2026-03-01T10:00:00Z');
+    server = await startServer((_r, res, n) =>
+      json(res, {}, 429, { 'retry-after': n < 3 ? '2' : 'Sun, 01 Mar 2026 10:00:09 GMT' }),
+    );
+    const { client, delays } = mk({ retries: 2, now: () => now });
+    const err = (await get(client, server.url).catch((e: unknown) => e)) as TransportError;
+    expect(err.attempts).toBe(3);
+    expect(delays).toEqual([2000, 2000]);
+    expect(err.retryAfterMs).toBe(9000);
+    await server.close();
+    server = await startServer((_r, res) => json(res, {}, 429));
+    const plain = (await get(client, server.url).catch((e: unknown) => e)) as TransportError;
+    expect(plain.status).toBe(429);
+    expect(plain.retryAfterMs).toBeUndefined();
   });
 
   it('honours Retry-After as an HTTP date', async () => {

@@ -3,7 +3,7 @@
  * the fake clock against the emulator (calls counted at the emulator).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CallBudget, nextPollDelay, rateLimitWaitMs } from '../../src/watch/adaptive.js';
+import { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from '../../src/watch/adaptive.js';
 import { Subscriptions, type Watcher } from '../../src/watch/index.js';
 import { type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
@@ -37,11 +37,14 @@ describe('adaptive policy (pure)', () => {
     expect(nextPollDelay(p, 0, { inflight: 1, changed: 0 }, 0.5).delayMs).toBe(5000);
   });
 
-  it('a 429 transport error asks for its Retry-After, or the fallback; other errors for nothing', () => {
+  it('a 429 transport error asks for its Retry-After, or the fallback; a 503 only with one; other errors for nothing', () => {
     expect(rateLimitWaitMs({ kind: 'transport', status: 429, retryAfterMs: 7000 }, 60_000)).toBe(7000);
     expect(rateLimitWaitMs({ kind: 'transport', status: 429 }, 60_000)).toBe(60_000);
     expect(rateLimitWaitMs({ kind: 'transport', status: 503 }, 60_000)).toBeUndefined();
+    expect(rateLimitWaitMs({ kind: 'transport', status: 503, retryAfterMs: 4000 }, 60_000)).toBe(4000);
     expect(rateLimitWaitMs(new Error('x'), 60_000)).toBeUndefined();
+    expect(retryAfterOf({ kind: 'transport', status: 429 })).toBeUndefined();
+    expect(retryAfterOf({ kind: 'transport', status: 500, retryAfterMs: 4000 })).toBeUndefined();
   });
 
   it('call budget: a full bucket admits, a spent one says how long to wait, and refills', () => {
@@ -162,20 +165,50 @@ describe('adaptive polling in the watcher (fake clock, emulator)', () => {
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(60_000);
   });
 
-  it('an upstream 429 cools the whole workspace down; no call reaches the service meanwhile', async () => {
+  it('an upstream 429 with Retry-After cools the whole workspace down for what it asked: not shorter, not much longer', async () => {
+    h = await startHarness();
+    const w = h.watcher({ jitter: 0.1, activeIntervalMs: 3000 });
+    await sub(w, 'C1', SITE);
+    await sub(w, 'C2', SITE2);
+    h.emu.createJob(SITE, 'busy', [{ recipient: 'a' }]);
+    h.emu.createJob(SITE2, 'busy-2', [{ recipient: 'b' }]);
+    await w.tick(); // both baselines, both active
+    // Longer than the API layer waits inline (30 s): the call fails at once and the error
+    // carries the 45 s to the watcher.
+    h.emu.faults.add({ match: `/wm/api/job/${SITE}`, status: 429, retryAfterSeconds: 45, times: 1 });
+    let failedAt: number | undefined;
+    for (let i = 0; i < 40 && failedAt === undefined; i++) {
+      h.tick(250);
+      await w.tick();
+      if ((await site(w, SITE)).lastError === 'transport') failedAt = h.clock.now();
+    }
+    expect(failedAt).toBeDefined();
+    const st = await site(w, SITE);
+    expect(st.lastDelayMs).toBeGreaterThanOrEqual(45_000);
+    expect(st.lastDelayMs).toBeLessThanOrEqual(45_000 * 1.1);
+    // SITE2 would poll every 3 s: no call reaches the service for 45 s ...
+    const before = wmCalls();
+    await run(w, 44_000);
+    expect(wmCalls()).toBe(before);
+    // ... and both sites poll again soon after (not an idle interval or a backoff later).
+    await run(w, 45_000 * 0.1 + 3000);
+    expect((await site(w, SITE2)).lastPollAt).toBeGreaterThanOrEqual((failedAt as number) + 45_000);
+    expect((await site(w, SITE)).lastPollAt).toBeGreaterThanOrEqual((failedAt as number) + 45_000);
+    expect(wmCalls()).toBeGreaterThan(before);
+  });
+
+  it('an upstream 429 without Retry-After cools the workspace down for an idle interval', async () => {
     h = await startHarness();
     const w = h.watcher({ jitter: 0, activeIntervalMs: 3000 });
     await sub(w, 'C1', SITE);
     await sub(w, 'C2', SITE2);
     h.emu.createJob(SITE, 'busy', [{ recipient: 'a' }]);
     h.emu.createJob(SITE2, 'busy-2', [{ recipient: 'b' }]);
-    await w.tick(); // both baselines, both active
-    h.emu.faults.add({ match: `/wm/api/job/${SITE}`, status: 429, retryAfterSeconds: 1 });
+    await w.tick();
+    h.emu.faults.add({ match: `/wm/api/job/${SITE}`, status: 429 });
     await run(w, 3000);
     expect((await site(w, SITE)).lastError).toBe('transport');
     const cooledAt = h.clock.now();
-    // SITE2 would poll every 3 s; the workspace waits the idle interval (no Retry-After reaches
-    // the watcher once the API layer's own retries, which honour it, gave up).
     const before = wmCalls();
     await run(w, 50_000);
     expect(wmCalls()).toBe(before);
