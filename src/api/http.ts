@@ -176,9 +176,9 @@ function describeNetworkError(code: string | undefined): string {
 }
 
 /** The Retry-After header as received (undici gives a string, or an array when repeated). */
-const retryAfterHeader = z.union([z.string(), z.array(z.string()).min(1)]).transform((v) =>
-  (Array.isArray(v) ? (v[0] as string) : v).trim(),
-);
+const retryAfterHeader = z
+  .union([z.string(), z.array(z.string()).min(1)])
+  .transform((v) => (Array.isArray(v) ? (v[0] as string) : v).trim());
 /** RFC 9110 delta-seconds (decimals tolerated), or an HTTP date (IMF-fixdate and the older forms). */
 const retryAfterValue = z.union([
   z

@@ -37,9 +37,9 @@ import {
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { refreshHome } from './features/home/publish.js';
-import { workflowWaitsPort } from './features/workflow-steps/waits.js';
 import { blockRenderer } from './features/watch/render-card.js';
 import { adminAlertNotice, pausedNotice } from './features/watch/render-subscriptions.js';
+import { workflowWaitsPort } from './features/workflow-steps/waits.js';
 import type { Message } from './kit/blocks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';

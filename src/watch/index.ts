@@ -526,7 +526,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         // A site kept only for non-job waits costs no upstream call: look again soon.
         if (out.skipped === 'no-subscriptions') {
           delete out.skipped;
-          const next = nextPollDelay(policy, st.quietCycles, { inflight: waits.length, changed: 0 }, random());
+          const next = nextPollDelay(
+            policy,
+            st.quietCycles,
+            { inflight: waits.length, changed: 0 },
+            random(),
+          );
           st.quietCycles = next.quiet;
           st.lastDelayMs = next.delayMs;
           st.nextPollAt = cycleStart + next.delayMs;
@@ -593,7 +598,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             continue;
           }
         } catch (err) {
-          log.warn({ err, workspace: w.workspace, executionId: w.executionId }, 'could not check a workflow wait');
+          log.warn(
+            { err, workspace: w.workspace, executionId: w.executionId },
+            'could not check a workflow wait',
+          );
         }
       }
       if (now >= w.deadline) items.push(item(w, 'timeout', { ok: false, error: timeoutMessage(w) }));

@@ -286,7 +286,10 @@ export function createWaitCompleter(opts: WaitCompleterOptions): WaitCompleter {
         if (w.state === 'completing' && w.result) return claimAndSend(w, w.result);
         const found = await opts.port.check(w);
         if (!found.done) return undefined;
-        return claimAndSend(w, found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error });
+        return claimAndSend(
+          w,
+          found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
+        );
       });
     },
   };

@@ -9,6 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
+import type { Watcher } from '../../src/watch/index.js';
 import {
   addWait,
   createWaitCompleter,
@@ -20,7 +21,6 @@ import {
   type WaitsPort,
   waitsRepo,
 } from '../../src/watch/job-waits.js';
-import type { Watcher } from '../../src/watch/index.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
 import { ENCRYPTION_KEY, type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
@@ -203,13 +203,23 @@ describe('a wait is a consumer of the job watcher', () => {
   it('restart while pending: a new watcher on the same store completes it once', async () => {
     h = await startHarness({ storeUrl: 'sqlite' });
     const sent: Sent[] = [];
-    const a = h.watcher({ holderId: 'replica-a', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('A', sent) });
+    const a = h.watcher({
+      holderId: 'replica-a',
+      jitter: 0,
+      activeIntervalMs: 3000,
+      waits: recordingPort('A', sent),
+    });
     const job = h.emu.createJob(SITE, 'wait-restart', [{ recipient: 'a' }]);
     await addWait(h.store, newWait('Fx-restart', job), () => h!.clock.now());
     await run([a], 10_000);
     await a.stop(); // the process ends (its leases are released)
     h.emu.finishJob(SITE, job);
-    const b = h.watcher({ holderId: 'replica-b', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('B', sent) });
+    const b = h.watcher({
+      holderId: 'replica-b',
+      jitter: 0,
+      activeIntervalMs: 3000,
+      waits: recordingPort('B', sent),
+    });
     await run([b], 10_000);
     expect(sent.map((s) => [s.id, s.ok, s.by])).toEqual([['Fx-restart', true, 'B']]);
     await run([b], 60_000, 5000);
@@ -232,10 +242,15 @@ describe('a wait is a consumer of the job watcher', () => {
     expect(stored?.state).toBe('completing');
     expect(stored?.result?.ok).toBe(true);
     await a.stop();
-    const b = h.watcher({ holderId: 'replica-b', jitter: 0, activeIntervalMs: 3000, waits: recordingPort('B', sent) });
+    const b = h.watcher({
+      holderId: 'replica-b',
+      jitter: 0,
+      activeIntervalMs: 3000,
+      waits: recordingPort('B', sent),
+    });
     await run([b], 60_000, 2000);
     expect(sent.map((s) => [s.id, s.by])).toEqual([['Fx-crash', 'B']]);
-    expect(sent[0]!.payload).toEqual(stored?.result && stored.result.ok ? stored.result.outputs : undefined);
+    expect(stored?.result).toEqual({ ok: true, outputs: sent[0]!.payload });
   });
 });
 

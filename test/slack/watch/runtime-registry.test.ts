@@ -24,7 +24,10 @@ afterEach(async () => {
 async function botWithRuntime(holderId: string) {
   const bot = await startTestBot({ credentials: 'none', emulator: false });
   bots.push(bot);
-  const runtime = createWatchRuntime(bot.deps, bot.handle.app, { holderId, clock: new FakeClock(Date.now()) });
+  const runtime = createWatchRuntime(bot.deps, bot.handle.app, {
+    holderId,
+    clock: new FakeClock(Date.now()),
+  });
   runtimes.push(runtime);
   return { bot, runtime };
 }
