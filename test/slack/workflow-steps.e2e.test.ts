@@ -378,6 +378,35 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     }
   });
 
+  it('wait for a job with the watcher running on its timer: the step wakes it, its poll completes the step', async () => {
+    const emu = bot.emulator!;
+    const jobId = emu.createJob('DEMO', 'WF-TIMER-001', [{ recipient: 'wf-t-1' }]);
+    // The process's watcher on its own timer (no pollOnce), as main.ts starts it.
+    const runtime = createWatchRuntime(bot.deps, bot.handle.app, {
+      holderId: 'timer',
+      watcher: { jitter: 0, activeIntervalMs: 500 },
+    });
+    runtime.start();
+    try {
+      const r = await bot.functionExecuted({
+        callbackId: 'wait_for_job',
+        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1 },
+      });
+      await stored(bot, r.executionId);
+      // The step woke this process's watcher: the site is polled without waiting an interval.
+      const polled = async () =>
+        (await runtime.watcher.status()).sites.find((x) => x.siteId === 'DEMO')?.lastPollAt !== undefined;
+      while (!(await polled())) await new Promise((res) => setTimeout(res, 20));
+      expect(completions(bot, r.executionId)).toEqual([]);
+      emu.finishJob('DEMO', jobId);
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeSuccess');
+      expect(c.args.outputs).toMatchObject({ job_id: String(jobId), status: 'COMPLETED' });
+    } finally {
+      await runtime.stop();
+    }
+  });
+
   it('wait for a job that is finished already completes at once with its status', async () => {
     const emu = bot.emulator!;
     const jobId = emu.createJob('DEMO', 'WF-DONE-001', [{ recipient: 'wf-d-1' }]);
