@@ -40,6 +40,7 @@ import { refreshHome } from './features/home/publish.js';
 import { blockRenderer } from './features/watch/render-card.js';
 import { adminAlertNotice, pausedNotice } from './features/watch/render-subscriptions.js';
 import { workflowWaitsPort } from './features/workflow-steps/waits.js';
+import { appState } from './kit/app-state.js';
 import type { Message } from './kit/blocks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
@@ -75,25 +76,16 @@ export interface WatchRuntime {
 }
 
 /**
- * The runtimes started for one app (one in production), keyed by the app's configuration object
- * like the uninstall hooks (lifecycle.ts): a runtime adds itself in createWatchRuntime and leaves
- * at stop(). Two apps in one process (tests, the demo) never see each other's runtimes: a setup
- * saved in one resumes only its own polling, `/dwm debug` shows its own watcher.
+ * The runtimes started for one app (one in production), as per-app state (kit/app-state.ts): a
+ * runtime adds itself in createWatchRuntime and leaves at stop(). Two apps in one process (tests,
+ * the demo) never see each other's runtimes: a setup saved in one resumes only its own polling,
+ * `/dwm debug` shows its own watcher, a workflow step wakes its own app's watcher.
  */
-const runtimesOf = new WeakMap<object, Set<WatchRuntime>>();
-
-function runtimes(deps: Pick<AppDeps, 'config'>): Set<WatchRuntime> {
-  let set = runtimesOf.get(deps.config);
-  if (!set) {
-    set = new Set();
-    runtimesOf.set(deps.config, set);
-  }
-  return set;
-}
+const runtimes = appState(() => new Set<WatchRuntime>());
 
 /** The runtimes running for this app, for `/dwm debug`. */
 export function activeWatchRuntimes(deps: Pick<AppDeps, 'config'>): WatchRuntime[] {
-  return [...(runtimesOf.get(deps.config) ?? [])];
+  return [...runtimes(deps)];
 }
 
 /**
