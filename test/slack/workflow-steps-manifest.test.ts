@@ -44,6 +44,18 @@ describe('manifest.yml functions section', () => {
     expect(functionsSection()).toEqual(JSON.parse(JSON.stringify(STEP_MANIFEST)));
   });
 
+  it('declares the manifest schema version whose functions take properties + required (2)', () => {
+    // Under major_version 1 a function's input_parameters is a flat map of parameters (each with
+    // `name` and `is_required`): `properties` would be read as a parameter and refused.
+    const meta = /^_metadata:\n((?:[ ]+.*\n)+)/m.exec(manifest);
+    expect(meta?.[1]).toMatch(/^ {2}major_version: 2$/m);
+    const fns = functionsSection() as Record<string, ManifestFunction>;
+    for (const f of Object.values(fns)) {
+      expect(Object.keys(f.input_parameters).sort()).toEqual(['properties', 'required']);
+      expect(Object.keys(f.output_parameters).sort()).toEqual(['properties', 'required']);
+    }
+  });
+
   it('declares exactly the registered steps', () => {
     expect(Object.keys(functionsSection() as object).sort()).toEqual(Object.values(STEP_IDS).sort());
   });
