@@ -8,16 +8,20 @@
  *   stored after every batch, resumed after a restart). The 3000-character limit of the modal's
  *   text box is not applied: a workflow variable is not a text box; the entry cap is.
  * - Job status: the job and its tasks as `/dwm job` reads them, summarised by `summariseJob`.
- * - Trial extension: `requestChange(..., 'trial')` as `/drm plan trial` (role from PLAN_ACTIONS).
+ * - Trial extension: `requestChange(..., 'trial')` as `/drm plan trial` (role from PLAN_ACTIONS),
+ *   tracked like the command's (request-outcomes.ts) when the step names who it runs for, so that
+ *   person gets the outcome DM when the provider decides.
  *
  * Output names match the manifest's `functions` section (snake_case).
  */
 import { JOB_STATUS, JOB_TERMINAL } from '../api/codes.js';
 import { ValidationError } from '../api/errors.js';
 import type { Job, JobTask, ServiceClient, WatermarkingClient } from '../api/types.js';
+import type { WorkspaceKey } from '../store/types.js';
 import type { JobWait, WaitCheck } from '../watch/job-waits.js';
 import { summariseJob } from './jobs.js';
 import { existingLookup } from './recipients.js';
+import { type RequestOutcomeDeps, requestChangeTracked } from './request-outcomes.js';
 import { PLAN_ACTIONS, type PlanRole, parseServiceCode, requestChange } from './service/index.js';
 import {
   checkEntryCount,
@@ -201,6 +205,8 @@ export async function requestTrialExtension(
   siteId: string,
   service: string,
   message: string | undefined,
+  /** Track the request for the outcome DM (needs the Slack user the step runs for). */
+  track?: { deps: RequestOutcomeDeps; ws: WorkspaceKey; requestedBy: string },
 ): Promise<TrialOutputs> {
   let code: ReturnType<typeof parseServiceCode>;
   try {
@@ -211,6 +217,14 @@ export async function requestTrialExtension(
     }
     throw e;
   }
-  const r = await requestChange(svc, siteId, code, 'trial', message);
+  const r = track
+    ? await requestChangeTracked(track.deps, track.ws, svc, {
+        siteId,
+        service: code,
+        action: 'trial',
+        ...(message ? { message } : {}),
+        requestedBy: track.requestedBy,
+      })
+    : await requestChange(svc, siteId, code, 'trial', message);
   return { request_id: r.requestId, status: r.statusLabel };
 }

@@ -196,6 +196,35 @@ describe('plan request outcomes', () => {
   });
 });
 
+describe('a trial extension requested by a workflow step', () => {
+  it('is tracked for the person it runs for: the approval reaches them as ONE DM', async () => {
+    s = await setupNotify();
+    const b = s.bot;
+    const r = await b.functionExecuted({
+      callbackId: 'request_trial_extension',
+      inputs: { site: 'DEMO', service: 'DRM', message: 'Pilot week', requested_by: b.ws.member },
+    });
+    const done = await b.fake.waitFor(
+      (c) => c.method.startsWith('functions.complete') && json(c.args).includes(r.executionId),
+      8000,
+    );
+    expect(done.method).toBe('functions.completeSuccess');
+    const t = await trackedOnly(s, { card: false });
+    expect(t).toMatchObject({ siteId: 'DEMO', serviceCode: 'PD001', requestedBy: b.ws.member });
+    expect(t.card).toBeUndefined();
+    expect(String((done.args.outputs as { request_id?: unknown }).request_id)).toBe(t.requestId);
+
+    b.emulator!.approveRequest('DEMO', t.requestId);
+    await tick(s);
+    const dms = dmsTo(b, b.ws.member);
+    expect(dms).toHaveLength(1);
+    expect(json(dms[0])).toContain(t.requestId);
+    expect(json(dms[0])).toContain('*approved*');
+    await tick(s);
+    expect(dmsTo(b, b.ws.member)).toHaveLength(1);
+  });
+});
+
 describe('additional-site request outcomes', () => {
   it('approved: the admin who asked gets one DM with the new site id; the card is updated', async () => {
     s = await setupNotify();

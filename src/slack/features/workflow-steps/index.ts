@@ -193,6 +193,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
           siteId,
           str(inputs.service),
           message || undefined,
+          // The person it runs for hears the provider's decision (notify runtime), as with the command.
+          userId ? { deps: ctx.deps, ws: ctx.workspace, requestedBy: userId } : undefined,
         ),
       };
     },
