@@ -10,7 +10,7 @@
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
 import { z } from 'zod';
-import { loadErrorCodes } from './api/error-codes.js';
+import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
 import { parseAllowedOrigin } from './api/origins.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
@@ -91,6 +91,8 @@ export interface Config {
   wmTokenMaxAgeSeconds: number;
   /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
   serviceErrorCodes?: string;
+  /** JOB_FAILURE_CODES as given (validated JSON), when set. */
+  jobFailureCodes?: string;
   /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
   upstream: {
     /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
@@ -499,6 +501,23 @@ export const VARIABLES: VariableSpec[] = [
       { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
     ),
   },
+  {
+    name: 'JOB_FAILURE_CODES',
+    required: 'no',
+    description:
+      'JSON object adding or replacing explanations of job/task failure codes (cli_error_code), e.g. {"E-417":{"meaning":"embedding failed","next":"start the job again"}}; codes not in the table show as "unknown (CODE)". See src/api/error-codes.ts.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadFailureCodes(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of code to {"meaning": text, "next": text}' },
+    ),
+  },
   // Upstream connections (src/api/origins.ts and http.ts; docs/security.md "Which hosts the bot
   // talks to"). Grouped here.
   {
@@ -796,6 +815,7 @@ export function loadConfig(env: Env = process.env): Config {
     serviceJwtTtlSeconds: v.SERVICE_JWT_TTL_SECONDS as number,
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
+  if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');

@@ -7,7 +7,7 @@
  * the process exits 1.
  */
 import { pathToFileURL } from 'node:url';
-import { loadErrorCodes, setErrorCodes } from './api/error-codes.js';
+import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
@@ -70,6 +70,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   const logger = createLogger({ level: config.logLevel });
   setLogger(logger);
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
+  setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,

@@ -3,6 +3,9 @@
  * agreed set (the emulator answers with it). A real deployment may use other codes, so the table
  * is overridable with env SERVICE_ERROR_CODES = JSON {"<condition>": "<code>"}. Upper layers
  * explain a failure by condition (`errorCondition(err)`), never by message text.
+ *
+ * Also the table of job/task failure codes (`cli_error_code`) in plain words, overridable with env
+ * JOB_FAILURE_CODES through the same loader (`readOverride`).
  */
 import { z } from 'zod';
 import { ServiceError } from './errors.js';
@@ -49,23 +52,40 @@ export const ERROR_CONDITION_TEXT: Record<ErrorCondition, string> = {
 const overrideSchema = z.record(z.string(), z.string().min(1));
 
 /**
+ * The one loader of the code tables' settings: a JSON object from the environment, checked with
+ * `schema`. Empty means "no override" (undefined); malformed JSON or a wrong shape throws an error
+ * that names the setting and shows an example. Both SERVICE_ERROR_CODES and JOB_FAILURE_CODES go
+ * through it.
+ */
+function readOverride<T>(
+  setting: string,
+  json: string | undefined,
+  schema: z.ZodType<T>,
+  shape: { example: string; wrongShape: string },
+): T | undefined {
+  if (!json || json.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error(`${setting} is not valid JSON: use ${shape.example}.`);
+  }
+  const r = schema.safeParse(parsed);
+  if (!r.success) throw new Error(`${setting} must be ${shape.wrongShape}`);
+  return r.data;
+}
+
+/**
  * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES).
  * Unknown condition names in the override are ignored; malformed JSON throws with a clear message.
  */
 export function loadErrorCodes(json: string | undefined = process.env.SERVICE_ERROR_CODES): ErrorCodeTable {
   const table: ErrorCodeTable = { ...DEFAULT_ERROR_CODES };
-  if (!json || json.trim() === '') return table;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    throw new Error('SERVICE_ERROR_CODES is not valid JSON: use {"duplicateRecipient":"E2002", ...}.');
-  }
-  const r = overrideSchema.safeParse(parsed);
-  if (!r.success) {
-    throw new Error('SERVICE_ERROR_CODES must be a JSON object of condition name to code strings.');
-  }
-  for (const [k, v] of Object.entries(r.data)) {
+  const overrides = readOverride('SERVICE_ERROR_CODES', json, overrideSchema, {
+    example: '{"duplicateRecipient":"E2002", ...}',
+    wrongShape: 'a JSON object of condition name to code strings.',
+  });
+  for (const [k, v] of Object.entries(overrides ?? {})) {
     if ((ERROR_CONDITIONS as string[]).includes(k)) table[k as ErrorCondition] = v;
   }
   return table;
@@ -102,4 +122,110 @@ export function errorCondition(
 /** True when `e` is a ServiceError of the given condition. */
 export function isServiceCondition(e: unknown, condition: ErrorCondition, table?: ErrorCodeTable): boolean {
   return e instanceof ServiceError && errorCondition(e, table) === condition;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Job and task failure codes (cli_error_code), in plain words
+// ---------------------------------------------------------------------------------------------
+
+/** What a failure code means and what to do about it (plain sentences, no markup). */
+export interface FailureExplanation {
+  meaning: string;
+  next: string;
+}
+
+/**
+ * The failure codes of watermarking tasks (`cli_error_code`, or the task status when no code was
+ * given). The spec lists no table ("any other value means failure"); these are the codes the
+ * emulator and the spec examples use, with the project's reading of them. A real pre-embedder may
+ * use other codes or mean other things: deployments replace or add entries with env
+ * JOB_FAILURE_CODES = JSON {"<code>": {"meaning": "...", "next": "..."}} (same loader as
+ * SERVICE_ERROR_CODES). Codes are matched case-insensitively after trimming; a code not in the
+ * table is shown as "unknown (CODE)" with `UNKNOWN_FAILURE_NEXT`.
+ */
+export const DEFAULT_FAILURE_CODES: Readonly<Record<string, FailureExplanation>> = {
+  '3': {
+    meaning: 'the pre-embedder stopped with exit status 3 (it could not process the source content)',
+    next: 'Check that the content file of this job is complete and readable, then start the job again.',
+  },
+  'E-102': {
+    meaning: 'the source content was not found or could not be read',
+    next: 'Check that the content exists where the job expects it, then start the job again.',
+  },
+  'E-221': {
+    meaning: 'the source content has a format or codec the pre-embedder does not support',
+    next: 'Re-encode the content in a supported format, then start the job again.',
+  },
+  'E-417': {
+    meaning: 'the watermark could not be embedded for this recipient',
+    next: 'Start the job again for this recipient; if it fails again, send the job id and DWM id to the watermarking provider.',
+  },
+  'E-500': {
+    meaning: 'the pre-embedder had an internal error',
+    next: 'Start the job again later; if it repeats, send the job id to the watermarking provider.',
+  },
+  'E-503': {
+    meaning: 'the pre-embedder was busy or unavailable',
+    next: 'Wait a few minutes and start the job again.',
+  },
+  TK005: {
+    meaning: 'the task failed and the service gave no error code',
+    next: 'Export the job as CSV for the full task list; if it repeats, send the job id to the watermarking provider.',
+  },
+};
+
+/** The next step shown with a code the table does not know. */
+export const UNKNOWN_FAILURE_NEXT =
+  'Export the job as CSV for every failed task; if it repeats, send the job id and this code to the watermarking provider (and add the code to JOB_FAILURE_CODES).';
+
+export type FailureCodeTable = Readonly<Record<string, FailureExplanation>>;
+
+const failureOverrideSchema = z.record(
+  z.string().trim().min(1).max(64),
+  z.object({ meaning: z.string().trim().min(1).max(300), next: z.string().trim().min(1).max(500) }).strict(),
+);
+
+/** Uppercased, trimmed: the table's key form. */
+const failureKey = (code: string) => code.trim().toUpperCase();
+
+/**
+ * The built-in failure table with entries from a JSON string (normally env JOB_FAILURE_CODES)
+ * replacing or adding codes. Malformed JSON or a wrong shape throws with a clear message.
+ */
+export function loadFailureCodes(json: string | undefined = process.env.JOB_FAILURE_CODES): FailureCodeTable {
+  const table: Record<string, FailureExplanation> = {};
+  for (const [k, v] of Object.entries(DEFAULT_FAILURE_CODES)) table[failureKey(k)] = v;
+  const overrides = readOverride('JOB_FAILURE_CODES', json, failureOverrideSchema, {
+    example: '{"E-417":{"meaning":"embedding failed","next":"start the job again"}}',
+    wrongShape: 'a JSON object of code to {"meaning": text, "next": text}.',
+  });
+  for (const [k, v] of Object.entries(overrides ?? {})) table[failureKey(k)] = v;
+  return table;
+}
+
+let activeFailures: FailureCodeTable | undefined;
+
+/** The process failure table (loaded lazily from the environment). */
+export function failureCodes(): FailureCodeTable {
+  activeFailures ??= loadFailureCodes();
+  return activeFailures;
+}
+
+/** Replace the process failure table (tests, or the config loader). */
+export function setFailureCodes(table: FailureCodeTable): void {
+  activeFailures = table;
+}
+
+export interface ExplainedFailure extends FailureExplanation {
+  /** The code as given (trimmed). */
+  code: string;
+  known: boolean;
+}
+
+/** A failure code in plain words: the table's entry, or "unknown (CODE)" and a generic next step. */
+export function explainFailureCode(code: string, table: FailureCodeTable = failureCodes()): ExplainedFailure {
+  const c = code.trim();
+  const hit = Object.hasOwn(table, failureKey(c)) ? table[failureKey(c)] : undefined;
+  if (hit) return { code: c, known: true, ...hit };
+  return { code: c, known: false, meaning: `unknown (${c})`, next: UNKNOWN_FAILURE_NEXT };
 }

@@ -14,6 +14,7 @@ import {
   TASK_STATUS_CODES,
   type TaskStatusCode,
 } from '../api/codes.js';
+import { explainFailureCode } from '../api/error-codes.js';
 import type { ValidationIssue } from '../api/errors.js';
 import type { Job, JobSearchQuery, JobTask, WatermarkingClient, WmPage } from '../api/types.js';
 import {
@@ -314,6 +315,8 @@ function iso(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString();
 }
 
+const failureOf = (t: JobTask) => explainFailureCode(t.cliErrorCode.trim() || t.status);
+
 /** A job's full task list as CSV (formula-guarded), failures first like the summary. */
 export function taskCsv(tasks: readonly JobTask[]): string {
   const ordered = [...tasks].sort((a, b) => taskRank(a) - taskRank(b) || a.dwmId - b.dwmId);
@@ -330,6 +333,9 @@ export function taskCsv(tasks: readonly JobTask[]): string {
       { header: 'update_time', value: (t) => t.updateTime.raw },
       { header: 'reg_time_utc', value: (t) => iso(t.regTime.epochMs) },
       { header: 'update_time_utc', value: (t) => iso(t.updateTime.epochMs) },
+      // The failure code in plain words and what to do (src/api/error-codes.ts); empty when not failed.
+      { header: 'failure_meaning', value: (t) => (isTaskFailed(t) ? failureOf(t).meaning : '') },
+      { header: 'failure_next_step', value: (t) => (isTaskFailed(t) ? failureOf(t).next : '') },
     ],
     ordered,
   );

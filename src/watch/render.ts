@@ -3,7 +3,8 @@
  * renderer; this one serves tests, the demo and as the `text` fallback shape.
  */
 import { codeLabel, JOB_STATUS, type JobStatusCode } from '../api/codes.js';
-import type { JobSummary, WatchRenderer } from './types.js';
+import { explainFailureCode } from '../api/error-codes.js';
+import type { JobSummary, TaskFailure, WatchRenderer } from './types.js';
 
 const EMOJI: Record<JobStatusCode, string> = {
   DM000: ':white_circle:',
@@ -19,6 +20,13 @@ export function escapeSlack(s: string): string {
 function statusText(s: JobStatusCode): string {
   // A status the specs do not list (a new one upstream) reads "unknown (CODE)", never "undefined".
   return `${EMOJI[s] ?? ':grey_question:'} ${escapeSlack(codeLabel(JOB_STATUS, s))}`;
+}
+
+/** A failure code in plain words ("unknown (CODE)" when the table does not know it). */
+function failureText(f: TaskFailure): string {
+  const e = explainFailureCode(f.cliErrorCode.trim() || f.status);
+  const c = escapeSlack(e.code.slice(0, 40));
+  return e.known ? `${escapeSlack(e.meaning)} (\`${c}\`)` : `unknown (\`${c}\`)`;
 }
 
 function head(j: JobSummary): string {
@@ -53,12 +61,12 @@ const unclamped: WatchRenderer = {
         return { text: `${head(j)} progress${tasksLine(j)}` };
       case 'task-failed':
         return {
-          text: `${head(j)}: watermarking for recipient ${escapeSlack(u.failure.recipient)} (\`${u.failure.dwmId}\`) failed (cli_error_code \`${escapeSlack(u.failure.cliErrorCode)}\`)`,
+          text: `${head(j)}: watermarking for recipient ${escapeSlack(u.failure.recipient)} (\`${u.failure.dwmId}\`) failed: ${failureText(u.failure)}. ${escapeSlack(explainFailureCode(u.failure.cliErrorCode.trim() || u.failure.status).next)}`,
         };
       case 'final': {
         const fails = j.tasks?.failures ?? [];
         const list = fails.length
-          ? `\nFailed recipients: ${fails.map((f) => `${escapeSlack(f.recipient)} (\`${escapeSlack(f.cliErrorCode)}\`)`).join(', ')}`
+          ? `\nFailed recipients: ${fails.map((f) => `${escapeSlack(f.recipient)}: ${failureText(f)}`).join(', ')}`
           : '';
         return { text: `${head(j)} finished: ${statusText(j.status)}${tasksLine(j)}${list}` };
       }

@@ -14,7 +14,8 @@ import {
   TASK_STATUS,
   type TaskStatusCode,
 } from '../../api/codes.js';
-import { esc } from './mrkdwn.js';
+import { explainFailureCode } from '../../api/error-codes.js';
+import { code as codeSpan, esc, truncate } from './mrkdwn.js';
 
 export type StatusKind = 'job' | 'task' | 'request' | 'product' | 'member';
 
@@ -61,3 +62,49 @@ export const taskStatus = (c: TaskStatusCode | string) => statusLabel('task', c)
 export const requestStatus = (c: RequestStatusCode | string) => statusLabel('request', c);
 export const productStatus = (c: ProductStatusCode | string) => statusLabel('product', c);
 export const memberStatus = (c: MemberStatusCode | string) => statusLabel('member', c);
+
+// ---------------------------------------------------------------------------------------------
+// Failure codes (cli_error_code): the code in plain words, and what to do
+// ---------------------------------------------------------------------------------------------
+
+/** Longest failure code shown (service data: a hostile code stays one short span). */
+const FAILURE_CODE_MAX = 40;
+
+/**
+ * A job/task failure code in plain words, mrkdwn: "embedding the watermark … failed (`E-417`)";
+ * a code the table (src/api/error-codes.ts, env JOB_FAILURE_CODES) does not know: "unknown (`X`)".
+ */
+export function failureLabel(raw: string): string {
+  const e = explainFailureCode(raw);
+  const c = codeSpan(truncate(e.code, FAILURE_CODE_MAX));
+  return e.known ? `${esc(e.meaning)} (${c})` : `unknown (${c})`;
+}
+
+/** The same in plain text (message fallbacks, notifications). */
+export function failureLabelPlain(raw: string): string {
+  const e = explainFailureCode(raw);
+  const c = truncate(e.code, FAILURE_CODE_MAX);
+  return e.known ? `${e.meaning} (${c})` : `unknown (${c})`;
+}
+
+/**
+ * "What to do" lines for the given failure codes, mrkdwn: one line per distinct next step (codes
+ * sharing a step are listed together), at most `max` lines. Empty when there are no codes.
+ */
+export function failureNextSteps(codes: readonly string[], max = 5): string {
+  const byNext = new Map<string, string[]>();
+  for (const raw of codes) {
+    const e = explainFailureCode(raw);
+    const list = byNext.get(e.next) ?? [];
+    const shown = truncate(e.code, FAILURE_CODE_MAX);
+    if (!list.includes(shown)) list.push(shown);
+    byNext.set(e.next, list);
+  }
+  if (byNext.size === 0) return '';
+  const lines = [...byNext]
+    .slice(0, max)
+    .map(([next, cs]) => `• ${cs.map((c) => codeSpan(c)).join(', ')}: ${esc(next)}`);
+  if (byNext.size > max)
+    lines.push(`…and ${byNext.size - max} more: Export CSV lists every task with its code.`);
+  return `*What to do*\n${lines.join('\n')}`;
+}

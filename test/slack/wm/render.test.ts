@@ -112,7 +112,7 @@ describe('jobs renderers', () => {
     noRawHostile(mrkdwnOf(m));
     expect(s).toContain('&lt;!channel&gt;');
     expect(s.indexOf('E-417')).toBeLessThan(s.indexOf('rcp-10'));
-    expect(s).toContain('error `7`');
+    expect(s).toContain('unknown (`7`)');
     expect(s).toContain('and 4,972 more tasks not shown');
     expect(m.blocks!.length).toBeLessThanOrEqual(50);
   });

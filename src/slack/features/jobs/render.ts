@@ -17,7 +17,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { jobStatus, taskStatus } from '../../kit/status.js';
+import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
   type CardMeta,
   cardContext,
@@ -114,7 +114,8 @@ const LINES_PER_SECTION = 10;
 export function taskLine(t: JobTask): string {
   const failed = isTaskFailed(t);
   const cli = t.cliErrorCode.trim();
-  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · error ${code(cli)}` : '';
+  // The code in plain words (src/api/error-codes.ts); "What to do" follows the task list.
+  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · ${failureLabel(cli)}` : '';
   return `${taskStatus(t.status)} · ${esc(truncate(t.recipient, 128))} · DWM ID ${code(t.dwmId)}${codePart}`;
 }
 
@@ -141,7 +142,7 @@ export function jobCardMessage(input: JobCardInput): Message {
           summary.failureCodes.length
             ? ` (${summary.failureCodes
                 .slice(0, 5)
-                .map((f) => `${code(f.code)} ×${f.count}`)
+                .map((f) => `${failureLabel(f.code)} ×${f.count}`)
                 .join(', ')})`
             : ''
         }`;
@@ -175,6 +176,8 @@ export function jobCardMessage(input: JobCardInput): Message {
       );
     }
   }
+  const steps = failureNextSteps(summary.failureCodes.map((f) => f.code));
+  if (steps) blocks.push(section(steps));
   const buttons = [button('Refresh', WM_ACTIONS.jobRefresh, { value, style: 'primary' })];
   if (summary.total > 0) buttons.push(button('Export CSV', WM_ACTIONS.jobExport, { value }));
   blocks.push(actions(buttons, 'wm_job_actions'));

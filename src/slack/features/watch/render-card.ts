@@ -28,7 +28,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
-import { jobStatus } from '../../kit/status.js';
+import { failureLabel, failureLabelPlain, failureNextSteps, jobStatus } from '../../kit/status.js';
 
 /** Action ids of the card buttons (handled in listeners/actions/watch-job-*.ts). */
 export const WATCH_ACTIONS = {
@@ -115,8 +115,13 @@ function countsFields(j: JobSummary): string[] {
   return fields(pairs);
 }
 
+/** The code a failure is explained by: its cli_error_code, or its status when none was given. */
+function failureCodeOf(f: TaskFailure): string {
+  return f.cliErrorCode.trim() || f.status;
+}
+
 function failureLine(f: TaskFailure): string {
-  return `• ${name(f.recipient) || '(no recipient)'} (${code(f.dwmId)}): ${code(f.cliErrorCode || f.status)}`;
+  return `• ${name(f.recipient) || '(no recipient)'} (${code(f.dwmId)}): ${failureLabel(failureCodeOf(f))}`;
 }
 
 /** Failed recipients with their codes, within one section; "and N more" points to Export CSV. */
@@ -135,7 +140,11 @@ function failuresSection(j: JobSummary): Block | undefined {
   }
   const more = t.failed - lines.length;
   if (more > 0) lines.push(`…and ${more} more: use *Export CSV* for every task with its code.`);
-  return section([head, ...lines].join('\n'));
+  const steps = failureNextSteps(shown.map(failureCodeOf), 3);
+  const text = [head, ...lines].join('\n');
+  return section(
+    steps && text.length + steps.length + 2 <= LIMITS.sectionText ? `${text}\n\n${steps}` : text,
+  );
 }
 
 /**
@@ -202,8 +211,11 @@ export function renderThreadUpdate(u: ThreadUpdate, sub: Subscription): Message 
       ]);
     case 'task-failed': {
       const f = u.failure;
-      const text = `:red_circle: Watermarking for recipient ${name(f.recipient) || '(no recipient)'} (task ${code(f.dwmId)}) failed with ${code(f.cliErrorCode || f.status)}.`;
-      return message(fallback(j, `a task failed (${esc(truncate(f.cliErrorCode, 40))})`), [section(text)]);
+      const text = `:red_circle: Watermarking for recipient ${name(f.recipient) || '(no recipient)'} (task ${code(f.dwmId)}) failed: ${failureLabel(failureCodeOf(f))}.`;
+      const steps = failureNextSteps([failureCodeOf(f)]);
+      return message(fallback(j, `a task failed: ${esc(failureLabelPlain(failureCodeOf(f)))}`), [
+        section(steps ? `${text}\n${steps}` : text),
+      ]);
     }
     case 'final': {
       const failed = j.status === 'DM600';

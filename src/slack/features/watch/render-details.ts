@@ -2,7 +2,7 @@
 import type { JobSummary as OpsJobSummary } from '../../../ops/jobs.js';
 import { type Block, context, fields, LIMITS, type Message, message, section } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
-import { jobStatus, taskStatus } from '../../kit/status.js';
+import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 
 export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
   const j = s.job;
@@ -20,7 +20,7 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
           s.failureCodes.length
             ? s.failureCodes
                 .slice(0, 5)
-                .map((c) => `${code(c.code)} ×${c.count}`)
+                .map((c) => `${failureLabel(c.code)} ×${c.count}`)
                 .join(', ')
             : 'none',
         ],
@@ -31,7 +31,7 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
     const lines: string[] = [];
     let used = 0;
     for (const t of s.shown) {
-      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode && !/^0+$/.test(t.cliErrorCode) ? ` ${code(t.cliErrorCode)}` : ''}`;
+      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode.trim() && !/^0+$/.test(t.cliErrorCode.trim()) ? `: ${failureLabel(t.cliErrorCode)}` : ''}`;
       if (used + l.length + 1 > LIMITS.sectionText - 200) break;
       lines.push(l);
       used += l.length + 1;
@@ -40,6 +40,8 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
     if (more > 0) lines.push(`…and ${more} more of ${s.total}: use *Export CSV* for every task.`);
     blocks.push(section(lines.join('\n')));
   }
+  const steps = failureNextSteps(s.failureCodes.map((c) => c.code));
+  if (steps) blocks.push(section(steps));
   const when: string[] = [`Site ${code(siteId)}`];
   if (j.regTime.epochMs !== null) when.push(`registered ${dateToken(j.regTime.epochMs)}`);
   if (j.updateTime.epochMs !== null) when.push(`updated ${dateToken(j.updateTime.epochMs)}`);
