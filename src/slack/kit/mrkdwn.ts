@@ -130,5 +130,10 @@ export function userMention(userId: string): string {
   return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : esc(userId);
 }
 
+/** A channel mention from a trusted id (validated), else the id in code. */
+export function channelMention(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
+}
+
 /** The style guide's name for `esc`. */
 export { esc as escape };

@@ -46,7 +46,7 @@ describe('job card values', () => {
     expect(parseJobRef('{"w":"<!here>","s":"DEMO","j":7}')).toBeUndefined();
   });
 
-  it('channel messages name the creator without a mention', () => {
+  it('channel messages name the watch (channel and what is watched), with no bare ids and no mention', () => {
     const msgs = [
       renderJobCard(job, sub),
       renderThreadUpdate({ kind: 'final', summary: job, broadcast: true } as never, sub),
@@ -55,7 +55,9 @@ describe('job card values', () => {
     for (const m of msgs) {
       const text = JSON.stringify(m);
       expect(text).not.toContain('<@');
-      expect(text).toContain('`U0CREATOR`');
+      expect(text).not.toContain('U0CREATOR');
+      expect(text).not.toContain(sub.id);
+      expect(text).toContain(`Watch of <#${sub.channelId}>: site`);
     }
   });
 });

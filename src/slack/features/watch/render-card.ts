@@ -27,7 +27,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
 import { failureLabel, failureLabelPlain, failureNextSteps, jobStatus } from '../../kit/status.js';
 
 /** Action ids of the card buttons (handled in listeners/actions/watch-job-*.ts). */
@@ -148,13 +148,28 @@ function failuresSection(j: JobSummary): Block | undefined {
 }
 
 /**
- * Who set the watch up, for channel messages. Not a `<@U…>` mention: a mention in a channel
- * message notifies that person on every card and digest. A pure renderer does not know the display
- * name, so the user id is shown as code; the ephemeral `/dwm watches` list names them with a
- * mention (no notification there).
+ * A subscription by name, mrkdwn: the channel and what is watched ("<#C…>: site `AB12`, ERROR and
+ * COMPLETED jobs, content `trailer-*`"). Ids are for typing (`/dwm unwatch id:…`), not for reading:
+ * only the `/dwm watches` list and the messages that offer that command show the id.
+ */
+export function subscriptionName(
+  sub: Pick<Subscription, 'channelId' | 'siteId' | 'statuses' | 'content'>,
+): string {
+  const statuses = sub.statuses.length
+    ? `${sub.statuses.map((c) => statusWord(c)).join(' and ')} jobs`
+    : 'every job';
+  const content = sub.content ? `, content ${code(truncate(sub.content, 60))}` : '';
+  return `${channelMention(sub.channelId)}: site ${code(sub.siteId)}, ${statuses}${content}`;
+}
+
+/**
+ * Which watch posted a channel message: its name (channel and what is watched), never a bare user
+ * or subscription id. The creator is not named here: a `<@U…>` mention in a new channel message
+ * notifies that person, and cards and digests are posted for every job, so the creator would be
+ * pinged each time. `/dwm watches` (ephemeral, no notification) names them with a mention.
  */
 export function watchOwnerText(sub: Subscription): string {
-  return `Watch ${code(sub.id)} set up by ${code(sub.createdBy)}`;
+  return `Watch of ${subscriptionName(sub)} · \`/dwm watches\` shows who set it up`;
 }
 
 function cardContext(j: JobSummary, sub: Subscription): Block {
@@ -250,11 +265,7 @@ export function renderDigest(d: DigestData, sub: Subscription): Message {
   }
   const more = d.jobs.length - lines.length;
   if (more > 0) lines.push(`…and ${more} more: list them with ${code(`/dwm jobs site:${d.siteId}`)}.`);
-  const blocks: Block[] = [
-    section(head),
-    section(lines.join('\n')),
-    context(`Site ${code(d.siteId)} · ${watchOwnerText(sub)}`),
-  ];
+  const blocks: Block[] = [section(head), section(lines.join('\n')), context(watchOwnerText(sub))];
   return message(
     `${d.jobs.length} jobs finished on site ${esc(d.siteId)}: ${d.completed} completed, ${d.failed} failed`,
     blocks,

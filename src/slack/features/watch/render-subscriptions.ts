@@ -22,9 +22,9 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus } from '../../kit/status.js';
-import { WATCH_ACTIONS } from './render-card.js';
+import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 
 export const WATCH_MODAL_CALLBACK = 'watch_subscribe';
 export const WATCH_BLOCK = {
@@ -34,9 +34,12 @@ export const WATCH_BLOCK = {
   mode: 'watch_mode',
 } as const;
 
-/** A channel mention from a trusted id (validated), else the id in code. */
-export function channelMention(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
+/** Kept here for the files that import it from the watch feature (it lives in the kit). */
+export { channelMention };
+
+/** Where the id of a subscription is shown, why: it is typed in `/dwm unwatch id:…`. */
+function idForUnwatch(id: string): string {
+  return `id ${code(id)} (to type in \`/dwm unwatch id:…\`)`;
 }
 
 /** "completed, error" or "every status". */
@@ -47,11 +50,13 @@ function statusesText(s: readonly JobStatusCode[]): string {
 /** One line describing the filters of a subscription. */
 export function filtersText(sub: Pick<Subscription, 'siteId' | 'statuses' | 'content' | 'mode'>): string {
   const content = sub.content ? `content ${code(truncate(sub.content, 200))}` : 'any content';
-  const mode =
-    sub.mode === 'failures'
-      ? 'mode `failures` (only failures are broadcast to the channel)'
-      : 'mode `all` (completions and failures are broadcast)';
-  return `Site ${code(sub.siteId)} · ${statusesText(sub.statuses)} · ${content} · ${mode}`;
+  return `Site ${code(sub.siteId)} · ${statusesText(sub.statuses)} · ${content} · ${modeText(sub)}`;
+}
+
+function modeText(sub: Pick<Subscription, 'mode'>): string {
+  return sub.mode === 'failures'
+    ? 'mode `failures` (only failures are broadcast to the channel)'
+    : 'mode `all` (completions and failures are broadcast)';
 }
 
 /** The bot cannot post in the channel: how to invite it. */
@@ -88,7 +93,7 @@ export function subscribedMessage(sub: Subscription, outcome: CreateOutcome, use
     section(
       'Each job gets one card here, updated as it moves; progress and task failures go in its thread. `/dwm watches` lists the subscriptions, `/dwm unwatch` stops them.',
     ),
-    context(`Subscription ${code(sub.id)} · by ${userMention(userId)}`),
+    context(`Set up by ${userMention(userId)} · ${idForUnwatch(sub.id)}`),
   ]);
 }
 
@@ -176,7 +181,7 @@ export function watchesMessage(subs: Subscription[], channelId: string, page = 0
       : '';
     blocks.push(
       section(
-        `${filtersText(s)}\nCreated by ${userMention(s.createdBy)} ${when} · ${code(s.id)}${pausedLine}`,
+        `*${subscriptionName(s)}* · ${modeText(s)}\nCreated by ${userMention(s.createdBy)} ${when} · ${idForUnwatch(s.id)}${pausedLine}`,
       ),
     );
     const btns = [];
@@ -310,7 +315,7 @@ export function pausedNotice(sub: Subscription, code_: string, reason: string): 
       [button('Resume', WATCH_ACTIONS.resume, { value: sub.id, style: 'primary' })],
       `watch-paused-${sub.id}`,
     ),
-    context(`Subscription ${code(sub.id)}`),
+    context(`Watch of ${subscriptionName(sub)}`),
   ]);
 }
 

@@ -9,9 +9,8 @@ import { message, section } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
 import { button } from '../../kit/interactions.js';
-import { code } from '../../kit/mrkdwn.js';
-import { WATCH_ACTIONS } from './render-card.js';
-import { channelMention, filtersText, inviteMessage, watchesMessage } from './render-subscriptions.js';
+import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
+import { filtersText, inviteMessage, watchesMessage } from './render-subscriptions.js';
 import { botCanPost, mayManage, subscriptionsOf } from './shared.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
@@ -124,9 +123,7 @@ export const resumeButton = button<string>({
     });
     await ctx.respond(
       message('Job notifications resumed.', [
-        section(
-          `:arrow_forward: Job notifications for ${channelMention(sub.channelId)} resumed (${code(resumed?.id ?? sub.id)}).`,
-        ),
+        section(`:arrow_forward: Job notifications resumed: ${subscriptionName(resumed ?? sub)}.`),
         section(filtersText(resumed ?? sub)),
       ]),
       { replaceOriginal: true },

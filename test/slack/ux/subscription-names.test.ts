@@ -1,0 +1,95 @@
+/**
+ * Subscriptions are named for people (the channel and what is watched) and creators by mention;
+ * the subscription id is shown only where it is typed (`/dwm unwatch id:…`), and said so.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  renderDigest,
+  renderJobCard,
+  subscriptionName,
+} from '../../../src/slack/features/watch/render-card.js';
+import {
+  pausedNotice,
+  subscribedMessage,
+  watchesMessage,
+} from '../../../src/slack/features/watch/render-subscriptions.js';
+import type { JobSummary, Subscription } from '../../../src/watch/types.js';
+
+const sub: Subscription = {
+  id: 'sub_0123456789abcdef',
+  workspace: 'T1',
+  channelId: 'C0123ABC',
+  siteId: 'AB12',
+  statuses: ['DM600', 'DM500'],
+  content: 'trailer-*',
+  mode: 'failures',
+  createdBy: 'U0CREATOR',
+  createdAt: '2026-11-22T09:00:00Z',
+};
+const job: JobSummary = {
+  workspace: 'T1',
+  siteId: 'AB12',
+  jobId: 7,
+  contentId: 'trailer-1',
+  status: 'DM600',
+  regTimeMs: null,
+  updateTimeMs: null,
+};
+/** What a person reads: every `text` string (not button values, block or action ids). */
+function visible(x: unknown): string {
+  const out: string[] = [];
+  const visit = (v: unknown, key?: string) => {
+    if (typeof v === 'string') {
+      if (key === 'text') out.push(v);
+    } else if (Array.isArray(v)) {
+      for (const e of v) visit(e);
+    } else if (v && typeof v === 'object') {
+      for (const [k, e] of Object.entries(v)) visit(e, k);
+    }
+  };
+  visit(x);
+  return out.join('\n');
+}
+/** Every place the subscription id occurs must come with the unwatch hint. */
+function idOnlyWithHint(text: string) {
+  const hits = text.split(sub.id).length - 1;
+  const hinted = text.split(`${sub.id}\` (to type in \`/dwm unwatch id:…\`)`).length - 1;
+  expect(hits).toBe(hinted);
+}
+
+describe('subscription names', () => {
+  it('name: channel mention, site, statuses, content', () => {
+    expect(subscriptionName(sub)).toBe(
+      '<#C0123ABC>: site `AB12`, ERROR and COMPLETED jobs, content `trailer-*`',
+    );
+  });
+
+  it('channel card and digest carry the name, no bare user or subscription id', () => {
+    for (const m of [
+      renderJobCard(job, sub),
+      renderDigest({ siteId: 'AB12', jobs: [job], completed: 0, failed: 1 }, sub),
+    ]) {
+      const t = visible(m);
+      expect(t).toContain('<#C0123ABC>: site');
+      expect(t).not.toContain(sub.id);
+      expect(t).not.toContain('`U0CREATOR`');
+    }
+  });
+
+  it('/dwm watches: creator by mention, the name, the id only with what to type it in', () => {
+    const t = visible(watchesMessage([sub], 'C0123ABC'));
+    expect(t).toContain('Created by <@U0CREATOR>');
+    expect(t).toContain('<#C0123ABC>: site `AB12`, ERROR and COMPLETED jobs');
+    expect(t).toContain(sub.id);
+    idOnlyWithHint(t);
+  });
+
+  it('subscribed reply and paused notice: mention and name, id only with the hint', () => {
+    const s = visible(subscribedMessage(sub, 'created', 'U0CREATOR'));
+    expect(s).toContain('<@U0CREATOR>');
+    idOnlyWithHint(s);
+    const p = visible(pausedNotice(sub, 'not_in_channel', 'the bot was removed'));
+    expect(p).toContain('Watch of <#C0123ABC>: site `AB12`');
+    expect(p).not.toContain(sub.id);
+  });
+});
