@@ -329,3 +329,24 @@ export async function adminGateForView(
     .catch((err: unknown) => ctx.logger.warn({ err }, 'could not show the refusal in the modal'));
   return { ok: false };
 }
+
+/**
+ * Who reads a reply, for deciding which buttons to render: the ephemeral reader's role, or
+ * 'everyone' when the reply goes to the channel (the `share` flag). Hidden is not a guard: every
+ * admin-only button is checked again when clicked (`role` of the button, `requireAdmin`).
+ */
+export type Audience = Role | 'everyone';
+
+/** The audience of `ctx`'s replies (`share` overrides the command's own flag). */
+export async function replyAudience(ctx: CommandContext, share: boolean = ctx.share): Promise<Audience> {
+  return share ? 'everyone' : ctx.role();
+}
+
+/**
+ * Whether a button needing `role` may be rendered for `audience`: member buttons for all; admin
+ * buttons only for an admin reading alone (a channel message is read by members too: it names the
+ * admin command instead).
+ */
+export function mayRender(audience: Audience, role: Role): boolean {
+  return role === 'member' || audience === 'admin';
+}

@@ -42,7 +42,7 @@ describe('plan card confirm dialogs', () => {
       },
       actions: [{ action: 'cancel', requestType: 'SM004', label: 'Cancel', role: 'admin', allowed: true }],
     };
-    const card = planCard(state, { workspace: 'T1', timeZone: 'UTC' });
+    const card = planCard(state, { workspace: 'T1', timeZone: 'UTC', audience: 'admin' });
     const cancel = allButtons(card.blocks).find((b) => b.action_id === 'svc_plan_cancel');
     // A confirm dialog's text is plain_text (Slack's Block Kit reference): Slack parses no mention
     // or link in it, so the service's strings are shown as they are, never as a live mention.

@@ -91,7 +91,7 @@ describe('confirmation dialogs', () => {
     };
     const meta = { workspace: 'T1', userId: 'U1', atMs: 0, refId: 'r', timeZone: 'UTC' };
     const payloads = [
-      planCard(state, meta),
+      planCard(state, { ...meta, audience: 'admin' }),
       membersMessage(
         {
           items: [
@@ -124,6 +124,8 @@ describe('confirmation dialogs', () => {
           },
         ],
         'C1',
+        0,
+        { audience: 'admin', userId: 'U9' },
       ),
     ];
     const found = payloads.flatMap((p) => confirms(p));

@@ -86,7 +86,7 @@ function planState(pending: boolean, message = 'Please extend'): PlanState {
 
 describe('plan', () => {
   it('pending card: only Cancel, danger with a confirm; snapshot', () => {
-    const m = planCard(planState(true), meta);
+    const m = planCard(planState(true), { ...meta, audience: 'admin' });
     valid(m);
     expect(m).toMatchSnapshot();
     const ids = JSON.stringify(m.blocks);
@@ -94,7 +94,7 @@ describe('plan', () => {
     expect(ids).not.toContain('svc_plan_request_trial');
   });
   it('settled card: trial first (primary), suspension last (danger); value carries no secret', () => {
-    const m = planCard(planState(false), meta);
+    const m = planCard(planState(false), { ...meta, audience: 'admin' });
     valid(m);
     const actionsBlock = m.blocks!.find((b) => b.type === 'actions') as {
       elements: Array<{ action_id: string; style?: string; value?: string }>;
@@ -113,7 +113,7 @@ describe('plan', () => {
     });
   });
   it('hostile message stays escaped and within limits', () => {
-    const m = planCard(planState(false, HOSTILE), { ...meta, banner: 'done' });
+    const m = planCard(planState(false, HOSTILE), { ...meta, banner: 'done', audience: 'admin' });
     valid(m);
     safe(m);
     expect(JSON.stringify(m)).toContain('&lt;!channel&gt;');

@@ -91,8 +91,12 @@ describe('/drm site request and requests', () => {
 });
 
 describe('/drm plan', () => {
-  it('a pending request shows Cancel (admin) and no new-request buttons', async () => {
-    const r = await drm(bot, 'plan fwm site:AB12', member);
+  it('a pending request shows Cancel (admin) and no new-request buttons; a member sees no Cancel', async () => {
+    const m = await drm(bot, 'plan fwm site:AB12', member);
+    expect(m.text).toContain(':hourglass_flowing_sand: Pending');
+    expect(buttons(m.blocks)).toEqual([]);
+    expect(m.text).toContain('Only admins can cancel the pending request');
+    const r = await drm(bot, 'plan fwm site:AB12', admin);
     expect(r.text).toContain('Plan · FWM · AB12');
     expect(r.text).toContain(':hourglass_flowing_sand: Pending');
     expect(r.text).toContain('Resume watermarking for the new season');
@@ -131,10 +135,16 @@ describe('/drm plan', () => {
     const trial = button(r.blocks, (b) => b.action_id === 'svc_plan_request_trial');
     expect(trial.style).toBe('primary');
     expect(trial.confirm).toBeTruthy();
-    // Suspension is offered (product in service) and marked admin; resume is not (nothing to resume).
+    // Suspension (admin-only) is not rendered for a member; resume is not offered (nothing to resume).
     const ids = buttons(r.blocks).map((b) => b.action_id);
-    expect(ids).toEqual(['svc_plan_request_trial', 'svc_plan_request_suspend']);
+    expect(ids).toEqual(['svc_plan_request_trial']);
+    expect(r.text).toContain('Only admins can request a suspension');
     expect(r.text).toContain('nothing to resume');
+    const a = await drm(bot, 'plan', admin);
+    expect(buttons(a.blocks).map((b) => b.action_id)).toEqual([
+      'svc_plan_request_trial',
+      'svc_plan_request_suspend',
+    ]);
 
     const seq = lastSeq(bot);
     await bot.action({ actionId: trial.action_id, value: trial.value!, user: member });
@@ -177,8 +187,11 @@ describe('/drm plan', () => {
     expect(dup.text).toContain('already pending');
   });
 
-  it('suspension: a member clicking is refused; the direct form is admin-only', async () => {
-    const r = await drm(bot, 'plan fwm', member);
+  it('suspension: hidden from members, and a member clicking it anyway is refused; the direct form is admin-only', async () => {
+    const m = await drm(bot, 'plan fwm', member);
+    expect(buttons(m.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
+    // Hidden is not a guard: the admin's button, clicked by a member, is refused by the server.
+    const r = await drm(bot, 'plan fwm', admin);
     const suspend = button(r.blocks, (b) => b.action_id === 'svc_plan_request_suspend');
     expect(suspend.style).toBe('danger');
     expect(suspend.confirm?.style).toBe('danger');

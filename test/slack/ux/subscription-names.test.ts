@@ -77,7 +77,7 @@ describe('subscription names', () => {
   });
 
   it('/dwm watches: creator by mention, the name, the id only with what to type it in', () => {
-    const t = visible(watchesMessage([sub], 'C0123ABC'));
+    const t = visible(watchesMessage([sub], 'C0123ABC', 0, { audience: 'member', userId: 'U0CREATOR' }));
     expect(t).toContain('Created by <@U0CREATOR>');
     expect(t).toContain('<#C0123ABC>: site `AB12`, ERROR and COMPLETED jobs');
     expect(t).toContain(sub.id);

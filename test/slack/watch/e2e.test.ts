@@ -128,9 +128,18 @@ describe('/dwm watch, unwatch, watches', () => {
     expect(subs).toHaveLength(1);
     expect(subs[0]).toMatchObject({ siteId: s.site, mode: 'failures', createdBy: b.ws.admin });
 
-    const list = await command(b, 'watches');
+    const list = await command(b, 'watches', { user: b.ws.admin });
     expect(json(list.args)).toContain(`<@${b.ws.admin}>`);
     expect(json(list.args)).toContain('watch-unsubscribe');
+    // A member's list has no Unsubscribe on a subscription someone else created (admin-only).
+    const memberList = await command(b, 'watches', { user: b.ws.member });
+    expect(json(memberList.args)).toContain(`<@${b.ws.admin}>`);
+    expect(json(memberList.args)).not.toContain('watch-unsubscribe');
+    expect(json(memberList.args)).toContain('Only its creator or an admin can resume or stop it');
+    // Shared in the channel (read by members too): no such button, the command instead.
+    const shared = await command(b, 'watches share', { user: b.ws.admin });
+    expect(json(shared.args)).not.toContain('watch-unsubscribe');
+    expect(json(shared.args)).toContain(`/dwm unwatch id:${subs[0]!.id}`);
 
     const refused = await command(b, 'unwatch', { user: b.ws.member });
     expect(json(refused.args)).toContain('Only admins can remove subscriptions someone else created');

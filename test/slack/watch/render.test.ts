@@ -25,6 +25,7 @@ import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/t
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
 const HOSTILE = '<!channel> *bold* <@U123> &amp; `tick` <https://evil.example|click>';
 const LONG = 'x'.repeat(10_000);
+const ADMIN = { audience: 'admin', userId: 'U0ADMIN' } as const;
 
 const sub: Subscription = {
   id: 'sub_0123456789abcdef',
@@ -194,7 +195,7 @@ describe('subscription messages', () => {
   })) as Subscription[];
 
   it('watches: paused first, creator, buttons with a confirm on Unsubscribe, paging, total', () => {
-    const m = watchesMessage(many, 'C0123ABC');
+    const m = watchesMessage(many, 'C0123ABC', 0, ADMIN);
     assertValid(m);
     const text = JSON.stringify(m.blocks);
     expect(text).toContain('45 job subscriptions');
@@ -203,11 +204,11 @@ describe('subscription messages', () => {
     expect(text).toContain('"confirm"');
     expect(text).toContain('watch-resume');
     expect(text).toContain('watch-watches-page-next');
-    const last = watchesMessage(many, 'C0123ABC', 2);
+    const last = watchesMessage(many, 'C0123ABC', 2, ADMIN);
     assertValid(last);
     expect(JSON.stringify(last.blocks)).toContain('Showing 41–45 of 45');
-    expect(watchesMessage([], 'C0123ABC')).toMatchSnapshot();
-    expect(watchesMessage(many.slice(6, 9), 'C0123ABC')).toMatchSnapshot();
+    expect(watchesMessage([], 'C0123ABC', 0, ADMIN)).toMatchSnapshot();
+    expect(watchesMessage(many.slice(6, 9), 'C0123ABC', 0, ADMIN)).toMatchSnapshot();
   });
 
   it('subscribed, unwatched, invite, paused notice, admin alert', () => {

@@ -26,6 +26,7 @@ export async function showMembers(
       atMs: ctx.deps.now(),
       refId: ctx.refId,
       timeZone: tz,
+      shared: ctx.share && !opts.replace,
       ...(opts.banner ? { banner: opts.banner } : {}),
     }),
     opts.replace ? { replaceOriginal: true, share: false } : {},

@@ -36,6 +36,11 @@ export interface MembersMeta extends CardMeta {
   workspace: string;
   /** A bot-authored line on top ("Password reset sent to …"). */
   banner?: string;
+  /**
+   * The list is posted in the channel (`share`): members read it too, and every button on it is
+   * admin-only, so it has none and names the command instead (the click would be refused anyway).
+   */
+  shared?: boolean;
 }
 
 function memberButtons(m: MemberView, workspace: string, page: number): ButtonElement[] {
@@ -110,7 +115,8 @@ export function membersMessage(page: PageResult<MemberView>, meta: MembersMeta):
         `${esc(m.email)} · ${memberStatus(m.status)} · ${esc(m.groupLabel)} · no. ${code(m.memberSeq)} · since ${esc(m.regDate)}`,
       ),
     );
-    blocks.push(actions(memberButtons(m, meta.workspace, page.page), `svc_member_${m.memberSeq}`));
+    if (!meta.shared)
+      blocks.push(actions(memberButtons(m, meta.workspace, page.page), `svc_member_${m.memberSeq}`));
   }
   if (list.length > MEMBERS_PAGE_SIZE)
     blocks.push(context(`…and ${list.length - MEMBERS_PAGE_SIZE} more on this page not shown.`));
@@ -119,7 +125,14 @@ export function membersMessage(page: PageResult<MemberView>, meta: MembersMeta):
   if (page.page > 1)
     nav.push(button('Previous', `${SVC_ACTIONS.membersPage}_prev`, { value: v(page.page - 1) }));
   if (page.hasMore) nav.push(button('Next', `${SVC_ACTIONS.membersPage}_next`, { value: v(page.page + 1) }));
-  if (nav.length) blocks.push(actions(nav, 'svc_members_nav'));
+  if (nav.length && !meta.shared) blocks.push(actions(nav, 'svc_members_nav'));
+  if (meta.shared) {
+    blocks.push(
+      context(
+        'Admins reset passwords, activate and change groups from `/drm members` (run without `share`: the buttons are for admins).',
+      ),
+    );
+  }
   blocks.push(
     context(
       cardContext({ ...meta, siteId: undefined }),

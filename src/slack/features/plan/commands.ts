@@ -15,6 +15,7 @@ import { kickNotify } from '../../kit/notify-kick.js';
 import { optional, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { postRequestCard } from '../../kit/request-card.js';
+import { replyAudience } from '../../kit/roles.js';
 import { audited } from '../../kit/support.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { planBanner, planCard } from './render.js';
@@ -89,10 +90,15 @@ export async function runPlanAction(
     trackingId = r.trackingId;
     return r;
   });
-  const [state, tz] = await Promise.all([loadPlanState(a.svc, a.siteId, a.service), ctx.timeZone()]);
+  const [state, tz, audience] = await Promise.all([
+    loadPlanState(a.svc, a.siteId, a.service),
+    ctx.timeZone(),
+    replyAudience(ctx),
+  ]);
   const card = planCard(state, {
     workspace: ctx.workspace,
     timeZone: tz,
+    audience,
     userId: ctx.userId,
     atMs: ctx.deps.now(),
     refId: ctx.refId,
@@ -125,11 +131,16 @@ list.add({
   async handler(ctx, args) {
     const { svc, siteId } = await serviceFor(ctx, args.site);
     const service = parseServiceCode(args.service ?? 'drm');
-    const [state, tz] = await Promise.all([loadPlanState(svc, siteId, service), ctx.timeZone()]);
+    const [state, tz, audience] = await Promise.all([
+      loadPlanState(svc, siteId, service),
+      ctx.timeZone(),
+      replyAudience(ctx),
+    ]);
     await ctx.respond(
       planCard(state, {
         workspace: ctx.workspace,
         timeZone: tz,
+        audience,
         userId: ctx.userId,
         atMs: ctx.deps.now(),
         refId: ctx.refId,

@@ -22,6 +22,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { type Audience, mayRender } from '../../kit/roles.js';
 import { requestStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -37,6 +38,14 @@ const BUTTON_TEXT: Record<PlanAction, string> = {
   resume: 'Request resume',
   suspend: 'Request suspension',
   cancel: 'Cancel request',
+};
+
+/** What an action does, after "Only admins can". */
+const VERB: Record<PlanAction, string> = {
+  trial: 'request a trial extension',
+  resume: 'request a resume',
+  suspend: 'request a suspension',
+  cancel: 'cancel the pending request',
 };
 
 /** Exactly what each button will do, for its confirm dialog. */
@@ -84,6 +93,11 @@ export interface PlanCardOptions extends CardMeta {
   timeZone: string;
   /** A line above the card, e.g. "Trial extension requested." (bot-authored mrkdwn). */
   banner?: string;
+  /**
+   * Who reads the card: admin-only buttons are rendered for an admin alone; a member sees which
+   * actions are for admins; a card shared in the channel names the admin commands instead.
+   */
+  audience: Audience;
 }
 
 function requestFields(r: PlanRequestView, tz: string): string[] {
@@ -118,10 +132,15 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
 
   const buttons: ButtonElement[] = [];
   const blocked = new Map<string, string[]>();
+  const adminOnly: PlanAction[] = [];
   for (const a of state.actions) {
     if (!a.allowed) {
       if (a.reason && a.action !== 'cancel')
         blocked.set(a.reason, [...(blocked.get(a.reason) ?? []), a.label]);
+      continue;
+    }
+    if (!mayRender(o.audience, a.role)) {
+      adminOnly.push(a.action);
       continue;
     }
     const value = encodeValue({
@@ -152,6 +171,16 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
   }
   // Main first, destructive last: trial, resume, suspend, cancel (PLAN_ACTION_ORDER).
   if (buttons.length) blocks.push(actions(buttons, 'svc_plan_actions'));
+  if (adminOnly.length) {
+    const svcWord = state.serviceCode === 'PD002' ? 'fwm' : 'drm';
+    blocks.push(
+      context(
+        o.audience === 'everyone'
+          ? `Admins can run ${adminOnly.map((a) => code(`/drm plan ${a} ${svcWord} site:${state.siteId}`)).join(' or ')}.`
+          : `Only admins can ${adminOnly.map((a) => VERB[a]).join(' or ')}.`,
+      ),
+    );
+  }
   if (blocked.size) {
     const lines = [...blocked].map(([reason, labels]) => `${labels.join(', ')}: ${esc(reason)}`);
     blocks.push(context(`Not possible now: ${lines.join(' · ')}`));

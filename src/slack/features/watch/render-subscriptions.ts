@@ -8,6 +8,7 @@ import type { Subscription } from '../../../watch/types.js';
 import {
   actions,
   type Block,
+  type ButtonElement,
   button,
   confirmDialog,
   context,
@@ -23,6 +24,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import type { Audience } from '../../kit/roles.js';
 import { jobStatus } from '../../kit/status.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 
@@ -152,8 +154,27 @@ export function unwatchedMessage(
 /** Page size of `/dwm watches` (each subscription is a section + an actions block). */
 export const WATCHES_PAGE = 20;
 
+/**
+ * Who reads a `/dwm watches` list. Managing a subscription someone else created is admin-only, so
+ * Resume/Unsubscribe are rendered only where the reader may use them: an admin alone, or a
+ * member on their own subscriptions. A list shared in the channel has no such buttons (any member
+ * could click them) and names the command instead. The click is checked again (`mayManage`).
+ */
+export interface WatchesViewer {
+  audience: Audience;
+  userId: string;
+}
+
+/** `a` for a shared list's page buttons (the page re-renders for everyone, not for the clicker). */
+export const SHARED_PAGE_SUFFIX = ':all';
+
 /** The channel's subscriptions: paused first, with who created them and the buttons. */
-export function watchesMessage(subs: Subscription[], channelId: string, page = 0): Message {
+export function watchesMessage(
+  subs: Subscription[],
+  channelId: string,
+  page: number,
+  viewer: WatchesViewer,
+): Message {
   if (subs.length === 0) {
     return message('This channel watches no jobs.', [
       section(
@@ -184,7 +205,19 @@ export function watchesMessage(subs: Subscription[], channelId: string, page = 0
         `*${subscriptionName(s)}* · ${modeText(s)}\nCreated by ${userMention(s.createdBy)} ${when} · ${idForUnwatch(s.id)}${pausedLine}`,
       ),
     );
-    const btns = [];
+    const manage =
+      viewer.audience === 'admin' || (viewer.audience === 'member' && s.createdBy === viewer.userId);
+    if (!manage) {
+      blocks.push(
+        context(
+          viewer.audience === 'everyone'
+            ? `Its creator or an admin can stop it with ${code(`/dwm unwatch id:${s.id}`)}.`
+            : 'Only its creator or an admin can resume or stop it.',
+        ),
+      );
+      continue;
+    }
+    const btns: ButtonElement[] = [];
     if (s.paused) btns.push(button('Resume', WATCH_ACTIONS.resume, { value: s.id, style: 'primary' }));
     btns.push(
       button('Unsubscribe', WATCH_ACTIONS.unsubscribe, {
@@ -205,8 +238,9 @@ export function watchesMessage(subs: Subscription[], channelId: string, page = 0
   blocks.push(context(...ctx));
   if (pages > 1) {
     const nav = [];
-    if (p > 0) nav.push(button('Previous', `${WATCH_ACTIONS.page}-prev`, { value: String(p - 1) }));
-    if (p < pages - 1) nav.push(button('Next', `${WATCH_ACTIONS.page}-next`, { value: String(p + 1) }));
+    const tag = viewer.audience === 'everyone' ? SHARED_PAGE_SUFFIX : '';
+    if (p > 0) nav.push(button('Previous', `${WATCH_ACTIONS.page}-prev`, { value: `${p - 1}${tag}` }));
+    if (p < pages - 1) nav.push(button('Next', `${WATCH_ACTIONS.page}-next`, { value: `${p + 1}${tag}` }));
     blocks.push(actions(nav, 'watch-watches-nav'));
   }
   return message(`${subs.length} job subscription(s) in this channel.`, blocks);

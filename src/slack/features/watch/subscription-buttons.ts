@@ -10,7 +10,7 @@ import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
 import { button } from '../../kit/interactions.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
-import { filtersText, inviteMessage, watchesMessage } from './render-subscriptions.js';
+import { filtersText, inviteMessage, SHARED_PAGE_SUFFIX, watchesMessage } from './render-subscriptions.js';
 import { botCanPost, mayManage, subscriptionsOf } from './shared.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
@@ -79,7 +79,7 @@ export const unsubscribeButton = button<string>({
       siteId: sub.siteId,
     });
     const rest = await subs.list(ctx.workspace, { channelId: sub.channelId });
-    const list = watchesMessage(rest, sub.channelId);
+    const list = watchesMessage(rest, sub.channelId, 0, { audience: await ctx.role(), userId: ctx.userId });
     await ctx.respond(
       message(`Stopped a subscription in this channel. ${list.text}`, [
         section(`:white_check_mark: Stopped: ${filtersText(sub)}`),
@@ -131,20 +131,24 @@ export const resumeButton = button<string>({
   },
 });
 
-export const pageButton = button<number>({
+export const pageButton = button<{ page: number; shared: boolean }>({
   name: 'watch.page',
   actionId: new RegExp(`^${WATCH_ACTIONS.page}-(prev|next)$`),
+  // "3" (a list the clicker reads alone) or "3:all" (a list shared in the channel: it stays
+  // rendered for everyone, with no buttons only admins or creators may use).
   value: (raw) => {
-    const page = Number(raw ?? '0');
-    return Number.isInteger(page) && page >= 0 ? page : 0;
+    const shared = (raw ?? '').endsWith(SHARED_PAGE_SUFFIX);
+    const page = Number((raw ?? '0').slice(0, shared ? -SHARED_PAGE_SUFFIX.length : undefined));
+    return { page: Number.isInteger(page) && page >= 0 ? page : 0, shared };
   },
   tag: () => undefined,
   untagged: "a page number: the list is read from the clicking user's workspace and channel",
   failure: "Couldn't list this channel's subscriptions",
-  async run(ctx, page) {
+  async run(ctx, { page, shared }) {
     const channelId = ctx.channelId;
     if (!channelId) return;
     const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
-    await ctx.respond(watchesMessage(list, channelId, page), { replaceOriginal: true });
+    const viewer = { audience: shared ? ('everyone' as const) : await ctx.role(), userId: ctx.userId };
+    await ctx.respond(watchesMessage(list, channelId, page, viewer), { replaceOriginal: true });
   },
 });

@@ -1,5 +1,6 @@
 /** `/dwm watches`: this channel's job subscriptions, who created them, Resume/Unsubscribe buttons. */
 import { commandList } from '../../kit/registry.js';
+import { replyAudience } from '../../kit/roles.js';
 import { watchesMessage } from './render-subscriptions.js';
 import { subscriptionsOf } from './shared.js';
 
@@ -16,7 +17,9 @@ list.add({
     const channelId = ctx.channelId;
     if (!channelId) throw new Error('No channel: /dwm watches runs in a channel');
     const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
-    await ctx.respond(watchesMessage(list, channelId));
+    // Resume/Unsubscribe only where this reader may use them (a shared list has none).
+    const viewer = { audience: await replyAudience(ctx), userId: ctx.userId };
+    await ctx.respond(watchesMessage(list, channelId, 0, viewer));
   },
 });
 
