@@ -3,6 +3,7 @@
  * zod-to-ValidationError conversion, and parsers for the codes users type (service, site id,
  * paging). Nothing here knows about Slack.
  */
+import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
 import type { z } from 'zod';
 import { SERVICE_CODE, type ServiceCode } from '../../api/codes.js';
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
@@ -15,6 +16,7 @@ import {
   checkSiteId,
   LIMITS,
 } from '../../api/validate.js';
+import { isIanaTimeZone } from '../jobs.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
 export function opsEndpoint(name: string): string {
@@ -127,22 +129,88 @@ export function toPageQuery(endpoint: string, input: PageInput): PageQuery {
 }
 
 /**
- * The user's `from:`/`to:` days into a list query: each a valid yyyy-MM-dd, `from` not after
- * `to` (ValidationError naming the field otherwise).
+ * The reader's `from:`/`to:` days and what was asked of the service for them. The Service API
+ * filters by UTC day (its times are UTC, `reg_dt` "UTC +00:00") and has no time-zone parameter,
+ * so a reader's day in another zone spans two UTC days: the query asks for the UTC days that
+ * cover the reader's range, and lists with a time per row (licenses, packaging) keep only the rows
+ * inside it (`inReaderRange`), so what is shown is exactly the reader's days. Counts the service
+ * sums per UTC day (users, devices, content ids) cannot be cut: the reply says which UTC days
+ * they cover.
  */
-export function applyDates(endpoint: string, f: DateRange, q: DateRange): void {
+export interface ReaderDays {
+  /** The reader's IANA zone (Slack users.info tz). */
+  zone: string;
+  /** The reader's days, yyyy-MM-dd, as given. */
+  from?: string;
+  to?: string;
+  /** The UTC days sent to the service (they cover the reader's days). */
+  utcFrom?: string;
+  utcTo?: string;
+  /** The reader's range as instants: [startMs, endMs). */
+  startMs?: number;
+  endMs?: number;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The reader's days in `zone` as instants and the covering UTC days (dates already checked). */
+export function readerDays(f: DateRange, zone: string): ReaderDays {
+  const r: ReaderDays = { zone };
+  if (f.from !== undefined) {
+    r.from = f.from;
+    r.startMs = fromZonedTime(`${f.from}T00:00:00`, zone).getTime();
+    r.utcFrom = formatInTimeZone(r.startMs, 'UTC', 'yyyy-MM-dd');
+  }
+  if (f.to !== undefined) {
+    r.to = f.to;
+    // The end of the reader's day: the start of the next one (a DST day may be 23 or 25 hours).
+    const next = formatInTimeZone(Date.parse(`${f.to}T12:00:00Z`) + DAY_MS, 'UTC', 'yyyy-MM-dd');
+    r.endMs = fromZonedTime(`${next}T00:00:00`, zone).getTime();
+    r.utcTo = formatInTimeZone(r.endMs - 1, 'UTC', 'yyyy-MM-dd');
+  }
+  return r;
+}
+
+/** True when the instant is inside the reader's range (a row without a time is kept). */
+export function inReaderRange(days: ReaderDays | undefined, epochMs: number | null): boolean {
+  if (!days || epochMs === null) return true;
+  if (days.startMs !== undefined && epochMs < days.startMs) return false;
+  if (days.endMs !== undefined && epochMs >= days.endMs) return false;
+  return true;
+}
+
+/** A zone name Intl knows, else UTC (the safe reading; users.info gives IANA names). */
+function knownZone(zone: string | undefined): string {
+  return zone && isIanaTimeZone(zone) ? zone : 'UTC';
+}
+
+/**
+ * The user's `from:`/`to:` days into a list query: each a valid yyyy-MM-dd, `from` not after
+ * `to` (ValidationError naming the field otherwise). The days are the reader's, in `zone`
+ * (default UTC); the query gets the UTC days that cover them (see `ReaderDays`). Returns the
+ * reader's days when a date was given.
+ */
+export function applyDates(
+  endpoint: string,
+  f: DateRange,
+  q: DateRange,
+  zone?: string,
+): ReaderDays | undefined {
   if (f.from !== undefined) {
     const e = checkDate(f.from);
     if (e) invalid(endpoint, 'from', e);
-    q.from = f.from;
   }
   if (f.to !== undefined) {
     const e = checkDate(f.to);
     if (e) invalid(endpoint, 'to', e);
-    q.to = f.to;
   }
   const range = checkDateRange(f.from, f.to);
   if (range) invalid(endpoint, 'from', range);
+  if (f.from === undefined && f.to === undefined) return undefined;
+  const days = readerDays(f, knownZone(zone));
+  if (days.utcFrom !== undefined) q.from = days.utcFrom;
+  if (days.utcTo !== undefined) q.to = days.utcTo;
+  return days;
 }
 
 /** One page as the Slack side needs it. */
@@ -156,6 +224,8 @@ export interface PageResult<T> {
    * to be exactly full shows one extra, empty, "next" page: the safe side of the guess.
    */
   hasMore: boolean;
+  /** The reader's date range, when one was given (`exact`: rows outside it were left out). */
+  dates?: ReaderDays & { exact: boolean };
 }
 
 export function toPageResult<T, U = T>(page: SvcPage<T>, map?: (t: T) => U): PageResult<U> {

@@ -23,11 +23,13 @@ import { LIMITS, SITE_ID_RE } from '../../api/validate.js';
 import { type CsvColumn, writeCsv } from '../csv.js';
 import {
   applyDates,
+  inReaderRange,
   invalid,
   opsEndpoint,
   type PageInput,
   type PageResult,
   parseInput,
+  type ReaderDays,
   requireSiteId,
   toPageQuery,
   toPageResult,
@@ -46,6 +48,8 @@ const keyword = (what: string) =>
 const dateFields = {
   from: z.string().optional(),
   to: z.string().optional(),
+  /** The reader's IANA zone: `from`/`to` are their days (see `ReaderDays`). Default UTC. */
+  timeZone: z.string().max(64).optional(),
 };
 const pageFields = { page: z.number().optional(), pageSize: z.number().optional() };
 
@@ -63,10 +67,12 @@ const licenseFilters = z
   .strict();
 
 export interface DateFilters {
-  /** yyyy-MM-dd */
+  /** yyyy-MM-dd, a day of the reader (in `timeZone`) */
   from?: string;
-  /** yyyy-MM-dd */
+  /** yyyy-MM-dd, a day of the reader (in `timeZone`) */
   to?: string;
+  /** The reader's IANA zone (Slack users.info tz); default UTC. */
+  timeZone?: string;
 }
 
 export interface LicenseFilters extends DateFilters, PageInput {
@@ -126,14 +132,25 @@ function searchOf(
 }
 
 export function toLicenseQuery(filters: LicenseFilters): LicenseQuery {
+  return licenseQueryOf(filters).q;
+}
+
+function licenseQueryOf(filters: LicenseFilters): { q: LicenseQuery; days: ReaderDays | undefined } {
   const endpoint = opsEndpoint('drm.licenses');
   const f = parseInput(endpoint, licenseFilters, filters);
   const q: LicenseQuery = { ...toPageQuery(endpoint, f) };
-  applyDates(endpoint, f, q);
+  const days = applyDates(endpoint, f, q, f.timeZone);
   if (f.status) q.searchStatus = f.status;
   const s = searchOf(endpoint, f);
   if (s) Object.assign(q, s);
-  return q;
+  return { q, days };
+}
+
+/** The reader's days of a filter set (undefined without dates), for the reply and the export. */
+export function readerDaysOf(filters: DateFilters): ReaderDays | undefined {
+  const endpoint = opsEndpoint('drm.dates');
+  const f = parseInput(endpoint, z.object(dateFields).passthrough(), filters);
+  return applyDates(endpoint, f, {}, f.timeZone);
 }
 
 const userFilters = z.object({ ...dateFields, ...pageFields, user: keyword('user id').optional() }).strict();
@@ -166,7 +183,7 @@ export function toUserQuery(filters: UserFilters): UserQuery {
   const endpoint = opsEndpoint('drm.users');
   const f = parseInput(endpoint, userFilters, filters);
   const q: UserQuery = { ...toPageQuery(endpoint, f) };
-  applyDates(endpoint, f, q);
+  applyDates(endpoint, f, q, f.timeZone);
   if (f.user) q.searchKeyword = f.user;
   return q;
 }
@@ -175,7 +192,7 @@ export function toDeviceQuery(filters: DeviceFilters): DeviceQuery {
   const endpoint = opsEndpoint('drm.devices');
   const f = parseInput(endpoint, deviceFilters, filters);
   const q: DeviceQuery = { ...toPageQuery(endpoint, f) };
-  applyDates(endpoint, f, q);
+  applyDates(endpoint, f, q, f.timeZone);
   if (f.device) q.searchKeyword = f.device;
   return q;
 }
@@ -184,7 +201,7 @@ export function toCidQuery(filters: CidFilters): CidQuery {
   const endpoint = opsEndpoint('drm.cids');
   const f = parseInput(endpoint, cidFilters, filters);
   const q: CidQuery = { ...toPageQuery(endpoint, f) };
-  applyDates(endpoint, f, q);
+  applyDates(endpoint, f, q, f.timeZone);
   if (f.status) q.searchStatus = f.status;
   return q;
 }
@@ -199,7 +216,16 @@ export async function listLicenses(
   filters: LicenseFilters = {},
 ): Promise<PageResult<LicenseRecord>> {
   requireSiteId(opsEndpoint('drm.licenses'), siteId);
-  return toPageResult(await client.listLicenses(siteId, toLicenseQuery(filters)));
+  const { q, days } = licenseQueryOf(filters);
+  const page = toPageResult(await client.listLicenses(siteId, q));
+  if (!days) return page;
+  // Paging follows the service's page (hasMore from the unfiltered page); the rows shown are
+  // the reader's days only.
+  return {
+    ...page,
+    items: page.items.filter((r) => inReaderRange(days, r.regTime.epochMs)),
+    dates: { ...days, exact: true },
+  };
 }
 
 export async function listUsers(
@@ -208,7 +234,8 @@ export async function listUsers(
   filters: UserFilters = {},
 ): Promise<PageResult<DrmUser>> {
   requireSiteId(opsEndpoint('drm.users'), siteId);
-  return toPageResult(await client.listUsers(siteId, toUserQuery(filters)));
+  const page = toPageResult(await client.listUsers(siteId, toUserQuery(filters)));
+  return withCountedDays(page, filters);
 }
 
 export async function listDevices(
@@ -217,7 +244,8 @@ export async function listDevices(
   filters: DeviceFilters = {},
 ): Promise<PageResult<DrmDevice>> {
   requireSiteId(opsEndpoint('drm.devices'), siteId);
-  return toPageResult(await client.listDevices(siteId, toDeviceQuery(filters)));
+  const page = toPageResult(await client.listDevices(siteId, toDeviceQuery(filters)));
+  return withCountedDays(page, filters);
 }
 
 export async function listCids(
@@ -226,7 +254,14 @@ export async function listCids(
   filters: CidFilters = {},
 ): Promise<PageResult<CidLicense>> {
   requireSiteId(opsEndpoint('drm.cids'), siteId);
-  return toPageResult(await client.listCidLicenses(siteId, toCidQuery(filters)));
+  const page = toPageResult(await client.listCidLicenses(siteId, toCidQuery(filters)));
+  return withCountedDays(page, filters);
+}
+
+/** Counts summed per UTC day by the service: the reply says which UTC days they cover. */
+function withCountedDays<T>(page: PageResult<T>, filters: DateFilters): PageResult<T> {
+  const days = readerDaysOf(filters);
+  return days ? { ...page, dates: { ...days, exact: false } } : page;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,6 +291,11 @@ export interface ExportOptions {
    * page_index and kept sending full pages.
    */
   maxRows?: number;
+  /**
+   * The reader's days (`readerDaysOf`): license rows outside them are left out (the query asks
+   * for the UTC days that cover them). Counts per UTC day (users, devices, cids) are kept as sent.
+   */
+  days?: ReaderDays;
 }
 
 export interface ExportResult {
@@ -369,9 +409,15 @@ export async function exportAll<K extends ExportKind>(
     await opts.onProgress?.({ kind, pages, rows: Math.min(fetched, maxRows) });
     return page;
   };
-  const rows = await collectAll(iteratePages(counted, { pageUnit: EXPORT_PAGE_UNIT, maxItems: maxRows + 1 }));
-  const truncated = rows.length > maxRows;
-  if (truncated) rows.length = maxRows;
+  const all = await collectAll(iteratePages(counted, { pageUnit: EXPORT_PAGE_UNIT, maxItems: maxRows + 1 }));
+  const days = opts.days;
+  const rows =
+    kind === 'licenses' && days
+      ? all.filter((r) => inReaderRange(days, (r as LicenseRecord).regTime.epochMs))
+      : all;
+  // Truncated when the service had more rows than the cap (before the reader's-days cut).
+  const truncated = all.length > maxRows;
+  if (rows.length > maxRows) rows.length = maxRows;
   const csv = writeCsv(COLUMNS[kind] as CsvColumn<RowOf<K>>[], rows);
   return { kind, csv, rowCount: rows.length, pages, truncated, filename: `drm-${kind}-${siteId}.csv` };
 }
@@ -403,7 +449,7 @@ export function toPackagingQuery(filters: PackagingFilters): PackagingQuery {
   const endpoint = opsEndpoint('drm.packaging');
   const f = parseInput(endpoint, packagingFilters, filters);
   const q: PackagingQuery = {};
-  applyDates(endpoint, f, q);
+  applyDates(endpoint, f, q, f.timeZone);
   const s = searchOf(endpoint, f);
   if (s) Object.assign(q, s);
   return q;
@@ -420,6 +466,8 @@ export const CURSOR_MAX_CHARS = 1900;
 export interface PackagingCursor {
   siteId: string;
   query: PackagingQuery;
+  /** The reader's range as instants (rows outside it are left out of every page). */
+  range?: { startMs?: number; endMs?: number };
 }
 
 const cursorSchema = z
@@ -432,6 +480,8 @@ const cursorSchema = z
     k: z.string().max(SEARCH_KEYWORD_MAX).optional(),
     lc: z.string().max(100),
     lu: z.string().max(100),
+    a: z.number().int().optional(),
+    b: z.number().int().optional(),
   })
   .strict();
 
@@ -455,6 +505,8 @@ export function encodeCursor(cursor: PackagingCursor): string {
   if (q.to) body.t = q.to;
   if (q.searchCondition) body.c = q.searchCondition;
   if (q.searchKeyword) body.k = q.searchKeyword;
+  if (cursor.range?.startMs !== undefined) body.a = cursor.range.startMs;
+  if (cursor.range?.endMs !== undefined) body.b = cursor.range.endMs;
   const text = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   if (text.length > CURSOR_MAX_CHARS) {
     invalid(
@@ -486,10 +538,16 @@ export function decodeCursor(text: string): PackagingCursor {
   if (b.t) query.to = b.t;
   if (b.c) query.searchCondition = b.c;
   if (b.k) query.searchKeyword = b.k;
-  return { siteId: b.s, query };
+  const range = {
+    ...(b.a !== undefined ? { startMs: b.a } : {}),
+    ...(b.b !== undefined ? { endMs: b.b } : {}),
+  };
+  return b.a !== undefined || b.b !== undefined ? { siteId: b.s, query, range } : { siteId: b.s, query };
 }
 
 export interface PackagingPage {
+  /** The reader's days of the first page's filters (rows outside them are left out). */
+  dates?: ReaderDays & { exact: boolean };
   items: PackagingRecord[];
   /** Button value for "More", or null when this page was empty (nothing after it). */
   nextCursor: string | null;
@@ -508,11 +566,19 @@ export async function listPackaging(
 ): Promise<PackagingPage> {
   let siteId: string;
   let query: PackagingQuery;
+  let range: PackagingCursor['range'];
+  let days: ReaderDays | undefined;
   if ('cursor' in start) {
-    ({ siteId, query } = decodeCursor(start.cursor));
+    ({ siteId, query, range } = decodeCursor(start.cursor));
   } else {
     siteId = requireSiteId(opsEndpoint('drm.packaging'), start.siteId);
     query = toPackagingQuery(start.filters ?? {});
+    days = readerDaysOf(start.filters ?? {});
+    if (days)
+      range = {
+        ...(days.startMs !== undefined ? { startMs: days.startMs } : {}),
+        ...(days.endMs !== undefined ? { endMs: days.endMs } : {}),
+      };
   }
   const page = await client.listPackaging(siteId, query);
   // Only records later than the cursor are wanted. A service whose stored times are finer than
@@ -524,12 +590,17 @@ export async function listPackaging(
     at === undefined
       ? page.items
       : page.items.filter((r) => !(r.createdTime.raw === at && r.updateTime.raw === query.lastUpdateTime));
+  // The keyset moves over every row the service sent; only the reader's days are shown.
   const last = items.at(-1);
   const nextCursor = last
     ? encodeCursor({
         siteId,
         query: { ...query, lastCreatedTimeCid: last.createdTime.raw, lastUpdateTime: last.updateTime.raw },
+        ...(range ? { range } : {}),
       })
     : null;
-  return { items, nextCursor };
+  const shown = range
+    ? items.filter((r) => inReaderRange({ zone: 'UTC', ...range }, r.createdTime.epochMs))
+    : items;
+  return days ? { items: shown, nextCursor, dates: { ...days, exact: true } } : { items: shown, nextCursor };
 }

@@ -7,6 +7,7 @@
  * Also: user filters of one kind to that kind's API query (one switch, used by the Slack side).
  */
 import type { ServiceClient } from '../../api/types.js';
+import type { ReaderDays } from './common.js';
 import {
   type ExportKind,
   type ExportProgress,
@@ -25,7 +26,11 @@ export type AnyDataFilters = Omit<LicenseFilters, 'page' | 'pageSize'>;
 
 /** Only the filters a kind accepts (users: user; devices: device; cids: status), as its API query. */
 export function exportQueryOf<K extends ExportKind>(kind: K, f: AnyDataFilters): ExportQueries[K] {
-  const dates = { ...(f.from ? { from: f.from } : {}), ...(f.to ? { to: f.to } : {}) };
+  const dates = {
+    ...(f.from ? { from: f.from } : {}),
+    ...(f.to ? { to: f.to } : {}),
+    ...(f.timeZone ? { timeZone: f.timeZone } : {}),
+  };
   switch (kind) {
     case 'licenses':
       return toLicenseQuery(f) as ExportQueries[K];
@@ -45,6 +50,8 @@ export interface PacedExportOptions {
   minIntervalMs?: number;
   /** Clock, epoch ms (default Date.now). */
   now?: () => number;
+  /** The reader's days (licenses: rows outside them are left out). */
+  days?: ReaderDays;
   maxRows?: number;
 }
 
@@ -61,6 +68,7 @@ export async function exportWithProgress<K extends ExportKind>(
   let progressCalls = 0;
   const result = await exportAll(kind, client, siteId, query, {
     ...(opts.maxRows !== undefined ? { maxRows: opts.maxRows } : {}),
+    ...(opts.days ? { days: opts.days } : {}),
     onProgress: async (p) => {
       const t = now();
       if (last !== undefined && t - last < interval) return;

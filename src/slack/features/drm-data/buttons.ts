@@ -8,7 +8,7 @@
  * pages arrive (first page, then at most once a second), then the file (files.uploadV2) and the
  * final count. Exporting is audited (who took which data).
  */
-import { decodeCursor, listPackaging } from '../../../ops/service/index.js';
+import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
 import { message } from '../../kit/blocks.js';
 import { errorBlocks } from '../../kit/errors.js';
@@ -57,7 +57,11 @@ export const exportButton = button({
     let progressTs: string | undefined;
     try {
       const { svc, siteId } = await serviceFor(ctx, v.s);
-      const query = exportQueryOf(v.k, v.f);
+      // The dates are the clicking reader's days (their users.info zone), as on the table.
+      const tz = await ctx.timeZone();
+      const filters = { ...v.f, timeZone: tz };
+      const query = exportQueryOf(v.k, filters);
+      const days = readerDaysOf(filters);
       await ctx.respond(exportStartedMessage(v.k, siteId), { share: false });
       dm = await dmChannel(client, ctx.userId);
       const started = exportProgressMessage(siteId, undefined);
@@ -69,6 +73,7 @@ export const exportButton = button({
       progressTs = posted.ts;
       const result = await exportWithProgress(v.k, svc, siteId, query, {
         now: deps.now,
+        ...(days ? { days } : {}),
         onProgress: async (p) => {
           if (!dm || !progressTs) return;
           const m = exportProgressMessage(siteId, p);

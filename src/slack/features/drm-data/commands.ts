@@ -41,6 +41,7 @@ export function packagingReply(
     atMs: ctx.deps.now(),
     refId: ctx.refId,
     ...(continued ? { continued: true } : {}),
+    ...(page.dates ? { dates: page.dates } : {}),
   });
 }
 
@@ -54,14 +55,18 @@ export async function showData(
 ): Promise<void> {
   const { svc, siteId } = await serviceFor(ctx, site);
   const paging = { page, pageSize: TABLE_PAGE_SIZE };
+  // from:/to: are the reader's days, in their users.info zone (the ops turn them into the
+  // service's UTC days and keep only the reader's rows); the reply names the zone.
+  const tz = await ctx.timeZone();
   const dates = {
     ...(filters.from ? { from: filters.from } : {}),
     ...(filters.to ? { to: filters.to } : {}),
+    timeZone: tz,
   };
   const fetch = () => {
     switch (kind) {
       case 'licenses':
-        return listLicenses(svc, siteId, { ...filters, ...paging });
+        return listLicenses(svc, siteId, { ...filters, timeZone: tz, ...paging });
       case 'users':
         return listUsers(svc, siteId, {
           ...dates,
@@ -82,7 +87,7 @@ export async function showData(
         });
     }
   };
-  const [result, tz] = await Promise.all([fetch(), ctx.timeZone()]);
+  const result = await fetch();
   await ctx.respond(
     dataTableMessage(kind, result, filters, {
       workspace: ctx.workspace,
@@ -96,8 +101,14 @@ export async function showData(
   );
 }
 
-const date = option(z.string().max(10), { hint: 'yyyy-MM-dd', description: 'From this day (UTC).' });
-const dateTo = option(z.string().max(10), { hint: 'yyyy-MM-dd', description: 'Up to this day (UTC).' });
+const date = option(z.string().max(10), {
+  hint: 'yyyy-MM-dd',
+  description: 'From this day (in your Slack time zone).',
+});
+const dateTo = option(z.string().max(10), {
+  hint: 'yyyy-MM-dd',
+  description: 'Up to this day (in your Slack time zone).',
+});
 const page = option(values.int(1, 100_000), { hint: '<page>', description: 'Page number (default 1).' });
 const kw = (what: string) =>
   option(values.text(200), { hint: `<${what}>`, description: `Search by ${what}.` });
@@ -204,8 +215,9 @@ list.add({
   examples: ['packaging', 'packaging from:2026-01-01 cid:demo'],
   async handler(ctx, args) {
     const { svc, siteId } = await serviceFor(ctx, args.site);
-    const filters = pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']);
-    const [page, tz] = await Promise.all([listPackaging(svc, { siteId, filters }), ctx.timeZone()]);
+    const tz = await ctx.timeZone();
+    const filters = { ...pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']), timeZone: tz };
+    const page = await listPackaging(svc, { siteId, filters });
     await ctx.respond(packagingReply(ctx, siteId, page, tz));
   },
 });

@@ -19,7 +19,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code } from '../../kit/mrkdwn.js';
+import { code, esc } from '../../kit/mrkdwn.js';
 import {
   type CardMeta,
   cardContext,
@@ -53,9 +53,34 @@ export interface TableMeta extends CardMeta {
 
 function filterText(f: DataFilters): string {
   return Object.entries(f)
-    .filter(([, v]) => v !== undefined && v !== '')
+    .filter(([k, v]) => v !== undefined && v !== '' && k !== 'timeZone')
     .map(([k, v]) => `${k}:${v}`)
     .join(' ');
+}
+
+/**
+ * The date range in one zone, the reader's, said in the reply. Counts the service sums per UTC
+ * day cannot be cut to the reader's days: the UTC days they cover are named.
+ */
+export function datesLine(d: PageResult<unknown>['dates']): string | undefined {
+  if (!d) return undefined;
+  const range =
+    d.from && d.to
+      ? d.from === d.to
+        ? `on ${d.from}`
+        : `from ${d.from} to ${d.to}`
+      : d.from
+        ? `from ${d.from}`
+        : `up to ${d.to}`;
+  const head = `Dates ${range}, in your time zone (${esc(d.zone)}).`;
+  if (d.exact || d.zone === 'UTC') return head;
+  const utc =
+    d.utcFrom && d.utcTo
+      ? `${d.utcFrom} to ${d.utcTo}`
+      : d.utcFrom
+        ? `from ${d.utcFrom}`
+        : `up to ${d.utcTo}`;
+  return `${head} The service counts per UTC day, so these figures cover ${utc} UTC.`;
 }
 
 function tableOf(
@@ -167,6 +192,8 @@ export function dataTableMessage(
           problems ? ` · *${count(problems)} ${PROBLEM_WORD[kind]}* (listed first)` : ''
         }${f ? ` · ${code(f)}` : ''}`;
   const blocks: Block[] = [header(`${TITLES[kind]} · ${meta.siteId}`), section(summary)];
+  const dl = datesLine(page.dates);
+  if (dl) blocks.push(context(dl));
   if (page.items.length) blocks.push(section(table.text));
   if (table.shown < page.items.length) {
     blocks.push(
@@ -198,7 +225,7 @@ export function dataTableMessage(
 export function packagingMessage(
   items: PackagingRecord[],
   nextCursor: string | null,
-  meta: TableMeta & { continued?: boolean },
+  meta: TableMeta & { continued?: boolean; dates?: PageResult<unknown>['dates'] },
 ): Message {
   const table = codeTable(
     [
@@ -224,6 +251,8 @@ export function packagingMessage(
         : `${plural(items.length, 'record')}, oldest first${meta.continued ? ' (continued)' : ''}.`,
     ),
   ];
+  const dl = datesLine(meta.dates);
+  if (dl) blocks.push(context(dl));
   if (items.length) blocks.push(section(table.text));
   if (table.shown < items.length)
     blocks.push(context(`…and ${items.length - table.shown} more records on this page not shown.`));

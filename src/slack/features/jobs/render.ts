@@ -42,20 +42,22 @@ export interface JobListInput {
   meta?: CardMeta;
 }
 
-function filterText(f: JobListInput['filters']): string {
+/** The filters as applied; dates are the reader's days, in their zone, said once. */
+function filterText(f: JobListInput['filters'], timeZone: string): string {
   const parts: string[] = [];
   if (f.statuses?.length) parts.push(`status ${f.statuses.map((s) => jobStatus(s)).join(', ')}`);
   if (f.contentId) parts.push(`content ${code(f.contentId)}`);
   if (f.from) parts.push(`from ${code(f.from)}`);
   if (f.to) parts.push(`to ${code(f.to)}`);
-  return parts.length ? `Filters: ${parts.join(' · ')}` : 'No filters: every job, newest first.';
+  const zone = f.from || f.to ? ` · dates and times in your time zone (${esc(timeZone)})` : '';
+  return parts.length ? `Filters: ${parts.join(' · ')}${zone}` : 'No filters: every job, newest first.';
 }
 
 export function jobListMessage(input: JobListInput): Message {
   const { jobs, totalCount, pageIndex, pageUnit, siteId } = input;
   const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
   const title = `Jobs on ${siteId}: ${count(totalCount)} total`;
-  const blocks: Block[] = [header(title), context(filterText(input.filters))];
+  const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
   if (jobs.length === 0) {
     blocks.push(
       section(
