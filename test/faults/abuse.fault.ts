@@ -271,8 +271,13 @@ describe('admin-only forms submitted by a member', () => {
             view: await adminForm('fpscert', '/drm'),
             values: {
               svc_fps_cert: file(await upload('fps.der', Buffer.from([0x30, 0x82, 1, 2]))),
-              svc_fps_key: text(
-                '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
+              svc_fps_key_file: file(
+                await upload(
+                  'key.pem',
+                  Buffer.from(
+                    '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n',
+                  ),
+                ),
               ),
               svc_fps_ask: text('ask-0123456789abcdef'),
               svc_fps_pw: text('pw'),

@@ -309,38 +309,35 @@ describe('fpscert (admin)', () => {
       response_action: 'errors',
       errors: {
         svc_fps_cert: expect.any(String),
-        svc_fps_key: expect.any(String),
+        svc_fps_key_file: expect.stringContaining('.pem file'),
         svc_fps_ask: expect.any(String),
         svc_fps_pw: expect.stringContaining('32 bytes'),
       },
     });
 
     const certId = await upload('fps.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 1, 2, 3]));
+    const keyBody = 'MIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAL2x';
     const keyId = await upload(
       'key.pem',
-      Buffer.from(
-        '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAL2x\n-----END PRIVATE KEY-----\n',
-      ),
+      Buffer.from(`-----BEGIN PRIVATE KEY-----\n${keyBody}\n-----END PRIVATE KEY-----\n`),
     );
     const ask = 'ask-0123456789abcdef0123456789abcdef';
     const pw = 'hunter2-secret-pw';
     const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
-    // The key given twice (file and pasted text) is refused inline: one of them, please.
-    const both = await bot.viewSubmission({
+    // A key pasted as text (a form opened by an older version had a text box) is never used.
+    const pastedBody = 'MIICdgIBADANBgkqhkiG9w0BAQEFAASCpasted0000';
+    const pasted = await bot.viewSubmission({
       user: admin,
       values: {
         svc_fps_cert: file(certId),
-        svc_fps_key_file: file(keyId),
-        svc_fps_key: textValue(
-          '-----BEGIN PRIVATE KEY-----\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
-        ),
+        svc_fps_key: textValue(`-----BEGIN PRIVATE KEY-----\n${pastedBody}\n-----END PRIVATE KEY-----`),
         svc_fps_ask: textValue(ask),
         svc_fps_pw: textValue(pw),
       },
     });
-    expect(both.json).toMatchObject({
+    expect(pasted.json).toMatchObject({
       response_action: 'errors',
-      errors: { svc_fps_key: expect.stringContaining('not both') },
+      errors: { svc_fps_key: expect.stringContaining('a pasted key is not accepted') },
     });
     const seq2 = lastSeq(bot);
     const sub = await bot.viewSubmission({
@@ -348,7 +345,6 @@ describe('fpscert (admin)', () => {
       values: {
         svc_fps_cert: file(certId),
         svc_fps_key_file: file(keyId),
-        svc_fps_key: textValue(''),
         svc_fps_ask: textValue(ask),
         svc_fps_pw: textValue(pw),
       },
@@ -367,8 +363,15 @@ describe('fpscert (admin)', () => {
       JSON.stringify(bot.fake.calls()) +
       bot.logs.text() +
       JSON.stringify(await bot.store.audit.list(bot.ws.teamId));
+    // Secrets never in a reply, a Slack call, a log line or the audit: the ASK, the password,
+    // the key's content (file or pasted).
     expect(everything).not.toContain(ask);
     expect(everything).not.toContain(pw);
+    const replies = JSON.stringify(
+      bot.fake.calls().filter((c) => c.method !== 'files.uploadV2' && !c.method.startsWith('files.')),
+    );
+    expect(replies + bot.logs.text()).not.toContain(keyBody);
+    expect(everything).not.toContain(pastedBody);
   });
 
   it('a wrong file type comes back on the form with the reason', async () => {

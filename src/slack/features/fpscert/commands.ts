@@ -13,7 +13,7 @@ list.add({
   path: ['fpscert'],
   args: { site: siteOption },
   role: 'admin',
-  summary: 'Register the FairPlay Streaming certificate of a site (certificate, private key, ASK, password)',
+  summary: 'Register the FairPlay Streaming certificate of a site (certificate and key files, ASK, password)',
   examples: ['fpscert', 'fpscert site:AB12'],
   // The role check waits for users.info only briefly, then opens a "Checking…" modal.
   opensModal: true,

@@ -1,13 +1,13 @@
 /**
  * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
- * the certificate attached, the private key given exactly once (a .pem file, or pasted as PEM
- * text), a pasted key shaped like PEM, the ASK given, the key password at most 32
- * bytes. A key file is checked for the PEM shape once read (the form comes back if it is not). Then the role re-check with no Slack call
- * before the ack (the kit's gate), "Registering…", the certificate is read from Slack with the bot
- * token into memory (never disk, never the store), both are sent as multipart form data by the
- * API client, and the modal ends on the result (which tells the admin they may delete the
- * certificate file). The key, the ASK and the password are never logged, audited or shown back;
- * on failure the form opens empty again.
+ * the certificate and the private key attached as files (files only: no view takes a pasted key,
+ * see render.ts), the ASK given, the key password at most 32 bytes. Then the role re-check with
+ * no Slack call before the ack (the kit's gate), "Registering…", both files are read from Slack
+ * with the bot token into memory (never disk, never the store), the key file is checked for the
+ * PEM shape (the form comes back if it is not), both are sent as multipart form data by the API
+ * client, and the modal ends on the result (which tells the admin to delete the key file). The
+ * key, the ASK and the password are never logged, audited or shown back; on failure the form
+ * opens empty again.
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
@@ -31,9 +31,6 @@ function fileId(values: any, block: string): string | undefined {
   return typeof id === 'string' && id ? id : undefined;
 }
 
-/** The file name the pasted key is sent under (the service wants a .pem file in the form data). */
-export const PASTED_KEY_NAME = 'private-key.pem';
-
 /**
  * One PEM private key block (PKCS#1 "RSA PRIVATE KEY", PKCS#8, or "ENCRYPTED PRIVATE KEY"):
  * matching BEGIN and END lines around base64 text. The service checks the key itself.
@@ -42,9 +39,9 @@ const PEM_KEY =
   /^-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----\n[\s\S]*?[A-Za-z0-9+/]{16}[\s\S]*?\n-----END \1-----\n$/;
 
 /**
- * The pasted key as a PEM file's text: Windows line ends made "\n", spaces around the whole
- * trimmed, and one final newline. Header lines of old encrypted keys (Proc-Type, DEK-Info) and
- * blank lines are kept.
+ * A key file's text as PEM: Windows line ends made "\n", spaces around the whole trimmed, and
+ * one final newline. Header lines of old encrypted keys (Proc-Type, DEK-Info) and blank lines
+ * are kept.
  */
 export function normalisePem(text: string): string {
   const t = text.replace(/\r\n?/g, '\n').trim();
@@ -54,8 +51,7 @@ export function normalisePem(text: string): string {
 type Meta = z.infer<typeof metaSchema>;
 interface Data {
   certId: string;
-  keyFileId: string | undefined;
-  pem: string | undefined;
+  keyFileId: string;
   ask: string;
   password: string;
 }
@@ -80,40 +76,33 @@ export const fpsCertForm = modal<Meta, Data>({
   check(_ctx, _meta, view) {
     const values = view.state.values;
     const certId = fileId(values, FPS_BLOCK.cert);
-    // The key file block, or (forms opened before the key had two inputs) a file in the key block.
-    const keyFileId = fileId(values, FPS_BLOCK.keyFile) ?? fileId(values, FPS_BLOCK.key);
-    const pasted = normalisePem(values[FPS_BLOCK.key]?.value?.value ?? '');
-    const pem = keyFileId ? undefined : pasted;
+    // The key file block, or (forms opened by an older version) a file in the old key block.
+    const keyFileId = fileId(values, FPS_BLOCK.keyFile) ?? fileId(values, FPS_BLOCK.legacyKey);
     const ask = (values[FPS_BLOCK.ask]?.value?.value ?? '').trim();
     const password = values[FPS_BLOCK.password]?.value?.value ?? '';
     const errors: Record<string, string> = {};
     if (!certId) errors[FPS_BLOCK.cert] = 'Attach the certificate (.der or .cer).';
-    if (keyFileId && pasted) {
-      errors[FPS_BLOCK.key] = 'Give the private key once: attach the .pem file or paste its text, not both.';
-    } else if (!keyFileId) {
-      if (!pem) errors[FPS_BLOCK.key] = 'Attach the private key (.pem) above, or paste its text here.';
-      else if (!PEM_KEY.test(pem)) {
-        errors[FPS_BLOCK.key] =
-          'This is not a PEM private key: paste all of it, from -----BEGIN … PRIVATE KEY----- to -----END … PRIVATE KEY-----.';
-      }
+    if (!keyFileId) {
+      // An old form may still have a text box for the key: its text is never used.
+      const where =
+        values[FPS_BLOCK.legacyKey] && !values[FPS_BLOCK.keyFile] ? FPS_BLOCK.legacyKey : FPS_BLOCK.keyFile;
+      errors[where] = 'Attach the private key as a .pem file (a pasted key is not accepted).';
     }
     if (!ask) errors[FPS_BLOCK.ask] = 'Type the application secret key (ASK).';
     const pw = checkKeyPassword(password);
     if (pw) errors[FPS_BLOCK.password] = pw;
-    if (Object.keys(errors).length > 0 || !certId) return { errors };
-    return { ok: { certId, keyFileId, pem, ask, password } };
+    if (Object.keys(errors).length > 0 || !certId || !keyFileId) return { errors };
+    return { ok: { certId, keyFileId, ask, password } };
   },
-  async submit(ctx, meta, { certId, keyFileId, pem, ask, password }, { view, client }) {
+  async submit(ctx, meta, { certId, keyFileId, ask, password }, { view, client }) {
     const deps = ctx.deps;
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const [cert, key] = await Promise.all([
         readSlackFileBytes(deps, client, certId, FPS_FILE_MAX_BYTES),
-        keyFileId
-          ? readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)
-          : { name: PASTED_KEY_NAME, data: new TextEncoder().encode(pem!) },
+        readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES),
       ]);
-      if (keyFileId && !PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
+      if (!PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
         throw new FileReadError(
           `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----).`,
         );
@@ -121,7 +110,7 @@ export const fpsCertForm = modal<Meta, Data>({
       const r = await audited(
         ctx,
         'fpscert.upload',
-        `certificate ${cert.name}, key ${keyFileId ? key.name : 'pasted as text'}`,
+        `certificate ${cert.name}, key file ${key.name}`,
         siteId,
         () =>
           registerFpsCert(svc, siteId, {
@@ -133,7 +122,7 @@ export const fpsCertForm = modal<Meta, Data>({
       );
       await client.views.update({
         view_id: view.id,
-        view: fpsCertDoneView(r, { keyFile: !!keyFileId }),
+        view: fpsCertDoneView(r),
       });
     } catch (e) {
       let lines: string[];
