@@ -7,8 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { readerDays } from '../../../src/ops/service/common.js';
 import { exportAll, listLicenses, listPackaging, listUsers } from '../../../src/ops/service/drm-data.js';
+import { readerDateWords } from '../../../src/slack/features/drm-data/commands.js';
 import { dataTableMessage } from '../../../src/slack/features/drm-data/render.js';
 import { jobListMessage } from '../../../src/slack/features/jobs/render.js';
+import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
 import { FakeServiceClient, tv } from '../../support/fake-service.js';
 
 const license = (cid: string, iso: string) => ({
@@ -127,8 +129,8 @@ describe("the reader's days", () => {
   });
 });
 
-describe('job list', () => {
-  it('says the zone its from:/to: dates are read in', () => {
+describe('job and recipient lists', () => {
+  it('say the zone their from:/to: dates are read in', () => {
     const m = jobListMessage({
       siteId: 'AB12',
       workspace: 'T1',
@@ -140,5 +142,28 @@ describe('job list', () => {
       timeZone: SEOUL,
     });
     expect(JSON.stringify(m)).toContain('dates and times in your time zone (Asia/Seoul)');
+    const r = recipientListMessage({
+      siteId: 'AB12',
+      workspace: 'T1',
+      items: [],
+      totalCount: 0,
+      pageIndex: 1,
+      pageUnit: 10,
+      filters: { to: '2026-03-10' },
+      timeZone: SEOUL,
+    });
+    expect(JSON.stringify(r)).toContain('dates and times in your time zone (Asia/Seoul)');
+  });
+});
+
+describe('date words', () => {
+  it("today and 1d are the reader's days: at 20:00 UTC on 2026-03-09 it is already 2026-03-10 in Seoul", () => {
+    const now = Date.parse('2026-03-09T20:00:00Z');
+    expect(readerDateWords({ from: '1d', to: 'today' }, SEOUL, now)).toEqual({
+      from: '2026-03-09',
+      to: '2026-03-10',
+    });
+    expect(readerDateWords({ from: 'today' }, 'UTC', now)).toEqual({ from: '2026-03-09' });
+    expect(readerDateWords({ from: 'not-a-date' }, SEOUL, now)).toEqual({ from: 'not-a-date' });
   });
 });

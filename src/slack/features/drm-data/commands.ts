@@ -4,6 +4,7 @@
  * against the previous month). Members may run all of them.
  */
 import { z } from 'zod';
+import { resolveDate } from '../../../ops/jobs.js';
 import type { PackagingPage } from '../../../ops/service/drm-data.js';
 import {
   getStatsComparison,
@@ -45,6 +46,22 @@ export function packagingReply(
   });
 }
 
+/** `today`, `yesterday`, `Nd` to the reader's yyyy-MM-dd (others left for the op to check). */
+export function readerDateWords<F extends { from?: string; to?: string }>(
+  f: F,
+  tz: string,
+  nowMs: number,
+): F {
+  const out = { ...f };
+  for (const k of ['from', 'to'] as const) {
+    const v = f[k];
+    if (v === undefined) continue;
+    const r = resolveDate(v, tz, nowMs);
+    if (r.ok) out[k] = r.date;
+  }
+  return out;
+}
+
 export async function showData(
   ctx: CommandContext,
   kind: DataKind,
@@ -58,6 +75,8 @@ export async function showData(
   // from:/to: are the reader's days, in their users.info zone (the ops turn them into the
   // service's UTC days and keep only the reader's rows); the reply names the zone.
   const tz = await ctx.timeZone();
+  // today / yesterday / 7d are the reader's days too; the resolved dates go in the paging buttons.
+  filters = readerDateWords(filters, tz, ctx.deps.now());
   const dates = {
     ...(filters.from ? { from: filters.from } : {}),
     ...(filters.to ? { to: filters.to } : {}),
@@ -103,11 +122,11 @@ export async function showData(
 
 const date = option(z.string().max(10), {
   hint: 'yyyy-MM-dd',
-  description: 'From this day (in your Slack time zone).',
+  description: 'From this day (in your Slack time zone; also today, yesterday or 7d).',
 });
 const dateTo = option(z.string().max(10), {
   hint: 'yyyy-MM-dd',
-  description: 'Up to this day (in your Slack time zone).',
+  description: 'Up to this day (in your Slack time zone; also today, yesterday or 7d).',
 });
 const page = option(values.int(1, 100_000), { hint: '<page>', description: 'Page number (default 1).' });
 const kw = (what: string) =>
@@ -216,7 +235,8 @@ list.add({
   async handler(ctx, args) {
     const { svc, siteId } = await serviceFor(ctx, args.site);
     const tz = await ctx.timeZone();
-    const filters = { ...pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']), timeZone: tz };
+    const typed = pick(args, ['from', 'to', 'cid', 'drm', 'user', 'device', 'model']);
+    const filters = { ...readerDateWords(typed, tz, ctx.deps.now()), timeZone: tz };
     const page = await listPackaging(svc, { siteId, filters });
     await ctx.respond(packagingReply(ctx, siteId, page, tz));
   },

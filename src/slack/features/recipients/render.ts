@@ -43,19 +43,21 @@ export interface RecipientListInput {
   meta?: CardMeta;
 }
 
-function filterText(f: RecipientListInput['filters']): string {
+/** The filters as applied; dates are the reader's days, in their zone, said once. */
+function filterText(f: RecipientListInput['filters'], timeZone: string): string {
   const parts: string[] = [];
   if (f.keywords?.length) parts.push(`names containing ${f.keywords.map((k) => code(k)).join(' or ')}`);
   if (f.from) parts.push(`registered from ${code(f.from)}`);
   if (f.to) parts.push(`to ${code(f.to)}`);
-  return parts.length ? `Filters: ${parts.join(' · ')}` : 'No filters: every recipient.';
+  const zone = f.from || f.to ? ` · dates and times in your time zone (${esc(timeZone)})` : '';
+  return parts.length ? `Filters: ${parts.join(' · ')}${zone}` : 'No filters: every recipient.';
 }
 
 export function recipientListMessage(input: RecipientListInput): Message {
   const { items, totalCount, pageIndex, pageUnit, siteId } = input;
   const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
   const title = `Recipients on ${siteId}: ${count(totalCount)} total`;
-  const blocks: Block[] = [header(title), context(filterText(input.filters))];
+  const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
   if (items.length === 0) {
     blocks.push(
       section(
