@@ -204,6 +204,32 @@ describe('/drm plan', () => {
     expect(textOf(ok)).toContain('Pause for the migration');
   });
 
+  it('a card shared in the channel has no admin-only button, names the admin command, and stays so when replaced', async () => {
+    const r = await drm(bot, 'plan fwm site:FILM share', admin);
+    expect(r.call.args.response_type).toBe('in_channel');
+    expect(buttons(r.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
+    expect(r.text).toContain('/drm plan suspend fwm site:FILM');
+    const posted = bot.fake.messages(bot.ws.channel).find((m) => m.text === r.call.args.text);
+    expect(posted).toBeTruthy();
+    const trial = button(r.blocks, (b) => b.action_id === 'svc_plan_request_trial');
+    // An admin asks for a trial from the channel card: the replacing card is still for everyone.
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: trial.action_id, value: trial.value!, user: admin, messageTs: posted!.ts });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
+    const seq2 = lastSeq(bot);
+    await bot.viewSubmission({
+      user: admin,
+      values: { svc_plan_service: selectValue('PD002'), svc_plan_message: textValue('From the channel') },
+    });
+    const resp = await nextResponse(bot, seq2);
+    expect(resp.args.replace_original).toBe(true);
+    expect(textOf(resp)).toContain(':hourglass_flowing_sand: Pending');
+    expect(JSON.stringify(resp.args.blocks)).not.toContain('svc_plan_cancel');
+    expect(textOf(resp)).toContain('/drm plan cancel fwm site:FILM');
+    // Tidy up for the other tests: cancel it directly.
+    await drm(bot, 'plan cancel fwm site:FILM', admin);
+  });
+
   it('direct cancel when nothing is pending is refused; unknown product and site are explained', async () => {
     const r = await drm(bot, 'plan cancel drm site:FILM', admin);
     expect(r.text).toContain('only while the request is pending');

@@ -31,14 +31,17 @@ export const requestButton = button<RequestValue>({
   }),
   changesHome: true,
   failure: (v) => `Couldn't open the ${PLAN_ACTIONS[v.a].label.toLowerCase()} form`,
-  async run(ctx, v, { responseUrl }) {
+  async run(ctx, v, { responseUrl, body }) {
     // The channel travels with the form: the request's card is posted there on submit.
+    // A card in the channel (not ephemeral) is replaced for everyone: `sh` keeps admin buttons off.
+    const shared = body?.container?.is_ephemeral === false;
     const meta = JSON.stringify({
       w: v.w,
       s: v.s,
       a: v.a,
       ...(ctx.channelId ? { c: ctx.channelId } : {}),
       ...(responseUrl ? { ru: responseUrl } : {}),
+      ...(shared ? { sh: 1 } : {}),
     });
     await ctx.openView(planRequestModal(v.a, v.s, v.v, meta));
   },
@@ -61,13 +64,14 @@ export const cancelButton = button<PlanValue>({
   },
   changesHome: true,
   failure: "Couldn't cancel the request",
-  async run(ctx, v) {
+  async run(ctx, v, { body }) {
     const { svc, siteId } = await serviceFor(ctx, v.s);
     const r = await runPlanAction(ctx, {
       svc,
       siteId,
       service: v.v,
       action: 'cancel',
+      shared: body?.container?.is_ephemeral === false,
       ...(v.r ? { requestId: v.r } : {}),
     });
     await ctx.respond(r.card, { replaceOriginal: true, share: false });

@@ -62,6 +62,8 @@ export async function runPlanAction(
     action: PlanAction;
     message?: string;
     requestId?: string;
+    /** The card being replaced is in the channel (read by everyone): no admin-only buttons. */
+    shared?: boolean;
   },
 ): Promise<PlanActionResult> {
   const spec = PLAN_ACTIONS[a.action];
@@ -90,10 +92,13 @@ export async function runPlanAction(
     trackingId = r.trackingId;
     return r;
   });
+  // A new request's card is posted as a normal message (in the channel, or the requester's DM
+  // when the bot cannot post there) and rewritten later: it is rendered for everyone. A cancel
+  // answers the reader (or replaces a card in the channel: `shared`).
   const [state, tz, audience] = await Promise.all([
     loadPlanState(a.svc, a.siteId, a.service),
     ctx.timeZone(),
-    replyAudience(ctx),
+    a.action === 'cancel' ? replyAudience(ctx, a.shared ?? ctx.share) : ('everyone' as const),
   ]);
   const card = planCard(state, {
     workspace: ctx.workspace,

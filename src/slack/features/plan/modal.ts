@@ -30,6 +30,8 @@ const metaSchema = z.object({
     .regex(/^[CGD][A-Z0-9]{2,20}$/)
     .optional(),
   ru: z.string().max(1000).optional(),
+  /** The card the button was on is in the channel: the new card has no admin-only buttons. */
+  sh: z.literal(1).optional(),
 });
 type Meta = z.infer<typeof metaSchema>;
 interface Data {
@@ -94,6 +96,7 @@ export const planModal = modal<Meta, Data>({
         service,
         action: meta.a,
         ...(message ? { message } : {}),
+        shared: meta.sh === 1,
       });
       const posted = await postRequestCard(ctx, r.card, r.trackingId, meta.c ? { channelId: meta.c } : {});
       r.done();
