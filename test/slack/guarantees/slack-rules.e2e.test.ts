@@ -110,39 +110,46 @@ describe('recipient edit', () => {
 describe('FairPlay certificate', () => {
   const pem = '-----BEGIN PRIVATE KEY-----\r\nMIICdgIBADANBgkqhkiG9w0BAQEFAASC\r\n-----END PRIVATE KEY-----';
 
-  async function uploadCert(): Promise<string> {
+  async function upload(filename: string, file: Buffer): Promise<string> {
     const web = new WebClient(bot.ws.botToken, { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } });
-    const r = (await web.files.uploadV2({
-      filename: 'fps.der',
-      file: Buffer.from([0x30, 0x82, 1, 2, 3]),
-    })) as unknown as { files: Array<{ files?: Array<{ id: string }>; id?: string }> };
+    const r = (await web.files.uploadV2({ filename, file })) as unknown as {
+      files: Array<{ files?: Array<{ id: string }>; id?: string }>;
+    };
     return r.files[0]!.files?.[0]?.id ?? r.files[0]!.id!;
   }
+  const uploadCert = () => upload('fps.der', Buffer.from([0x30, 0x82, 1, 2, 3]));
+  const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
 
-  it('the key is a multiline text input; a pasted PEM is sent as private-key.pem; the admin is told about the certificate file', async () => {
+  it('the key is a file input only (no text input); a pasted PEM is refused; a key file (CRLF) is sent; the admin is told to delete it', async () => {
     const admin = bot.ws.admin;
     const seq = lastSeq(bot);
     await bot.command('fpscert', { command: '/drm', user: admin });
     await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
     const form = bot.fake.lastView(admin, 'modal') as FakeView;
-    const keyBlock = (
-      form.blocks as Array<{ block_id?: string; element?: { type: string; multiline?: boolean } }>
-    ).find((b) => b.block_id === 'svc_fps_key');
-    expect(keyBlock?.element).toMatchObject({ type: 'plain_text_input', multiline: true });
+    const blocks = form.blocks as Array<{
+      block_id?: string;
+      element?: { type: string; multiline?: boolean };
+    }>;
+    expect(blocks.find((b) => b.block_id === 'svc_fps_key_file')?.element).toMatchObject({
+      type: 'file_input',
+    });
+    expect(blocks.find((b) => b.block_id === 'svc_fps_key')).toBeUndefined();
+    expect(blocks.some((b) => b.element?.multiline)).toBe(false);
 
-    const notPem = await bot.viewSubmission({
+    // A key pasted into a form opened by an older version (it had a text box) is never used.
+    const pasted = await bot.viewSubmission({
       user: admin,
       view: form,
       values: {
-        svc_fps_cert: { file: { type: 'file_input', files: [{ id: await uploadCert() }] } },
-        svc_fps_key: text('just some text'),
+        svc_fps_cert: file(await uploadCert()),
+        svc_fps_key: text(pem),
         svc_fps_ask: text('ask-0123'),
         svc_fps_pw: text('pw'),
       },
     });
-    expect(notPem.json).toMatchObject({
+    expect(pasted.json).toMatchObject({
       response_action: 'errors',
-      errors: { svc_fps_key: expect.any(String) },
+      errors: { svc_fps_key: expect.stringContaining('.pem file') },
     });
 
     const seq2 = lastSeq(bot);
@@ -150,8 +157,8 @@ describe('FairPlay certificate', () => {
       user: admin,
       view: form,
       values: {
-        svc_fps_cert: { file: { type: 'file_input', files: [{ id: await uploadCert() }] } },
-        svc_fps_key: text(pem),
+        svc_fps_cert: file(await uploadCert()),
+        svc_fps_key_file: file(await upload('my-key.pem', Buffer.from(pem))),
         svc_fps_ask: text('ask-0123456789abcdef'),
         svc_fps_pw: text('pw-secret-r16'),
       },
@@ -159,16 +166,18 @@ describe('FairPlay certificate', () => {
     expect(sub.json).toMatchObject({ response_action: 'update' });
     const done = JSON.stringify((await viewUpdateAfter(seq2)).args);
     expect(done).toContain('Registered the FairPlay certificate');
-    expect(done).toContain('delete it');
+    expect(done).toContain('Delete the private key file my-key.pem');
     expect(bot.emulator!.certificateUploads('DEMO').at(-1)).toMatchObject({
       fpsCertFilename: 'fps.der',
-      privateKeyFilename: 'private-key.pem',
+      privateKeyFilename: 'my-key.pem',
     });
-    // Only the certificate was downloaded from Slack; the key never was a file.
-    expect(bot.fake.calls('download').filter((c) => c.seq > seq2 && c.ok)).toHaveLength(1);
-    const everything = JSON.stringify(bot.fake.calls().filter((c) => c.seq > seq2)) + bot.logs.text();
+    expect(bot.fake.calls('download').filter((c) => c.seq > seq2 && c.ok)).toHaveLength(2);
+    const everything =
+      JSON.stringify(bot.fake.calls().filter((c) => c.seq > seq2 && c.method !== 'download')) +
+      bot.logs.text();
     expect(everything).not.toContain('MIICdgIBADANBgkqhkiG9w0BAQEFAASC');
     expect(everything).not.toContain('pw-secret-r16');
+    expect(everything).not.toContain('ask-0123456789abcdef');
   });
 });
 
