@@ -204,7 +204,7 @@ describe('/drm plan', () => {
     expect(textOf(ok)).toContain('Pause for the migration');
   });
 
-  it('a card shared in the channel has no admin-only button, names the admin command, and stays so when replaced', async () => {
+  it('channel cards (shared, or a request card) have no admin-only button and name the admin command, whoever clicked', async () => {
     const r = await drm(bot, 'plan fwm site:FILM share', admin);
     expect(r.call.args.response_type).toBe('in_channel');
     expect(buttons(r.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
@@ -212,7 +212,8 @@ describe('/drm plan', () => {
     const posted = bot.fake.messages(bot.ws.channel).find((m) => m.text === r.call.args.text);
     expect(posted).toBeTruthy();
     const trial = button(r.blocks, (b) => b.action_id === 'svc_plan_request_trial');
-    // An admin asks for a trial from the channel card: the replacing card is still for everyone.
+    // An admin asks for a trial from the channel card: the request's card goes to the channel,
+    // read by everyone: no Cancel button, the admin command instead.
     const seq = lastSeq(bot);
     await bot.action({ actionId: trial.action_id, value: trial.value!, user: admin, messageTs: posted!.ts });
     await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
@@ -221,12 +222,37 @@ describe('/drm plan', () => {
       user: admin,
       values: { svc_plan_service: selectValue('PD002'), svc_plan_message: textValue('From the channel') },
     });
-    const resp = await nextResponse(bot, seq2);
-    expect(resp.args.replace_original).toBe(true);
-    expect(textOf(resp)).toContain(':hourglass_flowing_sand: Pending');
-    expect(JSON.stringify(resp.args.blocks)).not.toContain('svc_plan_cancel');
-    expect(textOf(resp)).toContain('/drm plan cancel fwm site:FILM');
-    // Tidy up for the other tests: cancel it directly.
+    const card = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq2, 8000);
+    expect(textOf(await nextResponse(bot, seq2))).toContain('Its card is in');
+    expect(card.args.channel).toBe(bot.ws.channel);
+    expect(textOf(card)).toContain(':hourglass_flowing_sand: Pending');
+    expect(JSON.stringify(card.args.blocks)).not.toContain('svc_plan_cancel');
+    expect(textOf(card)).toContain('/drm plan cancel fwm site:FILM');
+    // The admin's own (ephemeral) card has Cancel; clicked on a message in the channel, the
+    // replacing card is still for everyone.
+    const mine = await drm(bot, 'plan fwm site:FILM', admin);
+    const cancel = button(mine.blocks, (b) => b.action_id === 'svc_plan_cancel');
+    const seq3 = lastSeq(bot);
+    await bot.action({
+      actionId: cancel.action_id,
+      value: cancel.value!,
+      user: admin,
+      messageTs: posted!.ts,
+    });
+    const replaced = await nextResponse(bot, seq3);
+    expect(replaced.args.replace_original).toBe(true);
+    expect(textOf(replaced)).toContain(':no_entry_sign: Cancelled');
+    expect(JSON.stringify(replaced.args.blocks)).not.toContain('svc_plan_request_suspend');
+    expect(textOf(replaced)).toContain('/drm plan suspend fwm site:FILM');
+
+    // An admin's direct request: its card is a channel message too, so it has no Cancel button.
+    const seq4 = lastSeq(bot);
+    await bot.command('plan trial fwm site:FILM Direct', { command: '/drm', user: admin });
+    const direct = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq4, 8000);
+    expect(textOf(direct)).toContain(':hourglass_flowing_sand: Pending');
+    expect(JSON.stringify(direct.args.blocks)).not.toContain('svc_plan_cancel');
+    expect(textOf(direct)).toContain('/drm plan cancel fwm site:FILM');
+    await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq4, 8000).catch(() => undefined);
     await drm(bot, 'plan cancel fwm site:FILM', admin);
   });
 
