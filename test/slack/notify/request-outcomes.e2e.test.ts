@@ -104,21 +104,27 @@ describe('plan request outcomes', () => {
     expect(json(messageAt(b, b.ws.channel, ts).blocks)).toContain('cancelled outside the bot');
   });
 
-  it("cancel with the card's own button by the requester: no DM, the card shows the cancel", async () => {
+  it('cancel with the Cancel button by the requester: no DM, the card shows the cancel', async () => {
     s = await setupNotify();
     const b = s.bot;
     // Cancelling is for admins: the admin asks, then cancels their own request.
     const card = await requestCard(b, 'plan trial drm', b.ws.admin);
     const ts = (card.response as { ts: string }).ts;
     const t = await trackedOnly(s);
-    const cancel = button(card.args.blocks as never[], (x) => x.action_id === 'svc_plan_cancel');
+    // The card is a channel message read by members too: no admin-only Cancel on it, the admin
+    // command instead. The admin's own `/drm plan` card (ephemeral) has the button.
+    expect(json(card.args.blocks)).not.toContain('svc_plan_cancel');
+    expect(json(card.args.blocks)).toContain('/drm plan cancel drm site:');
+    const seq0 = lastSeq(b);
+    await b.command('plan drm', { command: '/drm', user: b.ws.admin });
+    const own = await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq0, 8000);
+    const cancel = button(own.args.blocks as never[], (x) => x.action_id === 'svc_plan_cancel');
     const seq = lastSeq(b);
     await b.action({
       actionId: cancel.action_id,
       value: cancel.value!,
       user: b.ws.admin,
       channel: b.ws.channel,
-      messageTs: ts,
     });
     await b.fake.waitFor((c) => c.method === 'chat.update' && c.seq > seq, 8000);
     await s.runtime.idle();
