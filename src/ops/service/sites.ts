@@ -8,11 +8,13 @@ import { codeLabel, PRODUCT_STATUS, type ProductStatusCode, type ServiceCode } f
 import type { AdditionalSiteRequest, AdditionalSiteRequestQuery, ServiceClient } from '../../api/types.js';
 import {
   applyDates,
+  inReaderRange,
   invalid,
   opsEndpoint,
   type PageInput,
   type PageResult,
   parseInput,
+  type ReaderDays,
   serviceLabel,
   toPageQuery,
   toPageResult,
@@ -104,12 +106,21 @@ const siteRequestFilters = z
       .optional(),
     page: z.number().optional(),
     pageSize: z.number().optional(),
+    timeZone: z.string().max(64).optional(),
   })
   .strict();
 
 export interface SiteRequestFilters extends PageInput {
+  /** yyyy-MM-dd, a day of the reader (in `timeZone`). */
   from?: string;
+  /** yyyy-MM-dd, a day of the reader (in `timeZone`). */
   to?: string;
+  /**
+   * The reader's IANA zone (Slack users.info tz; default UTC): the service filters by UTC day, so
+   * it is asked for the UTC days covering the reader's days and the rows outside them are left
+   * out (see `ReaderDays` in ./common.ts).
+   */
+  timeZone?: string;
   /**
    * Passed through as `req_status`: the spec does not list its values, so no fixed list is
    * enforced here (the service decides; the emulator uses e.g. "requested").
@@ -121,10 +132,17 @@ export interface SiteRequestFilters extends PageInput {
 
 /** User filters to the API query; `account:` and `site:` are exclusive (one search_type). */
 export function toSiteRequestQuery(filters: SiteRequestFilters): AdditionalSiteRequestQuery {
+  return siteRequestQueryOf(filters).q;
+}
+
+function siteRequestQueryOf(filters: SiteRequestFilters): {
+  q: AdditionalSiteRequestQuery;
+  days: ReaderDays | undefined;
+} {
   const endpoint = opsEndpoint('sites.requests');
   const f = parseInput(endpoint, siteRequestFilters, filters);
   const q: AdditionalSiteRequestQuery = { ...toPageQuery(endpoint, f) };
-  applyDates(endpoint, f, q);
+  const days = applyDates(endpoint, f, q, f.timeZone);
   if (f.status !== undefined) q.reqStatus = f.status;
   if (f.account !== undefined && f.site !== undefined) {
     invalid(
@@ -140,13 +158,20 @@ export function toSiteRequestQuery(filters: SiteRequestFilters): AdditionalSiteR
     q.searchType = 'site_id';
     q.searchKeyword = f.site;
   }
-  return q;
+  return { q, days };
 }
 
 export async function listSiteRequests(
   client: ServiceClient,
   filters: SiteRequestFilters = {},
 ): Promise<PageResult<AdditionalSiteRequest>> {
-  const page = await client.listAdditionalSiteRequests(toSiteRequestQuery(filters));
-  return toPageResult(page);
+  const { q, days } = siteRequestQueryOf(filters);
+  const page = toPageResult(await client.listAdditionalSiteRequests(q));
+  if (!days) return page;
+  // Paging follows the service's page; the rows shown are the reader's days only.
+  return {
+    ...page,
+    items: page.items.filter((r) => inReaderRange(days, r.regTime.epochMs)),
+    dates: { ...days, exact: true },
+  };
 }

@@ -7,10 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { readerDays } from '../../../src/ops/service/common.js';
 import { exportAll, listLicenses, listPackaging, listUsers } from '../../../src/ops/service/drm-data.js';
-import { readerDateWords } from '../../../src/slack/features/drm-data/commands.js';
+import { listSiteRequests } from '../../../src/ops/service/sites.js';
 import { dataTableMessage } from '../../../src/slack/features/drm-data/render.js';
 import { jobListMessage } from '../../../src/slack/features/jobs/render.js';
 import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
+import { siteRequestsMessage } from '../../../src/slack/features/sites/render.js';
+import { readerDateWords } from '../../../src/slack/kit/reader-dates.js';
 import { FakeServiceClient, tv } from '../../support/fake-service.js';
 
 const license = (cid: string, iso: string) => ({
@@ -165,5 +167,44 @@ describe('date words', () => {
     });
     expect(readerDateWords({ from: 'today' }, 'UTC', now)).toEqual({ from: '2026-03-09' });
     expect(readerDateWords({ from: 'not-a-date' }, SEOUL, now)).toEqual({ from: 'not-a-date' });
+  });
+});
+
+describe('additional-site requests by day', () => {
+  const request = (seq: number, iso: string) => ({
+    seq,
+    accountId: 'acct',
+    siteId: '',
+    serviceName: `Site ${seq}`,
+    status: 'requested',
+    updateTime: tv(iso),
+    regTime: tv(iso),
+  });
+
+  it("from:/to: are the reader's days: the covering UTC days are asked for, only the Seoul day is listed, the reply names the zone", async () => {
+    const c = new FakeServiceClient();
+    c.siteRequests = [
+      request(1, before.regTime.raw),
+      request(2, early.regTime.raw),
+      request(3, late.regTime.raw),
+      request(4, after.regTime.raw),
+    ];
+    const p = await listSiteRequests(c, { from: '2026-03-10', to: '2026-03-10', timeZone: SEOUL });
+    expect(c.callsOf('listAdditionalSiteRequests')[0]?.args[0]).toMatchObject({
+      from: '2026-03-09',
+      to: '2026-03-10',
+    });
+    expect(p.items.map((r) => r.seq)).toEqual([2, 3]);
+    const m = JSON.stringify(
+      siteRequestsMessage(
+        p,
+        { from: '2026-03-10', to: '2026-03-10' },
+        { workspace: 'T1', timeZone: SEOUL, userId: 'U1', atMs: 0, refId: 'r' },
+      ),
+    );
+    expect(m).toContain('Dates on 2026-03-10, in your time zone (Asia/Seoul)');
+    // Without a zone the days are UTC days.
+    const utc = await listSiteRequests(c, { from: '2026-03-10', to: '2026-03-10' });
+    expect(utc.items.map((r) => r.seq)).toEqual([3, 4]);
   });
 });

@@ -4,7 +4,6 @@
  * against the previous month). Members may run all of them.
  */
 import { z } from 'zod';
-import { resolveDate } from '../../../ops/jobs.js';
 import type { PackagingPage } from '../../../ops/service/drm-data.js';
 import {
   getStatsComparison,
@@ -17,6 +16,7 @@ import {
 import type { Message } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, optional, values } from '../../kit/parse.js';
+import { readerDateWords } from '../../kit/reader-dates.js';
 import { commandList } from '../../kit/registry.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import type { DataFilters, DataKind } from '../../kit/svc-values.js';
@@ -44,22 +44,6 @@ export function packagingReply(
     ...(continued ? { continued: true } : {}),
     ...(page.dates ? { dates: page.dates } : {}),
   });
-}
-
-/** `today`, `yesterday`, `Nd` to the reader's yyyy-MM-dd (others left for the op to check). */
-export function readerDateWords<F extends { from?: string; to?: string }>(
-  f: F,
-  tz: string,
-  nowMs: number,
-): F {
-  const out = { ...f };
-  for (const k of ['from', 'to'] as const) {
-    const v = f[k];
-    if (v === undefined) continue;
-    const r = resolveDate(v, tz, nowMs);
-    if (r.ok) out[k] = r.date;
-  }
-  return out;
 }
 
 export async function showData(

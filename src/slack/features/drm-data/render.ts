@@ -19,7 +19,8 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
+import { code } from '../../kit/mrkdwn.js';
+import { datesLine } from '../../kit/reader-dates.js';
 import {
   type CardMeta,
   cardContext,
@@ -56,31 +57,6 @@ function filterText(f: DataFilters): string {
     .filter(([k, v]) => v !== undefined && v !== '' && k !== 'timeZone')
     .map(([k, v]) => `${k}:${v}`)
     .join(' ');
-}
-
-/**
- * The date range in one zone, the reader's, said in the reply. Counts the service sums per UTC
- * day cannot be cut to the reader's days: the UTC days they cover are named.
- */
-export function datesLine(d: PageResult<unknown>['dates']): string | undefined {
-  if (!d) return undefined;
-  const range =
-    d.from && d.to
-      ? d.from === d.to
-        ? `on ${d.from}`
-        : `from ${d.from} to ${d.to}`
-      : d.from
-        ? `from ${d.from}`
-        : `up to ${d.to}`;
-  const head = `Dates ${range}, in your time zone (${esc(d.zone)}).`;
-  if (d.exact || d.zone === 'UTC') return head;
-  const utc =
-    d.utcFrom && d.utcTo
-      ? `${d.utcFrom} to ${d.utcTo}`
-      : d.utcFrom
-        ? `from ${d.utcFrom}`
-        : `up to ${d.utcTo}`;
-  return `${head} The service counts per UTC day, so these figures cover ${utc} UTC.`;
 }
 
 function tableOf(

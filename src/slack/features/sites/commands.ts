@@ -7,6 +7,7 @@ import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, rest, values } from '../../kit/parse.js';
+import { readerDateWords } from '../../kit/reader-dates.js';
 import { commandList } from '../../kit/registry.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { audited } from '../../kit/support.js';
@@ -76,11 +77,16 @@ export async function showSiteRequests(
   page: number,
   replace: boolean,
 ): Promise<void> {
-  const c = await ctx.clients();
-  const [result, tz] = await Promise.all([
-    listSiteRequests(c.service(), { ...filters, page, pageSize: SITE_REQUESTS_PAGE_SIZE }),
-    ctx.timeZone(),
-  ]);
+  // from:/to: are the reader's days, in their users.info zone (the ops ask the service for the
+  // covering UTC days and keep only the reader's rows); the reply names the zone.
+  const [c, tz] = await Promise.all([ctx.clients(), ctx.timeZone()]);
+  filters = readerDateWords(filters, tz, ctx.deps.now());
+  const result = await listSiteRequests(c.service(), {
+    ...filters,
+    timeZone: tz,
+    page,
+    pageSize: SITE_REQUESTS_PAGE_SIZE,
+  });
   await ctx.respond(
     siteRequestsMessage(result, filters, {
       workspace: ctx.workspace,
@@ -99,8 +105,14 @@ list.add({
   command: '/drm',
   path: ['site', 'requests'],
   args: {
-    from: option(date, { hint: 'yyyy-MM-dd', description: 'Requested on or after.' }),
-    to: option(date, { hint: 'yyyy-MM-dd', description: 'Requested on or before.' }),
+    from: option(date, {
+      hint: 'yyyy-MM-dd',
+      description: 'Requested on or after this day (in your Slack time zone; also today, yesterday or 7d).',
+    }),
+    to: option(date, {
+      hint: 'yyyy-MM-dd',
+      description: 'Requested on or before this day (in your Slack time zone; also today, yesterday or 7d).',
+    }),
     status: option(values.text(40), {
       hint: '<status>',
       description: 'Request status as the service names it.',

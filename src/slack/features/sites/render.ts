@@ -14,6 +14,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { bold, code, esc } from '../../kit/mrkdwn.js';
+import { datesLine } from '../../kit/reader-dates.js';
 import { productStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -118,6 +119,8 @@ export function siteRequestsMessage(
         : `Page ${page.page} · ${plural(page.items.length, 'request')}${f ? ` · ${code(f)}` : ''}`,
     ),
   ];
+  const dl = datesLine(page.dates);
+  if (dl) blocks.push(context(dl));
   if (page.items.length) blocks.push(section(table.text));
   if (table.shown < page.items.length) {
     blocks.push(context(`…and ${page.items.length - table.shown} more on this page not shown.`));
