@@ -1,5 +1,5 @@
 /**
- * What the channel notification features (license alerts, the daily digest) check before they
+ * What the channel features (job watches, license alerts, the daily digest) check before they
  * subscribe a channel, and what they hand to the ops: can the bot post there, is the user a
  * member, who asks (the ops' `Actor`), and the audit mirror of the request's context.
  */

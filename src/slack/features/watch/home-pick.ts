@@ -14,6 +14,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
 import type { ModalView } from '../../kit/blocks.js';
+import { isChannelMember } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
@@ -25,43 +26,6 @@ import {
   watchPickCheckingView,
   watchPickProblemView,
 } from './render-subscriptions.js';
-
-/** Members per conversations.members page (Slack's maximum is 1000). */
-const MEMBERS_PAGE = 1000;
-/**
- * Pages read before giving up (200,000 members): a bigger channel counts as "not found", and the
- * member then needs an admin, which is the safe side.
- */
-const MEMBERS_MAX_PAGES = 200;
-
-/**
- * Is `userId` a member of `channelId`? `conversations.members`, paged. `unknown` when the bot
- * cannot read the member list (a private channel it is not in: channel_not_found).
- */
-export async function isChannelMember(
-  client: WebClient,
-  channelId: string,
-  userId: string,
-): Promise<'yes' | 'no' | 'unknown'> {
-  let cursor: string | undefined;
-  try {
-    for (let page = 0; page < MEMBERS_MAX_PAGES; page++) {
-      const r = await client.conversations.members({
-        channel: channelId,
-        limit: MEMBERS_PAGE,
-        ...(cursor ? { cursor } : {}),
-      });
-      if (r.members?.includes(userId)) return 'yes';
-      cursor = r.response_metadata?.next_cursor || undefined;
-      if (!cursor) return 'no';
-    }
-    return 'no';
-  } catch (e) {
-    const code = (e as { data?: { error?: string } }).data?.error;
-    if (code === 'channel_not_found') return 'unknown';
-    throw e;
-  }
-}
 
 /**
  * May the user subscribe `channelId`? Members: only a channel they are a member of; admins: any.

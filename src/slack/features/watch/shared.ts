@@ -7,35 +7,14 @@
  * from conversations the user is in) and manage what they created; changing, pausing/resuming
  * or removing a subscription someone else created is admin-only.
  */
-import type { WebClient } from '@slack/web-api';
 import type { WatchFilters } from '../../../watch/index.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import type { Message } from '../../kit/blocks.js';
+import { botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
-
-export type PostAbility = 'ok' | 'not_member' | 'not_visible' | 'archived';
-
-/**
- * Can the bot post in the channel? conversations.info: `is_member` (IMs always), `is_archived`;
- * channel_not_found means the bot cannot see it (a private channel it is not in).
- */
-export async function botCanPost(client: WebClient, channelId: string): Promise<PostAbility> {
-  try {
-    const r = await client.conversations.info({ channel: channelId });
-    const ch = r.channel;
-    if (!ch) return 'not_visible';
-    if (ch.is_archived) return 'archived';
-    if (ch.is_im) return 'ok';
-    return ch.is_member ? 'ok' : 'not_member';
-  } catch (e) {
-    const code = (e as { data?: { error?: string } }).data?.error;
-    if (code === 'channel_not_found') return 'not_visible';
-    throw e;
-  }
-}
 
 export const subscriptionsOf = (ctx: CommandContext) => new Subscriptions(ctx.deps.store, ctx.deps.now);
 

@@ -6,12 +6,13 @@
 import type { Subscriptions } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import { message, section } from '../../kit/blocks.js';
+import { botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
 import { button } from '../../kit/interactions.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 import { filtersText, inviteMessage, SHARED_PAGE_SUFFIX, watchesMessage } from './render-subscriptions.js';
-import { botCanPost, mayManage, subscriptionsOf } from './shared.js';
+import { mayManage, subscriptionsOf } from './shared.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
 
