@@ -19,6 +19,7 @@ import { createDrain } from './drain.js';
 import { FEATURES } from './features/index.js';
 import { createHealth, type ReadinessCheck } from './health.js';
 import { createRequestGate } from './http-gate.js';
+import { handlerQueue } from './kit/handler-queue.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
@@ -182,6 +183,10 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       signingSecret: config.slack.signingSecret ?? '',
       customRoutes: health.routes,
       processBeforeResponse: false,
+      // The request gate below verifies every request to the Slack endpoint before Bolt sees it
+      // (401, nothing stored, otherwise); a second HMAC, body decode and form parse in Bolt would
+      // only repeat that work on the ack path. Bolt still answers ssl_check before any listener.
+      signatureVerification: false,
       logger: bLogger,
       ...oauth,
     });
@@ -297,7 +302,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       );
       return { port };
     },
-    drain: (ms: number) => drain.drain(ms),
+    drain: (ms: number) => drain.drain(ms, () => handlerQueue(deps).close()),
     stop() {
       stopped ??= (async () => {
         if (started) await app.stop();

@@ -66,7 +66,15 @@ function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Characters after which a path needs the URL parser (dot segments, escapes, backslashes). */
+const PLAIN_PATH = /^\/[A-Za-z0-9_/-]*$/;
+
 function pathOf(req: IncomingMessage): string | undefined {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const raw = q < 0 ? url : url.slice(0, q);
+  // The common case (`/slack/events`) needs no URL object; anything unusual is normalised by it.
+  if (PLAIN_PATH.test(raw)) return raw;
   try {
     return new URL(req.url ?? '/', 'http://localhost').pathname;
   } catch {
@@ -157,6 +165,10 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
   const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
   const { logger } = opts;
+  // A claim's holder only has to differ between requests (and processes): a random prefix per
+  // gate and a counter, instead of 8 random bytes per request.
+  const holderPrefix = `once-${randomBytes(6).toString('hex')}-`;
+  let claimSeq = 0;
 
   async function slackRequest(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const ts = header(req.headers['x-slack-request-timestamp']);
@@ -202,7 +214,7 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
     let fresh = true;
     try {
       fresh = await withTimeout(
-        opts.claims.acquire(replayKey(ts, sig), `once-${randomBytes(8).toString('hex')}`, REPLAY_WINDOW_MS),
+        opts.claims.acquire(replayKey(ts, sig), `${holderPrefix}${++claimSeq}`, REPLAY_WINDOW_MS),
         claimTimeoutMs,
       );
     } catch (err) {
