@@ -118,9 +118,14 @@ export function createContext(input: ContextInput): CommandContext {
     async audit(entry) {
       // The store entry is the record and is awaited; the line for the audit channel is queued
       // (paced 1/s per channel, retried on 429) and never awaited in the user's request.
-      await audit({ ...deps, logger: requestLogger() }, workspace, { ...entry, userId: input.userId }, async (channel, e) => {
-        appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
-      });
+      await audit(
+        { ...deps, logger: requestLogger() },
+        workspace,
+        { ...entry, userId: input.userId },
+        async (channel, e) => {
+          appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
+        },
+      );
     },
     async openView(view) {
       if (!input.triggerId) throw new Error('No trigger id: a modal can only open from a command or button');

@@ -424,7 +424,8 @@ export function registerInteractions(
       async ({ payload, next }: AnyBody) => {
         if (buttonFor(payload?.action_id)) await next();
       },
-      (args: AnyBody) => runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, args),
+      (args: AnyBody) =>
+        runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, args),
     );
   }
   if (modals.size > 0) {

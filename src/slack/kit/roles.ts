@@ -81,7 +81,9 @@ export async function userInfo(
   // A burst of one user's commands asks Slack once (the map holds only calls in progress).
   const pending = st.usersInFlight.get(key);
   if (pending) return pending;
-  const call = fetchUserInfo(deps, client, userId, userCache, key).finally(() => st.usersInFlight.delete(key));
+  const call = fetchUserInfo(deps, client, userId, userCache, key).finally(() =>
+    st.usersInFlight.delete(key),
+  );
   st.usersInFlight.set(key, call);
   return call;
 }
