@@ -86,7 +86,10 @@ export function captureApp(): CapturedApp {
       if (!hit) return false;
       let reached = false;
       const probe = kind === 'view' ? viewArgs(id, {}) : actionArgs(id, {});
-      await runChain([...hit.fns.slice(0, -1), async () => void (reached = true)], probe);
+      const sentinel = async () => {
+        reached = true;
+      };
+      await runChain([...hit.fns.slice(0, -1), sentinel], probe);
       return reached;
     },
   };
