@@ -34,6 +34,7 @@ export const childMessageSchema = z.discriminatedUnion('type', [
     posts: z.number().int(),
     updates: z.number().int(),
     rssBeforeMb: z.number(),
+    rssLoadedMb: z.number(),
     rssEndMb: z.number(),
     /** JS heap in use after a full GC at the end (live data). */
     heapLiveEndMb: z.number(),

@@ -190,14 +190,14 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     `${Math.round(p.siteCount * p.changedShare)} sites change per interval, emulator latency ${p.latencyMs} ms, watcher concurrency ${p.concurrency}. ` +
     `FAKE CLOCK: ${p.cycles} intervals = ${fmtMs(windowMs)} of virtual time ran in ${fmtMs(m.realMs)} real; ` +
     `${m.polls} polls, ${mid.requestsInWindow} service calls (first boundary to end), ${m.posts} Slack posts + ${m.updates} edits (counting poster, no Slack I/O); ` +
-    `Fixed ${fmtMs(p.intervalMs)} interval (the active interval set equal to it): with adaptive polling's default 3 s active interval each of these sites (all have jobs in flight) would be polled up to 20x as often, bounded per workspace by WATCH_CALL_BUDGET_PER_MINUTE. ` +
-    `CPU share = bot-process CPU (user + sys) / simulated time; median of ${runs} independent bot processes run side by side: ${shares.map((s) => `${(s * 100).toFixed(2)} %`).join(', ')}.`;
+    `Fixed ${fmtMs(p.intervalMs)} interval (the active interval set equal to it): with adaptive polling's default 2 s active interval each of these sites (all have jobs in flight) would be polled up to 30x as often, bounded per workspace by WATCH_CALL_BUDGET_PER_MINUTE. ` +
+    `The watcher runs with the production entry's options (src/main.ts): targets re-listed every 10 s; memory store (production's default is SQLite). CPU share = bot-process CPU (user + sys) / simulated time; median of ${runs} independent bot processes run side by side: ${shares.map((s) => `${(s * 100).toFixed(2)} %`).join(', ')}.`;
   const rssNote =
     (resetOk
       ? `peak RSS of each bot process over the ${p.cycles} cycles (kernel high-water mark, reset when the window starts; no forced GC before it)`
       : 'peak RSS of each bot process over its whole life (the high-water mark could not be reset on this OS)') +
     `, run as ${mid.runtime}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
-    `Median run: RSS ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)}, used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}); ` +
+    `Median run: RSS ${mb(m.rssLoadedMb)} with the modules loaded and nothing run yet (node itself about 40 MB), ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)}, used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}); ` +
     `live JS heap after a full GC at the end ${mb(m.heapLiveEndMb)}: the peak is mostly garbage V8 had not collected yet. Ratio is against the 100 MB goal.`;
   const c = capped.result;
   return [

@@ -78,6 +78,9 @@ export interface Config {
   pollActiveIntervalSeconds: number;
   watchCallBudgetPerMinute: number;
   watchConcurrency: number;
+  /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/handler-queue.ts). */
+  handlerConcurrency: number;
+  handlerQueueMax: number;
   logLevel: LogLevel;
   serviceTimeoutMs: number;
   serviceRetries: number;
@@ -430,6 +433,22 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Sites one replica polls at the same time. One replica carries about concurrency x 60 / (cycle seconds) sites per idle minute (docs/scale-out.md).',
     schema: intIn(1, 256),
+  },
+  {
+    name: 'COMMAND_CONCURRENCY',
+    required: 'no',
+    default: '32',
+    description:
+      'Slash command handlers one replica runs at the same time after their ack (the rest wait in a queue, in order). Commands that open a form skip the queue (a form must open within 3 s).',
+    schema: intIn(1, 1024),
+  },
+  {
+    name: 'COMMAND_QUEUE_MAX',
+    required: 'no',
+    default: '5000',
+    description:
+      'Slash commands that may wait for a free handler. Beyond it a command is answered "busy, try again in a minute" and not run (bounds memory under a burst).',
+    schema: intIn(0, 100_000),
   },
   {
     name: 'LOG_LEVEL',
@@ -798,6 +817,8 @@ export function loadConfig(env: Env = process.env): Config {
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,
     watchConcurrency: v.WATCH_CONCURRENCY as number,
+    handlerConcurrency: v.COMMAND_CONCURRENCY as number,
+    handlerQueueMax: v.COMMAND_QUEUE_MAX as number,
     logLevel: v.LOG_LEVEL as LogLevel,
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,

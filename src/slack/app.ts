@@ -22,6 +22,7 @@ import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
+import { handlerQueue } from './kit/handler-queue.js';
 import { SLACK_RETRY_POLICY, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
@@ -182,6 +183,10 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       signingSecret: config.slack.signingSecret ?? '',
       customRoutes: health.routes,
       processBeforeResponse: false,
+      // The request gate below verifies every request to the Slack endpoint before Bolt sees it
+      // (401, nothing stored, otherwise); a second HMAC, body decode and form parse in Bolt would
+      // only repeat that work on the ack path. Bolt still answers ssl_check before any listener.
+      signatureVerification: false,
       logger: bLogger,
       ...oauth,
     });
@@ -297,7 +302,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       );
       return { port };
     },
-    drain: (ms: number) => drain.drain(ms),
+    drain: (ms: number) => drain.drain(ms, () => handlerQueue(deps).close()),
     stop() {
       stopped ??= (async () => {
         if (started) await app.stop();

@@ -33,8 +33,12 @@ export interface Drain {
   /** Requests being handled now. */
   inFlight(): number;
   draining(): boolean;
-  /** Stop taking new work, wait for the work in flight (at most `ms`), answer the rest. */
-  drain(ms: number): Promise<{ finished: number; unfinished: number }>;
+  /**
+   * Stop taking new work, wait for the work in flight (at most `ms`), answer the rest.
+   * `atDeadline` runs before the rest are answered (the handler queue closes there, so a queued
+   * command never starts after its user was told the bot is restarting).
+   */
+  drain(ms: number, atDeadline?: () => void): Promise<{ finished: number; unfinished: number }>;
 }
 
 function firstInputBlockId(body: unknown): string | undefined {
@@ -90,7 +94,7 @@ export function createDrain(logger: Logger): Drain {
     middleware,
     inFlight: () => running.size,
     draining: () => isDraining,
-    async drain(ms) {
+    async drain(ms, atDeadline) {
       isDraining = true;
       const before = running.size;
       if (running.size > 0) {
@@ -104,6 +108,7 @@ export function createDrain(logger: Logger): Drain {
         });
         idle = undefined;
       }
+      atDeadline?.();
       const rest = [...running];
       await Promise.all(
         rest.map((r) =>

@@ -15,7 +15,7 @@
  * skipped). The note appears when the post is more than `lateNoteAfterMs` (default 10 min) late.
  */
 import { createHash } from 'node:crypto';
-import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
 import { isApiError } from '../api/errors.js';
@@ -43,6 +43,16 @@ import type {
   Section,
 } from './notify-types.js';
 import { requestLabel } from './requests.js';
+
+/**
+ * date-fns-tz (with the date-fns it pulls in: about 14 MB of RSS) is loaded on the first digest
+ * time computation, not when the watcher loads: most replicas never compute one.
+ */
+let tz: typeof import('date-fns-tz') | undefined;
+const dateFnsTz = () => {
+  tz ??= createRequire(import.meta.url)('date-fns-tz') as typeof import('date-fns-tz');
+  return tz;
+};
 
 export const DIGEST_NS = 'notify-digest';
 const DAY_MS = 24 * 3600_000;
@@ -146,7 +156,7 @@ export class DigestSchedules {
 
 /** The instant of `HH:MM` on local day `day` in `zone`. */
 export function occurrenceAt(day: string, time: string, zone: string): number {
-  return fromZonedTime(`${day}T${time}:00`, zone).getTime();
+  return dateFnsTz().fromZonedTime(`${day}T${time}:00`, zone).getTime();
 }
 
 function prevDay(day: string): string {
@@ -156,7 +166,7 @@ function prevDay(day: string): string {
 
 /** The latest occurrence at or before `now` (local day and instant). */
 export function lastOccurrence(time: string, zone: string, now: number): { day: string; at: number } {
-  let day = formatInTimeZone(now, zone, 'yyyy-MM-dd');
+  let day = dateFnsTz().formatInTimeZone(now, zone, 'yyyy-MM-dd');
   let at = occurrenceAt(day, time, zone);
   if (at > now) {
     day = prevDay(day);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatServiceTime, normalizeTimeZone, parseServiceTime } from '../../src/api/time.js';
 
@@ -40,5 +41,30 @@ describe('times', () => {
   });
   it('formats back to local time', () => {
     expect(formatServiceTime(Date.parse('2026-03-01T00:00:00Z'), '+09:00')).toBe('2026-03-01T09:00:00');
+  });
+
+  it('the allocation-light common shape agrees with the general parser (impossible dates included)', () => {
+    const d2 = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, '0')),
+        d2(13),
+        d2(32),
+        fc.constantFrom('T', ' '),
+        d2(24),
+        d2(60),
+        d2(60),
+        fc.constantFrom('+00:00', '+09:00', '-05:30', '09:00', 'Z'),
+        (y, mo, d, sep, h, mi, s, tz) => {
+          const text = `${y}-${mo}-${d}${sep}${h}:${mi}:${s}`;
+          // A fraction of .0 takes the general (regex) path for the same instant.
+          expect(parseServiceTime(text, tz).epochMs).toBe(parseServiceTime(`${text}.0`, tz).epochMs);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(parseServiceTime('2024-02-29T12:00:00').epochMs).toBe(Date.parse('2024-02-29T12:00:00Z'));
+    expect(parseServiceTime('2023-02-29T12:00:00').epochMs).toBeNull();
+    expect(parseServiceTime('2026-03-01T09:0a:00').epochMs).toBeNull();
   });
 });

@@ -30,9 +30,11 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   openModal?: (ctx: CommandContext, given: Partial<ArgsOf<A>>) => Promise<void>;
   handler: (ctx: CommandContext, args: ArgsOf<A>) => Promise<void>;
   /**
-   * The handler (or openModal) opens a modal with `ctx.triggerId` (admin entries): the role check
-   * waits only a short budget, then opens a "Checking…" modal so the trigger id (3 s) is not lost
-   * to a slow users.info; `ctx.openView` then fills that modal (see `admitToModal`).
+   * The handler (or openModal) may open a modal with `ctx.triggerId` (3 s). Such a command runs at
+   * once after its ack, never behind other commands in the handler queue (./slash.ts). For admin
+   * entries the role check also waits only a short budget, then opens a "Checking…" modal so the
+   * trigger id is not lost to a slow users.info; `ctx.openView` then fills that modal (see
+   * `admitToModal`).
    */
   opensModal?: boolean;
   /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */

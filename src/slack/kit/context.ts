@@ -3,9 +3,10 @@
  * the user's time zone, role and the workspace's API clients. Built once per command, action or
  * view submission; handlers receive it and nothing else.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../log.js';
 import { audit } from '../../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../../ops/workspace.js';
 import { workspaceKeyOf } from '../../store/keys.js';
@@ -32,8 +33,9 @@ export interface ContextInput {
   respond?: RespondFn | undefined;
 }
 
+/** 8 hex characters (32 random bits): from a pooled UUID, cheaper than randomBytes per request. */
 export function newRefId(): string {
-  return randomBytes(4).toString('hex');
+  return randomUUID().slice(0, 8);
 }
 
 /** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
@@ -51,7 +53,13 @@ export function createContext(input: ContextInput): CommandContext {
     isEnterpriseInstall: input.isEnterpriseInstall,
   });
   const refId = newRefId();
-  const logger = deps.logger.child({ refId, workspace, userId: input.userId });
+  // Made on first use: a pino child serialises (and redacts) its bindings when it is created, and
+  // most requests never log.
+  let childLogger: Logger | undefined;
+  const requestLogger = () => {
+    childLogger ??= deps.logger.child({ refId, workspace, userId: input.userId });
+    return childLogger;
+  };
   let role: Promise<Role> | undefined;
   let clients: Promise<WorkspaceClients> | undefined;
 
@@ -61,7 +69,9 @@ export function createContext(input: ContextInput): CommandContext {
     userId: input.userId,
     command: input.command ?? '/dwm',
     refId,
-    logger,
+    get logger() {
+      return requestLogger();
+    },
     client,
     share: false,
     async respond(msg, opts = {}) {
@@ -108,9 +118,14 @@ export function createContext(input: ContextInput): CommandContext {
     async audit(entry) {
       // The store entry is the record and is awaited; the line for the audit channel is queued
       // (paced 1/s per channel, retried on 429) and never awaited in the user's request.
-      await audit({ ...deps, logger }, workspace, { ...entry, userId: input.userId }, async (channel, e) => {
-        appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
-      });
+      await audit(
+        { ...deps, logger: requestLogger() },
+        workspace,
+        { ...entry, userId: input.userId },
+        async (channel, e) => {
+          appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
+        },
+      );
     },
     async openView(view) {
       if (!input.triggerId) throw new Error('No trigger id: a modal can only open from a command or button');

@@ -373,9 +373,18 @@ async function runModal(
   }
 }
 
+/** Matches every id: the one Bolt listener per kind narrows with `knownOnly` and routes itself. */
+const ANY_ID = /(?:)/;
+
 /**
  * Register the Bolt listeners of `interactions` (the only place buttons and modals are wired to
  * Bolt). Throws on two declarations for the same id: a click must have one meaning.
+ *
+ * One Bolt listener for every button and one for every modal, each routing by id through a map
+ * (ids given as a pattern are tried in declaration order after the exact ones): Bolt runs the
+ * matcher chain of EVERY registered listener for every request, slash commands included, so one
+ * listener per declaration made each request's ack path pay for all of them. An id no declaration
+ * handles reaches no listener, as before (Bolt logs it and it is not acked).
  */
 export function registerInteractions(
   app: App,
@@ -384,6 +393,9 @@ export function registerInteractions(
   registry: CommandRegistry,
 ): void {
   const seen = new Set<string>();
+  const exactButtons = new Map<string, ButtonInteraction>();
+  const patternButtons: ButtonInteraction[] = [];
+  const modals = new Map<string, ModalInteraction>();
   for (const i of interactions) {
     const id = i.kind === 'modal' ? `view:${i.callbackId}` : `action:${String(i.actionId)}`;
     if (seen.has(id)) throw new Error(`Two declarations for ${id}`);
@@ -392,9 +404,37 @@ export function registerInteractions(
     }
     seen.add(id);
     if (i.kind === 'button') {
-      app.action(i.actionId, (args) => runButton(deps, i, registry, args));
+      if (typeof i.actionId === 'string') exactButtons.set(i.actionId, i);
+      else patternButtons.push(i);
     } else {
-      app.view(i.callbackId, (args) => runModal(deps, i, registry, args));
+      modals.set(i.callbackId, i);
     }
+  }
+  const buttonFor = (actionId: unknown): ButtonInteraction | undefined => {
+    if (typeof actionId !== 'string') return undefined;
+    return exactButtons.get(actionId) ?? patternButtons.find((b) => handles(b, actionId));
+  };
+  const modalFor = (body: AnyBody): ModalInteraction | undefined => {
+    const id = body?.view?.callback_id;
+    return typeof id === 'string' ? modals.get(id) : undefined;
+  };
+  if (exactButtons.size + patternButtons.length > 0) {
+    app.action(
+      ANY_ID,
+      async ({ payload, next }: AnyBody) => {
+        if (buttonFor(payload?.action_id)) await next();
+      },
+      (args: AnyBody) =>
+        runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, args),
+    );
+  }
+  if (modals.size > 0) {
+    app.view(
+      ANY_ID,
+      async ({ body, next }: AnyBody) => {
+        if (modalFor(body)) await next();
+      },
+      (args: AnyBody) => runModal(deps, modalFor(args.body) as ModalInteraction, registry, args),
+    );
   }
 }

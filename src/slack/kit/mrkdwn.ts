@@ -2,8 +2,6 @@
  * Text helpers for Slack mrkdwn. Every string that did not come from the bot's own code goes
  * through `esc()` (or `code()` for ids and codes) before it reaches a message.
  */
-import { formatInTimeZone } from 'date-fns-tz';
-
 /**
  * Control characters (except tab/newline), bidi overrides/isolates and zero-width characters are
  * replaced: they could hide or reorder text ("RTL override" spoofing of file names and ids).
@@ -92,7 +90,8 @@ export function dateToken(epochMs: number, timeZone = 'UTC'): string {
 export function formatTime(epochMs: number, timeZone = 'UTC'): string {
   const f = formatterFor(timeZone) ?? formatterFor('UTC');
   const zone = formatterFor(timeZone) ? timeZone : 'UTC';
-  if (!f) return `${formatInTimeZone(epochMs, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
+  // UTC is always known to Intl; the ISO text is the same format without a formatter.
+  if (!f) return `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const p: Record<string, string> = {};
   for (const part of f.formatToParts(epochMs)) p[part.type] = part.value;
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;

@@ -39,11 +39,14 @@ export const GROUP_CACHE_MAX = 500;
 interface RoleState {
   users: TtlLru<SlackUserInfo>;
   groups: TtlLru<Set<string>>;
+  /** users.info calls in progress: concurrent requests of one user share one call. */
+  usersInFlight: Map<string, Promise<SlackUserInfo>>;
   budgetMs: number;
 }
 const stateOf = appState<RoleState>(() => ({
   users: new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS),
   groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
+  usersInFlight: new Map(),
   budgetMs: DEFAULT_ROLE_BUDGET_MS,
 }));
 
@@ -70,10 +73,28 @@ export async function userInfo(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<SlackUserInfo> {
-  const userCache = stateOf(deps).users;
+  const st = stateOf(deps);
+  const userCache = st.users;
   const key = `${workspace}:${userId}`;
   const hit = userCache.get(key, deps.now());
   if (hit) return hit;
+  // A burst of one user's commands asks Slack once (the map holds only calls in progress).
+  const pending = st.usersInFlight.get(key);
+  if (pending) return pending;
+  const call = fetchUserInfo(deps, client, userId, userCache, key).finally(() =>
+    st.usersInFlight.delete(key),
+  );
+  st.usersInFlight.set(key, call);
+  return call;
+}
+
+async function fetchUserInfo(
+  deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
+  client: WebClient,
+  userId: string,
+  userCache: TtlLru<SlackUserInfo>,
+  key: string,
+): Promise<SlackUserInfo> {
   try {
     const r = await client.users.info({ user: userId });
     const u = r.user;

@@ -17,30 +17,80 @@ export type Listener = (args: any) => Promise<void>;
 
 export interface CapturedApp {
   app: App;
-  views: Map<string, Listener>;
-  actions: Array<{ id: string | RegExp; fn: Listener }>;
+  /** The modal listener for a callback id, routed as Bolt would (undefined when none takes it). */
+  views: { get(callbackId: string): Listener | undefined };
+  /** The button listener for an action id, routed as Bolt would (throws when none takes it). */
   action(id: string): Listener;
+  /** Would a registered listener's own middleware pass this id on to its handler? */
+  reaches(kind: 'view' | 'action', id: string): Promise<boolean>;
 }
 
-/** An App that only records `view`/`action` registrations (and ignores the rest). */
+interface Chain {
+  constraint: string | RegExp;
+  /** Listener middleware first, the handler last (Bolt's `app.action(id, ...middleware, handler)`). */
+  fns: Listener[];
+}
+
+const matches = (c: string | RegExp, id: string) => (typeof c === 'string' ? c === id : c.test(id));
+
+/** Runs a chain like Bolt: each function gets `next` for the following one. */
+async function runChain(fns: Listener[], args: Record<string, unknown>): Promise<void> {
+  let i = 0;
+  const next = async (): Promise<void> => {
+    const fn = fns[i++];
+    if (fn) await fn({ ...args, next });
+  };
+  await next();
+}
+
+/**
+ * An App that only records `view`/`action` registrations (and ignores the rest). Calling a
+ * captured listener runs its listener middleware first, with the id in the payload as Bolt puts
+ * it there (`body.view.callback_id`, the action's `action_id`).
+ */
 export function captureApp(): CapturedApp {
-  const views = new Map<string, Listener>();
-  const actions: Array<{ id: string | RegExp; fn: Listener }> = [];
+  const views: Chain[] = [];
+  const actions: Chain[] = [];
   const app = {
-    view: (id: string, fn: Listener) => views.set(id, fn),
-    action: (id: string | RegExp, fn: Listener) => actions.push({ id, fn }),
+    view: (constraint: string | RegExp, ...fns: Listener[]) => views.push({ constraint, fns }),
+    action: (constraint: string | RegExp, ...fns: Listener[]) => actions.push({ constraint, fns }),
     command: () => undefined,
     event: () => undefined,
     use: () => undefined,
   } as unknown as App;
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here
+  const viewArgs = (id: string, args: any) => ({
+    ...args,
+    body: { ...args.body, view: { ...(args.body?.view ?? args.view ?? {}), callback_id: id } },
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here
+  const actionArgs = (id: string, args: any) => ({
+    ...args,
+    payload: { ...(args.action ?? args.body?.actions?.[0] ?? {}), action_id: id },
+  });
   return {
     app,
-    views,
-    actions,
+    views: {
+      get(id) {
+        const hit = views.find((v) => matches(v.constraint, id));
+        return hit ? (args) => runChain(hit.fns, viewArgs(id, args)) : undefined;
+      },
+    },
     action(id: string) {
-      const hit = actions.find((a) => (typeof a.id === 'string' ? a.id === id : a.id.test(id)));
+      const hit = actions.find((a) => matches(a.constraint, id));
       if (!hit) throw new Error(`no action listener for ${id}`);
-      return hit.fn;
+      return (args) => runChain(hit.fns, actionArgs(id, args));
+    },
+    async reaches(kind, id) {
+      const hit = (kind === 'view' ? views : actions).find((c) => matches(c.constraint, id));
+      if (!hit) return false;
+      let reached = false;
+      const probe = kind === 'view' ? viewArgs(id, {}) : actionArgs(id, {});
+      const sentinel = async () => {
+        reached = true;
+      };
+      await runChain([...hit.fns.slice(0, -1), sentinel], probe);
+      return reached;
     },
   };
 }

@@ -87,12 +87,18 @@ describe('help order', () => {
     expect(registry.find('/dwm', ['late'])).toBeUndefined();
   });
 
-  it('every button and modal has one declaration, and every admin modal has a gate', () => {
+  it('every button and modal has one declaration, and every admin modal has a gate', async () => {
     const cap = captureApp();
     expect(() =>
       registerInteractions(cap.app, {} as never, interactionsOf(FEATURES), registry),
     ).not.toThrow();
-    expect(cap.actions.length + cap.views.size).toBe(interactionsOf(FEATURES).length);
+    // Every declaration is reached through the registered listeners; an id nobody declared is not.
+    for (const i of interactionsOf(FEATURES)) {
+      const id = i.kind === 'modal' ? i.callbackId : typeof i.actionId === 'string' ? i.actionId : undefined;
+      if (id !== undefined) expect(await cap.reaches(i.kind === 'modal' ? 'view' : 'action', id)).toBe(true);
+    }
+    expect(await cap.reaches('action', 'nobody_declared_this')).toBe(false);
+    expect(await cap.reaches('view', 'nobody_declared_this')).toBe(false);
   });
 });
 

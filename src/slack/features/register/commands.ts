@@ -27,6 +27,8 @@ list.add({
     }),
   },
   role: 'member',
+  // Run alone (or from Home) it opens a form: never queued behind other commands (trigger id: 3 s).
+  opensModal: true,
   summary: 'Register recipients: a form for a list or a CSV file, or a few names inline (preview first)',
   description:
     'Shows a preview (new, already registered, duplicates, invalid lines) before anything is sent. Large lists: upload a CSV (name,description) in the form.',

@@ -36,6 +36,8 @@ list.add({
   },
   role: 'member',
   changesHome: true,
+  // Run alone (or from Home) it opens a form: never queued behind other commands (trigger id: 3 s).
+  opensModal: true,
   summary: 'Post job notifications in this channel (a card per job, updated as it moves)',
   description:
     'Each job gets one card in the channel, edited in place; progress and task failures go in its thread. A burst of finished jobs becomes one digest. Run it alone for a form.',
