@@ -83,7 +83,11 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
           summariseReport(newReport(plan, siteId, reportId, new Date(ctx.deps.now()).toISOString())),
         );
         const posted = await client.chat
-          .postMessage({ channel: userId, text: first.text, blocks: first.blocks as never })
+          .postMessage({
+            channel: userId,
+            text: first.text,
+            ...(first.blocks ? { blocks: first.blocks } : {}),
+          })
           .catch((err: unknown) => {
             ctx.logger.warn({ err }, 'could not post the registration progress message');
             return undefined;
@@ -108,7 +112,7 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
               workspace: ctx.workspace,
             });
             await client.chat
-              .update({ channel, ts, text: msg.text, blocks: msg.blocks as never })
+              .update({ channel, ts, text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) })
               .catch((err: unknown) => ctx.logger.warn({ err }, 'could not show the registration report'));
           }
         } catch (err) {

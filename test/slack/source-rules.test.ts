@@ -1,0 +1,47 @@
+/**
+ * Rules of the Slack layer's shape that no type checker or dependency rule sees:
+ * - Bolt listeners are registered by the kit only (commands through the registry, buttons and
+ *   modals through kit/interactions.ts, custom steps through kit/functions.ts): a feature that
+ *   called app.action / app.view / app.command / app.function itself would skip the kit's guards
+ *   (workspace tag, role, schema-checked values, error replies).
+ * - Block Kit is typed on @slack/types: no `as never` cast hides a payload from the compiler.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SLACK = new URL('../../src/slack/', import.meta.url).pathname;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Source without comments (a doc comment may name the calls it forbids). */
+function code(file: string): string {
+  return readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+}
+
+const files = tsFiles(SLACK).map((f) => ({ path: relative(SLACK, f), code: code(f) }));
+
+describe('the Slack layer', () => {
+  it('has its files (the walk found the features)', () => {
+    expect(files.some((f) => f.path.startsWith('features/'))).toBe(true);
+    expect(files.length).toBeGreaterThan(50);
+  });
+
+  it('registers Bolt listeners in the kit only', () => {
+    const listener = /\bapp\.(action|view|command|function|shortcut|options)\(/;
+    const outside = files
+      .filter((f) => !f.path.startsWith('kit/') && listener.test(f.code))
+      .map((f) => f.path);
+    expect(outside).toEqual([]);
+  });
+
+  it('casts no Block Kit payload to never', () => {
+    expect(files.filter((f) => /\bas never\b/.test(f.code)).map((f) => f.path)).toEqual([]);
+  });
+});
