@@ -435,6 +435,15 @@ describe('hostile strings through the real app', () => {
             }),
           );
         }
+        // Wait for the commands' answers first: their own audit entries (refusals, subscriptions)
+        // are written after the ack, and would push the hostile entries out of the latest 50.
+        const since = () => bot.fake.calls().filter((c) => c.seq > seq0);
+        await expect
+          .poll(() => since().filter((c) => c.method === 'response_url').length >= sent * 0.9, {
+            timeout: 60_000,
+            interval: 100,
+          })
+          .toBe(true);
         // Hostile audit entries rendered by /drm audit.
         for (const h of HOSTILE) {
           await bot.store.audit.append(bot.ws.teamId, {
@@ -447,8 +456,7 @@ describe('hostile strings through the real app', () => {
         const seq = lastSeq(bot);
         await bot.command('audit 50', { command: '/drm', user: bot.ws.admin });
         await waitReplies(bot, seq);
-        // Wait for the answers and the audit list (conditions, not a time: the machine may be busy).
-        const since = () => bot.fake.calls().filter((c) => c.seq > seq0);
+        // Wait for the audit list (a condition, not a time: the machine may be busy).
         await expect
           .poll(
             () =>
