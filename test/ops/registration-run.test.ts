@@ -10,6 +10,7 @@ import {
   type RegistrationPlan,
 } from '../../src/ops/watermarking/registration/plan.js';
 import {
+  newReport,
   type RegistrationReport,
   registrationReportSchema,
   reportCounts,
@@ -230,7 +231,8 @@ describe('runRegistration', () => {
     expect(report.failed[0]).toMatchObject({ kind: 'validation' });
   });
 
-  it('keeps running when the store fails, and warns', async () => {
+  it('sends nothing while the store cannot record the in-flight mark, warns, and ends interrupted', async () => {
+    // A POST the store knows nothing about would be sent again, blindly, by the next resume.
     const fake = new FakeWatermarkingClient({ siteIds: [SITE] });
     const plan = await planFor(fake, names(3));
     const repo = new MemoryDocs<RegistrationReport>();
@@ -241,8 +243,17 @@ describe('runRegistration', () => {
       workspaceKey: WS,
       onWarning: (m) => warnings.push(m),
     });
-    expect(report.status).toBe('completed');
+    expect(fake.callsOf('registerRecipients')).toHaveLength(0);
+    expect(report.status).toBe('interrupted');
+    expect(report.interruptedReason).toMatch(/store could not be written/);
     expect(warnings.length).toBeGreaterThan(0);
+    // Once the store is back, resume sends every name exactly once.
+    repo.failPuts = false;
+    await repo.put(WS, report.id, report);
+    const resumed = await resumeRegistration(fake, repo, WS, report.id, { inFlightGraceMs: 0 });
+    if (!resumed.ok) throw new Error(resumed.message);
+    expect(reportCounts(resumed.report)).toMatchObject({ registered: 3, failed: 0, outstanding: 0 });
+    expect(registerCalls(fake).flat()).toEqual(names(3));
   });
 
   it('refuses a repo without a workspace key', async () => {
@@ -378,6 +389,90 @@ describe('persistence and resume', () => {
     });
     await repo.put(WS, 'bad', { version: 2 } as unknown as RegistrationReport);
     expect(await resumeRegistration(fake, repo, WS, 'bad')).toMatchObject({ ok: false, reason: 'corrupt' });
+  });
+});
+
+describe("resume and the dead runner's POST still in the service (fake clock)", () => {
+  /**
+   * The window behind a fault-suite flake on a loaded machine: the dead runner marked batch 0
+   * `sending` long before its POST reached the service (slow store write, starved process), so
+   * "sentAt + grace" is long past when the resumer starts, while the POST is still queued in the
+   * service and lands just after the resumer's first look-up. The resumer must not send batch 0.
+   */
+  it('waits the grace from its own start before re-sending a batch whose outcome is unknown', async () => {
+    let t = Date.UTC(2026, 0, 15, 9, 0, 0);
+    const now = () => t;
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE], now });
+    const all = names(300);
+    const plan = await planFor(fake, all);
+    const repo = new AtomicMemoryDocs<RegistrationReport>();
+    // The dead runner's stored report: batch 0 `sending`, marked a minute ago.
+    const stored = newReport(plan, SITE, 'job', new Date(t - 60_000).toISOString());
+    stored.runId = 'dead-runner';
+    stored.batches[0]!.state = 'sending';
+    stored.batches[0]!.attempts = 1;
+    stored.batches[0]!.sentAt = t - 60_000;
+    await repo.put(WS, 'job', stored);
+    // Its POST is applied by the service 2 s after the resumer starts (not counted as a call of
+    // this client: it was sent by the dead process).
+    const landsAt = t + 2_000;
+    let landed = false;
+    const land = () => {
+      if (!landed && t >= landsAt) {
+        landed = true;
+        fake.seedRecipients(
+          SITE,
+          plan.batches[0]!.map((e) => ({ name: e.name })),
+        );
+      }
+    };
+    const sleep = async (ms: number) => {
+      t += ms;
+      land();
+    };
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', {
+      force: true,
+      now,
+      sleep,
+      concurrency: 1,
+      inFlightGraceMs: 5_000,
+      heartbeatMs: 0,
+    });
+    if (!resumed.ok) throw new Error(resumed.message);
+    const sent = registerCalls(fake).flat();
+    // Batch 0 is confirmed by the second look-up, never sent again; batch 1 is sent once.
+    expect(sent.filter((n) => plan.batches[0]!.some((e) => e.name === n))).toEqual([]);
+    expect(sent).toEqual(plan.batches[1]!.map((e) => e.name));
+    expect(resumed.report.registered.filter((r) => r.batch === 0 && r.reconciled)).toHaveLength(150);
+    expect(reportCounts(resumed.report)).toMatchObject({ registered: 300, failed: 0, outstanding: 0 });
+    expectRegisteredOnce(fake, all);
+  });
+
+  it('a runner whose report another runner took over stops before its next POST and keeps its hands off the report', async () => {
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE] });
+    const plan = await planFor(fake, names(450));
+    const repo = new AtomicMemoryDocs<RegistrationReport>();
+    let n = 0;
+    // Right after the first POST, a forced resume elsewhere claims the report (new runId).
+    fake.hook((call) => {
+      if (call.method === 'registerRecipients' && n++ === 0) {
+        const doc = repo.data.get(`${WS}/job`)!;
+        doc.runId = 'the-other-runner';
+      }
+      return undefined;
+    });
+    const report = await runRegistration(fake, SITE, plan, {
+      concurrency: 1,
+      reportRepo: repo,
+      workspaceKey: WS,
+      reportId: 'job',
+      heartbeatMs: 0,
+    });
+    expect(fake.callsOf('registerRecipients')).toHaveLength(1);
+    expect(report.status).toBe('interrupted');
+    expect(report.interruptedReason).toMatch(/took over/);
+    const after = registrationReportSchema.parse(await repo.get(WS, 'job'));
+    expect(after.runId).toBe('the-other-runner');
   });
 });
 

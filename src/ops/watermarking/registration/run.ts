@@ -228,6 +228,11 @@ export interface RunOptions {
   inFlightGraceMs?: number;
   /** Waits (tests). Default setTimeout. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How often the stored report is re-saved while batches are in flight, ms (default 30000; 0
+   * turns it off). Keep it well under a resumer's staleAfterMs (default 120000).
+   */
+  heartbeatMs?: number;
 }
 
 const DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -363,23 +368,32 @@ function isAtomic<T>(repo: DocRepo<T>): repo is AtomicDocRepo<T> {
   return typeof (repo as Partial<AtomicDocRepo<T>>).update === 'function';
 }
 
+/**
+ * Coalescing writer of the report. `save()` resolves once a write that includes the caller's
+ * changes has ended, with that write's outcome (true: stored), so a caller that needs the change
+ * to be durable (the `sending` mark before a POST) can refuse to go on when it is not.
+ */
 class Saver {
-  private writing: Promise<void> | null = null;
+  private writing: Promise<boolean> | null = null;
   private dirty = false;
-  constructor(private readonly write: () => Promise<void>) {}
-  async save(): Promise<void> {
+  constructor(private readonly write: () => Promise<boolean>) {}
+  async save(): Promise<boolean> {
     this.dirty = true;
+    let ok = false;
     while (this.dirty) {
       if (this.writing) {
-        await this.writing;
+        // A write that started before our change; if dirty is cleared meanwhile, the write we
+        // await next (started by another caller) is the one that carries our change.
+        ok = await this.writing;
         continue;
       }
       this.dirty = false;
       this.writing = this.write().finally(() => {
         this.writing = null;
       });
-      await this.writing;
+      ok = await this.writing;
     }
+    return ok;
   }
 }
 
@@ -396,14 +410,37 @@ async function execute(
   const siteId = report.siteId;
   const ttl = opts.reportTtlMs ?? DEFAULT_TTL_MS;
 
+  let stopReason: string | undefined;
   const saver = new Saver(async () => {
     report.updatedAt = new Date(now()).toISOString();
-    if (!reportRepo || !workspaceKey) return;
+    if (!reportRepo || !workspaceKey) return true;
     const snapshot = structuredClone(report);
     try {
-      await reportRepo.put(workspaceKey, report.id, snapshot, ttl);
+      if (isAtomic(reportRepo)) {
+        // Ownership check and write in one step: a runner that another one took over (forced
+        // resume, or a stale-looking report) must neither overwrite the new runner's progress
+        // nor send anything more. An absent document (first save of a fresh run) is ours.
+        let lost = false;
+        await reportRepo.update(
+          workspaceKey,
+          report.id,
+          (old) => {
+            lost = old !== undefined && old.runId !== undefined && old.runId !== snapshot.runId;
+            return lost ? old : snapshot;
+          },
+          ttl,
+        );
+        if (lost) {
+          stopReason ??= 'Another runner took over this registration; this one stopped without sending more.';
+          return false;
+        }
+      } else {
+        await reportRepo.put(workspaceKey, report.id, snapshot, ttl);
+      }
+      return true;
     } catch (e) {
       warn('could not store the registration report', e);
+      return false;
     }
   });
   const progress = () => {
@@ -416,7 +453,6 @@ async function execute(
     }
   };
 
-  let stopReason: string | undefined;
   const ctx: BatchContext = {
     client,
     siteId,
@@ -425,6 +461,7 @@ async function execute(
     now,
     sleep: opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
     inFlightGraceMs: opts.inFlightGraceMs ?? 5_000,
+    startedAt: now(),
   };
 
   const runOne = async (b: ReportBatch) => {
@@ -436,7 +473,15 @@ async function execute(
     b.state = 'sending';
     b.sentAt = now();
     b.attempts++;
-    await saver.save(); // durable before the POST: a crash now leaves `sending`, never a blind re-send
+    // Durable before the POST: a crash now leaves `sending`, never a blind re-send. When the mark
+    // could not be stored (store down, or another runner owns the report now), nothing is sent:
+    // a POST the store knows nothing about would be re-sent blindly by the next resume.
+    const marked = await saver.save();
+    if (!marked || stopReason) {
+      stopReason ??=
+        'The progress store could not be written before sending a batch; resume once it is back.';
+      return;
+    }
     try {
       await runBatch(ctx, b, entries, reconcileFirst ? { previousSentAt } : undefined);
     } catch (e) {
@@ -457,7 +502,22 @@ async function execute(
 
   const limit = pLimit(Math.max(1, opts.concurrency ?? 4));
   const todo = report.batches.filter((b) => b.state === 'pending' || b.state === 'sending');
-  await Promise.all(todo.map((b) => limit(() => runOne(b))));
+  // Heartbeat: the report's updatedAt is the runner's lease (resume takes over a `running` report
+  // only after staleAfterMs without a save). A batch can take long (look-ups, the in-flight grace
+  // wait, a slow POST, a loaded machine), so the lease is renewed on a timer, not only per batch.
+  const heartbeatMs = opts.heartbeatMs ?? 30_000;
+  const heartbeat =
+    reportRepo && heartbeatMs > 0
+      ? setInterval(() => {
+          void saver.save();
+        }, heartbeatMs)
+      : undefined;
+  heartbeat?.unref();
+  try {
+    await Promise.all(todo.map((b) => limit(() => runOne(b))));
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+  }
 
   const unsettled = report.batches.filter((b) => b.state === 'pending' || b.state === 'sending');
   if (unsettled.length > 0) {
@@ -485,6 +545,8 @@ interface BatchContext {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   inFlightGraceMs: number;
+  /** When this runner started (its claim of the report), epoch ms. */
+  startedAt: number;
 }
 
 function resolvedLines(report: RegistrationReport, batch: number): Set<number> {
@@ -523,10 +585,15 @@ async function runBatch(
   if (reconcileFirst) {
     for (const e of remaining) maybeOurs.add(nameKey(e.name));
     remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
-    // The crashed run's POST may still be going through the service: give it the grace time
-    // since it was sent, then look again, before sending anything.
+    // The crashed run's POST may still be going through the service: give it the grace time,
+    // then look again, before sending anything. The grace runs from THIS runner's start (its
+    // claim, which comes after the old runner died or was given up), never only from the stored
+    // sentAt: sentAt is written before the old runner's store write and POST, which on a loaded
+    // machine can take longer than the grace itself, so "sentAt + grace" may be long past while
+    // the old POST is still queued in the service (a resume then re-sent a whole batch).
     const sentAt = reconcileFirst.previousSentAt;
-    const wait = sentAt === undefined ? 0 : sentAt + ctx.inFlightGraceMs - ctx.now();
+    const from = Math.max(sentAt ?? 0, ctx.startedAt);
+    const wait = from + ctx.inFlightGraceMs - ctx.now();
     if (remaining.length > 0 && wait > 0) {
       await ctx.sleep(Math.min(wait, ctx.inFlightGraceMs));
       remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
