@@ -448,6 +448,34 @@ describe("resume and the dead runner's POST still in the service (fake clock)", 
     expectRegisteredOnce(fake, all);
   });
 
+  it('a resumer that loses the report during the grace wait sends nothing', async () => {
+    let t = Date.UTC(2026, 0, 15, 9, 0, 0);
+    const now = () => t;
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE], now });
+    const plan = await planFor(fake, names(150));
+    const repo = new AtomicMemoryDocs<RegistrationReport>();
+    const stored = newReport(plan, SITE, 'job', new Date(t - 60_000).toISOString());
+    stored.runId = 'dead-runner';
+    stored.batches[0]!.state = 'sending';
+    stored.batches[0]!.sentAt = t - 60_000;
+    await repo.put(WS, 'job', stored);
+    const sleep = async (ms: number) => {
+      t += ms;
+      // A forced resume elsewhere claims the report while this one waits.
+      repo.data.get(`${WS}/job`)!.runId = 'the-other-runner';
+    };
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', {
+      force: true,
+      now,
+      sleep,
+      heartbeatMs: 0,
+    });
+    if (!resumed.ok) throw new Error(resumed.message);
+    expect(fake.callsOf('registerRecipients')).toHaveLength(0);
+    expect(resumed.report.status).toBe('interrupted');
+    expect(registrationReportSchema.parse(await repo.get(WS, 'job')).runId).toBe('the-other-runner');
+  });
+
   it('a runner whose report another runner took over stops before its next POST and keeps its hands off the report', async () => {
     const fake = new FakeWatermarkingClient({ siteIds: [SITE] });
     const plan = await planFor(fake, names(450));

@@ -11,6 +11,26 @@
  * was in fact registered is either found by the look-up or refused as a duplicate by the service:
  * it can never be registered twice. A batch is marked `sending` in the store BEFORE its POST, so a
  * crash mid-request leaves a trace and resume reconciles that batch first instead of re-sending it.
+ * When that mark cannot be stored, nothing is sent (the run stops, interrupted, for a later resume).
+ *
+ * Resume after a crash (kill -9) and the POST of the dead runner. The API has no idempotency key
+ * and no way to ask whether a request is still being processed, so the resumer reads the batch's
+ * names upstream (the recipient search/list of spec 4.5) and sends only the missing ones, and only
+ * after a grace time (inFlightGraceMs, default 5 s) counted from ITS OWN start, then a second
+ * look-up. The dead runner's request was sent before it died, hence before this runner started:
+ * the assumption left is that a service applies or drops a request within that grace after the
+ * sender is gone. (Counting the grace from the stored sentAt alone was wrong: sentAt is taken
+ * before the store write and the POST, which on a loaded machine take longer than the grace, so a
+ * resumer could look, miss the still-queued batch and send all 150 names again.)
+ *
+ * One runner per report. resumeRegistration claims the report atomically (new runId); every
+ * later save of a runner is an atomic update that first checks the stored runId, so a runner
+ * that was taken over (a forced resume, or a report that looked stale) neither overwrites the
+ * new runner's progress nor sends anything more: its ownership is checked before every POST.
+ * The report's updatedAt is the runner's lease: a heartbeat (heartbeatMs, default 30 s) re-saves
+ * it while batches are in flight, so a slow batch never makes a live runner look dead to a
+ * non-forced resume (staleAfterMs, default 2 min). On a plain DocRepo (no atomic update) these
+ * ownership checks are not available: one process only.
  *
  * Duplicates are decided by looking the names up, never by an error code alone: the specs list no
  * error codes, and a real service may answer a duplicate with any code (the configurable table of
@@ -462,6 +482,7 @@ async function execute(
     sleep: opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
     inFlightGraceMs: opts.inFlightGraceMs ?? 5_000,
     startedAt: now(),
+    mayStillSend: async () => (await saver.save()) && !stopReason,
   };
 
   const runOne = async (b: ReportBatch) => {
@@ -490,6 +511,10 @@ async function execute(
         // once the credentials are fixed. `sending` makes resume reconcile, which is harmless.
         stopReason ??= `The service refused the credentials (${e.kind === 'auth' ? 'HTTP 401' : 'HTTP 403'}); fix the setup and resume.`;
         b.error = errorInfo(e);
+      } else if (e instanceof StopSending) {
+        // Taken over or the store is down: leave the batch `sending` for whoever resumes it.
+        stopReason ??=
+          'The progress store could not be written before sending a batch; resume once it is back.';
       } else {
         // The look-up needed to settle an ambiguous failure failed too: leave the batch `sending`
         // so resume settles it later, and carry on with the others.
@@ -547,7 +572,12 @@ interface BatchContext {
   inFlightGraceMs: number;
   /** When this runner started (its claim of the report), epoch ms. */
   startedAt: number;
+  /** Stores the report and says whether this runner still owns it and may POST. */
+  mayStillSend: () => Promise<boolean>;
 }
+
+/** Thrown inside a batch when the runner must not send any more (see mayStillSend). */
+class StopSending extends Error {}
 
 function resolvedLines(report: RegistrationReport, batch: number): Set<number> {
   const s = new Set<number>();
@@ -603,7 +633,13 @@ async function runBatch(
   // At most MAX_POSTS_PER_BATCH POSTs per batch: the first send and retries after reconciliation.
   let lastError: unknown;
   let ambiguousFailures = 0;
+  // The runner's ownership (and the durable `sending` mark) is checked again before every POST
+  // that does not follow the mark at once: after the grace wait or a retry's look-up another
+  // runner may have taken the report over.
+  let recheck = reconcileFirst !== undefined;
   for (let attempt = 0; attempt < MAX_POSTS_PER_BATCH && remaining.length > 0; attempt++) {
+    if (recheck && !(await ctx.mayStillSend())) throw new StopSending();
+    recheck = true;
     try {
       const created = await ctx.client.registerRecipients(ctx.siteId, remaining.map(toNewRecipient));
       const byKey = new Map<string, Recipient>();
