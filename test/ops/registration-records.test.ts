@@ -17,6 +17,7 @@ import {
   saveDraft,
   startRun,
 } from '../../src/ops/watermarking/registration/records.js';
+import { newReport } from '../../src/ops/watermarking/registration/run.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { FakeWatermarkingClient } from '../support/fake-watermarking.js';
@@ -101,6 +102,27 @@ describe('runs and the pending index', () => {
     expect(await listPending(deps())).toEqual([]);
     expect((await loadRun(deps(), 'T1', 'rep1'))?.channel).toBe('D1');
     expect((await reportRepo(deps()).get('T1', 'rep1'))?.status).toBe('completed');
+  });
+
+  it('a resumer that another runner takes over leaves the pending mark and says the run is elsewhere', async () => {
+    const wm = new FakeWatermarkingClient({ siteIds: ['DEMO'] });
+    const plan = await planRegistration(parseRecipientLines('r1\nr2\nr3'), async () => new Map());
+    const stored = newReport(plan, 'DEMO', 'rep2', '2026-01-01T00:00:00.000Z');
+    stored.runId = 'dead-runner';
+    stored.batches[0]!.state = 'sending';
+    await reportRepo(deps()).put('T1', 'rep2', stored);
+    await markPending(deps(), 'T1', 'rep2');
+    const r = await resumeRun(deps(), 'T1', wm, 'rep2', {
+      force: true,
+      heartbeatMs: 0,
+      // While it waits for the dead runner's POST, a forced resume elsewhere claims the report.
+      sleep: async () => {
+        await reportRepo(deps()).update('T1', 'rep2', (old) => old && { ...old, runId: 'the-other-runner' });
+      },
+    });
+    expect(r).toMatchObject({ ok: false, reason: 'running' });
+    expect(wm.callsOf('registerRecipients')).toHaveLength(0);
+    expect(await listPending(deps())).toEqual([{ workspace: 'T1', reportId: 'rep2' }]);
   });
 
   it('index updates are per workspace and report; resume of a missing report clears it', async () => {

@@ -240,8 +240,19 @@ export async function startRun(
     reportTtlMs: RUN_TTL_MS,
     now: deps.now,
   });
-  await clearPending(deps, workspace, reportId);
+  // A run that another runner took over is that runner's to finish (and to unmark).
+  if (!(await takenOver(deps, workspace, report))) await clearPending(deps, workspace, reportId);
   return report;
+}
+
+/** True when the stored report now belongs to another runner than the one that returned `report`. */
+async function takenOver(deps: Deps, workspace: WorkspaceKey, report: RegistrationReport): Promise<boolean> {
+  try {
+    const stored = await reportRepo(deps).get(workspace, report.id);
+    return stored?.runId !== undefined && stored.runId !== report.runId;
+  } catch {
+    return false;
+  }
 }
 
 /** Resume a stored run; clears the pending mark when it ends or cannot be resumed for good. */
@@ -257,6 +268,11 @@ export async function resumeRun(
     now: deps.now,
     ...opts,
   });
+  if (r.ok && (await takenOver(deps, workspace, r.report))) {
+    // This runner stopped because another one claimed the report: not finished, not ours to
+    // unmark or to report on; the caller treats it like a report still running elsewhere.
+    return { ok: false, reason: 'running', message: 'Another runner took over this registration.' };
+  }
   if (r.ok || r.reason !== 'running') await clearPending(deps, workspace, reportId);
   return r;
 }
