@@ -19,7 +19,12 @@
  */
 import { WebClient } from '@slack/web-api';
 import { createApi } from '../../src/api/index.js';
-import type { WorkspaceCredentials } from '../../src/api/types.js';
+import type {
+  NewRecipient,
+  RecipientSearchQuery,
+  WatermarkingClient,
+  WorkspaceCredentials,
+} from '../../src/api/types.js';
 import { createLogger } from '../../src/log.js';
 import { existingLookup } from '../../src/ops/recipients.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
@@ -201,7 +206,7 @@ async function runRegister(c: RegisterChildConfig): Promise<void> {
     ...(c.namespace ? { namespace: c.namespace } : {}),
   });
   const api = createApi({ logger, retries: { max: 1, baseMs: 20 } });
-  const client = api.watermarking(c.creds.watermarking!);
+  const client = traceRegistrations(api.watermarking(c.creds.watermarking!));
   const repo = store.docs<RegistrationReport>(c.reportsNamespace);
   say('READY');
   const onWarning = (m: string) => logger.warn(m);
@@ -239,6 +244,45 @@ async function runRegister(c: RegisterChildConfig): Promise<void> {
   say(`DONE ${JSON.stringify({ status: report.status, counts: reportCounts(report) })}`);
   await api.close();
   await store.close();
+}
+
+/**
+ * Diagnostics on stderr (the parent prints them when a scenario fails): every registration POST
+ * (first name, size, outcome) and every recipient look-up, with the process's clock, so a name
+ * sent twice can be traced to the runner and the step that sent it.
+ */
+function traceRegistrations(client: WatermarkingClient): WatermarkingClient {
+  const t0 = Date.now();
+  const at = () => `+${Date.now() - t0}ms`;
+  const log = (line: string) => process.stderr.write(`TRACE ${process.pid} ${at()} ${line}\n`);
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      if (prop === 'registerRecipients') {
+        return async (siteId: string, list: NewRecipient[]) => {
+          const tag = `POST ${list[0]?.name ?? '-'} x${list.length}`;
+          log(`${tag} start`);
+          try {
+            const r = await (v as WatermarkingClient['registerRecipients']).call(target, siteId, list);
+            log(`${tag} ok ${r.length}`);
+            return r;
+          } catch (e) {
+            log(`${tag} err ${e instanceof Error ? e.message.slice(0, 120) : 'unknown'}`);
+            throw e;
+          }
+        };
+      }
+      if (prop === 'searchRecipients') {
+        return async (siteId: string, q: RecipientSearchQuery = {}) => {
+          const r = await (v as WatermarkingClient['searchRecipients']).call(target, siteId, q);
+          log(`SEARCH kw=${q.keywords?.[0] ?? '-'}(${q.keywords?.length ?? 0}) p${q.pageIndex ?? 1} -> ${r.items.length}/${r.totalCount}`);
+          return r;
+        };
+      }
+      return (v as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
 }
 
 async function main(): Promise<void> {

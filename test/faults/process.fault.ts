@@ -234,6 +234,16 @@ describe('kill -9 of the bot', () => {
         // the wire, not inferred from the service refusing duplicates); the pre-existing ones never.
         const posts = base.emu.registrationPostsPerName(SITE);
         const sentTwice = [...posts].filter(([, n]) => n > 1).map(([name]) => name);
+        if (sentTwice.length > 0) {
+          // Diagnostics: which runner sent the first of them, when, and what it looked up before.
+          const first = [...sentTwice].sort()[0]!;
+          process.stderr.write(
+            `[kill9-register] sent twice: ${sentTwice.length} names, first ${first}\n${bots
+              .map((b, i) => `--- bot ${i} (pid ${b.pid}) [${b.lines().join(' | ').slice(0, 200)}]\n${b.stderr()}`)
+              .filter((s) => s.includes(first))
+              .join('\n')}\n`,
+          );
+        }
         expect(sentTwice).toEqual([]);
         for (const n of names.slice(0, 5)) expect(posts.get(n) ?? 0).toBe(0);
         expect(names.slice(5).filter((n) => posts.get(n) !== 1)).toEqual([]);

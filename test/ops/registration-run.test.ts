@@ -448,6 +448,92 @@ describe("resume and the dead runner's POST still in the service (fake clock)", 
     expectRegisteredOnce(fake, all);
   });
 
+  it('decides with a look-up that started after the grace: the old POST landing during a slow first look-up is found', async () => {
+    let t = Date.UTC(2026, 0, 15, 9, 0, 0);
+    const start = t;
+    const now = () => t;
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE], now });
+    fake.seedRecipients(SITE, [{ name: 'someone-else' }]);
+    const plan = await planFor(fake, names(150));
+    const repo = new AtomicMemoryDocs<RegistrationReport>();
+    const stored = newReport(plan, SITE, 'job', new Date(t - 60_000).toISOString());
+    stored.runId = 'dead-runner';
+    stored.batches[0]!.state = 'sending';
+    stored.batches[0]!.sentAt = t - 60_000;
+    await repo.put(WS, 'job', stored);
+    // A loaded machine: every look-up call takes 3 s; the dead runner's POST is applied 4 s after
+    // the resumer started, i.e. after the first look-up read the site and before it ended (6 s,
+    // past the 5 s grace).
+    let landed = false;
+    const land = () => {
+      if (!landed && t >= start + 4_000) {
+        landed = true;
+        fake.seedRecipients(
+          SITE,
+          plan.batches[0]!.map((e) => ({ name: e.name })),
+        );
+      }
+    };
+    fake.hook((call) => {
+      if (call.method === 'searchRecipients') {
+        land();
+        t += 3_000;
+      }
+      return undefined;
+    });
+    const resumed = await resumeRegistration(fake, repo, WS, 'job', {
+      force: true,
+      now,
+      sleep: async (ms) => {
+        t += ms;
+        land();
+      },
+      inFlightGraceMs: 5_000,
+      heartbeatMs: 0,
+    });
+    if (!resumed.ok) throw new Error(resumed.message);
+    expect(registerCalls(fake).flat()).toEqual([]);
+    expect(resumed.report.registered.filter((r) => r.reconciled)).toHaveLength(150);
+    expectRegisteredOnce(fake, names(150));
+  });
+
+  it('after a POST timeout, the request still queued in the service is found, not sent again', async () => {
+    let t = Date.UTC(2026, 0, 15, 9, 0, 0);
+    const now = () => t;
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE], now });
+    const plan = await planFor(fake, names(150));
+    let landsAt = Number.POSITIVE_INFINITY;
+    let landed = false;
+    const land = () => {
+      if (!landed && t >= landsAt) {
+        landed = true;
+        fake.seedRecipients(
+          SITE,
+          plan.batches[0]!.map((e) => ({ name: e.name })),
+        );
+      }
+    };
+    let n = 0;
+    fake.hook((call) => {
+      if (call.method !== 'registerRecipients' || n++ > 0) return undefined;
+      // The client gives up; the service applies the request 2 s later.
+      landsAt = t + 2_000;
+      return { before: transportTimeout() };
+    });
+    const report = await runRegistration(fake, SITE, plan, {
+      now,
+      sleep: async (ms) => {
+        t += ms;
+        land();
+      },
+      inFlightGraceMs: 5_000,
+    });
+    expect(fake.callsOf('registerRecipients')).toHaveLength(1);
+    expect(reportCounts(report)).toMatchObject({ registered: 150, failed: 0, outstanding: 0 });
+    expect(report.registered.every((r) => r.reconciled)).toBe(true);
+    expectRegisteredOnce(fake, names(150));
+  });
+
   it('a resumer that loses the report during the grace wait sends nothing', async () => {
     let t = Date.UTC(2026, 0, 15, 9, 0, 0);
     const now = () => t;

@@ -613,21 +613,15 @@ async function runBatch(
   let remaining = entries;
 
   if (reconcileFirst) {
+    // The crashed run's POST may still be going through the service: nothing is sent before a
+    // look-up that STARTED at least the grace time after this runner's start (its claim, which
+    // comes after the old runner died or was given up). Never counted from the stored sentAt
+    // alone: sentAt is written before the old runner's store write and POST, which on a loaded
+    // machine can take longer than the grace, so "sentAt + grace" may be long past while the old
+    // POST is still queued in the service. And never decided by a look-up that started earlier
+    // and merely ended late: the old POST may land between its pages (newest first).
     for (const e of remaining) maybeOurs.add(nameKey(e.name));
-    remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
-    // The crashed run's POST may still be going through the service: give it the grace time,
-    // then look again, before sending anything. The grace runs from THIS runner's start (its
-    // claim, which comes after the old runner died or was given up), never only from the stored
-    // sentAt: sentAt is written before the old runner's store write and POST, which on a loaded
-    // machine can take longer than the grace itself, so "sentAt + grace" may be long past while
-    // the old POST is still queued in the service (a resume then re-sent a whole batch).
-    const sentAt = reconcileFirst.previousSentAt;
-    const from = Math.max(sentAt ?? 0, ctx.startedAt);
-    const wait = from + ctx.inFlightGraceMs - ctx.now();
-    if (remaining.length > 0 && wait > 0) {
-      await ctx.sleep(Math.min(wait, ctx.inFlightGraceMs));
-      remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
-    }
+    remaining = await reconcileAfterGrace(ctx, b, remaining, maybeOurs, ctx.startedAt);
   }
 
   // At most MAX_POSTS_PER_BATCH POSTs per batch: the first send and retries after reconciliation.
@@ -683,8 +677,10 @@ async function runBatch(
         break; // none of the names exists: a real refusal, reported with the service's code
       }
       if (isAmbiguousWriteFailure(e)) {
+        // The POST timed out or broke after sending: it may still be queued in the service. Only
+        // a look-up started the grace time after the failure decides what is sent again.
         for (const x of remaining) maybeOurs.add(nameKey(x.name));
-        remaining = await reconcile(ctx, b, remaining, maybeOurs, 'auto');
+        remaining = await reconcileAfterGrace(ctx, b, remaining, maybeOurs, ctx.now());
         // One re-send after an ambiguous failure (the service may be struggling), as before.
         if (++ambiguousFailures > 1) break;
         continue;
@@ -709,6 +705,27 @@ async function runBatch(
     b.state = 'done';
     delete b.error;
   }
+}
+
+/**
+ * Reconcile so that what is still missing was decided by a look-up that started at or after
+ * `since + inFlightGraceMs`: one look-up, and when it started earlier and missed names, a wait
+ * until then and a second one. Returns the entries still absent.
+ */
+async function reconcileAfterGrace(
+  ctx: BatchContext,
+  b: ReportBatch,
+  entries: PlannedRecipient[],
+  maybeOurs: Set<string>,
+  since: number,
+): Promise<PlannedRecipient[]> {
+  const due = since + ctx.inFlightGraceMs;
+  const startedAt = ctx.now();
+  const rest = await reconcile(ctx, b, entries, maybeOurs, 'auto');
+  if (rest.length === 0 || startedAt >= due) return rest;
+  const wait = due - ctx.now();
+  if (wait > 0) await ctx.sleep(Math.min(wait, ctx.inFlightGraceMs));
+  return reconcile(ctx, b, rest, maybeOurs, 'auto');
 }
 
 /**
