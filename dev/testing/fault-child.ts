@@ -276,7 +276,9 @@ function traceRegistrations(client: WatermarkingClient): WatermarkingClient {
       if (prop === 'searchRecipients') {
         return async (siteId: string, q: RecipientSearchQuery = {}) => {
           const r = await (v as WatermarkingClient['searchRecipients']).call(target, siteId, q);
-          log(`SEARCH kw=${q.keywords?.[0] ?? '-'}(${q.keywords?.length ?? 0}) p${q.pageIndex ?? 1} -> ${r.items.length}/${r.totalCount}`);
+          log(
+            `SEARCH kw=${q.keywords?.[0] ?? '-'}(${q.keywords?.length ?? 0}) p${q.pageIndex ?? 1} -> ${r.items.length}/${r.totalCount}`,
+          );
           return r;
         };
       }

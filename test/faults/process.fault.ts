@@ -239,7 +239,10 @@ describe('kill -9 of the bot', () => {
           const first = [...sentTwice].sort()[0]!;
           process.stderr.write(
             `[kill9-register] sent twice: ${sentTwice.length} names, first ${first}\n${bots
-              .map((b, i) => `--- bot ${i} (pid ${b.pid}) [${b.lines().join(' | ').slice(0, 200)}]\n${b.stderr()}`)
+              .map(
+                (b, i) =>
+                  `--- bot ${i} (pid ${b.pid}) [${b.lines().join(' | ').slice(0, 200)}]\n${b.stderr()}`,
+              )
               .filter((s) => s.includes(first))
               .join('\n')}\n`,
           );
