@@ -14,6 +14,8 @@
  *   STAT <json>                (replica) every statMs: { cpuMs, rssMb, polls, held, errors }
  *   DONE <json>                (register) the run finished: { status, counts }
  *   FAIL <message>             a start-up or run failure (no secrets)
+ * On stderr (register mode), for diagnostics: `TRACE <pid> +<ms> POST <first name> x<n> start|ok|err`
+ * for every registration POST and `TRACE ... SEARCH ...` for every recipient look-up.
  * It is killed with SIGKILL at random points; nothing it does may depend on a clean exit.
  * Never for production use: it exists only to be killed.
  */
