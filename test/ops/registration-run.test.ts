@@ -315,6 +315,39 @@ describe('persistence and resume', () => {
     expect(stored.status).toBe('running');
   });
 
+  it('every POST goes out only once its batch is stored as sending (concurrent batches, slow store)', async () => {
+    const fake = new FakeWatermarkingClient({ siteIds: [SITE] });
+    const plan = await planFor(fake, names(1500));
+    // A store whose writes take a few event-loop turns, like SQLite or Redis.
+    class SlowDocs extends AtomicMemoryDocs<RegistrationReport> {
+      override async put(key: string, id: string, value: RegistrationReport) {
+        await new Promise((r) => setImmediate(r));
+        await new Promise((r) => setImmediate(r));
+        await super.put(key, id, value);
+      }
+    }
+    const repo = new SlowDocs();
+    const notMarked: number[] = [];
+    fake.hook((call) => {
+      if (call.method !== 'registerRecipients') return undefined;
+      const first = (call.args[0] as { name: string }[])[0]!.name;
+      const index = plan.batches.findIndex((b) => b[0]?.name === first);
+      // What a process killed right now would leave for the next resume.
+      const stored = repo.data.get(`${WS}/job`);
+      if (stored?.batches[index]?.state !== 'sending') notMarked.push(index);
+      return undefined;
+    });
+    const report = await runRegistration(fake, SITE, plan, {
+      concurrency: 2,
+      reportRepo: repo,
+      workspaceKey: WS,
+      reportId: 'job',
+      heartbeatMs: 0,
+    });
+    expect(report.status).toBe('completed');
+    expect(notMarked).toEqual([]);
+  });
+
   it('resume continues without re-sending done batches (crash before the POST arrived)', async () => {
     const { fake, repo, all } = await crashAt(3, 'before');
     const before = fake.callsOf('registerRecipients').length;

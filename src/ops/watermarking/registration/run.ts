@@ -12,6 +12,10 @@
  * it can never be registered twice. A batch is marked `sending` in the store BEFORE its POST, so a
  * crash mid-request leaves a trace and resume reconciles that batch first instead of re-sending it.
  * When that mark cannot be stored, nothing is sent (the run stops, interrupted, for a later resume).
+ * "Stored" means a write that started after the mark was set has ENDED (see Saver): with several
+ * batches in flight, a coalesced save used to return while the write carrying the mark was still
+ * running, so a kill -9 right after the POST left the batch `pending` and the next resume sent all
+ * 150 names again without looking (the root cause of a kill -9 fault-test flake under load).
  *
  * Resume after a crash (kill -9) and the POST of the dead runner. The API has no idempotency key
  * and no way to ask whether a request is still being processed, so the resumer reads the batch's
@@ -389,31 +393,45 @@ function isAtomic<T>(repo: DocRepo<T>): repo is AtomicDocRepo<T> {
 }
 
 /**
- * Coalescing writer of the report. `save()` resolves once a write that includes the caller's
- * changes has ended, with that write's outcome (true: stored), so a caller that needs the change
- * to be durable (the `sending` mark before a POST) can refuse to go on when it is not.
+ * Coalescing writer of the report. `save()` resolves once a write that STARTED after the caller's
+ * change (so its snapshot carries it) has ended, with that write's outcome (true: stored), so a
+ * caller that needs the change to be durable (the `sending` mark before a POST) can rely on it.
+ * Generations, not a dirty flag: with a flag, a caller whose change was picked up by a write that
+ * another caller started returned as soon as the flag was cleared, before that write had ended,
+ * and the POST went out while its `sending` mark was still on its way to the store (a kill -9 then
+ * left the batch `pending` and the next resume sent all of it again).
  */
 class Saver {
-  private writing: Promise<boolean> | null = null;
-  private dirty = false;
+  private writing: Promise<void> | null = null;
+  /** Generation of the latest change asked to be saved. */
+  private requested = 0;
+  /** Generation covered by the last finished write, and that write's outcome. */
+  private doneGen = 0;
+  private doneOk = false;
   constructor(private readonly write: () => Promise<boolean>) {}
   async save(): Promise<boolean> {
-    this.dirty = true;
-    let ok = false;
-    while (this.dirty) {
+    const mine = ++this.requested;
+    for (;;) {
+      if (this.doneGen >= mine) return this.doneOk;
       if (this.writing) {
-        // A write that started before our change; if dirty is cleared meanwhile, the write we
-        // await next (started by another caller) is the one that carries our change.
-        ok = await this.writing;
+        await this.writing;
         continue;
       }
-      this.dirty = false;
-      this.writing = this.write().finally(() => {
-        this.writing = null;
-      });
-      ok = await this.writing;
+      const covers = this.requested; // the snapshot is taken synchronously by write() below
+      this.writing = this.write()
+        .then(
+          (ok) => ok,
+          () => false,
+        )
+        .then((ok) => {
+          this.doneGen = covers;
+          this.doneOk = ok;
+        })
+        .finally(() => {
+          this.writing = null;
+        });
+      await this.writing;
     }
-    return ok;
   }
 }
 
