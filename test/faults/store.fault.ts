@@ -4,7 +4,9 @@
  * twice, nothing acknowledged is lost.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createClient } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dev/emulator/index.js';
 import { FakeSlack } from '../../dev/fakeslack/index.js';
@@ -29,6 +31,55 @@ import {
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHILD = join(ROOT, 'dev/testing/fault-child.ts');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Bytes that clients sent to the Redis on `port` and it has not read yet: the receive queues of
+ * its established connections in the kernel's socket table (Linux /proc/net/tcp).
+ */
+function unreadByRedis(port: number): number {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let bytes = 0;
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // sl local_address rem_address st tx_queue:rx_queue ...; st 01 = ESTABLISHED.
+    if (f[1]?.endsWith(local) && f[3] === '01') bytes += Number.parseInt(f[4]?.split(':')[1] ?? '0', 16);
+  }
+  return bytes;
+}
+
+async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(1);
+  }
+}
+
+/**
+ * SIGSTOP the Redis: it keeps its connections but reads nothing, so every command sent from now
+ * on waits for a reply. Resolves once the writer loop's command is waiting (the writer awaits
+ * each call, so nothing more of it arrives); `untilMoreUnread()` then waits until a further
+ * command (the poll cycle's) has reached Redis. A SIGKILL afterwards fails exactly those calls.
+ */
+async function freezeRedis(redis: RestartableRedis): Promise<{ untilMoreUnread(): Promise<void> }> {
+  const admin = createClient({ url: redis.url });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const info = String(await admin.sendCommand(['INFO', 'server']));
+  admin.destroy();
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+  expect(pid).toBeGreaterThan(0);
+  process.kill(pid, 'SIGSTOP');
+  await until('the writer has a command waiting in the frozen Redis', () => unreadByRedis(redis.port) > 0);
+  const before = unreadByRedis(redis.port);
+  return {
+    untilMoreUnread: () =>
+      until(
+        'the poll cycle has a command waiting in the frozen Redis',
+        () => unreadByRedis(redis.port) > before,
+      ),
+  };
+}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -80,20 +131,33 @@ describe('Redis restarted under load', () => {
           jobs.push(rig.emu.createJob(SITE, `redis-${i}`, [{ recipient: `r${i}` }]));
           if (i >= 2) rig.emu.finishJob(SITE, jobs[i - 2]!);
           rig.clock.advance(60_000);
-          const cycle = w.pollOnce(rig.ws.teamId, SITE);
-          if (i === 4) {
-            // Kill Redis while the cycle runs; the cycle waits (queued calls), then completes.
-            await sleep(5);
+          // Redis frozen first so that, whatever the machine's load, the kill below lands while a
+          // command of this cycle is sent and waiting for its reply (a loaded machine used to hit
+          // that by chance only).
+          const frozen = i === 4 ? await freezeRedis(redis) : undefined;
+          // The handler is attached where the cycle starts: it rejects while Redis is down (its
+          // call in flight fails at the kill), up to 1.5 s before the loop gets back to it, and a
+          // handler attached only then left an unhandled rejection behind.
+          const cycle = w.pollOnce(rig.ws.teamId, SITE).then(
+            () => undefined,
+            () => {
+              cycleErrors++;
+            },
+          );
+          if (frozen) {
+            // Kill Redis while the cycle's call is in flight; the writer's queued calls wait for the
+            // reconnect, its call in flight fails.
+            await frozen.untilMoreUnread();
             await redis.kill9();
             await sleep(1500);
             await redis.start();
           }
           // A cycle whose store call was in flight when Redis died fails (the watcher's tick logs it
           // and polls again next interval); queued calls wait for the reconnect.
-          await cycle.catch(() => {
-            cycleErrors++;
-          });
+          await cycle;
         }
+        // The cycle that was in flight at the kill failed, as the scenario intends.
+        expect(cycleErrors).toBeGreaterThanOrEqual(1);
         for (const j of jobs.slice(-2)) rig.emu.finishJob(SITE, j);
         for (let i = 0; i < 4; i++) {
           rig.clock.advance(60_000);
