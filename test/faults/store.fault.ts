@@ -4,9 +4,7 @@
  * twice, nothing acknowledged is lost.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createClient } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../dev/emulator/index.js';
 import { FakeSlack } from '../../dev/fakeslack/index.js';
@@ -14,6 +12,7 @@ import { type ChildHandle, startChild } from '../../dev/testing/child.js';
 import type { WatchChildConfig } from '../../dev/testing/fault-child.js';
 import { createStore } from '../../src/store/index.js';
 import { testWorkspace } from '../harness/index.js';
+import { type FrozenRedis, freezeRedis } from '../store/redis-freeze.js';
 import { type RestartableRedis, startRestartableRedis } from './support/redis-proc.js';
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
@@ -31,55 +30,6 @@ import {
 const ROOT = resolve(import.meta.dirname, '../..');
 const CHILD = join(ROOT, 'dev/testing/fault-child.ts');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Bytes that clients sent to the Redis on `port` and it has not read yet: the receive queues of
- * its established connections in the kernel's socket table (Linux /proc/net/tcp).
- */
-function unreadByRedis(port: number): number {
-  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  let bytes = 0;
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    // sl local_address rem_address st tx_queue:rx_queue ...; st 01 = ESTABLISHED.
-    if (f[1]?.endsWith(local) && f[3] === '01') bytes += Number.parseInt(f[4]?.split(':')[1] ?? '0', 16);
-  }
-  return bytes;
-}
-
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(1);
-  }
-}
-
-/**
- * SIGSTOP the Redis: it keeps its connections but reads nothing, so every command sent from now
- * on waits for a reply. Resolves once the writer loop's command is waiting (the writer awaits
- * each call, so nothing more of it arrives); `untilMoreUnread()` then waits until a further
- * command (the poll cycle's) has reached Redis. A SIGKILL afterwards fails exactly those calls.
- */
-async function freezeRedis(redis: RestartableRedis): Promise<{ untilMoreUnread(): Promise<void> }> {
-  const admin = createClient({ url: redis.url });
-  admin.on('error', () => undefined);
-  await admin.connect();
-  const info = String(await admin.sendCommand(['INFO', 'server']));
-  admin.destroy();
-  const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
-  expect(pid).toBeGreaterThan(0);
-  process.kill(pid, 'SIGSTOP');
-  await until('the writer has a command waiting in the frozen Redis', () => unreadByRedis(redis.port) > 0);
-  const before = unreadByRedis(redis.port);
-  return {
-    untilMoreUnread: () =>
-      until(
-        'the poll cycle has a command waiting in the frozen Redis',
-        () => unreadByRedis(redis.port) > before,
-      ),
-  };
-}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -114,8 +64,28 @@ describe('Redis restarted under load', () => {
         // Load: document writes in a loop; each one acknowledged must survive the restart.
         const docs = rig.store.docs<{ n: number }>('faults-load');
         const ackedIds: string[] = [];
+        // The writer can be held between two writes (while Redis is frozen below, nothing of it
+        // may be half-processed by Redis).
+        let hold: { idle: () => void; go: Promise<void> } | undefined;
+        const holdWriter = async () => {
+          let go!: () => void;
+          const gone = new Promise<void>((r) => {
+            go = r;
+          });
+          await new Promise<void>((idle) => {
+            hold = { idle, go: gone };
+          });
+          return () => {
+            hold = undefined;
+            go();
+          };
+        };
         const writer = (async () => {
           for (let n = 0; writing; n++) {
+            if (hold) {
+              hold.idle();
+              await hold.go;
+            }
             try {
               await docs.put(rig.ws.teamId, `w${n}`, { n });
               ackedIds.push(`w${n}`);
@@ -134,7 +104,12 @@ describe('Redis restarted under load', () => {
           // Redis frozen first so that, whatever the machine's load, the kill below lands while a
           // command of this cycle is sent and waiting for its reply (a loaded machine used to hit
           // that by chance only).
-          const frozen = i === 4 ? await freezeRedis(redis) : undefined;
+          let frozen: FrozenRedis | undefined;
+          let releaseWriter: (() => void) | undefined;
+          if (i === 4) {
+            releaseWriter = await holdWriter();
+            frozen = await freezeRedis(redis.url, redis.port);
+          }
           // The handler is attached where the cycle starts: it rejects while Redis is down (its
           // call in flight fails at the kill), up to 1.5 s before the loop gets back to it, and a
           // handler attached only then left an unhandled rejection behind.
@@ -144,10 +119,13 @@ describe('Redis restarted under load', () => {
               cycleErrors++;
             },
           );
-          if (frozen) {
-            // Kill Redis while the cycle's call is in flight; the writer's queued calls wait for the
-            // reconnect, its call in flight fails.
-            await frozen.untilMoreUnread();
+          if (frozen && releaseWriter) {
+            // Kill Redis while a call of the cycle and one of the writer are in flight (both fail);
+            // calls made during the outage are queued and resume after the restart.
+            await frozen.untilMoreUnread('the poll cycle has a command waiting in the frozen Redis');
+            frozen.mark();
+            releaseWriter();
+            await frozen.untilMoreUnread('the writer has a command waiting in the frozen Redis');
             await redis.kill9();
             await sleep(1500);
             await redis.start();
@@ -156,8 +134,9 @@ describe('Redis restarted under load', () => {
           // and polls again next interval); queued calls wait for the reconnect.
           await cycle;
         }
-        // The cycle that was in flight at the kill failed, as the scenario intends.
+        // The cycle and the write that were in flight at the kill failed, as the scenario intends.
         expect(cycleErrors).toBeGreaterThanOrEqual(1);
+        expect(inflightErrors).toBeGreaterThanOrEqual(1);
         for (const j of jobs.slice(-2)) rig.emu.finishJob(SITE, j);
         for (let i = 0; i < 4; i++) {
           rig.clock.advance(60_000);
