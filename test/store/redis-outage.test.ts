@@ -10,6 +10,7 @@ import { freeLoopbackPort } from '../../dev/testing/ports.js';
 import { StoreConfigError } from '../../src/store/errors.js';
 import { createStore } from '../../src/store/index.js';
 import { type RestartableRedis, startRestartableRedis } from '../faults/support/redis-proc.js';
+import { freezeRedis } from './redis-freeze.js';
 
 const hasRedis = (() => {
   try {
@@ -86,6 +87,67 @@ describe.skipIf(!hasRedis)('Redis outage', () => {
     expect(await docs.get('T1', 'after')).toEqual({ n: -1 });
     await store.close();
     await sleep(200);
+    expect(unhandled).toEqual([]);
+  }, 30_000);
+
+  it('every kind of store call in flight at a SIGKILL settles for its caller; none is left unhandled', async () => {
+    redis = await startRestartableRedis();
+    const r = redis;
+    const store = await createStore({
+      url: r.url,
+      encryptionKey: key(),
+      namespace: `inflight-${randomBytes(3).toString('hex')}`,
+    });
+    const bounded = store.bounded(60_000);
+    // Every kind of call, plain and bounded (each kind's first command is what is in flight).
+    const calls = (s: typeof store, tag: string): Array<Promise<unknown>> => {
+      const docs = s.docs<{ n: number }>(`inflight-${tag}`);
+      return [
+        docs.get('T1', 'a'),
+        docs.put('T1', 'b', { n: 1 }),
+        docs.update('T1', 'c', (old) => ({ n: (old?.n ?? 0) + 1 })),
+        docs.list('T1'),
+        docs.delete('T1', 'd'),
+        s.audit.append('T1', { userId: 'U1', action: 'x', detail: 'y', result: 'ok' }),
+        s.audit.list('T1'),
+        s.settings.get('T1'),
+        s.installations.get('T1'),
+        s.credentials.get('T1'),
+        s.leases.acquire(`l-${tag}`, 'h1', 5000),
+        s.leases.renew(`l-${tag}`, 'h1', 5000),
+        s.leases.holder(`l-${tag}`),
+        s.leases.release(`l-${tag}`, 'h1'),
+        s.ping(),
+      ];
+    };
+    const settle = (ps: Array<Promise<unknown>>) =>
+      Promise.allSettled(ps).then((rs) => rs.filter((x) => x.status === 'rejected').length);
+    const flushed = () => new Promise((res) => setImmediate(res));
+
+    // 1. Redis frozen, the calls sent and waiting for their replies, then killed and restarted.
+    const frozen = await freezeRedis(r.url, r.port);
+    const first = settle([...calls(store, 'plain'), ...calls(bounded, 'bounded')]);
+    await frozen.untilMoreUnread('the calls have reached the frozen Redis');
+    await r.kill9();
+    await r.start();
+    const failed = await first;
+    // The calls in flight failed (to their callers); the ones queued resumed after the restart.
+    expect(failed).toBeGreaterThan(0);
+    for (let i = 0; i < 100 && !(await store.ping()); i++) await sleep(50);
+    expect(await store.ping()).toBe(true);
+
+    // 2. Redis killed with calls in flight, then the store closed during the outage with calls
+    //    queued: every one of them rejects to its caller.
+    const frozen2 = await freezeRedis(r.url, r.port);
+    const inFlight = settle(calls(store, 'close'));
+    await frozen2.untilMoreUnread('the calls have reached the frozen Redis');
+    await r.kill9();
+    const queued = settle(calls(store, 'queued'));
+    await store.close();
+    expect(await inFlight).toBeGreaterThan(0);
+    await queued;
+    await flushed();
+    await flushed();
     expect(unhandled).toEqual([]);
   }, 30_000);
 });
