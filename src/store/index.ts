@@ -162,10 +162,16 @@ function openRedisClient(
   return client as unknown as NodeRedisClient;
 }
 
-/** Close at once, never throwing (already closed, or never opened). */
+/**
+ * Close at once, never throwing (already closed, or never opened), and reject every call still
+ * queued or waiting for a reply. Called whatever `isOpen` says: after a graceful close that timed
+ * out (Redis gone), node-redis already reports the client closed while the calls queued during
+ * the outage still wait (for ever: the closed client stops reconnecting). `destroy()` rejects
+ * them first (DisconnectsClientError) and only then throws ClientClosedError for the socket.
+ */
 function forceClose(client: NodeRedisClient): void {
   try {
-    if (client.isOpen) client.destroy();
+    client.destroy();
   } catch {
     /* already closed */
   }
