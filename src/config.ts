@@ -61,6 +61,8 @@ export interface Config {
   storeUrl: string;
   storeRequestTimeoutMs: number;
   shutdownDrainSeconds: number;
+  /** REGISTRATION_INFLIGHT_GRACE_SECONDS in ms (see src/ops/watermarking/registration/run.ts). */
+  registrationInFlightGraceMs: number;
   metricsToken?: string;
   /** Current encryption key as given (32 bytes, base64 or hex); decode with decodeKey(). */
   encryptionKey: string;
@@ -409,6 +411,14 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'How often watched jobs and requests are polled when a site is idle (no job in flight, nothing changed lately): the longest adaptive polling interval.',
     schema: intIn(5, 86_400),
+  },
+  {
+    name: 'REGISTRATION_INFLIGHT_GRACE_SECONDS',
+    required: 'no',
+    default: '5',
+    description:
+      'Bulk registration after a crash or a timed-out POST: how long a batch the bot may have sent can still land at the service. Before sending such a batch again the bot waits this long, then sends only the names the service does not list (the API has no idempotency key). Raise it if the service queues requests longer.',
+    schema: intIn(1, 300),
   },
   {
     name: 'POLL_ACTIVE_INTERVAL_SECONDS',
@@ -809,6 +819,7 @@ export function loadConfig(env: Env = process.env): Config {
     storeUrl: str('STORE_URL')!,
     storeRequestTimeoutMs: v.STORE_REQUEST_TIMEOUT_MS as number,
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN_SECONDS as number,
+    registrationInFlightGraceMs: (v.REGISTRATION_INFLIGHT_GRACE_SECONDS as number) * 1000,
     encryptionKey: str('ENCRYPTION_KEY')!,
     previousEncryptionKeys: (v.ENCRYPTION_KEYS_PREVIOUS as string[] | undefined) ?? [],
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },

@@ -36,6 +36,13 @@ describe('loadConfig', () => {
     expect(c.serviceJwt).toEqual({ sub: 'ServiceAPI', aud: 'AUDIENCE', iss: 'Service' });
     expect(c.slack.apiUrl).toBe('https://slack.com/api/');
     expect(c.envCredentials).toBeUndefined();
+    expect(c.registrationInFlightGraceMs).toBe(5_000);
+    expect(
+      loadConfig({ ...base, REGISTRATION_INFLIGHT_GRACE_SECONDS: '30' }).registrationInFlightGraceMs,
+    ).toBe(30_000);
+    expect(() => loadConfig({ ...base, REGISTRATION_INFLIGHT_GRACE_SECONDS: '0' })).toThrow(
+      /REGISTRATION_INFLIGHT_GRACE_SECONDS/,
+    );
   });
 
   it('derives socket mode from SLACK_APP_TOKEN (no signing secret needed)', () => {

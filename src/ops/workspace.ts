@@ -16,7 +16,8 @@ export interface OpsDeps {
   config: Pick<
     Config,
     'distribution' | 'envCredentials' | 'dwmBaseUrl' | 'serviceApiBaseUrl' | 'auditChannelId'
-  >;
+  > &
+    Partial<Pick<Config, 'registrationInFlightGraceMs'>>;
   store: Store;
   api: ApiFactory;
   now: () => number;

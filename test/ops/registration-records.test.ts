@@ -125,6 +125,43 @@ describe('runs and the pending index', () => {
     expect(await listPending(deps())).toEqual([{ workspace: 'T1', reportId: 'rep2' }]);
   });
 
+  it("the deployment's in-flight grace (REGISTRATION_INFLIGHT_GRACE_SECONDS) is the wait before an unconfirmed batch is sent again", async () => {
+    const waits = async (graceMs: number | undefined) => {
+      const wm = new FakeWatermarkingClient({ siteIds: ['DEMO'] });
+      const plan = await planRegistration(parseRecipientLines('g1\ng2'), async () => new Map());
+      const stored = newReport(plan, 'DEMO', 'rep-g', '2026-01-01T00:00:00.000Z');
+      stored.runId = 'dead-runner';
+      stored.batches[0]!.state = 'sending';
+      await reportRepo(deps()).put('T1', 'rep-g', stored);
+      let t = Date.UTC(2026, 0, 2);
+      const slept: number[] = [];
+      const r = await resumeRun(
+        {
+          store,
+          now: () => t,
+          ...(graceMs === undefined ? {} : { config: { registrationInFlightGraceMs: graceMs } }),
+        },
+        'T1',
+        wm,
+        'rep-g',
+        {
+          force: true,
+          heartbeatMs: 0,
+          sleep: async (ms) => {
+            slept.push(ms);
+            t += ms;
+          },
+        },
+      );
+      if (!r.ok) throw new Error(r.message);
+      // Sent once, after the wait (the service never got the dead runner's POST).
+      expect(wm.callsOf('registerRecipients')).toHaveLength(1);
+      return Math.max(0, ...slept);
+    };
+    expect(await waits(42_000)).toBe(42_000);
+    expect(await waits(undefined)).toBe(5_000);
+  });
+
   it('index updates are per workspace and report; resume of a missing report clears it', async () => {
     await markPending(deps(), 'T1', 'a');
     await markPending(deps(), 'T2', 'a');

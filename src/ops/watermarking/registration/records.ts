@@ -73,7 +73,18 @@ export const draftSchema = z.object({
 });
 export type RegistrationDraft = z.infer<typeof draftSchema>;
 
-type Deps = { store: Store; now: () => number };
+type Deps = {
+  store: Store;
+  now: () => number;
+  /** REGISTRATION_INFLIGHT_GRACE_SECONDS (ms); run.ts's default when absent. */
+  config?: { registrationInFlightGraceMs?: number };
+};
+
+/** The deployment's in-flight grace for the runner options (absent: run.ts's default). */
+function graceOf(deps: Deps): { inFlightGraceMs?: number } {
+  const ms = deps.config?.registrationInFlightGraceMs;
+  return ms === undefined ? {} : { inFlightGraceMs: ms };
+}
 
 function drafts(deps: Deps) {
   return deps.store.docs<RegistrationDraft>(DRAFTS_NAMESPACE, draftSchema);
@@ -233,6 +244,7 @@ export async function startRun(
   await saveRun(deps, workspace, { ...run, reportId, startedAt: new Date(deps.now()).toISOString() });
   await markPending(deps, workspace, reportId);
   const report = await runRegistration(client, run.siteId, plan, {
+    ...graceOf(deps),
     ...hooks,
     reportRepo: reportRepo(deps),
     workspaceKey: workspace,
@@ -264,6 +276,7 @@ export async function resumeRun(
   opts: ResumeOptions = {},
 ): Promise<ResumeResult> {
   const r = await resumeRegistration(client, reportRepo(deps), workspace, reportId, {
+    ...graceOf(deps),
     reportTtlMs: RUN_TTL_MS,
     now: deps.now,
     ...opts,

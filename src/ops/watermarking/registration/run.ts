@@ -20,8 +20,8 @@
  * Resume after a crash (kill -9) and the POST of the dead runner. The API has no idempotency key
  * and no way to ask whether a request is still being processed, so the resumer reads the batch's
  * names upstream (the recipient search/list of spec 4.5) and sends only the missing ones, and only
- * after a grace time (inFlightGraceMs, default 5 s) counted from ITS OWN start, then a second
- * look-up. The dead runner's request was sent before it died, hence before this runner started:
+ * after a grace time (inFlightGraceMs: REGISTRATION_INFLIGHT_GRACE_SECONDS, default 5 s) counted
+ * from ITS OWN start, then a second look-up. The dead runner's request was sent before it died, hence before this runner started:
  * the assumption left is that a service applies or drops a request within that grace after the
  * sender is gone. (Counting the grace from the stored sentAt alone was wrong: sentAt is taken
  * before the store write and the POST, which on a loaded machine take longer than the grace, so a
