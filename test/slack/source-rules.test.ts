@@ -5,10 +5,13 @@
  *   called app.action / app.view / app.command / app.function itself would skip the kit's guards
  *   (workspace tag, role, schema-checked values, error replies).
  * - Block Kit is typed on @slack/types: no `as never` cast hides a payload from the compiler.
+ * - A command that can open a form declares `opensModal`: it then runs at the ack, not behind the
+ *   handler queue, where its trigger id (3 s) could expire.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/slack/features/index.js';
 
 const SLACK = new URL('../../src/slack/', import.meta.url).pathname;
 
@@ -43,5 +46,13 @@ describe('the Slack layer', () => {
 
   it('casts no Block Kit payload to never', () => {
     expect(files.filter((f) => /\bas never\b/.test(f.code)).map((f) => f.path)).toEqual([]);
+  });
+});
+
+describe('the command registry', () => {
+  it('every command whose handler opens a view declares opensModal', () => {
+    const opening = registry.entries().filter((e) => /\bopenView\(/.test(String(e.handler)));
+    expect(opening.length).toBeGreaterThan(0);
+    expect(opening.filter((e) => !e.opensModal).map((e) => e.path.join(' '))).toEqual([]);
   });
 });

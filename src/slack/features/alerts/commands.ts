@@ -120,6 +120,8 @@ list.add({
   },
   role: 'member',
   changesHome: true,
+  // Without thresholds it opens a form: run at the ack, never behind the handler queue.
+  opensModal: true,
   summary: 'Alert this channel when license requests of a site start failing',
   description:
     'One alert when the fail ratio of the window reaches the threshold (with the top error codes, content ids and devices); it is updated while the spike lasts and a thread reply says when it is over. Without thresholds a form opens. Changing thresholds someone else set takes an admin.',
