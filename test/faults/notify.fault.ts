@@ -33,6 +33,7 @@ import { DigestSchedules, digestScheduleId } from '../../src/watch/digest.js';
 import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/watch/license-alerts.js';
 import type { AlertSubscription } from '../../src/watch/notify-types.js';
 import { testWorkspace } from '../harness/index.js';
+import { killMoment } from './support/kill-moment.js';
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
 import { deliveryKeyOf, duplicates, ENCRYPTION_KEY } from './support/watch.js';
@@ -44,7 +45,6 @@ const SVC_ACCOUNT = 'kill9-svc';
 const SITES = ['NA01', 'NA02', 'NA03', 'NA04'];
 const DIGEST_NEXT = 'C0DIGESTNX';
 const DIGEST_MISSED = 'C0DIGESTMS';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -301,18 +301,7 @@ describe('kill -9 of the notifier', () => {
         let onCall = 0;
         for (let i = 0; i < KILLS; i++) {
           applyNext();
-          if (rand() < 0.5) {
-            // Kill the moment Slack records one of the bot's posts or updates.
-            const seq = fake.lastSeq();
-            const method = ['chat.postMessage', 'chat.update', 'chat.postMessage'][randInt(rand, 0, 2)]!;
-            const hit = await fake
-              .waitFor((c) => c.seq > seq && c.method === method, 2500)
-              .then(() => true)
-              .catch(() => false);
-            if (hit) onCall++;
-          } else {
-            await sleep(randInt(rand, 50, 1200));
-          }
+          if (await killMoment(fake, rand, 1200)) onCall++;
           await bot.kill9();
           bot = spawnBot();
           await bot.waitLine(/^READY/, 20_000);

@@ -19,6 +19,7 @@ import type { RegisterChildConfig, WatchChildConfig } from '../../dev/testing/fa
 import { type RegistrationReport, reportCounts } from '../../src/ops/watermarking/registration/run.js';
 import { createStore } from '../../src/store/index.js';
 import { testWorkspace } from '../harness/index.js';
+import { killMoment } from './support/kill-moment.js';
 import { randInt, scenarioRandom } from './support/seed.js';
 import { scenario } from './support/summary.js';
 import { completeness, deliveryKeyOf, digestTexts, ENCRYPTION_KEY, SITE } from './support/watch.js';
@@ -109,18 +110,7 @@ describe('kill -9 of the bot', () => {
             const k = open.splice(randInt(rand, 0, open.length - 2), 1)[0]!;
             base.emu.finishJob(SITE, k, rand() < 0.2 ? { failDwmIds: [] } : {});
           }
-          if (rand() < 0.5) {
-            // Kill the moment Slack records one of the bot's calls (posted, not yet recorded).
-            const seq = fake.lastSeq();
-            const method = ['chat.postMessage', 'chat.update', 'chat.postMessage'][randInt(rand, 0, 2)]!;
-            const hit = await fake
-              .waitFor((c) => c.seq > seq && c.method === method, 2500)
-              .then(() => true)
-              .catch(() => false);
-            if (hit) onCall++;
-          } else {
-            await sleep(randInt(rand, 50, 900));
-          }
+          if (await killMoment(fake, rand, 900)) onCall++;
           await bot.kill9();
           bot = spawnBot(config);
           await bot.waitLine(/^READY/, 20_000);
