@@ -4,7 +4,7 @@
  * paging). Nothing here knows about Slack.
  */
 import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { SERVICE_CODE, type ServiceCode } from '../../api/codes.js';
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
 import type { DateRange, PageQuery, SvcPage } from '../../api/types.js';
@@ -150,6 +150,14 @@ export interface ReaderDays {
   startMs?: number;
   endMs?: number;
 }
+
+/** The zod fields of a `from:`/`to:` filter in the reader's zone (every list that takes days). */
+export const readerDateFields = {
+  from: z.string().optional(),
+  to: z.string().optional(),
+  /** The reader's IANA zone: `from`/`to` are their days (see `ReaderDays`). Default UTC. */
+  timeZone: z.string().max(64).optional(),
+};
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -30,6 +30,7 @@ import {
   type PageResult,
   parseInput,
   type ReaderDays,
+  readerDateFields,
   requireSiteId,
   toPageQuery,
   toPageResult,
@@ -45,17 +46,11 @@ const keyword = (what: string) =>
     .min(1, `The ${what} is empty: give a value after the colon.`)
     .max(SEARCH_KEYWORD_MAX, `The ${what} is longer than ${SEARCH_KEYWORD_MAX} characters.`);
 
-const dateFields = {
-  from: z.string().optional(),
-  to: z.string().optional(),
-  /** The reader's IANA zone: `from`/`to` are their days (see `ReaderDays`). Default UTC. */
-  timeZone: z.string().max(64).optional(),
-};
 const pageFields = { page: z.number().optional(), pageSize: z.number().optional() };
 
 const licenseFilters = z
   .object({
-    ...dateFields,
+    ...readerDateFields,
     ...pageFields,
     status: z.enum(['success', 'fail'], { error: 'The status must be success or fail.' }).optional(),
     cid: keyword('content id').optional(),
@@ -149,17 +144,19 @@ function licenseQueryOf(filters: LicenseFilters): { q: LicenseQuery; days: Reade
 /** The reader's days of a filter set (undefined without dates), for the reply and the export. */
 export function readerDaysOf(filters: DateFilters): ReaderDays | undefined {
   const endpoint = opsEndpoint('drm.dates');
-  const f = parseInput(endpoint, z.object(dateFields).passthrough(), filters);
+  const f = parseInput(endpoint, z.object(readerDateFields).passthrough(), filters);
   return applyDates(endpoint, f, {}, f.timeZone);
 }
 
-const userFilters = z.object({ ...dateFields, ...pageFields, user: keyword('user id').optional() }).strict();
+const userFilters = z
+  .object({ ...readerDateFields, ...pageFields, user: keyword('user id').optional() })
+  .strict();
 const deviceFilters = z
-  .object({ ...dateFields, ...pageFields, device: keyword('device id').optional() })
+  .object({ ...readerDateFields, ...pageFields, device: keyword('device id').optional() })
   .strict();
 const cidFilters = z
   .object({
-    ...dateFields,
+    ...readerDateFields,
     ...pageFields,
     status: z.enum(['success', 'fail'], { error: 'The status must be success or fail.' }).optional(),
   })
@@ -436,7 +433,7 @@ export interface PackagingFilters extends DateFilters {
 
 const packagingFilters = z
   .object({
-    ...dateFields,
+    ...readerDateFields,
     cid: keyword('content id').optional(),
     drm: keyword('DRM type').optional(),
     user: keyword('user id').optional(),

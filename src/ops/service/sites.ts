@@ -15,6 +15,7 @@ import {
   type PageResult,
   parseInput,
   type ReaderDays,
+  readerDateFields,
   serviceLabel,
   toPageQuery,
   toPageResult,
@@ -89,8 +90,7 @@ export async function requestAdditionalSite(
 
 const siteRequestFilters = z
   .object({
-    from: z.string().optional(),
-    to: z.string().optional(),
+    ...readerDateFields,
     status: z.string().trim().min(1, 'The status is empty.').max(40, 'The status is too long.').optional(),
     account: z
       .string()
@@ -106,7 +106,6 @@ const siteRequestFilters = z
       .optional(),
     page: z.number().optional(),
     pageSize: z.number().optional(),
-    timeZone: z.string().max(64).optional(),
   })
   .strict();
 
