@@ -36,19 +36,12 @@ import { refreshHome } from './features/home/publish.js';
 import type { Feature } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
-import type { NotifyRenderers } from './kit/notify-render.js';
+import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
 import { userInfo } from './kit/roles.js';
 import { onUninstall } from './lifecycle.js';
 import { createNotifyPorts } from './notify-ports.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 import { newHolderId } from './watch-runtime.js';
-
-export const NOTIFY_RENDERER_NAMES: ReadonlyArray<keyof NotifyRenderers> = [
-  'requestOutcomeDm',
-  'requestOutcomeCard',
-  'licenseAlert',
-  'digest',
-];
 
 /**
  * The renderers a feature list provides, merged, and the names none provides (lenient: the

@@ -13,7 +13,7 @@ import type { AppDeps } from '../deps.js';
 import { registerSteps, type StepDeclaration } from './functions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
-import type { NotifyRenderers } from './notify-render.js';
+import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
 import { registerSlashCommands } from './slash.js';
@@ -52,13 +52,7 @@ export interface Feature {
 export function notifyRenderersOf(features: readonly Feature[]): NotifyRenderers {
   const merged: Partial<NotifyRenderers> = {};
   for (const f of features) Object.assign(merged, f.notifyRenderers ?? {});
-  const need: Array<keyof NotifyRenderers> = [
-    'requestOutcomeDm',
-    'requestOutcomeCard',
-    'licenseAlert',
-    'digest',
-  ];
-  const missing = need.filter((k) => typeof merged[k] !== 'function');
+  const missing = NOTIFY_RENDERER_NAMES.filter((k) => typeof merged[k] !== 'function');
   if (missing.length > 0) throw new Error(`no feature renders: ${missing.join(', ')}`);
   return merged as NotifyRenderers;
 }

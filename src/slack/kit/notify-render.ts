@@ -21,3 +21,11 @@ export interface NotifyRenderers {
   /** The daily digest (times in `digest.zone`). */
   digest(digest: Digest): Message;
 }
+
+/** Every renderer the runtime needs (the keys of `NotifyRenderers`). */
+export const NOTIFY_RENDERER_NAMES: ReadonlyArray<keyof NotifyRenderers> = [
+  'requestOutcomeDm',
+  'requestOutcomeCard',
+  'licenseAlert',
+  'digest',
+];
