@@ -4,9 +4,11 @@
  * outputs. Every step reuses the operation the commands use:
  *
  * - Register recipients: the modal's parser, validation, duplicate detection (in the list and
- *   against the site) and planner, then the same durable run (`startRun`: batches of 150, report
- *   stored after every batch, resumed after a restart). The 3000-character limit of the modal's
- *   text box is not applied: a workflow variable is not a text box; the entry cap is.
+ *   against the site) and planner; the run is the modal's (kit/registration-run.ts: batches of
+ *   150, report stored after every batch, resumed after a restart), and the step's result is read
+ *   from the stored report: completed -> outputs, stopped before the end -> an error. The
+ *   3000-character limit of the modal's text box is not applied: a workflow variable is not a
+ *   text box; the entry cap is.
  * - Job status: the job and its tasks as `/dwm job` reads them, summarised by `summariseJob`.
  * - Trial extension: `requestChange(..., 'trial')` as `/drm plan trial` (role from PLAN_ACTIONS),
  *   tracked like the command's (request-outcomes.ts) when the step names who it runs for, so that
@@ -29,9 +31,9 @@ import {
   planRegistration,
   type RegistrationPlan,
 } from './watermarking/registration/plan.js';
-import { type RunHooks, reportRepo, startRun } from './watermarking/registration/records.js';
+import { reportRepo } from './watermarking/registration/records.js';
 import { type RegistrationReport, reportCounts } from './watermarking/registration/run.js';
-import type { OpsDeps, WorkspaceClients } from './workspace.js';
+import type { OpsDeps } from './workspace.js';
 
 /** A step input a person must fix (shown as the step's error: what / why / next). */
 export class StepInputError extends Error {
@@ -82,27 +84,62 @@ export async function planStepRegistration(
   return planRegistration(parsed, existingLookup(wm, siteId));
 }
 
-/** Run a plan durably (the run is resumed after a restart by the registration resume at start). */
-export async function runStepRegistration(
-  deps: OpsDeps,
-  clients: WorkspaceClients,
-  siteId: string,
-  plan: RegistrationPlan,
-  run: { reportId: string; userId: string },
-  hooks: RunHooks = {},
-): Promise<RegistrationReport> {
-  return startRun(deps, clients.workspace, clients.watermarking(), plan, { siteId, ...run }, hooks);
+/**
+ * Names of a report not settled yet: in batches still pending or being sent (a run that stopped
+ * before the end), without the lines a batch already resolved.
+ */
+function outstandingNames(report: RegistrationReport): string[] {
+  const resolved = new Set<number>();
+  for (const x of report.registered) resolved.add(x.line);
+  for (const x of report.skipped) resolved.add(x.line);
+  for (const x of report.failed) resolved.add(x.line);
+  const out: Array<{ line: number; name: string }> = [];
+  for (const b of report.batches) {
+    if (b.state !== 'pending' && b.state !== 'sending') continue;
+    for (const e of b.entries) if (!resolved.has(e.line)) out.push(e);
+  }
+  return out.sort((a, b) => a.line - b.line).map((e) => e.name);
 }
 
-/** The step's outputs from a (finished) report. Skipped = already registered + duplicates + invalid. */
+/**
+ * The step's outputs from a report. Skipped = already registered + duplicates + invalid. Failed
+ * counts and lists the same names: those the service refused, then any not sent (none once a
+ * run completed; a step whose run stopped early fails instead, see `interruptedStepError`).
+ */
 export function registrationOutputs(report: RegistrationReport): RegistrationOutputs {
   const c = reportCounts(report);
+  const notRegistered = [
+    ...[...report.failed].sort((a, b) => a.line - b.line).map((f) => f.name),
+    ...outstandingNames(report),
+  ];
   return {
     registered_count: c.registered,
     skipped_count: c.alreadyRegistered + c.registeredMeanwhile + c.duplicatesInInput + c.invalid,
-    failed_count: c.failed + c.outstanding,
-    failed_names: nameList(report.failed.map((f) => f.name)),
+    failed_count: notRegistered.length,
+    failed_names: nameList(notRegistered),
   };
+}
+
+/**
+ * The step's error for a run that stopped before the end (interrupted: credentials refused, the
+ * progress store down, batches that could not be confirmed). Chosen over completing with the
+ * names not sent as "failed": the next steps of a workflow run on success, and a workflow that
+ * goes on after a partial registration as if all went well is the outcome to avoid. What is left
+ * can be finished with Resume on the DM report, or by running the workflow again (names
+ * registered already are found and skipped, never sent twice).
+ */
+export function interruptedStepError(report: RegistrationReport, requester: boolean): string {
+  const c = reportCounts(report);
+  const reason = (report.interruptedReason ?? 'no reason was recorded').trim().replace(/\.+$/, '');
+  const where = requester
+    ? 'press Resume on the report the bot sent the requester by direct message, or run the workflow again'
+    : 'run the workflow again';
+  return `Couldn't register all the recipients: the registration on site ${report.siteId} stopped before the end: ${reason}. ${c.registered} registered, ${c.outstanding} not sent yet, ${c.failed} failed. Once the cause is fixed, ${where} (names registered already are skipped, never sent twice).`;
+}
+
+/** The step's error when its run ended on an unexpected error (the requester was told by DM). */
+export function registrationStoppedError(siteId: string, refId: string, requester: boolean): string {
+  return `Couldn't register all the recipients: the registration on site ${siteId} stopped because of an unexpected error (reference ${refId}). Batches already sent are kept and the rest is resumed when the bot restarts${requester ? '; the requester gets the report by direct message from the bot' : ''}. Check the recipients with /dwm recipients site:${siteId} before running the workflow again (names registered already are skipped).`;
 }
 
 /** The wait check of a registration step: finished when its stored report says so. */
@@ -119,6 +156,9 @@ export async function checkRegistrationWait(
     };
   }
   if (report.status === 'running') return { done: false };
+  if (report.status === 'interrupted') {
+    return { done: true, ok: false, error: interruptedStepError(report, wait.userId !== undefined) };
+  }
   return { done: true, ok: true, outputs: registrationOutputs(report) };
 }
 

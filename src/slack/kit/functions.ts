@@ -27,7 +27,11 @@ export interface StepRun {
   inputs: StepInputs;
   executionId: string;
   workflowExecutionId: string | undefined;
-  /** The user the workflow ran for (the "requested by" input, else the workflow's user input). */
+  /**
+   * The user the workflow ran for: the step's `userInput` (e.g. "Requested by") when it holds a
+   * user id; undefined otherwise (no fallback: a step that needs a person declares the input
+   * that names one, and the manifest makes it required where it matters).
+   */
   userId: string | undefined;
   /** Bot client of the workspace (not the short-lived function token): usable after the step. */
   client: WebClient;
@@ -79,8 +83,18 @@ export function notSetUpText(title: string, part: 'watermarking' | 'service' | '
   return `Couldn't ${title}: ${which}. A workspace admin runs /dwm setup once, then the workflow can be run again.`;
 }
 
-export function auditWho(step: Pick<StepRun, 'workflowExecutionId' | 'executionId' | 'userId'>): string {
-  return `workflow ${step.workflowExecutionId ?? 'unknown'} (step ${step.executionId}) for ${step.userId ? `<@${step.userId}>` : 'an unnamed user'}`;
+/**
+ * "workflow Wf… (step Fx…) for user U…": the audit detail's naming of the run. The user is plain
+ * text, like the other audit lines' user ids: the detail is escaped where it is shown (the audit
+ * channel's line, `/drm audit`), so a `<@U…>` in it would show as literal text; the entry's own
+ * user (the one the step ran for) is rendered as a mention by those renderers.
+ */
+export function auditWho(step: {
+  workflowExecutionId?: string | undefined;
+  executionId: string;
+  userId?: string | undefined;
+}): string {
+  return `workflow ${step.workflowExecutionId ?? 'unknown'} (step ${step.executionId}) for ${step.userId ? `user ${step.userId}` : 'an unnamed user'}`;
 }
 
 const USER_RE = /^[UW][A-Z0-9]{2,}$/;

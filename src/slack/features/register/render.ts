@@ -8,7 +8,6 @@
  * more" with a button that sends the full list as a CSV file.
  */
 import type { RegistrationPlan } from '../../../ops/watermarking/registration/plan.js';
-import type { ReportSummary } from '../../../ops/watermarking/registration/run.js';
 import {
   actions,
   type Block,
@@ -243,11 +242,8 @@ export {
   registerReportMessage,
 } from '../../kit/registration-report.js';
 
-/** The message with the registration report id, for the audit log. */
-export function registerAuditDetail(s: ReportSummary): string {
-  const c = s.counts;
-  return `register on site ${s.siteId}: ${c.registered} registered, ${c.alreadyRegistered + c.duplicatesInInput + c.invalid + c.registeredMeanwhile} skipped, ${c.failed} failed (report ${s.id}, ${s.status})`;
-}
+/** The audit detail of a run (shared with the Workflow Builder step, so it lives in the kit). */
+export { registerAuditDetail } from '../../kit/registration-run.js';
 
 /** The CSV of the preview's non-registrable lines (invalid, duplicate, already registered). */
 export function previewIssuesCsvComment(siteId: string, rows: number): string {

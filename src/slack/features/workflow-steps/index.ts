@@ -4,9 +4,12 @@
  * what it does is in src/ops/workflow-steps.ts; durable waits in ./waits.ts.
  *
  * - register_recipients: plans at once (same validation and duplicate detection as the modal),
- *   then runs in the background like the modal's confirm (progress and the final report in the
- *   requester's DM, the run resumed after a restart) and completes when the run ends, through a
- *   stored wait so a restart or another replica still completes it.
+ *   then runs in the background on the modal's own run path (kit/registration-run.ts
+ *   `runRegistrationInBackground`: progress and the final report with its CSV in the requester's
+ *   DM, the `recipient.register` audit entry, the run resumed after a restart) and completes when
+ *   the run ends, through a stored wait so a restart or another replica still completes it. A run
+ *   that stops before the end (interrupted, or an unexpected error) fails the step: a workflow
+ *   must not go on as if the whole list were registered.
  * - job_status: answers at once.
  * - wait_for_job: answers at once when the job is finished already; otherwise stores a wait
  *   (deadline = now + timeout) that the job watcher serves (src/watch/job-waits.ts): the site is
@@ -15,20 +18,20 @@
  * - request_trial_extension: `/drm plan trial`'s operation and role rule.
  */
 
-import { newDraftId, startRun } from '../../../ops/watermarking/registration/records.js';
-import { newReport, summariseReport } from '../../../ops/watermarking/registration/run.js';
+import { newDraftId } from '../../../ops/watermarking/registration/records.js';
 import {
   jobStatus,
   parseJobId,
   parseTimeoutHours,
   planStepRegistration,
+  registrationStoppedError,
   requestTrialExtension,
   TRIAL_ROLE,
 } from '../../../ops/workflow-steps.js';
 import { addWait } from '../../../watch/job-waits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
-import { registerProgressMessage, registerReportMessage } from '../../kit/registration-report.js';
+import { runRegistrationInBackground } from '../../kit/registration-run.js';
 import { wakeWatchers } from '../../watch-runtime.js';
 import { STEP_IDS } from './ids.js';
 import { workflowWaitCompleter } from './waits.js';
@@ -75,56 +78,36 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
         ctx.logger.info({ executionId }, 'workflow step event delivered again: ignored');
         return { later: true };
       }
-      // Progress in the requester's DM, like the modal's run: a restart updates the same message.
-      let channel: string | undefined;
-      let ts: string | undefined;
-      if (userId) {
-        const first = registerProgressMessage(
-          summariseReport(newReport(plan, siteId, reportId, new Date(ctx.deps.now()).toISOString())),
-        );
-        const posted = await client.chat
-          .postMessage({
-            channel: userId,
-            text: first.text,
-            ...(first.blocks ? { blocks: first.blocks } : {}),
-          })
-          .catch((err: unknown) => {
-            ctx.logger.warn({ err }, 'could not post the registration progress message');
-            return undefined;
-          });
-        channel = posted?.channel;
-        ts = posted?.ts;
-      }
-      void (async () => {
-        try {
-          const report = await startRun(ctx.deps, ctx.workspace, wm, plan, {
-            reportId,
-            siteId,
-            userId: userId ?? ctx.userId,
-            ...(channel ? { channel } : {}),
-            ...(ts ? { ts } : {}),
-          });
-          if (channel && ts) {
-            const msg = registerReportMessage({
-              summary: summariseReport(report),
-              report,
-              csvAttached: false,
-              workspace: ctx.workspace,
+      // The modal's run path: progress in the requester's DM (updated in place), the final
+      // report with the CSV when long, the fallback DM, the `recipient.register` audit entry.
+      const runs = runRegistrationInBackground(ctx.deps, {
+        workspace: ctx.workspace,
+        client,
+        logger: ctx.logger,
+        refId: ctx.refId,
+        wm,
+        siteId,
+        plan,
+        reportId,
+        userId: userId ?? ctx.userId,
+        dm: userId !== undefined,
+      });
+      void runs
+        .then(async (outcome) => {
+          // Through the wait's lease and claim (the watcher may find the same result): once.
+          const completer = workflowWaitCompleter(ctx.deps);
+          if (outcome.ok) {
+            // The stored report decides: completed -> outputs; interrupted -> an error; still
+            // running (another runner took it over) -> the watcher completes it when it ends.
+            await completer.settle(ctx.workspace, executionId);
+          } else {
+            await completer.finish(ctx.workspace, executionId, {
+              ok: false,
+              error: registrationStoppedError(siteId, ctx.refId, userId !== undefined),
             });
-            await client.chat
-              .update({ channel, ts, text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) })
-              .catch((err: unknown) => ctx.logger.warn({ err }, 'could not show the registration report'));
           }
-        } catch (err) {
-          // The run is stored: the registration resume at start continues it, and the wait
-          // completes the step then.
-          ctx.logger.error({ err, reportId }, 'workflow registration run stopped');
-          return;
-        }
-        await workflowWaitCompleter(ctx.deps)
-          .settle(ctx.workspace, executionId)
-          .catch((err: unknown) => ctx.logger.error({ err, executionId }, 'could not complete the step'));
-      })();
+        })
+        .catch((err: unknown) => ctx.logger.error({ err, executionId }, 'could not complete the step'));
       return { later: true };
     },
   },

@@ -26,6 +26,7 @@ import {
 import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import { auditLine } from '../../kit/context.js';
+import { auditWho } from '../../kit/functions.js';
 import { botClientFor } from '../../kit/support.js';
 
 /**
@@ -104,7 +105,7 @@ async function auditFinished(deps: AppDeps, wait: JobWait, outcome: CompletionOu
   const ok = wait.result?.ok === true;
   const what =
     wait.kind === 'job' ? `wait for job ${wait.target}` : `register recipients (report ${wait.target})`;
-  const detail = `${what}, workflow ${wait.workflowExecutionId ?? 'unknown'} (step ${wait.executionId}) for ${wait.userId ? `<@${wait.userId}>` : 'an unnamed user'}: ${ok ? 'completed' : `failed: ${wait.result && !wait.result.ok ? wait.result.error.slice(0, 200) : ''}`}${outcome === 'alreadyCompleted' ? ' (Slack had it already)' : ''}`;
+  const detail = `${what}, ${auditWho(wait)}: ${ok ? 'completed' : `failed: ${wait.result && !wait.result.ok ? wait.result.error.slice(0, 200) : ''}`}${outcome === 'alreadyCompleted' ? ' (Slack had it already)' : ''}`;
   await audit(
     { ...deps },
     wait.workspace as WorkspaceKey,
