@@ -12,13 +12,21 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
-import { markPending, reportRepo, saveRun } from '../../src/ops/watermarking/registration/records.js';
+import {
+  markPending,
+  RUNS_NAMESPACE,
+  reportRepo,
+  saveRun,
+} from '../../src/ops/watermarking/registration/records.js';
 import { newReport } from '../../src/ops/watermarking/registration/run.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
+import { auditLineText } from '../../src/slack/features/audit/render.js';
 import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
+import { auditLine } from '../../src/slack/kit/context.js';
 import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
 import { createStore } from '../../src/store/index.js';
+import type { AuditEntry } from '../../src/store/types.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
@@ -55,6 +63,10 @@ function completion(bot: TestBot, executionId: string, timeoutMs = 15_000): Prom
   );
 }
 
+function lastSeq(bot: TestBot): number {
+  return bot.fake.calls().at(-1)?.seq ?? 0;
+}
+
 function completions(bot: TestBot, executionId: string): FakeCall[] {
   return bot.fake
     .calls()
@@ -63,6 +75,19 @@ function completions(bot: TestBot, executionId: string): FakeCall[] {
         (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
         c.args.function_execution_id === executionId,
     );
+}
+
+/**
+ * A step's audit entry as the audit channel (`auditLine`) and `/drm audit` (`auditLineText`) show
+ * it: the user once as a mention (the entry's user), named in the detail as plain text, and no
+ * escaped mention markup (`&lt;@U…&gt;`, which Slack would show literally).
+ */
+function expectRendersUser(e: AuditEntry, user: string): void {
+  for (const line of [auditLine(e), auditLineText(e, 'UTC')]) {
+    expect(line).not.toContain('&lt;@');
+    expect(line.split(`<@${user}>`)).toHaveLength(2);
+    expect(line).toContain(`for user ${user}`);
+  }
 }
 
 describe('Workflow Builder steps (function_executed through the real app)', () => {
@@ -112,7 +137,91 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
       if (!line) await new Promise((res) => setImmediate(res));
     }
     expect(line?.userId).toBe(bot.ws.member);
-    expect(line?.detail).toContain(`<@${bot.ws.member}>`);
+    expect(line?.detail).toContain(`for user ${bot.ws.member}`);
+    expectRendersUser(line as AuditEntry, bot.ws.member);
+  });
+
+  it("register recipients, more than a screenful: the modal's run (progress in place, the CSV report in the DM, audited), then completeSuccess", async () => {
+    const member = bot.ws.member;
+    // 170 names: two batches, and more rows than the report shows inline (REPORT_INLINE_ROWS).
+    const names = Array.from({ length: 170 }, (_, i) => `wf-many-${String(i).padStart(3, '0')}`);
+    const seq = lastSeq(bot);
+    const r = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { site: 'DEMO', recipients: names.join('\n'), requested_by: member },
+    });
+    const done = await completion(bot, r.executionId);
+    expect(done.method, String(done.args.error)).toBe('functions.completeSuccess');
+    const out = done.args.outputs as Obj;
+    expect(out).toMatchObject({ registered_count: 170, skipped_count: 0, failed_count: 0, failed_names: '' });
+
+    // The progress message in the requester's DM, then updated in place: progress, final report.
+    const posted = bot.fake
+      .calls('chat.postMessage')
+      .find(
+        (c) =>
+          c.seq > seq &&
+          c.args.channel === member &&
+          String(c.args.text).startsWith('Registering recipients on DEMO: batch 0 of 2'),
+      );
+    expect(posted).toBeDefined();
+    const { channel, ts } = posted!.response as { channel: string; ts: string };
+    expect(String(out.report_link)).toContain(`/archives/${channel}/p${ts.replace('.', '')}`);
+    const updates = bot.fake
+      .calls('chat.update')
+      .filter((c) => c.seq > seq && c.args.channel === channel && c.args.ts === ts);
+    const texts = updates.map((c) => String(c.args.text));
+    expect(
+      texts.some((t) => /^Registering recipients on DEMO: batch [12] of 2$/.test(t)),
+      texts.join(' | '),
+    ).toBe(true);
+    expect(texts.at(-1)).toMatch(/^Registration on DEMO finished/);
+    // The report says the CSV follows, and it does: every input line in the requester's DM.
+    expect(JSON.stringify(updates.at(-1)!.args.blocks)).toMatch(/CSV/);
+    const file = bot.fake
+      .calls('files.completeUploadExternal')
+      .find((c) => c.ok && c.seq > seq && c.args.channel_id === channel);
+    expect(file).toBeDefined();
+    const fid = String((file!.args.files as Array<{ id: string }>)[0]!.id);
+    const csv = bot.fake.file(fid)!.data.toString('utf8');
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(171);
+    expect(csv).toContain('wf-many-169');
+
+    // Audited like the modal's run: the requester and the counts.
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 50 });
+    const reg = audit.find((e) => e.action === 'recipient.register' && e.detail.includes('170 registered'));
+    expect(reg).toMatchObject({ userId: member, result: 'ok', siteId: 'DEMO' });
+    expect(reg?.detail).toContain('0 skipped, 0 failed');
+  });
+
+  it('register recipients stopped before the end: the step fails (the workflow does not go on), the requester can resume', async () => {
+    const member = bot.ws.member;
+    const emu = bot.emulator!;
+    const names = Array.from({ length: 30 }, (_, i) => `wf-stop-${i}`);
+    const seq = lastSeq(bot);
+    // The service refuses the credentials for registrations (the look-ups of the planning pass).
+    emu.faults.add({ match: /^POST \/wm\/api\/recipient/, status: 401 });
+    try {
+      const r = await bot.functionExecuted({
+        callbackId: 'register_recipients',
+        inputs: { site: 'DEMO', recipients: names.join('\n'), requested_by: member },
+      });
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeError');
+      expect(String(c.args.error)).toBe(
+        "Couldn't register all the recipients: the registration on site DEMO stopped before the end: The service refused the credentials (HTTP 401); fix the setup and resume. 0 registered, 30 not sent yet, 0 failed. Once the cause is fixed, press Resume on the report the bot sent the requester by direct message, or run the workflow again (names registered already are skipped, never sent twice).",
+      );
+      expect(completions(bot, r.executionId)).toHaveLength(1);
+      // The requester's DM report is the modal's: stopped, with Resume.
+      const report = bot.fake
+        .calls('chat.update')
+        .filter((u) => u.seq > seq && u.seq < c.seq)
+        .map((u) => JSON.stringify(u.args.blocks))
+        .at(-1);
+      expect(report).toContain('wm_register_resume');
+    } finally {
+      emu.faults.clear();
+    }
   });
 
   it('register recipients: a redelivered event (same execution) starts nothing more', async () => {
@@ -431,6 +540,52 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     expect(String(c.args.error)).toMatch(/^Couldn't wait for the job\./);
   });
 
+  it('register recipients: a run that ends on an unexpected error tells the requester and fails the step once', async () => {
+    const member = bot.ws.member;
+    const store = bot.deps.store;
+    const docs = store.docs;
+    // The run record cannot be stored: the run stops before its first batch.
+    store.docs = ((ns: string, schema?: never) => {
+      const repo = docs.call(store, ns, schema);
+      if (ns !== RUNS_NAMESPACE) return repo;
+      return {
+        ...repo,
+        put: async () => {
+          throw new Error('store write refused for the test');
+        },
+      };
+    }) as typeof store.docs;
+    try {
+      const seq = lastSeq(bot);
+      const r = await bot.functionExecuted({
+        callbackId: 'register_recipients',
+        inputs: { site: 'DEMO', recipients: 'wf-err-1\nwf-err-2', requested_by: member },
+      });
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeError');
+      expect(String(c.args.error)).toMatch(
+        /^Couldn't register all the recipients: the registration on site DEMO stopped because of an unexpected error \(reference [0-9a-f]{8}\)\. Batches already sent are kept .* Check the recipients with \/dwm recipients site:DEMO before running the workflow again/,
+      );
+      // The requester is told in their DM, as after the modal's confirm.
+      const dm = bot.fake
+        .calls('chat.postMessage')
+        .find(
+          (m) => m.seq > seq && m.args.channel === member && String(m.args.text).includes('unexpected error'),
+        );
+      expect(String(dm?.args.text)).toContain(
+        'The registration on site DEMO stopped because of an unexpected error',
+      );
+      expect(bot.fake.functionExecution(r.executionId)).toBe('failed');
+      // Completed through the stored wait: it is marked done right after Slack answered, so the
+      // watcher finds nothing left to send.
+      const listed = async () => (await listWaits(bot.store)).some((w) => w.executionId === r.executionId);
+      while (await listed()) await new Promise((res) => setImmediate(res));
+      expect(completions(bot, r.executionId)).toHaveLength(1);
+    } finally {
+      store.docs = docs;
+    }
+  });
+
   it('request a trial extension: request id and status, audited for the requester', async () => {
     const r = await bot.functionExecuted({
       callbackId: 'request_trial_extension',
@@ -447,7 +602,10 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     expect(String(out.request_id)).toMatch(/\S/);
     expect(String(out.status)).toMatch(/\S/);
     const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
-    expect(audit.find((e) => e.action === 'workflow.plan-trial')?.userId).toBe(bot.ws.member);
+    const entry = audit.find((e) => e.action === 'workflow.plan-trial');
+    expect(entry?.userId).toBe(bot.ws.member);
+    expect(entry?.detail).toContain(`for user ${bot.ws.member}`);
+    expectRendersUser(entry!, bot.ws.member);
   });
 });
 
