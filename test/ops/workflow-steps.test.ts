@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Job, JobTask, WatermarkingClient } from '../../src/api/types.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
-import { newReport } from '../../src/ops/watermarking/registration/run.js';
+import { newReport, type RegistrationReport } from '../../src/ops/watermarking/registration/run.js';
 import {
+  interruptedStepError,
   jobStatus,
   MAX_LISTED_NAMES,
   parseJobId,
@@ -84,6 +85,25 @@ describe('workflow step operations', () => {
     expect(r.outputs.status).toBe('PREPROCESSING');
   });
 
+  it('a run stopped before the end fails the step with the reason, the counts and what to do', async () => {
+    const plan = await planRegistration(
+      parseRecipientLines('s-one\ns-two\ns-three\n'),
+      async () => new Map(),
+    );
+    const report = newReport(plan, 'DEMO', 'rep-2', new Date(0).toISOString());
+    report.status = 'interrupted';
+    report.interruptedReason = 'The service refused the credentials (HTTP 401); fix the setup and resume.';
+    report.registered.push({ line: 1, name: 's-one', dwmId: 11 } as RegistrationReport['registered'][number]);
+    expect(interruptedStepError(report, true)).toBe(
+      "Couldn't register all the recipients: the registration on site DEMO stopped before the end: The service refused the credentials (HTTP 401); fix the setup and resume. 1 registered, 2 not sent yet, 0 failed. Once the cause is fixed, press Resume on the report the bot sent the requester by direct message, or run the workflow again (names registered already are skipped, never sent twice).",
+    );
+    expect(interruptedStepError(report, false)).toContain(
+      'Once the cause is fixed, run the workflow again (',
+    );
+    // Were it given as outputs, the names not sent would be the failed ones, counted and listed alike.
+    expect(registrationOutputs(report)).toMatchObject({ failed_count: 2, failed_names: 's-two\ns-three' });
+  });
+
   it('registration outputs: skipped = already registered + repeated + invalid, as the report counts them', async () => {
     const parsed = parseRecipientLines('a-one\nb-two\nb-two\nalready-there\n');
     const plan = await planRegistration(parsed, async (names) => {
@@ -95,8 +115,9 @@ describe('workflow step operations', () => {
     const out = registrationOutputs(report);
     expect(out.skipped_count).toBe(2);
     expect(out.registered_count).toBe(0);
-    // Not sent yet: the names still to send count as not registered.
+    // Not sent yet: the names still to send count as not registered, and are listed as such.
     expect(out.failed_count).toBe(2);
+    expect(out.failed_names).toBe('a-one\nb-two');
     expect([...Object.keys(out), 'report_link'].sort()).toEqual(
       Object.keys(STEP_MANIFEST.register_recipients!.output_parameters.properties).sort(),
     );

@@ -8,6 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ServiceClient } from '../../src/api/types.js';
+import { parseServiceCode } from '../../src/ops/service/index.js';
+import { requestTrialExtension, StepInputError } from '../../src/ops/workflow-steps.js';
 import { STEP_IDS } from '../../src/slack/features/workflow-steps/ids.js';
 import { type ManifestFunction, STEP_MANIFEST } from '../../src/slack/features/workflow-steps/manifest.js';
 
@@ -91,6 +94,8 @@ describe('manifest.yml functions section', () => {
 // parameter with `type`, `title`, `description`, `hint` (and `dynamic_options`); `required` lists
 // names defined in `properties`. @slack/web-api's manifest types: at most 50 properties per
 // parameter set; `minLength`/`maxLength` for strings, `minimum`/`maximum` for numbers.
+// docs.slack.dev "string type": `enum` (string[]: Workflow Builder shows a dropdown) and `choices`
+// (EnumChoice: `value` of the enum, `title`, `description`).
 // docs.slack.dev "Slack types" and the Deno Slack SDK's schema types: the type names below.
 // Rules of this project on top (not Slack's): every step and parameter has a non-empty title
 // and description (Workflow Builder users read them).
@@ -126,14 +131,33 @@ const common = {
   name: z.string().optional(),
 };
 const paramSchema = z.discriminatedUnion('type', [
-  z.strictObject({
-    ...common,
-    type: z.literal('string'),
-    default: z.string().optional(),
-    minLength: z.number().int().nonnegative().optional(),
-    maxLength: z.number().int().positive().optional(),
-    enum: z.array(z.string()).optional(),
-  }),
+  z
+    .strictObject({
+      ...common,
+      type: z.literal('string'),
+      default: z.string().optional(),
+      minLength: z.number().int().nonnegative().optional(),
+      maxLength: z.number().int().positive().optional(),
+      enum: z.array(z.string()).min(1).optional(),
+      choices: z
+        .array(
+          z.strictObject({
+            value: z.string(),
+            title: z.string().min(1),
+            description: z.string().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .superRefine((p, ctx) => {
+      // docs.slack.dev "string type": `choices` label the values of the sibling `enum`.
+      for (const c of p.choices ?? []) {
+        if (!p.enum?.includes(c.value))
+          ctx.addIssue({ code: 'custom', message: `choice "${c.value}" is not in enum` });
+      }
+      if (p.default !== undefined && p.enum && !p.enum.includes(p.default))
+        ctx.addIssue({ code: 'custom', message: `default "${p.default}" is not in enum` });
+    }),
   z.strictObject({
     ...common,
     type: z.literal('integer'),
@@ -186,6 +210,18 @@ function problems(fns: unknown): string[] {
   return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 }
 
+describe("the trial step's Service dropdown", () => {
+  it('offers exactly what the step accepts at run time; other text is still refused there', async () => {
+    const service = STEP_MANIFEST[STEP_IDS.trial]!.input_parameters.properties.service!;
+    expect(service.enum).toEqual(['DRM', 'FWM']);
+    expect(service.choices?.map((c) => c.value)).toEqual(service.enum);
+    for (const v of service.enum!) expect(() => parseServiceCode(v)).not.toThrow();
+    // A workflow variable can carry anything: the step checks it before any call.
+    const svc = {} as ServiceClient;
+    await expect(requestTrialExtension(svc, 'DEMO', 'XYZ', undefined)).rejects.toThrow(StepInputError);
+  });
+});
+
 describe("manifest.yml functions against Slack's documented rules", () => {
   it('the section passes', () => {
     expect(problems(functionsSection())).toEqual([]);
@@ -230,6 +266,18 @@ describe("manifest.yml functions against Slack's documented rules", () => {
     expect(
       broken((f) => {
         f['x'.repeat(101)] = wait(f);
+      }),
+    ).not.toEqual([]);
+    const service = (f: Record<string, ManifestFunction>) =>
+      (f[STEP_IDS.trial] as ManifestFunction).input_parameters.properties.service!;
+    expect(
+      broken((f) => {
+        service(f).choices!.push({ value: 'XYZ', title: 'Not a service' });
+      }),
+    ).toEqual([expect.stringContaining('choice "XYZ" is not in enum')]);
+    expect(
+      broken((f) => {
+        (service(f).choices![0] as Record<string, unknown>).label = 'typo';
       }),
     ).not.toEqual([]);
   });

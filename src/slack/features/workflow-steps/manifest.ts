@@ -13,6 +13,10 @@ export interface ManifestParam {
   description: string;
   hint?: string;
   default?: unknown;
+  /** A string parameter's allowed values: Workflow Builder offers a dropdown instead of a text box. */
+  enum?: string[];
+  /** Labels of the `enum` values in that dropdown. */
+  choices?: Array<{ value: string; title: string; description?: string }>;
 }
 
 export interface ManifestFunction {
@@ -149,11 +153,21 @@ export const STEP_MANIFEST: Record<string, ManifestFunction> = {
     input_parameters: {
       properties: {
         site,
+        // A dropdown (Slack's string type: `enum` + `choices`); the step still validates the
+        // value (a workflow variable can carry any text), as /drm plan trial does.
         service: {
           type: 'string',
           title: 'Service',
           description: 'DRM, or FWM for forensic watermarking.',
-          hint: 'DRM or FWM',
+          enum: ['DRM', 'FWM'],
+          choices: [
+            { value: 'DRM', title: 'DRM', description: 'The DRM product.' },
+            {
+              value: 'FWM',
+              title: 'Forensic watermarking (FWM)',
+              description: 'The forensic watermarking product.',
+            },
+          ],
         },
         message: {
           type: 'string',
