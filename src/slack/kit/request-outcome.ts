@@ -4,13 +4,14 @@
  * extension, suspension, resume) and the sites feature (additional site): both provide these as
  * their `notifyRenderers` (the runtime merges them; it is the same pair of functions, so the
  * order does not matter). Pure: plain data in, a `Message` within Block Kit limits out; every
- * service or user string is escaped; times are shown in the reader's zone (`zone`).
+ * service or user string is escaped; times are `<!date^…>` tokens (each reader sees their own zone;
+ * `zone` formats the fallback).
  */
 import { REQUEST_STATUS } from '../../api/codes.js';
 import { requestOutcomeText } from '../../ops/notify-text.js';
 import type { RequestOutcomeNotice } from '../../watch/notify-types.js';
 import { type Block, context, fields, header, type Message, message, section } from './blocks.js';
-import { code, esc, formatTime, userMention } from './mrkdwn.js';
+import { code, dateToken, esc, userMention } from './mrkdwn.js';
 import type { NotifyRenderers } from './notify-render.js';
 
 const ICON: Record<RequestOutcomeNotice['outcome'], string> = {
@@ -66,8 +67,10 @@ function detailFields(n: RequestOutcomeNotice, zone: string): string[] {
   }
   pairs.push(['Outcome', statusText(n)]);
   pairs.push(['Requested by', userMention(n.requestedBy)]);
-  pairs.push(['Requested', esc(formatTime(n.requestedAt, zone))]);
-  pairs.push([n.outcome === 'superseded' ? 'Noticed' : 'Decided', esc(formatTime(n.decidedAt, zone))]);
+  // Date tokens: the card usually sits in a shared channel, so each reader sees their own zone
+  // (`zone`, the requester's, is only the fallback text).
+  pairs.push(['Requested', dateToken(n.requestedAt, zone)]);
+  pairs.push([n.outcome === 'superseded' ? 'Noticed' : 'Decided', dateToken(n.decidedAt, zone)]);
   if (n.cancelledBy) pairs.push(['Cancelled by', userMention(n.cancelledBy)]);
   return fields(pairs);
 }
@@ -95,7 +98,7 @@ export function requestOutcomeCard(n: RequestOutcomeNotice, zone: string): Messa
   const blocks: Block[] = [
     header(title),
     section(outcomeLine(n, 'the'), { fields: detailFields(n, zone) }),
-    context(`Updated ${esc(formatTime(n.decidedAt, zone))}. ${nextStep(n)}`),
+    context(`Updated ${dateToken(n.decidedAt, zone)}. ${nextStep(n)}`),
   ];
   const text = esc(requestOutcomeText(n).replace(/^Your /, 'The '));
   return message(text, blocks);

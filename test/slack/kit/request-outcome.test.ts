@@ -40,6 +40,16 @@ describe('request outcome renderers', () => {
     expect(JSON.stringify(requestOutcomeDm(base, 'Not/AZone').blocks)).toContain('2026-11-22 23:30 UTC');
   });
 
+  it('times are date tokens (the card sits in a shared channel: each reader sees their own zone)', () => {
+    for (const m of all({ ...base, outcome: 'superseded', status: 'superseded' }, 'Asia/Seoul')) {
+      const t = JSON.stringify(m.blocks);
+      expect(t).toContain(`<!date^${base.requestedAt / 1000}^`);
+      expect(t).toContain(`<!date^${base.decidedAt / 1000}^`);
+      // The requester's zone only appears as a token's fallback, never as a plain time.
+      expect(t.replace(/<!date\^[^>]*>/g, '')).not.toMatch(/\d{2}:\d{2}/);
+    }
+  });
+
   it('cancelled: by whom through the bot, or outside the bot; hostile site names escaped', () => {
     const byBot = requestOutcomeDm(
       { ...base, outcome: 'cancelled', status: 'ST002', cancelledBy: 'U0ADMIN' },
