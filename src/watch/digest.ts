@@ -268,7 +268,9 @@ export async function scheduleDigests(input: {
       zone: s.zone,
       scheduledFor: due.at,
       day: due.day,
-      late: due.late || due.missedDays.length > 0,
+      // Late only when THIS occurrence is posted late: a digest on time after missed days is not
+      // late (the missed days are named separately, see `missedDays`).
+      late: due.late,
       ...(due.missedDays.length > 0 ? { missedDays: due.missedDays } : {}),
       ...(due.missedMore > 0 ? { missedMore: due.missedMore } : {}),
     };
@@ -510,7 +512,10 @@ export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
         if (p.missedDays && p.missedDays.length > 0) {
           digest.missedDays = p.missedDays;
           const more = p.missedMore ? ` and ${p.missedMore} earlier day(s)` : '';
-          digest.lateNote = `${note ?? 'This digest is posted late.'} The digests of ${p.missedDays.join(', ')}${more} were not posted: the bot was not running then.`;
+          // Only a late digest carries a late note; an on-time one names the missed days alone
+          // (`missedDays`, rendered as their own line).
+          if (note)
+            digest.lateNote = `${note} The digests of ${p.missedDays.join(', ')}${more} were not posted: the bot was not running then.`;
         }
         entry.payload = { ...p, digest };
         await ctx.outbox.save(entry);

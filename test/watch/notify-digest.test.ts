@@ -180,6 +180,28 @@ describe('daily digest against the emulator', () => {
     expect((digests()[2]?.body as Digest | undefined)?.lateNote).toBeUndefined();
   });
 
+  it('back on time after a missed day: the missed day is named, but the digest is not called late', async () => {
+    h = await startNotifyHarness({ start: START });
+    const first = h.notifier();
+    await schedule(first);
+    await runUntil(first, DUE + 60_000);
+    expect(digests()).toHaveLength(1);
+    await first.stop();
+    // Down over day 2's time; back on day 3 at 10:00:20 Berlin, just after the digest's time.
+    h.advance(DUE + 2 * DAY + 20_000 - h.clock.now());
+    const second = h.notifier();
+    await second.tick();
+    expect(digests()).toHaveLength(2);
+    const d = digests()[1]?.body as Digest;
+    expect(d.day).toBe('2026-11-24');
+    expect(d.missedDays).toEqual(['2026-11-23']);
+    expect(d.lateNote).toBeUndefined();
+    const { digestMessage } = await import('../../src/slack/features/digest/render.js');
+    const text = JSON.stringify(digestMessage(d));
+    expect(text).not.toContain('Posted late');
+    expect(text).toContain('No digest was posted for `2026-11-23`');
+  });
+
   it('a crash between posting and recording does not post the digest twice', async () => {
     h = await startNotifyHarness({ start: START });
     const a = h.notifier({ holderId: 'replica-a' });
