@@ -320,11 +320,20 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
       continue;
     }
     const now = input.now();
-    for (const t of list) {
+    for (const listed of list) {
       let notice: RequestOutcomeNotice | undefined;
-      if (latest && latest.requestId === t.requestId) {
+      let t = listed;
+      if (latest && latest.requestId === listed.requestId) {
         const st = latest.status ?? 'ST001';
         if (st === 'ST001') continue;
+        // The list was read before the service was: a cancel through the bot may have happened in
+        // between. It marks the record (`cancelling`) BEFORE its call goes out, so a record read
+        // AFTER the service answered ST002 knows who cancelled it; a record gone means the cancel
+        // already queued its own outcome. Without this re-read the requester's own cancel would be
+        // reported as "cancelled outside the bot".
+        const fresh = await tracker.get(ws, listed.id);
+        if (!fresh) continue;
+        t = fresh;
         const decidedAt = latest.updateTime?.epochMs ?? now;
         const by = st === 'ST002' ? t.cancelling?.by : undefined;
         notice = outcomeNotice(t, st === 'ST003' ? 'approved' : 'cancelled', st, decidedAt, {

@@ -133,6 +133,54 @@ describe('plan-request outcomes', () => {
     expect(h.ports.duplicateKeys()).toEqual([]);
   });
 
+  it("the requester's own cancel racing a poll is never reported as cancelled outside the bot", async () => {
+    h = await startNotifyHarness();
+    const real = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const own = await trialRequest();
+    // The interleaving: the poll lists the tracked requests; then, before its status read, the
+    // requester cancels through the bot (marked, cancel sent upstream) and the cancel's own
+    // bookkeeping is held until the poll is done.
+    let sent!: () => void;
+    const cancelSent = new Promise<void>((r) => {
+      sent = r;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const opClient = Object.create(real) as typeof real;
+    opClient.cancelStatusRequest = async (...a: Parameters<typeof real.cancelStatusRequest>) => {
+      const r = await real.cancelStatusRequest(...a);
+      sent();
+      await held;
+      return r;
+    };
+    let cancel: Promise<unknown> | undefined;
+    const pollClient = Object.create(real) as typeof real;
+    pollClient.getLatestStatusRequest = async (...a: Parameters<typeof real.getLatestStatusRequest>) => {
+      cancel ??= cancelPlanRequestTracked(deps(), WS, opClient, {
+        siteId: SITE,
+        service: 'fwm',
+        cancelledBy: USER,
+      });
+      await cancelSent;
+      return real.getLatestStatusRequest(...a);
+    };
+    const n = h.notifier({ api: { ...h.api, service: () => pollClient } });
+    h.advance(15_000);
+    await n.tick();
+    release();
+    await cancel;
+    await run(n, 120_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    expect(h.ports.cardUpdates).toHaveLength(1);
+    expect(h.ports.cardUpdates[0]?.notice).toMatchObject({
+      requestId: own.requestId,
+      outcome: 'cancelled',
+      cancelledBy: USER,
+    });
+  });
+
   it('a site the service refuses does not hold back the outcome of another; months-old requests stop being polled', async () => {
     h = await startNotifyHarness();
     const n = h.notifier();
