@@ -241,6 +241,15 @@ export async function stopDigest(
     );
   }
   await schedules.remove(ws, input.channelId);
+  // A scheduled digest already queued (or deferred after a Slack error) would still post once
+  // after "off": discard it. A digest mid-post is not stopped here; the delivery checks the
+  // schedule again before posting (src/watch/digest.ts). A `/dwm digest now` asked for
+  // explicitly (key `…:now-…`) is kept.
+  const outbox = new NoticeOutbox(deps.store);
+  const prefix = `digest:${input.channelId}:`;
+  for (const key of await outbox.entries.list(ws)) {
+    if (key.startsWith(prefix) && !key.startsWith(`${prefix}now-`)) await outbox.discard(ws, key);
+  }
   await audit(
     deps,
     ws,
@@ -264,6 +273,7 @@ export async function digestNow(
   deps: OpsDeps,
   ws: WorkspaceKey,
   input: { channelId: string; actor: Actor; zone?: string; kick?: (ws: string) => void },
+  mirror?: AuditMirror,
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
   checkActor(endpoint, input.actor);
@@ -292,12 +302,17 @@ export async function digestNow(
       deps.now(),
     ),
   ]);
-  await audit(deps, ws, {
-    userId: input.actor.userId,
-    action: 'digest.now',
-    detail: `asked for a digest in ${input.channelId}`,
-    result: 'ok',
-  });
+  await audit(
+    deps,
+    ws,
+    {
+      userId: input.actor.userId,
+      action: 'digest.now',
+      detail: `asked for a digest in ${input.channelId}`,
+      result: 'ok',
+    },
+    mirror,
+  );
   input.kick?.(ws);
   return { key };
 }

@@ -502,6 +502,14 @@ export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
     },
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = digestPayloadSchema.parse(entry.payload) as unknown as DigestPayload;
+      // A scheduled digest whose schedule was stopped (`/dwm digest off`) while it waited is not
+      // posted (checked before composing and again before the post; a post already sent stays).
+      const stopped = async () =>
+        p.day !== undefined &&
+        !entry.steps.post &&
+        !entry.sending &&
+        !(await d.schedules.get(entry.workspace, p.channelId));
+      if (await stopped()) return { done: true };
       let digest = p.digest;
       if (!digest && !entry.steps.post) {
         digest = await d.compose(entry.workspace, p, ctx.now());
@@ -521,6 +529,7 @@ export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
         await ctx.outbox.save(entry);
       }
       const body = digest as Digest;
+      if (await stopped()) return { done: true };
       const main = await ctx.postOnce('post', { channel: p.channelId }, (key) =>
         ctx.ports.postDigest(p.channelId, body, { key }),
       );

@@ -202,6 +202,44 @@ describe('daily digest against the emulator', () => {
     expect(text).toContain('No digest was posted for `2026-11-23`');
   });
 
+  it('/dwm digest off discards a digest already queued or deferred for the channel: nothing posts after "off"', async () => {
+    h = await startNotifyHarness({ start: START });
+    const { stopDigest } = await import('../../src/ops/digest.js');
+    const { DeliveryError } = await import('../../src/watch/types.js');
+    const deps = { store: h.store, now: () => h.clock.now() } as unknown as Parameters<typeof stopDigest>[0];
+    const n = h.notifier();
+    // Deferred: Slack rate-limits the post, so today's digest waits in the outbox.
+    await schedule(n);
+    h.ports.faults = [
+      (call) =>
+        call === 'postDigest' ? new DeliveryError('ratelimited', { retryAfterMs: 120_000 }) : undefined,
+    ];
+    await runUntil(n, DUE + 30_000);
+    expect(await n.outbox.size(WS)).toBe(1);
+    await stopDigest(deps, WS, { channelId: CH, actor: { userId: 'U0DIGESTER', isAdmin: false } });
+    expect(await n.outbox.size(WS)).toBe(0);
+    h.ports.faults = [];
+    await runUntil(n, DUE + 600_000);
+    expect(digests()).toEqual([]);
+
+    // Queued, and the schedule removed before the delivery ran (the off landing between the
+    // discard and a drain that had already read the entry): the delivery checks the schedule.
+    const { scheduleDigests } = await import('../../src/watch/digest.js');
+    await schedule(n, { createdAt: new Date(h.clock.now()).toISOString() });
+    h.advance(DUE + DAY + 1000 - h.clock.now());
+    const queued = await scheduleDigests({
+      workspace: WS,
+      schedules: n.digests,
+      outbox: n.outbox,
+      now: () => h.clock.now(),
+    });
+    expect(queued).toHaveLength(1);
+    await n.digests.remove(WS, CH);
+    await n.drain(WS);
+    expect(digests()).toEqual([]);
+    expect(await n.outbox.size(WS)).toBe(0);
+  });
+
   it('a crash between posting and recording does not post the digest twice', async () => {
     h = await startNotifyHarness({ start: START });
     const a = h.notifier({ holderId: 'replica-a' });

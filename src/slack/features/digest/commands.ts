@@ -128,13 +128,18 @@ list.add({
     }
     try {
       const [actor, tz] = await Promise.all([actorOf(ctx, true), ctx.timeZone()]);
-      await digestNow(ctx.deps, ctx.workspace, {
-        channelId,
-        actor,
-        zone: tz,
-        // The runtime delivers at once (without one running, its next pass does).
-        kick: notifyKicker(ctx.deps),
-      });
+      await digestNow(
+        ctx.deps,
+        ctx.workspace,
+        {
+          channelId,
+          actor,
+          zone: tz,
+          // The runtime delivers at once (without one running, its next pass does).
+          kick: notifyKicker(ctx.deps),
+        },
+        auditMirrorOf(ctx),
+      );
       await ctx.respond(digestNowMessage(channelId));
     } catch (e) {
       if (!(e instanceof NotifyRefusedError)) throw e;
