@@ -123,6 +123,23 @@ describe('licenseAlert', () => {
     expect(m.blocks).toMatchSnapshot();
   });
 
+  it('never pings the creator (an alert is posted on every spike); names no subscription id', () => {
+    const recovery: LicenseAlert = {
+      kind: 'recovery',
+      subscription: sub,
+      startedAt: T - 600_000,
+      recoveredAt: T,
+      stats: stats({ failed: 1 }),
+      peakRatio: 0.4,
+    };
+    for (const m of [licenseAlertMessage(spike(), 'UTC'), licenseAlertMessage(recovery, 'UTC')]) {
+      expect(JSON.stringify(m)).not.toContain('<@U0CREATOR>');
+      expect(json(m)).toContain('`/drm alerts` shows who set it up');
+    }
+    const reply = json(subscribedMessage({ status: 'created', subscription: sub }, 'U0CREATOR'));
+    expect(reply).not.toContain(sub.id);
+  });
+
   it('the recovered state of the alert and the recovery reply say it is over, with the peak', () => {
     const recovered = licenseAlertMessage(
       spike({ state: 'recovered', recoveredAt: T + 120_000, stats: stats({ failed: 2, ratio: 0.05 }) }),

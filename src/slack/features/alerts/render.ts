@@ -97,9 +97,14 @@ function statsFields(s: WindowStats): string[] {
   ]);
 }
 
+/**
+ * The creator is not named: a `<@U…>` mention in a channel message notifies that person, and an
+ * alert is posted for every spike (the same choice as the job cards, watch/render-card.ts).
+ * `/drm alerts` (a reply only the caller sees) names who set it up.
+ */
 function footer(sub: AlertSubscription, s: WindowStats, zone: string): Block {
   return context(
-    `Site ${code(sub.siteId)} · window ${dateToken(s.fromMs, zone)} – ${dateToken(s.toMs, zone)} · ${thresholdsText(sub)} · set up by ${userMention(sub.createdBy)} · ${code('/drm alerts')} to see or change`,
+    `Site ${code(sub.siteId)} · window ${dateToken(s.fromMs, zone)} – ${dateToken(s.toMs, zone)} · ${thresholdsText(sub)} · ${code('/drm alerts')} shows who set it up, or changes it`,
   );
 }
 
@@ -197,7 +202,7 @@ export function subscribedMessage(r: SubscribeAlertsResult, userId: string): Mes
     section(
       `One alert is posted when the fail ratio reaches ${sub.ratioPct}%; it is updated while the spike lasts and a reply in its thread says when it is over. ${code('/drm alerts')} lists this channel's alerts, ${code('/drm alerts stop')} stops them.`,
     ),
-    context(`By ${userMention(userId)} · subscription ${code(sub.id)}`),
+    context(`By ${userMention(userId)}`),
   );
   return message(`This channel ${verb} license-failure alerts for site ${esc(sub.siteId)}.`, blocks);
 }
