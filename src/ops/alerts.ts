@@ -18,8 +18,11 @@ import {
   ALERT_LIMITS,
   type AlertState,
   AlertSubscriptions,
+  alertKeyPrefix,
   alertSubscriptionId,
+  stoppedAlertEntry,
 } from '../watch/license-alerts.js';
+import { NoticeOutbox } from '../watch/notify-outbox.js';
 import type { AlertSubscription, AlertThresholds } from '../watch/notify-types.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
@@ -317,11 +320,14 @@ export interface StopAlertsResult {
   refused: AlertSubscription[];
 }
 
-/** Remove the channel's alert subscriptions (one site with `siteId`). */
+/**
+ * Remove the channel's alert subscriptions (one site with `siteId`). An open spike's alert gets
+ * a final update saying the alerts were stopped; `kick` asks the runtime to deliver it at once.
+ */
 export async function stopAlerts(
   deps: OpsDeps,
   ws: WorkspaceKey,
-  input: { channelId: string; actor: Actor; siteId?: string },
+  input: { channelId: string; actor: Actor; siteId?: string; kick?: (ws: string) => void },
   mirror?: AuditMirror,
 ): Promise<StopAlertsResult> {
   const endpoint = opsEndpoint('alerts.stop');
@@ -330,6 +336,8 @@ export async function stopAlerts(
     if (f) throw new ValidationError(endpoint, [{ field: 'site', message: f }]);
   }
   const subs = new AlertSubscriptions(deps.store);
+  const outbox = new NoticeOutbox(deps.store);
+  let queued = false;
   const res: StopAlertsResult = { removed: [], refused: [] };
   const siteFilter = input.siteId?.toUpperCase();
   for (const s of await subs.list(ws, { channelId: input.channelId })) {
@@ -338,9 +346,23 @@ export async function stopAlerts(
       res.refused.push(s);
       continue;
     }
+    // An open spike's alert would stay "updated while it lasts" with frozen numbers: queue its
+    // final update (stopped by whom, no longer updated) and drop the subscription's other pending
+    // notices (a start not yet posted, updates, a recovery) first, then remove it. A stop re-run
+    // after a crash derives the same key (queued once).
+    const prefix = alertKeyPrefix(s);
+    for (const key of await outbox.entries.list(ws)) {
+      if (key.startsWith(prefix)) await outbox.discard(ws, key);
+    }
+    const final = stoppedAlertEntry(ws, s, await subs.state.get(ws, s.id), input.actor.userId, deps.now());
+    if (final) {
+      await outbox.add([final]);
+      queued = true;
+    }
     await subs.remove(ws, s.id);
     res.removed.push(s);
   }
+  if (queued) input.kick?.(ws);
   if (res.removed.length > 0 || res.refused.length > 0) {
     await audit(
       deps,

@@ -255,6 +255,8 @@ export interface AlertState {
     total: number;
     /** Updates enqueued for this spike. */
     updates: number;
+    /** The numbers of the alert's latest form (for its final "stopped" form). */
+    stats?: WindowStats;
   };
   lastCheckedAt?: number;
   /** Last numbers seen (App Home / debug). */
@@ -329,6 +331,7 @@ export function evaluateAlert(
       failed: stats.failed,
       total: stats.total,
       updates: 0,
+      stats,
     };
     return { state, entries };
   }
@@ -371,9 +374,59 @@ export function evaluateAlert(
       state: 'ongoing',
     };
     entries.push(mk(alertKey(sub, n, `u${u}`), 'alert-update', { alert, startKey }));
-    state.active = { ...a, updates: u, peakRatio: peak, failed: stats.failed, total: stats.total };
+    state.active = { ...a, updates: u, peakRatio: peak, failed: stats.failed, total: stats.total, stats };
   }
   return { state, entries };
+}
+
+/** Prefix of every notice key of a subscription (all its spikes and steps). */
+export function alertKeyPrefix(sub: Pick<AlertSubscription, 'id' | 'createdAt'>): string {
+  return alertKey(sub, 0, '').replace(/s0:$/, '');
+}
+
+/**
+ * The final update of an open spike's alert when its subscription is stopped (pure): "Alerts
+ * stopped by <user>; this message is no longer updated", over the spike's last numbers. Its key
+ * (`…:s<n>:stopped`) is stable, so a stop re-run after a crash queues it once.
+ */
+export function stoppedAlertEntry(
+  ws: string,
+  sub: AlertSubscription,
+  state: AlertState | undefined,
+  by: string,
+  now: number,
+): NoticeEntry | undefined {
+  const a = state?.active;
+  if (!state || !a) return undefined;
+  const n = state.spikes;
+  const stats: WindowStats = a.stats ?? {
+    siteId: sub.siteId,
+    fromMs: (state.lastCheckedAt ?? now) - sub.windowMinutes * 60_000,
+    toMs: state.lastCheckedAt ?? now,
+    total: a.total,
+    failed: a.failed,
+    ratio: a.total > 0 ? a.failed / a.total : 0,
+    topErrors: [],
+    topContent: [],
+    topDevices: [],
+    truncated: false,
+  };
+  const alert: LicenseAlert = {
+    kind: 'spike',
+    subscription: sub,
+    startedAt: a.startedAt,
+    stats,
+    peakRatio: a.peakRatio,
+    state: 'stopped',
+    stoppedBy: by,
+    stoppedAt: now,
+  };
+  const startKey = alertKey(sub, n, 'start');
+  const payload: AlertPayload = { alert, startKey };
+  return newNotice(
+    { key: alertKey(sub, n, 'stopped'), workspace: ws, kind: 'alert-update', lane: sub.channelId, payload },
+    now,
+  );
 }
 
 export interface AlertPollInput {
@@ -407,6 +460,8 @@ export async function pollAlerts(input: AlertPollInput): Promise<AlertPollResult
     const stats = windowStats(read, now - sub.windowMinutes * 60_000);
     if (sub.windowMinutes === longest) res.stats = stats;
     const prev = await input.subscriptions.state.get(ws, sub.id);
+    // Stopped while the window was read: no notice, and no state written back for it.
+    if (!(await input.subscriptions.get(ws, sub.id))) continue;
     const { state, entries } = evaluateAlert(ws, sub, prev, stats, now);
     if (entries.length > 0) res.notices += await input.outbox.add(entries);
     await input.subscriptions.state.put(ws, sub.id, state);
@@ -465,6 +520,17 @@ export function alertHandlers(
     }
   };
 
+  const isStopped = (p: AlertPayload) => p.alert.kind === 'spike' && p.alert.state === 'stopped';
+  /**
+   * The subscription still exists (the same one: a re-subscription has a new creation time). A
+   * notice of a stopped subscription (a poll racing the stop) is not delivered, except its final
+   * "stopped" update.
+   */
+  async function live(ws: string, sub: AlertSubscription): Promise<boolean> {
+    const cur = await d.subscriptions.get(ws, sub.id);
+    return cur !== undefined && cur.createdAt === sub.createdAt;
+  }
+
   /** The alert message of the spike: posted (its ts), not yet (wait), or never (dropped). */
   async function root(entry: NoticeEntry, ctx: DeliverContext, startKey: string) {
     const tomb = await ctx.outbox.tombstone(entry.workspace, startKey);
@@ -483,6 +549,8 @@ export function alertHandlers(
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const ch = p.alert.subscription.channelId;
+      if (!entry.steps.post && !entry.sending && !(await live(entry.workspace, p.alert.subscription)))
+        return { done: true };
       const main = await ctx.postOnce('post', { channel: ch }, (key) =>
         ctx.ports.postAlert(ch, p.alert, { key }),
       );
@@ -492,11 +560,14 @@ export function alertHandlers(
   const update: NoticeHandler = {
     onPermanent,
     resumeHint: 'run /drm alerts watch again',
+    // The "stopped" update is final: nothing supersedes it.
     supersededBy: (e, later) =>
+      !e.key.endsWith(':stopped') &&
       (later.kind === 'alert-update' || later.kind === 'alert-recovery') &&
       spikePrefix(later.key) === spikePrefix(e.key),
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
+      if (!isStopped(p) && !(await live(entry.workspace, p.alert.subscription))) return { done: true };
       const r = await root(entry, ctx, p.startKey);
       if (r === 'wait') return { done: false, reason: 'the alert is not posted yet' };
       if (!r) return { done: true };
@@ -509,6 +580,8 @@ export function alertHandlers(
     resumeHint: 'run /drm alerts watch again',
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
+      if (!entry.steps.reply && !entry.sending && !(await live(entry.workspace, p.alert.subscription)))
+        return { done: true };
       const r = await root(entry, ctx, p.startKey);
       if (r === 'wait') return { done: false, reason: 'the alert is not posted yet' };
       // The alert never reached the channel: a recovery alone would be noise.

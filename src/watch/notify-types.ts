@@ -121,9 +121,15 @@ export type LicenseAlert =
       stats: WindowStats;
       /** Highest ratio seen during the spike. */
       peakRatio: number;
-      /** 'ongoing' on the first post and updates; 'recovered' once over. */
-      state: 'ongoing' | 'recovered';
+      /**
+       * 'ongoing' on the first post and updates; 'recovered' once over; 'stopped' when the
+       * subscription was removed during the spike (its final form: no longer updated).
+       */
+      state: 'ongoing' | 'recovered' | 'stopped';
       recoveredAt?: number;
+      /** state 'stopped': who stopped the alerts (a Slack user id) and when. */
+      stoppedBy?: string;
+      stoppedAt?: number;
     }
   | {
       /** The thread reply when the ratio fell back below the threshold. */

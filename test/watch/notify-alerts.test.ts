@@ -57,6 +57,56 @@ const alerts = () => h.ports.of('alert');
 const topLevel = () => alerts().filter((p) => !p.threadTs);
 
 describe('license-failure alerts against the emulator', () => {
+  it('/drm alerts stop during a spike: the alert gets ONE final "stopped" update; pending notices are dropped', async () => {
+    h = await startNotifyHarness();
+    const { stopAlerts } = await import('../../src/ops/alerts.js');
+    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
+    const n = h.notifier();
+    await subscribe(n);
+    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+    const first = topLevel()[0];
+    // More failures: an update is queued but Slack holds it back (rate limit) when the stop comes.
+    h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
+    h.ports.faults = [
+      (call) =>
+        call === 'updateAlert' ? new DeliveryError('ratelimited', { retryAfterMs: 600_000 }) : undefined,
+    ];
+    await pollNow(n);
+    expect(await n.outbox.size(WS)).toBe(1);
+    h.ports.faults = [];
+    let kicked = 0;
+    const r = await stopAlerts(deps, WS, {
+      channelId: CH,
+      actor: { userId: 'U0STOPPER', isAdmin: true },
+      kick: () => kicked++,
+    });
+    expect(r.removed).toHaveLength(1);
+    expect(kicked).toBe(1);
+    // Only the final update is left; delivered once.
+    expect(await n.outbox.pending(WS)).toEqual([
+      expect.objectContaining({ key: expect.stringMatching(/:stopped$/) }),
+    ]);
+    await n.drain(WS);
+    expect(first?.updates).toEqual([
+      expect.objectContaining({
+        kind: 'spike',
+        state: 'stopped',
+        stoppedBy: 'U0STOPPER',
+        stats: expect.objectContaining({ failed: 25 }),
+      }),
+    ]);
+    // Nothing more: a stop again finds nothing, later polls poll nothing, the alert stays as it is.
+    await stopAlerts(deps, WS, { channelId: CH, actor: { userId: 'U0STOPPER', isAdmin: true } });
+    h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
+    await pollNow(n);
+    await pollNow(n);
+    expect(first?.updates).toHaveLength(1);
+    expect(alerts()).toHaveLength(1);
+    expect(await n.outbox.size(WS)).toBe(0);
+  });
+
   it('one alert per spike, updated while it lasts, a recovery reply when the ratio falls, a new alert for the next spike', async () => {
     h = await startNotifyHarness();
     const n = h.notifier();

@@ -123,6 +123,16 @@ describe('licenseAlert', () => {
     expect(m.blocks).toMatchSnapshot();
   });
 
+  it('the stopped form says who stopped it and that it is no longer updated', () => {
+    const m = licenseAlertMessage(spike({ state: 'stopped', stoppedBy: 'U0STOPPER', stoppedAt: T }), 'UTC');
+    const t = json(m);
+    expect(t).toContain('*Alerts stopped* by <@U0STOPPER>');
+    expect(t).toContain('no longer updated');
+    expect(t).not.toContain('updated while it lasts');
+    expect(t).toContain('13 of 40 failed');
+    expect(validateMessageBlocks(m.blocks)).toEqual([]);
+  });
+
   it('never pings the creator (an alert is posted on every spike); names no subscription id', () => {
     const recovery: LicenseAlert = {
       kind: 'recovery',

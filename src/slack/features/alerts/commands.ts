@@ -22,6 +22,7 @@ import { opsEndpoint } from '../../../ops/service/common.js';
 import type { Message } from '../../kit/blocks.js';
 import { actorOf, auditMirrorOf, botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
+import { notifyKicker } from '../../kit/notify-kick.js';
 import { option } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { siteOption } from '../../kit/svc-support.js';
@@ -168,6 +169,8 @@ list.add({
         channelId,
         actor: await actorOf(ctx, true),
         ...(args.site !== undefined ? { siteId: args.site } : {}),
+        // An open alert's final "stopped" update is delivered at once.
+        kick: notifyKicker(ctx.deps),
       },
       auditMirrorOf(ctx),
     );

@@ -136,6 +136,24 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
       footer(sub, s, zone),
     ]);
   }
+  if (alert.state === 'stopped') {
+    const by = alert.stoppedBy ? ` by ${userMention(alert.stoppedBy)}` : '';
+    const at = alert.stoppedAt !== undefined ? ` ${dateToken(alert.stoppedAt, zone)}` : '';
+    return message(`Alerts stopped: ${esc(alertText(alert))}`, [
+      header(`:no_bell: Alerts stopped: license failures on site ${s.siteId || sub.siteId}`),
+      section(
+        `:no_bell: *Alerts stopped*${by}${at}; this message is no longer updated. Last check: ${countsText(s)} ${win} (threshold ${sub.ratioPct}%).`,
+      ),
+      section(undefined, { fields: statsFields(s) }),
+      context(
+        `Started ${dateToken(alert.startedAt, zone)} · peak ${pct(alert.peakRatio)} · last checked ${dateToken(s.toMs, zone)}`,
+      ),
+      ...truncNote,
+      context(
+        `Site ${code(sub.siteId)} · ${thresholdsText(sub)} · ${code(`/drm alerts watch site:${sub.siteId}`)} sets them up again`,
+      ),
+    ]);
+  }
   const recovered = alert.state === 'recovered';
   const head = recovered
     ? `Recovered: license failures on site ${s.siteId || sub.siteId}`
