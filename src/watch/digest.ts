@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
 import { isApiError } from '../api/errors.js';
@@ -310,6 +311,8 @@ export interface ComposeInput {
   failedListMax?: number;
   /** Page cap per site and list (1,000 per page). Default 5. */
   maxPages?: number;
+  /** Site reads running at once, all sections together. Default 4. */
+  concurrency?: number;
 }
 
 function errorText(what: string, e: unknown): string {
@@ -344,30 +347,41 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
   const wm = input.wm;
   const svc = input.svc;
 
-  const jobs: Section<DigestJobs> = !wm
-    ? { ok: false, error: SETUP_WM }
-    : await section('The jobs', async () => {
+  // The four sections are read at once, each site through one bound (`concurrency`): a slow
+  // Service API then costs about one slow read, not one per site and section, and the digest
+  // still posts within a minute of its time.
+  const limit = pLimit(Math.max(1, input.concurrency ?? 4));
+  const perSite = <T>(fn: (siteId: string) => Promise<T>) =>
+    Promise.all(input.siteIds.map((siteId) => limit(() => fn(siteId))));
+
+  const jobsP: Promise<Section<DigestJobs>> = !wm
+    ? Promise.resolve({ ok: false, error: SETUP_WM })
+    : section('The jobs', async () => {
         const byStatus: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
-        const perSite: DigestJobs['perSite'] = [];
+        const perSiteJobs: DigestJobs['perSite'] = [];
         const failedJobs: Array<{ siteId: string; job: Job }> = [];
         let truncated = false;
-        for (const siteId of input.siteIds) {
+        const reads = await perSite(async (siteId) => {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
+          const jobs: Job[] = [];
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            for (const j of p.items) {
-              if (!inWindow(j.regTime.epochMs)) continue;
-              byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
-              site[j.status] = (site[j.status] ?? 0) + 1;
-              if (j.status === 'DM600') failedJobs.push({ siteId, job: j });
-            }
+            for (const j of p.items) if (inWindow(j.regTime.epochMs)) jobs.push(j);
             if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
           }
-          perSite.push({ siteId, byStatus: site });
+          return { siteId, site, jobs };
+        });
+        for (const { siteId, site, jobs } of reads) {
+          for (const j of jobs) {
+            byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
+            site[j.status] = (site[j.status] ?? 0) + 1;
+            if (j.status === 'DM600') failedJobs.push({ siteId, job: j });
+          }
+          perSiteJobs.push({ siteId, byStatus: site });
         }
         failedJobs.sort((a, b) => (b.job.regTime.epochMs ?? 0) - (a.job.regTime.epochMs ?? 0));
         const failed: DigestFailedJob[] = [];
@@ -383,19 +397,18 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         }
         return {
           byStatus,
-          perSite,
+          perSite: perSiteJobs,
           failed,
           failedMore: Math.max(0, failedJobs.length - failedMax),
           truncated,
         };
       });
 
-  const registrations: Section<DigestRegistrations> = !wm
-    ? { ok: false, error: SETUP_WM }
-    : await section('The recipient registrations', async () => {
-        const perSite: DigestRegistrations['perSite'] = [];
+  const registrationsP: Promise<Section<DigestRegistrations>> = !wm
+    ? Promise.resolve({ ok: false, error: SETUP_WM })
+    : section('The recipient registrations', async () => {
         let truncated = false;
-        for (const siteId of input.siteIds) {
+        const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
           let count = 0;
           for (let page = 1; ; page++) {
             if (page > maxPages) {
@@ -406,31 +419,29 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
             count += p.items.filter((r) => inWindow(r.regTime.epochMs)).length;
             if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
           }
-          perSite.push({ siteId, count });
-        }
-        return { perSite, total: perSite.reduce((a, s) => a + s.count, 0), truncated };
+          return { siteId, count };
+        });
+        return { perSite: sites, total: sites.reduce((a, s) => a + s.count, 0), truncated };
       });
 
-  const licenses: Section<DigestLicenses> = !svc
-    ? { ok: false, error: SETUP_SVC }
-    : await section('The license counts', async () => {
-        const perSite: DigestLicenses['perSite'] = [];
-        for (const siteId of input.siteIds) {
+  const licensesP: Promise<Section<DigestLicenses>> = !svc
+    ? Promise.resolve({ ok: false, error: SETUP_SVC })
+    : section('The license counts', async () => ({
+        perSite: await perSite(async (siteId) => {
           const read = await readLicenseWindow(svc, siteId, fromMs, toMs, {
             pageUnit: 1000,
             maxPages: maxPages * 4,
           });
           const fail = read.records.filter((r) => r.status === 'fail').length;
-          perSite.push({ siteId, success: read.records.length - fail, fail, truncated: read.truncated });
-        }
-        return { perSite };
-      });
+          return { siteId, success: read.records.length - fail, fail, truncated: read.truncated };
+        }),
+      }));
 
-  const pendingRequests: Section<DigestPendingRequest[]> = !svc
-    ? { ok: false, error: SETUP_SVC }
-    : await section('The pending plan requests', async () => {
-        const out: DigestPendingRequest[] = [];
-        for (const siteId of input.siteIds) {
+  const pendingP: Promise<Section<DigestPendingRequest[]>> = !svc
+    ? Promise.resolve({ ok: false, error: SETUP_SVC })
+    : section('The pending plan requests', async () => {
+        const bySite = await perSite(async (siteId) => {
+          const out: DigestPendingRequest[] = [];
           for (const code of Object.keys(SERVICE_CODE) as ServiceCode[]) {
             const r = await svc.getLatestStatusRequest(siteId, code);
             if (!r || (r.status ?? 'ST001') !== 'ST001') continue;
@@ -444,9 +455,17 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
               regTimeMs: r.regTime.epochMs,
             });
           }
-        }
-        return out;
+          return out;
+        });
+        return bySite.flat();
       });
+
+  const [jobs, registrations, licenses, pendingRequests] = await Promise.all([
+    jobsP,
+    registrationsP,
+    licensesP,
+    pendingP,
+  ]);
 
   return {
     channelId: input.channelId,

@@ -1,12 +1,17 @@
 /**
- * The runtime of the three notify features: one timer (every `tickMs`, default 15 s) that
+ * The runtime of the three notify features: one timer (every `tickMs`, default 15 s) whose pass
  *
- * 1. polls the tracked requests of each workspace that has some (every `intervalMs`, one lease per
- *    workspace so one replica polls), delivering outcomes at once: an outcome reaches the
- *    requester within one interval of the change (plus pacing);
- * 2. polls each site with alert subscriptions (every `intervalMs`, a lease per site);
- * 3. hands due digests to the outbox (so a digest is posted within `tickMs` + composition time of
- *    its HH:MM) and drains every workspace with pending notices.
+ * 1. hands due digests to the outbox FIRST (store only) and starts their delivery at once, so a
+ *    digest is posted within `tickMs` + composition time of its HH:MM whatever the polls cost;
+ * 2. starts the delivery of every other workspace with pending notices;
+ * 3. starts the due polls: the tracked requests of each workspace that has some (every
+ *    `intervalMs`, one lease per workspace so one replica polls) and each site with alert
+ *    subscriptions (every `intervalMs`, a lease per site). Polls of all workspaces and sites run
+ *    concurrently (at most `pollConcurrency`), a poll that finds something delivers its workspace
+ *    at once: an outcome reaches the requester within one interval of the change (plus pacing).
+ * The timer re-arms as soon as a pass has STARTED its work: a slow Service API (each call may
+ * take its full timeout, an alert read up to its page cap) holds only its own poll, never the
+ * next pass, another workspace's digest or delivery. A target whose poll still runs is skipped.
  *
  * Wiring (the Slack layer, e.g. next to the job watcher in src/slack/watch-runtime.ts):
  *
@@ -29,6 +34,7 @@
  * raises the admin alert for bad credentials).
  */
 
+import pLimit from 'p-limit';
 import client from 'prom-client';
 import { isApiError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
@@ -82,6 +88,10 @@ export interface NotifierOptions {
   lateNoteAfterMs?: number;
   digestFailedListMax?: number;
   digestMaxPages?: number;
+  /** Request and alert polls running at once, all workspaces together. Default 4. */
+  pollConcurrency?: number;
+  /** Workspaces delivering at once (each under its own lease). Default 8. */
+  deliveryConcurrency?: number;
 }
 
 export interface NotifierTickResult {
@@ -100,7 +110,7 @@ export interface Notifier {
   drain(ws: string): Promise<NoticeDrainResult | undefined>;
   /** Ask for a drain soon, without waiting (for command handlers that must ack fast). */
   kick(ws: string): void;
-  /** Resolves when no timer-started tick is running (tests, graceful shutdown). */
+  /** Resolves when nothing a timer pass started (polls, deliveries) is running (tests, shutdown). */
   settled(): Promise<void>;
   readonly outbox: NoticeOutbox;
   readonly tracker: RequestTracker;
@@ -175,42 +185,76 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     return d.failures;
   };
 
-  const draining = new Map<string, Promise<NoticeDrainResult | undefined>>();
+  /**
+   * Bounds: polls of all workspaces and sites together (a slow upstream holds at most its own
+   * slots), and drains of different workspaces (each under its own lease) at once.
+   */
+  const pollLimit = pLimit(Math.max(1, opts.pollConcurrency ?? 4));
+  const drainLimit = pLimit(Math.max(1, opts.deliveryConcurrency ?? 8));
+  /** Polls running, by target: a pass never starts a second poll of a target still running. */
+  const polling = new Map<string, Promise<void>>();
+  /** Work a timer pass started and does not wait for (polls, drains): settled() and stop() do. */
+  const background = new Set<Promise<unknown>>();
+  const inBackground = (p: Promise<unknown>) => {
+    const t = p.catch(() => undefined).finally(() => background.delete(t));
+    background.add(t);
+  };
 
-  async function drain(ws: string): Promise<NoticeDrainResult | undefined> {
-    const running = draining.get(ws);
-    if (running) await running.catch(() => undefined);
-    const p = (async () => {
-      const name = `notify-dlv:${ws}`;
-      if (!(await opts.store.leases.acquire(name, opts.holderId, deliveryLeaseTtl))) return undefined;
-      // Heartbeat: a long drain (composing a big digest, Retry-After waits) keeps the lease, so
-      // another replica never starts on the same entries meanwhile.
-      let beat: unknown;
-      const renew = () => {
-        beat = clock.setTimer(() => {
-          void opts.store.leases
-            .renew(name, opts.holderId, deliveryLeaseTtl)
-            .then((ok) => {
-              if (!ok) log.warn({ workspace: ws }, 'notice delivery lease lost during a drain');
-            })
-            .catch((err) => log.warn({ err, workspace: ws }, 'notice delivery lease renewal failed'));
-          renew();
-        }, deliveryLeaseTtl / 3);
-      };
-      renew();
-      try {
-        return await deliverer.drain(ws);
-      } finally {
-        clock.clearTimer(beat);
-        await opts.store.leases.release(name, opts.holderId);
-      }
-    })();
-    draining.set(ws, p);
+  /** Running drain per workspace, and at most one queued behind it (coalesced). */
+  const draining = new Map<string, Promise<NoticeDrainResult | undefined>>();
+  const queuedDrain = new Map<string, Promise<NoticeDrainResult | undefined>>();
+
+  async function runDrain(ws: string): Promise<NoticeDrainResult | undefined> {
+    const name = `notify-dlv:${ws}`;
+    if (!(await opts.store.leases.acquire(name, opts.holderId, deliveryLeaseTtl))) return undefined;
+    // Heartbeat: a long drain (composing a big digest, Retry-After waits) keeps the lease, so
+    // another replica never starts on the same entries meanwhile.
+    let beat: unknown;
+    const renew = () => {
+      beat = clock.setTimer(() => {
+        void opts.store.leases
+          .renew(name, opts.holderId, deliveryLeaseTtl)
+          .then((ok) => {
+            if (!ok) log.warn({ workspace: ws }, 'notice delivery lease lost during a drain');
+          })
+          .catch((err) => log.warn({ err, workspace: ws }, 'notice delivery lease renewal failed'));
+        renew();
+      }, deliveryLeaseTtl / 3);
+    };
+    renew();
     try {
-      return await p;
+      return await deliverer.drain(ws);
     } finally {
-      if (draining.get(ws) === p) draining.delete(ws);
+      clock.clearTimer(beat);
+      await opts.store.leases.release(name, opts.holderId);
     }
+  }
+
+  function startDrain(ws: string): Promise<NoticeDrainResult | undefined> {
+    const p: Promise<NoticeDrainResult | undefined> = drainLimit(() => runDrain(ws)).finally(() => {
+      if (draining.get(ws) === p) draining.delete(ws);
+    });
+    draining.set(ws, p);
+    return p;
+  }
+
+  /**
+   * Deliver a workspace's pending notices. One drain per workspace at a time; a call while one
+   * runs queues ONE more behind it (it reads the outbox afresh, so it covers every caller).
+   */
+  function drain(ws: string): Promise<NoticeDrainResult | undefined> {
+    const queued = queuedDrain.get(ws);
+    if (queued) return queued;
+    const running = draining.get(ws);
+    if (!running) return startDrain(ws);
+    const next = running
+      .catch(() => undefined)
+      .then(() => {
+        queuedDrain.delete(ws);
+        return startDrain(ws);
+      });
+    queuedDrain.set(ws, next);
+    return next;
   }
 
   function reportFailure(feature: 'requests' | 'alerts', ws: string, k: string, e: unknown, siteId?: string) {
@@ -228,110 +272,170 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     });
   }
 
-  async function tick(): Promise<NotifierTickResult> {
-    const res: NotifierTickResult = { requestPolls: 0, alertPolls: 0, digestsScheduled: 0, drained: {} };
-    const toDrain = new Set<string>();
-
-    // 1. Request outcomes: only workspaces that track a pending request cost a service call.
-    for (const ws of await tracker.workspaces()) {
-      const k = `req|${ws}`;
-      if (!isDue(k)) continue;
-      if ((await tracker.docs.list(ws)).length === 0) continue;
-      if (!(await opts.store.leases.acquire(`notify-req:${ws}`, opts.holderId, pollLeaseTtl))) continue;
-      const start = clock.now();
-      try {
-        const creds = await opts.credentials(ws);
-        if (!creds?.service) {
-          polled(k, start);
-          continue;
-        }
-        const r = await pollRequests({
-          workspace: ws,
-          client: opts.api.service(creds.service),
-          tracker,
-          outbox,
-          now: () => clock.now(),
-          logger: log,
-        });
-        res.requestPolls++;
-        notifyPolls.inc({ feature: 'requests', outcome: 'ok' });
+  /** Request outcomes: only workspaces that track a pending request cost a service call. */
+  async function pollRequestsOf(ws: string, k: string, res: NotifierTickResult): Promise<boolean> {
+    if ((await tracker.docs.list(ws)).length === 0) return false;
+    if (!(await opts.store.leases.acquire(`notify-req:${ws}`, opts.holderId, pollLeaseTtl))) return false;
+    const start = clock.now();
+    try {
+      const creds = await opts.credentials(ws);
+      if (!creds?.service) {
         polled(k, start);
-        if (r.outcomes > 0) toDrain.add(ws);
-      } catch (e) {
-        reportFailure('requests', ws, k, e);
+        return false;
       }
+      const r = await pollRequests({
+        workspace: ws,
+        client: opts.api.service(creds.service),
+        tracker,
+        outbox,
+        now: () => clock.now(),
+        logger: log,
+      });
+      res.requestPolls++;
+      notifyPolls.inc({ feature: 'requests', outcome: 'ok' });
+      polled(k, start);
+      return r.outcomes > 0;
+    } catch (e) {
+      reportFailure('requests', ws, k, e);
+      return false;
     }
+  }
 
-    // 2. License alerts: one read per subscribed site.
-    for (const ws of await alerts.workspaces()) {
-      const subs = (await alerts.list(ws)).filter((s) => !s.paused);
-      const sites = [...new Set(subs.map((s) => s.siteId))];
-      if (sites.length === 0) continue;
-      let creds: WorkspaceCredentials | undefined;
-      for (const siteId of sites) {
-        const k = `alert|${ws}|${siteId}`;
-        if (!isDue(k)) continue;
-        if (!(await opts.store.leases.acquire(`notify-alert:${ws}:${siteId}`, opts.holderId, pollLeaseTtl)))
-          continue;
-        const start = clock.now();
-        try {
-          creds ??= await opts.credentials(ws);
-          // No Service API credentials, or the site left the workspace's configuration: no call
-          // (the subscription stays; `/drm alerts` shows it, `/drm alerts stop` removes it).
-          if (!creds?.service || !creds.siteIds.includes(siteId)) {
-            polled(k, start);
-            continue;
-          }
-          const r = await pollAlerts({
-            workspace: ws,
-            siteId,
-            client: opts.api.service(creds.service),
-            subscriptions: alerts,
-            outbox,
-            now: () => clock.now(),
-            ...(opts.alertRead ? { read: opts.alertRead } : {}),
-          });
-          res.alertPolls++;
-          notifyPolls.inc({ feature: 'alerts', outcome: 'ok' });
-          polled(k, start);
-          if (r.notices > 0) toDrain.add(ws);
-        } catch (e) {
-          reportFailure('alerts', ws, k, e, siteId);
-        }
+  /** License alerts: one read per subscribed site. */
+  async function pollAlertsOf(
+    ws: string,
+    siteId: string,
+    k: string,
+    res: NotifierTickResult,
+  ): Promise<boolean> {
+    if (!(await opts.store.leases.acquire(`notify-alert:${ws}:${siteId}`, opts.holderId, pollLeaseTtl)))
+      return false;
+    const start = clock.now();
+    try {
+      const creds = await opts.credentials(ws);
+      // No Service API credentials, or the site left the workspace's configuration: no call
+      // (the subscription stays; `/drm alerts` shows it, `/drm alerts stop` removes it).
+      if (!creds?.service || !creds.siteIds.includes(siteId)) {
+        polled(k, start);
+        return false;
       }
+      const r = await pollAlerts({
+        workspace: ws,
+        siteId,
+        client: opts.api.service(creds.service),
+        subscriptions: alerts,
+        outbox,
+        now: () => clock.now(),
+        ...(opts.alertRead ? { read: opts.alertRead } : {}),
+      });
+      res.alertPolls++;
+      notifyPolls.inc({ feature: 'alerts', outcome: 'ok' });
+      polled(k, start);
+      return r.notices > 0;
+    } catch (e) {
+      reportFailure('alerts', ws, k, e, siteId);
+      return false;
     }
+  }
 
-    // 3. Digests due now, then every workspace with pending notices.
-    const all = new Set([
-      ...(await digests.workspaces()),
-      ...(await tracker.workspaces()),
-      ...(await alerts.workspaces()),
-    ]);
-    for (const ws of await digests.workspaces()) {
-      try {
-        const added = await scheduleDigests({
-          workspace: ws,
-          schedules: digests,
-          outbox,
-          now: () => clock.now(),
-          ...(opts.lateNoteAfterMs !== undefined ? { lateNoteAfterMs: opts.lateNoteAfterMs } : {}),
-        });
-        res.digestsScheduled += added.length;
-        if (added.length > 0) toDrain.add(ws);
-      } catch (err) {
-        log.error({ err, workspace: ws }, 'digest scheduling failed');
-      }
-    }
-    for (const ws of all) if (!toDrain.has(ws) && (await outbox.size(ws)) > 0) toDrain.add(ws);
-    for (const ws of toDrain) {
-      try {
+  /**
+   * Start one poll (bounded, at most one per target); when it found something, the workspace is
+   * drained. Resolves when the poll and that drain are done; never rejects.
+   */
+  function startPoll(
+    k: string,
+    ws: string,
+    res: NotifierTickResult,
+    poll: () => Promise<boolean>,
+  ): Promise<void> {
+    const p = pollLimit(async () => {
+      if (!isDue(k)) return false;
+      return poll();
+    })
+      .then(async (found) => {
+        if (!found) return;
         const d = await drain(ws);
         if (d) res.drained[ws] = d;
-      } catch (err) {
-        log.error({ err, workspace: ws }, 'notice drain failed');
+      })
+      .catch((err) => log.error({ err, workspace: ws }, 'notify poll failed unexpectedly'))
+      .finally(() => {
+        if (polling.get(k) === p) polling.delete(k);
+      });
+    polling.set(k, p);
+    return p;
+  }
+
+  /**
+   * One scheduler pass. In this order, so that the digest never waits for a poll:
+   * 1. due digests are handed to the outbox (store only) and their delivery starts at once;
+   * 2. every other workspace with pending notices starts its delivery;
+   * 3. the due polls start, all workspaces and sites concurrently (bounded by `pollConcurrency`).
+   * `ready` resolves once all of it is started (store work only: the timer re-arms then, so a
+   * slow Service API never holds back the next pass); `done` once everything started finished.
+   */
+  function pass(): { ready: Promise<void>; done: Promise<NotifierTickResult> } {
+    const res: NotifierTickResult = { requestPolls: 0, alertPolls: 0, digestsScheduled: 0, drained: {} };
+    const work: Promise<unknown>[] = [];
+    const delivering = new Set<string>();
+    const deliver = (ws: string) => {
+      if (delivering.has(ws)) return;
+      delivering.add(ws);
+      work.push(
+        drain(ws)
+          .then((d) => {
+            if (d) res.drained[ws] = d;
+          })
+          .catch((err) => log.error({ err, workspace: ws }, 'notice drain failed')),
+      );
+    };
+    const ready = (async () => {
+      // 1. Digests first: only the store is touched until their delivery starts.
+      const digestWorkspaces = await digests.workspaces();
+      for (const ws of digestWorkspaces) {
+        try {
+          const added = await scheduleDigests({
+            workspace: ws,
+            schedules: digests,
+            outbox,
+            now: () => clock.now(),
+            ...(opts.lateNoteAfterMs !== undefined ? { lateNoteAfterMs: opts.lateNoteAfterMs } : {}),
+          });
+          res.digestsScheduled += added.length;
+          if (added.length > 0) deliver(ws);
+        } catch (err) {
+          log.error({ err, workspace: ws }, 'digest scheduling failed');
+        }
       }
-    }
-    return res;
+      // 2. Pending notices elsewhere (deferred entries, a kick that found the lease taken).
+      const requestWorkspaces = await tracker.workspaces();
+      const alertWorkspaces = await alerts.workspaces();
+      for (const ws of new Set([...digestWorkspaces, ...requestWorkspaces, ...alertWorkspaces])) {
+        if (!delivering.has(ws) && (await outbox.size(ws)) > 0) deliver(ws);
+      }
+      // 3. Polls, concurrently; a target whose previous poll still runs is skipped.
+      for (const ws of requestWorkspaces) {
+        const k = `req|${ws}`;
+        if (polling.has(k) || !isDue(k)) continue;
+        work.push(startPoll(k, ws, res, () => pollRequestsOf(ws, k, res)));
+      }
+      for (const ws of alertWorkspaces) {
+        const subs = (await alerts.list(ws)).filter((s) => !s.paused);
+        for (const siteId of new Set(subs.map((s) => s.siteId))) {
+          const k = `alert|${ws}|${siteId}`;
+          if (polling.has(k) || !isDue(k)) continue;
+          work.push(startPoll(k, ws, res, () => pollAlertsOf(ws, siteId, k, res)));
+        }
+      }
+    })();
+    const done = ready.then(async () => {
+      await Promise.all(work);
+      return res;
+    });
+    return { ready, done };
+  }
+
+  async function tick(): Promise<NotifierTickResult> {
+    return pass().done;
   }
 
   let running = false;
@@ -343,8 +447,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     timer = clock.setTimer(() => {
       timer = undefined;
       if (!running) return;
-      current = tick()
-        .catch((err) => log.error({ err }, 'notify tick failed'))
+      const p = pass();
+      inBackground(p.done);
+      current = p.ready
+        .catch((err) => log.error({ err }, 'notify pass failed'))
         .finally(() => {
           current = undefined;
           arm(tickMs);
@@ -367,7 +473,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
       if (current) await current;
-      await Promise.all([...draining.values()].map((p) => p.catch(() => undefined)));
+      while (background.size > 0) await Promise.all([...background]);
+      await Promise.all(
+        [...polling.values(), ...queuedDrain.values(), ...draining.values()].map((p) =>
+          p.catch(() => undefined),
+        ),
+      );
       for (const ws of await tracker.workspaces().catch(() => [] as string[])) {
         await opts.store.leases.release(`notify-req:${ws}`, opts.holderId).catch(() => undefined);
       }
@@ -381,10 +492,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     tick,
     drain,
     async settled() {
-      while (current) await current;
+      while (current || background.size > 0) {
+        if (current) await current;
+        await Promise.all([...background]);
+      }
     },
     kick(ws) {
-      void drain(ws).catch((err) => log.error({ err, workspace: ws }, 'notice drain failed'));
+      inBackground(drain(ws).catch((err) => log.error({ err, workspace: ws }, 'notice drain failed')));
     },
     on(listener) {
       listeners.add(listener);
