@@ -49,6 +49,16 @@ export const outboxPending = new client.Gauge({
   registers: [registry],
 });
 
+/**
+ * Request outcomes, license alerts and digests waiting in the notices outbox, all workspaces (as
+ * this replica's notifier last counted them: after each scheduler pass and each delivery).
+ */
+export const noticesPending = new client.Gauge({
+  name: 'drmchatops_notices_pending',
+  help: 'Request-outcome DMs, license alerts and digests waiting in the notices outbox',
+  registers: [registry],
+});
+
 export const leasesHeld = new client.Gauge({
   name: 'drmchatops_leases_held',
   help: 'Poll leases held by this replica',

@@ -39,7 +39,7 @@ import client from 'prom-client';
 import { isApiError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { registry } from '../metrics.js';
+import { noticesPending, registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from './clock.js';
 import {
@@ -200,6 +200,16 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     background.add(t);
   };
 
+  /** Pending notices per workspace as last counted (the `drmchatops_notices_pending` gauge). */
+  const pendingCount = new Map<string, number>();
+  const notePending = (ws: string, n: number) => {
+    if (n > 0) pendingCount.set(ws, n);
+    else pendingCount.delete(ws);
+    let total = 0;
+    for (const v of pendingCount.values()) total += v;
+    noticesPending.set(total);
+  };
+
   /** Running drain per workspace, and at most one queued behind it (coalesced). */
   const draining = new Map<string, Promise<NoticeDrainResult | undefined>>();
   const queuedDrain = new Map<string, Promise<NoticeDrainResult | undefined>>();
@@ -223,7 +233,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     };
     renew();
     try {
-      return await deliverer.drain(ws);
+      const d = await deliverer.drain(ws);
+      notePending(ws, d.remaining);
+      return d;
     } finally {
       clock.clearTimer(beat);
       await opts.store.leases.release(name, opts.holderId);
@@ -410,7 +422,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const requestWorkspaces = await tracker.workspaces();
       const alertWorkspaces = await alerts.workspaces();
       for (const ws of new Set([...digestWorkspaces, ...requestWorkspaces, ...alertWorkspaces])) {
-        if (!delivering.has(ws) && (await outbox.size(ws)) > 0) deliver(ws);
+        const size = await outbox.size(ws);
+        notePending(ws, size);
+        if (!delivering.has(ws) && size > 0) deliver(ws);
       }
       // 3. Polls, concurrently; a target whose previous poll still runs is skipped.
       for (const ws of requestWorkspaces) {

@@ -206,3 +206,45 @@ describe('daily digest', () => {
     await storeB.close();
   });
 });
+
+describe('metrics', () => {
+  /** A sample of the scrape: the line of `name` carrying every label given (0 when absent). */
+  const sample = (text: string, name: string, ...labels: string[]): number => {
+    const line = text
+      .split('\n')
+      .find(
+        (l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.every((x) => l.includes(x)),
+      );
+    return line ? Number(line.trim().split(/\s+/).pop()) : Number.NaN;
+  };
+
+  it('/metrics serves the notices by kind and outcome, the notify polls and the pending notices', async () => {
+    const x = await setupNotify();
+    s = x;
+    const ch = 'C0METRICS1';
+    x.bot.fake.addChannel(x.ws, { id: ch, name: 'metrics' });
+    const before = (await x.bot.get('/metrics')).text;
+    const polls = (t: string) =>
+      sample(t, 'drmchatops_notify_polls_total', 'feature="alerts"', 'outcome="ok"') || 0;
+    const digests = (t: string, outcome: string) =>
+      sample(t, 'drmchatops_notices_total', 'kind="digest"', `outcome="${outcome}"`) || 0;
+
+    await command(x, 'alerts watch ratio:20% min:5 window:15', { channel: ch });
+    await tick(x);
+    // Slack rate-limits the digest's post: it waits in the outbox (deferred).
+    x.bot.fake.fail('chat.postMessage', { status: 429, retryAfterSeconds: 600, times: 4 });
+    await command(x, 'digest now', { command: '/dwm', channel: ch });
+    await x.runtime.idle();
+    const waiting = (await x.bot.get('/metrics')).text;
+    expect(waiting).toContain('# TYPE drmchatops_notices_pending gauge');
+    expect(sample(waiting, 'drmchatops_notices_pending')).toBe(1);
+    expect(polls(waiting)).toBeGreaterThan(polls(before));
+    expect(digests(waiting, 'retried')).toBe(digests(before, 'retried') + 1);
+
+    await tick(x, x.runtime, 700_000);
+    expect(x.bot.fake.messages(ch).filter((m) => json(m.blocks).includes('Digest'))).toHaveLength(1);
+    const after = (await x.bot.get('/metrics')).text;
+    expect(sample(after, 'drmchatops_notices_pending')).toBe(0);
+    expect(digests(after, 'delivered')).toBe(digests(before, 'delivered') + 1);
+  });
+});
