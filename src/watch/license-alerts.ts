@@ -1,10 +1,10 @@
 /**
  * License-failure alerts. A channel subscribes to a site with thresholds (fail ratio, minimum
  * requests, window). Each poll of a site reads ONLY the window of the license list (endpoint 11):
- * `from`/`to` narrowed to the window's UTC days, pages of `pageUnit`, stopping at the first page
- * whose last record is older than the window (the list is newest first; a page cap bounds the cost
- * if a service returns another order). One read serves every subscription of the site (the
- * longest window is read; each subscription counts its own).
+ * `from`/`to` narrowed to the window's UTC days, pages of `pageUnit` in the list's detected order,
+ * stopping at the first page entirely outside the window (see readLicenseWindow; a page cap bounds
+ * the cost and a window not fully read is said). One read serves every subscription of the site
+ * (the longest window is read; each subscription counts its own).
  *
  * Per subscription a small state machine (document `notify-alert-state`):
  *   quiet --(total >= min and ratio >= threshold)--> spike #n: ONE alert is posted
@@ -146,13 +146,16 @@ export interface WindowRead {
   /** Records inside [fromMs, toMs]. */
   records: LicenseRecord[];
   pages: number;
+  /** True when the page cap stopped the read before the whole window was covered. */
   truncated: boolean;
+  /** The list's order as detected on its first page. */
+  order: 'newest-first' | 'oldest-first' | 'unknown';
 }
 
 export interface WindowReadOptions {
   /** Records per page. Default 200. */
   pageUnit?: number;
-  /** Page cap per read. Default 20. */
+  /** Page cap per read (every call counts). Default 20. */
   maxPages?: number;
 }
 
@@ -160,11 +163,25 @@ function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+class PageCapReached extends Error {}
+
 /**
- * The license records of [fromMs, toMs]. `from`/`to` are UTC days (what the emulator and the
- * sample use; the spec does not say) with a day of margin before, so a service counting days in
- * another zone still returns the window; the early stop keeps that margin free when the list is
- * newest first.
+ * The license records of [fromMs, toMs], at most `maxPages` calls.
+ *
+ * The spec says neither the list's order nor the zone of `reg_time`/`from`/`to`. Choices:
+ * - `from`/`to` are UTC days (what the emulator and the sample use) with a day of margin on
+ *   both sides, so a service counting days (or writing `reg_time`) in another zone up to a day
+ *   off still returns the window; `reg_time` itself is read as UTC (src/api).
+ * - The order is detected from the first page (its first and last record times), and the read
+ *   goes in that direction until the window is covered:
+ *   newest first: pages in order until one reaches past the window's start (a busy list costs
+ *   one page per poll);
+ *   oldest first: the window sits at the end, behind the margin's older records: the first page
+ *   reaching the window is found by probing pages 2, 3, 5, 9… then halving (a few calls instead
+ *   of reading every older page), then pages in order until one starts after the window;
+ *   unknown (all times equal, or none): every page until a short one.
+ * - When the cap stops the read before the window is covered, `truncated` says so: the counts
+ *   are a floor, and `/drm alerts` says "window not fully read" instead of a silent 0 of 0.
  */
 export async function readLicenseWindow(
   client: ServiceClient,
@@ -174,29 +191,94 @@ export async function readLicenseWindow(
   opts: WindowReadOptions = {},
 ): Promise<WindowRead> {
   const pageUnit = opts.pageUnit ?? 200;
-  const maxPages = opts.maxPages ?? 20;
-  const out: WindowRead = { siteId, fromMs, toMs, records: [], pages: 0, truncated: false };
+  const maxPages = Math.max(1, opts.maxPages ?? 20);
+  const out: WindowRead = {
+    siteId,
+    fromMs,
+    toMs,
+    records: [],
+    pages: 0,
+    truncated: false,
+    order: 'unknown',
+  };
   const from = utcDay(fromMs - 24 * 3600_000);
   const to = utcDay(toMs + 24 * 3600_000);
-  for (let page = 1; ; page++) {
-    if (page > maxPages) {
-      out.truncated = true;
-      break;
-    }
-    const p = await client.listLicenses(siteId, { from, to, pageUnit, pageIndex: page });
+  const pages = new Map<number, LicenseRecord[]>();
+  const read = async (i: number): Promise<LicenseRecord[]> => {
+    const cached = pages.get(i);
+    if (cached) return cached;
+    if (out.pages >= maxPages) throw new PageCapReached();
     out.pages++;
-    let older = 0;
-    for (const r of p.items) {
-      const t = r.regTime.epochMs;
-      if (t === null) continue;
-      if (t < fromMs) older++;
-      else if (t <= toMs) out.records.push(r);
+    const p = await client.listLicenses(siteId, { from, to, pageUnit, pageIndex: i });
+    pages.set(i, p.items);
+    return p.items;
+  };
+  const times = (items: LicenseRecord[]) =>
+    items.map((r) => r.regTime.epochMs).filter((t): t is number => t !== null);
+  const full = (items: LicenseRecord[]) => items.length >= pageUnit;
+  /** Entirely before the window (every dated record older than fromMs). */
+  const before = (items: LicenseRecord[]) => {
+    const t = times(items);
+    return t.length > 0 && Math.max(...t) < fromMs;
+  };
+  /** Holds a record older than the window (newest first: every later page is older still). */
+  const reachesBefore = (items: LicenseRecord[]) => {
+    const t = times(items);
+    return t.length > 0 && Math.min(...t) < fromMs;
+  };
+  const after = (items: LicenseRecord[]) => {
+    const t = times(items);
+    return t.length > 0 && Math.min(...t) > toMs;
+  };
+  try {
+    const first = await read(1);
+    const t = times(first);
+    const a = t[0];
+    const b = t[t.length - 1];
+    out.order =
+      a === undefined || b === undefined || a === b ? 'unknown' : a > b ? 'newest-first' : 'oldest-first';
+    if (full(first)) {
+      if (out.order === 'oldest-first') {
+        // Find the first page that is not entirely before the window: gallop, then halve.
+        let lo = 0; // the last page known to be entirely before the window (0: none)
+        let hi: number | undefined; // the first page known not to be
+        if (before(first)) {
+          lo = 1;
+          for (let step = 1; hi === undefined; step *= 2) {
+            const i = lo + step;
+            const items = await read(i);
+            if (full(items) && before(items)) lo = i;
+            else hi = i;
+          }
+          while (hi - lo > 1) {
+            const mid = Math.floor((lo + hi) / 2);
+            const items = await read(mid);
+            if (full(items) && before(items)) lo = mid;
+            else hi = mid;
+          }
+        }
+        for (let i = lo + 1; ; i++) {
+          const items = await read(i);
+          if (!full(items) || after(items)) break;
+        }
+      } else {
+        for (let i = 2; ; i++) {
+          const prev = pages.get(i - 1) ?? [];
+          if (out.order === 'newest-first' && reachesBefore(prev)) break;
+          const items = await read(i);
+          if (!full(items)) break;
+        }
+      }
     }
-    const last = p.items[p.items.length - 1];
-    const lastMs = last?.regTime.epochMs ?? null;
-    if (p.items.length < pageUnit) break;
-    // Newest first: the page ends before the window, nothing later is in it.
-    if (lastMs !== null && lastMs < fromMs && older > 0) break;
+  } catch (e) {
+    if (!(e instanceof PageCapReached)) throw e;
+    out.truncated = true;
+  }
+  for (const i of [...pages.keys()].sort((x, y) => x - y)) {
+    for (const r of pages.get(i) ?? []) {
+      const ms = r.regTime.epochMs;
+      if (ms !== null && ms >= fromMs && ms <= toMs) out.records.push(r);
+    }
   }
   return out;
 }
@@ -259,8 +341,8 @@ export interface AlertState {
     stats?: WindowStats;
   };
   lastCheckedAt?: number;
-  /** Last numbers seen (App Home / debug). */
-  last?: { total: number; failed: number; ratio: number };
+  /** Last numbers seen (App Home / debug; `truncated`: the window was not fully read). */
+  last?: { total: number; failed: number; ratio: number; truncated?: boolean };
 }
 
 export interface AlertPayload {
@@ -307,7 +389,12 @@ export function evaluateAlert(
     ? { ...prev, ...(prev.active ? { active: { ...prev.active } } : {}) }
     : { subscriptionId: sub.id, spikes: 0 };
   state.lastCheckedAt = now;
-  state.last = { total: stats.total, failed: stats.failed, ratio: stats.ratio };
+  state.last = {
+    total: stats.total,
+    failed: stats.failed,
+    ratio: stats.ratio,
+    ...(stats.truncated ? { truncated: true } : {}),
+  };
   const entries: NoticeEntry[] = [];
   const mk = (key: string, kind: NoticeEntry['kind'], payload: AlertPayload) =>
     newNotice({ key, workspace: ws, kind, lane: sub.channelId, payload }, now);

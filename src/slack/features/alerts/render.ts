@@ -120,7 +120,7 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
   const truncNote = s.truncated
     ? [
         context(
-          'The license list was longer than the bot reads per check, so the counts are a floor (the oldest requests of the window were not read).',
+          'The license list was longer than the bot reads per check, so the counts are a floor (part of the window was not read).',
         ),
       ]
     : [];
@@ -239,7 +239,9 @@ function itemLine(item: AlertListItem, zone: string): string {
   }
   if (st?.last && st.lastCheckedAt !== undefined) {
     parts.push(
-      `\n   last check ${dateToken(st.lastCheckedAt, zone)}: ${st.last.failed} of ${st.last.total} failed (${pct(st.last.ratio)})`,
+      st.last.truncated
+        ? `\n   last check ${dateToken(st.lastCheckedAt, zone)}: :warning: *window not fully read*: the license list was longer than the bot reads per check, so at least ${st.last.failed} of ${st.last.total} failed (${pct(st.last.ratio)}); a shorter window reads less`
+        : `\n   last check ${dateToken(st.lastCheckedAt, zone)}: ${st.last.failed} of ${st.last.total} failed (${pct(st.last.ratio)})`,
     );
   }
   return parts.join('');
