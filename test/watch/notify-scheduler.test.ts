@@ -9,7 +9,7 @@ import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
 import { digestScheduleId } from '../../src/watch/digest.js';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
 import type { Notifier } from '../../src/watch/notifier.js';
-import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/notify-harness.js';
+import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/notify-harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -124,5 +124,46 @@ describe('notify scheduler with a slow Service API', () => {
     await n.stop();
     expect(state.finished).toBeGreaterThanOrEqual(3);
     expect(h.clock.pendingTimers()).toBe(0);
+  });
+
+  it('the digest reads its sites at once: two slow license lists cost one wait, not two in a row', async () => {
+    h = await startNotifyHarness({ start: DUE });
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const inFlight = new Set<string>();
+    const svc = h.api.service(h.creds.service as NonNullable<WorkspaceCredentials['service']>);
+    const slow = new Proxy(svc, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop);
+        if (typeof v !== 'function') return v;
+        if (prop !== 'listLicenses') return v.bind(target);
+        return async (siteId: string, ...rest: unknown[]) => {
+          inFlight.add(siteId);
+          await gate;
+          return v.apply(target, [siteId, ...rest]);
+        };
+      },
+    }) as ServiceClient;
+    const { composeDigest } = await import('../../src/watch/digest.js');
+    const digest = composeDigest({
+      channelId: CH,
+      zone: 'UTC',
+      siteIds: [SITE, SITE2],
+      svc: slow,
+      now: h.clock.now(),
+    });
+    try {
+      // Both sites' license reads wait at the same time.
+      await vi.waitFor(() => expect([...inFlight].sort()).toEqual([SITE, SITE2].sort()), {
+        timeout: 10_000,
+        interval: 10,
+      });
+    } finally {
+      open();
+    }
+    const d = await digest;
+    expect(d.licenses.ok).toBe(true);
   });
 });
