@@ -111,11 +111,11 @@ describe('notify scheduler with a slow Service API', () => {
         () => {
           h.advance(5_000);
           expect(h.ports.of('digest')).toHaveLength(1);
+          expect(state.waiting).toBeGreaterThanOrEqual(3);
         },
         { timeout: 15_000, interval: 10 },
       );
-      // The three slow polls were under way and none has finished: the digest did not wait.
-      expect(state.waiting).toBeGreaterThanOrEqual(3);
+      // The three slow polls are under way and none has finished: the digest did not wait.
       expect(state.finished).toBe(0);
       expect(h.ports.of('digest')[0]?.channel).toBe(CH);
     } finally {
