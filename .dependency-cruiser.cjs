@@ -1,7 +1,8 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser). The layers depend one way:
  * api -> store -> watch -> ops -> slack (each may import the ones before it, never after), the
- * Slack layer's features never import each other (shared code lives in src/slack/kit/), and the
+ * Slack layer's features never import each other (shared code lives in src/slack/kit/) and nothing
+ * outside them imports one except through the feature list at the composition point, and the
  * product (src/) never imports the tooling (dev/) or the tests, and the tooling never imports the
  * tests.
  */
@@ -47,6 +48,30 @@ module.exports = {
       comment: 'A feature never imports another feature: shared code goes to src/slack/kit/.',
       from: { path: '^src/slack/features/([^/]+)/' },
       to: { path: '^src/slack/features/([^/]+)/', pathNot: '^src/slack/features/$1/' },
+    },
+    {
+      name: 'features-only-through-the-list',
+      severity: 'error',
+      comment:
+        'Outside src/slack/features/ nothing imports a feature folder: the runtimes, the kit and main.ts get what a feature provides (renderers, ports, the Home refresh, Home entry points, commands) from the Feature declarations of the ONE list, features/index.ts, and features reach the runtimes only through kit hooks (kit/runtime-hooks.ts, kit/notify-kick.ts). features-are-independent sees direct imports only; this rule closes the indirect path (feature A -> a runtime -> feature B).',
+      from: { path: '^src/', pathNot: '^src/slack/features/' },
+      to: { path: '^src/slack/features/', pathNot: '^src/slack/features/index\\.ts$' },
+    },
+    {
+      name: 'features-reach-runtimes-through-kit-hooks',
+      severity: 'error',
+      comment:
+        'A feature never imports the background runtimes (they are wired with every feature): it calls the kit hooks the runtimes register per app (kit/runtime-hooks.ts: credentials saved, wake a site, watcher status; kit/notify-kick.ts).',
+      from: { path: '^src/slack/features/' },
+      to: { path: '^src/slack/(watch-runtime|notify-runtime|notify-ports|poster)\\.ts$' },
+    },
+    {
+      name: 'feature-list-only-at-composition',
+      severity: 'error',
+      comment:
+        'The feature list (features/index.ts) is imported by the composition only: src/main.ts (startBot hands FEATURES to the watch and notify runtimes, which take the list as an argument and import no feature) and src/slack/app.ts (its default `register` wires FEATURES to Bolt with registerFeatures, so every app built by createSlackApp, e.g. the test stack, has the same listeners as production).',
+      from: { path: '^src/', pathNot: '^src/(main\\.ts|slack/app\\.ts|slack/features/)' },
+      to: { path: '^src/slack/features/index\\.ts$' },
     },
     {
       name: 'only-main-imports-app',

@@ -16,8 +16,7 @@ import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
 import { createSlackApp, type RegisterFn, type SlackAppHandle } from './slack/app.js';
 import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
-import { FEATURES } from './slack/features/index.js';
-import { resumePendingRegistrations } from './slack/features/register/index.js';
+import { FEATURES, resumePendingRegistrations } from './slack/features/index.js';
 import { notifyRenderersOf } from './slack/kit/features.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { createNotifyRuntime } from './slack/notify-runtime.js';
@@ -147,6 +146,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       // Started once the app receives, stopped (by the lifecycle) after it stopped receiving.
       // It also serves the Workflow Builder steps' durable waits (src/watch/job-waits.ts).
       const watch = createWatchRuntime(backgroundDeps, handle.app, {
+        features: FEATURES,
         watcher: {
           activeIntervalMs: config.pollActiveIntervalSeconds * 1000,
           callBudgetPerMinute: config.watchCallBudgetPerMinute,
@@ -161,8 +161,12 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     if (opts.notify !== false) {
       // One notifier per process (unique holder id); started once the app receives, stopped by
       // the lifecycle after it stopped receiving. Renderers from the features, strictly: a notice
-      // kind no feature renders refuses the start (notifyRenderersOf names it).
-      const notify = createNotifyRuntime(backgroundDeps, { renderers: notifyRenderersOf(FEATURES) });
+      // kind no feature renders refuses the start (notifyRenderersOf names it); the Home refresh
+      // from the features too.
+      const notify = createNotifyRuntime(backgroundDeps, {
+        features: FEATURES,
+        renderers: notifyRenderersOf(FEATURES),
+      });
       lifecycle.onStop('notifications', () => notify.stop());
       notify.start();
     }

@@ -6,6 +6,7 @@
  * start; nothing leaves 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
+import { FEATURES } from '../../src/slack/features/index.js';
 import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
 import type { EmulatorHandle } from '../emulator/types.js';
 import { startTestBot, type TestBot, type WorkspaceFixture } from '../testing/bot-stack.js';
@@ -66,6 +67,7 @@ export async function startDemoStack(opts: { logLevel?: string } = {}): Promise<
   try {
     // As in main.ts: background work uses the unbounded store.
     watch = createWatchRuntime({ ...bot.deps, store: bot.store }, bot.handle.app, {
+      features: FEATURES,
       watcher: { jitter: 0, channelIntervalMs: 1100 },
     });
   } catch (e) {

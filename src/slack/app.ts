@@ -23,7 +23,7 @@ import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
 import { handlerQueue } from './kit/handler-queue.js';
-import { SLACK_RETRY_POLICY, slackApiUrl } from './kit/web-client.js';
+import { boltClientOptions, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
@@ -110,8 +110,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   const { config, logger } = deps;
   const lifecycle = opts.lifecycle ?? createLifecycle();
   const apiUrl = slackApiUrl(config);
-  const retryConfig: RetryOptions = opts.retryConfig ?? SLACK_RETRY_POLICY;
-  const clientOptions = { slackApiUrl: apiUrl, retryConfig };
+  // The interactive policy of kit/web-client.ts (SLACK_API_URL, SLACK_RETRY_POLICY unless a test
+  // overrides it); Bolt gives its clients its own (redacting) logger.
+  const clientOptions = boltClientOptions(deps, opts.retryConfig ? { retryConfig: opts.retryConfig } : {});
   const c = config.slack;
   const bLogger = boltLogger(
     logger,

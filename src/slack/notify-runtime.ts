@@ -18,7 +18,8 @@
  *   (alerts or digest), why (the Slack error in words) and what to do (invite the bot, run the
  *   command again). Sent through the paced background queue (a 429 waits and retries).
  * - `notify-delivered` of a request outcome: the workspace's Home tabs are refreshed (the pending
- *   requests block changed).
+ *   requests block changed), through the features' declared `onHomeChanged` (given in `features`;
+ *   with `renderers` alone there is no Home refresh). A paused channel refreshes them too.
  * - `notify-dropped` / `notify-poll-failed`: logged (the outbox and the notifier count them).
  *
  * Commands hurry a delivery with `kickNotify(deps, ws)` (kit/notify-kick.ts): the runtime
@@ -32,8 +33,7 @@ import type { NotifyEvent } from '../watch/notify-types.js';
 import type { Clock } from '../watch/types.js';
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
-import { refreshHome } from './features/home/publish.js';
-import type { Feature } from './kit/features.js';
+import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
@@ -58,7 +58,10 @@ export function availableNotifyRenderers(features: readonly Feature[]): {
 }
 
 export interface NotifyRuntimeOptions {
-  /** The features whose `notifyRenderers` render the notices (main.ts: FEATURES). */
+  /**
+   * The features whose `notifyRenderers` render the notices and whose `onHomeChanged` refreshes the
+   * Home tab after an outcome (main.ts: FEATURES).
+   */
   features?: readonly Feature[];
   /** Or the renderers directly (tests); wins over `features`. */
   renderers?: Partial<NotifyRenderers>;
@@ -92,6 +95,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const posters = opts.posters ?? createPosterFactory(deps);
   const fromFeatures = availableNotifyRenderers(opts.features ?? []);
   const renderers = opts.renderers ?? fromFeatures.renderers;
+  const homeChanged = homeChangedOf(opts.features ?? []);
   const missingRenderers = NOTIFY_RENDERER_NAMES.filter((k) => typeof renderers[k] !== 'function');
   const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
   const pending = new Set<Promise<unknown>>();
@@ -129,10 +133,10 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
           () => posters.client(e.workspace),
           `${e.feature} paused`,
         );
-        await refreshHome(deps, e.workspace);
+        await homeChanged(deps, e.workspace);
         return;
       case 'notify-delivered':
-        if (e.kind === 'request-outcome') await refreshHome(deps, e.workspace);
+        if (e.kind === 'request-outcome') await homeChanged(deps, e.workspace);
         return;
       case 'notify-dropped':
         log.warn({ workspace: e.workspace, kind: e.kind, key: e.key, reason: e.reason }, 'notice dropped');

@@ -4,9 +4,11 @@
  * - The bot token comes from the environment (single-workspace distribution, SLACK_BOT_TOKEN) or
  *   from the stored installation of the workspace (OAuth distribution, the same record the
  *   installation store reads).
- * - The WebClient's own retries are OFF and rate-limited calls are rejected at once
- *   (`rejectRateLimitedCalls`): the watch core paces 1 message/s per channel, waits Retry-After
- *   and retries itself, keeping the outbox order. Letting the SDK retry too would double-post.
+ * - The client is the workspace's queued client of the app's ONE client cache
+ *   (kit/web-client.ts `webClients(deps).forWorkspace(ws, { queued: true })`): the SDK's own
+ *   retries are OFF and rate-limited calls are rejected at once (`rejectRateLimitedCalls`): the
+ *   watch core paces 1 message/s per channel, waits Retry-After and retries itself, keeping the
+ *   outbox order. Letting the SDK retry too would double-post.
  * - Every Slack failure is re-thrown as a `DeliveryError` (code, Retry-After, HTTP status) so the
  *   core can tell rate limits, transient errors and permanent ones apart (src/watch/types.ts).
  * - `findByMetadata` reads `conversations.history` (top level) or `conversations.replies` (a
@@ -25,8 +27,7 @@ import {
   type PostOptions,
 } from '../watch/types.js';
 import type { AppDeps } from './deps.js';
-import { LruMap } from './kit/lru.js';
-import { botToken, newWebClient } from './kit/web-client.js';
+import { newWebClient, webClients } from './kit/web-client.js';
 
 /**
  * Map a Web API failure to a DeliveryError (already one: returned as is). An error of unknown
@@ -158,9 +159,10 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
   };
 }
 
-export { botToken };
-
-/** A WebClient for background work: no SDK retries, rate limits rejected, logs through pino. */
+/**
+ * A new (uncached) WebClient with the background policy: no SDK retries, rate limits rejected,
+ * logs through pino. The runtimes use the cached one (`createPosterFactory`).
+ */
 export function backgroundClient(
   deps: { config: AppDeps['config']; logger: Logger },
   token: string,
@@ -168,60 +170,37 @@ export function backgroundClient(
   return newWebClient(deps, token, { queued: true, component: 'watch-slack' });
 }
 
-/** Workspaces whose clients and posters are kept (least recently used beyond this are rebuilt). */
-export const POSTER_CACHE_MAX = 500;
-
 export interface PosterFactory {
   /** The poster of a workspace (what `createWatcher({ poster })` takes). */
   poster(ws: WorkspaceKey): ChannelPoster;
   /** The background WebClient of a workspace; DeliveryError('token_revoked') when not installed. */
   client(ws: WorkspaceKey): Promise<WebClient>;
-  /** Forget cached clients and posters (after a reinstall the token changes; after an uninstall). */
+  /** Forget cached clients (after a reinstall the token changes; after an uninstall). */
   forget(ws?: WorkspaceKey): void;
 }
 
 /**
- * Posters per workspace with cached clients (at most POSTER_CACHE_MAX workspaces each). A
- * workspace without a token (uninstalled, or the installation lost) fails with `token_revoked`:
- * the core pauses its subscriptions and tells the creator to reinstall, which is the right advice.
+ * Posters per workspace over the app's cached queued clients (kit/web-client.ts: one cache per
+ * app, shared by the watcher and the notifier). A poster holds no client: each call asks the cache,
+ * so a rotated token is picked up at once. A workspace without a token (uninstalled, or the
+ * installation lost) fails with `token_revoked`: the core pauses its subscriptions and tells the
+ * creator to reinstall, which is the right advice.
  */
 export function createPosterFactory(deps: {
   config: AppDeps['config'];
   store: Store;
   logger: Logger;
 }): PosterFactory {
-  const clients = new LruMap<string, { token: string; client: WebClient }>(POSTER_CACHE_MAX);
+  const clients = webClients(deps);
   async function client(ws: WorkspaceKey): Promise<WebClient> {
-    const token = await botToken(deps, ws);
-    if (!token) {
-      clients.delete(ws);
+    const c = await clients.forWorkspace(ws, { queued: true });
+    if (!c)
       throw new DeliveryError('token_revoked', { message: `No Slack installation for workspace ${ws}` });
-    }
-    const hit = clients.get(ws);
-    if (hit && hit.token === token) return hit.client;
-    const c = backgroundClient(deps, token);
-    clients.set(ws, { token, client: c });
     return c;
   }
-  const posters = new LruMap<string, ChannelPoster>(POSTER_CACHE_MAX);
   return {
     client,
-    poster(ws) {
-      let p = posters.get(ws);
-      if (!p) {
-        p = createPoster(() => client(ws));
-        posters.set(ws, p);
-      }
-      return p;
-    },
-    forget(ws) {
-      if (ws) {
-        clients.delete(ws);
-        posters.delete(ws);
-      } else {
-        clients.clear();
-        posters.clear();
-      }
-    },
+    poster: (ws) => createPoster(() => client(ws)),
+    forget: (ws) => clients.forget(ws),
   };
 }

@@ -13,12 +13,21 @@
  *   once (configured admin ids, workspace setting admin ids, whoever saved the credentials, the
  *   installer; when none is known, the workspace's subscription creators).
  * Workflow Builder waits (src/watch/job-waits.ts) are served by this watcher: a pending wait
- * makes its site watched, and the poll that sees its job finish completes the step through
- * `workflowWaitsPort` (functions.completeSuccess / completeError), exactly once.
- * Resuming after an auth pause: `resume(ws)` (exported hook `notifyCredentialsSaved(deps, ws)` for
- * the setup flow), and also automatically: every poll interval, a workspace paused for auth whose
- * stored credentials were saved again after the pause is resumed; env credentials (which only a
- * restart can change) are resumed at start, so a fixed deployment recovers after its restart.
+ * makes its site watched, and the poll that sees its job finish completes the step through the
+ * port a feature declares (`Feature.jobWaits`: functions.completeSuccess / completeError), exactly
+ * once.
+ * Resuming after an auth pause: `resume(ws)` (reached by the setup flow through the kit hook
+ * `notifyCredentialsSaved(deps, ws)`, kit/runtime-hooks.ts), and also automatically: every poll
+ * interval, a workspace paused for auth whose stored credentials were saved again after the pause
+ * is resumed; env credentials (which only a restart can change) are resumed at start, so a fixed
+ * deployment recovers after its restart.
+ *
+ * No feature is imported here: the runtime is given the feature list (main.ts: FEATURES) and takes
+ * from it the renderers (`Feature.watchRenderers`, strict: a missing one refuses the start), the
+ * waits port (`Feature.jobWaits`) and the Home refresh (`Feature.onHomeChanged`, after a delivery, a
+ * paused subscription or paused polling). Features reach the runtime through kit/runtime-hooks.ts,
+ * which it registers on creation and leaves at stop(): credentials saved, wake a site (workflow
+ * waits), the watcher's status (`/dwm debug`).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -36,12 +45,9 @@ import {
 } from '../watch/index.js';
 import { createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
-import { refreshHome } from './features/home/publish.js';
-import { blockRenderer } from './features/watch/render-card.js';
-import { adminAlertNotice, pausedNotice } from './features/watch/render-subscriptions.js';
-import { workflowWaitsPort } from './features/workflow-steps/waits.js';
-import { appState } from './kit/app-state.js';
 import type { Message } from './kit/blocks.js';
+import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
+import { registerWatcherHooks } from './kit/runtime-hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 
@@ -49,6 +55,11 @@ import { createPosterFactory, type PosterFactory } from './poster.js';
 const RUNTIME_NS = 'watch-runtime';
 
 export interface WatchRuntimeOptions {
+  /**
+   * The features the runtime renders and refreshes with (main.ts: FEATURES): their
+   * `watchRenderers` (all required), `jobWaits` and `onHomeChanged`.
+   */
+  features: readonly Feature[];
   /** Virtual clock for tests. Default real time. */
   clock?: Clock;
   /** Default: hostname + pid + random. */
@@ -57,7 +68,10 @@ export interface WatchRuntimeOptions {
   watcher?: Partial<Omit<WatcherOptions, 'store' | 'api' | 'credentials' | 'poster' | 'renderer'>>;
   /** Slack posters; default one over the workspace's bot token. */
   posters?: PosterFactory;
-  /** Serve the Workflow Builder steps' waits (src/watch/job-waits.ts). Default true. */
+  /**
+   * Serve the Workflow Builder steps' waits (src/watch/job-waits.ts) through the features'
+   * `jobWaits` port. Default true (nothing to serve when no feature provides one).
+   */
   waits?: boolean;
 }
 
@@ -75,36 +89,6 @@ export interface WatchRuntime {
   idle(): Promise<void>;
 }
 
-/**
- * The runtimes started for one app (one in production), as per-app state (kit/app-state.ts): a
- * runtime adds itself in createWatchRuntime and leaves at stop(). Two apps in one process (tests,
- * the demo) never see each other's runtimes: a setup saved in one resumes only its own polling,
- * `/dwm debug` shows its own watcher, a workflow step wakes its own app's watcher.
- */
-const runtimes = appState(() => new Set<WatchRuntime>());
-
-/** The runtimes running for this app, for `/dwm debug`. */
-export function activeWatchRuntimes(deps: Pick<AppDeps, 'config'>): WatchRuntime[] {
-  return [...runtimes(deps)];
-}
-
-/**
- * Hook for the setup flow: call after new credentials are saved and verified for `ws`
- * (`await notifyCredentialsSaved(ctx.deps, ctx.workspace)`); resumes polling paused for an auth
- * failure in this app's runtimes. A no-op when none runs.
- */
-export async function notifyCredentialsSaved(deps: Pick<AppDeps, 'config'>, ws: string): Promise<void> {
-  for (const r of activeWatchRuntimes(deps)) await r.resume(ws);
-}
-
-/**
- * Hook for the workflow steps: a wait was stored for `siteId`; this app's watchers poll the site
- * at their next tick (other replicas see the wait at their next listing of the watched sites).
- */
-export function wakeWatchers(deps: Pick<AppDeps, 'config'>, ws: string, siteId: string): void {
-  for (const r of activeWatchRuntimes(deps)) r.watcher.wake(ws, siteId);
-}
-
 export function newHolderId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
@@ -116,14 +100,17 @@ interface PauseMark {
   verifiedAt: string;
 }
 
-export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeOptions = {}): WatchRuntime {
+export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeOptions): WatchRuntime {
   const log = deps.logger.child({ module: 'watch-runtime' });
   const clock = opts.clock ?? systemClock;
+  // Strict: a watcher without its card renderer or its DMs must not start half-wired.
+  const render = watchRenderersOf(opts.features);
+  const homeChanged = homeChangedOf(opts.features);
+  const waitsPort = opts.waits !== false ? jobWaitsOf(opts.features) : undefined;
   const posters = opts.posters ?? createPosterFactory(deps);
   const marks = deps.store.docs<PauseMark>(RUNTIME_NS);
   const pending = new Set<Promise<unknown>>();
   const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
-  const registry = runtimes(deps);
 
   const track = (p: Promise<unknown>) => {
     const t = p
@@ -159,12 +146,12 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     if (e.type === 'subscription-paused') {
       const s = e.subscription;
       log.warn({ workspace: e.workspace, subscription: s.id, code: e.code }, 'subscription paused');
-      dm(e.workspace, s.createdBy, pausedNotice(s, e.code, e.message), 'subscription paused');
+      dm(e.workspace, s.createdBy, render.subscriptionPaused(s, e.code, e.message), 'subscription paused');
       // The Home tab lists the workspace's watches with their state: show the pause there too.
-      await refreshHome(deps, e.workspace);
+      await homeChanged(deps, e.workspace);
     } else if (e.type === 'delivered') {
       // The App Home shows jobs in flight and recent failures: refresh it for this workspace.
-      await refreshHome(deps, e.workspace);
+      await homeChanged(deps, e.workspace);
     } else if (e.type === 'admin-alert') {
       const loaded = await loadCredentials(deps, e.workspace);
       await marks.put(e.workspace, 'pause', {
@@ -173,9 +160,9 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       });
       const to = await adminRecipients(e.workspace);
       if (to.length === 0) log.warn({ workspace: e.workspace }, 'polling paused and no admin to tell');
-      for (const u of to) dm(e.workspace, u, adminAlertNotice(e.reason, e.message), 'polling paused');
+      for (const u of to) dm(e.workspace, u, render.pollingPaused(e.reason, e.message), 'polling paused');
       // The tab's connection status says polling is paused.
-      await refreshHome(deps, e.workspace);
+      await homeChanged(deps, e.workspace);
     }
   }
 
@@ -184,13 +171,13 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     api: deps.api,
     credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
     poster: (ws) => posters.poster(ws),
-    renderer: blockRenderer,
+    renderer: render.jobCard,
     clock,
     intervalMs,
     holderId: opts.holderId ?? newHolderId(),
     logger: deps.logger,
     events: (e) => track(onEvent(e)),
-    ...(opts.waits !== false ? { waits: workflowWaitsPort(deps) } : {}),
+    ...(waitsPort ? { waits: waitsPort(deps) } : {}),
     ...opts.watcher,
   });
 
@@ -254,7 +241,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     },
     async stop() {
       running = false;
-      registry.delete(runtime);
+      offHooks();
       offUninstall();
       if (timer !== undefined) clock.clearTimer(timer);
       await watcher.stop();
@@ -270,6 +257,11 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
       while (pending.size) await Promise.all([...pending]);
     },
   };
-  registry.add(runtime);
+  // What the features reach through the kit (per app: another app's setup never resumes this one).
+  const offHooks = registerWatcherHooks(deps, {
+    credentialsSaved: resume,
+    wake: (ws, siteId) => watcher.wake(ws, siteId),
+    status: () => watcher.status(),
+  });
   return runtime;
 }

@@ -22,6 +22,7 @@ import { newReport } from '../../src/ops/watermarking/registration/run.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { auditLineText } from '../../src/slack/features/audit/render.js';
+import { FEATURES } from '../../src/slack/features/index.js';
 import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
 import { auditLine } from '../../src/slack/kit/context.js';
 import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
@@ -35,7 +36,12 @@ type Obj = Record<string, unknown>;
 
 /** A watch runtime driven by hand (`pollOnce`), as the process's job watcher. */
 function watchRuntime(deps: AppDeps, app: TestBot['handle']['app'], holderId: string, clock?: FakeClock) {
-  return createWatchRuntime(deps, app, { holderId, watcher: { jitter: 0 }, ...(clock ? { clock } : {}) });
+  return createWatchRuntime(deps, app, {
+    features: FEATURES,
+    holderId,
+    watcher: { jitter: 0 },
+    ...(clock ? { clock } : {}),
+  });
 }
 
 /** Upstream calls to the watermarking API by endpoint template, since `before` (token calls aside). */
@@ -492,6 +498,7 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     const jobId = emu.createJob('DEMO', 'WF-TIMER-001', [{ recipient: 'wf-t-1' }]);
     // The process's watcher on its own timer (no pollOnce), as main.ts starts it.
     const runtime = createWatchRuntime(bot.deps, bot.handle.app, {
+      features: FEATURES,
       holderId: 'timer',
       watcher: { jitter: 0, activeIntervalMs: 500 },
     });

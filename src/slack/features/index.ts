@@ -50,5 +50,12 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   workflowSteps,
 ]);
 
+/**
+ * Resuming the bulk registrations a previous process left unfinished (main.ts calls it once at
+ * start): re-exported here because nothing outside features/ imports a feature folder (the feature
+ * list is the only way in; npm run lint:arch).
+ */
+export { resumePendingRegistrations } from './register/index.js';
+
 /** The registry of FEATURES (help, the README's command table, the missing-argument form). */
 export const registry = commandRegistry(FEATURES);

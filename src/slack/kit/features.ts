@@ -1,22 +1,28 @@
 /**
  * A feature is a folder under src/slack/features/ that exports one `Feature`: its commands, its
- * buttons and modals (./interactions.ts), its events, and (Home only) what to do when something
- * the Home tab shows changed. src/slack/features/index.ts lists them in ONE ordered list; that order
- * is the order of help and of the README's command table. Nothing registers itself on import:
- * `registerFeatures` wires the list to Bolt, and `commandRegistry` builds the registry from it.
+ * buttons and modals (./interactions.ts), its events, and what the background runtimes take from
+ * it (renderers, ports, the Home refresh). src/slack/features/index.ts lists them in ONE ordered
+ * list; that order is the order of help and of the README's command table. Nothing registers itself
+ * on import: `registerFeatures` wires the list to Bolt, `commandRegistry` builds the registry from
+ * it, and the runtimes (../watch-runtime.ts, ../notify-runtime.ts) are given the list by main.ts and
+ * read the slots below, so no module outside features/ imports a feature (npm run lint:arch).
+ * Features reach the runtimes only through kit hooks (./runtime-hooks.ts, ./notify-kick.ts).
  */
 import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { workspaceKeyOf } from '../../store/keys.js';
 import type { WorkspaceKey } from '../../store/types.js';
+import type { WaitsPort } from '../../watch/job-waits.js';
 import type { AppDeps } from '../deps.js';
 import { registerSteps, type StepDeclaration } from './functions.js';
+import { type HomeAction, homeActionsOf } from './home-actions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
 import { registerSlashCommands } from './slash.js';
+import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
 
 /** An Events API listener of a feature (Bolt acks events itself, before the handler runs). */
 export interface EventSpec {
@@ -40,12 +46,53 @@ export interface Feature {
   /** Workflow Builder custom steps (./functions.ts registers them: the only app.function caller). */
   functions?: readonly StepDeclaration[];
   /**
-   * Called (in the background, coalesced by the caller) after a request whose declaration says
-   * `changesHome`. Only the Home feature provides it.
+   * Something the Home tab shows changed in `workspace`: called in the background after a request
+   * whose declaration says `changesHome`, and by the runtimes after a job or a notice changed (they
+   * await it: it must not throw). Only the Home feature provides it.
    */
-  onHomeChanged?: (deps: AppDeps, workspace: WorkspaceKey) => void;
+  onHomeChanged?: (deps: AppDeps, workspace: WorkspaceKey) => Promise<void> | void;
   /** The notices this feature renders (see ./notify-render.ts); merged by `notifyRenderersOf`. */
   notifyRenderers?: Partial<NotifyRenderers>;
+  /** What the job watcher renders (see ./watch-render.ts); merged by `watchRenderersOf`. */
+  watchRenderers?: Partial<WatchRenderers>;
+  /**
+   * The port the job watcher serves Workflow Builder waits through (src/watch/job-waits.ts): the
+   * workflow steps feature provides it; the watch runtime takes it from the list.
+   */
+  jobWaits?: (deps: AppDeps) => WaitsPort;
+  /** Home tab buttons that stand for this feature's commands (./home-actions.ts). */
+  homeActions?: readonly HomeAction[];
+}
+
+/** The job watcher's renderers of a feature list, merged; throws naming what no feature provides. */
+export function watchRenderersOf(features: readonly Feature[]): WatchRenderers {
+  const merged: Partial<WatchRenderers> = {};
+  for (const f of features) Object.assign(merged, f.watchRenderers ?? {});
+  const missing = WATCH_RENDERER_NAMES.filter((k) => merged[k] === undefined);
+  if (missing.length > 0) throw new Error(`no feature renders the watcher's ${missing.join(', ')}`);
+  return merged as WatchRenderers;
+}
+
+/** The workflow waits port of a feature list (the first feature providing one), if any. */
+export function jobWaitsOf(features: readonly Feature[]): ((deps: AppDeps) => WaitsPort) | undefined {
+  return features.find((f) => f.jobWaits)?.jobWaits;
+}
+
+/**
+ * The Home refresh of a feature list (every `onHomeChanged`, in order): what the runtimes call after
+ * a change the tab shows. Never throws (a failing hook is logged).
+ */
+export function homeChangedOf(features: readonly Feature[]) {
+  const hooks = features.flatMap((f) => (f.onHomeChanged ? [f.onHomeChanged] : []));
+  return async (deps: AppDeps, workspace: WorkspaceKey): Promise<void> => {
+    for (const h of hooks) {
+      try {
+        await h(deps, workspace);
+      } catch (err) {
+        deps.logger.warn({ err, workspace }, 'Home refresh failed');
+      }
+    }
+  };
 }
 
 /** The renderers of a feature list, merged; throws naming what no feature provides. */
@@ -133,7 +180,11 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
         });
         // The handler's own views.update / replies may still be in flight.
         setTimeout(() => {
-          for (const h of homeChanged) h(deps, workspace);
+          for (const h of homeChanged) {
+            void Promise.resolve()
+              .then(() => h(deps, workspace))
+              .catch((err: unknown) => deps.logger.warn({ err, workspace }, 'Home refresh failed'));
+          }
         }, 250).unref();
       } catch (err) {
         deps.logger.debug({ err }, 'no Home refresh for this request');
@@ -141,7 +192,7 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
     });
   }
   registerSlashCommands(app, deps, registry);
-  registerInteractions(app, deps, interactions, registry);
+  registerInteractions(app, deps, interactions, registry, homeActionsOf(features));
   for (const f of features) {
     for (const e of f.events ?? []) {
       app.event(e.event, (args) => e.run(deps, args));

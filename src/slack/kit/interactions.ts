@@ -15,6 +15,8 @@
  * 4. Role: `role: 'admin'` is default deny, checked on the server at click/submit time: buttons
  *    with `requireAdmin` (or `admitToModal` when they open a modal: the trigger id lasts 3 s);
  *    submissions with `adminGateForView` (no Slack call before the ack). Refusals are audited.
+ *    A button that stands for another feature's command (`opens`: a Home entry point, see
+ *    ./home-actions.ts) is checked against THAT command's role and modal-opening, from the registry.
  * 5. Idempotency (`once`): a destructive button claims "team + message + action + value" in the
  *    store (a lease, shared by replicas) before its upstream write; a second click while the
  *    claim holds is told it is already done. A failed run releases the claim (a retry may act).
@@ -32,6 +34,7 @@ import { commandsTotal } from '../../metrics.js';
 import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView } from './blocks.js';
 import type { CommandContext, SlashCommand } from './context.js';
+import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
 import { adminGateForView, admitToModal, type Role, requireAdmin } from './roles.js';
@@ -87,6 +90,8 @@ export interface ButtonArgs {
   /** The modal the button is in (buttons inside modals). */
   viewId?: string;
   registry: CommandRegistry;
+  /** The command the button stands for (`opens`), when a feature declares it. */
+  target?: CommandTarget;
 }
 
 export interface ButtonSpec<V> extends Common<V> {
@@ -101,9 +106,16 @@ export interface ButtonSpec<V> extends Common<V> {
   /** Reply to an unreadable value (default: "This button is out of date…"). */
   stale?: Message;
   /** Admin refusal: what the user tried ("cancel a plan request") and the audit action. */
-  refusal?: (v: V) => { what: string; action: string; title?: string };
+  refusal?: (v: V, target?: CommandTarget) => { what: string; action: string; title?: string };
   /** The handler opens a modal: the admin check waits only briefly (see admitToModal). */
   opensModal?: boolean;
+  /**
+   * The button stands for the command a feature declares for this Home entry point
+   * (`Feature.homeActions`). The kit finds it in the registry and runs the command's role check
+   * (`role` and `opensModal` come from the command entry, not from this declaration) in the
+   * command's context; `run` gets it as `target` (undefined when no feature declares one).
+   */
+  opens?: HomeEntryPoint;
   /**
    * Destructive: one run per click target (see the file header). The claim lasts `ttlMs` (default
    * 60 s: double clicks and retried deliveries fall inside it; a deliberate repeat later, e.g.
@@ -205,10 +217,18 @@ export function clickKey(workspace: string, body: AnyBody, actionId: string, val
   return `click-${h.digest('hex').slice(0, 40)}`;
 }
 
+/** The registry entry of the command a button stands for (`opens`), if declared and registered. */
+function targetOf(spec: ButtonInteraction, registry: CommandRegistry, homeActions: HomeActions) {
+  const declared = spec.opens ? homeActions.get(spec.opens) : undefined;
+  const entry = declared ? registry.find(declared.command, declared.path) : undefined;
+  return declared && entry ? ({ command: declared.command, entry } satisfies CommandTarget) : undefined;
+}
+
 async function runButton(
   deps: AppDeps,
   spec: ButtonInteraction,
   registry: CommandRegistry,
+  homeActions: HomeActions,
   args: AnyBody,
 ): Promise<void> {
   await args.ack();
@@ -238,9 +258,12 @@ async function runButton(
       await ctx.respond(OTHER_WORKSPACE, { share: false });
       return;
     }
-    if (roleOf(spec, v) === 'admin') {
-      const r = spec.refusal?.(v) ?? { what: `use ${spec.name}`, action: spec.name };
-      const ok = spec.opensModal
+    const target = targetOf(spec, registry, homeActions);
+    // The command's context: replies and refusals name the command the button stands for.
+    if (target) ctx.command = target.command;
+    if ((target ? target.entry.role : roleOf(spec, v)) === 'admin') {
+      const r = spec.refusal?.(v, target) ?? { what: `use ${spec.name}`, action: spec.name };
+      const ok = (target ? target.entry.opensModal : spec.opensModal)
         ? await admitToModal(ctx, { what: r.what, action: r.action, ...(r.title ? { title: r.title } : {}) })
         : await requireAdmin(ctx, r.what, r.action);
       if (!ok) {
@@ -262,6 +285,7 @@ async function runButton(
       body,
       client: args.client,
       registry,
+      ...(target ? { target } : {}),
       ...(body?.response_url ? { responseUrl: body.response_url as string } : {}),
       ...(body?.view?.id ? { viewId: body.view.id as string } : {}),
     });
@@ -391,6 +415,8 @@ export function registerInteractions(
   deps: AppDeps,
   interactions: readonly Interaction[],
   registry: CommandRegistry,
+  /** The features' Home entry points (buttons with `opens`); none by default. */
+  homeActions: HomeActions = new Map(),
 ): void {
   const seen = new Set<string>();
   const exactButtons = new Map<string, ButtonInteraction>();
@@ -425,7 +451,7 @@ export function registerInteractions(
         if (buttonFor(payload?.action_id)) await next();
       },
       (args: AnyBody) =>
-        runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, args),
+        runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, homeActions, args),
     );
   }
   if (modals.size > 0) {

@@ -3,15 +3,22 @@
  *
  * - API URL: SLACK_API_URL (the fake Slack in tests and the demo), else Slack's.
  * - Logger: Bolt's adapter over our pino logger, with the token itself redacted from every line.
- * - Retries: one policy, `SLACK_RETRY_POLICY` (2 quick retries, 0.5-3 s, 429s waited for as Slack
- *   says). Background queues that pace and retry on their own (the watcher's poster, the
- *   background sender) ask for `queued: true`: the SDK then does not retry and rejects rate-limited
- *   calls at once, so retries are not multiplied and the queue's pacing decides (see
- *   ../background-sender.ts and ../poster.ts).
- * - Cache: one client per workspace (`webClients(deps).forWorkspace(ws)`), rebuilt when the token
- *   rotates, at most WEB_CLIENTS_MAX workspaces (least recently used evicted), forgotten on
- *   uninstall (../lifecycle.ts). The cache belongs to the app's configuration object (a WeakMap
- *   key), so two apps in one process (tests) never share clients and nothing needs resetting.
+ * - Retries, per use (two policies, nothing else):
+ *   - interactive (default): `SLACK_RETRY_POLICY`, 2 quick retries (0.5-3 s), 429s waited for as
+ *     Slack says. Bolt's own client (replies, views.open, the requests' calls: `boltClientOptions`,
+ *     used by ../app.ts; tests may pass { retries: 0 }) and `webClients(deps).forWorkspace(ws)`
+ *     (Home publishes, the workflow steps' completions, audit lines).
+ *   - queued (`{ queued: true }`): no SDK retries, rate-limited calls rejected at once, 15 s per
+ *     call. For the background queues that pace and retry on their own, keeping their order: the
+ *     watcher's and the notifier's posters and the runtimes' DMs (../poster.ts
+ *     `createPosterFactory`, ../background-sender.ts). Letting the SDK retry too would multiply
+ *     the retries and could post twice.
+ * - Cache: ONE per app, a client per workspace and policy (`webClients(deps).forWorkspace(ws, o)`),
+ *   rebuilt when the token (or SLACK_API_URL) changes, at most WEB_CLIENTS_MAX workspaces per policy
+ *   (least recently used evicted), forgotten on uninstall (../lifecycle.ts). The cache belongs to
+ *   the app's configuration object (a WeakMap key), so two apps in one process (tests) never share
+ *   clients and nothing needs resetting; the token is read through the caller's store (requests:
+ *   the bounded one; background work: the unbounded one).
  */
 import { type RetryOptions, WebClient, type WebClientOptions } from '@slack/web-api';
 import { z } from 'zod';
@@ -49,7 +56,7 @@ export interface ClientOptions {
   retryConfig?: RetryOptions;
 }
 
-/** The WebClient options for `token` (also used for Bolt's own client: see ../app.ts). */
+/** The WebClient options for `token` (Bolt's own client: `boltClientOptions`). */
 export function webClientOptions(
   deps: ConfigDeps & { logger: Logger },
   token: string | undefined,
@@ -61,6 +68,19 @@ export function webClientOptions(
     ...(o.queued ? { rejectRateLimitedCalls: true, timeout: QUEUED_TIMEOUT_MS } : {}),
     logger: boltLogger(deps.logger.child({ component: o.component ?? 'slack-web' }), token ? [token] : []),
   };
+}
+
+/**
+ * Bolt's `clientOptions` (its `app.client`, the per-request clients and the OAuth installer's):
+ * the interactive policy of `webClientOptions` without a logger, since Bolt sets its own logger
+ * on its clients (the app's, which redacts the Slack secrets).
+ */
+export function boltClientOptions(
+  deps: ConfigDeps & { logger: Logger },
+  o: Pick<ClientOptions, 'retryConfig'> = {},
+): WebClientOptions {
+  const { logger: _bolt, ...options } = webClientOptions(deps, undefined, o);
+  return options;
 }
 
 /** A new client for `token` (prefer `webClients(deps).forWorkspace`, which caches). */
@@ -81,20 +101,33 @@ export async function botToken(
 }
 
 export interface WebClients {
-  /** The workspace's bot client; undefined when the app is not installed there (no token). */
-  forWorkspace(ws: WorkspaceKey): Promise<WebClient | undefined>;
-  /** Drop the cached client of a workspace (uninstalled, tokens revoked), or of all. */
+  /**
+   * The workspace's bot client (`queued: true`: the background queues' policy, see the file
+   * header); undefined when the app is not installed there (no token).
+   */
+  forWorkspace(ws: WorkspaceKey, o?: { queued?: boolean }): Promise<WebClient | undefined>;
+  /** Drop the cached clients of a workspace (uninstalled, tokens revoked), or of all. */
   forget(ws?: WorkspaceKey): void;
-  /** Cached clients (tests). */
+  /** Cached clients, every policy (tests). */
   readonly size: number;
 }
 
-function createWebClients(
+type Cached = { key: string; client: WebClient };
+
+/** The app's clients: one LRU per policy (kit/app-state.ts). */
+const cacheOf = appState(() => ({
+  interactive: new LruMap<WorkspaceKey, Cached>(WEB_CLIENTS_MAX),
+  queued: new LruMap<WorkspaceKey, Cached>(WEB_CLIENTS_MAX),
+}));
+
+/** The bot clients of the app `deps` belongs to (one cache per app, tokens read with `deps`). */
+export function webClients(
   deps: ConfigDeps & { store: Pick<Store, 'installations'>; logger: Logger },
 ): WebClients {
-  const cache = new LruMap<WorkspaceKey, { key: string; client: WebClient }>(WEB_CLIENTS_MAX);
-  const clients: WebClients = {
-    async forWorkspace(ws) {
+  const caches = cacheOf(deps);
+  return {
+    async forWorkspace(ws, o = {}) {
+      const cache = o.queued ? caches.queued : caches.interactive;
       const token = await botToken(deps, ws);
       if (!token) {
         cache.delete(ws);
@@ -103,20 +136,18 @@ function createWebClients(
       const key = `${slackApiUrl(deps.config)}\u0000${token}`;
       const hit = cache.get(ws);
       if (hit && hit.key === key) return hit.client;
-      const client = newWebClient(deps, token);
+      const client = newWebClient(deps, token, o.queued ? { queued: true, component: 'watch-slack' } : {});
       cache.set(ws, { key, client });
       return client;
     },
     forget(ws) {
-      if (ws === undefined) cache.clear();
-      else cache.delete(ws);
+      for (const cache of [caches.interactive, caches.queued]) {
+        if (ws === undefined) cache.clear();
+        else cache.delete(ws);
+      }
     },
     get size() {
-      return cache.size;
+      return caches.interactive.size + caches.queued.size;
     },
   };
-  return clients;
 }
-
-/** The bot clients of the app `deps` belongs to (one cache per app: kit/app-state.ts). */
-export const webClients = appState(createWebClients);

@@ -8,6 +8,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FEATURES } from '../../../src/slack/features/index.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../src/watch/clock.js';
@@ -61,6 +62,7 @@ describe('watch runtime direct messages', () => {
       },
     };
     runtime = createWatchRuntime(b.deps, b.handle.app, {
+      features: FEATURES,
       clock,
       holderId: 'dm-test',
       watcher: { jitter: 0 },

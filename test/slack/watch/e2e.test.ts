@@ -6,12 +6,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
+import { FEATURES } from '../../../src/slack/features/index.js';
+import { notifyCredentialsSaved } from '../../../src/slack/kit/runtime-hooks.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
-import {
-  createWatchRuntime,
-  notifyCredentialsSaved,
-  type WatchRuntime,
-} from '../../../src/slack/watch-runtime.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../src/watch/clock.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
@@ -55,6 +53,7 @@ async function setup(
 
 function newRuntime(b: TestBot, clock: FakeClock, posters?: PosterFactory): WatchRuntime {
   const r = createWatchRuntime(b.deps, b.handle.app, {
+    features: FEATURES,
     clock,
     holderId: 'test-holder',
     watcher: { jitter: 0 },

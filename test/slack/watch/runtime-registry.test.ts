@@ -1,16 +1,13 @@
 /**
- * The watch runtimes of one process are registered per app (its configuration object), not in
- * one process-wide set: two apps in one process (tests, the demo) never reach each other's
- * runtime through the setup hook, the workflow steps' wake-up or `/dwm debug`.
+ * The watch runtimes of one process register their hooks per app (its configuration object,
+ * kit/runtime-hooks.ts), not in one process-wide set: two apps in one process (tests, the demo)
+ * never reach each other's runtime through the setup hook, the workflow steps' wake-up or
+ * `/dwm debug`'s watcher status. The features reach the runtime only through these hooks.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  activeWatchRuntimes,
-  createWatchRuntime,
-  notifyCredentialsSaved,
-  type WatchRuntime,
-  wakeWatchers,
-} from '../../../src/slack/watch-runtime.js';
+import { FEATURES } from '../../../src/slack/features/index.js';
+import { notifyCredentialsSaved, wakeWatchers, watcherStatus } from '../../../src/slack/kit/runtime-hooks.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../src/watch/clock.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
@@ -25,6 +22,7 @@ async function botWithRuntime(holderId: string) {
   const bot = await startTestBot({ credentials: 'none', emulator: false });
   bots.push(bot);
   const runtime = createWatchRuntime(bot.deps, bot.handle.app, {
+    features: FEATURES,
     holderId,
     clock: new FakeClock(Date.now()),
   });
@@ -33,11 +31,11 @@ async function botWithRuntime(holderId: string) {
 }
 
 describe('watch runtimes per app', () => {
-  it('two runtimes in one process do not share their registry', async () => {
+  it('two runtimes in one process do not share their hooks', async () => {
     const a = await botWithRuntime('holder-a');
     const b = await botWithRuntime('holder-b');
-    expect(activeWatchRuntimes(a.bot.deps)).toEqual([a.runtime]);
-    expect(activeWatchRuntimes(b.bot.deps)).toEqual([b.runtime]);
+    expect((await watcherStatus(a.bot.deps))?.holderId).toBe('holder-a');
+    expect((await watcherStatus(b.bot.deps))?.holderId).toBe('holder-b');
 
     // The same workspace id is paused in both apps' stores: a setup saved in app A resumes A only.
     const ws = a.bot.ws.teamId;
@@ -55,9 +53,17 @@ describe('watch runtimes per app', () => {
     expect((await b.runtime.watcher.status()).sites.map((s) => s.siteId)).toEqual(['WAKE']);
     expect((await a.runtime.watcher.status()).sites).toEqual([]);
 
-    // A stopped runtime leaves its app's registry.
+    // A stopped runtime leaves its app's hooks: nothing reaches it any more.
     await a.runtime.stop();
-    expect(activeWatchRuntimes(a.bot.deps)).toEqual([]);
-    expect(activeWatchRuntimes(b.bot.deps)).toEqual([b.runtime]);
+    expect(await watcherStatus(a.bot.deps)).toBeUndefined();
+    expect((await watcherStatus(b.bot.deps))?.holderId).toBe('holder-b');
+  });
+
+  it('refuses to start without the watcher renderers (no feature provides them)', () => {
+    const bot = { deps: { config: {}, logger: { child: () => ({}) } } } as never;
+    const noWatch = FEATURES.filter((f) => f.name !== 'watch');
+    expect(() =>
+      createWatchRuntime((bot as { deps: never }).deps, {} as never, { features: noWatch }),
+    ).toThrow(/no feature renders the watcher's jobCard, subscriptionPaused, pollingPaused/);
   });
 });

@@ -8,15 +8,17 @@
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../kit/context.js';
 import { commandList } from '../../kit/registry.js';
-import { activeWatchRuntimes } from '../../watch-runtime.js';
+import { watcherStatus } from '../../kit/runtime-hooks.js';
 import { debugMessage } from './render.js';
 
 const list = commandList();
 
-/** This replica's watcher status, when the watch runtime runs in this process. */
+/**
+ * This replica's watcher status, when the watch runtime runs in this process (it registers the
+ * snapshot through kit/runtime-hooks.ts; this feature does not import the runtime).
+ */
 export async function runtimeStatus(deps: CommandContext['deps']): Promise<RuntimeStatus | undefined> {
-  const [rt] = activeWatchRuntimes(deps);
-  return rt ? rt.watcher.status() : undefined;
+  return watcherStatus(deps);
 }
 
 export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {

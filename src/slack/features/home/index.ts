@@ -1,7 +1,8 @@
 /**
- * Home: the App Home tab (published on app_home_opened, refreshed after requests whose
- * declarations say `changesHome`, and by the watcher when jobs change) and its buttons, which open
- * the flows of the commands they stand for through the registry.
+ * Home: the App Home tab (published on app_home_opened, refreshed through `onHomeChanged` after
+ * requests whose declarations say `changesHome` and by the runtimes when jobs or notices change)
+ * and its buttons, which open the flows of the commands other features declare for them
+ * (`Feature.homeActions`).
  */
 import type { Feature } from '../../kit/features.js';
 import { homeButtons } from './buttons.js';
@@ -14,5 +15,8 @@ export const home: Feature = {
   name: 'home',
   interactions: homeButtons,
   events: [homeOpened],
-  onHomeChanged: (deps, workspace) => void refreshHome(deps, workspace),
+  // Awaited by the runtimes (their idle() covers it); refreshHome never throws.
+  onHomeChanged: async (deps, workspace) => {
+    await refreshHome(deps, workspace);
+  },
 };

@@ -21,18 +21,22 @@ import {
   LIMITS,
   section,
 } from '../../kit/blocks.js';
+import type { HomeEntryPoint } from '../../kit/home-actions.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
 import { notifyBlocks } from './render-notify.js';
 
-/** Action ids of the Home buttons (src/slack/listeners/actions/home-*.ts handle them). */
+/**
+ * Action ids of the Home buttons (./buttons.ts declares them): one per entry point of
+ * kit/home-actions.ts (the command behind it is declared by the feature owning it), and Refresh.
+ */
 export const HOME_ACTIONS = {
   register: 'home_register',
   watch: 'home_watch',
   trial: 'home_plan_trial',
   setup: 'home_setup',
   refresh: 'home_refresh',
-} as const;
+} as const satisfies Record<HomeEntryPoint | 'refresh', string>;
 export type HomeAction = keyof typeof HOME_ACTIONS;
 
 export interface HomeView {

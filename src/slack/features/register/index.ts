@@ -15,4 +15,5 @@ export const register: Feature = {
   name: 'register',
   commands,
   interactions: [registerFormModal, registerPreviewModal, backButton, invalidCsvButton, resumeButton],
+  homeActions: [{ entry: 'register', command: '/dwm', path: ['register'] }],
 };

@@ -3,4 +3,9 @@ import type { Feature } from '../../kit/features.js';
 import { commands } from './commands.js';
 import { setupModal } from './modal.js';
 
-export const setup: Feature = { name: 'setup', commands, interactions: [setupModal] };
+export const setup: Feature = {
+  name: 'setup',
+  commands,
+  interactions: [setupModal],
+  homeActions: [{ entry: 'setup', command: '/dwm', path: ['setup'] }],
+};

@@ -19,7 +19,7 @@ import {
 import { loadCredentials } from '../../../ops/workspace.js';
 import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
-import { notifyCredentialsSaved } from '../../watch-runtime.js';
+import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,

@@ -32,9 +32,9 @@ import { addWait } from '../../../watch/job-waits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
 import { runRegistrationInBackground } from '../../kit/registration-run.js';
-import { wakeWatchers } from '../../watch-runtime.js';
+import { wakeWatchers } from '../../kit/runtime-hooks.js';
 import { STEP_IDS } from './ids.js';
-import { workflowWaitCompleter } from './waits.js';
+import { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
 
 export { STEP_IDS } from './ids.js';
 export { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
@@ -189,5 +189,12 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
   },
 ];
 
-/** The feature: no commands, the four custom steps (registered by the kit's registerFeatures). */
-export const workflowSteps: Feature = { name: 'workflow-steps', functions: WORKFLOW_STEPS };
+/**
+ * The feature: no commands, the four custom steps (registered by the kit's registerFeatures), and
+ * the port the job watcher completes the stored waits through (the watch runtime takes it).
+ */
+export const workflowSteps: Feature = {
+  name: 'workflow-steps',
+  functions: WORKFLOW_STEPS,
+  jobWaits: workflowWaitsPort,
+};

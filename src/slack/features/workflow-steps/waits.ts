@@ -1,6 +1,7 @@
 /**
  * The Slack side of durable workflow waits: the port the job watcher completes them through
- * (src/watch/job-waits.ts: a pending wait is a consumer of the watcher, see watch-runtime.ts).
+ * (src/watch/job-waits.ts: a pending wait is a consumer of the watcher; the watch runtime takes
+ * this port from the feature's `jobWaits`).
  * - complete / fail: functions.completeSuccess / functions.completeError with the workspace's
  *   BOT token and the stored function_execution_id (Slack allows bot tokens to call them without
  *   a scope, so a step completes after a restart or on another replica, when the event's
@@ -130,7 +131,7 @@ async function auditFinished(deps: AppDeps, wait: JobWait, outcome: CompletionOu
   );
 }
 
-/** The port the job watcher serves workflow waits through (watch-runtime.ts passes it). */
+/** The port the job watcher serves workflow waits through (`Feature.jobWaits`, see ./index.ts). */
 export function workflowWaitsPort(deps: AppDeps): WaitsPort {
   return {
     ...completionPort(deps),
