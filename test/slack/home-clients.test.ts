@@ -1,10 +1,13 @@
 /**
  * The bot Web API clients (kit/web-client.ts) are one per workspace (a token rotation replaces
- * it), and an uninstall forgets the workspace's clients.
+ * it), and an uninstall forgets the workspace's clients. ONE cache per app: the runtimes' poster
+ * factories take their (queued) clients from it, and Bolt's client options are built by it.
  */
+import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { webClients } from '../../src/slack/kit/web-client.js';
+import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web-client.js';
 import { purgeWorkspace } from '../../src/slack/lifecycle.js';
+import { createPosterFactory } from '../../src/slack/poster.js';
 import { memoryDeps } from './guarantees/support.js';
 
 describe('Web API clients cache', () => {
@@ -32,6 +35,37 @@ describe('Web API clients cache', () => {
     off();
     await purgeWorkspace(deps, 'T2', 'tokens_revoked');
     expect(seen).toEqual(['T1']);
+    await deps.store.close();
+  });
+
+  it('the poster factories of both runtimes share the one cache, with the queued policy; uninstall drops it', async () => {
+    const deps = await memoryDeps();
+    const watchPosters = createPosterFactory(deps);
+    const notifyPosters = createPosterFactory(deps);
+    const queued = await watchPosters.client('T1');
+    expect(await notifyPosters.client('T1')).toBe(queued);
+    expect(await webClients(deps).forWorkspace('T1', { queued: true })).toBe(queued);
+    const interactive = await webClients(deps).forWorkspace('T1');
+    expect(interactive).not.toBe(queued);
+    expect(webClients(deps).size).toBe(2);
+    const policy = (c: WebClient | undefined) => {
+      const x = c as unknown as { retryConfig: unknown; rejectRateLimitedCalls: boolean };
+      return { retryConfig: x.retryConfig, rejectRateLimitedCalls: x.rejectRateLimitedCalls };
+    };
+    // Background queues retry and pace themselves: no SDK retries, 429s rejected at once.
+    expect(policy(queued)).toEqual({ retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    expect(policy(interactive)).toEqual({ retryConfig: SLACK_RETRY_POLICY, rejectRateLimitedCalls: false });
+    await purgeWorkspace(deps, 'T1', 'app_uninstalled');
+    expect(webClients(deps).size).toBe(0);
+    await deps.store.close();
+  });
+
+  it("Bolt's client options: the interactive policy and SLACK_API_URL, Bolt's own logger", async () => {
+    const deps = await memoryDeps();
+    const o = boltClientOptions(deps);
+    expect(o).toMatchObject({ slackApiUrl: deps.config.slack.apiUrl, retryConfig: SLACK_RETRY_POLICY });
+    expect(o.logger).toBeUndefined();
+    expect(boltClientOptions(deps, { retryConfig: { retries: 0 } }).retryConfig).toEqual({ retries: 0 });
     await deps.store.close();
   });
 });

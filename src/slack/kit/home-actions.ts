@@ -40,5 +40,5 @@ export function homeActionsOf(
       out.set(a.entry, { ...a, feature: f.name });
     }
   }
-  return out as HomeActions;
+  return out;
 }

@@ -176,6 +176,14 @@ describe('App Home (env credentials)', () => {
     expect(bot.fake.calls('views.open').filter((c) => c.seq > seq2)).toEqual([]);
   });
 
+  it('an unreadable Home button value is answered "out of date" and opens nothing', async () => {
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: HOME_ACTIONS.register, user: bot.ws.admin, value: '{"site":' });
+    const dm = await bot.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq, 5000);
+    expect(JSON.stringify(dm.args)).toContain('out of date');
+    expect(bot.fake.calls('views.open').filter((c) => c.seq > seq)).toEqual([]);
+  });
+
   it('Request trial extension shows the plan card (or says it is not available yet)', async () => {
     const seq = lastSeq(bot);
     await bot.action({

@@ -9,6 +9,7 @@ import { FEATURES, registry } from '../../../src/slack/features/index.js';
 import { cancelButton } from '../../../src/slack/features/plan/buttons.js';
 import { watchFormModal } from '../../../src/slack/features/watch/modal.js';
 import { interactionsOf } from '../../../src/slack/kit/features.js';
+import { homeActionsOf } from '../../../src/slack/kit/home-actions.js';
 import { button, registerInteractions } from '../../../src/slack/kit/interactions.js';
 import { SVC_ACTIONS } from '../../../src/slack/kit/svc-values.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
@@ -193,6 +194,79 @@ describe('declared buttons', () => {
     const audit = await deps.store.audit.list('T1', { limit: 10 });
     expect(audit.map((a) => `${a.action} ${a.result}`)).toContain('test.admin refused');
     await deps.store.close();
+  });
+});
+
+describe('a button standing for a command (Home entry point, `opens`)', () => {
+  /** A button with no role of its own, standing for the admin command `/dwm debug` (test mapping). */
+  async function clickAs(user: string, isAdmin: boolean, declared = true) {
+    const deps = await memoryDeps();
+    const ran: Array<string | undefined> = [];
+    const cap = captureApp();
+    const homeActions = homeActionsOf([
+      { name: 'probe', homeActions: declared ? [{ entry: 'setup', command: '/dwm', path: ['debug'] }] : [] },
+    ]);
+    registerInteractions(
+      cap.app,
+      deps,
+      [
+        button({
+          name: 'test.opens',
+          actionId: 'test_opens',
+          value: (raw) => (raw ? (JSON.parse(raw) as object) : undefined),
+          untagged: 'test button',
+          tag: () => undefined,
+          opens: 'setup',
+          refusal: (_v, t) => ({ what: `run ${t?.entry.path.join(' ')}`, action: 'test.opens' }),
+          failure: 'no',
+          run: async (ctx, _v, { target }) => {
+            ran.push(target ? `${ctx.command} ${target.entry.path.join(' ')}` : undefined);
+          },
+        }),
+      ],
+      registry,
+      homeActions,
+    );
+    const replies: string[] = [];
+    await cap.action('test_opens')({
+      ack: async () => undefined,
+      body: click('test_opens', '{}', { user }),
+      context: { teamId: 'T1' },
+      client: fakeClient([], { 'users.info': () => ({ ok: true, user: { tz: 'UTC', is_admin: isAdmin } }) }),
+      respond: async (m: unknown) => {
+        replies.push(JSON.stringify(m));
+      },
+    });
+    const audit = await deps.store.audit.list('T1', { limit: 10 });
+    await deps.store.close();
+    return { ran, replies, audit: audit.map((a) => `${a.action} ${a.result}`) };
+  }
+
+  it("refuses a member with the target command's role (the declaration has none), audited, never runs", async () => {
+    const r = await clickAs('U0MEMBER', false);
+    expect(r.ran).toEqual([]);
+    expect(r.replies.join('\n')).toContain('Only admins can run debug');
+    expect(r.audit).toContain('test.opens refused');
+  });
+
+  it('runs for an admin, in the command context, with the registry entry as target', async () => {
+    const r = await clickAs('U0ADMIN', true);
+    expect(r.ran).toEqual(['/dwm debug']);
+  });
+
+  it('no feature declares the entry point: runs without a target (the button says so)', async () => {
+    const r = await clickAs('U0MEMBER', false, false);
+    expect(r.ran).toEqual([undefined]);
+  });
+
+  it('two features claiming one entry point is refused', () => {
+    const a = { entry: 'watch', command: '/dwm', path: ['watch'] } as const;
+    expect(() =>
+      homeActionsOf([
+        { name: 'one', homeActions: [a] },
+        { name: 'two', homeActions: [a] },
+      ]),
+    ).toThrow(/Home entry point watch declared by one and two/);
   });
 });
 

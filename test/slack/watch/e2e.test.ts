@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
 import { FEATURES } from '../../../src/slack/features/index.js';
+import type { Feature } from '../../../src/slack/kit/features.js';
 import { notifyCredentialsSaved } from '../../../src/slack/kit/runtime-hooks.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
@@ -31,7 +32,12 @@ interface Setup {
 }
 
 async function setup(
-  o: { env?: Record<string, string>; store?: 'memory' | 'sqlite'; posters?: PosterFactory } = {},
+  o: {
+    env?: Record<string, string>;
+    store?: 'memory' | 'sqlite';
+    posters?: PosterFactory;
+    features?: readonly Feature[];
+  } = {},
 ): Promise<Setup> {
   const clock = new FakeClock(Date.now());
   bot = await startTestBot({
@@ -40,7 +46,7 @@ async function setup(
     env: o.env ?? {},
     store: o.store ?? 'memory',
   });
-  const runtime = newRuntime(bot, clock, o.posters);
+  const runtime = newRuntime(bot, clock, o.posters, o.features);
   return {
     bot,
     clock,
@@ -51,9 +57,14 @@ async function setup(
   };
 }
 
-function newRuntime(b: TestBot, clock: FakeClock, posters?: PosterFactory): WatchRuntime {
+function newRuntime(
+  b: TestBot,
+  clock: FakeClock,
+  posters?: PosterFactory,
+  features: readonly Feature[] = FEATURES,
+): WatchRuntime {
   const r = createWatchRuntime(b.deps, b.handle.app, {
-    features: FEATURES,
+    features,
     clock,
     holderId: 'test-holder',
     watcher: { jitter: 0 },
@@ -224,6 +235,27 @@ describe('/dwm watch, unwatch, watches', () => {
 });
 
 describe('notifications', () => {
+  it("a delivery refreshes the Home tab through the features' declared onHomeChanged", async () => {
+    const heard: string[] = [];
+    const features = FEATURES.map((f) =>
+      f.name === 'home'
+        ? {
+            ...f,
+            onHomeChanged: (_deps: unknown, ws: string) => {
+              heard.push(ws);
+            },
+          }
+        : f,
+    );
+    const s = await setup({ features });
+    await command(s.bot, `watch site:${s.site}`);
+    await poll(s); // baseline: silent
+    s.bot.emulator!.createJob(s.site, 'home-probe', [{ recipient: 'alice' }]);
+    await poll(s);
+    expect(cardOf(s.bot, s.channel, 'home-probe')).toBeDefined();
+    expect(heard).toContain(s.ws);
+  });
+
   it('completion and failure: one card each, edited in place, thread replies, broadcasts per mode', async () => {
     const s = await setup();
     const b = s.bot;
