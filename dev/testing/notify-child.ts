@@ -98,6 +98,7 @@ async function main(): Promise<void> {
   });
   const deps: AppDeps = { config, store, api, logger, now: Date.now };
   const runtime = createNotifyRuntime(deps, {
+    features: FEATURES,
     renderers: notifyRenderersOf(FEATURES),
     holderId: c.holderId,
     notifier: {
