@@ -9,10 +9,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { createApi } from '../src/api/index.js';
 import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
 import { createStore } from '../src/store/index.js';
-import { FakeClock } from '../src/watch/clock.js';
+import { FakeClock, systemClock } from '../src/watch/clock.js';
+import type { Clock } from '../src/watch/types.js';
 import { ENCRYPTION_KEY } from './lib.js';
 import { type ChildMessage, type ScaleStart, scaleGoSchema, scaleStartSchema } from './scale-protocol.js';
 import { benchWatcher, CountingPoster } from './support.js';
@@ -44,8 +46,12 @@ function waitGo(): Promise<void> {
 }
 
 async function run(cfg: ScaleStart): Promise<void> {
-  const clock = new BenchClock(cfg.t0);
-  const api = createApi({ clock: () => clock.now(), sleep: (ms) => clock.sleep(ms), random: () => 0.5 });
+  // Real time: the system clock and the API's own defaults, as src/main.ts builds them.
+  const fake = cfg.realTime ? undefined : new BenchClock(cfg.t0);
+  const clock: Clock = fake ?? systemClock;
+  const api = fake
+    ? createApi({ clock: () => fake.now(), sleep: (ms) => fake.sleep(ms), random: () => 0.5 })
+    : createApi();
   const store = await createStore({ url: 'memory://', encryptionKey: ENCRYPTION_KEY, namespace: 'bench3' });
   const credsByWs = new Map<string, WorkspaceCredentials>();
   const poster = new CountingPoster(clock);
@@ -103,9 +109,15 @@ async function run(cfg: ScaleStart): Promise<void> {
   const baselinePolls = polls;
   const maxRssAfterBaseline = process.resourceUsage().maxRSS;
   let peak = process.memoryUsage();
+  let peakSpaces: Record<string, number> = {};
   const sample = () => {
     const m = process.memoryUsage();
-    if (m.rss > peak.rss) peak = m;
+    if (m.rss > peak.rss) {
+      peak = m;
+      peakSpaces = Object.fromEntries(
+        getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]),
+      );
+    }
   };
   // No forced GC here: the window starts with whatever the baseline cycle left, as in production.
   const rssBefore = process.memoryUsage().rss;
@@ -139,15 +151,33 @@ async function run(cfg: ScaleStart): Promise<void> {
   const cpu0 = process.cpuUsage();
   const real0 = performance.now();
   const sim0 = clock.now();
-  const steps = Math.round((cfg.cycles * cfg.intervalMs) / 1000);
-  for (let step = 1; step <= steps; step++) {
-    clock.advance(1000);
-    if ((step * 1000) % cfg.intervalMs === 0 && step < steps) {
-      const go = waitGo();
-      send({ type: 'boundary', cycle: (step * 1000) / cfg.intervalMs, now: clock.now() });
-      await go;
+  if (fake) {
+    const steps = Math.round((cfg.cycles * cfg.intervalMs) / 1000);
+    for (let step = 1; step <= steps; step++) {
+      fake.advance(1000);
+      if ((step * 1000) % cfg.intervalMs === 0 && step < steps) {
+        const go = waitGo();
+        send({ type: 'boundary', cycle: (step * 1000) / cfg.intervalMs, now: fake.now() });
+        await go;
+      }
+      await watcher.tick();
+      sample();
     }
-    await watcher.tick();
+  } else {
+    // Real time: the watcher's own timer polls each site when its jittered interval is due, as in
+    // production; RSS is sampled 5 times a second; the parent applies each cycle's changes at its
+    // boundary while the watcher keeps running.
+    watcher.start();
+    const sampler = setInterval(sample, 200);
+    for (let cycle = 1; cycle <= cfg.cycles; cycle++) {
+      await new Promise((r) => setTimeout(r, sim0 + cycle * cfg.intervalMs - Date.now()));
+      if (cycle < cfg.cycles) {
+        const go = waitGo();
+        send({ type: 'boundary', cycle, now: Date.now() });
+        await go;
+      }
+    }
+    clearInterval(sampler);
     sample();
   }
   const cpu = process.cpuUsage(cpu0);
@@ -187,6 +217,7 @@ async function run(cfg: ScaleStart): Promise<void> {
       heapTotalMb: peak.heapTotal / 2 ** 20,
       heapUsedMb: peak.heapUsed / 2 ** 20,
       externalMb: peak.external / 2 ** 20,
+      spacesMb: peakSpaces,
     },
     maxRssMb: Math.max(maxRssKb, maxRssAfterBaseline) / 1024,
     windowPeakRssMb: windowMaxRssKb / 1024,

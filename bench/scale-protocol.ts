@@ -12,6 +12,12 @@ export const scaleStartSchema = z.object({
   intervalMs: z.number().int().positive(),
   cycles: z.number().int().positive(),
   concurrency: z.number().int().positive(),
+  /**
+   * Real time (the system clock and the watcher's own timer, as in production) instead of the
+   * virtual clock: the parent applies each cycle's changes on its own timer and sends `go` at
+   * every boundary without waiting for the bot.
+   */
+  realTime: z.boolean().default(false),
 });
 export type ScaleStart = z.infer<typeof scaleStartSchema>;
 
@@ -46,6 +52,8 @@ export const childMessageSchema = z.discriminatedUnion('type', [
       heapTotalMb: z.number(),
       heapUsedMb: z.number(),
       externalMb: z.number(),
+      /** V8 heap spaces (committed MB) at that moment: new_space, old_space, code_space, ... */
+      spacesMb: z.record(z.string(), z.number()),
     }),
     /** Peak RSS of the whole life, baseline cycle included. */
     maxRssMb: z.number(),

@@ -4,10 +4,9 @@
  */
 import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
 import type { Store } from '../src/store/types.js';
-import type { FakeClock } from '../src/watch/clock.js';
 import { createWatcher, type Watcher, type WatcherOptions } from '../src/watch/index.js';
 import { plainRenderer } from '../src/watch/render.js';
-import type { ChannelMessage, ChannelPoster, PostOptions } from '../src/watch/types.js';
+import type { ChannelMessage, ChannelPoster, Clock, PostOptions } from '../src/watch/types.js';
 
 /** Keeps only counts (no message bodies) so it adds next to nothing to CPU and memory. */
 export class CountingPoster implements ChannelPoster {
@@ -30,7 +29,7 @@ export class CountingPoster implements ChannelPoster {
 export interface BenchWatcherOptions {
   store: Store;
   api: ApiFactory;
-  clock: FakeClock;
+  clock: Clock;
   credentials: (ws: string) => WorkspaceCredentials | undefined;
   poster: ChannelPoster;
   overrides?: Partial<WatcherOptions>;

@@ -198,6 +198,22 @@ function protocolFromZod(endpoint: string, prefix: string, err: z.ZodError): Pro
   return new ProtocolError(endpoint, formatPath(prefix, path), detail);
 }
 
+/**
+ * Array data of `item`s; null/absent (an empty result some services send) is an empty list. One
+ * schema per item schema, built once: a list schema built per call costs its construction and
+ * zod's first-parse set-up on every response (most of a poll's validation garbage).
+ */
+export function listOf<S extends z.ZodType>(item: S): ListSchema<S> {
+  const cached = LIST_SCHEMAS.get(item) as ListSchema<S> | undefined;
+  if (cached) return cached;
+  const s = buildList(item);
+  LIST_SCHEMAS.set(item, s);
+  return s;
+}
+const buildList = <S extends z.ZodType>(item: S) => z.preprocess((v) => v ?? [], z.array(item));
+type ListSchema<S extends z.ZodType> = ReturnType<typeof buildList<S>>;
+const LIST_SCHEMAS = new WeakMap<z.ZodType, unknown>();
+
 /** Validate `value` with `schema`; failures become a ProtocolError naming the field path. */
 export function parseWith<S extends z.ZodType>(
   endpoint: string,

@@ -40,6 +40,7 @@ import {
   decodeEnvelope,
   type Envelope,
   intLike,
+  listOf,
   parseWith,
   reqText,
   siteIdSchema,
@@ -102,7 +103,6 @@ export interface ServiceClientDeps {
  */
 const UTC = '+00:00';
 
-const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.array(s));
 
 const siteSchema = z.object({
   site_id: siteIdSchema,

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { JOB_STATUS_CODES, TASK_STATUS_CODES } from './codes.js';
-import { codeOf, decodeEnvelope, intLike, parseWith, reqText, text } from './envelope.js';
+import { codeOf, decodeEnvelope, intLike, listOf, parseWith, reqText, text } from './envelope.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import { parseServiceTime } from './time.js';
@@ -40,8 +40,6 @@ import {
 } from './validate.js';
 import type { WmTokenManager } from './wm-token.js';
 
-/** Array data; null/absent (an empty result some services send) is an empty list. */
-const listOf = <S extends z.ZodType>(s: S) => z.preprocess((v) => v ?? [], z.array(s));
 
 const jobSchema = z.object({
   job_id: intLike,
