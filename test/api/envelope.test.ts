@@ -7,6 +7,7 @@ import {
   decodeEnvelope,
   formatPath,
   intLike,
+  listOf,
   parseWith,
 } from '../../src/api/envelope.js';
 import {
@@ -126,5 +127,21 @@ describe('data validation', () => {
     expect(formatPath('data', [3, 'x'])).toBe('data[3].x');
     expect(formatPath('', ['error_code'])).toBe('error_code');
     expect(formatPath('', [])).toBe('body');
+  });
+});
+
+describe('listOf', () => {
+  it('reads null or absent list data as an empty list, and checks every item', () => {
+    const ints = listOf(z.number().int());
+    expect(parseWith('t', ints, null)).toEqual([]);
+    expect(parseWith('t', ints, undefined)).toEqual([]);
+    expect(parseWith('t', ints, [1, 2])).toEqual([1, 2]);
+    expect(() => parseWith('t', ints, [1, 'x'])).toThrow(/data\.1|data\[1\]/);
+  });
+
+  it('builds one list schema per item schema, not one per response', () => {
+    const item = z.object({ a: z.string() });
+    expect(listOf(item)).toBe(listOf(item));
+    expect(listOf(z.object({ a: z.string() }))).not.toBe(listOf(item));
   });
 });
