@@ -52,7 +52,7 @@ async function run(cfg: ScaleStart): Promise<void> {
   const api = fake
     ? createApi({ clock: () => fake.now(), sleep: (ms) => fake.sleep(ms), random: () => 0.5 })
     : createApi();
-  const store = await createStore({ url: 'memory://', encryptionKey: ENCRYPTION_KEY, namespace: 'bench3' });
+  const store = await createStore({ url: cfg.storeUrl, encryptionKey: ENCRYPTION_KEY, namespace: 'bench3' });
   const credsByWs = new Map<string, WorkspaceCredentials>();
   const poster = new CountingPoster(clock);
   let polls = 0;

@@ -18,6 +18,8 @@ export const scaleStartSchema = z.object({
    * every boundary without waiting for the bot.
    */
   realTime: z.boolean().default(false),
+  /** The bot's store (STORE_URL): memory by default; a SQLite file for the production-default row. */
+  storeUrl: z.string().default('memory://'),
 });
 export type ScaleStart = z.infer<typeof scaleStartSchema>;
 
