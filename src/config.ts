@@ -60,6 +60,8 @@ export interface Config {
   host: string;
   storeUrl: string;
   storeRequestTimeoutMs: number;
+  /** SQLITE_JOURNAL: how the SQLite store commits. */
+  sqliteJournal: 'wal' | 'delete';
   shutdownDrainSeconds: number;
   /** REGISTRATION_INFLIGHT_GRACE_SECONDS in ms (see src/ops/watermarking/registration/run.ts). */
   registrationInFlightGraceMs: number;
@@ -303,6 +305,14 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'How long one store operation made for a Slack request may wait (ms). During a store outage users are told "storage is unavailable" instead of waiting; background work (watcher, outbox) waits and resumes.',
     schema: intIn(100, 30_000),
+  },
+  {
+    name: 'SQLITE_JOURNAL',
+    required: 'no',
+    default: 'wal',
+    description:
+      'SQLite store only: `wal` (write-ahead log, commits without an fsync each; a killed process loses nothing committed, a power cut may lose the last second) or `delete` (rollback journal, every commit fsynced: for network filesystems without WAL support, or when a power cut must lose nothing). See src/store/index.ts.',
+    schema: z.enum(['wal', 'delete'], { error: 'must be wal or delete' }),
   },
   {
     name: 'ENCRYPTION_KEY',
@@ -818,6 +828,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str('HOST')!,
     storeUrl: str('STORE_URL')!,
     storeRequestTimeoutMs: v.STORE_REQUEST_TIMEOUT_MS as number,
+    sqliteJournal: v.SQLITE_JOURNAL as 'wal' | 'delete',
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN_SECONDS as number,
     registrationInFlightGraceMs: (v.REGISTRATION_INFLIGHT_GRACE_SECONDS as number) * 1000,
     encryptionKey: str('ENCRYPTION_KEY')!,

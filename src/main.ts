@@ -74,6 +74,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,
     previousEncryptionKeys: config.previousEncryptionKeys,
+    sqliteJournal: config.sqliteJournal,
   });
   const api = createApi({
     logger,

@@ -3,7 +3,7 @@
  * redis-server or TEST_REDIS_URL). Redis also runs the cross-replica cases with two Store instances.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -129,14 +129,22 @@ function sqliteHarness(): Harness {
       return s;
     },
     async rawDump() {
-      // The database file bytes, as written (latin1 keeps every byte).
-      return readFileSync(file).toString('latin1');
+      // The bytes on disk, as written (latin1 keeps every byte): the database file and its
+      // write-ahead log, where commits live until a checkpoint copies them into the file.
+      return onDisk(file);
     },
     async rawKeys() {
-      const text = readFileSync(file).toString('latin1');
+      const text = onDisk(file);
       return [...text.matchAll(/drm-chatops:[A-Za-z0-9:._-]+/g)].map((m) => m[0]);
     },
   };
+}
+
+function onDisk(file: string): string {
+  return [file, `${file}-wal`]
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f).toString('latin1'))
+    .join('\n');
 }
 
 function redisHarness(): Harness {
