@@ -218,8 +218,8 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   // Goal figure: the peak RSS over the 5 simulated cycles (the window), from the kernel's
   // high-water mark reset at the window start; the whole-life peak (the baseline cycle, every site
   // polled at once at start-up, included) is reported next to it.
-  const resetOk = all.every((r) => r.result.peakReset);
-  const windowPeak = (r: ScaleRun) => (resetOk ? r.result.windowPeakRssMb : r.result.maxRssMb);
+  const resetOk = plain.every((r) => r.result.peakReset);
+  const windowPeak = (r: ScaleRun) => (r.result.peakReset ? r.result.windowPeakRssMb : r.result.maxRssMb);
   const rss = plain.map(windowPeak);
   const rssMedian = median(rss);
   const life = plain.map((r) => r.result.maxRssMb);
