@@ -381,6 +381,7 @@ describe('settings and fpscert', () => {
     const v = fpsCertModal('DEMO', '{}', ['• bad']);
     validV(v);
     expect(v).toMatchSnapshot();
+    validV(fpsCertModal('DEMO', '{}', undefined, { svc_fps_secrets_file: HOSTILE, svc_fps_cert: 'x'.repeat(4000) }));
     validV(
       fpsCertDoneView({
         siteId: 'DEMO',
