@@ -124,6 +124,32 @@ describe('DRM data tables', () => {
     expect(bot.fake.messages(bot.ws.channel).some((m) => m.files?.length)).toBe(false);
   });
 
+  it('a shared table names its zone (not "your"); Export CSV from it by another reader keeps the table\'s days', async () => {
+    // The admin reads Asia/Seoul days, the member America/New_York (the test workspace's users).
+    const own = await drm(bot, 'licenses from:30d to:today', admin);
+    expect(own.text).toContain('in your time zone (Asia/Seoul)');
+    const shared = await drm(bot, 'licenses from:30d to:today share', admin);
+    expect(shared.call.args.response_type).toBe('in_channel');
+    expect(shared.text).not.toMatch(/\byour (time )?zone\b/);
+    expect(shared.text).toContain('in the Asia/Seoul time zone');
+    const posted = bot.fake.messages(bot.ws.channel).find((m) => m.text === shared.call.args.text);
+    expect(posted).toBeTruthy();
+    // The member clicks Export CSV on the channel's table: the days are the table's (Seoul).
+    const exportBtn = button(shared.blocks, (b) => b.action_id === 'svc_data_export');
+    const seq = lastSeq(bot);
+    await bot.action({
+      actionId: exportBtn.action_id,
+      value: exportBtn.value!,
+      user: member,
+      messageTs: posted!.ts,
+    });
+    const done = await bot.fake.waitFor(
+      (c) => c.method === 'chat.update' && c.seq > seq && textOf(c).includes('Exported'),
+      15_000,
+    );
+    expect(textOf(done)).toMatch(/Days \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d in the Asia\/Seoul time zone, as on the table/);
+  });
+
   it('packaging: keyset "More" adds the next page below', async () => {
     const r = await drm(bot, 'packaging', member);
     expect(r.text).toContain('Packaging history · DEMO');
