@@ -147,7 +147,9 @@ describe('DRM data tables', () => {
       (c) => c.method === 'chat.update' && c.seq > seq && textOf(c).includes('Exported'),
       15_000,
     );
-    expect(textOf(done)).toMatch(/Days \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d in the Asia\/Seoul time zone, as on the table/);
+    expect(textOf(done)).toMatch(
+      /Days \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d in the Asia\/Seoul time zone, as on the table/,
+    );
   });
 
   it('packaging: keyset "More" adds the next page below', async () => {
