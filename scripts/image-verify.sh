@@ -17,7 +17,7 @@
 #     that answers ok). Checks: /healthz and /readyz answer 200, the image's HEALTHCHECK passes,
 #     the serving process runs as uid 1000 and writes its store to /data, SIGTERM stops it with exit 0;
 #     the runtime filesystem has no compilers (python3, make, g++, gcc), no node-gyp or npm, no sqlite3
-#     build leftovers, no dev/test tooling (dev/, test/, emulator, fakeslack, demo, vitest, tsx, ...),
+#     build leftovers or install-time packages (prebuild-install, tar, node-addon-api, ...), no dev/test tooling (dev/, test/, emulator, fakeslack, demo, vitest, tsx, ...),
 #     no .env or test files, no build-time npmrc/CA file. Prints the image size.
 #
 # Needs root (debootstrap, buildah vfs + chroot) and the Debian packages buildah and debootstrap
@@ -237,6 +237,14 @@ if [ -f "$sq/build/Release/node_sqlite3.node" ]; then
 else
   problem "sqlite3's compiled module is missing from the image"
 fi
+# sqlite3's install-time dependencies (it fetches or compiles its module at npm ci, and loads it
+# through `bindings` at run time): the build stage prunes them and their own dependencies.
+installonly=""
+for p in prebuild-install node-addon-api tar tar-fs tar-stream simple-get rc node-abi napi-build-utils github-from-package expand-template; do
+  [ -e "$fs/app/node_modules/$p" ] && installonly="$installonly $p"
+done
+[ -z "$installonly" ] && ok "no sqlite3 install-time packages (prebuild-install, tar, node-addon-api, ...)" ||
+  problem "sqlite3 install-time packages in the runtime image:$installonly"
 for p in dev test bench src scripts dist/dev dist/test dist/bench dist/scripts coverage data; do
   [ -e "$fs/app/$p" ] && problem "/app/$p is in the runtime image"
 done

@@ -116,6 +116,10 @@ export function envExample(): string {
     '# .env holds secrets: it is git- and docker-ignored, never commit it.',
     '# Minimum (one workspace, HTTP mode): SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ENCRYPTION_KEY.',
     '# Socket Mode: SLACK_APP_TOKEN instead of SLACK_SIGNING_SECRET. Reference: docs/configuration.md',
+    '# Quoting: the same file is read three ways. `npm start` cuts an unquoted value at `#`',
+    '# (KEY=a#b gives a), Compose keeps a#b but expands `$`: put a value containing `#`, `$` or',
+    "# spaces in single quotes (KEY='a#b$c'), which both read literally. `docker run --env-file`",
+    '# does not strip quotes (they become part of the value): use Compose, or no quotes there.',
   ];
   const blocks = CONFIG_DOC.map((v) => {
     const facts = [`Required: ${v.required}.`, v.default ? `Default: ${v.default}.` : ''].join(' ');

@@ -1,9 +1,14 @@
 /**
- * `npm run picture` — the README's picture: plays the offline demo, takes the job card the bot
- * posted for a failed job (its Block Kit blocks, exactly as sent) and the thread reply under it,
- * renders them as a small HTML page styled like a Slack message, and screenshots that page with
+ * `npm run picture` — the README's picture: the job card the bot posts for a failed job and the
+ * thread reply under it (dev/demo/card-sample.ts: the demo's inputs through the card renderer, at a
+ * fixed time), rendered as a small HTML page styled like a Slack message and screenshotted with
  * headless Chromium (Debian: `apt-get install -y chromium-headless-shell`) into
  * docs/img/job-card.png. Without Chromium it writes the HTML (docs/img/job-card.html) and says so.
+ *
+ * It first plays the offline demo and checks that the card the demo's bot really sent is the
+ * sample (dates aside), so the picture shows what the demo posts. It then writes the messages it
+ * drew to docs/img/job-card.blocks.json: test/readme-picture.test.ts compares that file with the
+ * renderer's current output and fails, asking to run `npm run picture`, when the picture is stale.
  * The rendering is an approximation of Slack's (fonts, emoji as coloured dots): the demo's
  * `--links` output opens the same blocks in Slack's Block Kit Builder for the real thing.
  * Traffic: loopback only (the demo's emulator and fake Slack); Chromium opens a local file.
@@ -12,6 +17,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  BLOCKS_FILE,
+  blocksFileText,
+  type SampleCard,
+  sampleCard,
+  sampleCardInputs,
+  withoutDates,
+} from '../dev/demo/card-sample.js';
 import { type DemoState, STEPS } from '../dev/demo/session.js';
 import { startDemoStack } from '../dev/demo/stack.js';
 import type { FakeCall } from '../dev/fakeslack/index.js';
@@ -25,6 +39,9 @@ const EMOJI: Record<string, string> = {
   white_circle: '<span class="dot" style="background:#fff;border:1px solid #bbb"></span>',
 };
 
+/** Channel names Slack shows for the demo's channel ids (Slack resolves `<#C…>` itself). */
+const CHANNEL_NAMES: Record<string, string> = { C0RELEASES: 'releases' };
+
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Slack mrkdwn (already entity-escaped by the bot) to HTML: bold, italics, code, links, emoji. */
@@ -33,7 +50,10 @@ export function mrkdwnToHtml(text: string): string {
   let s = text
     .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
     .replace(/<@([A-Z0-9]+)>/g, '@$1')
-    .replace(/<#([A-Z0-9]+)(\|([^>]*))?>/g, (_m, id: string, _x, name?: string) => `#${name ?? id}`)
+    .replace(
+      /<#([A-Z0-9]+)(\|([^>]*))?>/g,
+      (_m, id: string, _x, name?: string) => `#${name ?? CHANNEL_NAMES[id] ?? id}`,
+    )
     .replace(/<(https?:[^|>]+)\|([^>]+)>/g, '$2');
   // Decode the bot's escapes, then escape everything once for HTML.
   s = escapeHtml(s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
@@ -97,7 +117,8 @@ hr { border: 0; border-top: 1px solid #ddd; }
 .thread .label { color: #616061; font-size: 12px; margin-bottom: 4px; }
 `;
 
-async function main(): Promise<void> {
+/** The failed job's card and its thread reply, as the demo's bot sent them to #releases. */
+async function demoCard(): Promise<SampleCard> {
   const stack = await startDemoStack({ logLevel: 'silent' });
   let calls: FakeCall[];
   try {
@@ -107,27 +128,46 @@ async function main(): Promise<void> {
   } finally {
     await stack.close();
   }
-  const isCard = (c: FakeCall) =>
+  // The failed job's messages: its card (top level, the last edit) and its final thread reply.
+  const { job } = sampleCardInputs();
+  const ofJob = (c: FakeCall) =>
     (c.method === 'chat.postMessage' || c.method === 'chat.update') &&
-    !c.args.thread_ts &&
-    JSON.stringify(c.args.blocks ?? []).includes('ERROR');
-  const card = calls.filter(isCard).at(-1);
+    String(c.args.channel) === sampleCardInputs().sub.channelId &&
+    String(c.args.text ?? '').startsWith(`Job ${job.jobId} · `);
+  const card = calls.filter((c) => ofJob(c) && !c.args.thread_ts).at(-1);
   const reply = calls
-    .filter(
-      (c) => c.method === 'chat.postMessage' && c.args.thread_ts && JSON.stringify(c.args).includes('ERROR'),
-    )
+    .filter((c) => ofJob(c) && c.args.thread_ts && c.args.text?.toString().includes('ended in'))
     .at(-1);
-  if (!card) throw new Error('the demo posted no job card for a failed job');
-  const channel = String(card.args.channel);
+  if (!card || !reply) throw new Error('the demo posted no job card (and thread reply) for a failed job');
+  const msg = (c: FakeCall) => ({
+    text: String(c.args.text ?? ''),
+    blocks: (c.args.blocks as unknown[]) ?? [],
+  });
+  return { card: msg(card), reply: msg(reply) };
+}
+
+async function main(): Promise<void> {
+  const sample = sampleCard();
+  const demo = await demoCard();
+  const pick = (m: SampleCard) => ({
+    card: { text: m.card.text, blocks: m.card.blocks ?? [] },
+    reply: { text: m.reply.text, blocks: m.reply.blocks ?? [] },
+  });
+  if (!isDeepStrictEqual(withoutDates(pick(demo)), withoutDates(pick(sample)))) {
+    throw new Error(
+      `The demo's job card differs from dev/demo/card-sample.ts (dates aside): update the sample's inputs to what the demo posts.\ndemo:   ${JSON.stringify(pick(demo))}\nsample: ${JSON.stringify(pick(sample))}`,
+    );
+  }
   const html = `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body><div class="frame">
-<div class="channel"># releases <span class="time">(${escapeHtml(channel)}, watched by /dwm watch)</span></div>
-${messageHtml((card.args.blocks as Obj[]) ?? [], String(card.args.text ?? ''))}
-${reply ? `<div class="thread"><div class="label">Thread</div>${messageHtml((reply.args.blocks as Obj[]) ?? [], String(reply.args.text ?? ''))}</div>` : ''}
+<div class="channel"># releases <span class="time">(watched by /dwm watch)</span></div>
+${messageHtml((sample.card.blocks as Obj[]) ?? [], sample.card.text)}
+<div class="thread"><div class="label">Thread</div>${messageHtml((sample.reply.blocks as Obj[]) ?? [], sample.reply.text)}</div>
 </div></body></html>`;
   const dir = resolve('docs/img');
   mkdirSync(dir, { recursive: true });
   const htmlPath = resolve(dir, 'job-card.html');
   writeFileSync(htmlPath, html);
+  writeFileSync(resolve(BLOCKS_FILE), blocksFileText(sample));
   const chromium = ['chromium-headless-shell', 'chromium', 'chromium-browser'].find(
     (b) => spawnSync('sh', ['-c', `command -v ${b}`]).status === 0,
   );
@@ -146,7 +186,7 @@ ${reply ? `<div class="thread"><div class="label">Thread</div>${messageHtml((rep
       '--disable-gpu',
       '--hide-scrollbars',
       '--force-device-scale-factor=1',
-      '--window-size=760,590',
+      '--window-size=760,830',
       `--screenshot=${png}`,
       pathToFileURL(htmlPath).href,
     ],
@@ -157,10 +197,13 @@ ${reply ? `<div class="thread"><div class="label">Thread</div>${messageHtml((rep
   spawnSync('rm', ['-f', htmlPath]);
 }
 
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly)
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    },
+  );

@@ -8,6 +8,11 @@
  *
  * Syntax (Node's parser): `NAME=value` lines, `#` comments, optional `export `, values in single,
  * double or back quotes (double quotes expand `\n`). See .env.example for every setting.
+ *
+ * Node's parser ends an unquoted value at `#` (`KEY=ab#cd` gives `ab`), where Docker Compose keeps
+ * `ab#cd` and `docker run --env-file` keeps quotes literally: the same file is read three ways
+ * (docs/configuration.md). A value that looks cut that way is reported (`cutAtHash`, names only,
+ * never values: they may be secrets) so `main` can warn: quote it with single quotes.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,6 +25,24 @@ export interface EnvFileResult {
   loaded: string[];
   /** Names in the file that the environment already set (the environment wins). */
   overridden: string[];
+  /** Names whose unquoted value has a `#` the parser took as a comment (the value was cut). */
+  cutAtHash: string[];
+}
+
+/**
+ * Names of unquoted values with a `#` after the first character: Node's parser cut them there.
+ * A value that is only a comment (`KEY= # note`) or that starts with a quote is not reported.
+ */
+export function valuesCutAtHash(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=[ \t]*(.*)$/.exec(line);
+    if (!m) continue;
+    const raw = m[2]!;
+    if (!raw || /^['"`#]/.test(raw)) continue;
+    if (raw.includes('#')) out.push(m[1]!);
+  }
+  return out;
 }
 
 /**
@@ -34,10 +57,11 @@ export function loadEnvFile(
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { loaded: [], overridden: [] };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return { loaded: [], overridden: [], cutAtHash: [] };
     throw new Error(`cannot read ${file}: ${(err as Error).message}`);
   }
-  const result: EnvFileResult = { path: file, loaded: [], overridden: [] };
+  const result: EnvFileResult = { path: file, loaded: [], overridden: [], cutAtHash: valuesCutAtHash(text) };
   for (const [name, value] of Object.entries(parseEnv(text))) {
     if (env[name] !== undefined) {
       result.overridden.push(name);

@@ -218,7 +218,11 @@ export async function main(): Promise<void> {
   let bot: RunningBot;
   try {
     // .env in the working directory, for what the environment does not set (src/env-file.ts).
-    loadEnvFile();
+    const envFile = loadEnvFile();
+    if (envFile.cutAtHash.length)
+      process.stderr.write(
+        `Warning: in ${envFile.path}, ${envFile.cutAtHash.join(', ')} ${envFile.cutAtHash.length === 1 ? 'has' : 'have'} an unquoted value with "#": npm start reads only what comes before it. Put the value in single quotes (KEY='a#b'); see docs/configuration.md.\n`,
+      );
     bot = await startBot();
   } catch (err) {
     if (err instanceof ConfigError || err instanceof StoreConfigError) {

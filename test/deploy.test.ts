@@ -1,7 +1,7 @@
 /**
  * What the Dockerfile and the compose file promise, checked on their text (`npm run image:verify`
  * builds and runs the image itself; CI runs it): one pinned Node 24 base for every stage, a runtime
- * stage without npm/node-gyp or sqlite3 build leftovers that keeps its health check, non-root user
+ * stage without npm/node-gyp, sqlite3 build leftovers or sqlite3's install-time packages that keeps its health check, non-root user
  * and /data volume; a build context without .env, dev or test files; an optional .env in compose.
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +24,44 @@ describe('Dockerfile', () => {
     expect(build).toMatch(/npm prune --omit=dev --omit=optional/);
     expect(build).toMatch(/rm -rf build deps src/);
     expect(build).toContain('build/Release/node_sqlite3.node');
+  });
+
+  it("the build stage drops sqlite3's install-time packages (prebuild-install, tar, node-addon-api) and checks it still loads", () => {
+    const build = stages[0]!;
+    // The lockfile's sqlite3 entry loses those edges, then a second prune lets npm remove them
+    // and whatever only they needed.
+    const edit =
+      /l\.packages\['node_modules\/sqlite3'\]\.dependencies;for\(const n of \[([^\]]*)\]\)delete d\[n\]/.exec(
+        build,
+      );
+    expect(edit, 'the lockfile edit of sqlite3 dependencies').not.toBeNull();
+    expect(
+      edit![1]!
+        .split(',')
+        .map((x) => x.trim().replace(/'/g, ''))
+        .sort(),
+    ).toEqual(['node-addon-api', 'prebuild-install', 'tar']);
+    const afterEdit = build.slice(build.indexOf(edit![0]));
+    expect(afterEdit).toMatch(/npm prune --omit=dev --omit=optional/);
+    expect(afterEdit).toMatch(/node -e "new \(require\('sqlite3'\)\.Database\)\(':memory:'\)\.close\(\)"/);
+    // Only install-time packages: sqlite3 loads its module through `bindings`, which stays.
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dependencies?: Record<string, string> }>;
+    };
+    const deps = Object.keys(lock.packages['node_modules/sqlite3']?.dependencies ?? {}).sort();
+    expect(deps, 'sqlite3 has new dependencies: check which it needs at run time').toEqual([
+      'bindings',
+      'node-addon-api',
+      'prebuild-install',
+      'tar',
+    ]);
+    expect(read('node_modules/sqlite3/lib/sqlite3-binding.js')).toMatch(/require\('bindings'\)/);
+  });
+
+  it('image:verify checks the runtime image has none of those packages', () => {
+    const verify = read('scripts/image-verify.sh');
+    for (const p of ['prebuild-install', 'node-addon-api', 'tar', 'tar-fs', 'simple-get', 'rc'])
+      expect(verify).toMatch(new RegExp(`for p in [^\\n]*\\b${p}\\b`));
   });
 
   it('the runtime stage: no npm, health check, non-root, /data volume, only dist and production modules', () => {

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlack } from '../dev/fakeslack/index.js';
-import { loadEnvFile } from '../src/env-file.js';
+import { loadEnvFile, valuesCutAtHash } from '../src/env-file.js';
 
 describe('loadEnvFile', () => {
   let dir: string;
@@ -47,9 +47,31 @@ describe('loadEnvFile', () => {
     expect(r.overridden).toEqual(['PORT']);
   });
 
+  it('an unquoted value with "#" is cut by Node\'s parser: reported by name, never by value; quoted values are kept whole', () => {
+    const file = join(dir, '.env-hash');
+    writeFileSync(
+      file,
+      [
+        'SLACK_SIGNING_SECRET=ab#cd-secret',
+        "SLACK_BOT_TOKEN='xoxb-1#2'",
+        'LOG_LEVEL=info # a comment after a space',
+        'HOST= # only a comment',
+        'PORT=3000',
+        '',
+      ].join('\n'),
+    );
+    const env: NodeJS.ProcessEnv = {};
+    const r = loadEnvFile(env, file);
+    expect(env.SLACK_SIGNING_SECRET).toBe('ab');
+    expect(env.SLACK_BOT_TOKEN).toBe('xoxb-1#2');
+    expect(r.cutAtHash).toEqual(['SLACK_SIGNING_SECRET', 'LOG_LEVEL']);
+    expect(JSON.stringify(r)).not.toContain('cd-secret');
+    expect(valuesCutAtHash('A=\'x#y\'\nB="x#y"\nC=x\n')).toEqual([]);
+  });
+
   it('a missing file changes nothing and is not an error', () => {
     const env: NodeJS.ProcessEnv = { A: '1' };
-    expect(loadEnvFile(env, join(dir, 'absent.env'))).toEqual({ loaded: [], overridden: [] });
+    expect(loadEnvFile(env, join(dir, 'absent.env'))).toEqual({ loaded: [], overridden: [], cutAtHash: [] });
     expect(env).toEqual({ A: '1' });
   });
 });

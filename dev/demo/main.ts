@@ -48,12 +48,14 @@ function surfaceOf(c: FakeCall): string {
   }
 }
 
-function truncate(text: string): string {
+/** An output cut to TRUNCATE_LINES lines, saying how many more there are ("1 more line", "3 more lines"). */
+export function truncateOutput(text: string): string {
   const lines = text.split('\n');
   if (lines.length <= TRUNCATE_LINES) return text;
+  const more = lines.length - TRUNCATE_LINES;
   return [
     ...lines.slice(0, TRUNCATE_LINES),
-    `… ${lines.length - TRUNCATE_LINES} more lines (npm run demo -- --full)`,
+    `… ${more} more line${more === 1 ? '' : 's'} (npm run demo -- --full)`,
   ].join('\n');
 }
 
@@ -113,7 +115,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
         for (const { key, r } of shown) {
           lastShown.set(key, r.text);
           outputs++;
-          const text = opts.full ? r.text : truncate(r.text);
+          const text = opts.full ? r.text : truncateOutput(r.text);
           write(`\n  ▸ ${r.title}\n${text.replace(/^/gm, '    │ ')}\n`);
           if (links) write(`    Open in Block Kit Builder: ${r.link}\n`);
         }

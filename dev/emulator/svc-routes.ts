@@ -3,6 +3,7 @@
  * Every call: JWT (HS256) check -> parameters (query + body of any placement) -> api_code check
  * -> the endpoint. Failures are HTTP 200 with the agreed error codes; 401/403 for auth.
  */
+import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import {
   API_CODE,
@@ -649,7 +650,7 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
   // 18 FairPlay certificate upload (multipart). Only names and sizes are recorded.
   route('POST', '/api/v2/drm/setting/fpscert/:site_id', 'uploadFpsCert', ({ ctx, p, acc }) => {
     const site = ownedSite(acc, ctx.params.site_id);
-    required(p, 'ask');
+    const ask = required(p, 'ask');
     const pw = p.get('key_pw');
     if (pw === undefined) throw invalid('key_pw: required.');
     const pwf = checkKeyPassword(pw);
@@ -672,6 +673,9 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
       fpsCertBytes: cert.size,
       privateKeyFilename: key.filename,
       privateKeyBytes: key.size,
+      // Digests only, so tests can check what arrived without the emulator keeping a secret.
+      askSha256: createHash('sha256').update(ask).digest('hex'),
+      keyPwSha256: createHash('sha256').update(pw).digest('hex'),
     });
     return okDefault();
   });

@@ -62,6 +62,9 @@ export interface CertUploadRec {
   fpsCertBytes: number;
   privateKeyFilename: string;
   privateKeyBytes: number;
+  /** SHA-256 (hex) of the `ask` and `key_pw` received: never the values. */
+  askSha256: string;
+  keyPwSha256: string;
 }
 
 export interface MonthlyStatRec {

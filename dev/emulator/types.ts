@@ -150,6 +150,9 @@ export interface EmulatorControl {
     fpsCertBytes: number;
     privateKeyFilename: string;
     privateKeyBytes: number;
+    /** SHA-256 (hex) of the `ask` and `key_pw` received: never the values. */
+    askSha256: string;
+    keyPwSha256: string;
   }>;
   /** How many registration POSTs carried each name on a site (refused ones included). */
   registrationPostsPerName(siteId: string): Map<string, number>;

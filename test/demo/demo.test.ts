@@ -3,8 +3,10 @@
  * what it should, and 1 naming the step otherwise.
  */
 import { spawn } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from '../../dev/demo/main.js';
+import { sampleCard, withoutDates } from '../../dev/demo/card-sample.js';
+import { runDemo, TRUNCATE_LINES, truncateOutput } from '../../dev/demo/main.js';
 import { builderLink, mrkdwnToText, renderCall } from '../../dev/demo/render-text.js';
 import { DemoStepError } from '../../dev/demo/session.js';
 
@@ -54,9 +56,23 @@ describe('npm run demo', () => {
     expect(r.ok).toBe(true);
     const out = lines.join('');
     expect(out).toContain('Open in Block Kit Builder: https://app.slack.com/block-kit-builder/#');
-    expect(out).not.toContain('more lines (npm run demo -- --full)');
+    expect(out).not.toMatch(/more lines? \(npm run demo -- --full\)/);
     // Every output has its link.
     expect(out.split('  ▸ ').length - 1).toBe(out.split('Open in Block Kit Builder: ').length - 1);
+    // The README's picture is drawn from dev/demo/card-sample.ts: its card and thread reply are the
+    // ones the demo's bot really sent for the failed job (dates aside).
+    const sent = [...out.matchAll(/Open in Block Kit Builder: \S+#(\S+)/g)].map(
+      (m) => (JSON.parse(decodeURIComponent(m[1]!)) as { blocks?: unknown[] }).blocks ?? [],
+    );
+    const sample = sampleCard();
+    // The last message sent whose first block is the sample's (the card is edited in place).
+    const lastLike = (blocks: unknown[] | undefined) =>
+      sent.filter((b) => isDeepStrictEqual(withoutDates(b[0]), withoutDates(blocks?.[0]))).at(-1);
+    expect(
+      withoutDates(lastLike(sample.card.blocks)),
+      'the demo posts another card than dev/demo/card-sample.ts: update the sample, then run npm run picture',
+    ).toEqual(withoutDates(sample.card.blocks));
+    expect(withoutDates(lastLike(sample.reply.blocks))).toEqual(withoutDates(sample.reply.blocks));
   }, 120_000);
 
   it('a step that does not produce what it should fails the run, naming the step', async () => {
@@ -85,6 +101,13 @@ describe('npm run demo', () => {
 });
 
 describe('text rendering', () => {
+  it('a cut output says how many lines are left, in the singular for one', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `l${i}`).join('\n');
+    expect(truncateOutput(lines(TRUNCATE_LINES))).toBe(lines(TRUNCATE_LINES));
+    expect(truncateOutput(lines(TRUNCATE_LINES + 1))).toMatch(/… 1 more line \(npm run demo -- --full\)$/);
+    expect(truncateOutput(lines(TRUNCATE_LINES + 3))).toMatch(/… 3 more lines \(npm run demo -- --full\)$/);
+  });
+
   it('mrkdwn to readable text', () => {
     expect(
       mrkdwnToText(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_CODE } from '../../src/api/codes.js';
 import { type Json, start, svc, svcJwt, T0, type TestEmu } from './helpers.js';
@@ -554,8 +555,12 @@ describe('settings, certificate, statistics (16-19)', () => {
         fpsCertBytes: 4,
         privateKeyFilename: 'key.pem',
         privateKeyBytes: 27,
+        // Digests of what arrived, never the values.
+        askSha256: createHash('sha256').update('ask-secret').digest('hex'),
+        keyPwSha256: createHash('sha256').update('pw').digest('hex'),
       },
     ]);
+    expect(JSON.stringify(t.emu.certificateUploads('DEMO'))).not.toContain('ask-secret');
     expect((await up(form({ cert: '' }))).body.error_code).toBe('E6001');
     expect((await up(form({ key: '' }))).body.error_code).toBe('E6001');
     expect((await up(form({ cert: 'cert.pem' }))).body.error_code).toBe('E6001');

@@ -279,8 +279,9 @@ describe('admin-only forms submitted by a member', () => {
                   ),
                 ),
               ),
-              svc_fps_ask: text('ask-0123456789abcdef'),
-              svc_fps_pw: text('pw'),
+              svc_fps_secrets_file: file(
+                await upload('fps-secrets.txt', Buffer.from('ASK=ask-0123456789abcdef\nPASSWORD=pw\n')),
+              ),
             },
           },
           {

@@ -25,10 +25,13 @@ export function readerDateWords<F extends { from?: string; to?: string }>(
 }
 
 /**
- * The date range in one zone, the reader's, said in the reply. Counts the service sums per UTC
+ * The date range in one zone, the reader's (named as such, or by name in a shared reply), said in the reply. Counts the service sums per UTC
  * day cannot be cut to the reader's days: the UTC days they cover are named.
  */
-export function datesLine(d: PageResult<unknown>['dates']): string | undefined {
+export function datesLine(
+  d: PageResult<unknown>['dates'],
+  opts: { shared?: boolean } = {},
+): string | undefined {
   if (!d) return undefined;
   const range =
     d.from && d.to
@@ -38,7 +41,10 @@ export function datesLine(d: PageResult<unknown>['dates']): string | undefined {
       : d.from
         ? `from ${d.from}`
         : `up to ${d.to}`;
-  const head = `Dates ${range}, in your time zone (${esc(d.zone)}).`;
+  // A shared reply is read by people in other zones: the zone is named, not called "your".
+  const head = opts.shared
+    ? `Dates ${range}, in the ${esc(d.zone)} time zone.`
+    : `Dates ${range}, in your time zone (${esc(d.zone)}).`;
   if (d.exact || d.zone === 'UTC') return head;
   const utc =
     d.utcFrom && d.utcTo

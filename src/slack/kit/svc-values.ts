@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { TimeValue } from '../../api/types.js';
 import { SITE_ID_RE } from '../../api/validate.js';
+import { isIanaTimeZone } from '../../ops/jobs.js';
 import { CURSOR_MAX_CHARS } from '../../ops/service/drm-data.js';
 import { LIMITS } from './blocks.js';
 import { esc, formatTime, truncate } from './mrkdwn.js';
@@ -80,6 +81,16 @@ export const dataValue = z.object({
   k: z.enum(['licenses', 'users', 'devices', 'cids']),
   p: z.number().int().min(1).max(100_000),
   f: dataFilters,
+  /**
+   * The table's time zone (its reader's, when it was asked): a click on a shared table (another
+   * reader's) pages and exports the days the table shows. Absent on tables of older versions:
+   * the clicking reader's zone is used.
+   */
+  z: z
+    .string()
+    .regex(/^[A-Za-z0-9_+\-/]{1,64}$/)
+    .refine((tz) => isIanaTimeZone(tz))
+    .optional(),
 });
 export type DataValue = z.infer<typeof dataValue>;
 

@@ -120,7 +120,7 @@ describe('FairPlay certificate', () => {
   const uploadCert = () => upload('fps.der', Buffer.from([0x30, 0x82, 1, 2, 3]));
   const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
 
-  it('the key is a file input only (no text input); a pasted PEM is refused; a key file (CRLF) is sent; the admin is told to delete it', async () => {
+  it('files only (no text input); a pasted PEM is refused; a key file (CRLF) and a secrets file are sent; the admin is told to delete them', async () => {
     const admin = bot.ws.admin;
     const seq = lastSeq(bot);
     await bot.command('fpscert', { command: '/drm', user: admin });
@@ -134,7 +134,7 @@ describe('FairPlay certificate', () => {
       type: 'file_input',
     });
     expect(blocks.find((b) => b.block_id === 'svc_fps_key')).toBeUndefined();
-    expect(blocks.some((b) => b.element?.multiline)).toBe(false);
+    expect(blocks.some((b) => b.element?.type === 'plain_text_input')).toBe(false);
 
     // A key pasted into a form opened by an older version (it had a text box) is never used.
     const pasted = await bot.viewSubmission({
@@ -143,8 +143,7 @@ describe('FairPlay certificate', () => {
       values: {
         svc_fps_cert: file(await uploadCert()),
         svc_fps_key: text(pem),
-        svc_fps_ask: text('ask-0123'),
-        svc_fps_pw: text('pw'),
+        svc_fps_secrets_file: file(await upload('fps.txt', Buffer.from('ASK=ask-0123\nPASSWORD=pw\n'))),
       },
     });
     expect(pasted.json).toMatchObject({
@@ -159,19 +158,23 @@ describe('FairPlay certificate', () => {
       values: {
         svc_fps_cert: file(await uploadCert()),
         svc_fps_key_file: file(await upload('my-key.pem', Buffer.from(pem))),
-        svc_fps_ask: text('ask-0123456789abcdef'),
-        svc_fps_pw: text('pw-secret-r16'),
+        svc_fps_secrets_file: file(
+          await upload(
+            'fps-secrets.txt',
+            Buffer.from('ASK=ask-0123456789abcdef\r\nPASSWORD=pw-secret-r16\r\n'),
+          ),
+        ),
       },
     });
     expect(sub.json).toMatchObject({ response_action: 'update' });
     const done = JSON.stringify((await viewUpdateAfter(seq2)).args);
     expect(done).toContain('Registered the FairPlay certificate');
-    expect(done).toContain('Delete the private key file my-key.pem');
+    expect(done).toContain('Delete the private key file my-key.pem and the secrets file fps-secrets.txt');
     expect(bot.emulator!.certificateUploads('DEMO').at(-1)).toMatchObject({
       fpsCertFilename: 'fps.der',
       privateKeyFilename: 'my-key.pem',
     });
-    expect(bot.fake.calls('download').filter((c) => c.seq > seq2 && c.ok)).toHaveLength(2);
+    expect(bot.fake.calls('download').filter((c) => c.seq > seq2 && c.ok)).toHaveLength(3);
     const everything =
       JSON.stringify(bot.fake.calls().filter((c) => c.seq > seq2 && c.method !== 'download')) +
       bot.logs.text();

@@ -2,6 +2,7 @@
  * `/drm licenses|users|devices|cids|packaging|stats` and the admin commands (`members`,
  * `settings`, `fpscert`) end to end through signed requests, the emulator and the fake Slack.
  */
+import { createHash } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
@@ -121,6 +122,34 @@ describe('DRM data tables', () => {
     expect(audit.find((e) => e.action === 'drm.export.licenses')?.detail).toContain('1000');
     // Nothing of the export went to the channel.
     expect(bot.fake.messages(bot.ws.channel).some((m) => m.files?.length)).toBe(false);
+  });
+
+  it('a shared table names its zone (not "your"); Export CSV from it by another reader keeps the table\'s days', async () => {
+    // The admin reads Asia/Seoul days, the member America/New_York (the test workspace's users).
+    const own = await drm(bot, 'licenses from:30d to:today', admin);
+    expect(own.text).toContain('in your time zone (Asia/Seoul)');
+    const shared = await drm(bot, 'licenses from:30d to:today share', admin);
+    expect(shared.call.args.response_type).toBe('in_channel');
+    expect(shared.text).not.toMatch(/\byour (time )?zone\b/);
+    expect(shared.text).toContain('in the Asia/Seoul time zone');
+    const posted = bot.fake.messages(bot.ws.channel).find((m) => m.text === shared.call.args.text);
+    expect(posted).toBeTruthy();
+    // The member clicks Export CSV on the channel's table: the days are the table's (Seoul).
+    const exportBtn = button(shared.blocks, (b) => b.action_id === 'svc_data_export');
+    const seq = lastSeq(bot);
+    await bot.action({
+      actionId: exportBtn.action_id,
+      value: exportBtn.value!,
+      user: member,
+      messageTs: posted!.ts,
+    });
+    const done = await bot.fake.waitFor(
+      (c) => c.method === 'chat.update' && c.seq > seq && textOf(c).includes('Exported'),
+      15_000,
+    );
+    expect(textOf(done)).toMatch(
+      /Days \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d in the Asia\/Seoul time zone, as on the table/,
+    );
   });
 
   it('packaging: keyset "More" adds the next page below', async () => {
@@ -284,149 +313,175 @@ describe('settings (admin, masked, never in a channel)', () => {
 });
 
 describe('fpscert (admin)', () => {
-  async function upload(name: string, bytes: Buffer): Promise<string> {
+  async function upload(name: string, bytes: Buffer | string): Promise<string> {
     const web = new WebClient(bot.ws.botToken, { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } });
-    const r = (await web.files.uploadV2({ filename: name, file: bytes })) as unknown as {
+    const r = (await web.files.uploadV2({ filename: name, file: Buffer.from(bytes) })) as unknown as {
       files: Array<{ files?: Array<{ id: string }>; id?: string }>;
     };
     const f = r.files[0]!;
     return f.files?.[0]?.id ?? f.id!;
   }
+  const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+  const keyBody = 'MIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAL2x';
+  const pem = `-----BEGIN PRIVATE KEY-----\n${keyBody}\n-----END PRIVATE KEY-----\n`;
 
-  it('members refused; inline checks; files fetched with the bot token and sent; nothing secret echoed', async () => {
-    const refused = await drm(bot, 'fpscert', member);
-    expect(refused.text).toContain('Only admins');
+  async function openForm(): Promise<void> {
     const seq = lastSeq(bot);
     await bot.command('fpscert', { command: '/drm', user: admin });
     await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
     expect(bot.fake.lastView(admin, 'modal')?.callbackId).toBe('svc_fpscert');
+  }
 
-    const missing = await bot.viewSubmission({
-      user: admin,
-      values: { svc_fps_ask: textValue(''), svc_fps_pw: textValue('p'.repeat(33)) },
-    });
+  /** Submits the three files; returns the view the bot showed after the ack. */
+  async function submitFiles(secrets: string, key = pem) {
+    const values = {
+      svc_fps_cert: file(await upload('fps.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 1, 2, 3]))),
+      svc_fps_key_file: file(await upload('key.pem', key)),
+      svc_fps_secrets_file: file(await upload('fps-secrets.txt', secrets)),
+    };
+    const seq = lastSeq(bot);
+    const sub = await bot.viewSubmission({ user: admin, values });
+    expect(sub.json).toMatchObject({ response_action: 'update' });
+    const upd = await bot.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq && !textOf(c).includes('Registering'),
+      8000,
+    );
+    return { upd, seq };
+  }
+
+  /** The block right after an input block of the view a call showed. */
+  function under(call: { args: Record<string, unknown> }, blockId: string): string {
+    const blocks = (call.args.view as { blocks: Array<{ block_id?: string }> }).blocks;
+    return JSON.stringify(blocks[blocks.findIndex((b) => b.block_id === blockId) + 1] ?? {});
+  }
+
+  it('members refused; missing files are inline errors; the secrets reach the service from the files; nothing secret echoed', async () => {
+    const refused = await drm(bot, 'fpscert', member);
+    expect(refused.text).toContain('Only admins');
+    await openForm();
+
+    const missing = await bot.viewSubmission({ user: admin, values: {} });
     expect(missing.json).toMatchObject({
       response_action: 'errors',
       errors: {
         svc_fps_cert: expect.any(String),
         svc_fps_key_file: expect.stringContaining('.pem file'),
-        svc_fps_ask: expect.any(String),
-        svc_fps_pw: expect.stringContaining('32 bytes'),
+        svc_fps_secrets_file: expect.stringContaining('ASK=… and PASSWORD=…'),
       },
     });
 
-    const certId = await upload('fps.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 1, 2, 3]));
-    const keyBody = 'MIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAL2x';
-    const keyId = await upload(
-      'key.pem',
-      Buffer.from(`-----BEGIN PRIVATE KEY-----\n${keyBody}\n-----END PRIVATE KEY-----\n`),
-    );
     const ask = 'ask-0123456789abcdef0123456789abcdef';
-    const pw = 'hunter2-secret-pw';
-    const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
-    // A key pasted as text (a form opened by an older version had a text box) is never used.
+    const pw = 'hunter2 secret pw';
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    // Windows line ends, lower-case names, a colon and quotes: read tolerantly.
+    const { upd, seq } = await submitFiles(`ask: ${ask}\r\npassword = "${pw}"\r\n`);
+    expect(textOf(upd)).toContain('Registered the FairPlay certificate');
+    expect(textOf(upd)).toContain('and the secrets file fps-secrets.txt');
+    const uploads = bot.emulator!.certificateUploads('DEMO');
+    expect(uploads).toHaveLength(before + 1);
+    expect(uploads.at(-1)).toMatchObject({
+      fpsCertFilename: 'fps.der',
+      fpsCertBytes: 7,
+      privateKeyFilename: 'key.pem',
+      privateKeyBytes: Buffer.byteLength(pem),
+      askSha256: sha256(ask),
+      keyPwSha256: sha256(pw),
+    });
+    expect(bot.fake.calls('download').filter((c) => c.seq > seq && c.ok)).toHaveLength(3);
+    const everything =
+      JSON.stringify(bot.fake.calls().filter((c) => !c.method.startsWith('files.'))) +
+      bot.logs.text() +
+      JSON.stringify(await bot.store.audit.list(bot.ws.teamId));
+    // Secrets never in a reply, a Slack call (other than the test's own uploads), a log line or
+    // the audit: the ASK, the password, the key's content.
+    expect(everything).not.toContain(ask);
+    expect(everything).not.toContain(pw);
+    expect(everything).not.toContain(keyBody);
+  });
+
+  it('a form opened by an older version (pasted key, ASK and password as text) is refused, its text never used', async () => {
+    await openForm();
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    const certId = await upload('fps.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 1, 2, 3]));
     const pastedBody = 'MIICdgIBADANBgkqhkiG9w0BAQEFAASCpasted0000';
+    const oldAsk = 'ask-typed-into-an-old-form-0000';
+    const oldPw = 'pw-typed-into-an-old-form';
+    const old = await bot.viewSubmission({
+      user: admin,
+      values: {
+        svc_fps_cert: file(certId),
+        svc_fps_key_file: file(await upload('key.pem', pem)),
+        svc_fps_ask: textValue(oldAsk),
+        svc_fps_pw: textValue(oldPw),
+      },
+    });
+    expect(old.json).toMatchObject({
+      response_action: 'errors',
+      errors: { svc_fps_ask: expect.stringContaining('run /drm fpscert again') },
+    });
     const pasted = await bot.viewSubmission({
       user: admin,
       values: {
         svc_fps_cert: file(certId),
         svc_fps_key: textValue(`-----BEGIN PRIVATE KEY-----\n${pastedBody}\n-----END PRIVATE KEY-----`),
-        svc_fps_ask: textValue(ask),
-        svc_fps_pw: textValue(pw),
+        svc_fps_secrets_file: file(await upload('s.txt', 'ASK=a1\nPASSWORD=p1\n')),
       },
     });
     expect(pasted.json).toMatchObject({
       response_action: 'errors',
       errors: { svc_fps_key: expect.stringContaining('a pasted key is not accepted') },
     });
-    const seq2 = lastSeq(bot);
-    const sub = await bot.viewSubmission({
-      user: admin,
-      values: {
-        svc_fps_cert: file(certId),
-        svc_fps_key_file: file(keyId),
-        svc_fps_ask: textValue(ask),
-        svc_fps_pw: textValue(pw),
-      },
-    });
-    expect(sub.json).toMatchObject({ response_action: 'update' });
-    const done = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2, 8000);
-    expect(textOf(done)).toContain('Registered the FairPlay certificate');
-    const uploads = bot.emulator!.certificateUploads('DEMO');
-    expect(uploads.at(-1)).toMatchObject({
-      fpsCertFilename: 'fps.der',
-      fpsCertBytes: 7,
-      privateKeyFilename: 'key.pem',
-    });
-    expect(bot.fake.calls('download').filter((c) => c.seq > seq2 && c.ok)).toHaveLength(2);
-    const everything =
-      JSON.stringify(bot.fake.calls()) +
-      bot.logs.text() +
-      JSON.stringify(await bot.store.audit.list(bot.ws.teamId));
-    // Secrets never in a reply, a Slack call, a log line or the audit: the ASK, the password,
-    // the key's content (file or pasted).
-    expect(everything).not.toContain(ask);
-    expect(everything).not.toContain(pw);
-    const replies = JSON.stringify(
-      bot.fake.calls().filter((c) => c.method !== 'files.uploadV2' && !c.method.startsWith('files.')),
-    );
-    expect(replies + bot.logs.text()).not.toContain(keyBody);
-    expect(everything).not.toContain(pastedBody);
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
+    const everything = JSON.stringify(bot.fake.calls()) + bot.logs.text();
+    for (const secret of [pastedBody, oldAsk, oldPw]) expect(everything).not.toContain(secret);
   });
 
-  it('a wrong file type comes back on the form with the reason', async () => {
+  it.each([
+    ['without a password', 'ASK=abc123\n', 'no PASSWORD line'],
+    [
+      'with a password over 32 bytes',
+      `ASK=abc123\nPASSWORD=${'p'.repeat(33)}\n`,
+      '33 bytes; the limit is 32',
+    ],
+    ['in another format', 'abc123\nsecret-pw-9876\n', 'Line 1 of the secrets file is not ASK='],
+  ])('a secrets file %s comes back under its input; nothing is sent', async (_name, secrets, says) => {
+    await openForm();
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    const { upd } = await submitFiles(secrets);
+    expect(textOf(upd)).toContain('was not registered');
+    expect(under(upd, 'svc_fps_secrets_file')).toContain(says);
+    expect(under(upd, 'svc_fps_key_file')).not.toContain(':warning:');
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
+    expect(
+      JSON.stringify(bot.fake.calls().filter((c) => !c.method.startsWith('files.'))) + bot.logs.text(),
+    ).not.toContain('secret-pw-9876');
+  });
+
+  it('a key file that is not PEM comes back under the key input; nothing is sent to the service', async () => {
+    await openForm();
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    const { upd } = await submitFiles('ASK=abc123\nPASSWORD=pw\n', 'just some text, no key here');
+    expect(under(upd, 'svc_fps_key_file')).toContain('key.pem is not a PEM private key');
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
+  });
+
+  it('a wrong certificate file type comes back on the form with the reason', async () => {
+    await openForm();
     const seq = lastSeq(bot);
-    await bot.command('fpscert', { command: '/drm', user: admin });
-    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
-    const web = new WebClient(bot.ws.botToken, { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } });
-    const up = async (name: string) => {
-      const r = (await web.files.uploadV2({ filename: name, file: Buffer.from('x') })) as unknown as {
-        files: Array<{ files?: Array<{ id: string }>; id?: string }>;
-      };
-      return r.files[0]!.files?.[0]?.id ?? r.files[0]!.id!;
-    };
-    const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
-    const seq2 = lastSeq(bot);
     await bot.viewSubmission({
       user: admin,
       values: {
-        svc_fps_cert: file(await up('cert.txt')),
-        svc_fps_key: file(await up('key.pem')),
-        svc_fps_ask: textValue('ask'),
-        svc_fps_pw: textValue('pw'),
+        svc_fps_cert: file(await upload('cert.txt', 'x')),
+        svc_fps_key: file(await upload('key.pem', pem)),
+        svc_fps_secrets_file: file(await upload('s.txt', 'ASK=abc123\nPASSWORD=pw\n')),
       },
     });
-    const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2, 8000);
+    const upd = await bot.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq && !textOf(c).includes('Registering'),
+      8000,
+    );
     expect(textOf(upd)).toContain('was not registered');
     expect(textOf(upd)).toContain('.der');
-  });
-
-  it('a key file that is not PEM comes back on the form; nothing is sent to the service', async () => {
-    const seq = lastSeq(bot);
-    await bot.command('fpscert', { command: '/drm', user: admin });
-    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
-    const web = new WebClient(bot.ws.botToken, { slackApiUrl: bot.fake.apiUrl, retryConfig: { retries: 0 } });
-    const up = async (name: string, data: Buffer) => {
-      const r = (await web.files.uploadV2({ filename: name, file: data })) as unknown as {
-        files: Array<{ files?: Array<{ id: string }>; id?: string }>;
-      };
-      return r.files[0]!.files?.[0]?.id ?? r.files[0]!.id!;
-    };
-    const file = (id: string) => ({ file: { type: 'file_input', files: [{ id }] } });
-    const before = bot.emulator!.certificateUploads('DEMO').length;
-    const seq2 = lastSeq(bot);
-    await bot.viewSubmission({
-      user: admin,
-      values: {
-        svc_fps_cert: file(await up('fps.der', Buffer.from([0x30, 0x82, 1, 2]))),
-        svc_fps_key_file: file(await up('notakey.pem', Buffer.from('just some text, no key here'))),
-        svc_fps_key: textValue(''),
-        svc_fps_ask: textValue('ask'),
-        svc_fps_pw: textValue('pw'),
-      },
-    });
-    const upd = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2, 8000);
-    expect(textOf(upd)).toContain('notakey.pem is not a PEM private key');
-    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
   });
 });

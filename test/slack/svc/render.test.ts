@@ -225,6 +225,35 @@ describe('DRM data', () => {
     const table = JSON.stringify(m.blocks);
     expect(table.indexOf('FAIL')).toBeLessThan(table.indexOf(' ok'));
   });
+  it('the zone: "your" for the reader alone, by name when shared; the buttons carry the table\'s zone', () => {
+    const page = {
+      items: [lic(1, 'success')],
+      page: 1,
+      pageSize: 25,
+      hasMore: true,
+      dates: { from: '2026-11-01', to: '2026-11-07', zone: 'Asia/Seoul', exact: true },
+    };
+    const own = JSON.stringify(
+      dataTableMessage('licenses', page, {}, { ...meta, siteId: 'DEMO', timeZone: 'Asia/Seoul' }),
+    );
+    expect(own).toContain('in your time zone (Asia/Seoul)');
+    expect(own).toContain('Times in your zone.');
+    const shared = dataTableMessage(
+      'licenses',
+      page,
+      {},
+      { ...meta, siteId: 'DEMO', timeZone: 'Asia/Seoul', shared: true },
+    );
+    valid(shared);
+    const t = JSON.stringify(shared);
+    expect(t).not.toMatch(/\byour (time )?zone\b/);
+    expect(t).toContain('from 2026-11-01 to 2026-11-07, in the Asia/Seoul time zone.');
+    expect(t).toContain('Times in the Asia/Seoul time zone.');
+    for (const b of JSON.parse(t).blocks.flatMap(
+      (x: { elements?: Array<{ value?: string }> }) => x.elements ?? [],
+    ))
+      if (b.value) expect(JSON.parse(b.value)).toMatchObject({ z: 'Asia/Seoul' });
+  });
   it('hostile cells stay inside the code block, escaped, within 3000 characters; cut rows said', () => {
     const items = Array.from({ length: 100 }, (_, i) => lic(i, 'fail', `${HOSTILE}\`\`\` end`));
     const m = dataTableMessage(
@@ -381,6 +410,12 @@ describe('settings and fpscert', () => {
     const v = fpsCertModal('DEMO', '{}', ['• bad']);
     validV(v);
     expect(v).toMatchSnapshot();
+    validV(
+      fpsCertModal('DEMO', '{}', undefined, {
+        svc_fps_secrets_file: HOSTILE,
+        svc_fps_cert: 'x'.repeat(4000),
+      }),
+    );
     validV(
       fpsCertDoneView({
         siteId: 'DEMO',

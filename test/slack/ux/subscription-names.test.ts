@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   renderDigest,
   renderJobCard,
+  renderThreadUpdate,
   subscriptionName,
 } from '../../../src/slack/features/watch/render-card.js';
 import {
@@ -64,15 +65,19 @@ describe('subscription names', () => {
     );
   });
 
-  it('channel card and digest carry the name, no bare user or subscription id', () => {
+  it('channel card, thread reply and digest carry the name, no user (bare, `code` or mention) or subscription id', () => {
     for (const m of [
       renderJobCard(job, sub),
       renderDigest({ siteId: 'AB12', jobs: [job], completed: 0, failed: 1 }, sub),
+      renderThreadUpdate({ kind: 'final', summary: job, broadcast: true }, sub),
     ]) {
       const t = visible(m);
       expect(t).toContain('<#C0123ABC>: site');
       expect(t).not.toContain(sub.id);
-      expect(t).not.toContain('`U0CREATOR`');
+      // The creator in no form: back-ticked, bare, or as a mention (a mention would notify them
+      // on every card: see watchOwnerText).
+      expect(t).not.toContain('U0CREATOR');
+      expect(t).not.toContain('<@U0CREATOR>');
     }
   });
 

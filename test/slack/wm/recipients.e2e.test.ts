@@ -152,4 +152,44 @@ describe('recipients', () => {
     const shown = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq2 && c.ok, 10_000);
     expect(JSON.stringify(shown.args)).toContain('already named');
   });
+
+  it('a failed save shows a reference id only when the error is unexpected', async () => {
+    const admin = bot.ws.admin;
+    const emu = bot.emulator!;
+    await bot.deps.api
+      .watermarking({ ...emu.demo.watermarking, baseUrl: emu.wmBaseUrl })
+      .registerRecipients('DEMO', [{ name: 'ref-test-a' }]);
+    const seq = lastSeq(bot);
+    await bot.command('recipient ref-test-a', { user: admin });
+    const card = await nextCall(bot, 'response_url', seq);
+    const edit = buttons(replyBlocks(card)).find((b) => b.action_id === 'wm_recipient_edit')!;
+    await bot.action({ actionId: edit.action_id, value: edit.value!, user: admin });
+    await nextCall(bot, 'views.update', seq);
+    const view = bot.fake.lastView(admin, 'modal') as FakeView;
+    const saveWith = async (fault: Parameters<typeof emu.faults.add>[0]) => {
+      emu.faults.add({ match: /PUT \/wm\/api\/recipient/, times: 10, ...fault });
+      const seq2 = lastSeq(bot);
+      try {
+        await bot.viewSubmission({ user: admin, view, values: editValues('ref-test-b', '') });
+        const shown = await bot.fake.waitFor(
+          (c) =>
+            c.method === 'views.update' &&
+            c.seq > seq2 &&
+            c.ok &&
+            JSON.stringify(c.args).includes('Nothing was saved'),
+          10_000,
+        );
+        return JSON.stringify(shown.args);
+      } finally {
+        emu.faults.clear();
+      }
+    };
+    // Expected: the service refused the change (its own error code): what to do, no reference.
+    const refused = await saveWith({ errorCode: { code: 'E1001', message: 'Refused for the test' } });
+    expect(refused).toContain('Refused for the test');
+    expect(refused).not.toMatch(/[Rr]eference/);
+    // Unexpected: an answer the client cannot read: the reference id to report.
+    const odd = await saveWith({ malformed: true });
+    expect(odd).toContain('Reference');
+  });
 });

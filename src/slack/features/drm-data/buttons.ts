@@ -26,7 +26,12 @@ export const pageButton = button({
   actionId: new RegExp(`^${SVC_ACTIONS.dataPage}_`),
   value: dataValue,
   failure: (v) => `Couldn't list ${v.k}`,
-  run: (ctx, v) => showData(ctx, v.k, v.s, v.f, v.p, true),
+  // The table's zone (a shared table keeps its days for every reader) and its audience.
+  run: (ctx, v, { body }) =>
+    showData(ctx, v.k, v.s, v.f, v.p, true, {
+      ...(v.z ? { timeZone: v.z } : {}),
+      shared: body?.container?.is_ephemeral === false,
+    }),
 });
 
 export const packagingMoreButton = button({
@@ -57,8 +62,9 @@ export const exportButton = button({
     let progressTs: string | undefined;
     try {
       const { svc, siteId } = await serviceFor(ctx, v.s);
-      // The dates are the clicking reader's days (their users.info zone), as on the table.
-      const tz = await ctx.timeZone();
+      // The dates are the table's days (its zone travels in the button), as on the table, also
+      // when another reader clicks a shared table; a table of an older version: the clicker's.
+      const tz = v.z ?? (await ctx.timeZone());
       const filters = { ...v.f, timeZone: tz };
       const query = exportQueryOf(v.k, filters);
       const days = readerDaysOf(filters);
@@ -93,7 +99,7 @@ export const exportButton = button({
         result: 'ok',
         siteId,
       });
-      const done = exportDoneMessage(siteId, result, v.f);
+      const done = exportDoneMessage(siteId, result, v.f, tz);
       await client.chat.update({
         channel: dm,
         ts: progressTs!,

@@ -38,6 +38,7 @@ export function packagingReply(
     workspace: ctx.workspace,
     siteId,
     timeZone,
+    ...(ctx.share ? { shared: true } : {}),
     userId: ctx.userId,
     atMs: ctx.deps.now(),
     refId: ctx.refId,
@@ -53,12 +54,15 @@ export async function showData(
   filters: DataFilters,
   page: number,
   replace: boolean,
+  view: { timeZone?: string; shared?: boolean } = {},
 ): Promise<void> {
   const { svc, siteId } = await serviceFor(ctx, site);
   const paging = { page, pageSize: TABLE_PAGE_SIZE };
   // from:/to: are the reader's days, in their users.info zone (the ops turn them into the
-  // service's UTC days and keep only the reader's rows); the reply names the zone.
-  const tz = await ctx.timeZone();
+  // service's UTC days and keep only the reader's rows); the reply names the zone. A paging click
+  // keeps the table's zone (`view.timeZone`): on a shared table the clicking reader's may differ.
+  const tz = view.timeZone ?? (await ctx.timeZone());
+  const shared = view.shared ?? ctx.share;
   // today / yesterday / 7d are the reader's days too; the resolved dates go in the paging buttons.
   filters = readerDateWords(filters, tz, ctx.deps.now());
   const dates = {
@@ -96,6 +100,7 @@ export async function showData(
       workspace: ctx.workspace,
       siteId,
       timeZone: tz,
+      ...(shared ? { shared: true } : {}),
       userId: ctx.userId,
       atMs: ctx.deps.now(),
       refId: ctx.refId,

@@ -19,7 +19,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code } from '../../kit/mrkdwn.js';
+import { code, esc } from '../../kit/mrkdwn.js';
 import { datesLine } from '../../kit/reader-dates.js';
 import {
   type CardMeta,
@@ -50,6 +50,13 @@ export interface TableMeta extends CardMeta {
   workspace: string;
   siteId: string;
   timeZone: string;
+  /** The reply is in the channel (read by people in other zones): the zone is named, not "your". */
+  shared?: boolean;
+}
+
+/** The footer's zone note: "your zone" for the reader alone, the zone by name when shared. */
+function zoneNote(meta: TableMeta): string {
+  return meta.shared ? `Times in the ${esc(meta.timeZone)} time zone.` : 'Times in your zone.';
 }
 
 function filterText(f: DataFilters): string {
@@ -168,7 +175,7 @@ export function dataTableMessage(
           problems ? ` · *${count(problems)} ${PROBLEM_WORD[kind]}* (listed first)` : ''
         }${f ? ` · ${code(f)}` : ''}`;
   const blocks: Block[] = [header(`${TITLES[kind]} · ${meta.siteId}`), section(summary)];
-  const dl = datesLine(page.dates);
+  const dl = datesLine(page.dates, { shared: meta.shared === true });
   if (dl) blocks.push(context(dl));
   if (page.items.length) blocks.push(section(table.text));
   if (table.shown < page.items.length) {
@@ -176,7 +183,8 @@ export function dataTableMessage(
       context(`…and ${page.items.length - table.shown} more on this page: use Export CSV to see every row.`),
     );
   }
-  const value = (p: number) => encodeValue({ w: meta.workspace, s: meta.siteId, k: kind, p, f: filters });
+  const value = (p: number) =>
+    encodeValue({ w: meta.workspace, s: meta.siteId, k: kind, p, f: filters, z: meta.timeZone });
   const nav: ButtonElement[] = [];
   if (page.items.length || page.page > 1) {
     nav.push(button('Export CSV', SVC_ACTIONS.dataExport, { value: value(1), style: 'primary' }));
@@ -188,7 +196,7 @@ export function dataTableMessage(
   blocks.push(
     context(
       cardContext(meta),
-      'Times in your zone. The service gives no total count: Export CSV fetches every page.',
+      `${zoneNote(meta)} The service gives no total count: Export CSV fetches every page.`,
     ),
   );
   return message(
@@ -227,7 +235,7 @@ export function packagingMessage(
         : `${plural(items.length, 'record')}, oldest first${meta.continued ? ' (continued)' : ''}.`,
     ),
   ];
-  const dl = datesLine(meta.dates);
+  const dl = datesLine(meta.dates, { shared: meta.shared === true });
   if (dl) blocks.push(context(dl));
   if (items.length) blocks.push(section(table.text));
   if (table.shown < items.length)
@@ -245,7 +253,7 @@ export function packagingMessage(
       ),
     );
   }
-  blocks.push(context(cardContext(meta), 'Times in your zone.'));
+  blocks.push(context(cardContext(meta), zoneNote(meta)));
   return message(`Packaging on ${meta.siteId}: ${plural(items.length, 'record')}`, blocks);
 }
 
@@ -267,14 +275,25 @@ export function exportProgressMessage(siteId: string, p: ExportProgress | undefi
 }
 
 /** The final state of the progress message. */
-export function exportDoneMessage(siteId: string, r: ExportResult, filters: DataFilters): Message {
+export function exportDoneMessage(
+  siteId: string,
+  r: ExportResult,
+  filters: DataFilters,
+  timeZone?: string,
+): Message {
   const f = filterText(filters);
+  // from:/to: are days of the table's zone (the table the export was asked from): said by name,
+  // as the reader clicking a shared table may live in another one. CSV times are UTC (ISO 8601).
+  const days =
+    timeZone && (filters.from || filters.to)
+      ? ` Days ${filters.from && filters.to ? `${filters.from} to ${filters.to}` : filters.from ? `from ${filters.from}` : `up to ${filters.to}`} in the ${esc(timeZone)} time zone, as on the table; times in the file are UTC.`
+      : '';
   const cut = r.truncated
     ? `\n:warning: Stopped at ${count(r.rowCount)} rows (the export limit): narrow the dates with \`from:\`/\`to:\` to get the rest.`
     : '';
   return message(`Export of ${r.kind} for ${siteId} done: ${r.rowCount} rows`, [
     section(
-      `:white_check_mark: *Exported ${count(r.rowCount)} ${KIND_WORD[r.kind]} of site ${code(siteId)}* in ${plural(r.pages, 'page')}.${f ? ` Filters ${code(f)}.` : ''}${cut}\nThe file ${code(r.filename)} is below.`,
+      `:white_check_mark: *Exported ${count(r.rowCount)} ${KIND_WORD[r.kind]} of site ${code(siteId)}* in ${plural(r.pages, 'page')}.${f ? ` Filters ${code(f)}.` : ''}${days}${cut}\nThe file ${code(r.filename)} is below.`,
     ),
   ]);
 }

@@ -1,6 +1,6 @@
 /**
  * `/drm fpscert [site:]` (admin): opens the FairPlay certificate modal at once (no service call
- * before it: the trigger id lasts 3 s). The submission is handled in views/svc-fpscert.ts.
+ * before it: the trigger id lasts 3 s). The submission is handled in modal.ts.
  */
 import { commandList } from '../../kit/registry.js';
 import { siteOption } from '../../kit/svc-support.js';
@@ -13,7 +13,7 @@ list.add({
   path: ['fpscert'],
   args: { site: siteOption },
   role: 'admin',
-  summary: 'Register the FairPlay Streaming certificate of a site (certificate and key files, ASK, password)',
+  summary: 'Register the FairPlay Streaming certificate of a site (certificate, key and ASK/password files)',
   examples: ['fpscert', 'fpscert site:AB12'],
   // The role check waits for users.info only briefly, then opens a "Checking…" modal.
   opensModal: true,

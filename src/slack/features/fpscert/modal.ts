@@ -1,18 +1,24 @@
 /**
  * FairPlay certificate submission (admins). Checks before anything is fetched (inline errors):
- * the certificate and the private key attached as files (files only: no view takes a pasted key,
- * see render.ts), the ASK given, the key password at most 32 bytes. Then the role re-check with
- * no Slack call before the ack (the kit's gate), "Registering…", both files are read from Slack
- * with the bot token into memory (never disk, never the store), the key file is checked for the
- * PEM shape (the form comes back if it is not), both are sent as multipart form data by the API
- * client, and the modal ends on the result (which tells the admin to delete the key file). The
- * key, the ASK and the password are never logged, audited or shown back; on failure the form
- * opens empty again.
+ * the certificate, the private key and the secrets file (ASK and key password, see
+ * secrets-file.ts) attached as files. Files only: no view takes a pasted key or a typed secret
+ * (render.ts), and a form opened by an older version, with a key text box or ASK and password
+ * text fields, is refused with an inline error and its text never used. Then the role re-check
+ * with no Slack call before the ack (the kit's gate), "Registering…", the three files are read
+ * from Slack with the bot token into memory (never disk, never the store), the key file is
+ * checked for the PEM shape and the secrets file is parsed; a problem brings the form back with
+ * the reason under the input it concerns (the check needs the file's bytes, which cannot be
+ * fetched before the 3-second ack, so it is not a Slack `errors` answer). Both files are sent as
+ * multipart form data by the API client, and the modal ends on the result (which tells the admin
+ * to delete the key and secrets files). The key, the ASK and the password are never logged,
+ * audited or shown back; on failure the form opens empty again.
  */
+import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { checkKeyPassword, SITE_ID_RE } from '../../../api/validate.js';
+import { SITE_ID_RE } from '../../../api/validate.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
+import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
 import { modal } from '../../kit/interactions.js';
@@ -20,7 +26,8 @@ import { esc } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
-import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from './render.js';
+import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';
+import { parseSecretsFile, SECRETS_FILE_MAX_BYTES } from './secrets-file.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(SITE_ID_RE) });
 
@@ -52,8 +59,28 @@ type Meta = z.infer<typeof metaSchema>;
 interface Data {
   certId: string;
   keyFileId: string;
-  ask: string;
-  password: string;
+  secretsId: string;
+}
+
+/** A problem with one of the files, shown under its input when the form comes back. */
+class FileProblem extends Error {
+  constructor(
+    readonly block: FpsFileBlock,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FileProblem';
+  }
+}
+
+/** A download's FileReadError, tied to the input of the file it concerns. */
+async function readFor<T>(block: FpsFileBlock, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof FileReadError) throw new FileProblem(block, e.message);
+    throw e;
+  }
 }
 
 const registering = () => infoView('FairPlay certificate', 'Registering the certificate…');
@@ -63,10 +90,10 @@ export const fpsCertForm = modal<Meta, Data>({
   command: '/drm',
   callbackId: SVC_VIEWS.fpsCert,
   meta: metaSchema,
-  stale: { block: FPS_BLOCK.ask, text: 'This form is out of date: run /drm fpscert again.' },
+  stale: { block: FPS_BLOCK.cert, text: 'This form is out of date: run /drm fpscert again.' },
   role: 'admin',
   gate: () => ({
-    block: FPS_BLOCK.ask,
+    block: FPS_BLOCK.cert,
     what: 'register a FairPlay certificate',
     action: 'fpscert.upload',
     pending: registering(),
@@ -75,12 +102,19 @@ export const fpsCertForm = modal<Meta, Data>({
   failure: "Couldn't register the FairPlay certificate",
   check(_ctx, _meta, view) {
     const values = view.state.values;
+    const errors: Record<string, string> = {};
+    // A form opened by an older version asked for the ASK and the password as text: refused, and
+    // the text is never read (nothing below looks at these blocks' values).
+    const legacy = [FPS_BLOCK.legacyAsk, FPS_BLOCK.legacyPassword].find((b) => values[b] !== undefined);
+    if (legacy && values[FPS_BLOCK.secrets] === undefined) {
+      errors[legacy] =
+        'This form is out of date: it asked for secrets as text. Close it and run /drm fpscert again: the ASK and the password now come in a file.';
+      return { errors };
+    }
     const certId = fileId(values, FPS_BLOCK.cert);
     // The key file block, or (forms opened by an older version) a file in the old key block.
     const keyFileId = fileId(values, FPS_BLOCK.keyFile) ?? fileId(values, FPS_BLOCK.legacyKey);
-    const ask = (values[FPS_BLOCK.ask]?.value?.value ?? '').trim();
-    const password = values[FPS_BLOCK.password]?.value?.value ?? '';
-    const errors: Record<string, string> = {};
+    const secretsId = fileId(values, FPS_BLOCK.secrets);
     if (!certId) errors[FPS_BLOCK.cert] = 'Attach the certificate (.der or .cer).';
     if (!keyFileId) {
       // An old form may still have a text box for the key: its text is never used.
@@ -88,43 +122,57 @@ export const fpsCertForm = modal<Meta, Data>({
         values[FPS_BLOCK.legacyKey] && !values[FPS_BLOCK.keyFile] ? FPS_BLOCK.legacyKey : FPS_BLOCK.keyFile;
       errors[where] = 'Attach the private key as a .pem file (a pasted key is not accepted).';
     }
-    if (!ask) errors[FPS_BLOCK.ask] = 'Type the application secret key (ASK).';
-    const pw = checkKeyPassword(password);
-    if (pw) errors[FPS_BLOCK.password] = pw;
-    if (Object.keys(errors).length > 0 || !certId || !keyFileId) return { errors };
-    return { ok: { certId, keyFileId, ask, password } };
+    if (!secretsId)
+      errors[FPS_BLOCK.secrets] =
+        'Attach the text file with the ASK and the key password (two lines: ASK=… and PASSWORD=…).';
+    if (Object.keys(errors).length > 0 || !certId || !keyFileId || !secretsId) return { errors };
+    return { ok: { certId, keyFileId, secretsId } };
   },
-  async submit(ctx, meta, { certId, keyFileId, ask, password }, { view, client }) {
+  async submit(ctx, meta, { certId, keyFileId, secretsId }, { view, client }) {
     const deps = ctx.deps;
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
-      const [cert, key] = await Promise.all([
-        readSlackFileBytes(deps, client, certId, FPS_FILE_MAX_BYTES),
-        readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES),
+      const [cert, key, secretsFile] = await Promise.all([
+        readFor(FPS_BLOCK.cert, () => readSlackFileBytes(deps, client, certId, FPS_FILE_MAX_BYTES)),
+        readFor(FPS_BLOCK.keyFile, () => readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)),
+        readFor(FPS_BLOCK.secrets, () => readSlackFileBytes(deps, client, secretsId, SECRETS_FILE_MAX_BYTES)),
       ]);
+      const problems: Partial<Record<FpsFileBlock, string>> = {};
       if (!PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
-        throw new FileReadError(
-          `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----).`,
-        );
+        problems[FPS_BLOCK.keyFile] =
+          `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----): attach the .pem key file.`;
+      }
+      const secrets = parseSecretsFile(secretsFile.data);
+      // Zero the secrets file's bytes as soon as they are read (the parsed strings remain until
+      // the request is sent; JavaScript strings cannot be wiped).
+      secretsFile.data.fill(0);
+      if ('problems' in secrets) problems[FPS_BLOCK.secrets] = secrets.problems.join(' ');
+      if (Object.keys(problems).length > 0 || !('ok' in secrets)) {
+        await showForm(ctx, view.id, client, meta, undefined, problems);
+        return;
       }
       const r = await audited(
         ctx,
         'fpscert.upload',
-        `certificate ${cert.name}, key file ${key.name}`,
+        `certificate ${cert.name}, key file ${key.name}, secrets file ${secretsFile.name}`,
         siteId,
         () =>
           registerFpsCert(svc, siteId, {
-            ask,
-            keyPw: password,
+            ask: secrets.ok.ask,
+            keyPw: secrets.ok.password,
             fpsCert: { filename: cert.name, data: cert.data },
             privateKey: { filename: key.name, data: key.data },
           }),
       );
       await client.views.update({
         view_id: view.id,
-        view: fpsCertDoneView(r),
+        view: fpsCertDoneView(r, secretsFile.name),
       });
     } catch (e) {
+      if (e instanceof FileProblem) {
+        await showForm(ctx, view.id, client, meta, undefined, { [e.block]: e.message });
+        return;
+      }
       let lines: string[];
       if (e instanceof FileReadError) lines = [`• ${esc(e.message)}`];
       else if (e instanceof ValidationError) lines = e.issues.map((i) => `• ${esc(i.message)}`);
@@ -134,12 +182,22 @@ export const fpsCertForm = modal<Meta, Data>({
         const ex = explainError(e, opts);
         lines = [`• ${ex.why}`, ex.next];
       }
-      await client.views
-        .update({
-          view_id: view.id,
-          view: fpsCertModal(meta.s, JSON.stringify(meta), lines),
-        })
-        .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
+      await showForm(ctx, view.id, client, meta, lines);
     }
   },
 });
+
+/** The form again, empty, with what went wrong (general lines on top, file problems under each input). */
+async function showForm(
+  ctx: CommandContext,
+  viewId: string,
+  client: WebClient,
+  meta: Meta,
+  lines: string[] | undefined,
+  problems: Partial<Record<FpsFileBlock, string>> = {},
+): Promise<void> {
+  const escaped = Object.fromEntries(Object.entries(problems).map(([k, v]) => [k, esc(v ?? '')]));
+  await client.views
+    .update({ view_id: viewId, view: fpsCertModal(meta.s, JSON.stringify(meta), lines, escaped) })
+    .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
+}

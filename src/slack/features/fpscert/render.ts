@@ -1,51 +1,69 @@
 /**
  * `/drm fpscert`: the FairPlay certificate modal and its result views.
  *
- * Files only for the key material: the certificate (.der/.cer) and the private key (.pem) are
- * file inputs, as the spec's upload takes them (`fps_cert`, `private_key` are files). No view asks
- * anyone to paste a private key: there is no text input for it (tested).
- *
- * The ASK and the key password are strings in the spec (`ask`, `key_pw`), and they are asked here
- * as one-time text fields, not as files. That is the less exposing of the two ways the spec
- * allows: an uploaded file stays in the workspace's Slack files (searchable by admins, kept by
- * retention policies and exports) and a bot token cannot delete a user's file, and a password
- * file kept next to the key file it unlocks would undo the key's encryption. A field's value
- * goes only to this app in the submission, is sent to the service and then dropped: never
- * echoed, logged, audited or stored, and after a failure the form opens empty. Slack has no
- * masked input, so the form says the text is visible while typing. See docs/security.md.
+ * Files only: the modal has three file inputs and no text input at all. The certificate
+ * (.der/.cer) and the private key (.pem) are sent as the spec's `fps_cert` and `private_key`; the
+ * ASK and the key password (the spec's `ask` and `key_pw` strings) come from a small text file
+ * with two lines, `ASK=…` and `PASSWORD=…` (format and tolerance in secrets-file.ts, shown in the
+ * input's hint). Nobody is asked to type or paste a key, an ASK or a password into Slack: typed
+ * text shows on screen while typing (Slack has no masked input) and ends up in drafts and screen
+ * shares. Uploaded files stay in the workspace's Slack files and a bot token cannot delete them,
+ * so the result view reminds the admin to delete the key and the secrets file (tested). The files
+ * are read into memory, sent to the service and dropped: never echoed, logged, audited or stored;
+ * after a failure the form opens empty, with each problem under the input it concerns.
+ * See docs/security.md.
  */
 import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
-import { ASK_MAX_CHARS } from '../../../ops/service/fpscert.js';
-import { type Block, type ModalView, modal, plain, section, textInput } from '../../kit/blocks.js';
+import { type Block, context, type ModalView, modal, plain, section } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { infoView } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { SECRETS_FILE_EXAMPLE } from './secrets-file.js';
 
 export const FPS_BLOCK = {
   cert: 'svc_fps_cert',
   /** The private key file. */
   keyFile: 'svc_fps_key_file',
+  /** The text file with the ASK and the key password. */
+  secrets: 'svc_fps_secrets_file',
   /**
    * Forms opened by older versions had the key in this block (a file, or pasted text). Read for
    * a file only; pasted text is refused with "attach the .pem file".
    */
   legacyKey: 'svc_fps_key',
-  ask: 'svc_fps_ask',
-  password: 'svc_fps_pw',
+  /** Older forms' text fields for the ASK and the password: refused, never used. */
+  legacyAsk: 'svc_fps_ask',
+  legacyPassword: 'svc_fps_pw',
 } as const;
 
-export function fpsCertModal(siteId: string, privateMetadata: string, failure?: string[]): ModalView {
+/** The blocks a problem can be shown under (the form's three file inputs). */
+export type FpsFileBlock = typeof FPS_BLOCK.cert | typeof FPS_BLOCK.keyFile | typeof FPS_BLOCK.secrets;
+
+/**
+ * The form. After a failed attempt, `failure` holds the general lines (shown on top) and
+ * `blockErrors` the problem of each file, shown right under its input (the form comes back empty:
+ * Slack does not keep attached files when a view is replaced).
+ */
+export function fpsCertModal(
+  siteId: string,
+  privateMetadata: string,
+  failure?: string[],
+  blockErrors: Partial<Record<FpsFileBlock, string>> = {},
+): ModalView {
   const blocks: Block[] = [];
-  if (failure?.length) {
+  const hasBlockErrors = Object.values(blockErrors).some(Boolean);
+  if (failure?.length || hasBlockErrors) {
     blocks.push(
       section(
-        `:warning: *The certificate was not registered.*\n${failure.join('\n')}\nAttach the certificate and the private key file, and type the ASK and the password again.`,
+        `:warning: *The certificate was not registered.*${failure?.length ? `\n${failure.join('\n')}` : ''}\nAttach the three files again${hasBlockErrors ? ' after fixing what is said under each' : ''}.`,
       ),
     );
   }
+  const problem = (b: FpsFileBlock): Block[] =>
+    blockErrors[b] ? [context(`:warning: ${blockErrors[b]}`)] : [];
   blocks.push(
     section(
-      `Register the FairPlay Streaming certificate of site ${code(siteId)}. The files are read from Slack in memory and sent to the service only; nothing is stored. The private key is taken as a file only, never as text.`,
+      `Register the FairPlay Streaming certificate of site ${code(siteId)}. Everything is taken as a file: the files are read from Slack in memory and sent to the service only; nothing is stored, logged or shown back.`,
     ),
     {
       type: 'input',
@@ -53,6 +71,7 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
       label: plain('Certificate (.der or .cer)'),
       element: { type: 'file_input', action_id: 'file', filetypes: ['der', 'cer'], max_files: 1 },
     },
+    ...problem(FPS_BLOCK.cert),
     {
       type: 'input',
       block_id: FPS_BLOCK.keyFile,
@@ -62,25 +81,28 @@ export function fpsCertModal(siteId: string, privateMetadata: string, failure?: 
         'The attached file stays in your Slack files: delete it after registering (you are reminded). Keep it encrypted with its password.',
       ),
     },
-    textInput(FPS_BLOCK.ask, 'Application secret key (ASK)', {
-      maxLength: ASK_MAX_CHARS,
-      hint: 'Typed once, sent to the service only: never shown again, logged or stored. Slack shows it while you type.',
-    }),
-    textInput(FPS_BLOCK.password, 'Private key password (at most 32 bytes)', {
-      maxLength: 32,
-      hint: 'Typed here, not kept in a file next to the key. Slack has no hidden input: it is visible while you type, and is never shown again.',
-    }),
+    ...problem(FPS_BLOCK.keyFile),
+    {
+      type: 'input',
+      block_id: FPS_BLOCK.secrets,
+      label: plain('ASK and key password (.txt file)'),
+      element: { type: 'file_input', action_id: 'file', filetypes: ['txt'], max_files: 1 },
+      hint: plain(
+        `A text file with two lines, the application secret key (ASK) and the private key's password (at most 32 bytes), for example:\n${SECRETS_FILE_EXAMPLE}\nNames in any case, = or :, quotes optional. Delete the file from Slack afterwards (you are reminded).`,
+      ),
+    },
+    ...problem(FPS_BLOCK.secrets),
   );
   return modal(SVC_VIEWS.fpsCert, 'FairPlay certificate', blocks, { submit: 'Register', privateMetadata });
 }
 
-/** The result: the admin is told to delete the key file they attached (it holds a secret). */
-export function fpsCertDoneView(r: FpsCertRegistered): ModalView {
+/** The result: the admin is told to delete the key and secrets files they attached (they hold secrets). */
+export function fpsCertDoneView(r: FpsCertRegistered, secretsFile?: string): ModalView {
   const lines = [
     `:white_check_mark: Registered the FairPlay certificate of site ${code(r.siteId)}: ${esc(r.certificate.filename)} (${r.certificate.bytes} bytes) with the private key (${r.privateKey.bytes} bytes).`,
   ];
   lines.push(
-    `:warning: *Delete the private key file ${esc(r.privateKey.filename)} you attached*: Slack keeps uploaded files (admins can search them, retention policies keep them) and this bot cannot delete them. In Slack, open it from *Files* and choose *Delete file*.`,
+    `:warning: *Delete the private key file ${esc(r.privateKey.filename)} and the secrets file${secretsFile ? ` ${esc(secretsFile)}` : ''} you attached*: Slack keeps uploaded files (admins can search them, retention policies keep them) and this bot cannot delete them. In Slack, open each from *Files* and choose *Delete file*.`,
   );
   lines.push(
     `The certificate file ${esc(r.certificate.filename)} stays in your Slack files. It is not secret, but you can delete it there if you wish (open it from *Files*, then *Delete file*).`,

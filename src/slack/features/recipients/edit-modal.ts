@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { Recipient, RecipientPatch } from '../../../api/types.js';
 import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
-import { type ModalView, modal, section } from '../../kit/blocks.js';
+import { context, type ModalView, modal, section } from '../../kit/blocks.js';
 import { explainError } from '../../kit/errors.js';
 import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
@@ -163,9 +163,10 @@ export const recipientEditModal = declareModal<Meta, Data>({
         modal(
           WM_VIEWS.recipientEdit,
           'Edit recipient',
+          // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
           [
             section(`:warning: Nothing was saved. ${ex.why} ${ex.next}`),
-            section(`Reference ${code(ctx.refId)}`),
+            ...(ex.unexpected ? [context(`Reference ${code(ctx.refId)}`)] : []),
           ],
           { close: 'Close' },
         ),
