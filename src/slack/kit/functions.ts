@@ -33,6 +33,12 @@ export interface StepRun {
    * that names one, and the manifest makes it required where it matters).
    */
   userId: string | undefined;
+  /**
+   * The user the workflow ran for when no `userInput` names one: the event's own user (Bolt's
+   * context, when the event carries one) or the interactor of an interactivity input (a workflow
+   * started from a button or a form passes it on), never the bot. Undefined when neither is there.
+   */
+  workflowUserId: string | undefined;
   /** Bot client of the workspace (not the short-lived function token): usable after the step. */
   client: WebClient;
 }
@@ -99,6 +105,25 @@ export function auditWho(step: {
 
 const USER_RE = /^[UW][A-Z0-9]{2,}$/;
 
+/** See StepRun.workflowUserId. */
+export function workflowUserOf(
+  inputs: StepInputs,
+  context: { userId?: string | undefined; botUserId?: string | undefined },
+): string | undefined {
+  const candidates: unknown[] = [context.userId];
+  for (const v of Object.values(inputs)) {
+    // slack#/types/interactivity: { interactivity_pointer, interactor: { id, secret } }
+    if (v && typeof v === 'object' && 'interactor' in v) {
+      const who = (v as { interactor?: unknown }).interactor;
+      if (who && typeof who === 'object' && 'id' in who) candidates.push((who as { id?: unknown }).id);
+    }
+  }
+  for (const c of candidates) {
+    if (typeof c === 'string' && USER_RE.test(c) && c !== context.botUserId) return c;
+  }
+  return undefined;
+}
+
 /** Register every step's `app.function` listener. */
 export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDeclaration[]): void {
   for (const decl of steps) {
@@ -108,7 +133,11 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
       async ({ event, context, client, complete, fail }) => {
         const inputs = (event.inputs ?? {}) as StepInputs;
         const rawUser = decl.userInput ? inputs[decl.userInput] : undefined;
-        const userId = typeof rawUser === 'string' && USER_RE.test(rawUser) ? rawUser : undefined;
+        const userId =
+          typeof rawUser === 'string' && USER_RE.test(rawUser) && rawUser !== context.botUserId
+            ? rawUser
+            : undefined;
+        const workflowUserId = userId ? undefined : workflowUserOf(inputs, context);
         const workspaceClient =
           (await botClientFor(
             deps,
@@ -123,7 +152,7 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
           enterpriseId: context.enterpriseId,
           isEnterpriseInstall: context.isEnterpriseInstall,
           // Audit entries name the user the workflow ran for; without one, the bot itself.
-          userId: userId ?? context.botUserId ?? 'workflow',
+          userId: userId ?? workflowUserId ?? context.botUserId ?? 'workflow',
         });
         const step: StepRun = {
           ctx,
@@ -131,9 +160,10 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
           executionId: event.function_execution_id,
           workflowExecutionId: event.workflow_execution_id,
           userId,
+          workflowUserId,
           client: workspaceClient,
         };
-        const who = auditWho(step);
+        const who = auditWho({ ...step, userId: userId ?? workflowUserId });
         const failWith = async (text: string, result: 'error' | 'refused') => {
           await ctx
             .audit({ action: decl.action, detail: `${decl.title}, ${who}: ${text.slice(0, 300)}`, result })

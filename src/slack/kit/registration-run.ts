@@ -104,7 +104,53 @@ export function updaterFor(client: WebClient, run: Pick<RunRecord, 'channel' | '
   }, logger);
 }
 
-/** Show the final report in place of the progress, attach the CSV when long, audit. */
+const USER_ID_RE = /^[UW][A-Z0-9]{2,}$/;
+
+/**
+ * The bot's own user id in a workspace: the configured one (single workspace), the
+ * installation's (OAuth), else auth.test. Undefined when none answers.
+ */
+async function botUserIdOf(
+  deps: AppDeps,
+  client: WebClient,
+  workspace: WorkspaceKey,
+): Promise<string | undefined> {
+  if (deps.config.distribution === 'oauth') {
+    const inst = (await deps.store.installations.get(workspace).catch(() => undefined)) as
+      | { bot?: { userId?: string } }
+      | undefined;
+    if (inst?.bot?.userId) return inst.bot.userId;
+  } else if (deps.config.slack.botUserId) {
+    return deps.config.slack.botUserId;
+  }
+  const r = await client.auth.test().catch(() => undefined);
+  return typeof r?.user_id === 'string' ? r.user_id : undefined;
+}
+
+/**
+ * Whose DM gets a run's progress and report: the run record's `dmUserId` (null: nobody). A record
+ * written before that field: `userId` when its progress message was posted in a DM (a person
+ * saw it); otherwise `userId` only when it is a user id and not the bot's own (a workflow run
+ * without "Requested by" used to store the bot's user id there). Never the bot itself.
+ */
+export async function reportRecipient(
+  deps: AppDeps,
+  client: WebClient,
+  workspace: WorkspaceKey,
+  run: Pick<RunRecord, 'userId' | 'dmUserId' | 'channel' | 'ts'>,
+): Promise<string | undefined> {
+  if (run.dmUserId !== undefined) return run.dmUserId ?? undefined;
+  if (!USER_ID_RE.test(run.userId)) return undefined;
+  if (run.channel && run.ts) return run.userId;
+  const bot = await botUserIdOf(deps, client, workspace);
+  return bot === undefined || bot === run.userId ? undefined : run.userId;
+}
+
+/**
+ * Show the final report in place of the progress (or in a new DM message to the run's
+ * recipient, `reportRecipient`), attach the CSV when long, audit. A run for nobody (a workflow
+ * run that names no person) is audited only: the step's outputs carry its result.
+ */
 export async function finish(
   deps: AppDeps,
   client: WebClient,
@@ -112,13 +158,15 @@ export async function finish(
   run: RunRecord,
   report: RegistrationReport,
   logger: Logger,
-  /** false: nobody to show it to (a workflow run for no named user): audit only. */
-  show = true,
 ): Promise<void> {
   const summary = summariseReport(report);
   const msg = registerReportMessage({ summary, report, csvAttached: summary.needsCsv, workspace });
+  const to = await reportRecipient(deps, client, workspace, run).catch((err: unknown) => {
+    logger.warn({ err, reportId: report.id }, 'could not tell whom to show the registration report');
+    return undefined;
+  });
   try {
-    if (!show) {
+    if (!to) {
       // Nothing to show: the report is stored (the step's outputs come from it) and audited.
     } else if (run.channel && run.ts) {
       await client.chat.update({
@@ -128,7 +176,7 @@ export async function finish(
         blocks: msg.blocks,
       });
     } else {
-      await client.chat.postMessage({ channel: run.userId, text: msg.text, blocks: msg.blocks });
+      await client.chat.postMessage({ channel: to, text: msg.text, blocks: msg.blocks });
     }
   } catch (err) {
     // The report is stored, but the user must see it: when the update still fails
@@ -138,16 +186,17 @@ export async function finish(
       { err, reportId: report.id },
       'final registration report not shown in place: queued to the DM',
     );
-    appSender(deps).send(
-      workspace,
-      run.userId,
-      { text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) },
-      () => client,
-      'registration report',
-    );
+    if (to)
+      appSender(deps).send(
+        workspace,
+        to,
+        { text: msg.text, ...(msg.blocks ? { blocks: msg.blocks } : {}) },
+        () => client,
+        'registration report',
+      );
   }
   try {
-    if (show && summary.needsCsv && run.channel) {
+    if (to && summary.needsCsv && run.channel) {
       await uploadFile(client, run.channel, {
         filename: `registration-${report.siteId}-${report.id.slice(0, 8)}.csv`,
         content: reportCsv(report),
@@ -196,7 +245,8 @@ export interface BackgroundRegistration {
   userId: string;
   /**
    * false when `userId` is no person to write to (a workflow run that names nobody): nothing is
-   * posted; the report is stored and audited all the same. Default true.
+   * posted, also by a process that resumes the run after a restart (the run record stores
+   * `dmUserId: null`); the report is stored and audited all the same. Default true.
    */
   dm?: boolean;
 }
@@ -234,6 +284,9 @@ export async function runRegistrationInBackground(
       reportId,
       siteId,
       userId: r.userId,
+      // Stored with the run: a process resuming it after a restart shows the report to the same
+      // person (or to nobody), never to whoever `userId` happens to be (e.g. the bot itself).
+      dmUserId: dm ? r.userId : null,
       ...(posted?.channel ? { channel: posted.channel } : {}),
       ...(posted?.ts ? { ts: posted.ts } : {}),
       startedAt: new Date(deps.now()).toISOString(),
@@ -244,7 +297,7 @@ export async function runRegistrationInBackground(
       onWarning: (message, err) => logger.warn({ err, reportId }, message),
     });
     await updater.close();
-    await finish(deps, client, workspace, run, report, logger, dm);
+    await finish(deps, client, workspace, run, report, logger);
     return { ok: true, report };
   } catch (error) {
     logger.error({ err: error, refId: r.refId, reportId }, 'registration run failed');

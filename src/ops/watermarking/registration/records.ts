@@ -170,7 +170,15 @@ export function planIssuesCsv(plan: RegistrationPlan): string {
 export const runRecordSchema = z.object({
   reportId: z.string(),
   siteId: z.string(),
+  /** Who started the run or whom it ran for (audit entries, who may resume it). */
   userId: z.string(),
+  /**
+   * Who is shown the progress and the final report (their DM with the bot), also by a process
+   * that resumes the run after a restart: the requester. `null`: nobody (a workflow run that names
+   * no person: the step's outputs only). Absent in records written before this field existed: the
+   * front end decides from `userId` (kit/registration-run.ts `reportRecipient`).
+   */
+  dmUserId: z.string().nullable().optional(),
   /** Where progress is shown (front end's choice, e.g. a DM channel id and message ts). */
   channel: z.string().optional(),
   ts: z.string().optional(),

@@ -52,7 +52,11 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
     action: 'workflow.register',
     userInput: 'requested_by',
     needs: 'watermarking',
-    async run({ ctx, inputs, executionId, workflowExecutionId, userId, client }) {
+    async run({ ctx, inputs, executionId, workflowExecutionId, userId: requester, workflowUserId, client }) {
+      // Who gets the progress and the report: "Requested by", else the workflow's own user (the
+      // event's); nobody when neither names a person (the step's outputs only, also after a
+      // restart: the run record stores it).
+      const userId = requester ?? workflowUserId;
       const clients = await ctx.clients();
       const siteId = clients.site(str(inputs.site).trim() || undefined);
       const wm = clients.watermarking();
