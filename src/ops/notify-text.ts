@@ -71,5 +71,22 @@ export function digestText(d: Digest): string {
     const n = d.pendingRequests.value.length;
     parts.push(`${n} pending plan request${n === 1 ? '' : 's'}`);
   }
-  return `${d.day ? 'Daily digest' : 'Digest'} (last 24 h): ${parts.join('; ')}.${d.lateNote ? ` ${d.lateNote}` : ''}`;
+  return `${d.day ? 'Daily digest' : 'Digest'} (last 24 h): ${parts.join('; ')}.${d.lateNote ? ` ${d.lateNote}` : ''}${missedDaysText(d)}`;
+}
+
+/** Missed days named in the text at most (as in the blocks). */
+const MISSED_NAMED = 14;
+
+/**
+ * " No digest was posted for 2026-11-20, 2026-11-21 (the bot was not running then)." when days
+ * were missed and the late note does not name them already (an on-time digest after an outage
+ * carries no late note), so the text says what the blocks say.
+ */
+function missedDaysText(d: Digest): string {
+  const days = d.missedDays ?? [];
+  if (days.length === 0) return '';
+  if (d.lateNote && days.every((day) => d.lateNote?.includes(day))) return '';
+  const named = days.slice(0, MISSED_NAMED).join(', ');
+  const more = days.length > MISSED_NAMED ? ` and ${days.length - MISSED_NAMED} more` : '';
+  return ` No digest was posted for ${named}${more} (the bot was not running then); this one covers the last 24 hours only.`;
 }

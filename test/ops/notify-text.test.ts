@@ -117,6 +117,39 @@ describe('notify texts', () => {
       'Daily digest (last 24 h): 4 jobs, 1 failed; 6 recipients registered; licenses 5 issued / 2 failed. Posted late.',
     );
   });
+
+  it('a digest after missed days names them in its text, also when it carries no late note', () => {
+    const base: Digest = {
+      channelId: 'C1',
+      fromMs: 0,
+      toMs: 1,
+      zone: 'UTC',
+      day: '2026-11-22',
+      sites: ['AB12'],
+      jobs: { ok: false, error: 'x' },
+      registrations: { ok: false, error: 'x' },
+      licenses: { ok: false, error: 'x' },
+      pendingRequests: { ok: false, error: 'x' },
+    };
+    // On time (no late note) after two days the bot was down: the days are named.
+    expect(digestText({ ...base, missedDays: ['2026-11-20', '2026-11-21'] })).toBe(
+      'Daily digest (last 24 h): jobs unavailable. No digest was posted for 2026-11-20, 2026-11-21 (the bot was not running then); this one covers the last 24 hours only.',
+    );
+    // Posted late with a note that names them already: named once.
+    const note =
+      'This digest was due at 2026-11-22 09:00 UTC and is posted late: the bot was not running at that time. The digests of 2026-11-21 were not posted: the bot was not running then.';
+    const late = digestText({ ...base, lateNote: note, missedDays: ['2026-11-21'] });
+    expect(late).toBe(`Daily digest (last 24 h): jobs unavailable. ${note}`);
+    expect(late.split('2026-11-21')).toHaveLength(2);
+    // A late note that does not name them: named after it.
+    expect(digestText({ ...base, lateNote: 'Posted late.', missedDays: ['2026-11-21'] })).toContain(
+      'Posted late. No digest was posted for 2026-11-21',
+    );
+    // A long outage: 14 named, the rest counted.
+    const many = Array.from({ length: 16 }, (_, i) => `2026-10-${String(i + 1).padStart(2, '0')}`);
+    expect(digestText({ ...base, missedDays: many })).toContain('2026-10-14 and 2 more (the bot');
+    expect(digestText(base)).not.toContain('No digest was posted');
+  });
 });
 
 describe('App Home summary', () => {

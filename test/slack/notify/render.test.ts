@@ -306,6 +306,7 @@ describe('digest', () => {
     expect(j).toContain('*Posted late*: this digest was due <!date^');
     expect(j).toContain('No digest was posted for `2026-11-20`, `2026-11-21`');
     expect(m.text).toContain('posted late');
+    expect(m.text).toContain('No digest was posted for 2026-11-20, 2026-11-21');
     // Without the occurrence (never for a scheduled one) the core's own words are shown.
     const { scheduledFor: _s, ...noTime } = digest({ lateNote: 'Was due <!here> at 09:00 UTC.' });
     expect(json(digestMessage(noTime))).toContain('Was due &lt;!here&gt; at 09:00 UTC.');
