@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
 import { parseAllowedOrigin } from './api/origins.js';
+import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
 
@@ -94,6 +95,8 @@ export interface Config {
     bodyEncoding: 'json' | 'form';
     jwtAccountSeqType: 'string' | 'number';
     jwtSecretEncoding: 'utf8' | 'base64';
+    /** SERVICE_LICENSE_TIME_ZONE, normalised ("+09:00"; "+00:00" for UTC). */
+    licenseTimeZone: string;
   };
   wmTokenMaxAgeSeconds: number;
   /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
@@ -502,6 +505,25 @@ export const VARIABLES: VariableSpec[] = [
     schema: z.enum(['json', 'form'], { error: 'must be json or form' }),
   },
   {
+    // The spec gives license reg_time no zone (only reg_dt/update_dt say UTC); src/api/service.ts.
+    name: 'SERVICE_LICENSE_TIME_ZONE',
+    required: 'no',
+    default: 'UTC',
+    description:
+      'UTC offset the Service API writes license times (reg_time of the license list) in; the spec does not say. UTC, or an offset such as +09:00. License alerts count the records of their window by this time: set it if alerts count too few or too many licenses. A time sent with its own offset keeps it.',
+    schema: z
+      .string()
+      .trim()
+      .transform((x, ctx) => {
+        const n = normalizeTimeZone(x);
+        if (n === null) {
+          ctx.addIssue({ code: 'custom', message: 'must be UTC or an offset such as +09:00 or -05:30' });
+          return z.NEVER;
+        }
+        return n;
+      }),
+  },
+  {
     name: 'SERVICE_JWT_ACCOUNT_SEQ_TYPE',
     required: 'no',
     default: 'string',
@@ -848,6 +870,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form',
       jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
+      licenseTimeZone: v.SERVICE_LICENSE_TIME_ZONE as string,
     },
     wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
     upstream: {

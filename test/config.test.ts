@@ -222,6 +222,7 @@ describe('choices the spec leaves open', () => {
       bodyEncoding: 'json',
       jwtAccountSeqType: 'string',
       jwtSecretEncoding: 'utf8',
+      licenseTimeZone: '+00:00',
     });
     expect(c.wmTokenMaxAgeSeconds).toBe(3000);
     expect(c.serviceErrorCodes).toBeUndefined();
@@ -232,6 +233,7 @@ describe('choices the spec leaves open', () => {
       SERVICE_BODY_ENCODING: 'form',
       SERVICE_JWT_ACCOUNT_SEQ_TYPE: 'number',
       SERVICE_JWT_SECRET_ENCODING: 'base64',
+      SERVICE_LICENSE_TIME_ZONE: '+0900',
       WM_TOKEN_MAX_AGE_SECONDS: '600',
       SERVICE_ERROR_CODES: '{"recipientInUse":"X-77"}',
     });
@@ -239,6 +241,7 @@ describe('choices the spec leaves open', () => {
       bodyEncoding: 'form',
       jwtAccountSeqType: 'number',
       jwtSecretEncoding: 'base64',
+      licenseTimeZone: '+09:00',
     });
     expect(c.wmTokenMaxAgeSeconds).toBe(600);
     expect(c.serviceErrorCodes).toBe('{"recipientInUse":"X-77"}');
@@ -246,5 +249,16 @@ describe('choices the spec leaves open', () => {
   it('refuse bad values, naming the variable', () => {
     expect(() => loadConfig({ ...base, SERVICE_BODY_ENCODING: 'xml' })).toThrow(/SERVICE_BODY_ENCODING/);
     expect(() => loadConfig({ ...base, SERVICE_ERROR_CODES: 'not json' })).toThrow(/SERVICE_ERROR_CODES/);
+    // A zone name would be read with one fixed offset all year: only offsets (or UTC) are taken.
+    for (const bad of ['Asia/Seoul', 'KST', '+25:00'])
+      expect(() => loadConfig({ ...base, SERVICE_LICENSE_TIME_ZONE: bad }), bad).toThrow(
+        /SERVICE_LICENSE_TIME_ZONE.*UTC or an offset/,
+      );
+    expect(loadConfig({ ...base, SERVICE_LICENSE_TIME_ZONE: 'UTC' }).serviceApi.licenseTimeZone).toBe(
+      '+00:00',
+    );
+    expect(loadConfig({ ...base, SERVICE_LICENSE_TIME_ZONE: '-05:30' }).serviceApi.licenseTimeZone).toBe(
+      '-05:30',
+    );
   });
 });

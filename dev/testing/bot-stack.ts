@@ -467,6 +467,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
     const api = createApi({
       logger,
       clock: now,
+      serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
       claims: {
         subject: config.serviceJwt.sub,
         audience: config.serviceJwt.aud,

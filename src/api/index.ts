@@ -39,6 +39,8 @@ export interface ApiOptions {
   cidLicensePath?: CidLicensePath;
   /** Service API POST/PUT body encoding (default 'json'). */
   bodyEncoding?: 'json' | 'form';
+  /** UTC offset of the license list's reg_time (SERVICE_LICENSE_TIME_ZONE; default UTC). */
+  serviceLicenseTimeZone?: string;
   connectionsPerOrigin?: number;
   /**
    * The upstream allow-list (origins.ts): the configured base URLs plus UPSTREAM_ALLOWED_ORIGINS.
@@ -117,7 +119,11 @@ export function createApi(options: ApiOptions = {}): Api {
       createServiceClient(
         creds,
         { http, jwt, cidPathMemo, ...(options.clock ? { now: options.clock } : {}) },
-        { bodyEncoding: options.bodyEncoding, cidLicensePath: options.cidLicensePath },
+        {
+          bodyEncoding: options.bodyEncoding,
+          cidLicensePath: options.cidLicensePath,
+          licenseTimeZone: options.serviceLicenseTimeZone,
+        },
       ),
     close: () => http.close(),
   };

@@ -50,7 +50,7 @@ import { AuthError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import type { JwtSigner } from './jwt.js';
-import { parseServiceTime } from './time.js';
+import { normalizeTimeZone, parseServiceTime } from './time.js';
 import type {
   AdditionalSiteRequest,
   PageQuery,
@@ -84,6 +84,12 @@ export interface ServiceClientOptions {
   bodyEncoding?: 'json' | 'form';
   /** Spelling of endpoint 14 tried first. Default 'cid-License'. */
   cidLicensePath?: CidLicensePath;
+  /**
+   * UTC offset the license list's `reg_time` is written in (SERVICE_LICENSE_TIME_ZONE, e.g.
+   * "+09:00"). The spec gives that field no zone (only reg_dt/update_dt say "UTC +00:00").
+   * Default UTC. A time that carries its own offset or `Z` is read with that one.
+   */
+  licenseTimeZone?: string;
 }
 
 export interface ServiceClientDeps {
@@ -98,8 +104,11 @@ export interface ServiceClientDeps {
 /**
  * Service API times are read as UTC. The spec says so for reg_dt/update_dt ("UTC +00:00"); for
  * the other times (additional-site reg_time/update_time, license reg_time, packaging times) it
- * shows no zone, and UTC is assumed the same way. A time string that carries its own offset or `Z`
- * is read with that offset instead (time.ts).
+ * shows no zone, and UTC is assumed the same way, except the license list's reg_time, whose
+ * offset is a setting (`licenseTimeZone`, SERVICE_LICENSE_TIME_ZONE, default UTC): the license
+ * alerts count the records of a window by that time, so a service writing it in local time must
+ * be read in that zone. A time string that carries its own offset or `Z` is read with that offset
+ * instead (time.ts).
  */
 const UTC = '+00:00';
 
@@ -286,6 +295,7 @@ export function createServiceClient(
   const { http, jwt } = deps;
   const bodyEncoding = opts.bodyEncoding ?? 'json';
   const preferredCid: CidLicensePath = opts.cidLicensePath ?? 'cid-License';
+  const licenseTz = normalizeTimeZone(opts.licenseTimeZone ?? UTC) ?? UTC;
   const cidMemo = deps.cidPathMemo ?? new Map<string, CidLicensePath>();
 
   /** One logical call: JWT, request, envelope; one re-sign and retry on 401 (nothing processed). */
@@ -557,7 +567,7 @@ export function createServiceClient(
         deviceModel: w.device_model,
         licenseType: w.license_type,
         platformName: w.platform_name,
-        regTime: parseServiceTime(w.reg_time, UTC),
+        regTime: parseServiceTime(w.reg_time, licenseTz),
       }));
       return svcPage(items, env, query);
     },

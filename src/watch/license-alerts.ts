@@ -171,7 +171,7 @@ class PageCapReached extends Error {}
  * The spec says neither the list's order nor the zone of `reg_time`/`from`/`to`. Choices:
  * - `from`/`to` are UTC days (what the emulator and the sample use) with a day of margin on
  *   both sides, so a service counting days (or writing `reg_time`) in another zone up to a day
- *   off still returns the window; `reg_time` itself is read as UTC (src/api).
+ *   off still returns the window; `reg_time` itself is read in SERVICE_LICENSE_TIME_ZONE (default UTC; src/api).
  * - The order is detected from the first page (its first and last record times), and the read
  *   goes in that direction until the window is covered:
  *   newest first: pages in order until one reaches past the window's start (a busy list costs

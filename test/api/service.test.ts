@@ -56,6 +56,38 @@ describe('Service API client', () => {
     });
   });
 
+  it('license reg_time is read as UTC by default, or in the configured offset (the spec gives it no zone)', async () => {
+    const rec = (reg_time: string) => ({
+      cid: 'c1',
+      status: 'fail',
+      error_code: '7001',
+      drm_type: 'Widevine',
+      user_id: 'u',
+      device_id: 'd',
+      device_model: 'm',
+      license_type: 'token',
+      platform_name: 'Android',
+      reg_time,
+    });
+    server = await startServer((_r, res) =>
+      ok(res, [rec('20261127090000'), rec('2026-11-27 09:00:00'), rec('2026-11-27T09:00:00Z')], { count: 3 }),
+    );
+    const read = async (o: Parameters<typeof createApi>[0]) => {
+      const a = createApi(o);
+      try {
+        return (await a.service(creds(server!.url)).listLicenses('AB12')).items.map((r) => r.regTime);
+      } finally {
+        await a.close();
+      }
+    };
+    const utc = Date.UTC(2026, 10, 27, 9);
+    expect((await read({})).map((t) => t.epochMs)).toEqual([utc, utc, utc]);
+    const kst = await read({ serviceLicenseTimeZone: '+09:00' });
+    // 09:00 at +09:00 is 00:00 UTC; a time with its own `Z` keeps it.
+    expect(kst.map((t) => t.epochMs)).toEqual([utc - 9 * 3600_000, utc - 9 * 3600_000, utc]);
+    expect(kst[0]?.raw).toBe('20261127090000');
+  });
+
   it('GET parameters go in the query', async () => {
     server = await startServer((_r, res) => ok(res, [], { count: 0 }));
     api = createApi();
