@@ -30,6 +30,7 @@ import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, Store } from '../../src/store/types.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
+import { waitUntil } from '../support/wait-until.js';
 
 type Obj = Record<string, unknown>;
 
@@ -70,18 +71,6 @@ function completion(bot: TestBot, executionId: string, timeoutMs = 30_000): Prom
       c.args.function_execution_id === executionId,
     timeoutMs,
   );
-}
-
-async function until(
-  cond: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 10));
-  }
 }
 
 /**
@@ -162,7 +151,7 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     const process = dieAfterFirstBatch(bot.deps.store);
     const r = await bot.functionExecuted({ callbackId: 'register_recipients', inputs });
     expect(r.status).toBe(200);
-    await until(process.dead, 'process A to die mid-run');
+    await waitUntil('process A to die mid-run', process.dead);
     const wait = (await listWaits(bot.store)).find((w) => w.executionId === r.executionId);
     expect(wait?.kind).toBe('registration');
     return { ...r, reportId: wait!.target, deadAt: bot.fake.calls().at(-1)?.seq ?? 0 };
@@ -206,8 +195,12 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
         registrationMessages(bot).filter((m) => m.args.channel !== member && m.args.channel !== channel),
       ).toEqual([]);
       expect(toBotItself(bot)).toEqual([]);
-      const audit = await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 });
-      expect(audit.find((e) => e.action === 'recipient.register')).toMatchObject({ userId: member });
+      const entry = await waitUntil('the recipient.register audit entry', async () =>
+        (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).find(
+          (e) => e.action === 'recipient.register',
+        ),
+      );
+      expect(entry).toMatchObject({ userId: member });
     } finally {
       await b.stop();
     }
@@ -229,12 +222,10 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
       expect(c.args.outputs).toMatchObject({ registered_count: 160, failed_count: 0, report_link: '' });
       // The audit entry of the run is written after the report would have been shown: wait for
       // it, then nothing was posted about the registration to anyone, nor to the bot.
-      await until(
-        async () =>
-          (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).some(
-            (e) => e.action === 'recipient.register',
-          ),
-        'the recipient.register audit entry',
+      await waitUntil('the recipient.register audit entry', async () =>
+        (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).some(
+          (e) => e.action === 'recipient.register',
+        ),
       );
       expect(registrationMessages(bot)).toEqual([]);
       expect(toBotItself(bot)).toEqual([]);

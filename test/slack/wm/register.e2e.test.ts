@@ -11,6 +11,7 @@ import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/
 import { newReport } from '../../../src/ops/watermarking/registration/run.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
 
 const textValues = (text: string) => ({
@@ -126,8 +127,11 @@ describe('/dwm register', () => {
     expect(report.edited).toBe(true); // the progress message was replaced in place
     expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq2).length).toBeGreaterThan(0);
     expect(bot.emulator!.recipientCount('DEMO')).toBe(43);
-    const audit = await bot.store.audit.list(bot.ws.teamId);
-    expect(audit.find((e) => e.action === 'recipient.register')).toMatchObject({
+    // The audit entry is written after the report is shown: wait for it (not a fixed delay).
+    const entry = await waitUntil('the recipient.register audit entry', async () =>
+      (await bot.store.audit.list(bot.ws.teamId)).find((e) => e.action === 'recipient.register'),
+    );
+    expect(entry).toMatchObject({
       result: 'ok',
       userId: admin,
     });
