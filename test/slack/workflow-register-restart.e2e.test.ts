@@ -263,6 +263,48 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     expect(toBotItself(bot)).toEqual([]);
   });
 
+  it('a run taken over by another runner (a replica resumed it) leaves the report and the audit entry to that runner: one of each', async () => {
+    const member = bot.ws.member;
+    const ws = bot.ws.teamId;
+    // Process A's first POST is slow: the run looks stale to process B, which resumes it.
+    bot.emulator!.faults.add({ match: /^POST \/wm\/api\/recipient/, latencyMs: 1500, times: 1 });
+    const r = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { site: 'DEMO', recipients: 'wf-take-1\nwf-take-2\nwf-take-3', requested_by: member },
+    });
+    const wait = await waitUntil('the stored wait', async () =>
+      (await listWaits(bot.store)).find((w) => w.executionId === r.executionId),
+    );
+    const reportId = wait.target;
+    await waitUntil('batch 0 in flight', async () =>
+      (await reportRepo(bot.deps).get(ws, reportId))?.batches[0]?.state === 'sending' ? true : undefined,
+    );
+    expect(
+      (await resumePendingRegistrations(bot.deps, { staleAfterMs: 0, retryDeferred: false })).resumed,
+    ).toEqual([reportId]);
+    // The step completes when process A's runner ends (its settle reads the stored report, which
+    // B finished): A saw it was taken over, and shows and audits nothing.
+    const c = await completion(bot, r.executionId);
+    expect(c.method, String(c.args.error)).toBe('functions.completeSuccess');
+    expect((c.args.outputs as Obj).registered_count).toBe(3);
+    const audits = (await bot.store.audit.list(ws, { limit: 50 })).filter(
+      (e) => e.action === 'recipient.register' && e.detail.includes(reportId),
+    );
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ userId: member, result: 'ok' });
+    const reports = registrationMessages(bot).filter((m) =>
+      /^Registration on DEMO/.test(String(m.args.text)),
+    );
+    expect(reports.map((m) => String(m.args.text).slice(0, 40))).toEqual([
+      expect.stringMatching(/^Registration on DEMO finished/),
+    ]);
+    expect(
+      bot.logs
+        .entries()
+        .some((e) => e.reportId === reportId && String(e.msg).startsWith('registration taken over')),
+    ).toBe(true);
+  });
+
   it('a run record stored before "whom to show it" was recorded: the bot\'s own user id in it gets nothing', async () => {
     const ws = bot.ws.teamId;
     const ex = bot.fake.startFunctionExecution(ws);

@@ -15,7 +15,7 @@ import type { WebClient } from '@slack/web-api';
 import type { WatermarkingClient } from '../../api/types.js';
 import { audit } from '../../ops/audit.js';
 import type { RegistrationPlan } from '../../ops/watermarking/registration/plan.js';
-import { type RunRecord, startRun } from '../../ops/watermarking/registration/records.js';
+import { type RunRecord, reportRepo, startRun } from '../../ops/watermarking/registration/records.js';
 import {
   newReport,
   type RegistrationReport,
@@ -223,6 +223,18 @@ export async function finish(
   ).catch((err: unknown) => logger.error({ err }, 'could not audit the registration'));
 }
 
+/** True when the stored report now belongs to another runner than the one that returned `report`. */
+async function takenOverElsewhere(
+  deps: AppDeps,
+  workspace: WorkspaceKey,
+  report: RegistrationReport,
+): Promise<boolean> {
+  const stored = await reportRepo(deps)
+    .get(workspace, report.id)
+    .catch(() => undefined);
+  return stored?.runId !== undefined && stored.runId !== report.runId;
+}
+
 /** What the requester is told when a run stops on an unexpected error (the modal's and a step's). */
 export function registrationStoppedText(siteId: string, refId: string): string {
   return `:warning: The registration on site ${siteId} stopped because of an unexpected error (reference ${refId}). Batches already sent are kept; the rest will be resumed when the bot restarts.`;
@@ -297,6 +309,13 @@ export async function runRegistrationInBackground(
       onWarning: (message, err) => logger.warn({ err, reportId }, message),
     });
     await updater.close();
+    if (await takenOverElsewhere(deps, workspace, report)) {
+      // Another runner (a replica or a restarted process that found the run stale) resumed it:
+      // that runner shows the final report and audits it, once. This one's "stopped" copy must
+      // neither replace the progress message nor write a second audit entry.
+      logger.info({ reportId }, 'registration taken over by another runner: it shows the report');
+      return { ok: true, report };
+    }
     await finish(deps, client, workspace, run, report, logger);
     return { ok: true, report };
   } catch (error) {
