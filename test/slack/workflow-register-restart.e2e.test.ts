@@ -267,7 +267,7 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     const member = bot.ws.member;
     const ws = bot.ws.teamId;
     // Process A's first POST is slow: the run looks stale to process B, which resumes it.
-    bot.emulator!.faults.add({ match: /^POST \/wm\/api\/recipient/, latencyMs: 1500, times: 1 });
+    bot.emulator!.faults.add({ match: /^POST \/wm\/api\/recipient/, latencyMs: 4000, times: 1 });
     const r = await bot.functionExecuted({
       callbackId: 'register_recipients',
       inputs: { site: 'DEMO', recipients: 'wf-take-1\nwf-take-2\nwf-take-3', requested_by: member },
