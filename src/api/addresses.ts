@@ -4,13 +4,14 @@
  *
  * Classes (the first that matches wins, so 169.254.169.254 is `metadata`, not `link-local`):
  * - metadata: cloud instance metadata endpoints (169.254.169.254, 169.254.170.2, 100.100.100.200,
- *   fd00:ec2::254). Never a legitimate upstream.
+ *   192.0.0.192, fd00:ec2::254). Never a legitimate upstream.
  * - loopback: 127.0.0.0/8, ::1, and the name `localhost`.
  * - link-local: 169.254.0.0/16, fe80::/10.
  * - private: 10/8, 172.16/12, 192.168/16, 100.64/10 (carrier-grade NAT), fc00::/7, 0.0.0.0/8.
  * - public: any other IP literal.
  * - name: a host name (what it resolves to is only known at connect time).
- * IPv4-mapped IPv6 (::ffff:a.b.c.d) is classified as the IPv4 address it carries.
+ * IPv6 forms that carry an IPv4 address (mapped, translated, NAT64, IPv4-compatible, 6to4) are
+ * classified as the IPv4 address they carry.
  * Uses Node's own `net.BlockList` and `net.isIP` rather than hand-written CIDR arithmetic.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -28,6 +29,7 @@ const METADATA = new BlockList();
 METADATA.addAddress('169.254.169.254', 'ipv4');
 METADATA.addAddress('169.254.170.2', 'ipv4');
 METADATA.addAddress('100.100.100.200', 'ipv4');
+METADATA.addAddress('192.0.0.192', 'ipv4');
 METADATA.addAddress('fd00:ec2::254', 'ipv6');
 
 const LOOPBACK = list([
@@ -48,17 +50,51 @@ const PRIVATE = list([
   ['::', 128, 'ipv6'],
 ]);
 
-/** "[::1]" -> "::1"; "::ffff:127.0.0.1" -> "127.0.0.1"; "::ffff:7f00:1" -> "127.0.0.1". */
+/** Two 16-bit groups (hex) as dotted IPv4: ("a9fe", "a9fe") -> "169.254.169.254". */
+function groupsToIpv4(hi: string, lo: string): string {
+  const a = Number.parseInt(hi, 16);
+  const b = Number.parseInt(lo, 16);
+  return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+}
+
+/**
+ * IPv6 forms that carry an IPv4 address, in their canonical text (WHATWG URL serialisation:
+ * lower case, `::` compression, the IPv4 part as two hex groups). Each is classified as the
+ * IPv4 address it carries, so `64:ff9b::a9fe:a9fe` is the metadata address, not `public`:
+ * - IPv4-mapped `::ffff:0:0/96` and IPv4-translated (SIIT) `::ffff:0:0:0/96`;
+ * - NAT64, the well-known prefix `64:ff9b::/96` and the local-use `64:ff9b:1::/48` (its /96
+ *   deployments carry the address in the last 32 bits);
+ * - IPv4-compatible `::/96` (deprecated; `::` and `::1` themselves are not matched);
+ * - 6to4 `2002::/16` (the address in bits 16-47).
+ */
+const EMBEDDED_IPV4: RegExp[] = [
+  /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/,
+  /^::ffff:0:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/,
+  /^64:ff9b::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/,
+  /^64:ff9b:1:(?:[0-9a-f]{0,4}:){0,4}:?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/,
+  /^::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/,
+  /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/,
+];
+
+/**
+ * "[::1]" -> "::1"; "::ffff:127.0.0.1" and "::ffff:7f00:1" -> "127.0.0.1"; "64:ff9b::a9fe:a9fe"
+ * -> "169.254.169.254" (see EMBEDDED_IPV4); a trailing dot of a name is dropped.
+ */
 function normaliseHost(host: string): string {
   let h = host.trim().toLowerCase();
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(h);
-  if (hex?.[1] && hex[2]) {
-    const a = Number.parseInt(hex[1], 16);
-    const b = Number.parseInt(hex[2], 16);
-    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  if (isIP(h) === 6) {
+    let canonical = h;
+    try {
+      canonical = new URL(`http://[${h}]/`).hostname.slice(1, -1);
+    } catch {
+      // isIP accepted it, URL did not (a zone id): classify as written
+    }
+    for (const re of EMBEDDED_IPV4) {
+      const m = re.exec(canonical);
+      if (m?.[1] && m[2]) return groupsToIpv4(m[1], m[2]);
+    }
+    return canonical;
   }
   return h.replace(/\.$/, '');
 }

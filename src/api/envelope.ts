@@ -23,6 +23,7 @@
 
 import { z } from 'zod';
 import { logger, scrubSecrets } from '../log.js';
+import { UNSAFE_LINE_CHARS } from '../unsafe-text.js';
 import { AuthError, PermissionError, ProtocolError, ServiceError, TransportError } from './errors.js';
 import type { HttpResponse } from './http.js';
 import { normalizeTimeZone, parseServiceTime } from './time.js';
@@ -260,9 +261,7 @@ export function serverMessage(res: HttpResponse): string {
     }
   }
   if (!msg && !t.startsWith('{') && !/^<(!doctype|html)/i.test(t)) msg = t;
-  msg = scrubSecrets(
-    msg.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' '),
-  ).trim();
+  msg = scrubSecrets(msg.replace(UNSAFE_LINE_CHARS, ' ')).trim();
   return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
 }
 
@@ -346,7 +345,9 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
   }
   const env = parseWith(endpoint, envelopeSchema, json, '');
   if (env.error_code !== '0000') {
-    const msg = (env.error_message ?? '').slice(0, 500);
+    // The upstream's own words reach users (and maybe a channel): same scrub as a transport
+    // error's body, so a key or password an upstream echoes back is never shown.
+    const msg = scrubSecrets((env.error_message ?? '').replace(UNSAFE_LINE_CHARS, ' ')).slice(0, 500);
     throw new ServiceError(endpoint, env.error_code, msg);
   }
   const tz = env.time_zone ?? undefined;

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
 import { classifyDeliveryError } from '../watch/delivery.js';
+import { ChannelPacer } from '../watch/pacer.js';
 import type { Clock } from '../watch/types.js';
 import { appState } from './kit/app-state.js';
 
@@ -30,6 +31,11 @@ export interface BackgroundSenderOptions {
   clock?: Clock;
   /** Least time between two posts in one channel (Slack allows about 1 message/s per channel). */
   channelGapMs?: number;
+  /**
+   * The process's shared per-channel pacer (`appChannelPacer`): a channel that also gets job
+   * cards or notices sees one post per gap in all. Default one of its own.
+   */
+  pacer?: ChannelPacer;
   /** Tries per message before it is dropped (logged). Default 5. */
   maxAttempts?: number;
   /** Messages waiting per channel; beyond it the newest is dropped (logged). Default 200. */
@@ -64,6 +70,8 @@ interface Lane {
   busy: boolean;
   timer: unknown;
   notBefore: number;
+  /** The head item holds a slot of the shared pacer (booked, waiting for it). */
+  booked: boolean;
 }
 
 /**
@@ -81,6 +89,7 @@ interface Lane {
 export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSender {
   const clock = o.clock ?? systemClock;
   const gap = o.channelGapMs ?? 1000;
+  const pacer = o.pacer ?? new ChannelPacer();
   const maxAttempts = o.maxAttempts ?? 5;
   const maxQueued = o.maxQueued ?? 200;
   const log = o.logger.child({ component: 'background-sender' });
@@ -147,6 +156,19 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
       }, wait);
       return;
     }
+    if (!lane.booked) {
+      // The channel's next slot over every sender of the process (job cards, notices, this queue).
+      lane.booked = true;
+      const slot = pacer.reserve(lane.ws, lane.channel, gap, clock.now());
+      if (slot > 0) {
+        lane.timer = setTimer(() => {
+          lane.timer = undefined;
+          pump(key);
+        }, slot);
+        return;
+      }
+    }
+    lane.booked = false;
     lane.busy = true;
     const p: Promise<void> = attempt(lane, item).finally(() => {
       lane.busy = false;
@@ -165,7 +187,7 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
       const key = `${ws}\u0000${channel}`;
       let lane = lanes.get(key);
       if (!lane) {
-        lane = { ws, channel, items: [], busy: false, timer: undefined, notBefore: 0 };
+        lane = { ws, channel, items: [], busy: false, timer: undefined, notBefore: 0, booked: false };
         lanes.set(key, lane);
       }
       if (lane.items.length >= maxQueued) {
@@ -201,6 +223,24 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
   };
 }
 
+/** The app's per-channel pacers, one per clock (real time in production; tests' fake clocks). */
+const pacersOf = appState(() => new Map<Clock, ChannelPacer>());
+
+/**
+ * The ONE per-channel pacer of the app on `clock` (watch/pacer.ts), shared by the job deliverer,
+ * the notices deliverer and the background senders, so that together they keep to about one
+ * message per second per channel. Callers on another clock (a test's fake clock) get their own.
+ */
+export function appChannelPacer(deps: { config: object }, clock: Clock = systemClock): ChannelPacer {
+  const pacers = pacersOf(deps);
+  let p = pacers.get(clock);
+  if (!p) {
+    p = new ChannelPacer();
+    pacers.set(clock, p);
+  }
+  return p;
+}
+
 /** The app's sender slot (kit/app-state.ts): empty until first use and again after stop. */
 const senderOf = appState((): { sender?: BackgroundSender } => ({}));
 
@@ -212,7 +252,7 @@ const senderOf = appState((): { sender?: BackgroundSender } => ({}));
  */
 export function appSender(deps: { config: object; logger: Logger }): BackgroundSender {
   const slot = senderOf(deps);
-  slot.sender ??= createBackgroundSender({ logger: deps.logger });
+  slot.sender ??= createBackgroundSender({ logger: deps.logger, pacer: appChannelPacer(deps) });
   return slot.sender;
 }
 

@@ -31,7 +31,7 @@ import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
 import type { NotifyEvent } from '../watch/notify-types.js';
 import type { Clock } from '../watch/types.js';
-import { createBackgroundSender } from './background-sender.js';
+import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
@@ -99,7 +99,8 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const missingRenderers = NOTIFY_RENDERER_NAMES.filter((k) => typeof renderers[k] !== 'function');
   const intervalMs = Math.max(1, deps.config.pollIntervalSeconds) * 1000;
   const pending = new Set<Promise<unknown>>();
-  const sender = createBackgroundSender({ logger: log, clock });
+  const pacer = appChannelPacer(deps, clock);
+  const sender = createBackgroundSender({ logger: log, clock, pacer });
   const warnedMissing = new Set<string>();
 
   const track = (p: Promise<unknown>) => {
@@ -164,6 +165,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
       }),
     holderId: opts.holderId ?? newHolderId(),
     clock,
+    pacer,
     logger: deps.logger,
     intervalMs,
     // The scheduler runs at least once per poll interval (POLL_INTERVAL_SECONDS may be as low as

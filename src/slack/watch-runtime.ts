@@ -43,7 +43,7 @@ import {
   type Watcher,
   type WatcherOptions,
 } from '../watch/index.js';
-import { createBackgroundSender } from './background-sender.js';
+import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import type { Message } from './kit/blocks.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
@@ -119,7 +119,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     pending.add(t);
   };
 
-  const sender = createBackgroundSender({ logger: log, clock });
+  const pacer = appChannelPacer(deps, clock);
+  const sender = createBackgroundSender({ logger: log, clock, pacer });
 
   /** Queue a direct message (never throws; retried on 429 and transient errors). */
   function dm(ws: string, userId: string, msg: Message, label: string): void {
@@ -173,6 +174,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     poster: (ws) => posters.poster(ws),
     renderer: render.jobCard,
     clock,
+    pacer,
     intervalMs,
     holderId: opts.holderId ?? newHolderId(),
     logger: deps.logger,

@@ -28,6 +28,7 @@ import pLimit from 'p-limit';
 import type { Logger } from '../log.js';
 import { notifications } from '../metrics.js';
 import { deliveryKey, type Outbox, type OutboxEntry, PARENT_TTL_MS, parentId } from './outbox.js';
+import { ChannelPacer } from './pacer.js';
 import type { Subscriptions } from './subscriptions.js';
 import {
   type ChannelMessage,
@@ -119,6 +120,8 @@ export interface DelivererOptions {
   emit: WatchEvents;
   /** Minimum gap between two Slack calls in one channel. Default 1000 ms (Slack's 1 msg/s/channel). */
   channelIntervalMs?: number;
+  /** The process's shared per-channel pacer (watch/pacer.ts); default one of its own. */
+  pacer?: ChannelPacer;
   /** Retries inside one drain before deferring the entry to the next drain. Default 5. */
   maxInlineAttempts?: number;
   backoffBaseMs?: number;
@@ -140,12 +143,16 @@ type Step = 'ok' | 'stop';
 
 export class Deliverer {
   private readonly o: Required<
-    Omit<DelivererOptions, 'outbox' | 'subscriptions' | 'renderer' | 'poster' | 'clock' | 'logger' | 'emit'>
+    Omit<
+      DelivererOptions,
+      'outbox' | 'subscriptions' | 'renderer' | 'poster' | 'clock' | 'logger' | 'emit' | 'pacer'
+    >
   >;
-  private readonly lastCall = new Map<string, number>();
+  private readonly pacer: ChannelPacer;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(private readonly d: DelivererOptions) {
+    this.pacer = d.pacer ?? new ChannelPacer();
     this.o = {
       channelIntervalMs: d.channelIntervalMs ?? 1000,
       maxInlineAttempts: d.maxInlineAttempts ?? 5,
@@ -344,13 +351,8 @@ export class Deliverer {
   }
 
   private async throttle(ws: string, channel: string): Promise<void> {
-    const k = `${ws}|${channel}`;
-    const last = this.lastCall.get(k);
-    if (last !== undefined) {
-      const wait = last + this.o.channelIntervalMs - this.d.clock.now();
-      if (wait > 0) await this.d.clock.sleep(wait);
-    }
-    this.lastCall.set(k, this.d.clock.now());
+    const wait = this.pacer.reserve(ws, channel, this.o.channelIntervalMs, this.d.clock.now());
+    if (wait > 0) await this.d.clock.sleep(wait);
   }
 
   /** Performs the Slack call(s) of one entry (or digest group); returns the posted ts, if any. */

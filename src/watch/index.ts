@@ -54,6 +54,7 @@ import {
   waitsRepo,
 } from './job-waits.js';
 import { Outbox } from './outbox.js';
+import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions } from './subscriptions.js';
 import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
@@ -128,6 +129,8 @@ export interface WatcherOptions {
   maxBackoffMs?: number;
   /** Slack pacing per channel; default 1000 ms. */
   channelIntervalMs?: number;
+  /** The process's shared per-channel pacer (watch/pacer.ts): shared with the other senders. */
+  pacer?: ChannelPacer;
   /** Clock skew allowed between bot and service when judging "new" terminal jobs. Default 5 min. */
   skewMs?: number;
   /**
@@ -308,6 +311,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     logger: log,
     emit,
     ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
+    ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
   const waitOutbox = opts.waits ? new WaitOutbox(opts.store) : undefined;

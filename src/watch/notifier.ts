@@ -52,6 +52,7 @@ import {
 import { AlertSubscriptions, alertHandlers, pollAlerts, type WindowReadOptions } from './license-alerts.js';
 import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './notify-outbox.js';
 import type { Digest, NotifyEvent, NotifyPorts } from './notify-types.js';
+import type { ChannelPacer } from './pacer.js';
 import { pollRequests, RequestTracker, requestOutcomeHandler } from './requests.js';
 import type { Clock } from './types.js';
 
@@ -81,6 +82,8 @@ export interface NotifierOptions {
   maxBackoffMs?: number;
   /** Slack pacing per channel / DM. Default 1000 ms. */
   laneIntervalMs?: number;
+  /** The process's shared per-channel pacer (watch/pacer.ts): shared with the other senders. */
+  pacer?: ChannelPacer;
   recoveryWindowMs?: number;
   /** License window read: page size and page cap. */
   alertRead?: WindowReadOptions;
@@ -170,6 +173,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     logger: log,
     emit,
     ...(opts.laneIntervalMs !== undefined ? { laneIntervalMs: opts.laneIntervalMs } : {}),
+    ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
 

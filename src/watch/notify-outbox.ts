@@ -27,6 +27,7 @@ import { registry } from '../metrics.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
 import { classifyDeliveryError, pausedReason } from './delivery.js';
 import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './notify-types.js';
+import { ChannelPacer } from './pacer.js';
 import type { Clock } from './types.js';
 
 export const NOTICE_OUTBOX_NS = 'notify-outbox';
@@ -220,6 +221,8 @@ export interface NoticeDelivererOptions {
   emit: (e: NotifyEvent) => void;
   /** Minimum gap between two Slack calls in one lane. Default 1000 ms. */
   laneIntervalMs?: number;
+  /** The process's shared per-channel pacer (watch/pacer.ts); default one of its own. */
+  pacer?: ChannelPacer;
   maxInlineAttempts?: number;
   backoffBaseMs?: number;
   backoffCapMs?: number;
@@ -250,7 +253,7 @@ class StepError extends Error {
 }
 
 export class NoticeDeliverer {
-  private readonly lastCall = new Map<string, number>();
+  private readonly pacer: ChannelPacer;
   private readonly o: {
     laneIntervalMs: number;
     maxInlineAttempts: number;
@@ -261,6 +264,7 @@ export class NoticeDeliverer {
   };
 
   constructor(private readonly d: NoticeDelivererOptions) {
+    this.pacer = d.pacer ?? new ChannelPacer();
     this.o = {
       laneIntervalMs: d.laneIntervalMs ?? 1000,
       maxInlineAttempts: d.maxInlineAttempts ?? 4,
@@ -459,13 +463,8 @@ export class NoticeDeliverer {
   }
 
   private async throttle(ws: string, lane: string): Promise<void> {
-    const k = `${ws}|${lane}`;
-    const last = this.lastCall.get(k);
-    if (last !== undefined) {
-      const wait = last + this.o.laneIntervalMs - this.d.clock.now();
-      if (wait > 0) await this.d.clock.sleep(wait);
-    }
-    this.lastCall.set(k, this.d.clock.now());
+    const wait = this.pacer.reserve(ws, lane, this.o.laneIntervalMs, this.d.clock.now());
+    if (wait > 0) await this.d.clock.sleep(wait);
   }
 }
 

@@ -48,6 +48,28 @@ describe('decodeEnvelope', () => {
     expect(err.serviceMessage).toBe('duplicate: a, b');
     expect(err.endpoint).toBe('wm.registerRecipients');
   });
+  it('masks secrets and invisible/bidi characters in an error envelope (its message reaches users)', async () => {
+    const { registerSecret } = await import('../../src/log.js');
+    registerSecret('envelope-echoed-secret-42');
+    const err = (() => {
+      try {
+        decodeEnvelope(
+          'svc.getSites',
+          res({
+            error_code: 'E9001',
+            error_message: 'bad key envelope-echoed-secret-42 for\u202esite\u{e0041}\u061c x',
+          }),
+        );
+      } catch (e) {
+        return e;
+      }
+    })() as ServiceError;
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err.serviceMessage).not.toContain('envelope-echoed-secret-42');
+    expect(err.serviceMessage).toContain('[REDACTED]');
+    expect(err.serviceMessage).not.toMatch(/[\u202e\u061c]|\u{e0041}/u);
+    expect(err.serviceMessage).toContain('site');
+  });
   it('maps 401, 403 and other statuses', () => {
     expect(() => decodeEnvelope('e', res('', 401))).toThrow(AuthError);
     expect(() => decodeEnvelope('e', res('', 403))).toThrow(PermissionError);

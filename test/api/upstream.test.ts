@@ -35,6 +35,21 @@ describe('classifyAddress (pure: no DNS, no connection)', () => {
     ['::ffff:a9fe:a9fe', 'metadata'],
     ['fd00:ec2::254', 'metadata'],
     ['100.100.100.200', 'metadata'],
+    ['192.0.0.192', 'metadata'],
+    // IPv6 forms carrying an IPv4 address are the IPv4 address they carry.
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['64:ff9b::169.254.169.254', 'metadata'],
+    ['[64:FF9B:0:0:0:0:A9FE:A9FE]', 'metadata'],
+    ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+    ['::a9fe:a9fe', 'metadata'],
+    ['::169.254.169.254', 'metadata'],
+    ['::ffff:0:a9fe:a9fe', 'metadata'],
+    ['::ffff:0:169.254.169.254', 'metadata'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::808:808', 'public'],
+    ['::', 'private'],
     ['172.32.0.1', 'public'],
     ['8.8.8.8', 'public'],
     ['2001:4860::8888', 'public'],
@@ -78,6 +93,8 @@ describe('OriginPolicy', () => {
     });
     const meta = new OriginPolicy({ allowed: ['http://169.254.169.254:80'] });
     expect(meta.check('http://169.254.169.254/latest/meta-data')?.reason).toBe('metadata');
+    const nat64 = new OriginPolicy({ allowed: ['http://[64:ff9b::a9fe:a9fe]:80'] });
+    expect(nat64.check('http://[64:ff9b::a9fe:a9fe]/latest/meta-data')?.reason).toBe('metadata');
     expect(policy.check('ftp://x')?.reason).toBe('invalid');
   });
 

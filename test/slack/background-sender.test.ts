@@ -59,6 +59,24 @@ describe('createBackgroundSender', () => {
     expect(s.pending()).toBe(0);
   });
 
+  it('a message sent after the channel queue ran empty still waits for the gap', async () => {
+    const clock = new FakeClock();
+    const s = createBackgroundSender({ logger, clock });
+    const c = scripted();
+    s.send('T1', 'C1', { text: 'a' }, () => c.client);
+    await s.idle();
+    clock.advance(100);
+    s.send('T1', 'C1', { text: 'b' }, () => c.client);
+    await s.idle();
+    expect(c.posted.map((p) => p.text)).toEqual(['a']);
+    clock.advance(899);
+    await s.idle();
+    expect(c.posted).toHaveLength(1);
+    clock.advance(1);
+    await s.idle();
+    expect(c.posted.map((p) => p.text)).toEqual(['a', 'b']);
+  });
+
   it('a 429 waits Retry-After and tries again (the message is not dropped)', async () => {
     const clock = new FakeClock();
     const s = createBackgroundSender({ logger, clock });

@@ -2,15 +2,15 @@
  * Text helpers for Slack mrkdwn. Every string that did not come from the bot's own code goes
  * through `esc()` (or `code()` for ids and codes) before it reaches a message.
  */
-/**
- * Control characters (except tab/newline), bidi overrides/isolates and zero-width characters are
- * replaced: they could hide or reorder text ("RTL override" spoofing of file names and ids).
- */
-const UNSAFE_CHARS =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+import { UNSAFE_TEXT_CHARS } from '../../unsafe-text.js';
 
+/**
+ * Control characters (except tab/newline), bidi controls, zero-width and other invisible
+ * characters are replaced: they could hide or reorder text ("RTL override" spoofing of file names
+ * and ids). The list is src/unsafe-text.ts, shared with the API layer.
+ */
 export function neutralise(text: string): string {
-  return text.replace(UNSAFE_CHARS, '\ufffd');
+  return text.replace(UNSAFE_TEXT_CHARS, '\ufffd');
 }
 
 /** Escape `&`, `<`, `>` so no text can ping (`<!channel>`, `<@U1>`) or form a link. */

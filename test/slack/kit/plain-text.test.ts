@@ -18,12 +18,12 @@ import {
   staticSelect,
   textInput,
 } from '../../../src/slack/kit/blocks.js';
+import { UNSAFE_TEXT_CHARS } from '../../../src/unsafe-text.js';
 
 const RLO = '\u202e';
 const ZWSP = '\u200b';
 const hostile = `site${RLO}fdp.exe${ZWSP}`;
-const UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const UNSAFE = new RegExp(UNSAFE_TEXT_CHARS.source, 'u');
 
 /** Every plain_text object of a payload. */
 function plainTexts(x: unknown, out: string[] = []): string[] {

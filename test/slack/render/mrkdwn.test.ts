@@ -16,6 +16,34 @@ describe('escape (esc)', () => {
     expect(esc('abc\u202Etxt.exe')).toBe('abc\uFFFDtxt.exe');
     expect(neutralise('a\u0007b\tc\n')).toBe('a\uFFFDb\tc\n');
   });
+  it('neutralises every bidi, zero-width, separator and tag character', () => {
+    const hostile = [
+      '\u061c', // Arabic letter mark
+      '\u200e',
+      '\u200f',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2069', // bidi marks, overrides, isolates
+      '\u00ad',
+      '\u180e',
+      '\u200b',
+      '\u200d',
+      '\u2060',
+      '\u2064',
+      '\ufeff', // invisible
+      '\u2028',
+      '\u2029', // line / paragraph separators
+      '\u{e0000}',
+      '\u{e0041}',
+      '\u{e007f}', // tag characters
+    ];
+    for (const h of hostile) {
+      expect(neutralise(`a${h}b`), `U+${h.codePointAt(0)!.toString(16)}`).toBe('a\uFFFDb');
+    }
+    // Ordinary text outside those ranges is kept, astral characters included.
+    expect(esc('caf\u00e9 \u{1F600} \u05d0')).toBe('caf\u00e9 \u{1F600} \u05d0');
+  });
   it('property: no <!, <@, <# or raw < > survives any string', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => {
