@@ -59,6 +59,27 @@ export function truncateOutput(text: string): string {
   ].join('\n');
 }
 
+/**
+ * A surface shown before (the Home tab again, a card updated): only its new lines, in order, and
+ * how many lines stayed the same; the whole text when most of it changed.
+ */
+export function changedLines(before: string, after: string): string {
+  const old = new Map<string, number>();
+  for (const l of before.split('\n')) old.set(l, (old.get(l) ?? 0) + 1);
+  const lines = after.split('\n');
+  const fresh = lines.filter((l) => {
+    const n = old.get(l) ?? 0;
+    if (n === 0) return true;
+    old.set(l, n - 1);
+    return false;
+  });
+  const same = lines.length - fresh.length;
+  if (same < 5 || fresh.length === 0) return after;
+  return [...fresh, `… ${same} line${same === 1 ? '' : 's'} as shown before (npm run demo -- --full)`].join(
+    '\n',
+  );
+}
+
 export interface DemoOptions {
   write?: (s: string) => void;
   quiet?: boolean;
@@ -101,7 +122,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       let outputs = 0;
       if (!opts.quiet) {
         let shown = calls.flatMap((c) => {
-          const r = renderCall(c);
+          const r = renderCall(c, (id) => stack?.fake.channelName(id));
           return r ? [{ key: surfaceOf(c), r }] : [];
         });
         if (!opts.full) {
@@ -113,9 +134,12 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
           shown = changed.length ? changed : finals;
         }
         for (const { key, r } of shown) {
+          const before = lastShown.get(key);
           lastShown.set(key, r.text);
           outputs++;
-          const text = opts.full ? r.text : truncateOutput(r.text);
+          const text = opts.full
+            ? r.text
+            : truncateOutput(before === undefined ? r.text : changedLines(before, r.text));
           write(`\n  ▸ ${r.title}\n${text.replace(/^/gm, '    │ ')}\n`);
           if (links) write(`    Open in Block Kit Builder: ${r.link}\n`);
         }

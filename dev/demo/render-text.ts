@@ -15,12 +15,21 @@ export function builderLink(payload: { blocks: unknown[] } | Obj): string {
   return `${BUILDER}${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
-/** mrkdwn to terminal text: date tokens -> fallback, mentions -> @id / #id, entities decoded. */
-export function mrkdwnToText(s: string): string {
+/** A channel id's name, as Slack shows `<#C…>` to a reader (undefined: show the id). */
+export type ChannelNames = (id: string) => string | undefined;
+
+/**
+ * mrkdwn to terminal text: date tokens -> fallback, mentions -> @id, channels -> #name (as Slack
+ * shows them; #id when the name is unknown), entities decoded.
+ */
+export function mrkdwnToText(s: string, names: ChannelNames = () => undefined): string {
   return s
     .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
     .replace(/<@([A-Z0-9]+)>/g, '@$1')
-    .replace(/<#([A-Z0-9]+)(\|[^>]*)?>/g, '#$1')
+    .replace(
+      /<#([A-Z0-9]+)(?:\|([^>]*))?>/g,
+      (_m, id: string, label?: string) => `#${label || names(id) || id}`,
+    )
     .replace(/<!subteam\^([A-Z0-9]+)>/g, '@group:$1')
     .replace(/<(https?:[^|>]+)\|([^>]+)>/g, '$2 ($1)')
     .replace(/&lt;/g, '<')
@@ -85,7 +94,16 @@ export interface Rendered {
  * What one recorded Web API call put in front of someone, as text; undefined for calls that show
  * nothing (users.info, conversations.history...).
  */
-export function renderCall(c: FakeCall): Rendered | undefined {
+export function renderCall(c: FakeCall, names?: ChannelNames): Rendered | undefined {
+  const r = renderRaw(c);
+  if (!r || !names) return r;
+  // Slack shows a channel by its name; the stand-in knows the demo's channel names.
+  const named = (s: string) =>
+    s.replace(/#([CG][A-Z0-9]{6,})\b/g, (m, id: string) => (names(id) ? `#${names(id)}` : m));
+  return { ...r, title: named(r.title), text: named(r.text) };
+}
+
+function renderRaw(c: FakeCall): Rendered | undefined {
   const a = c.args;
   if (!c.ok) return undefined;
   switch (c.method) {

@@ -68,10 +68,16 @@ export const WORKFLOW_STEP: DemoStep = {
     await s.watch.watcher.pollOnce(s.ws.teamId, 'DEMO');
     const done = await waitDone(s, ex.executionId);
     const j = done.args.outputs as Obj;
-    // Workflow Builder's own "Send a message" step, with the outputs as variables.
-    await new WebClient(s.ws.botToken, { slackApiUrl: s.config.slack.apiUrl! }).chat.postMessage({
+    // Workflow Builder's own "Send a message" steps, with the outputs as variables: the result in
+    // the channel; the report link (it opens the requester's DM with the bot) only to the requester.
+    const slack = new WebClient(s.ws.botToken, { slackApiUrl: s.config.slack.apiUrl! });
+    await slack.chat.postMessage({
       channel: s.ws.channel,
-      text: `Workflow "Festival screeners": registered ${String(r.registered_count)}, skipped ${String(r.skipped_count)}, failed ${String(r.failed_count)} (report: ${String(r.report_link)}). Job ${String(j.job_id)} is ${String(j.status)}: ${String(j.complete_count)} complete, ${String(j.failed_count)} failed.`,
+      text: `Workflow "Festival screeners": registered ${String(r.registered_count)}, skipped ${String(r.skipped_count)}, failed ${String(r.failed_count)}. Job ${String(j.job_id)} is ${String(j.status)}: ${String(j.complete_count)} complete, ${String(j.failed_count)} failed.`,
+    });
+    await slack.chat.postMessage({
+      channel: s.ws.member,
+      text: `Your registration report: ${String(r.report_link)}`,
     });
     if (j.status !== 'COMPLETED')
       throw new DemoStepError(`expected the job COMPLETED, got ${String(j.status)}`);

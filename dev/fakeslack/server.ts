@@ -371,6 +371,15 @@ export class FakeSlack {
     this.ws(teamId).users.set(user.id, { ...user });
   }
 
+  /** A channel's name (as Slack shows `<#C…>`), from any workspace; undefined when unknown. */
+  channelName(channelId: string): string | undefined {
+    for (const ws of this.workspaces.values()) {
+      const name = ws.channels.get(channelId)?.name;
+      if (name) return name;
+    }
+    return undefined;
+  }
+
   addChannel(teamId: string, channel: FakeChannelSpec): void {
     this.ws(teamId).channels.set(channel.id, { ...channel });
   }

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { sampleCard, withoutDates } from '../../dev/demo/card-sample.js';
-import { runDemo, TRUNCATE_LINES, truncateOutput } from '../../dev/demo/main.js';
+import { changedLines, runDemo, TRUNCATE_LINES, truncateOutput } from '../../dev/demo/main.js';
 import { builderLink, mrkdwnToText, renderCall } from '../../dev/demo/render-text.js';
 import { DemoStepError } from '../../dev/demo/session.js';
 
@@ -30,7 +30,7 @@ function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
 describe('npm run demo', () => {
   it('plays the whole session offline and exits 0, printing a short transcript without links', async () => {
     const r = await runCli([]);
-    expect(r.out).toContain('All 10 steps produced what they should');
+    expect(r.out).toContain('All 9 steps produced what they should');
     expect(r.code).toBe(0);
     for (const step of [
       'Setup',
@@ -129,5 +129,30 @@ describe('text rendering', () => {
     expect(r?.text).toBe('*Hi* @U1ABC');
     expect(r?.link).toBe(builderLink({ blocks }));
     expect(JSON.parse(decodeURIComponent(r!.link.split('#')[1]!))).toEqual({ blocks });
+  });
+  it('channels show by name, as Slack shows them, when the stand-in knows the name', () => {
+    const r = renderCall(
+      {
+        seq: 1,
+        method: 'chat.postMessage',
+        args: { channel: 'C0RELEASES', text: 'Watch of <#C0RELEASES> and <#C0OTHER00|ops>' },
+        at: 0,
+        status: 200,
+        ok: true,
+      },
+      (id) => (id === 'C0RELEASES' ? 'releases' : undefined),
+    );
+    expect(r?.title).toBe('Message in #releases');
+    expect(r?.text).toBe('Watch of #releases and #ops');
+  });
+  it('a surface shown again prints its new lines and counts the rest', () => {
+    const before = ['Home', '====', 'a', 'b', 'c', 'd', 'e'].join('\n');
+    const after = ['Home', '====', 'new failure', 'a', 'b', 'c', 'd', 'e'].join('\n');
+    expect(changedLines(before, after)).toBe(
+      'new failure\n… 7 lines as shown before (npm run demo -- --full)',
+    );
+    // Mostly new, or nothing new: the whole text.
+    expect(changedLines('x', 'y\nz')).toBe('y\nz');
+    expect(changedLines(after, after)).toBe(after);
   });
 });
