@@ -1,7 +1,7 @@
 /**
- * Text helpers shared by the feature renderers (`/drm` in svc/, `/dwm` in wm/): service times,
- * counts and the context line of a card. Pure functions only. Each feature's own `common.ts`
- * re-exports these next to its action ids and button value schemas.
+ * Text helpers shared by the feature renderers (`/drm` and `/dwm`): service times, counts and
+ * the context line of a card. Pure functions only. ./svc-values.ts and ./wm-values.ts re-export
+ * these next to their action ids and button value schemas.
  */
 import type { TimeValue } from '../../api/types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';

@@ -1,7 +1,7 @@
 /**
- * The `/drm` (Service API) listeners' own helpers (the shared ones are in ../support.ts and
- * ../../files.ts): the workspace's Service API client and the site, and the failure of a
- * "Loading…" modal.
+ * The `/drm` (Service API) features' own helpers (the shared ones are in ./support.ts and
+ * ./files.ts): the `site:` option, the workspace's Service API client and the site, and the
+ * failure of a "Loading…" modal.
  */
 
 import { z } from 'zod';
@@ -13,14 +13,16 @@ import { option } from './parse.js';
 import { errorOptions, logError } from './support.js';
 import { SVC_VIEWS } from './svc-values.js';
 
+/** A Service API site id as typed in a `/drm` command (the ONE site-id pattern, `SITE_ID_RE`). */
+export const siteIdValue = z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' });
+
+/** `site:<site id>` of a `/drm` command whose default is not the workspace default site. */
+export function siteOptionWith(description: string) {
+  return option(siteIdValue, { hint: '<site id>', description });
+}
+
 /** `site:<site id>` of the `/drm` commands. */
-export const siteOption = option(
-  z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' }),
-  {
-    hint: '<site id>',
-    description: 'The site (default: the workspace default site).',
-  },
-);
+export const siteOption = siteOptionWith('The site (default: the workspace default site).');
 
 /** A view with one line (Loading…, Saving…, Saved, failures). */
 export function infoView(title: string, text: string, close = 'Close'): ModalView {

@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the watermarking renderers: action ids, button values (the state a button
  * carries: workspace, site, ids, page; never a secret); the text helpers and the value codec are
- * the shared ones of render/common.ts and render/values.ts, re-exported here. Pure.
+ * the shared ones of ./cards.ts and ./values.ts, re-exported here. Pure.
  *
  * Button values are compact JSON checked with zod when read back: a value that does not parse
  * (tampered, or from an older version) is refused rather than guessed at.
