@@ -56,7 +56,7 @@ export type JobValue = z.infer<typeof jobValue>;
  * Limits of a `/dwm recipients` search, checked by the command with a clear message
  * so the paging buttons can always carry the filters: at most 40 keywords (the keyword batch that
  * ops/recipients.ts sends in one search call) and 1,500 characters of keywords in total, which
- * keeps the Next/Prev value (keywords as JSON plus workspace, site, page and dates) under Slack's
+ * keeps the Previous/Next value (keywords as JSON plus workspace, site, page and dates) under Slack's
  * 2,000 characters.
  */
 export const RECIPIENT_SEARCH_LIMITS = { keywords: 40, chars: 1500 } as const;

@@ -1,5 +1,5 @@
 /**
- * Buttons of the jobs list and the job card: Prev/Next (the list is replaced in place), Details
+ * Buttons of the jobs list and the job card: Previous/Next (the list is replaced in place), Details
  * (a new card), Refresh (the card is replaced), Export CSV (the full task list as a file in the
  * user's DM, with a progress reply). Every click re-checks the workspace of the button value.
  */

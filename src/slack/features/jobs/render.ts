@@ -17,6 +17,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
+import { pagingButtons, showingLine } from '../../kit/paging.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -77,9 +78,6 @@ export function jobListMessage(input: JobListInput): Message {
       ),
     );
   }
-  const first = (pageIndex - 1) * pageUnit + 1;
-  const last = first + jobs.length - 1;
-  const nav: ReturnType<typeof button>[] = [];
   const pageValue = (p: number): string => {
     const v: JobsPageValue = { w: input.workspace, s: siteId, p };
     const f = input.filters;
@@ -89,17 +87,13 @@ export function jobListMessage(input: JobListInput): Message {
     if (f.to) v.to = f.to;
     return encodeValue(v);
   };
-  if (pageIndex > 1)
-    nav.push(button('◀ Prev', `${WM_ACTIONS.jobsPage}_prev`, { value: pageValue(pageIndex - 1) }));
-  if (pageIndex < pages)
-    nav.push(button('Next ▶', `${WM_ACTIONS.jobsPage}_next`, { value: pageValue(pageIndex + 1) }));
-  if (jobs.length > 0) {
-    blocks.push(
-      context(
-        `Showing ${count(first)}–${count(last)} of ${count(totalCount)} · page ${pageIndex} of ${pages}`,
-      ),
-    );
-  }
+  const { buttons: nav } = pagingButtons({
+    prev: pageIndex > 1 ? pageIndex - 1 : undefined,
+    next: pageIndex < pages ? pageIndex + 1 : undefined,
+    action: WM_ACTIONS.jobsPage,
+    value: pageValue,
+  });
+  if (jobs.length > 0) blocks.push(context(showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);
