@@ -196,7 +196,3 @@ export function exportDoneMessage(jobId: number, rows: number, permalink?: strin
   const t = `:white_check_mark: The CSV of job ${jobId} (${plural(rows, 'task')}) is ${where} with me.`;
   return message(t.replace(/<[^|]+\|([^>]+)>/, '$1'), [section(t)]);
 }
-
-export function exportFileComment(jobId: number, siteId: string, rows: number): string {
-  return `Tasks of job ${code(jobId)} on site ${code(siteId)}: ${plural(rows, 'row')}, failures first.`;
-}
