@@ -10,6 +10,7 @@ import { ValidationError } from '../../../api/errors.js';
 import { SITE_ID_RE } from '../../../api/validate.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
 import { explainError } from '../../kit/errors.js';
+import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { audited, errorOptions, logError } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
@@ -58,9 +59,7 @@ export const settingsModal = modal<Meta, Data>({
       return { ok: { input, fieldsSent: Object.keys(toSettingsUpdate(input)) } };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      const errors: Record<string, string> = {};
-      for (const i of e.issues) errors[FIELD_BLOCK[i.field] ?? SETTINGS_BLOCK.duration] = i.message;
-      return { errors };
+      return { errors: issueErrors(e.issues, FIELD_BLOCK, SETTINGS_BLOCK.duration) };
     }
   },
   async submit(ctx, meta, { input, fieldsSent }, { view, client }) {
