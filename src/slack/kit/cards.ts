@@ -4,6 +4,7 @@
  * these next to their action ids and button value schemas.
  */
 import type { TimeValue } from '../../api/types.js';
+import type { CommandContext } from './context-types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 /** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */
@@ -32,6 +33,24 @@ export interface CardMeta {
   /** Reference id of the request. */
   refId?: string;
   timeZone?: string;
+}
+
+type MetaSource = Pick<CommandContext, 'userId' | 'refId' | 'deps'>;
+
+/**
+ * The card facts of a reply to `ctx`: who asked, now, the request's reference id and the reader's
+ * zone, and the site when the card is about one.
+ */
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId: string): CardMeta & { siteId: string };
+export function cardMetaOf(ctx: MetaSource, timeZone: string): CardMeta;
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId?: string): CardMeta {
+  return {
+    ...(siteId !== undefined ? { siteId } : {}),
+    userId: ctx.userId,
+    atMs: ctx.deps.now(),
+    refId: ctx.refId,
+    timeZone,
+  };
 }
 
 /** Context line of a card: site, who asked, when, reference id. */

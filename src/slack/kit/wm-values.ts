@@ -8,6 +8,13 @@
  */
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from './cards.js';
+import { option } from './parse.js';
+
+/** `site:XXXX` of the `/dwm` commands (checked against the workspace's configured sites). */
+export const wmSiteOption = option(z.string().max(16), {
+  hint: 'XXXX',
+  description: 'Site id (default: the workspace default site).',
+});
 
 /** Action ids of every watermarking button (one listener each). */
 export const WM_ACTIONS = {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, rest, values } from '../../kit/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
@@ -63,11 +64,7 @@ list.add({
       requestAdditionalSiteTracked(ctx.deps, ctx.workspace, c.service(), { name, requestedBy: ctx.userId }),
     );
     const tz = await ctx.timeZone();
-    await postRequestCard(
-      ctx,
-      siteRequestedMessage(r, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
-      r.trackingId,
-    );
+    await postRequestCard(ctx, siteRequestedMessage(r, cardMetaOf(ctx, tz)), r.trackingId);
   },
 });
 
