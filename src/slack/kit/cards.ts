@@ -35,15 +35,24 @@ export interface CardMeta {
   timeZone?: string;
 }
 
+/** What `cardMetaOf` always gives (a `CardMeta` with every fact of a reply). */
+export interface ReplyMeta {
+  siteId?: string;
+  userId: string;
+  atMs: number;
+  refId: string;
+  timeZone: string;
+}
+
 type MetaSource = Pick<CommandContext, 'userId' | 'refId' | 'deps'>;
 
 /**
  * The card facts of a reply to `ctx`: who asked, now, the request's reference id and the reader's
  * zone, and the site when the card is about one.
  */
-export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId: string): CardMeta & { siteId: string };
-export function cardMetaOf(ctx: MetaSource, timeZone: string): CardMeta;
-export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId?: string): CardMeta {
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId: string): ReplyMeta & { siteId: string };
+export function cardMetaOf(ctx: MetaSource, timeZone: string): ReplyMeta;
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId?: string): ReplyMeta {
   return {
     ...(siteId !== undefined ? { siteId } : {}),
     userId: ctx.userId,

@@ -38,11 +38,8 @@ export function packagingReply(
   return packagingMessage(page.items, page.nextCursor, {
     workspace: ctx.workspace,
     siteId,
-    timeZone,
     ...(ctx.share ? { shared: true } : {}),
-    userId: ctx.userId,
-    atMs: ctx.deps.now(),
-    refId: ctx.refId,
+    ...cardMetaOf(ctx, timeZone),
     ...(continued ? { continued: true } : {}),
     ...(page.dates ? { dates: page.dates } : {}),
   });
@@ -100,11 +97,8 @@ export async function showData(
     dataTableMessage(kind, result, filters, {
       workspace: ctx.workspace,
       siteId,
-      timeZone: tz,
       ...(shared ? { shared: true } : {}),
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
+      ...cardMetaOf(ctx, tz),
     }),
     replace ? { replaceOriginal: true } : {},
   );

@@ -23,10 +23,7 @@ export async function showMembers(
   await ctx.respond(
     membersMessage(result, {
       workspace: ctx.workspace,
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
-      timeZone: tz,
+      ...cardMetaOf(ctx, tz),
       shared: ctx.share && !opts.replace,
       ...(opts.banner ? { banner: opts.banner } : {}),
     }),

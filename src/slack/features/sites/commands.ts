@@ -33,10 +33,7 @@ list.add({
     await ctx.respond(
       sitesMessage(sites, {
         defaultSiteId: c.defaultSiteId,
-        userId: ctx.userId,
-        atMs: ctx.deps.now(),
-        refId: ctx.refId,
-        timeZone: tz,
+        ...cardMetaOf(ctx, tz),
       }),
     );
   },
@@ -87,10 +84,7 @@ export async function showSiteRequests(
   await ctx.respond(
     siteRequestsMessage(result, filters, {
       workspace: ctx.workspace,
-      timeZone: tz,
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
+      ...cardMetaOf(ctx, tz),
     }),
     replace ? { replaceOriginal: true } : {},
   );
