@@ -64,6 +64,15 @@ describe('the Slack layer', () => {
   });
 });
 
+describe('ARCHITECTURE.md', () => {
+  it('names every file of the kit', () => {
+    const doc = readFileSync(new URL('../../ARCHITECTURE.md', import.meta.url), 'utf8');
+    const kit = files.filter((f) => f.path.startsWith('kit/')).map((f) => f.path.slice('kit/'.length));
+    expect(kit.length).toBeGreaterThan(10);
+    expect(kit.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
+  });
+});
+
 describe('the command registry', () => {
   it('every command whose handler opens a view declares opensModal', () => {
     const opening = registry.entries().filter((e) => /\bopenView\(/.test(String(e.handler)));
