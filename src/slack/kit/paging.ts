@@ -65,3 +65,18 @@ export function svcPaging(
     value,
   };
 }
+
+/** The paging of a list with a total (1-based `pageIndex` of `pages`): Previous from page 2, Next before the last. */
+export function countedPaging(
+  pageIndex: number,
+  pages: number,
+  action: string,
+  value: (p: number) => string | undefined,
+): PagingInput {
+  return {
+    prev: pageIndex > 1 ? pageIndex - 1 : undefined,
+    next: pageIndex < pages ? pageIndex + 1 : undefined,
+    action,
+    value,
+  };
+}

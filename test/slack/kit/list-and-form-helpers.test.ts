@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldErrors, issueErrors } from '../../../src/slack/kit/form-errors.js';
 import { jobTasksFilename } from '../../../src/slack/kit/job-export.js';
-import { pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/paging.js';
+import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/paging.js';
 
 describe('paging buttons', () => {
   it('Previous then Next, with their action ids and values', () => {
@@ -41,6 +41,11 @@ describe('paging buttons', () => {
   it('a Service API page: Previous from page 2, Next while there is more', () => {
     expect(svcPaging({ page: 1, hasMore: true }, 'a', String)).toMatchObject({ prev: undefined, next: 2 });
     expect(svcPaging({ page: 4, hasMore: false }, 'a', String)).toMatchObject({ prev: 3, next: undefined });
+  });
+
+  it('a list with a total: Previous from page 2, Next before the last page', () => {
+    expect(countedPaging(1, 3, 'a', String)).toMatchObject({ prev: undefined, next: 2 });
+    expect(countedPaging(3, 3, 'a', String)).toMatchObject({ prev: 2, next: undefined });
   });
 
   it('the Showing line counts from the page', () => {

@@ -17,7 +17,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { pagingButtons, showingLine } from '../../kit/paging.js';
+import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -87,12 +87,7 @@ export function jobListMessage(input: JobListInput): Message {
     if (f.to) v.to = f.to;
     return encodeValue(v);
   };
-  const { buttons: nav } = pagingButtons({
-    prev: pageIndex > 1 ? pageIndex - 1 : undefined,
-    next: pageIndex < pages ? pageIndex + 1 : undefined,
-    action: WM_ACTIONS.jobsPage,
-    value: pageValue,
-  });
+  const nav = pagingButtons(countedPaging(pageIndex, pages, WM_ACTIONS.jobsPage, pageValue)).buttons;
   if (jobs.length > 0) blocks.push(context(showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));

@@ -19,7 +19,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { pagingButtons, showingLine } from '../../kit/paging.js';
+import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
 import {
   type CardMeta,
   cardContext,
@@ -90,12 +90,9 @@ export function recipientListMessage(input: RecipientListInput): Message {
     const s = JSON.stringify(v);
     return s.length <= LIMITS.buttonValue ? encodeValue(v) : undefined;
   };
-  const { buttons: nav, unpageable } = pagingButtons({
-    prev: pageIndex > 1 ? pageIndex - 1 : undefined,
-    next: pageIndex < pages ? pageIndex + 1 : undefined,
-    action: WM_ACTIONS.recipientsPage,
-    value: pageValue,
-  });
+  const { buttons: nav, unpageable } = pagingButtons(
+    countedPaging(pageIndex, pages, WM_ACTIONS.recipientsPage, pageValue),
+  );
   if (items.length > 0)
     blocks.push(context(showingLine(pageIndex, pageUnit, items.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
