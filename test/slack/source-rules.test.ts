@@ -57,6 +57,12 @@ describe('the Slack layer', () => {
     );
   });
 
+  it('checks a Service API site id with one schema (kit/svc-values.ts siteIdValue)', () => {
+    expect(
+      files.filter((f) => f.path !== 'kit/svc-values.ts' && /\bSITE_ID_RE\b/.test(f.code)).map((f) => f.path),
+    ).toEqual([]);
+  });
+
   it("names a job's task export in kit/job-export.ts only", () => {
     expect(
       files.filter((f) => f.path !== 'kit/job-export.ts' && /tasks\.csv/.test(f.code)).map((f) => f.path),

@@ -4,17 +4,12 @@
  * failure of a "Loading…" modal.
  */
 
-import { z } from 'zod';
-import { SITE_ID_RE } from '../../api/validate.js';
 import { type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { explainError } from './errors.js';
 import { option } from './parse.js';
 import { errorOptions, logError } from './support.js';
-import { SVC_VIEWS } from './svc-values.js';
-
-/** A Service API site id as typed in a `/drm` command (the ONE site-id pattern, `SITE_ID_RE`). */
-export const siteIdValue = z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' });
+import { SVC_VIEWS, siteIdValue } from './svc-values.js';
 
 /** `site:<site id>` of a `/drm` command whose default is not the workspace default site. */
 export function siteOptionWith(description: string) {
