@@ -187,6 +187,30 @@ export function textInput(
   return b;
 }
 
+/** A file input taking one file of `filetypes` (extensions without the dot). */
+export function fileInput(
+  blockId: string,
+  label: string,
+  filetypes: string[],
+  opts: { actionId?: string; hint?: string; optional?: boolean } = {},
+): Block {
+  const element: InputElement = {
+    type: 'file_input',
+    action_id: opts.actionId ?? 'value',
+    filetypes,
+    max_files: 1,
+  };
+  const b: InputBlock = {
+    type: 'input',
+    block_id: id(blockId),
+    label: plain(label, LIMITS.inputLabel),
+    element,
+  };
+  if (opts.hint) b.hint = plain(opts.hint, LIMITS.inputLabel);
+  if (opts.optional) b.optional = true;
+  return b;
+}
+
 export function staticSelect(
   blockId: string,
   label: string,
