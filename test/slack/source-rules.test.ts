@@ -5,6 +5,8 @@
  *   called app.action / app.view / app.command / app.function itself would skip the kit's guards
  *   (workspace tag, role, schema-checked values, error replies).
  * - Block Kit is typed on @slack/types: no `as never` cast hides a payload from the compiler.
+ * - Lists page with the kit's Previous / Next (kit/paging.ts) and a job's tasks are exported by
+ *   kit/job-export.ts: one set of labels and one file name, not one per feature.
  * - A command that can open a form declares `opensModal`: it then runs at the ack, not behind the
  *   handler queue, where its trigger id (3 s) could expire.
  */
@@ -46,6 +48,34 @@ describe('the Slack layer', () => {
 
   it('casts no Block Kit payload to never', () => {
     expect(files.filter((f) => /\bas never\b/.test(f.code)).map((f) => f.path)).toEqual([]);
+  });
+
+  it('builds paging buttons in kit/paging.ts only', () => {
+    const paging = /\bbutton\(\s*['"`](◀ ?)?(Prev|Previous|Next)\b/;
+    expect(files.filter((f) => f.path !== 'kit/paging.ts' && paging.test(f.code)).map((f) => f.path)).toEqual(
+      [],
+    );
+  });
+
+  it('checks a Service API site id with one schema (kit/svc-values.ts siteIdValue)', () => {
+    expect(
+      files.filter((f) => f.path !== 'kit/svc-values.ts' && /\bSITE_ID_RE\b/.test(f.code)).map((f) => f.path),
+    ).toEqual([]);
+  });
+
+  it("names a job's task export in kit/job-export.ts only", () => {
+    expect(
+      files.filter((f) => f.path !== 'kit/job-export.ts' && /tasks\.csv/.test(f.code)).map((f) => f.path),
+    ).toEqual([]);
+  });
+});
+
+describe('ARCHITECTURE.md', () => {
+  it('names every file of the kit', () => {
+    const doc = readFileSync(new URL('../../ARCHITECTURE.md', import.meta.url), 'utf8');
+    const kit = files.filter((f) => f.path.startsWith('kit/')).map((f) => f.path.slice('kit/'.length));
+    expect(kit.length).toBeGreaterThan(10);
+    expect(kit.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
   });
 });
 

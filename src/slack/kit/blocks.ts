@@ -176,6 +176,16 @@ export function textInput(
   if (opts.placeholder) element.placeholder = plain(opts.placeholder, LIMITS.placeholder);
   if (opts.multiline) element.multiline = true;
   if (opts.maxLength) element.max_length = opts.maxLength;
+  return input(blockId, label, element, opts);
+}
+
+/** An input block around `element`: id, label and hint cut to Slack's limits. */
+function input(
+  blockId: string,
+  label: string,
+  element: InputElement,
+  opts: { hint?: string; optional?: boolean },
+): Block {
   const b: InputBlock = {
     type: 'input',
     block_id: id(blockId),
@@ -185,6 +195,22 @@ export function textInput(
   if (opts.hint) b.hint = plain(opts.hint, LIMITS.inputLabel);
   if (opts.optional) b.optional = true;
   return b;
+}
+
+/** A file input taking one file of `filetypes` (extensions without the dot). */
+export function fileInput(
+  blockId: string,
+  label: string,
+  filetypes: string[],
+  opts: { actionId?: string; hint?: string; optional?: boolean } = {},
+): Block {
+  const element: InputElement = {
+    type: 'file_input',
+    action_id: opts.actionId ?? 'value',
+    filetypes,
+    max_files: 1,
+  };
+  return input(blockId, label, element, opts);
 }
 
 export function staticSelect(
@@ -199,14 +225,7 @@ export function staticSelect(
   const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value', options: opt };
   const initial = opt.find((o) => o.value === opts.initial);
   if (initial) element.initial_option = initial;
-  const b: InputBlock = {
-    type: 'input',
-    block_id: id(blockId),
-    label: plain(label, LIMITS.inputLabel),
-    element,
-  };
-  if (opts.optional) b.optional = true;
-  return b;
+  return input(blockId, label, element, opts);
 }
 
 /** A modal; the title is cut to 24 characters, blocks fitted to 100. */

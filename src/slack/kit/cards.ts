@@ -1,9 +1,10 @@
 /**
- * Text helpers shared by the feature renderers (`/drm` in svc/, `/dwm` in wm/): service times,
- * counts and the context line of a card. Pure functions only. Each feature's own `common.ts`
- * re-exports these next to its action ids and button value schemas.
+ * Text helpers shared by the feature renderers (`/drm` and `/dwm`): service times, counts and
+ * the context line of a card. Pure functions only. ./svc-values.ts and ./wm-values.ts re-export
+ * these next to their action ids and button value schemas.
  */
 import type { TimeValue } from '../../api/types.js';
+import type { CommandContext } from './context-types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 /** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */
@@ -32,6 +33,33 @@ export interface CardMeta {
   /** Reference id of the request. */
   refId?: string;
   timeZone?: string;
+}
+
+/** What `cardMetaOf` always gives (a `CardMeta` with every fact of a reply). */
+export interface ReplyMeta {
+  siteId?: string;
+  userId: string;
+  atMs: number;
+  refId: string;
+  timeZone: string;
+}
+
+type MetaSource = Pick<CommandContext, 'userId' | 'refId' | 'deps'>;
+
+/**
+ * The card facts of a reply to `ctx`: who asked, now, the request's reference id and the reader's
+ * zone, and the site when the card is about one.
+ */
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId: string): ReplyMeta & { siteId: string };
+export function cardMetaOf(ctx: MetaSource, timeZone: string): ReplyMeta;
+export function cardMetaOf(ctx: MetaSource, timeZone: string, siteId?: string): ReplyMeta {
+  return {
+    ...(siteId !== undefined ? { siteId } : {}),
+    userId: ctx.userId,
+    atMs: ctx.deps.now(),
+    refId: ctx.refId,
+    timeZone,
+  };
 }
 
 /** Context line of a card: site, who asked, when, reference id. */

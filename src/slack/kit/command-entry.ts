@@ -22,7 +22,7 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   examples?: readonly string[];
   /**
    * A required argument is missing: 'modal' (default: `openModal` when the entry has one, else the
-   * registry's generic "fill in what is missing" form, src/slack/render/missing-args.ts) or
+   * registry's generic "fill in what is missing" form, ./missing-args.ts) or
    * 'error' (usage; for arguments no Block Kit input can take, like a user group).
    */
   onMissing?: 'error' | 'modal';

@@ -1,3 +1,8 @@
+/**
+ * The messages of a background registration (./registration-run.ts) in the user's DM: the
+ * progress bar while batches run, and the final report (counts, registered rows inline or every
+ * line in an attached CSV, Resume / Retry failed). Pure.
+ */
 import type { RegistrationReport, ReportSummary } from '../../ops/watermarking/registration/run.js';
 import {
   actions,

@@ -1,26 +1,23 @@
 /**
- * The `/drm` (Service API) listeners' own helpers (the shared ones are in ../support.ts and
- * ../../files.ts): the workspace's Service API client and the site, and the failure of a
- * "Loading…" modal.
+ * The `/drm` (Service API) features' own helpers (the shared ones are in ./support.ts and
+ * ./files.ts): the `site:` option, the workspace's Service API client and the site, and the
+ * failure of a "Loading…" modal.
  */
 
-import { z } from 'zod';
-import { SITE_ID_RE } from '../../api/validate.js';
 import { type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { explainError } from './errors.js';
 import { option } from './parse.js';
 import { errorOptions, logError } from './support.js';
-import { SVC_VIEWS } from './svc-values.js';
+import { SVC_VIEWS, siteIdValue } from './svc-values.js';
+
+/** `site:<site id>` of a `/drm` command whose default is not the workspace default site. */
+export function siteOptionWith(description: string) {
+  return option(siteIdValue, { hint: '<site id>', description });
+}
 
 /** `site:<site id>` of the `/drm` commands. */
-export const siteOption = option(
-  z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' }),
-  {
-    hint: '<site id>',
-    description: 'The site (default: the workspace default site).',
-  },
-);
+export const siteOption = siteOptionWith('The site (default: the workspace default site).');
 
 /** A view with one line (Loading…, Saving…, Saved, failures). */
 export function infoView(title: string, text: string, close = 'Close'): ModalView {

@@ -45,7 +45,10 @@ export const SVC_VIEWS = {
 // ---------------------------------------------------------------------------------------------
 
 const ws = z.string().min(1).max(64);
-const site = z.string().regex(SITE_ID_RE);
+/** A Service API site id (the ONE site-id pattern, `SITE_ID_RE`): typed in `site:`, carried in values. */
+export const siteIdValue = z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' });
+
+const site = siteIdValue;
 
 /** Plan buttons: site, service, action and (cancel) the request id shown on the card. */
 export const planValue = z.object({

@@ -1,13 +1,20 @@
 /**
  * Shared pieces of the watermarking renderers: action ids, button values (the state a button
  * carries: workspace, site, ids, page; never a secret); the text helpers and the value codec are
- * the shared ones of render/common.ts and render/values.ts, re-exported here. Pure.
+ * the shared ones of ./cards.ts and ./values.ts, re-exported here. Pure.
  *
  * Button values are compact JSON checked with zod when read back: a value that does not parse
  * (tampered, or from an older version) is refused rather than guessed at.
  */
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from './cards.js';
+import { option } from './parse.js';
+
+/** `site:XXXX` of the `/dwm` commands (checked against the workspace's configured sites). */
+export const wmSiteOption = option(z.string().max(16), {
+  hint: 'XXXX',
+  description: 'Site id (default: the workspace default site).',
+});
 
 /** Action ids of every watermarking button (one listener each). */
 export const WM_ACTIONS = {
@@ -56,7 +63,7 @@ export type JobValue = z.infer<typeof jobValue>;
  * Limits of a `/dwm recipients` search, checked by the command with a clear message
  * so the paging buttons can always carry the filters: at most 40 keywords (the keyword batch that
  * ops/recipients.ts sends in one search call) and 1,500 characters of keywords in total, which
- * keeps the Next/Prev value (keywords as JSON plus workspace, site, page and dates) under Slack's
+ * keeps the Previous/Next value (keywords as JSON plus workspace, site, page and dates) under Slack's
  * 2,000 characters.
  */
 export const RECIPIENT_SEARCH_LIMITS = { keywords: 40, chars: 1500 } as const;

@@ -311,6 +311,9 @@ describe('notifications', () => {
     const exported = await click(b, 'watch-job-export', JSON.stringify({ s: s.site, j: badJob }));
     expect(json(exported.args)).toContain('direct message');
     expect(b.fake.calls('files.completeUploadExternal').some((c) => c.ok)).toBe(true);
+    expect(b.fake.calls('files.getUploadURLExternal').map((c) => c.args.filename)).toContain(
+      `job-${s.site}-${badJob}-tasks.csv`,
+    );
     const foreign = await click(b, 'watch-job-details', JSON.stringify({ s: 'ZZ99', j: badJob }));
     expect(json(foreign.args)).toContain('not configured for this workspace');
   });

@@ -105,6 +105,9 @@ describe('/dwm jobs and /dwm job', () => {
     expect(String(done.args.text)).toContain('45 tasks');
     const upload = bot.fake.calls('files.completeUploadExternal').filter((x) => x.seq > seq3 && x.ok);
     expect(upload).toHaveLength(1);
+    // The one file name of a job's task export (the watched job card's Export CSV uses it too).
+    const named = bot.fake.calls('files.getUploadURLExternal').filter((x) => x.seq > seq3 && x.ok);
+    expect(named.map((x) => x.args.filename)).toEqual([`job-DEMO-${jobId}-tasks.csv`]);
     const fileId = String(((upload[0]!.args.files as Array<{ id: string }>) ?? [])[0]?.id);
     const csv = bot.fake.file(fileId)!.data.toString('utf8');
     expect(csv.split('\r\n').filter(Boolean)).toHaveLength(46);

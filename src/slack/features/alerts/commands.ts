@@ -8,7 +8,6 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { SITE_ID_RE } from '../../../api/validate.js';
 import {
   alertFormValues,
   listAlerts,
@@ -21,19 +20,13 @@ import {
 import { opsEndpoint } from '../../../ops/service/common.js';
 import type { Message } from '../../kit/blocks.js';
 import { actorOf, auditMirrorOf, botCanPost } from '../../kit/channel-access.js';
+import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { option } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
-import { siteOption } from '../../kit/svc-support.js';
-import {
-  alertsListMessage,
-  alertsModal,
-  inviteMessage,
-  refusedMessage,
-  stoppedMessage,
-  subscribedMessage,
-} from './render.js';
+import { siteOption, siteOptionWith } from '../../kit/svc-support.js';
+import { alertsListMessage, alertsModal, stoppedMessage, subscribedMessage } from './render.js';
 
 const list = commandList();
 
@@ -65,7 +58,7 @@ export async function subscribe(
   inChannel: boolean,
 ): Promise<Message> {
   const ability = await botCanPost(ctx.client, channelId);
-  if (ability !== 'ok') return inviteMessage(channelId, ability, '/drm alerts watch');
+  if (ability !== 'ok') return inviteMessage(channelId, ability, '/drm alerts watch', 'alerts', 'them');
   try {
     const r = await subscribeAlerts(
       ctx.deps,
@@ -150,10 +143,7 @@ list.add({
   command: '/drm',
   path: ['alerts', 'stop'],
   args: {
-    site: option(z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' }), {
-      hint: '<site id>',
-      description: 'Only this site (default: every site of this channel).',
-    }),
+    site: siteOptionWith('Only this site (default: every site of this channel).'),
   },
   role: 'member',
   changesHome: true,

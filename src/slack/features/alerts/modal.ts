@@ -7,11 +7,11 @@
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { ValidationIssue } from '../../../api/errors.js';
 import { parseAlertArgs } from '../../../ops/alerts.js';
 import { isChannelMember } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderError } from '../../kit/errors.js';
+import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { subscribe, watchTokens } from './commands.js';
 import { ALERTS_BLOCK, ALERTS_MODAL_CALLBACK, alertsResultView, alertsSavingView } from './render.js';
@@ -43,15 +43,6 @@ const BLOCK_OF: Record<string, string> = {
   window: ALERTS_BLOCK.window,
 };
 
-function inlineErrors(issues: ValidationIssue[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const i of issues) {
-    const b = BLOCK_OF[i.field] ?? ALERTS_BLOCK.ratio;
-    out[b] ??= i.message;
-  }
-  return out;
-}
-
 /** Is the user in the channel? A DM: only their own conversation with the bot. */
 async function inChannel(ctx: CommandContext, client: WebClient, channelId: string): Promise<boolean> {
   if (channelId.startsWith('D')) {
@@ -74,7 +65,9 @@ export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['ar
   failure: "Couldn't set up license-failure alerts",
   check(_ctx, _meta, view) {
     const parsed = parseAlertArgs(alertsFormTokens(view));
-    return parsed.issues.length ? { errors: inlineErrors(parsed.issues) } : { ok: parsed.args };
+    return parsed.issues.length
+      ? { errors: issueErrors(parsed.issues, BLOCK_OF, ALERTS_BLOCK.ratio) }
+      : { ok: parsed.args };
   },
   async submit(ctx, meta, args, { view, client }) {
     let result: ReturnType<typeof alertsResultView>;

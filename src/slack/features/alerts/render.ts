@@ -178,34 +178,6 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
 // Command replies
 // ---------------------------------------------------------------------------------------------
 
-/** The bot cannot post in the channel: why, and how to invite it (`again`: the command to rerun). */
-export function inviteMessage(
-  channelId: string,
-  why: 'not_member' | 'not_visible' | 'archived',
-  again: string,
-): Message {
-  if (why === 'archived') {
-    return message('This channel is archived: the app cannot post here.', [
-      section(
-        ":warning: *Couldn't set up alerts here*\nThis channel is archived, so the app cannot post in it.",
-      ),
-      section(`Run ${code(again)} in an active channel.`),
-    ]);
-  }
-  const where = why === 'not_member' ? channelMention(channelId) : 'this channel';
-  return message(
-    `The app is not in this channel. Invite it with /invite @drm-chatops, then run ${again} again.`,
-    [
-      section(
-        `:warning: *Couldn't set up alerts here*\nThe app is not in ${where}, so it could not post them.`,
-      ),
-      section(
-        `Invite it with ${code('/invite @drm-chatops')} in this channel, then run ${code(again)} again.`,
-      ),
-    ],
-  );
-}
-
 export function subscribedMessage(r: SubscribeAlertsResult, userId: string): Message {
   const sub = r.subscription;
   const resumed =
@@ -313,17 +285,6 @@ export function stoppedMessage(channelId: string, r: StopAlertsResult, admins: s
       ? `Stopped ${r.removed.length} license-failure alert subscription(s) in this channel.`
       : 'Only admins can stop alerts someone else set up.';
   return message(text, blocks);
-}
-
-/** The ops refused because of who asks (not in the channel, someone else's thresholds). */
-export function refusedMessage(
-  what: string,
-  why: string,
-  owner: string | undefined,
-  admins: string,
-): Message {
-  const ask = owner ? `Ask ${userMention(owner)} (who set it up) or ${admins}.` : `Ask ${admins}.`;
-  return message(`${what}: ${why}`, [section(`:lock: *${esc(what)}*\n${esc(why)}`), section(ask)]);
 }
 
 // ---------------------------------------------------------------------------------------------

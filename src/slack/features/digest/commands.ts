@@ -14,18 +14,12 @@ import { opsEndpoint } from '../../../ops/service/common.js';
 import { isIanaZone, normaliseTime } from '../../../watch/digest.js';
 import { message, section } from '../../kit/blocks.js';
 import { actorOf, auditMirrorOf, botCanPost } from '../../kit/channel-access.js';
+import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { optional, required } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
-import {
-  digestNowMessage,
-  inviteMessage,
-  refusedMessage,
-  scheduledMessage,
-  scheduleMessage,
-  stoppedMessage,
-} from './render.js';
+import { digestNowMessage, scheduledMessage, scheduleMessage, stoppedMessage } from './render.js';
 
 const list = commandList();
 
@@ -49,7 +43,13 @@ async function refused(ctx: CommandContext, what: string, e: NotifyRefusedError)
       section(`:hourglass_flowing_sand: *${what}*\n${e.issues[0]?.message ?? ''}`),
     ]);
   }
-  return refusedMessage(what, e.issues[0]?.message ?? '', e.owner, await ctx.admins());
+  return refusedMessage(
+    what,
+    e.issues[0]?.message ?? '',
+    e.owner,
+    await ctx.admins(),
+    ' if you need it changed',
+  );
 }
 
 list.add({
@@ -87,7 +87,9 @@ list.add({
     const channelId = channelOf(ctx, '/dwm digest daily');
     const ability = await botCanPost(ctx.client, channelId);
     if (ability !== 'ok') {
-      await ctx.respond(inviteMessage(channelId, ability, `/dwm digest daily ${args.time}`));
+      await ctx.respond(
+        inviteMessage(channelId, ability, `/dwm digest daily ${args.time}`, 'the digest', 'it'),
+      );
       return;
     }
     try {
@@ -123,7 +125,7 @@ list.add({
     const channelId = channelOf(ctx, '/dwm digest now');
     const ability = await botCanPost(ctx.client, channelId);
     if (ability !== 'ok') {
-      await ctx.respond(inviteMessage(channelId, ability, '/dwm digest now'));
+      await ctx.respond(inviteMessage(channelId, ability, '/dwm digest now', 'the digest', 'it'));
       return;
     }
     try {

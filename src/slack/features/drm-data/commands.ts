@@ -14,6 +14,7 @@ import {
   listUsers,
 } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, optional, values } from '../../kit/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
@@ -37,11 +38,8 @@ export function packagingReply(
   return packagingMessage(page.items, page.nextCursor, {
     workspace: ctx.workspace,
     siteId,
-    timeZone,
     ...(ctx.share ? { shared: true } : {}),
-    userId: ctx.userId,
-    atMs: ctx.deps.now(),
-    refId: ctx.refId,
+    ...cardMetaOf(ctx, timeZone),
     ...(continued ? { continued: true } : {}),
     ...(page.dates ? { dates: page.dates } : {}),
   });
@@ -99,11 +97,8 @@ export async function showData(
     dataTableMessage(kind, result, filters, {
       workspace: ctx.workspace,
       siteId,
-      timeZone: tz,
       ...(shared ? { shared: true } : {}),
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
+      ...cardMetaOf(ctx, tz),
     }),
     replace ? { replaceOriginal: true } : {},
   );
@@ -248,9 +243,7 @@ list.add({
     const { svc, siteId } = await serviceFor(ctx, args.site);
     const tz = await ctx.timeZone();
     const s = await getStatsComparison(svc, siteId, args.date, { timeZone: tz, now: ctx.deps.now });
-    await ctx.respond(
-      statsMessage(s, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
-    );
+    await ctx.respond(statsMessage(s, cardMetaOf(ctx, tz)));
   },
 });
 

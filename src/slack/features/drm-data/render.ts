@@ -20,6 +20,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/paging.js';
 import { datesLine } from '../../kit/reader-dates.js';
 import {
   type CardMeta,
@@ -189,9 +190,7 @@ export function dataTableMessage(
   if (page.items.length || page.page > 1) {
     nav.push(button('Export CSV', SVC_ACTIONS.dataExport, { value: value(1), style: 'primary' }));
   }
-  if (page.page > 1)
-    nav.push(button('Previous', `${SVC_ACTIONS.dataPage}_prev`, { value: value(page.page - 1) }));
-  if (page.hasMore) nav.push(button('Next', `${SVC_ACTIONS.dataPage}_next`, { value: value(page.page + 1) }));
+  nav.push(...pagingButtons(svcPaging(page, SVC_ACTIONS.dataPage, value)).buttons);
   if (nav.length) blocks.push(actions(nav, 'svc_data_nav'));
   blocks.push(
     context(

@@ -16,7 +16,6 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { SITE_ID_RE } from '../../../api/validate.js';
 import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
@@ -25,11 +24,11 @@ import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';
 import { parseSecretsFile, SECRETS_FILE_MAX_BYTES } from './secrets-file.js';
 
-const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(SITE_ID_RE) });
+const metaSchema = z.object({ w: z.string().min(1), s: siteIdValue });
 
 // biome-ignore lint/suspicious/noExplicitAny: view state values are loosely typed by Bolt
 function fileId(values: any, block: string): string | undefined {

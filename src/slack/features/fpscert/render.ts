@@ -14,7 +14,7 @@
  * See docs/security.md.
  */
 import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
-import { type Block, context, type ModalView, modal, plain, section } from '../../kit/blocks.js';
+import { type Block, context, fileInput, type ModalView, modal, section } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { infoView } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';
@@ -65,32 +65,17 @@ export function fpsCertModal(
     section(
       `Register the FairPlay Streaming certificate of site ${code(siteId)}. Everything is taken as a file: the files are read from Slack in memory and sent to the service only; nothing is stored, logged or shown back.`,
     ),
-    {
-      type: 'input',
-      block_id: FPS_BLOCK.cert,
-      label: plain('Certificate (.der or .cer)'),
-      element: { type: 'file_input', action_id: 'file', filetypes: ['der', 'cer'], max_files: 1 },
-    },
+    fileInput(FPS_BLOCK.cert, 'Certificate (.der or .cer)', ['der', 'cer'], { actionId: 'file' }),
     ...problem(FPS_BLOCK.cert),
-    {
-      type: 'input',
-      block_id: FPS_BLOCK.keyFile,
-      label: plain('Private key file (.pem)'),
-      element: { type: 'file_input', action_id: 'file', filetypes: ['pem'], max_files: 1 },
-      hint: plain(
-        'The attached file stays in your Slack files: delete it after registering (you are reminded). Keep it encrypted with its password.',
-      ),
-    },
+    fileInput(FPS_BLOCK.keyFile, 'Private key file (.pem)', ['pem'], {
+      actionId: 'file',
+      hint: 'The attached file stays in your Slack files: delete it after registering (you are reminded). Keep it encrypted with its password.',
+    }),
     ...problem(FPS_BLOCK.keyFile),
-    {
-      type: 'input',
-      block_id: FPS_BLOCK.secrets,
-      label: plain('ASK and key password (.txt file)'),
-      element: { type: 'file_input', action_id: 'file', filetypes: ['txt'], max_files: 1 },
-      hint: plain(
-        `A text file with two lines, the application secret key (ASK) and the private key's password (at most 32 bytes), for example:\n${SECRETS_FILE_EXAMPLE}\nNames in any case, = or :, quotes optional. Delete the file from Slack afterwards (you are reminded).`,
-      ),
-    },
+    fileInput(FPS_BLOCK.secrets, 'ASK and key password (.txt file)', ['txt'], {
+      actionId: 'file',
+      hint: `A text file with two lines, the application secret key (ASK) and the private key's password (at most 32 bytes), for example:\n${SECRETS_FILE_EXAMPLE}\nNames in any case, = or :, quotes optional. Delete the file from Slack afterwards (you are reminded).`,
+    }),
     ...problem(FPS_BLOCK.secrets),
   );
   return modal(SVC_VIEWS.fpsCert, 'FairPlay certificate', blocks, { submit: 'Register', privateMetadata });

@@ -5,9 +5,11 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { JOB_STATUS_HELP, listJobs, summariseJob } from '../../../ops/jobs.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { listOption, option, required, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
+import { wmSiteOption } from '../../kit/wm-values.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
 
 const list = commandList();
@@ -60,7 +62,7 @@ export async function showJobs(ctx: CommandContext, q: JobsQuery, replace = fals
       ...(r.query.to ? { to: r.query.to } : {}),
     },
     timeZone: tz,
-    meta: { siteId: site, userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz },
+    meta: cardMetaOf(ctx, tz, site),
   });
   await ctx.respond(msg, replace ? { replaceOriginal: true } : {});
 }
@@ -87,16 +89,11 @@ export async function showJob(
       workspace: ctx.workspace,
       siteId: site,
       timeZone: tz,
-      meta: { siteId: site, userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz },
+      meta: cardMetaOf(ctx, tz, site),
     }),
     replace ? { replaceOriginal: true } : {},
   );
 }
-
-const site = option(z.string().max(16), {
-  hint: 'XXXX',
-  description: 'Site id (default: the workspace default site).',
-});
 
 list.add({
   command: '/dwm',
@@ -112,7 +109,7 @@ list.add({
       description: 'Jobs started on or after this day, in your time zone (or today, yesterday, 7d).',
     }),
     to: option(values.text(10), { hint: 'yyyy-MM-dd', description: 'Jobs started on or before this day.' }),
-    site,
+    site: wmSiteOption,
     page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
   },
   role: 'member',
@@ -140,7 +137,7 @@ list.add({
   path: ['job'],
   args: {
     jobId: required(values.int(1, Number.MAX_SAFE_INTEGER), { hint: '<job id>', description: 'The job id.' }),
-    site,
+    site: wmSiteOption,
   },
   role: 'member',
   summary: "Show a job and its recipients' tasks (failures first, Export CSV for all)",

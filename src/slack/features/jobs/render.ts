@@ -17,6 +17,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
+import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -77,9 +78,6 @@ export function jobListMessage(input: JobListInput): Message {
       ),
     );
   }
-  const first = (pageIndex - 1) * pageUnit + 1;
-  const last = first + jobs.length - 1;
-  const nav: ReturnType<typeof button>[] = [];
   const pageValue = (p: number): string => {
     const v: JobsPageValue = { w: input.workspace, s: siteId, p };
     const f = input.filters;
@@ -89,17 +87,8 @@ export function jobListMessage(input: JobListInput): Message {
     if (f.to) v.to = f.to;
     return encodeValue(v);
   };
-  if (pageIndex > 1)
-    nav.push(button('◀ Prev', `${WM_ACTIONS.jobsPage}_prev`, { value: pageValue(pageIndex - 1) }));
-  if (pageIndex < pages)
-    nav.push(button('Next ▶', `${WM_ACTIONS.jobsPage}_next`, { value: pageValue(pageIndex + 1) }));
-  if (jobs.length > 0) {
-    blocks.push(
-      context(
-        `Showing ${count(first)}–${count(last)} of ${count(totalCount)} · page ${pageIndex} of ${pages}`,
-      ),
-    );
-  }
+  const nav = pagingButtons(countedPaging(pageIndex, pages, WM_ACTIONS.jobsPage, pageValue)).buttons;
+  if (jobs.length > 0) blocks.push(context(showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);
@@ -201,8 +190,4 @@ export function exportDoneMessage(jobId: number, rows: number, permalink?: strin
   const where = permalink ? `<${permalink}|in your direct messages>` : 'in your direct messages';
   const t = `:white_check_mark: The CSV of job ${jobId} (${plural(rows, 'task')}) is ${where} with me.`;
   return message(t.replace(/<[^|]+\|([^>]+)>/, '$1'), [section(t)]);
-}
-
-export function exportFileComment(jobId: number, siteId: string, rows: number): string {
-  return `Tasks of job ${code(jobId)} on site ${code(siteId)}: ${plural(rows, 'row')}, failures first.`;
 }

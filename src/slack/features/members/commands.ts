@@ -1,5 +1,6 @@
 /** `/drm members [page:]` (admin: list with per-member buttons) and `/drm members add <email> [group]`. */
 import { addMember, listMembers } from '../../../ops/service/index.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, optional, required, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
@@ -22,10 +23,7 @@ export async function showMembers(
   await ctx.respond(
     membersMessage(result, {
       workspace: ctx.workspace,
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
-      timeZone: tz,
+      ...cardMetaOf(ctx, tz),
       shared: ctx.share && !opts.replace,
       ...(opts.banner ? { banner: opts.banner } : {}),
     }),
@@ -72,9 +70,7 @@ list.add({
       () => addMember(c.service(), args.email, args.group),
     );
     const tz = await ctx.timeZone();
-    await ctx.respond(
-      memberAddedMessage(added, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
-    );
+    await ctx.respond(memberAddedMessage(added, cardMetaOf(ctx, tz)));
   },
 });
 

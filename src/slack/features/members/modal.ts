@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import { explainError, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { code, esc, userMention } from '../../kit/mrkdwn.js';
@@ -64,10 +65,7 @@ export const groupModal = modal<Meta, { group: string }>({
       await deliver(
         membersMessage(page, {
           workspace: ctx.workspace,
-          userId: ctx.userId,
-          atMs: ctx.deps.now(),
-          refId: ctx.refId,
-          timeZone: tz,
+          ...cardMetaOf(ctx, tz),
           banner: `:white_check_mark: ${userMention(ctx.userId)} moved ${esc(r.before.email)} (no. ${code(meta.m)}) from ${esc(r.before.groupLabel)} to ${esc(r.groupLabel)}.`,
         }),
         true,

@@ -19,6 +19,7 @@ import {
   staticSelect,
 } from '../../kit/blocks.js';
 import { code, esc } from '../../kit/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/paging.js';
 import { memberStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -120,11 +121,8 @@ export function membersMessage(page: PageResult<MemberView>, meta: MembersMeta):
   }
   if (list.length > MEMBERS_PAGE_SIZE)
     blocks.push(context(`…and ${list.length - MEMBERS_PAGE_SIZE} more on this page not shown.`));
-  const nav: ButtonElement[] = [];
   const v = (p: number) => encodeValue({ w: meta.workspace, p });
-  if (page.page > 1)
-    nav.push(button('Previous', `${SVC_ACTIONS.membersPage}_prev`, { value: v(page.page - 1) }));
-  if (page.hasMore) nav.push(button('Next', `${SVC_ACTIONS.membersPage}_next`, { value: v(page.page + 1) }));
+  const nav = pagingButtons(svcPaging(page, SVC_ACTIONS.membersPage, v)).buttons;
   if (nav.length && !meta.shared) blocks.push(actions(nav, 'svc_members_nav'));
   if (meta.shared) {
     blocks.push(

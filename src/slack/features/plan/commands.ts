@@ -10,6 +10,7 @@ import {
   type PlanState,
   parseServiceCode,
 } from '../../../ops/service/index.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { kickNotify } from '../../kit/notify-kick.js';
 import { optional, rest, values } from '../../kit/parse.js';
@@ -102,11 +103,8 @@ export async function runPlanAction(
   ]);
   const card = planCard(state, {
     workspace: ctx.workspace,
-    timeZone: tz,
     audience,
-    userId: ctx.userId,
-    atMs: ctx.deps.now(),
-    refId: ctx.refId,
+    ...cardMetaOf(ctx, tz),
     banner: planBanner(a.action, ctx.userId, result),
   });
   return {
@@ -144,11 +142,8 @@ list.add({
     await ctx.respond(
       planCard(state, {
         workspace: ctx.workspace,
-        timeZone: tz,
         audience,
-        userId: ctx.userId,
-        atMs: ctx.deps.now(),
-        refId: ctx.refId,
+        ...cardMetaOf(ctx, tz),
       }),
     );
   },

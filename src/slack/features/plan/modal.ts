@@ -9,7 +9,6 @@
  */
 
 import { z } from 'zod';
-import { SITE_ID_RE } from '../../../api/validate.js';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { Message } from '../../kit/blocks.js';
 import { explainError, renderError } from '../../kit/errors.js';
@@ -17,13 +16,13 @@ import { modal } from '../../kit/interactions.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { runPlanAction } from './commands.js';
 import { PLAN_BLOCK } from './render.js';
 
 const metaSchema = z.object({
   w: z.string().min(1),
-  s: z.string().regex(SITE_ID_RE),
+  s: siteIdValue,
   a: z.enum(['trial', 'resume', 'suspend']),
   c: z
     .string()

@@ -1,5 +1,5 @@
 /**
- * Buttons of the recipients list and card: Prev/Next (in place), Details (a new card), Edit
+ * Buttons of the recipients list and card: Previous/Next (in place), Details (a new card), Edit
  * (open to members, the project's rule: opens the edit modal with the trigger id first,
  * "Loading…", then views.update with the current values read from the service).
  */

@@ -1,17 +1,12 @@
-/**
- * `/dwm recipients [keywords…] [from:] [to:] [site:]` (search, paged) and
- * `/dwm recipient <dwmId | name> [site:]` (card with Edit). Names resolve case-insensitively to
- * the originally registered recipient (spec rule 4). The show functions serve the buttons too.
- */
-import { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
 import { offsetOf, resolveDate } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, required, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
-import { RECIPIENT_SEARCH_LIMITS } from '../../kit/wm-values.js';
+import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../kit/wm-values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
 
 const list = commandList();
@@ -75,7 +70,7 @@ export async function showRecipients(
       pageUnit: RECIPIENTS_PAGE_UNIT,
       filters: { ...(keywords.length ? { keywords } : {}), ...dates },
       timeZone: tz,
-      meta: { siteId: site, userId: ctx.userId, atMs: now, refId: ctx.refId, timeZone: tz },
+      meta: cardMetaOf(ctx, tz, site),
     }),
     replace ? { replaceOriginal: true } : {},
   );
@@ -106,16 +101,11 @@ export async function showRecipient(
       timeZone: tz,
       ...(r.matchedBy === 'name' ? { typedName: idOrName.trim() } : {}),
       ...(opts.notice ? { notice: opts.notice } : {}),
-      meta: { siteId: site, userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz },
+      meta: cardMetaOf(ctx, tz, site),
     }),
     opts.replace ? { replaceOriginal: true } : {},
   );
 }
-
-const site = option(z.string().max(16), {
-  hint: 'XXXX',
-  description: 'Site id (default: the workspace default site).',
-});
 
 list.add({
   command: '/dwm',
@@ -130,7 +120,7 @@ list.add({
       description: 'Registered on or after this day, in your time zone (or today, yesterday, 7d).',
     }),
     to: option(values.text(10), { hint: 'yyyy-MM-dd', description: 'Registered on or before this day.' }),
-    site,
+    site: wmSiteOption,
     page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
   },
   role: 'member',
@@ -155,7 +145,7 @@ list.add({
       hint: '<DWM ID | name>',
       description: 'A DWM ID, or a name (upper/lower case does not matter).',
     }),
-    site,
+    site: wmSiteOption,
   },
   role: 'member',
   summary: 'Show one recipient by DWM ID or name, with an Edit button',

@@ -16,6 +16,7 @@ import type { Recipient, RecipientPatch } from '../../../api/types.js';
 import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import { explainError } from '../../kit/errors.js';
 import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
@@ -206,7 +207,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
         siteId: site,
         timeZone: tz,
         notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
-        meta: { siteId: site, userId: ctx.userId, atMs: deps.now(), refId: ctx.refId, timeZone: tz },
+        meta: cardMetaOf(ctx, tz, site),
       });
       const replaced = meta.u ? await replaceViaResponseUrl(deps, meta.u, card) : false;
       if (!replaced) await ctx.respond(card);

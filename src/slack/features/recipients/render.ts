@@ -19,6 +19,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
+import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
 import {
   type CardMeta,
   cardContext,
@@ -89,23 +90,11 @@ export function recipientListMessage(input: RecipientListInput): Message {
     const s = JSON.stringify(v);
     return s.length <= LIMITS.buttonValue ? encodeValue(v) : undefined;
   };
-  const nav: ReturnType<typeof button>[] = [];
-  let unpageable = false;
-  const navButton = (label: string, dir: 'prev' | 'next', p: number) => {
-    const value = pageValue(p);
-    if (value === undefined) unpageable = true;
-    else nav.push(button(label, `${WM_ACTIONS.recipientsPage}_${dir}`, { value }));
-  };
-  if (pageIndex > 1) navButton('◀ Prev', 'prev', pageIndex - 1);
-  if (pageIndex < pages) navButton('Next ▶', 'next', pageIndex + 1);
-  if (items.length > 0) {
-    const first = (pageIndex - 1) * pageUnit + 1;
-    blocks.push(
-      context(
-        `Showing ${count(first)}–${count(first + items.length - 1)} of ${count(totalCount)} · page ${pageIndex} of ${pages}`,
-      ),
-    );
-  }
+  const { buttons: nav, unpageable } = pagingButtons(
+    countedPaging(pageIndex, pages, WM_ACTIONS.recipientsPage, pageValue),
+  );
+  if (items.length > 0)
+    blocks.push(context(showingLine(pageIndex, pageUnit, items.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
   if (unpageable)
     blocks.push(

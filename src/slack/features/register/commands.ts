@@ -1,13 +1,7 @@
-/**
- * `/dwm register` opens the registration form; `/dwm register name1 name2 …` checks those names
- * at once: a "Checking…" modal opens with the trigger id (before any service call), then the
- * preview replaces it. Open to members (the project's rule: members register and edit
- * recipients); audited when it runs.
- */
-import { z } from 'zod';
 import { newDraftId, type RegistrationDraft } from '../../../ops/watermarking/registration/records.js';
-import { option, rest, values } from '../../kit/parse.js';
+import { rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
+import { wmSiteOption } from '../../kit/wm-values.js';
 import { openRegisterForm, planIntoView } from './modals.js';
 import { registerCheckingView } from './render.js';
 
@@ -21,10 +15,7 @@ list.add({
       hint: 'names',
       description: 'A few names to register at once (no descriptions). Without names, a form opens.',
     }),
-    site: option(z.string().max(16), {
-      hint: 'XXXX',
-      description: 'Site id (default: the workspace default site).',
-    }),
+    site: wmSiteOption,
   },
   role: 'member',
   // Run alone (or from Home) it opens a form: never queued behind other commands (trigger id: 3 s).

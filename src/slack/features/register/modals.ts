@@ -7,7 +7,7 @@
  *    `views.update` to the preview. The input and the plan are kept in a draft in the store
  *    (`wm-drafts`, 1 hour TTL); private_metadata carries only the draft id and the site.
  * 2. Preview submission (`wm_register_preview`) = confirm: the modal says "started", and the run
- *    goes on in the background with its progress in the user's DM (see ../actions/wm-register-run.ts).
+ *    goes on in the background with its progress in the user's DM (see ./run.ts).
  */
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';

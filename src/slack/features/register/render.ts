@@ -15,12 +15,11 @@ import {
   context,
   divider,
   fields,
-  type InputElement,
+  fileInput,
   type Message,
   type ModalView,
   message,
   modal,
-  plain,
   section,
   staticSelect,
   textInput,
@@ -70,20 +69,12 @@ export function registerFormView(input: RegisterFormInput): ModalView {
       hint: 'Up to 3000 characters. For longer lists use the CSV file below.',
     }),
   );
-  const fileElement: InputElement = {
-    type: 'file_input',
-    action_id: 'value',
-    filetypes: ['csv', 'txt'],
-    max_files: 1,
-  };
-  blocks.push({
-    type: 'input',
-    block_id: REGISTER_BLOCK.file,
-    label: plain('CSV file', 2000),
-    element: fileElement,
-    optional: true,
-    hint: plain('Columns name,description (header row optional). Up to 10,000 recipients, 2 MB.', 2000),
-  });
+  blocks.push(
+    fileInput(REGISTER_BLOCK.file, 'CSV file', ['csv', 'txt'], {
+      optional: true,
+      hint: 'Columns name,description (header row optional). Up to 10,000 recipients, 2 MB.',
+    }),
+  );
   if (input.keptFile) {
     blocks.push(
       context(

@@ -3,6 +3,7 @@
  * ephemeral. `share` is refused: secrets are never posted in a channel, even masked.
  */
 import { getSettings } from '../../../ops/service/index.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import { commandList } from '../../kit/registry.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { settingsMessage, settingsShareRefused } from './render.js';
@@ -28,10 +29,7 @@ list.add({
     await ctx.respond(
       settingsMessage(s, {
         workspace: ctx.workspace,
-        userId: ctx.userId,
-        atMs: ctx.deps.now(),
-        refId: ctx.refId,
-        timeZone: tz,
+        ...cardMetaOf(ctx, tz),
       }),
       { secret: true, share: false },
     );

@@ -7,16 +7,16 @@
 
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { SITE_ID_RE } from '../../../api/validate.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
 import { explainError } from '../../kit/errors.js';
+import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { audited, errorOptions, logError } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
 
-const metaSchema = z.object({ w: z.string().min(1), s: z.string().regex(SITE_ID_RE) });
+const metaSchema = z.object({ w: z.string().min(1), s: siteIdValue });
 
 const FIELD_BLOCK: Record<string, string> = {
   'license callback URL': SETTINGS_BLOCK.license,
@@ -58,9 +58,7 @@ export const settingsModal = modal<Meta, Data>({
       return { ok: { input, fieldsSent: Object.keys(toSettingsUpdate(input)) } };
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
-      const errors: Record<string, string> = {};
-      for (const i of e.issues) errors[FIELD_BLOCK[i.field] ?? SETTINGS_BLOCK.duration] = i.message;
-      return { errors };
+      return { errors: issueErrors(e.issues, FIELD_BLOCK, SETTINGS_BLOCK.duration) };
     }
   },
   async submit(ctx, meta, { input, fieldsSent }, { view, client }) {

@@ -16,6 +16,7 @@ import {
   section,
   textInput,
 } from '../../kit/blocks.js';
+import { fieldErrors } from '../../kit/form-errors.js';
 import { code, dateToken, esc, userMention } from '../../kit/mrkdwn.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
@@ -35,9 +36,7 @@ export const SETUP_BLOCK: Record<SetupField, string> = {
 
 /** Inline errors for `response_action: 'errors'`, keyed by block id. */
 export function setupInlineErrors(errors: SetupErrors): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(errors)) if (v) out[SETUP_BLOCK[k as SetupField]] = v.slice(0, 150);
-  return out;
+  return fieldErrors(errors, SETUP_BLOCK);
 }
 
 export interface SetupFormOptions {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
+import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, rest, values } from '../../kit/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
@@ -32,10 +33,7 @@ list.add({
     await ctx.respond(
       sitesMessage(sites, {
         defaultSiteId: c.defaultSiteId,
-        userId: ctx.userId,
-        atMs: ctx.deps.now(),
-        refId: ctx.refId,
-        timeZone: tz,
+        ...cardMetaOf(ctx, tz),
       }),
     );
   },
@@ -63,11 +61,7 @@ list.add({
       requestAdditionalSiteTracked(ctx.deps, ctx.workspace, c.service(), { name, requestedBy: ctx.userId }),
     );
     const tz = await ctx.timeZone();
-    await postRequestCard(
-      ctx,
-      siteRequestedMessage(r, { userId: ctx.userId, atMs: ctx.deps.now(), refId: ctx.refId, timeZone: tz }),
-      r.trackingId,
-    );
+    await postRequestCard(ctx, siteRequestedMessage(r, cardMetaOf(ctx, tz)), r.trackingId);
   },
 });
 
@@ -90,10 +84,7 @@ export async function showSiteRequests(
   await ctx.respond(
     siteRequestsMessage(result, filters, {
       workspace: ctx.workspace,
-      timeZone: tz,
-      userId: ctx.userId,
-      atMs: ctx.deps.now(),
-      refId: ctx.refId,
+      ...cardMetaOf(ctx, tz),
     }),
     replace ? { replaceOriginal: true } : {},
   );

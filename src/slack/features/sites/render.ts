@@ -5,7 +5,6 @@ import type { SiteView } from '../../../ops/service/sites.js';
 import {
   actions,
   type Block,
-  button,
   context,
   fields,
   header,
@@ -14,6 +13,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { bold, code, esc } from '../../kit/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/paging.js';
 import { datesLine } from '../../kit/reader-dates.js';
 import { productStatus } from '../../kit/status.js';
 import {
@@ -125,12 +125,8 @@ export function siteRequestsMessage(
   if (table.shown < page.items.length) {
     blocks.push(context(`…and ${page.items.length - table.shown} more on this page not shown.`));
   }
-  const nav = [];
   const value = (p: number) => encodeValue({ w: meta.workspace, p, f: filters });
-  if (page.page > 1)
-    nav.push(button('Previous', `${SVC_ACTIONS.siteRequestsPage}_prev`, { value: value(page.page - 1) }));
-  if (page.hasMore)
-    nav.push(button('Next', `${SVC_ACTIONS.siteRequestsPage}_next`, { value: value(page.page + 1) }));
+  const nav = pagingButtons(svcPaging(page, SVC_ACTIONS.siteRequestsPage, value)).buttons;
   if (nav.length) blocks.push(actions(nav, 'svc_site_requests_nav'));
   blocks.push(context(cardContext({ ...meta, siteId: undefined })));
   return message(`Site requests, page ${page.page}: ${page.items.length}`, blocks);

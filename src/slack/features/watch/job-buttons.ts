@@ -7,12 +7,11 @@
  * Export CSV sends the full task list to the user in a direct message (recipients are not
  * re-posted to the channel).
  */
-import { summariseJob, taskCsv } from '../../../ops/jobs.js';
+import { summariseJob } from '../../../ops/jobs.js';
 import { message, section } from '../../kit/blocks.js';
-import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions.js';
+import { sendJobTasks } from '../../kit/job-export.js';
 import { code } from '../../kit/mrkdwn.js';
-import { dmChannel } from '../../kit/support.js';
 import { type JobRef, parseJobRef, WATCH_ACTIONS } from './render-card.js';
 import { jobDetailsMessage } from './render-details.js';
 
@@ -47,27 +46,11 @@ export const exportButton = button<JobRef>({
   actionId: WATCH_ACTIONS.export,
   failure: (ref) => `Couldn't export job ${ref.j}`,
   async run(ctx, ref) {
-    const clients = await ctx.clients();
-    const site = clients.site(ref.s);
-    const tasks = await clients.watermarking().getJobTasks(site, ref.j);
-    const csv = taskCsv(tasks.items);
-    const channel = await dmChannel(ctx.client, ctx.userId);
-    await uploadFile(ctx.client, channel, {
-      filename: `job-${site}-${ref.j}-tasks.csv`,
-      title: `Job ${ref.j} tasks (site ${site})`,
-      content: csv,
-      comment: `Tasks of job ${ref.j} on site ${site}: ${tasks.items.length} rows, failures first.`,
-    });
-    await ctx.audit({
-      action: 'watch.export',
-      detail: `exported tasks of job ${ref.j}`,
-      result: 'ok',
-      siteId: site,
-    });
+    const { rows } = await sendJobTasks(ctx, ref.s, ref.j, 'watch.export');
     await ctx.respond(
       message(`Sent the task list of job ${ref.j} to you in a direct message.`, [
         section(
-          `:page_facing_up: Sent the ${tasks.items.length} tasks of job ${code(ref.j)} to you in a direct message (CSV).`,
+          `:page_facing_up: Sent the ${rows} tasks of job ${code(ref.j)} to you in a direct message (CSV).`,
         ),
       ]),
     );

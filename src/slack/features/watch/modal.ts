@@ -6,10 +6,10 @@
  */
 import type { ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
-import type { ValidationIssue } from '../../../api/errors.js';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { modal as modal_, section } from '../../kit/blocks.js';
 import { renderError } from '../../kit/errors.js';
+import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { mayWatchChannel } from './home-pick.js';
 import {
@@ -48,15 +48,6 @@ const BLOCK_OF: Record<string, string> = {
   mode: WATCH_BLOCK.mode,
 };
 
-function inlineErrors(issues: ValidationIssue[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const i of issues) {
-    const b = BLOCK_OF[i.field] ?? WATCH_BLOCK.content;
-    out[b] ??= i.message;
-  }
-  return out;
-}
-
 /** The form's metadata: its workspace and the channel it subscribes. */
 const metaSchema = z.object({ w: z.string().min(1), c: z.string().regex(/^[CGD][A-Z0-9]{2,}$/) });
 type Meta = z.infer<typeof metaSchema>;
@@ -71,7 +62,9 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
   failure: "Couldn't watch jobs",
   check(_ctx, _meta, view) {
     const parsed = parseWatchArgs(watchFormTokens(view));
-    return parsed.issues.length ? { errors: inlineErrors(parsed.issues) } : { ok: parsed };
+    return parsed.issues.length
+      ? { errors: issueErrors(parsed.issues, BLOCK_OF, WATCH_BLOCK.content) }
+      : { ok: parsed };
   },
   async submit(ctx, meta, parsed, { view, client }) {
     const channelId = meta.c;

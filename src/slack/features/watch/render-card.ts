@@ -30,7 +30,7 @@ import {
 import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
 import { failureLabel, failureLabelPlain, failureNextSteps, jobStatus } from '../../kit/status.js';
 
-/** Action ids of the card buttons (handled in listeners/actions/watch-job-*.ts). */
+/** Action ids of the card buttons (handled in ./job-buttons.ts). */
 export const WATCH_ACTIONS = {
   details: 'watch-job-details',
   export: 'watch-job-export',

@@ -24,6 +24,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { pagingButtons } from '../../kit/paging.js';
 import type { Audience } from '../../kit/roles.js';
 import { jobStatus } from '../../kit/status.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
@@ -237,11 +238,15 @@ export function watchesMessage(
   const ctx = [`Showing ${p * WATCHES_PAGE + 1}–${p * WATCHES_PAGE + shown.length} of ${subs.length}`];
   blocks.push(context(...ctx));
   if (pages > 1) {
-    const nav = [];
     const tag = viewer.audience === 'everyone' ? SHARED_PAGE_SUFFIX : '';
-    if (p > 0) nav.push(button('Previous', `${WATCH_ACTIONS.page}-prev`, { value: `${p - 1}${tag}` }));
-    if (p < pages - 1) nav.push(button('Next', `${WATCH_ACTIONS.page}-next`, { value: `${p + 1}${tag}` }));
-    blocks.push(actions(nav, 'watch-watches-nav'));
+    const { buttons } = pagingButtons({
+      prev: p > 0 ? p - 1 : undefined,
+      next: p < pages - 1 ? p + 1 : undefined,
+      action: WATCH_ACTIONS.page,
+      separator: '-',
+      value: (to) => `${to}${tag}`,
+    });
+    blocks.push(actions(buttons, 'watch-watches-nav'));
   }
   return message(`${subs.length} job subscription(s) in this channel.`, blocks);
 }

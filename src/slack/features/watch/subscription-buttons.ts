@@ -53,13 +53,18 @@ const SCOPED =
 
 const subId = (raw: string | undefined) => (raw !== undefined && SUB_ID.test(raw) ? raw : '');
 
-export const unsubscribeButton = button<string>({
-  name: 'watch.unsubscribe',
-  actionId: WATCH_ACTIONS.unsubscribe,
+/** What Unsubscribe and Resume share: the subscription id as value, looked up in this workspace. */
+const bySubscriptionId = {
   value: subId,
   tag: () => undefined,
   untagged: SCOPED,
   changesHome: true,
+} as const;
+
+export const unsubscribeButton = button<string>({
+  ...bySubscriptionId,
+  name: 'watch.unsubscribe',
+  actionId: WATCH_ACTIONS.unsubscribe,
   failure: "Couldn't unsubscribe",
   async run(ctx, id) {
     const subs = subscriptionsOf(ctx);
@@ -92,12 +97,9 @@ export const unsubscribeButton = button<string>({
 });
 
 export const resumeButton = button<string>({
+  ...bySubscriptionId,
   name: 'watch.resume',
   actionId: WATCH_ACTIONS.resume,
-  value: subId,
-  tag: () => undefined,
-  untagged: SCOPED,
-  changesHome: true,
   failure: "Couldn't resume",
   async run(ctx, id) {
     const subs = subscriptionsOf(ctx);

@@ -1,0 +1,31 @@
+/**
+ * Inline errors of a modal form (`{ errors }` from a `modal({ check })`, answered with
+ * `response_action: 'errors'`), keyed by the block id of each input. The kit cuts each message to
+ * Slack's limit at the ack. Pure.
+ */
+
+/**
+ * Errors from validation issues (`ValidationError.issues`, a parser's issues): each on the block of
+ * its field, `fallback` when the field has no input of its own; a block shows its first issue.
+ */
+export function issueErrors(
+  issues: readonly { field: string; message: string }[],
+  blockOf: Readonly<Record<string, string>>,
+  fallback: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of issues) out[blockOf[i.field] ?? fallback] ??= i.message;
+  return out;
+}
+
+/** Errors from messages keyed by form field (`undefined`: no error), on each field's block. */
+export function fieldErrors<F extends string>(
+  errors: Partial<Record<F, string | undefined>>,
+  blockOf: Readonly<Record<F, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, message] of Object.entries(errors) as [F, string | undefined][]) {
+    if (message) out[blockOf[field]] = message;
+  }
+  return out;
+}
