@@ -1,7 +1,7 @@
 /**
  * Figure 4: notification latency. The real watcher (createWatcher, system clock, its own timer,
  * default 10% jitter) with the Slack side's poster (src/slack/poster.ts, WebClient to the fake
- * Slack) and Block Kit renderer (src/slack/render/watch/card.ts), wired by test/harness
+ * Slack) and Block Kit renderer (src/slack/features/watch/render-card.ts), wired by test/harness
  * startTestBot (store, emulator at 50 ms per call, fake Slack).
  *
  * Load: the 3 demo sites, each watched by 2 channels (6 channels, so the 1 message/s pacing per
