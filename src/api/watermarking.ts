@@ -40,7 +40,6 @@ import {
 } from './validate.js';
 import type { WmTokenManager } from './wm-token.js';
 
-
 const jobSchema = z.object({
   job_id: intLike,
   content_id: reqText,
