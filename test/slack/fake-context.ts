@@ -15,7 +15,8 @@ export function fakeContext(
   opts: { role?: Role; standing?: Standing; command?: '/dwm' | '/drm'; admins?: string } = {},
 ): FakeContext {
   const ctx = {
-    deps: {} as never,
+    // A config object: the app's per-app state (role-check budget) is keyed by it.
+    deps: { config: {} } as never,
     workspace: 'T1',
     userId: 'U1',
     command: opts.command ?? '/dwm',
