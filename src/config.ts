@@ -37,6 +37,9 @@ export class ConfigError extends Error {
   }
 }
 
+export const GUEST_ACCESS_VALUES = ['none', 'member'] as const;
+export type GuestAccess = (typeof GUEST_ACCESS_VALUES)[number];
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -78,6 +81,12 @@ export interface Config {
   serviceJwt: { sub: string; aud: string; iss: string };
   /** Admins besides Slack workspace admins/owners. */
   adminUserIds: string[];
+  /**
+   * GUEST_ACCESS: what Slack guest accounts (single- and multi-channel guests) may do. `none`
+   * (default): refused every command, button, form and workflow step; `member`: act as members.
+   * Optional here so hand-built configurations (tests) get the safe default.
+   */
+  guestAccess?: GuestAccess;
   pollIntervalSeconds: number;
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
@@ -416,6 +425,14 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Comma-separated Slack user ids that are bot admins besides workspace admins and owners. Scope each id to its workspace as TEAM:USER (T0123:U0456; an org install: E0123:U0456); a bare user id (U0456) is allowed with one workspace (SLACK_BOT_TOKEN) only.',
     schema: commaList(adminEntry),
+  },
+  {
+    name: 'GUEST_ACCESS',
+    required: 'no',
+    default: 'none',
+    description:
+      'What Slack guest accounts (single- and multi-channel guests, often partners) may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack cannot tell the bot about (users.info failing) is refused too ("try again"), except the admins listed by id.',
+    schema: z.enum(GUEST_ACCESS_VALUES, { error: `must be one of ${GUEST_ACCESS_VALUES.join(', ')}` }),
   },
   {
     name: 'POLL_INTERVAL_SECONDS',
@@ -857,6 +874,7 @@ export function loadConfig(env: Env = process.env): Config {
     previousEncryptionKeys: (v.ENCRYPTION_KEYS_PREVIOUS as string[] | undefined) ?? [],
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },
     adminUserIds: (v.ADMIN_USER_IDS as string[] | undefined) ?? [],
+    guestAccess: v.GUEST_ACCESS as GuestAccess,
     pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,

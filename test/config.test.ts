@@ -190,6 +190,14 @@ describe('loadConfig', () => {
   it('echoes a non-secret malformed value to help fixing it', () => {
     expect(issuesOf({ ...base, PORT: 'eighty' }).message).toContain('"eighty"');
   });
+
+  it('GUEST_ACCESS: none by default, member when set, anything else refused naming the choices', () => {
+    expect(loadConfig(base).guestAccess).toBe('none');
+    expect(loadConfig({ ...base, GUEST_ACCESS: 'member' }).guestAccess).toBe('member');
+    const err = issuesOf({ ...base, GUEST_ACCESS: 'admin' });
+    expect(err.issues.map((i) => i.variable)).toEqual(['GUEST_ACCESS']);
+    expect(err.message).toContain('must be one of none, member');
+  });
 });
 
 describe('CONFIG_DOC', () => {

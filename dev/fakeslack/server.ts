@@ -29,6 +29,10 @@ export interface FakeUserSpec {
   isPrimaryOwner?: boolean;
   isBot?: boolean;
   deleted?: boolean;
+  /** A multi-channel guest (users.info `is_restricted`). */
+  isRestricted?: boolean;
+  /** A single-channel guest (users.info `is_restricted` and `is_ultra_restricted`, as Slack sends). */
+  isUltraRestricted?: boolean;
 }
 
 export interface FakeChannelSpec {
@@ -1257,8 +1261,8 @@ export class FakeSlack {
       is_admin: Boolean(u.isAdmin || u.isOwner),
       is_owner: Boolean(u.isOwner || u.isPrimaryOwner),
       is_primary_owner: Boolean(u.isPrimaryOwner),
-      is_restricted: false,
-      is_ultra_restricted: false,
+      is_restricted: Boolean(u.isRestricted || u.isUltraRestricted),
+      is_ultra_restricted: Boolean(u.isUltraRestricted),
       is_bot: Boolean(u.isBot),
       is_app_user: false,
       updated: Math.floor(this.now() / 1000),

@@ -134,7 +134,7 @@ describe('properties (fast-check)', () => {
             async (text, role, command) => {
               const replies: Message[] = [];
               const ctx = {
-                deps: {} as never,
+                deps: { config: {} } as never,
                 workspace: 'T1',
                 userId: 'U1',
                 command,
@@ -154,6 +154,7 @@ describe('properties (fast-check)', () => {
                 respond: async (m: Message) => void replies.push(m),
                 timeZone: async () => 'UTC',
                 role: async () => role,
+                standing: async () => role,
                 admins: async () => 'a workspace admin',
                 clients: async () => {
                   throw new Error('none');

@@ -3,7 +3,7 @@
 import { createLogger } from '../../src/log.js';
 import type { Message, ModalView } from '../../src/slack/kit/blocks.js';
 import type { CommandContext, RespondOptions } from '../../src/slack/kit/context.js';
-import type { Role } from '../../src/slack/kit/roles.js';
+import type { Role, Standing } from '../../src/slack/kit/roles.js';
 
 export interface FakeContext extends CommandContext {
   replies: Array<{ msg: Message; opts: RespondOptions | undefined; share: boolean }>;
@@ -12,10 +12,11 @@ export interface FakeContext extends CommandContext {
 }
 
 export function fakeContext(
-  opts: { role?: Role; command?: '/dwm' | '/drm'; admins?: string } = {},
+  opts: { role?: Role; standing?: Standing; command?: '/dwm' | '/drm'; admins?: string } = {},
 ): FakeContext {
   const ctx = {
-    deps: {} as never,
+    // A config object: the app's per-app state (role-check budget) is keyed by it.
+    deps: { config: {} } as never,
     workspace: 'T1',
     userId: 'U1',
     command: opts.command ?? '/dwm',
@@ -31,7 +32,8 @@ export function fakeContext(
       ctx.replies.push({ msg, opts: o, share: !o?.secret && (o?.share ?? ctx.share) });
     },
     timeZone: async () => 'UTC',
-    role: async () => opts.role ?? 'member',
+    role: async () => opts.role ?? (opts.standing === 'admin' ? 'admin' : 'member'),
+    standing: async () => opts.standing ?? opts.role ?? 'member',
     admins: async () => opts.admins ?? '<@UADMIN> or a workspace admin',
     clients: async () => {
       throw new Error('no clients in unit tests');

@@ -9,11 +9,14 @@
  *   kit/job-export.ts: one set of labels and one file name, not one per feature.
  * - A command that can open a form declares `opensModal`: it then runs at the ack, not behind the
  *   handler queue, where its trigger id (3 s) could expire.
+ * - So does a button whose handler opens a view: the user check at click time (guests, admins)
+ *   then waits for users.info only briefly before the trigger id is used.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/features/index.js';
+import { FEATURES, registry } from '../../src/slack/features/index.js';
+import { interactionsOf } from '../../src/slack/kit/features.js';
 
 const SLACK = new URL('../../src/slack/', import.meta.url).pathname;
 
@@ -84,5 +87,14 @@ describe('the command registry', () => {
     const opening = registry.entries().filter((e) => /\bopenView\(/.test(String(e.handler)));
     expect(opening.length).toBeGreaterThan(0);
     expect(opening.filter((e) => !e.opensModal).map((e) => e.path.join(' '))).toEqual([]);
+  });
+});
+
+describe('the interaction kit', () => {
+  it('every button whose handler opens a view declares opensModal (or stands for a command)', () => {
+    const buttons = interactionsOf(FEATURES).flatMap((i) => (i.kind === 'button' ? [i] : []));
+    const opening = buttons.filter((b) => /\bopenView\(/.test(String(b.run)));
+    expect(opening.length).toBeGreaterThan(0);
+    expect(opening.filter((b) => !b.opensModal && !b.opens).map((b) => b.name)).toEqual([]);
   });
 });

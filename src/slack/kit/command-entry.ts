@@ -31,10 +31,10 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   handler: (ctx: CommandContext, args: ArgsOf<A>) => Promise<void>;
   /**
    * The handler (or openModal) may open a modal with `ctx.triggerId` (3 s). Such a command runs at
-   * once after its ack, never behind other commands in the handler queue (./slash.ts). For admin
-   * entries the role check also waits only a short budget, then opens a "Checking…" modal so the
-   * trigger id is not lost to a slow users.info; `ctx.openView` then fills that modal (see
-   * `admitToModal`).
+   * once after its ack, never behind other commands in the handler queue (./slash.ts). The user
+   * check (guests, the admin role) also waits only a short budget, then opens a "Checking…" modal
+   * so the trigger id is not lost to a slow users.info; `ctx.openView` then fills that modal (see
+   * `admit` in ./roles.ts).
    */
   opensModal?: boolean;
   /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */

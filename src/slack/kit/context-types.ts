@@ -13,6 +13,12 @@ import type { Message, ModalView } from './blocks.js';
 
 export type Role = 'member' | 'admin';
 
+/**
+ * The user's standing with the bot: a role, or barred from it altogether: a Slack guest with
+ * GUEST_ACCESS=none (`guest`), or a user Slack could not tell the bot about then (`unverified`).
+ */
+export type Standing = Role | 'guest' | 'unverified';
+
 export type SlashCommand = '/dwm' | '/drm';
 
 export interface RespondOptions {
@@ -45,7 +51,10 @@ export interface CommandContext {
   respond(msg: Message, opts?: RespondOptions): Promise<void>;
   /** IANA time zone of the user (users.info, cached). */
   timeZone(): Promise<string>;
+  /** The role: `admin`, or `member` (a barred user is never an admin). */
   role(): Promise<Role>;
+  /** The role, or why the user may not use the bot (see roles.ts `resolveStanding`). */
+  standing(): Promise<Standing>;
   /** Who can do admin things, mrkdwn. */
   admins(): Promise<string>;
   /** The workspace's API clients; throws NotConfiguredError when nothing is set up. */

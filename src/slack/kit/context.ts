@@ -13,9 +13,9 @@ import { workspaceKeyOf } from '../../store/keys.js';
 import type { AuditEntry } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
-import type { CommandContext, Role, SlashCommand } from './context-types.js';
+import type { CommandContext, Role, SlashCommand, Standing } from './context-types.js';
 import { code, esc, userMention } from './mrkdwn.js';
-import { adminContacts, resolveRole, userInfo } from './roles.js';
+import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
 
 export type { CommandContext, RespondOptions, SlashCommand } from './context-types.js';
 
@@ -60,6 +60,7 @@ export function createContext(input: ContextInput): CommandContext {
     childLogger ??= deps.logger.child({ refId, workspace, userId: input.userId });
     return childLogger;
   };
+  let standing: Promise<Standing> | undefined;
   let role: Promise<Role> | undefined;
   let clients: Promise<WorkspaceClients> | undefined;
 
@@ -103,8 +104,12 @@ export function createContext(input: ContextInput): CommandContext {
       return (await userInfo(deps, client, workspace, input.userId)).tz;
     },
     role() {
-      role ??= resolveRole(deps, client, workspace, input.userId);
+      role ??= ctx.standing().then(roleOfStanding);
       return role;
+    },
+    standing() {
+      standing ??= resolveStanding(deps, client, workspace, input.userId);
+      return standing;
     },
     admins: () => adminContacts(deps, workspace),
     clients() {

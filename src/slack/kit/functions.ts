@@ -5,6 +5,9 @@
  * - the what / why / next error wording (explainError, turned into plain text: Workflow Builder
  *   shows the error as text, not mrkdwn),
  * - audit entries naming the workflow execution and the user the step ran for,
+ * - the user check: a step run for a Slack guest (GUEST_ACCESS=none) or for a user Slack cannot
+ *   confirm fails (refused, audited) before anything else; a step naming no user runs as the
+ *   workflow, which a member built,
  * and registers `app.function(callback_id, …)`. This is the only place that calls app.function.
  *
  * A step either answers at once (`{ outputs }`: completeSuccess) or says it completes later
@@ -18,6 +21,7 @@ import { NotConfiguredError } from '../../ops/workspace.js';
 import type { AppDeps } from '../deps.js';
 import { type CommandContext, createContext, errorOptions } from './context.js';
 import { explainError } from './errors.js';
+import { stepBarred } from './roles.js';
 import { botClientFor } from './support.js';
 
 export type StepInputs = Record<string, unknown>;
@@ -172,6 +176,21 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
             ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
           );
         };
+        // The user check of every step (the only one): a step run for a guest (GUEST_ACCESS=none)
+        // or for a user Slack cannot confirm fails with what / why / next, audited as refused.
+        if (userId) {
+          let barred: string | undefined;
+          try {
+            barred = await stepBarred(ctx);
+          } catch (err) {
+            await failWith(await stepErrorText(ctx, decl.title, err), 'error');
+            return;
+          }
+          if (barred) {
+            await failWith(plainText(barred), 'refused');
+            return;
+          }
+        }
         try {
           const clients = await ctx.clients();
           if (!clients.has(decl.needs)) throw new NotConfiguredError(decl.needs);

@@ -12,9 +12,11 @@
  *    submission from another workspace (a Slack Connect channel, a forged value) is refused, and
  *    the request's own workspace (from the signed payload) is the only one ever acted on.
  *    Declarations whose value names nothing of a workspace say why (`untagged`).
- * 4. Role: `role: 'admin'` is default deny, checked on the server at click/submit time: buttons
- *    with `requireAdmin` (or `admitToModal` when they open a modal: the trigger id lasts 3 s);
- *    submissions with `adminGateForView` (no Slack call before the ack). Refusals are audited.
+ * 4. Role: every click and submission is checked on the server (guests are refused everything
+ *    with GUEST_ACCESS=none, see ./roles.ts); `role: 'admin'` is default deny: buttons with
+ *    `admit` (waiting only briefly when they open a modal: the trigger id lasts 3 s);
+ *    submissions with `adminGateForView` / `barredAtSubmit` (no Slack call before the ack).
+ *    Refusals are audited.
  *    A button that stands for another feature's command (`opens`: a Home entry point, see
  *    ./home-actions.ts) is checked against THAT command's role and modal-opening, from the registry.
  * 5. Idempotency (`once`): a destructive button claims "team + message + action + value" in the
@@ -37,7 +39,7 @@ import type { CommandContext, SlashCommand } from './context.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
-import { adminGateForView, admitToModal, type Role, requireAdmin } from './roles.js';
+import { adminGateForView, admit, barredAtSubmit, type Role } from './roles.js';
 import { actionContext, respondError, viewContext } from './support.js';
 import { decodeValue } from './values.js';
 
@@ -107,7 +109,10 @@ export interface ButtonSpec<V> extends Common<V> {
   stale?: Message;
   /** Admin refusal: what the user tried ("cancel a plan request") and the audit action. */
   refusal?: (v: V, target?: CommandTarget) => { what: string; action: string; title?: string };
-  /** The handler opens a modal: the admin check waits only briefly (see admitToModal). */
+  /**
+   * The handler opens a modal: the user check (guests, admin role) waits only briefly, then a
+   * "Checking…" modal holds the trigger id (see `admit` in ./roles.ts).
+   */
   opensModal?: boolean;
   /**
    * The button stands for the command a feature declares for this Home entry point
@@ -261,15 +266,23 @@ async function runButton(
     const target = targetOf(spec, registry, homeActions);
     // The command's context: replies and refusals name the command the button stands for.
     if (target) ctx.command = target.command;
-    if ((target ? target.entry.role : roleOf(spec, v)) === 'admin') {
-      const r = spec.refusal?.(v, target) ?? { what: `use ${spec.name}`, action: spec.name };
-      const ok = (target ? target.entry.opensModal : spec.opensModal)
-        ? await admitToModal(ctx, { what: r.what, action: r.action, ...(r.title ? { title: r.title } : {}) })
-        : await requireAdmin(ctx, r.what, r.action);
-      if (!ok) {
-        outcome = 'refused';
-        return;
-      }
+    // Every click is checked (guests with GUEST_ACCESS=none are refused any button); `admin`
+    // buttons refuse members too. A button that opens a modal waits only briefly (trigger id).
+    const role = target ? target.entry.role : roleOf(spec, v);
+    const r = (role === 'admin' ? spec.refusal?.(v, target) : undefined) ?? {
+      what: `use ${spec.name}`,
+      action: spec.name,
+    };
+    const admitted = await admit(ctx, {
+      role,
+      modal: Boolean(target ? target.entry.opensModal : spec.opensModal),
+      what: r.what,
+      action: r.action,
+      ...(r.title ? { title: r.title } : {}),
+    });
+    if (!admitted) {
+      outcome = 'refused';
+      return;
     }
     if (spec.once) {
       const key = clickKey(ctx.workspace, body, String(action?.action_id ?? spec.name), raw);
@@ -330,7 +343,13 @@ async function runModal(
           view: typeof spec.stale.view === 'function' ? spec.stale.view(view) : spec.stale.view,
         })
       : ack({ response_action: 'errors', errors: { [spec.stale.block]: spec.stale.text } });
+  // Guests (GUEST_ACCESS=none) submit nothing: refused before the form's checks when known.
+  const barred = barredAtSubmit(ctx, { what: `submit ${spec.name}`, action: spec.name });
   try {
+    if (!(await barred.before(ack))) {
+      outcome = 'refused';
+      return;
+    }
     const m = read(spec.meta, view?.private_metadata);
     if (m === undefined || !sameWorkspace(spec, ctx, m)) {
       outcome = 'stale';
@@ -382,9 +401,15 @@ async function runModal(
       }
       gated = gate.acked;
     }
+    let shown = gated;
     if (!acked) {
       const v = spec.ackView?.(m, d);
+      shown = v !== undefined;
       await ack(v ? { response_action: 'update', view: v } : undefined);
+    }
+    if (!gated && !(await barred.after(shown ? view.id : undefined))) {
+      outcome = 'refused';
+      return;
     }
     await spec.submit(ctx, m, d, { view, body, context: args.context, client, gated, registry });
   } catch (e) {

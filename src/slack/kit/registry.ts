@@ -9,10 +9,11 @@
  */
 
 import { commandsTotal } from '../../metrics.js';
+import type { ModalView } from './blocks.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { type CommandContext, errorOptions } from './context.js';
 import type { Role, SlashCommand } from './context-types.js';
-import { explainError, renderError, renderRefused } from './errors.js';
+import { explainError, renderError } from './errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';
 import {
@@ -25,7 +26,7 @@ import {
   tokenize,
   usageOf,
 } from './parse.js';
-import { admitToModal } from './roles.js';
+import { admit } from './roles.js';
 
 /** What a dispatch may need beyond the context: the slash command's response_url. */
 export interface DispatchExtra {
@@ -178,8 +179,15 @@ export class CommandRegistry {
   }
 
   /**
-   * Run a slash command: decode, resolve, help, role check, parse, missing -> modal or error,
-   * handler. Every failure is answered (ephemeral) and never thrown.
+   * Run a slash command: decode, resolve, the user check, help, parse, missing -> modal or
+   * error, handler. Every failure is answered (ephemeral) and never thrown.
+   *
+   * The user check (`admit`) is the ONLY authorisation of commands and runs before anything is
+   * answered, help and "did you mean" included: a barred user (a guest with GUEST_ACCESS=none,
+   * or one Slack could not confirm) is told why and who to ask instead of being shown commands
+   * they cannot run; admin entries refuse members. When the command will open a form with the
+   * trigger id (the entry opens a modal, or a form asks for a missing argument) the check waits
+   * only a short budget, then a "Checking…" modal holds the trigger id (see `admit`).
    */
   async dispatch(ctx: CommandContext, text: string, extra: DispatchExtra = {}): Promise<void> {
     const command = ctx.command;
@@ -187,21 +195,56 @@ export class CommandRegistry {
     // `what` names the command in replies and the metric label: never the user's free text.
     let what: string = command;
     try {
-      let tokens: Token[];
+      // Read everything first (pure), answer after the check.
+      let tokens: Token[] | undefined;
+      let unreadable: unknown;
       try {
         tokens = tokenize(decodeSlackText(text));
       } catch (e) {
-        outcome = 'parse_error';
-        await ctx.respond(renderError(`Couldn't read ${command}`, e, this.errOpts(ctx)));
+        unreadable = e;
+      }
+      const r = tokens ? this.resolve(command, tokens) : undefined;
+      const entry = r?.kind === 'entry' ? r.entry : undefined;
+      let parsed: ReturnType<typeof parseArgs> | undefined;
+      let parseError: unknown;
+      if (r?.kind === 'entry') {
+        try {
+          parsed = parseArgs(r.rest, r.entry.args);
+        } catch (e) {
+          parseError = e;
+        }
+      }
+      if (entry) what = fullName(command, entry.path);
+      const missingForm =
+        entry && parsed && parsed.missing.length > 0 && entry.onMissing !== 'error'
+          ? entry.openModal
+            ? 'entry'
+            : this.missingForm(ctx, command, entry, text, parsed.missing, extra)
+          : undefined;
+      const opensForm = Boolean(ctx.triggerId) && (entry?.opensModal === true || missingForm !== undefined);
+      const admitted = await admit(ctx, {
+        role: entry?.role ?? 'member',
+        modal: opensForm,
+        what: `run ${what}`,
+        action: entry ? `command.${entry.path.join('.') || 'root'}` : `command.${r?.kind ?? 'unknown'}`,
+        detail: what,
+        title: what,
+      });
+      if (!admitted) {
+        outcome = 'refused';
         return;
       }
-      const r = this.resolve(command, tokens);
+      if (!r) {
+        outcome = 'parse_error';
+        await ctx.respond(renderError(`Couldn't read ${command}`, unreadable, this.errOpts(ctx)));
+        return;
+      }
       if (r.kind === 'help') {
         outcome = 'help';
-        const entry = this.find(command, r.path);
+        const helpEntry = this.find(command, r.path);
         const msg =
-          entry && this.under(command, r.path).length === 1
-            ? entryHelp(this, command, entry)
+          helpEntry && this.under(command, r.path).length === 1
+            ? entryHelp(this, command, helpEntry)
             : groupHelp(this, command, r.path);
         await ctx.respond(msg);
         return;
@@ -211,65 +254,39 @@ export class CommandRegistry {
         await ctx.respond(unknownCommand(this, command, r.path, r.word, r.suggestions));
         return;
       }
-      const entry = r.entry;
-      what = fullName(command, entry.path);
-      const refusedAction = `command.${entry.path.join('.') || 'root'}`;
-      if (entry.role === 'admin' && entry.opensModal && ctx.triggerId) {
-        // Never spend the trigger id's 3 s waiting for users.info.
-        if (
-          !(await admitToModal(ctx, {
-            what: `run ${what}`,
-            action: refusedAction,
-            detail: what,
-            title: what,
-          }))
-        ) {
-          outcome = 'refused';
-          return;
-        }
-      } else if (entry.role === 'admin' && (await ctx.role()) !== 'admin') {
-        outcome = 'refused';
-        await ctx.audit({ action: refusedAction, detail: what, result: 'refused' });
-        await ctx.respond(renderRefused(`run ${what}`, await ctx.admins()));
-        return;
-      }
-      let parsed: ReturnType<typeof parseArgs>;
-      try {
-        parsed = parseArgs(r.rest, entry.args);
-      } catch (e) {
+      if (!parsed) {
+        const e = parseError;
         outcome = 'parse_error';
         if (e instanceof ParseError) {
-          e.usage ??= this.usage(command, entry);
+          e.usage ??= this.usage(command, r.entry);
           const first = r.rest[0];
           if (first?.kind === 'word') {
-            const near = suggest(first.value, this.next(command, entry.path).keys());
-            if (near.length) e.message += ` Did you mean ${fullName(command, [...entry.path, near[0]!])}?`;
+            const near = suggest(first.value, this.next(command, r.entry.path).keys());
+            if (near.length) e.message += ` Did you mean ${fullName(command, [...r.entry.path, near[0]!])}?`;
           }
         }
         await ctx.respond(renderError(`Couldn't read ${what}`, e, this.errOpts(ctx)));
         return;
       }
+      const found = r.entry;
       ctx.share = parsed.share;
       if (parsed.missing.length > 0) {
-        if (entry.onMissing !== 'error' && entry.openModal) {
+        if (missingForm === 'entry' && found.openModal) {
           outcome = 'modal';
-          await entry.openModal(ctx, parsed.values);
+          await found.openModal(ctx, parsed.values);
           return;
         }
-        if (
-          entry.onMissing !== 'error' &&
-          (await this.offerMissing(ctx, command, entry, text, parsed.missing, extra))
-        ) {
+        if (missingForm && missingForm !== 'entry' && (await this.openMissingForm(ctx, missingForm))) {
           outcome = 'modal';
           return;
         }
         outcome = 'parse_error';
-        const names = parsed.missing.map((n) => entry.args[n]?.hint || n);
-        const err = new ParseError(`Missing ${names.join(', ')}.`, this.usage(command, entry));
+        const names = parsed.missing.map((n) => found.args[n]?.hint || n);
+        const err = new ParseError(`Missing ${names.join(', ')}.`, this.usage(command, found));
         await ctx.respond(renderError(`Couldn't run ${what}`, err, this.errOpts(ctx)));
         return;
       }
-      await entry.handler(ctx, { ...parsed.values, share: parsed.share });
+      await found.handler(ctx, { ...parsed.values, share: parsed.share });
     } catch (e) {
       outcome = 'error';
       const opts = await errorOptions(ctx);
@@ -287,20 +304,20 @@ export class CommandRegistry {
   }
 
   /**
-   * Open the generic form for the missing required arguments (needs the command's trigger id).
-   * False when it cannot (no trigger id, metadata too long, views.open refused): the caller then
-   * answers with the usage instead.
+   * The generic form for the missing required arguments (it needs the command's trigger id), or
+   * undefined when there is none to open (no trigger id, metadata too long): the caller then
+   * answers with the usage instead. Pure: the check before it must know whether a form opens.
    */
-  private async offerMissing(
+  private missingForm(
     ctx: CommandContext,
     command: SlashCommand,
     entry: RegisteredEntry,
     text: string,
     missing: string[],
     extra: DispatchExtra,
-  ): Promise<boolean> {
-    if (!ctx.triggerId) return false;
-    const view = missingArgsView({
+  ): ModalView | undefined {
+    if (!ctx.triggerId || text.length > 2800) return undefined;
+    return missingArgsView({
       name: fullName(command, entry.path),
       given: decodeSlackText(text).trim().split(/\s+/).slice(entry.path.length).join(' '),
       missing: missing.map((name) => ({ name, spec: entry.args[name]! })),
@@ -313,7 +330,10 @@ export class CommandRegistry {
         ...(extra.responseUrl ? { ru: extra.responseUrl } : {}),
       },
     });
-    if (!view || text.length > 2800) return false;
+  }
+
+  /** Open the missing-arguments form; false when views.open refuses it (the usage is answered). */
+  private async openMissingForm(ctx: CommandContext, view: ModalView): Promise<boolean> {
     try {
       await ctx.openView(view);
       return true;

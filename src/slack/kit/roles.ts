@@ -1,28 +1,64 @@
 /**
  * Roles. admin = Slack workspace admins/owners (users.info), plus user ids from ADMIN_USER_IDS or
  * the workspace settings, plus members of the configured admin user group; member otherwise.
- * Commands are checked in ONE place (the registry dispatcher); actions use `requireAdmin` (or
- * `admitToModal` when they open a modal) and modal submissions `adminGateForView`.
+ *
+ * Guests. Slack guest accounts (single- and multi-channel guests: `is_restricted` /
+ * `is_ultra_restricted` in users.info) are often partners; GUEST_ACCESS says what they may do:
+ * `none` (default) bars them from the bot altogether, `member` lets them act as members. A guest
+ * is never an admin through Slack or the admin user group; only an id listed explicitly
+ * (ADMIN_USER_IDS, `/dwm setup admins add`) makes one an admin, and that wins over guest status.
+ * `resolveStanding` gives the role or why the user is barred.
+ *
+ * Checked in ONE place per kind: commands in the registry dispatcher, buttons and modal
+ * submissions in ./interactions.ts, workflow steps in ./functions.ts, the Home tab where it is
+ * published. They all go through `admit` (commands and buttons; `requireAdmin` / `admitToModal`
+ * are its admin forms), `adminGateForView` / `barredAtSubmit` (submissions) and `stepBarred`.
  */
 
 import type { WebClient } from '@slack/web-api';
-import { configAdminIds } from '../../config.js';
+import { configAdminIds, type GuestAccess } from '../../config.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
 import { appState } from './app-state.js';
-import { LIMITS, type Message, type ModalView, modal, section } from './blocks.js';
-import type { CommandContext, Role } from './context-types.js';
+import {
+  context,
+  type HomeView,
+  header,
+  LIMITS,
+  type Message,
+  type ModalView,
+  message,
+  modal,
+  section,
+} from './blocks.js';
+import type { CommandContext, Role, Standing } from './context-types.js';
 import { renderRefused } from './errors.js';
 import { TtlLru } from './lru.js';
 import { esc, truncate, userMention } from './mrkdwn.js';
 
-export type { Role };
+export type { Role, Standing };
 
 export interface SlackUserInfo {
   id: string;
   tz: string;
   isAdmin: boolean;
   isOwner: boolean;
+  /** A single- or multi-channel guest (users.info `is_restricted` / `is_ultra_restricted`). */
+  isGuest: boolean;
+  /** users.info failed: nothing above is known (never cached; the next request asks again). */
+  lookupFailed?: true;
+}
+
+/** Why a user may not use the bot at all: a guest (GUEST_ACCESS=none), or Slack could not say. */
+export type Barred = Exclude<Standing, Role>;
+
+export function isBarred(s: Standing | undefined): s is Barred {
+  return s === 'guest' || s === 'unverified';
+}
+
+/** GUEST_ACCESS of the app (`none` when the configuration does not say: the safe side). */
+export function guestAccess(config: { guestAccess?: GuestAccess }): GuestAccess {
+  return config.guestAccess ?? 'none';
 }
 
 const USER_TTL_MS = 10 * 60_000;
@@ -64,8 +100,9 @@ export function roleCacheSizes(deps: { config: object }): { users: number; group
 }
 
 /**
- * users.info, cached per workspace+user with a TTL. On failure the user is treated as a plain
- * member in UTC (the safe side): roles are never granted because Slack could not be asked.
+ * users.info, cached per workspace+user with a TTL. On failure: a non-admin, non-guest in UTC,
+ * marked `lookupFailed` (not cached). Roles are never granted because Slack could not be asked;
+ * whether such a user may use the bot at all is `resolveStanding`'s decision (GUEST_ACCESS).
  */
 export async function userInfo(
   deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
@@ -103,12 +140,13 @@ async function fetchUserInfo(
       tz: typeof u?.tz === 'string' && u.tz ? u.tz : 'UTC',
       isAdmin: u?.is_admin === true,
       isOwner: u?.is_owner === true || u?.is_primary_owner === true,
+      isGuest: u?.is_restricted === true || u?.is_ultra_restricted === true,
     };
     userCache.set(key, info, deps.now());
     return info;
   } catch (err) {
-    deps.logger.warn({ err, userId }, 'users.info failed; treating the user as a member in UTC');
-    return { id: userId, tz: 'UTC', isAdmin: false, isOwner: false };
+    deps.logger.warn({ err, userId }, 'users.info failed; the user is not known to be a member (UTC)');
+    return { id: userId, tz: 'UTC', isAdmin: false, isOwner: false, isGuest: false, lookupFailed: true };
   }
 }
 
@@ -133,23 +171,51 @@ async function groupMembers(
   }
 }
 
-/** The user's role in the workspace. */
-export async function resolveRole(
+/**
+ * The user's standing in the workspace:
+ * 1. an id listed as admin (ADMIN_USER_IDS, the workspace's admin ids): admin, guest or not, and
+ *    without asking Slack;
+ * 2. users.info failed: with GUEST_ACCESS=none, `unverified` (refused with "try again": letting
+ *    the user in could let a guest in while Slack is slow or down; only the admins listed by id
+ *    above keep working through a Slack outage); with `member`, the old rule (a member unless
+ *    the admin user group says admin), since a guest would be a member anyway;
+ * 3. a guest: `guest` with GUEST_ACCESS=none, else `member` (never admin through Slack or the
+ *    admin user group: a group is not an explicit listing);
+ * 4. Slack admins / owners, then the admin user group: admin; member otherwise.
+ */
+export async function resolveStanding(
   deps: AppDeps,
   client: WebClient,
   workspace: WorkspaceKey,
   userId: string,
-): Promise<Role> {
+): Promise<Standing> {
   if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
   const info = await userInfo(deps, client, workspace, userId);
+  const barGuests = guestAccess(deps.config) === 'none';
+  if (info.lookupFailed && barGuests) return 'unverified';
+  if (info.isGuest) return barGuests ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
   if (settings.adminUsergroupId) {
     const members = await groupMembers(deps, client, workspace, settings.adminUsergroupId);
     if (members.has(userId)) return 'admin';
   }
   return 'member';
+}
+
+/** The user's role in the workspace (a barred user is not an admin). */
+export async function resolveRole(
+  deps: AppDeps,
+  client: WebClient,
+  workspace: WorkspaceKey,
+  userId: string,
+): Promise<Role> {
+  return roleOfStanding(await resolveStanding(deps, client, workspace, userId));
+}
+
+export function roleOfStanding(s: Standing): Role {
+  return s === 'admin' ? 'admin' : 'member';
 }
 
 /**
@@ -178,10 +244,7 @@ export async function refusal(deps: AppDeps, workspace: WorkspaceKey, what: stri
  * user is not an admin: audited as 'refused', told who can do it, and false is returned.
  */
 export async function requireAdmin(ctx: CommandContext, what: string, action: string): Promise<boolean> {
-  if ((await ctx.role()) === 'admin') return true;
-  await ctx.audit({ action, detail: `refused: ${what}`, result: 'refused' });
-  await ctx.respond(renderRefused(what, await ctx.admins()), { share: false });
-  return false;
+  return admit(ctx, { role: 'admin', what, action });
 }
 
 /**
@@ -194,11 +257,23 @@ export async function localRole(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<Role | undefined> {
+  const s = await localStanding(deps, workspace, userId);
+  return s === undefined ? undefined : roleOfStanding(s);
+}
+
+/** `resolveStanding` as far as it is known without a Slack call (see `localRole`). */
+export async function localStanding(
+  deps: AppDeps,
+  workspace: WorkspaceKey,
+  userId: string,
+): Promise<Standing | undefined> {
   if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
+  // A failed users.info is never cached: unknown here, asked again by the caller.
   const info = stateOf(deps).users.get(`${workspace}:${userId}`, deps.now());
   if (!info) return undefined;
+  if (info.isGuest) return guestAccess(deps.config) === 'none' ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
   if (!settings.adminUsergroupId) return 'member';
   const members = stateOf(deps).groups.get(`${workspace}:${settings.adminUsergroupId}`, deps.now());
@@ -228,13 +303,22 @@ export async function roleWithin(
   ctx: CommandContext,
   budgetMs = stateOf(ctx.deps).budgetMs,
 ): Promise<Role | undefined> {
+  const s = await standingWithin(ctx, budgetMs);
+  return s === undefined ? undefined : roleOfStanding(s);
+}
+
+/** The standing if it is known within the budget, else undefined (the check goes on). */
+export async function standingWithin(
+  ctx: CommandContext,
+  budgetMs = stateOf(ctx.deps).budgetMs,
+): Promise<Standing | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), budgetMs);
     timer.unref?.();
   });
   try {
-    return await Promise.race([ctx.role(), late]);
+    return await Promise.race([ctx.standing(), late]);
   } finally {
     clearTimeout(timer);
   }
@@ -272,27 +356,59 @@ export interface AdmitOptions {
   title?: string;
 }
 
+export interface AdmitRequest extends AdmitOptions {
+  /** The role the request needs: 'member' (anyone the bot serves) or 'admin'. */
+  role: Role;
+  /** The request opens a modal with the trigger id (3 s): wait for the role only briefly. */
+  modal?: boolean;
+}
+
+/** Audit detail of a refusal: why (guest, unverified, not an admin) and what was tried. */
+function refusalDetail(s: Standing, o: AdmitOptions): string {
+  const base = o.detail ?? `refused: ${o.what}`;
+  if (s === 'guest') return `${base} (guest account)`;
+  if (s === 'unverified') return `${base} (Slack could not confirm the user)`;
+  return base;
+}
+
+function allowed(s: Standing, role: Role): boolean {
+  return !isBarred(s) && (role === 'member' || s === 'admin');
+}
+
+/** The reply to a refused user: barred (guest / unverified) or not an admin. */
+export async function refusalFor(ctx: CommandContext, s: Standing, what: string): Promise<Message> {
+  const admins = await ctx.admins();
+  return isBarred(s) ? renderBarred(s, admins) : renderRefused(what, admins);
+}
+
 /**
- * The role check of a command or button that opens a modal: the trigger id lasts
- * 3 s, so the role is awaited only for a short budget (`roleWithin`).
- * - known in time: admins go on (the caller opens its modal with `ctx.openView`); members are
- *   refused as by `requireAdmin` (audited, ephemeral reply, no modal);
- * - not known in time: a "Checking…" modal is opened with the trigger id, then the role is
- *   awaited: members see the modal turn into a refusal (audited); for admins `ctx.openView` is
- *   replaced so that the caller's modal fills the one already open (views.update).
- * Returns true when the caller may go on.
+ * The check of a command or button (the only one: the registry and ./interactions.ts call it):
+ * barred users (guests with GUEST_ACCESS=none, users Slack could not confirm) are refused
+ * whatever the role; `role: 'admin'` refuses members too. A refusal is audited and answered
+ * (ephemeral). Returns true when the caller may go on.
+ *
+ * With `modal` (the caller opens a modal with the trigger id, which lasts 3 s) the standing is
+ * awaited only for a short budget (`standingWithin`):
+ * - known in time: as above (a refusal is a reply, no modal);
+ * - not known in time: a "Checking…" modal is opened with the trigger id, then the standing is
+ *   awaited: a refused user sees the modal turn into the refusal (audited); otherwise
+ *   `ctx.openView` is replaced so that the caller's modal fills the one already open
+ *   (views.update).
  */
-export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promise<boolean> {
-  const detail = o.detail ?? `refused: ${o.what}`;
-  const quick = await roleWithin(ctx);
-  if (quick === 'admin') return true;
-  if (quick === 'member') {
-    await ctx.audit({ action: o.action, detail, result: 'refused' });
-    await ctx.respond(renderRefused(o.what, await ctx.admins()), { share: false });
+export async function admit(ctx: CommandContext, o: AdmitRequest): Promise<boolean> {
+  const refuse = async (s: Standing) => {
+    await ctx.audit({ action: o.action, detail: refusalDetail(s, o), result: 'refused' });
+  };
+  const quick = o.modal ? await standingWithin(ctx) : await ctx.standing();
+  if (quick !== undefined) {
+    if (allowed(quick, o.role)) return true;
+    await refuse(quick);
+    await ctx.respond(await refusalFor(ctx, quick, o.what), { share: false });
     return false;
   }
   const viewId = await ctx.openView(checkingView(o.title ?? 'Please wait'));
-  if ((await ctx.role()) === 'admin') {
+  const s = await ctx.standing();
+  if (allowed(s, o.role)) {
     ctx.openView = async (view) => {
       if (!viewId) throw new Error('views.open returned no view id');
       await ctx.client.views.update({ view_id: viewId, view: view });
@@ -300,14 +416,24 @@ export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promis
     };
     return true;
   }
-  await ctx.audit({ action: o.action, detail, result: 'refused' });
+  await refuse(s);
   if (viewId) {
+    const admins = await ctx.admins();
     await ctx.client.views.update({
       view_id: viewId,
-      view: refusedView(o.what, await ctx.admins()),
+      view: isBarred(s) ? barredView(s, admins) : refusedView(o.what, admins),
     });
   }
   return false;
+}
+
+/**
+ * The admin check of a command or button that opens a modal (`admit` with `role: 'admin'` and
+ * `modal`): the trigger id lasts 3 s, so the standing is awaited only for a short budget.
+ * Returns true when the caller may go on (its `ctx.openView` may then fill the "Checking…" modal).
+ */
+export async function admitToModal(ctx: CommandContext, o: AdmitOptions): Promise<boolean> {
+  return admit(ctx, { ...o, role: 'admin', modal: true });
 }
 
 /** Ok to go on; `acked` says whether the submission was already answered with the pending view. */
@@ -329,8 +455,12 @@ export async function adminGateForView(
   ack: (r?: any) => Promise<void>,
   o: { viewId: string; blockId: string; what: string; action: string; pending: ModalView },
 ): Promise<ViewGate> {
-  const known = await localRole(ctx.deps, ctx.workspace, ctx.userId);
+  const known = await localStanding(ctx.deps, ctx.workspace, ctx.userId);
   if (known === 'admin') return { ok: true, acked: false };
+  if (isBarred(known)) {
+    await refuseSubmission(ctx, ack, known, o);
+    return { ok: false };
+  }
   if (known === 'member') {
     const admins = (await ctx.admins())
       .replace(/<@([A-Z0-9]+)>/g, '@$1')
@@ -343,12 +473,134 @@ export async function adminGateForView(
     return { ok: false };
   }
   await ack({ response_action: 'update', view: o.pending });
-  if ((await ctx.role()) === 'admin') return { ok: true, acked: true };
-  await ctx.audit({ action: o.action, detail: `refused: ${o.what}`, result: 'refused' });
+  const s = await ctx.standing();
+  if (s === 'admin') return { ok: true, acked: true };
+  await ctx.audit({ action: o.action, detail: refusalDetail(s, o), result: 'refused' });
+  const admins = await ctx.admins();
   await ctx.client.views
-    .update({ view_id: o.viewId, view: refusedView(o.what, await ctx.admins()) })
+    .update({ view_id: o.viewId, view: isBarred(s) ? barredView(s, admins) : refusedView(o.what, admins) })
     .catch((err: unknown) => ctx.logger.warn({ err }, 'could not show the refusal in the modal'));
   return { ok: false };
+}
+
+/** A barred user's submission known before the ack: the form becomes the refusal (audited). */
+async function refuseSubmission(
+  ctx: CommandContext,
+  // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
+  ack: (r?: any) => Promise<void>,
+  s: Barred,
+  o: { what: string; action: string },
+): Promise<void> {
+  await ack({ response_action: 'update', view: barredView(s, await ctx.admins()) });
+  await ctx.audit({ action: o.action, detail: refusalDetail(s, o), result: 'refused' });
+}
+
+/**
+ * The guest check of every modal submission (./interactions.ts), in two steps because nothing
+ * may call Slack before the ack:
+ * - `before` (ahead of the form's own checks, no Slack call): a user known to be barred
+ *   (`localStanding`) sees the form become the refusal; returns false;
+ * - `after` (once the submission is acked, before `submit` runs): when the standing was not
+ *   known locally it is asked from Slack now; a barred user is refused (audited), in the modal
+ *   when it is still open (`viewId`, the view shown at the ack), else by a direct message.
+ *   Returns false then, and `submit` must not run.
+ * Admin submissions get the same through `adminGateForView`.
+ */
+export function barredAtSubmit(ctx: CommandContext, o: { what: string; action: string }) {
+  let known: Standing | undefined;
+  return {
+    async before(
+      // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
+      ack: (r?: any) => Promise<void>,
+    ): Promise<boolean> {
+      known = await localStanding(ctx.deps, ctx.workspace, ctx.userId);
+      if (!isBarred(known)) return true;
+      await refuseSubmission(ctx, ack, known, o);
+      return false;
+    },
+    async after(viewId: string | undefined): Promise<boolean> {
+      if (known !== undefined) return true;
+      const s = await ctx.standing();
+      if (!isBarred(s)) return true;
+      await ctx.audit({ action: o.action, detail: refusalDetail(s, o), result: 'refused' });
+      const admins = await ctx.admins();
+      const shown = viewId
+        ? await ctx.client.views
+            .update({ view_id: viewId, view: barredView(s, admins) })
+            .then(() => true)
+            .catch(() => false)
+        : false;
+      if (!shown) await ctx.respond(renderBarred(s, admins), { share: false });
+      return false;
+    },
+  };
+}
+
+// -- What a barred user is told ------------------------------------------------------------------
+
+const GUEST_WHAT = "Guest accounts can't use this bot in this workspace.";
+const UNVERIFIED_WHAT = "Couldn't check who you are, so nothing was done.";
+
+/** What / why / next of a barred user, mrkdwn (`admins` from `adminContacts`). */
+function barredParts(s: Barred, admins: string): { what: string; why: string; next: string } {
+  if (s === 'guest') {
+    return {
+      what: GUEST_WHAT,
+      why: 'Your Slack account is a guest account, and this workspace lets only its full members use DRM ChatOps.',
+      next: `If you need something done, ask ${admins}.`,
+    };
+  }
+  return {
+    what: UNVERIFIED_WHAT,
+    why: 'Slack did not answer when the bot asked about your account, and this workspace lets only its full members use DRM ChatOps.',
+    next: `Try again in a minute. If it keeps happening, tell ${admins}.`,
+  };
+}
+
+/** The reply to a barred user (commands, buttons, submissions answered by message). */
+export function renderBarred(s: Barred, admins: string): Message {
+  const p = barredParts(s, admins);
+  return message(p.what, [section(`:lock: *${p.what}*\n${p.why}`), section(p.next)]);
+}
+
+/** The modal a barred user's form or "Checking…" modal turns into. */
+export function barredView(s: Barred, admins: string): ModalView {
+  const p = barredParts(s, admins);
+  return modal(
+    CHECK_CALLBACK,
+    s === 'guest' ? 'Not available' : 'Try again',
+    [section(`:lock: *${p.what}*`), section(p.why), section(p.next)],
+    { close: 'Close' },
+  );
+}
+
+/** The Home tab of a barred user: what / why / next, no buttons. */
+export function barredHomeView(s: Barred, admins: string): HomeView {
+  const p = barredParts(s, admins);
+  return {
+    type: 'home',
+    blocks: [
+      header('DRM ChatOps'),
+      section(`:lock: *${p.what}*`),
+      section(p.why),
+      section(p.next),
+      context(
+        s === 'guest' ? 'Guest accounts see no data and no actions here.' : 'Open this tab again to retry.',
+      ),
+    ],
+  };
+}
+
+/**
+ * The check of a Workflow Builder step run for `userId` (./functions.ts): the text the step
+ * fails with when that user is barred, else undefined. A step that names no user runs as the
+ * workflow (its builder, a member, chose so) and is not checked here.
+ */
+export async function stepBarred(ctx: CommandContext): Promise<string | undefined> {
+  const s = await ctx.standing();
+  if (!isBarred(s)) return undefined;
+  const p = barredParts(s, await ctx.admins());
+  return [p.what, p.why, p.next].join(' ');
 }
 
 /**

@@ -17,7 +17,15 @@ import { notifyHomeSummary } from '../../../ops/notify-home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import { appState } from '../../kit/app-state.js';
-import { resolveRole, userInfo } from '../../kit/roles.js';
+import {
+  adminContacts,
+  barredHomeView,
+  guestAccess,
+  isBarred,
+  resolveStanding,
+  roleOfStanding,
+  userInfo,
+} from '../../kit/roles.js';
 import { webClients } from '../../kit/web-client.js';
 import { homeView } from './render.js';
 
@@ -66,9 +74,21 @@ export async function publishHome(
   userId: string,
   data?: HomeData,
 ): Promise<void> {
-  const [d, role, info, notify] = await Promise.all([
+  // Who the viewer is first (users.info, cached): a barred user (a guest with GUEST_ACCESS=none,
+  // or one Slack could not confirm) gets a tab that says so, with no data and no buttons.
+  const standing = await resolveStanding(deps, client, workspace, userId).catch(() =>
+    guestAccess(deps.config) === 'none' ? ('unverified' as const) : ('member' as const),
+  );
+  if (isBarred(standing)) {
+    await client.views.publish({
+      user_id: userId,
+      view: barredHomeView(standing, await adminContacts(deps, workspace)),
+    });
+    return;
+  }
+  const role = roleOfStanding(standing);
+  const [d, info, notify] = await Promise.all([
     data ?? gatherHome(deps, workspace),
-    resolveRole(deps, client, workspace, userId).catch(() => 'member' as const),
     userInfo(deps, client, workspace, userId),
     // The viewer's own requests, alerts and digests (store reads only); left out when unreadable.
     notifyHomeSummary(deps, workspace, userId).catch((err: unknown) => {

@@ -41,6 +41,8 @@ export const editButton = button({
   name: 'recipients.edit',
   actionId: WM_ACTIONS.recipientEdit,
   value: recipientValue,
+  // The user check waits only briefly before the form opens (trigger id: 3 s).
+  opensModal: true,
   failure: "Couldn't open the edit form",
   async run(ctx, v, { responseUrl }) {
     let viewId: string | undefined;
