@@ -405,7 +405,7 @@ describe('workspace isolation', () => {
           const out = said(await waitReplies(bot, seq).catch(() => []));
           // Slack does not know that user in B (users.info: user_not_found): with GUEST_ACCESS=none
           // (the default) such a user is refused everything ("couldn't check who you are").
-          if (!out.includes('Only admins') && !out.includes("Couldn't check who you are"))
+          if (!out.includes('Only admins') && !out.includes("Couldn't confirm your account"))
             leaks.push(`team ${b.teamId}: ${c.name} not refused`);
           if (out.includes(markerB)) leaks.push(`team ${b.teamId}: ${c.name} showed B's data`);
         }

@@ -14,7 +14,12 @@ import { createContext } from '../../src/slack/kit/context.js';
 import { button, modal, registerInteractions } from '../../src/slack/kit/interactions.js';
 import { required } from '../../src/slack/kit/parse.js';
 import { CommandRegistry } from '../../src/slack/kit/registry.js';
-import { localStanding, resolveStanding, setRoleCheckBudgetMs } from '../../src/slack/kit/roles.js';
+import {
+  clearRoleCaches,
+  localStanding,
+  resolveStanding,
+  setRoleCheckBudgetMs,
+} from '../../src/slack/kit/roles.js';
 import { captureApp, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
@@ -155,14 +160,40 @@ describe('who is a guest (resolveStanding)', () => {
     expect(log).toEqual([]);
   });
 
-  it('users.info failing: refused as unverified with GUEST_ACCESS=none (not cached), a member with member', async () => {
+  it('users.info failing: Slack not knowing the user refuses (unverified), an outage keeps the last answer or admits a member', async () => {
+    const notFound = Object.assign(new Error('An API error occurred: user_not_found'), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: 'user_not_found' },
+    });
+    const failing = (log: string[], down: Set<string>) =>
+      slack(log, {
+        'users.info': (a) => {
+          const id = (a as { user: string }).user;
+          if (id === 'UFOREIGN') throw notFound;
+          if (down.has(id)) throw new Error('slack down');
+          const user = USERS[id];
+          if (!user) throw new Error('slack down');
+          return { ok: true, user };
+        },
+      });
     const none = await withAccess('none', ['T1:UADMIN']);
-    expect(await resolveStanding(none, slack([]) as never, 'T1', 'UNKNOWN')).toBe('unverified');
-    expect(await localStanding(none, 'T1', 'UNKNOWN')).toBeUndefined();
+    // Slack says it does not know the user here (another workspace or organisation): refused.
+    expect(await resolveStanding(none, failing([], new Set()) as never, 'T1', 'UFOREIGN')).toBe('unverified');
+    expect(await localStanding(none, 'T1', 'UFOREIGN')).toBeUndefined();
+    // Slack cannot answer for a user never seen: a member for this request, never an admin.
+    expect(await resolveStanding(none, failing([], new Set()) as never, 'T1', 'UNKNOWN')).toBe('member');
+    // A guest seen before stays a guest while Slack cannot answer; an admin seen before is not
+    // an admin from memory.
+    expect(await resolveStanding(none, failing([], new Set()) as never, 'T1', 'UGUEST')).toBe('guest');
+    expect(await resolveStanding(none, failing([], new Set()) as never, 'T1', 'USLACKADMIN')).toBe('admin');
+    clearRoleCaches(none);
+    const down = new Set(['UGUEST', 'USLACKADMIN']);
+    expect(await resolveStanding(none, failing([], down) as never, 'T1', 'UGUEST')).toBe('guest');
+    expect(await resolveStanding(none, failing([], down) as never, 'T1', 'USLACKADMIN')).toBe('member');
     // The admins listed by id keep working through a Slack outage.
-    expect(await resolveStanding(none, slack([]) as never, 'T1', 'UADMIN')).toBe('admin');
+    expect(await resolveStanding(none, failing([], down) as never, 'T1', 'UADMIN')).toBe('admin');
     const member = await withAccess('member');
-    expect(await resolveStanding(member, slack([]) as never, 'T1', 'UNKNOWN')).toBe('member');
+    expect(await resolveStanding(member, failing([], new Set()) as never, 'T1', 'UFOREIGN')).toBe('member');
   });
 });
 
@@ -189,14 +220,25 @@ describe('commands (the registry dispatch)', () => {
     expect(audit.find((a) => a.action === 'command.gjobs')?.detail).toContain('guest account');
   });
 
-  it('a user Slack cannot tell the bot about is refused with "try again" (GUEST_ACCESS=none)', async () => {
+  it('a user Slack does not know in this workspace is refused (GUEST_ACCESS=none); one Slack cannot answer about runs as a member', async () => {
     const deps = await withAccess('none');
     const ran: string[] = [];
-    const { ctx, replies } = ctxFor(deps, slack([]), 'UNKNOWN');
+    const notFound = Object.assign(new Error('An API error occurred: user_not_found'), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: 'user_not_found' },
+    });
+    const foreign = slack([], {
+      'users.info': () => {
+        throw notFound;
+      },
+    });
+    const { ctx, replies } = ctxFor(deps, foreign, 'UFOREIGN');
     await registry(ran).dispatch(ctx, 'gjobs');
     expect(ran).toEqual([]);
-    expect(replies[0]).toContain("Couldn't check who you are");
-    expect(replies[0]).toContain('Try again');
+    expect(replies[0]).toContain("Couldn't confirm your account in this workspace");
+    const down = ctxFor(deps, slack([]), 'UNKNOWN');
+    await registry(ran).dispatch(down.ctx, 'gjobs');
+    expect(ran).toEqual(['gjobs as member']);
   });
 
   it('GUEST_ACCESS=member: a guest runs member commands as a member and is refused admin ones', async () => {

@@ -33,7 +33,7 @@ import {
 } from './blocks.js';
 import type { CommandContext, Role, Standing } from './context-types.js';
 import { renderRefused } from './errors.js';
-import { TtlLru } from './lru.js';
+import { LruMap, TtlLru } from './lru.js';
 import { esc, truncate, userMention } from './mrkdwn.js';
 
 export type { Role, Standing };
@@ -45,8 +45,13 @@ export interface SlackUserInfo {
   isOwner: boolean;
   /** A single- or multi-channel guest (users.info `is_restricted` / `is_ultra_restricted`). */
   isGuest: boolean;
-  /** users.info failed: nothing above is known (never cached; the next request asks again). */
-  lookupFailed?: true;
+  /**
+   * users.info failed and no earlier answer is known (never cached; the next request asks again):
+   * `unknown-user` when Slack says it does not know the user here (`user_not_found`,
+   * `user_not_visible`: a user of another workspace or organisation), `unavailable` otherwise
+   * (rate limit, network, Slack down, a method the workspace does not offer).
+   */
+  lookupFailed?: 'unknown-user' | 'unavailable';
 }
 
 /** Why a user may not use the bot at all: a guest (GUEST_ACCESS=none), or Slack could not say. */
@@ -77,12 +82,15 @@ interface RoleState {
   groups: TtlLru<Set<string>>;
   /** users.info calls in progress: concurrent requests of one user share one call. */
   usersInFlight: Map<string, Promise<SlackUserInfo>>;
+  /** The last users.info answer per user (no TTL): used only when Slack cannot answer. */
+  lastKnown: LruMap<string, SlackUserInfo>;
   budgetMs: number;
 }
 const stateOf = appState<RoleState>(() => ({
   users: new TtlLru<SlackUserInfo>(USER_CACHE_MAX, USER_TTL_MS),
   groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
   usersInFlight: new Map(),
+  lastKnown: new LruMap<string, SlackUserInfo>(USER_CACHE_MAX),
   budgetMs: DEFAULT_ROLE_BUDGET_MS,
 }));
 
@@ -143,10 +151,40 @@ async function fetchUserInfo(
       isGuest: u?.is_restricted === true || u?.is_ultra_restricted === true,
     };
     userCache.set(key, info, deps.now());
+    stateOf(deps).lastKnown.set(key, info);
     return info;
   } catch (err) {
-    deps.logger.warn({ err, userId }, 'users.info failed; the user is not known to be a member (UTC)');
-    return { id: userId, tz: 'UTC', isAdmin: false, isOwner: false, isGuest: false, lookupFailed: true };
+    const code = (err as { code?: string; data?: { error?: string } } | undefined)?.data?.error;
+    if (code === 'user_not_found' || code === 'user_not_visible') {
+      deps.logger.warn(
+        { userId, error: code },
+        'users.info: Slack does not know this user in this workspace',
+      );
+      return {
+        id: userId,
+        tz: 'UTC',
+        isAdmin: false,
+        isOwner: false,
+        isGuest: false,
+        lookupFailed: 'unknown-user',
+      };
+    }
+    // Slack could not answer (rate limit, network, outage): the last answer it gave, if any (a
+    // known guest stays a guest, an admin is NOT granted from memory: see resolveStanding).
+    const last = stateOf(deps).lastKnown.get(key);
+    if (last) {
+      deps.logger.warn({ err, userId }, 'users.info failed; using the last answer Slack gave');
+      return { ...last, isAdmin: false, isOwner: false };
+    }
+    deps.logger.warn({ err, userId }, 'users.info failed; the user is treated as a member (UTC)');
+    return {
+      id: userId,
+      tz: 'UTC',
+      isAdmin: false,
+      isOwner: false,
+      isGuest: false,
+      lookupFailed: 'unavailable',
+    };
   }
 }
 
@@ -175,10 +213,15 @@ async function groupMembers(
  * The user's standing in the workspace:
  * 1. an id listed as admin (ADMIN_USER_IDS, the workspace's admin ids): admin, guest or not, and
  *    without asking Slack;
- * 2. users.info failed: with GUEST_ACCESS=none, `unverified` (refused with "try again": letting
- *    the user in could let a guest in while Slack is slow or down; only the admins listed by id
- *    above keep working through a Slack outage); with `member`, the old rule (a member unless
- *    the admin user group says admin), since a guest would be a member anyway;
+ * 2. users.info failed:
+ *    - Slack says it does not know the user here (`user_not_found` / `user_not_visible`: someone
+ *      of another workspace or organisation): `unverified` with GUEST_ACCESS=none (refused, like
+ *      a guest), a member with `member`;
+ *    - Slack could not answer (rate limit, network, outage): the last answer Slack gave for the
+ *      user is used (a known guest stays barred; admin rights are never taken from memory); a
+ *      user the process has never seen is a member for this request (never an admin). Refusing
+ *      them would lock every member out whenever users.info is rate-limited or down, and the
+ *      admin-only actions stay closed;
  * 3. a guest: `guest` with GUEST_ACCESS=none, else `member` (never admin through Slack or the
  *    admin user group: a group is not an explicit listing);
  * 4. Slack admins / owners, then the admin user group: admin; member otherwise.
@@ -194,7 +237,7 @@ export async function resolveStanding(
   if (settings.adminUserIds.includes(userId)) return 'admin';
   const info = await userInfo(deps, client, workspace, userId);
   const barGuests = guestAccess(deps.config) === 'none';
-  if (info.lookupFailed && barGuests) return 'unverified';
+  if (info.lookupFailed === 'unknown-user' && barGuests) return 'unverified';
   if (info.isGuest) return barGuests ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
   if (settings.adminUsergroupId) {
@@ -367,7 +410,7 @@ export interface AdmitRequest extends AdmitOptions {
 function refusalDetail(s: Standing, o: AdmitOptions): string {
   const base = o.detail ?? `refused: ${o.what}`;
   if (s === 'guest') return `${base} (guest account)`;
-  if (s === 'unverified') return `${base} (Slack could not confirm the user)`;
+  if (s === 'unverified') return `${base} (Slack does not know the user in this workspace)`;
   return base;
 }
 
@@ -539,7 +582,7 @@ export function barredAtSubmit(ctx: CommandContext, o: { what: string; action: s
 // -- What a barred user is told ------------------------------------------------------------------
 
 const GUEST_WHAT = "Guest accounts can't use this bot in this workspace.";
-const UNVERIFIED_WHAT = "Couldn't check who you are, so nothing was done.";
+const UNVERIFIED_WHAT = "Couldn't confirm your account in this workspace, so nothing was done.";
 
 /** What / why / next of a barred user, mrkdwn (`admins` from `adminContacts`). */
 function barredParts(s: Barred, admins: string): { what: string; why: string; next: string } {
@@ -552,8 +595,8 @@ function barredParts(s: Barred, admins: string): { what: string; why: string; ne
   }
   return {
     what: UNVERIFIED_WHAT,
-    why: 'Slack did not answer when the bot asked about your account, and this workspace lets only its full members use DRM ChatOps.',
-    next: `Try again in a minute. If it keeps happening, tell ${admins}.`,
+    why: 'Slack does not know your account in this workspace (an account of another workspace or organisation), and this workspace lets only its full members use DRM ChatOps.',
+    next: `If you need something done here, ask ${admins}.`,
   };
 }
 
