@@ -103,7 +103,6 @@ export interface ServiceClientDeps {
  */
 const UTC = '+00:00';
 
-
 const siteSchema = z.object({
   site_id: siteIdSchema,
   service_name: text,
