@@ -55,7 +55,7 @@ import {
 } from './job-waits.js';
 import { Outbox } from './outbox.js';
 import { type CycleResult, runCycle } from './poller.js';
-import { Subscriptions } from './subscriptions.js';
+import { Subscriptions, sameSubscriptions } from './subscriptions.js';
 import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
@@ -294,6 +294,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
     return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
   }
+  /** The last listing of the targets (kept when the cache is dropped: see targets()). */
+  let lastListing: { targets: Map<string, Target>; bySite: Map<string, Subscription[]> } | undefined;
   subscriptions.onChange = () => {
     targetsCache = undefined;
   };
@@ -642,10 +644,31 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return targetsCache.list;
     const at = clock.now();
     const { list, bySite, waitsBySite } = await listTargets();
+    // What did not change since the last listing is kept from it (the fresh copies die young):
+    // re-listing thousands of sites every few seconds otherwise replaces long-lived objects with
+    // equal new ones, which is garbage only a full GC collects (and the old space grows first).
+    const prev = lastListing;
+    const byKey = new Map<string, Target>();
     const out = list.map(([ws, site]): Target => {
       const key = siteKey(ws, site);
-      return { ws, site, key, lease: leaseName(ws, site), st: siteStatus(ws, site), preferred: true };
+      const t = prev?.targets.get(key) ?? {
+        ws,
+        site,
+        key,
+        lease: leaseName(ws, site),
+        st: siteStatus(ws, site),
+        preferred: true,
+      };
+      byKey.set(key, t);
+      return t;
     });
+    if (prev) {
+      for (const [k, subs] of bySite) {
+        const old = prev.bySite.get(k);
+        if (old && sameSubscriptions(old, subs)) bySite.set(k, old);
+      }
+    }
+    lastListing = { targets: byKey, bySite };
     if (targetsCacheMs > 0) targetsCache = { at, list: out, bySite, waitsBySite };
     return out;
   }

@@ -346,6 +346,36 @@ export class Subscriptions {
   }
 }
 
+/** The same subscriptions, field by field, in the same order (a listing that did not change). */
+export function sameSubscriptions(a: readonly Subscription[], b: readonly Subscription[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++)
+    if (!sameSubscription(a[i] as Subscription, b[i] as Subscription)) return false;
+  return true;
+}
+
+function sameSubscription(a: Subscription, b: Subscription): boolean {
+  if (
+    a.id !== b.id ||
+    a.workspace !== b.workspace ||
+    a.channelId !== b.channelId ||
+    a.siteId !== b.siteId ||
+    a.mode !== b.mode ||
+    a.content !== b.content ||
+    a.createdBy !== b.createdBy ||
+    a.createdAt !== b.createdAt ||
+    a.updatedAt !== b.updatedAt ||
+    a.statuses.length !== b.statuses.length ||
+    a.statuses.some((s, i) => s !== b.statuses[i])
+  ) {
+    return false;
+  }
+  const p = a.paused;
+  const q = b.paused;
+  if (!p || !q) return p === q;
+  return p.reason === q.reason && p.code === q.code && p.at === q.at && p.by === q.by;
+}
+
 /** True when a job in `status` with `contentId` passes the subscription's filters. */
 export function subscriptionMatches(sub: Subscription, status: JobStatusCode, contentId: string): boolean {
   if (sub.statuses.length > 0 && !sub.statuses.includes(status)) return false;
