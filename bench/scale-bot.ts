@@ -158,19 +158,27 @@ async function run(cfg: ScaleStart): Promise<void> {
 
   // Profiling knob (not used by the suite's figures): BENCH_SCALE_HEAP_PROFILE=FILE samples every
   // allocation of the window (collected ones included) and writes a .heapprofile (Chrome DevTools).
+  // BENCH_SCALE_CPU_PROFILE=FILE writes a .cpuprofile of the window the same way.
   const heapProfile = process.env.BENCH_SCALE_HEAP_PROFILE;
-  const inspector = heapProfile ? new Session() : undefined;
+  const cpuProfile = process.env.BENCH_SCALE_CPU_PROFILE;
+  const inspector = heapProfile || cpuProfile ? new Session() : undefined;
   const post = (method: string, params?: object) =>
     new Promise<unknown>((resolve, reject) =>
       inspector?.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
     );
   if (inspector) {
     inspector.connect();
-    await post('HeapProfiler.startSampling', {
-      samplingInterval: 16384,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
+    if (heapProfile) {
+      await post('HeapProfiler.startSampling', {
+        samplingInterval: 16384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+    if (cpuProfile) {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+    }
   }
   const cpu0 = process.cpuUsage();
   const real0 = performance.now();
@@ -209,8 +217,12 @@ async function run(cfg: ScaleStart): Promise<void> {
   if (inspector && heapProfile) {
     const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
     writeFileSync(heapProfile, JSON.stringify(profile));
-    inspector.disconnect();
   }
+  if (inspector && cpuProfile) {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(cpuProfile, JSON.stringify(profile));
+  }
+  inspector?.disconnect();
   const simulatedMs = clock.now() - sim0;
   const rssEnd = process.memoryUsage().rss;
   const windowMaxRssKb = process.resourceUsage().maxRSS;
