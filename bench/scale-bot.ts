@@ -7,7 +7,7 @@
  * step (what its timer does in production, at most once a second), so each site is polled when
  * its jittered interval is due. CPU share = CPU time of this process / simulated time.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { createApi } from '../src/api/index.js';
@@ -31,8 +31,27 @@ class BenchClock extends FakeClock {
   }
 }
 
+/**
+ * RssFile and RssAnon of /proc/self/status in MB (Linux), undefined elsewhere: which part of the
+ * RSS is pages of node's own binary and libraries, which part is anonymous memory.
+ */
+function rssSplit(): { rssFileMb: number; rssAnonMb: number } | undefined {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    const file = kb('RssFile');
+    const anon = kb('RssAnon');
+    return Number.isFinite(file) && Number.isFinite(anon)
+      ? { rssFileMb: file / 1024, rssAnonMb: anon / 1024 }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** RSS once the modules are loaded, before anything runs: the floor of every figure below. */
 const rssLoaded = process.memoryUsage().rss;
+const loadedSplit = rssSplit();
 
 function send(m: ChildMessage): void {
   process.send?.(m);
@@ -110,6 +129,7 @@ async function run(cfg: ScaleStart): Promise<void> {
   const maxRssAfterBaseline = process.resourceUsage().maxRSS;
   let peak = process.memoryUsage();
   let peakSpaces: Record<string, number> = {};
+  let peakSplit: ReturnType<typeof rssSplit>;
   const sample = () => {
     const m = process.memoryUsage();
     if (m.rss > peak.rss) {
@@ -117,6 +137,7 @@ async function run(cfg: ScaleStart): Promise<void> {
       peakSpaces = Object.fromEntries(
         getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]),
       );
+      peakSplit = rssSplit();
     }
   };
   // No forced GC here: the window starts with whatever the baseline cycle left, as in production.
@@ -137,19 +158,27 @@ async function run(cfg: ScaleStart): Promise<void> {
 
   // Profiling knob (not used by the suite's figures): BENCH_SCALE_HEAP_PROFILE=FILE samples every
   // allocation of the window (collected ones included) and writes a .heapprofile (Chrome DevTools).
+  // BENCH_SCALE_CPU_PROFILE=FILE writes a .cpuprofile of the window the same way.
   const heapProfile = process.env.BENCH_SCALE_HEAP_PROFILE;
-  const inspector = heapProfile ? new Session() : undefined;
+  const cpuProfile = process.env.BENCH_SCALE_CPU_PROFILE;
+  const inspector = heapProfile || cpuProfile ? new Session() : undefined;
   const post = (method: string, params?: object) =>
     new Promise<unknown>((resolve, reject) =>
       inspector?.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
     );
   if (inspector) {
     inspector.connect();
-    await post('HeapProfiler.startSampling', {
-      samplingInterval: 16384,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
+    if (heapProfile) {
+      await post('HeapProfiler.startSampling', {
+        samplingInterval: 16384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+    if (cpuProfile) {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+    }
   }
   const cpu0 = process.cpuUsage();
   const real0 = performance.now();
@@ -188,8 +217,12 @@ async function run(cfg: ScaleStart): Promise<void> {
   if (inspector && heapProfile) {
     const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
     writeFileSync(heapProfile, JSON.stringify(profile));
-    inspector.disconnect();
   }
+  if (inspector && cpuProfile) {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(cpuProfile, JSON.stringify(profile));
+  }
+  inspector?.disconnect();
   const simulatedMs = clock.now() - sim0;
   const rssEnd = process.memoryUsage().rss;
   const windowMaxRssKb = process.resourceUsage().maxRSS;
@@ -221,7 +254,9 @@ async function run(cfg: ScaleStart): Promise<void> {
       heapUsedMb: peak.heapUsed / 2 ** 20,
       externalMb: peak.external / 2 ** 20,
       spacesMb: peakSpaces,
+      ...(peakSplit ?? {}),
     },
+    ...(loadedSplit ? { loadedSplit } : {}),
     maxRssMb: Math.max(maxRssKb, maxRssAfterBaseline) / 1024,
     windowPeakRssMb: windowMaxRssKb / 1024,
     peakReset,

@@ -56,7 +56,16 @@ export const childMessageSchema = z.discriminatedUnion('type', [
       externalMb: z.number(),
       /** V8 heap spaces (committed MB) at that moment: new_space, old_space, code_space, ... */
       spacesMb: z.record(z.string(), z.number()),
+      /**
+       * /proc/self/status at that moment (Linux; absent elsewhere): RssFile = file-backed pages
+       * (node's own binary and shared libraries), RssAnon = anonymous memory (the V8 heap, malloc,
+       * WebAssembly memory, thread stacks).
+       */
+      rssFileMb: z.number().optional(),
+      rssAnonMb: z.number().optional(),
     }),
+    /** The same split once the modules are loaded, before anything runs. */
+    loadedSplit: z.object({ rssFileMb: z.number(), rssAnonMb: z.number() }).optional(),
     /** Peak RSS of the whole life, baseline cycle included. */
     maxRssMb: z.number(),
     /** Peak RSS of the measured window (the 5 cycles), when peakReset. */

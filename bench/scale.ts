@@ -181,6 +181,21 @@ function spaces(m: Result): string {
     .join(', ');
 }
 
+/**
+ * What the RSS at the sampled peak is made of (Linux): file-backed pages (node's own binary and
+ * libraries, which no JavaScript change shrinks) and anonymous memory (the V8 heap, malloc,
+ * WebAssembly memory of undici's HTTP parser, thread stacks). '' where /proc is not readable.
+ */
+function rssComposition(m: Result): string {
+  const p = m.sampledPeak;
+  if (p.rssFileMb === undefined || p.rssAnonMb === undefined) return '';
+  const mb = (x: number) => `${x.toFixed(0)} MB`;
+  const loaded = m.loadedSplit
+    ? ` (with the modules loaded: ${mb(m.loadedSplit.rssFileMb)} file-backed, ${mb(m.loadedSplit.rssAnonMb)} anonymous)`
+    : '';
+  return `At that sample ${mb(p.rssFileMb)} of the RSS were file-backed pages (node's own binary and libraries) and ${mb(p.rssAnonMb)} anonymous memory, of which about ${mb(Math.max(0, p.rssAnonMb - p.heapTotalMb))} outside the V8 heap (malloc, WebAssembly, stacks)${loaded}. `;
+}
+
 export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const p = scaleParams(ctx.quick);
   const runs = 3;
@@ -240,8 +255,9 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
       ? `peak RSS of each bot process over the ${p.cycles} cycles (kernel high-water mark, reset when the window starts; no forced GC before it)`
       : 'peak RSS of each bot process over its whole life (the high-water mark could not be reset on this OS)') +
     `, run as ${mid.runtime}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
-    `Median run: RSS ${mb(m.rssLoadedMb)} with the modules loaded and nothing run yet (node itself about 40 MB), ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)} = ${spaces(m)}; used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}); ` +
-    `live JS heap after a full GC at the end ${mb(m.heapLiveEndMb)}: the peak is mostly garbage V8 had not collected yet. Ratio is against the 100 MB goal.`;
+    `Median run: RSS ${mb(m.rssLoadedMb)} with the modules loaded and nothing run yet (node itself about 40 MB), ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)} = ${spaces(m)}; used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}). ` +
+    rssComposition(m) +
+    `Live JS heap after a full GC at the end ${mb(m.heapLiveEndMb)}: the peak is mostly garbage V8 had not collected yet. Ratio is against the 100 MB goal.`;
   const c = capped.result;
   const r = real.result;
   const realShare = cpuMsOf(real) / r.realMs;
@@ -299,7 +315,7 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
       ratio: windowPeak(real) / 100,
       goal: 'info (< 100 MB)',
       pass: undefined,
-      note: `the same ${rt.siteCount} sites in REAL time for ${rt.cycles} interval(s) of ${fmtMs(rt.intervalMs)} after the baseline cycle, at production's pace: system clock, the watcher's own timer, concurrency ${rt.concurrency} (WATCH_CONCURRENCY's default), default flags; one process. ${r.polls} polls, CPU share ${(realShare * 100).toFixed(2)} % of a core over ${fmtMs(r.realMs)}; highest RSS sampled ${mb(r.sampledPeak.rssMb)} (V8 heap total ${mb(r.sampledPeak.heapTotalMb)} = ${spaces(r)}); live heap at the end ${mb(r.heapLiveEndMb)}. Ratio is against the 100 MB goal.`,
+      note: `the same ${rt.siteCount} sites in REAL time for ${rt.cycles} interval(s) of ${fmtMs(rt.intervalMs)} after the baseline cycle, at production's pace: system clock, the watcher's own timer, concurrency ${rt.concurrency} (WATCH_CONCURRENCY's default), default flags; one process. ${r.polls} polls, CPU share ${(realShare * 100).toFixed(2)} % of a core over ${fmtMs(r.realMs)}; highest RSS sampled ${mb(r.sampledPeak.rssMb)} (V8 heap total ${mb(r.sampledPeak.heapTotalMb)} = ${spaces(r)}). ${rssComposition(r)}Live heap at the end ${mb(r.heapLiveEndMb)}. Ratio is against the 100 MB goal.`,
     },
     {
       figure: '3 SQLite store CPU share',

@@ -221,6 +221,28 @@ export function buildTarget(
   path: string,
   query?: QueryParams,
 ): { origin: string; path: string } {
+  const base = BASES.get(baseUrl) ?? parseBase(baseUrl);
+  let q = '';
+  if (query) {
+    const qs = new URLSearchParams();
+    for (const k of Object.keys(query)) {
+      const v = query[k];
+      if (v === undefined || v === null) continue;
+      if (Array.isArray(v)) for (const item of v) qs.append(k, String(item));
+      else qs.append(k, String(v));
+    }
+    q = qs.toString();
+  }
+  return { origin: base.origin, path: `${base.prefix}${path}${q ? `?${q}` : ''}` };
+}
+
+/**
+ * Base URLs already parsed (origin and path prefix): a handful per process (one or two origins,
+ * each workspace's configured base URL), parsed once instead of at every request. Bounded.
+ */
+const BASES = new Map<string, { origin: string; prefix: string }>();
+
+function parseBase(baseUrl: string): { origin: string; prefix: string } {
   // Messages never carry the URL's query, fragment or user:password (see urlForMessage), and no
   // `cause` is kept: Node's "Invalid URL" TypeError holds the whole input in its `input` field,
   // which a log serialiser would print.
@@ -238,15 +260,10 @@ export function buildTarget(
     // a URL ends up in logs and error reports. Refused instead.
     throw new BaseUrlError('The base URL must not contain a user name or password.');
   }
-  const prefix = u.pathname.replace(/\/+$/, '');
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) {
-    if (v === undefined || v === null) continue;
-    if (Array.isArray(v)) for (const item of v) qs.append(k, String(item));
-    else qs.append(k, String(v));
-  }
-  const q = qs.toString();
-  return { origin: u.origin, path: `${prefix}${path}${q ? `?${q}` : ''}` };
+  const parsed = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+  if (BASES.size >= 256) BASES.clear();
+  BASES.set(baseUrl, parsed);
+  return parsed;
 }
 
 interface PoolEntry {

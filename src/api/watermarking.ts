@@ -5,7 +5,18 @@
  */
 import { z } from 'zod';
 import { JOB_STATUS_CODES, TASK_STATUS_CODES } from './codes.js';
-import { codeOf, decodeEnvelope, intLike, listOf, parseWith, reqText, text } from './envelope.js';
+import {
+  cleanInt,
+  cleanText,
+  codeOf,
+  decodeEnvelope,
+  intLike,
+  listOf,
+  parseWith,
+  readCleanList,
+  reqText,
+  text,
+} from './envelope.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import { parseServiceTime } from './time.js';
@@ -70,6 +81,54 @@ const modifiedSchema = z.object({ dwm_id: intLike, update_time: text });
 
 type JobWire = z.output<typeof jobSchema>;
 type TaskWire = z.output<typeof taskSchema>;
+
+const JOB_CODES = new Set<string>(JOB_STATUS_CODES);
+const TASK_CODES = new Set<string>(TASK_STATUS_CODES);
+
+/**
+ * A job item in its usual, clean shape (integer id, text fields as strings, a known status code
+ * without spaces), read without zod; undefined otherwise (the page then goes through jobSchema).
+ * Same output as jobSchema for what it accepts.
+ */
+function cleanJob(o: Record<string, unknown>): JobWire | undefined {
+  const id = cleanInt(o.job_id);
+  const content = o.content_id;
+  const status = o.job_status;
+  const reg = cleanText(o.reg_time);
+  const upd = cleanText(o.update_time);
+  if (id === undefined || typeof content !== 'string' || typeof status !== 'string') return undefined;
+  if (!JOB_CODES.has(status) || reg === undefined || upd === undefined) return undefined;
+  return {
+    job_id: id,
+    content_id: content,
+    job_status: status as JobWire['job_status'],
+    reg_time: reg,
+    update_time: upd,
+  };
+}
+
+/** A task item in its usual, clean shape (see cleanJob); undefined otherwise. */
+function cleanTask(o: Record<string, unknown>): TaskWire | undefined {
+  const id = cleanInt(o.dwm_id);
+  const recipient = o.recipient;
+  const status = o.task_status;
+  const description = cleanText(o.description);
+  const cli = cleanText(o.cli_error_code);
+  const reg = cleanText(o.reg_time);
+  const upd = cleanText(o.update_time);
+  if (id === undefined || typeof recipient !== 'string' || typeof status !== 'string') return undefined;
+  if (!TASK_CODES.has(status) || description === undefined || cli === undefined) return undefined;
+  if (reg === undefined || upd === undefined) return undefined;
+  return {
+    dwm_id: id,
+    recipient,
+    description,
+    task_status: status as TaskWire['task_status'],
+    cli_error_code: cli,
+    reg_time: reg,
+    update_time: upd,
+  };
+}
 type RecipientWire = z.output<typeof recipientSchema>;
 
 function toJob(w: JobWire, tz: string): Job {
@@ -206,7 +265,8 @@ export function createWatermarkingClient(
         time_zone: query.timeZone,
       });
       const tz = env.timeZone ?? query.timeZone ?? '+00:00';
-      const items = parseWith(endpoint, listOf(jobSchema), env.data).map((w) => toJob(w, tz));
+      const wire = readCleanList(env.data, cleanJob) ?? parseWith(endpoint, listOf(jobSchema), env.data);
+      const items = wire.map((w) => toJob(w, tz));
       return page(items, env, query, tz);
     },
 
@@ -235,7 +295,8 @@ export function createWatermarkingClient(
         time_zone: opts.timeZone,
       });
       const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
-      const items = parseWith(endpoint, listOf(taskSchema), env.data).map((w) => toTask(w, tz));
+      const wire = readCleanList(env.data, cleanTask) ?? parseWith(endpoint, listOf(taskSchema), env.data);
+      const items = wire.map((w) => toTask(w, tz));
       // This list is not paged: one page holding every task.
       return {
         items,

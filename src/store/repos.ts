@@ -364,6 +364,22 @@ export function docRepo<T>(
       throw new RangeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
     }
   }
+  /** Ids of the index whose document exists, with its raw value, ordered by id. */
+  async function present(key: WorkspaceKey): Promise<Array<[string, string]>> {
+    const idx = ks.docIndex(namespace, key);
+    const ids = await backend.sMembers(idx);
+    if (ids.length === 0) return [];
+    const values = await backend.getMany(ids.map((id) => ks.doc(namespace, key, id)));
+    const missing = ids.filter((_, i) => values[i] === undefined);
+    // Expired (TTL) documents leave their id behind: prune it, re-checking atomically.
+    if (missing.length > 0) await backend.sPruneMissing(idx, missing, (id) => ks.doc(namespace, key, id));
+    const out: Array<[string, string]> = [];
+    ids.forEach((id, i) => {
+      const raw = values[i];
+      if (raw !== undefined) out.push([id, raw]);
+    });
+    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
   return {
     async get(key, id) {
       const raw = await backend.get(ks.doc(namespace, key, id));
@@ -382,14 +398,10 @@ export function docRepo<T>(
       await backend.sRem(ks.docIndex(namespace, key), [id]);
     },
     async list(key) {
-      const idx = ks.docIndex(namespace, key);
-      const ids = await backend.sMembers(idx);
-      if (ids.length === 0) return [];
-      const values = await backend.getMany(ids.map((id) => ks.doc(namespace, key, id)));
-      const missing = ids.filter((_, i) => values[i] === undefined);
-      // Expired (TTL) documents leave their id behind: prune it, re-checking atomically.
-      if (missing.length > 0) await backend.sPruneMissing(idx, missing, (id) => ks.doc(namespace, key, id));
-      return ids.filter((_, i) => values[i] !== undefined).sort();
+      return (await present(key)).map(([id]) => id);
+    },
+    async entries(key) {
+      return (await present(key)).map(([id, raw]): [string, T] => [id, decode(raw, key, id)]);
     },
     async deleteAll(key) {
       const idx = ks.docIndex(namespace, key);

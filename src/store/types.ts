@@ -107,6 +107,12 @@ export interface AtomicDocRepo<T> extends DocRepo<T> {
     fn: (old: T | undefined) => T | undefined,
     ttlMs?: number,
   ): Promise<T | undefined>;
+  /**
+   * Every document of the workspace with its id, ordered by id: what `list` then `get` of each id
+   * give, with each document read once (list already reads them to skip expired ids). Optional so
+   * that simple fakes stay valid; Store.docs() always has it.
+   */
+  entries?(key: WorkspaceKey): Promise<Array<[string, T]>>;
 }
 
 /** Anything with a zod-like parse (a zod schema fits): validates documents read back. */

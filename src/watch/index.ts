@@ -56,7 +56,7 @@ import {
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
-import { Subscriptions } from './subscriptions.js';
+import { Subscriptions, sameSubscriptions } from './subscriptions.js';
 import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
@@ -200,6 +200,20 @@ export interface Watcher {
 
 class LeaseLost extends Error {}
 
+/** A watched site as the scheduler sees it (built once per listing of the targets). */
+interface Target {
+  ws: string;
+  site: string;
+  /** siteKey(ws, site) */
+  key: string;
+  /** leaseName(ws, site) */
+  lease: string;
+  st: SiteStatus;
+  /** Whether this replica is preferred for the site, computed for the `live` array prefLive. */
+  preferred: boolean;
+  prefLive?: readonly string[];
+}
+
 /** Membership document of the replicas (see the header). */
 export const REPLICAS_NS = 'watch-replicas';
 const REPLICAS_KEY = '_global';
@@ -270,7 +284,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   let targetsCache:
     | {
         at: number;
-        list: Array<[string, string]>;
+        list: Target[];
         bySite: Map<string, Subscription[]>;
         waitsBySite: Map<string, JobWait[]>;
       }
@@ -283,6 +297,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
     return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
   }
+  /** The last listing of the targets (kept when the cache is dropped: see targets()). */
+  let lastListing: { targets: Map<string, Target>; bySite: Map<string, Subscription[]> } | undefined;
   subscriptions.onChange = () => {
     targetsCache = undefined;
   };
@@ -357,10 +373,20 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       .filter(([h, t]) => h === opts.holderId || now - t <= 3 * heartbeatMs)
       .map(([h]) => h)
       .sort();
-    live = next.includes(opts.holderId) ? next : [...next, opts.holderId];
+    const nextLive = next.includes(opts.holderId) ? next : [...next, opts.holderId];
+    // Keep the same array while the members do not change: targets remember their preference
+    // per `live` array (see isPreferred), so an unchanged membership costs no rehashing.
+    if (nextLive.length !== live.length || nextLive.some((h, i) => h !== live[i])) live = nextLive;
   }
-  const isPreferred = (ws: string, site: string) =>
-    live.length <= 1 || preferredReplica(live, `${ws}|${site}`) === opts.holderId;
+  /** This replica is preferred for the target's site (remembered until the membership changes). */
+  const isPreferred = (t: Target) => {
+    if (live.length <= 1) return true;
+    if (t.prefLive !== live) {
+      t.prefLive = live;
+      t.preferred = preferredReplica(live, t.key) === opts.holderId;
+    }
+    return t.preferred;
+  };
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
@@ -613,12 +639,42 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     if (items.length > 0) await waitOutbox.add(items);
   }
 
-  async function targets(): Promise<Array<[string, string]>> {
-    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return [...targetsCache.list];
+  /**
+   * The watched sites, each with its key, lease name and status looked up once per listing (a
+   * tick looks at every one of them: with thousands of sites, building those strings at every
+   * tick was most of the scheduler's garbage). Read-only for the caller.
+   */
+  async function targets(): Promise<readonly Target[]> {
+    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return targetsCache.list;
     const at = clock.now();
     const { list, bySite, waitsBySite } = await listTargets();
-    if (targetsCacheMs > 0) targetsCache = { at, list, bySite, waitsBySite };
-    return [...list];
+    // What did not change since the last listing is kept from it (the fresh copies die young):
+    // re-listing thousands of sites every few seconds otherwise replaces long-lived objects with
+    // equal new ones, which is garbage only a full GC collects (and the old space grows first).
+    const prev = lastListing;
+    const byKey = new Map<string, Target>();
+    const out = list.map(([ws, site]): Target => {
+      const key = siteKey(ws, site);
+      const t = prev?.targets.get(key) ?? {
+        ws,
+        site,
+        key,
+        lease: leaseName(ws, site),
+        st: siteStatus(ws, site),
+        preferred: true,
+      };
+      byKey.set(key, t);
+      return t;
+    });
+    if (prev) {
+      for (const [k, subs] of bySite) {
+        const old = prev.bySite.get(k);
+        if (old && sameSubscriptions(old, subs)) bySite.set(k, old);
+      }
+    }
+    lastListing = { targets: byKey, bySite };
+    if (targetsCacheMs > 0) targetsCache = { at, list: out, bySite, waitsBySite };
+    return out;
   }
 
   async function listTargets(): Promise<{
@@ -662,33 +718,32 @@ export function createWatcher(opts: WatcherOptions): Watcher {
    */
   async function tick(onScanned?: () => void): Promise<void> {
     const now = clock.now();
-    let due: Array<[string, string]>;
-    const handoff: Array<[string, string]> = [];
+    let due: Target[];
+    const handoff: Target[] = [];
     try {
       await heartbeat(now);
-      due = admit(
-        (await targets()).filter(([ws, site]) => {
-          if (inflight.has(siteKey(ws, site))) return false;
-          const st = siteStatus(ws, site);
-          if (isPreferred(ws, site)) {
-            // Newly ours (a replica died or left): try it now, do not wait for its old delay.
-            if (st.notPreferred) {
-              st.notPreferred = false;
-              st.nextPollAt = Math.min(st.nextPollAt, now);
-            }
-            return st.nextPollAt <= now;
+      const candidates: Target[] = [];
+      for (const t of await targets()) {
+        if (inflight.has(t.key)) continue;
+        const st = t.st;
+        if (isPreferred(t)) {
+          // Newly ours (a replica died or left): try it now, do not wait for its old delay.
+          if (st.notPreferred) {
+            st.notPreferred = false;
+            st.nextPollAt = Math.min(st.nextPollAt, now);
           }
-          // Another live replica is preferred for it: hand over the lease if we hold it.
-          st.notPreferred = true;
-          if (held.has(leaseName(ws, site))) handoff.push([ws, site]);
-          // Preference changes only at a heartbeat: no need to look before the next one.
-          if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
-          st.leaseHeld = false;
-          return false;
-        }),
-        now,
-      );
-      for (const [ws, site] of due) inflight.add(siteKey(ws, site));
+          if (st.nextPollAt <= now) candidates.push(t);
+          continue;
+        }
+        // Another live replica is preferred for it: hand over the lease if we hold it.
+        st.notPreferred = true;
+        if (held.has(t.lease)) handoff.push(t);
+        // Preference changes only at a heartbeat: no need to look before the next one.
+        if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
+        st.leaseHeld = false;
+      }
+      due = admit(candidates, now);
+      for (const t of due) inflight.add(t.key);
       scanRetryAt = 0;
     } catch (e) {
       // The store cannot list the subscriptions (an outage): try again in a few seconds, not at
@@ -699,8 +754,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       // The due sites are marked in flight: the scheduler may re-arm without picking them again.
       onScanned?.();
     }
-    for (const [ws, site] of handoff) {
-      const name = leaseName(ws, site);
+    for (const { ws, site, lease: name } of handoff) {
       held.delete(name);
       await opts.store.leases.release(name, opts.holderId).catch((err: unknown) => {
         log.warn({ err, workspace: ws, siteId: site }, 'lease hand-over failed (it will expire)');
@@ -708,9 +762,9 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
     if (handoff.length) leasesHeld.set(held.size);
     await Promise.all(
-      due.map(([ws, site]) =>
+      due.map(({ ws, site, key, st: status }) =>
         pollLimit(async () => {
-          const reserved = estimate(ws, site);
+          const reserved = estimate(status);
           try {
             const r = await pollOnce(ws, site);
             // The cycle's real cost replaces the estimate reserved at admission.
@@ -727,7 +781,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
             siteStatus(ws, site).nextPollAt = clock.now() + jittered();
           } finally {
-            inflight.delete(siteKey(ws, site));
+            inflight.delete(key);
           }
         }),
       ),
@@ -735,8 +789,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   }
 
   /** Calls a site's next cycle is expected to cost (its last cycle's; 2 for an idle site). */
-  function estimate(ws: string, site: string): number {
-    return Math.max(2, siteStatus(ws, site).lastResult?.calls ?? 2);
+  function estimate(st: SiteStatus): number {
+    return Math.max(2, st.lastResult?.calls ?? 2);
   }
 
   /**
@@ -744,28 +798,30 @@ export function createWatcher(opts: WatcherOptions): Watcher {
    * workspace's call budget (the estimate is reserved here). The others get a new due time. The
    * order is shuffled per tick, so replicas racing for leases spread the sites between them.
    */
-  function admit(due: Array<[string, string]>, now: number): Array<[string, string]> {
+  function admit(due: Target[], now: number): Target[] {
     for (let i = due.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
-      [due[i], due[j]] = [due[j] as [string, string], due[i] as [string, string]];
+      const t = due[i] as Target;
+      due[i] = due[j] as Target;
+      due[j] = t;
     }
-    const out: Array<[string, string]> = [];
-    for (const [ws, site] of due) {
+    const out: Target[] = [];
+    for (const t of due) {
       if (out.length >= maxPerTick) break; // the others stay due: the next tick takes them
-      const st = siteStatus(ws, site);
+      const { ws, st } = t;
       const cool = cooldownUntil.get(ws) ?? 0;
       if (cool > now) {
         st.nextPollAt = cool;
         continue;
       }
-      const est = estimate(ws, site);
+      const est = estimate(st);
       const wait = budgetOf(ws).waitFor(est, now);
       if (wait > 0) {
         st.nextPollAt = now + wait;
         continue;
       }
       budgetOf(ws).spend(est, now);
-      out.push([ws, site]);
+      out.push(t);
     }
     return out;
   }
@@ -795,7 +851,9 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     if (!running) return;
     if (timer !== undefined) clock.clearTimer(timer);
     let next = clock.now() + intervalMs;
-    for (const [k, s] of sites) if (!inflight.has(k)) next = Math.min(next, s.nextPollAt);
+    sites.forEach((s, k) => {
+      if (s.nextPollAt < next && !inflight.has(k)) next = s.nextPollAt;
+    });
     // After a failed listing: exactly the retry time (not sooner, not an interval later).
     if (scanRetryAt > 0) next = scanRetryAt;
     timer = clock.setTimer(

@@ -36,6 +36,46 @@ export const subscriptionSchema = z.object({
     .optional(),
 });
 
+const SUBSCRIPTION_KEYS = new Set(Object.keys(subscriptionSchema.shape));
+const PAUSED_KEYS = new Set(['reason', 'code', 'at', 'by']);
+const STATUS_CODES = new Set<string>(JOB_STATUS_CODES);
+const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;
+const optText = (v: unknown) => v === undefined || typeof v === 'string';
+
+/**
+ * A stored subscription in the shape this code writes, checked without zod (the watcher reads
+ * every subscription every few seconds); anything else goes through subscriptionSchema. Same
+ * result as the schema: the document itself when it has exactly the schema's fields (a freshly
+ * parsed document, not shared), undefined when the schema refuses it.
+ */
+function readSubscription(raw: unknown): Subscription | undefined {
+  if (isCleanSubscription(raw)) return raw;
+  const parsed = subscriptionSchema.safeParse(raw);
+  return parsed.success ? (parsed.data as Subscription) : undefined;
+}
+
+function isCleanSubscription(v: unknown): v is Subscription {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!SUBSCRIPTION_KEYS.has(k)) return false;
+  if (!nonEmpty(o.id) || !nonEmpty(o.workspace) || !nonEmpty(o.channelId) || !nonEmpty(o.siteId))
+    return false;
+  if (typeof o.createdBy !== 'string' || typeof o.createdAt !== 'string') return false;
+  if (!optText(o.content) || !optText(o.updatedAt)) return false;
+  if (o.mode !== 'all' && o.mode !== 'failures') return false;
+  if (!Array.isArray(o.statuses)) return false;
+  for (const st of o.statuses) if (typeof st !== 'string' || !STATUS_CODES.has(st)) return false;
+  const p = o.paused;
+  if (p !== undefined) {
+    if (p === null || typeof p !== 'object' || Array.isArray(p)) return false;
+    const q = p as Record<string, unknown>;
+    for (const k of Object.keys(q)) if (!PAUSED_KEYS.has(k)) return false;
+    if (typeof q.reason !== 'string' || typeof q.code !== 'string' || typeof q.at !== 'string') return false;
+    if (!optText(q.by)) return false;
+  }
+  return true;
+}
+
 /** Parse one status word: a code (DM500) or its name (completed, error, ready, preprocessing). */
 export function parseStatusWord(word: string): JobStatusCode | undefined {
   const w = word.trim().toUpperCase();
@@ -229,17 +269,17 @@ export class Subscriptions {
 
   async get(ws: WorkspaceKey, id: string): Promise<Subscription | undefined> {
     const raw = await this.repo.get(ws, id);
-    if (raw === undefined) return undefined;
-    const parsed = subscriptionSchema.safeParse(raw);
-    return parsed.success ? (parsed.data as Subscription) : undefined;
+    return raw === undefined ? undefined : readSubscription(raw);
   }
 
   /** Every subscription of the workspace, optionally of one channel, oldest first. */
   async list(ws: WorkspaceKey, opts: { channelId?: string; siteId?: string } = {}): Promise<Subscription[]> {
-    const ids = await this.repo.list(ws);
+    // Each document read once (the watcher lists every subscription every few seconds).
+    const docs = this.repo.entries
+      ? (await this.repo.entries(ws)).map(([, raw]) => readSubscription(raw))
+      : await Promise.all((await this.repo.list(ws)).map((id) => this.get(ws, id)));
     const out: Subscription[] = [];
-    for (const id of ids) {
-      const s = await this.get(ws, id);
+    for (const s of docs) {
       if (!s) continue;
       if (opts.channelId && s.channelId !== opts.channelId) continue;
       if (opts.siteId && s.siteId !== opts.siteId) continue;
@@ -304,6 +344,36 @@ export class Subscriptions {
       return list.includes(ws) ? old : { workspaces: [...list, ws] };
     });
   }
+}
+
+/** The same subscriptions, field by field, in the same order (a listing that did not change). */
+export function sameSubscriptions(a: readonly Subscription[], b: readonly Subscription[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++)
+    if (!sameSubscription(a[i] as Subscription, b[i] as Subscription)) return false;
+  return true;
+}
+
+function sameSubscription(a: Subscription, b: Subscription): boolean {
+  if (
+    a.id !== b.id ||
+    a.workspace !== b.workspace ||
+    a.channelId !== b.channelId ||
+    a.siteId !== b.siteId ||
+    a.mode !== b.mode ||
+    a.content !== b.content ||
+    a.createdBy !== b.createdBy ||
+    a.createdAt !== b.createdAt ||
+    a.updatedAt !== b.updatedAt ||
+    a.statuses.length !== b.statuses.length ||
+    a.statuses.some((s, i) => s !== b.statuses[i])
+  ) {
+    return false;
+  }
+  const p = a.paused;
+  const q = b.paused;
+  if (!p || !q) return p === q;
+  return p.reason === q.reason && p.code === q.code && p.at === q.at && p.by === q.by;
 }
 
 /** True when a job in `status` with `contentId` passes the subscription's filters. */

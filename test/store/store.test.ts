@@ -437,9 +437,22 @@ describe.each([memoryHarness(), sqliteHarness(), redisHarness()])('store on $nam
       await waitUntil(async () => (await d.get('T1', 'short')) === undefined);
       expect(await d.get('T1', 'short')).toBeUndefined();
       expect(await d.list('T1')).toEqual(['long']);
+      expect(await d.entries?.('T1')).toEqual([['long', { v: 2 }]]);
       // Putting it again brings it back.
       await d.put('T1', 'short', { v: 3 });
       expect(await d.list('T1')).toEqual(['long', 'short']);
+    });
+
+    it('entries() gives every document with its id, in id order, as list() then get() would', async () => {
+      const d = store.docs<{ v: number }>('entries');
+      expect(await d.entries?.('T1')).toEqual([]);
+      for (const id of ['b', 'a', 'c10', 'c2']) await d.put('T1', id, { v: id.length });
+      await d.put('T2', 'z', { v: 0 });
+      const viaGet = await Promise.all((await d.list('T1')).map(async (id) => [id, await d.get('T1', id)]));
+      expect(await d.entries?.('T1')).toEqual(viaGet);
+      expect((await d.entries?.('T1'))?.map(([id]) => id)).toEqual(['a', 'b', 'c10', 'c2']);
+      await d.delete('T1', 'b');
+      expect((await d.entries?.('T1'))?.map(([id]) => id)).toEqual(['a', 'c10', 'c2']);
     });
 
     it('keeps every id when 50 adds run at once', async () => {

@@ -102,6 +102,35 @@ describe('Subscriptions', () => {
     await store.close();
   });
 
+  it('reads stored documents the same whether they are in the usual shape or need the schema', async () => {
+    const { store, s } = await subs();
+    const base = {
+      siteId: 'AB12',
+      filters: { statuses: ['DM600' as const], mode: 'all' as const },
+      createdBy: 'U1',
+    };
+    const a = (await s.create('T1', { ...base, channelId: 'C1' })).subscription;
+    const b = (
+      await s.create('T1', { ...base, channelId: 'C2', filters: { ...base.filters, content: 'ep-*' } })
+    ).subscription;
+    const c = (await s.create('T1', { ...base, channelId: 'C3' })).subscription;
+    await s.pause('T1', c.id, { reason: 'archived', code: 'is_archived', by: 'U9' });
+    const before = await s.list('T1');
+    expect(before.map((x) => x.channelId)).toEqual(['C1', 'C2', 'C3']);
+    const docs = store.docs<Record<string, unknown>>('subscriptions');
+    // A field this version does not know (a newer writer): dropped, the rest read as before.
+    await docs.put('T1', a.id, { ...a, addedLater: { x: 1 } });
+    // A document the schema refuses (an unknown mode): left out, on both paths.
+    await docs.put('T1', b.id, { ...b, mode: 'sometimes' });
+    const after = await s.list('T1');
+    expect(after).toEqual([before[0], before[2]]);
+    expect(await s.get('T1', a.id)).toEqual(before[0]);
+    expect(await s.get('T1', b.id)).toBeUndefined();
+    // Listing one channel or site reads the same documents.
+    expect(await s.list('T1', { channelId: 'C3' })).toEqual([before[2]]);
+    await store.close();
+  });
+
   it('matches status and content filters', () => {
     const sub = {
       id: 'x',
