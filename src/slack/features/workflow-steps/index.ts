@@ -170,9 +170,12 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
     userInput: 'requested_by',
     needs: 'service',
     async run({ ctx, inputs, userId }) {
-      if (TRIAL_ROLE === 'admin' && (!userId || (await ctx.role()) !== 'admin')) {
+      // "Requested by" is whatever the workflow's builder put there, not proof of who runs it:
+      // it names the user in the audit log, never grants a role. Were trial requests admin-only,
+      // the step would be refused outright (the command checks the signed user instead).
+      if (TRIAL_ROLE === 'admin') {
         throw new StepRefusedError(
-          'Couldn\'t request a trial extension: only workspace admins may. Set "Requested by" to an admin, or ask one to run /drm plan trial.',
+          "Couldn't request a trial extension: only workspace admins may, and a workflow step cannot show who runs it. Ask an admin to run /drm plan trial.",
         );
       }
       const clients = await ctx.clients();
