@@ -38,7 +38,7 @@
  */
 import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js';
-import { ServiceError } from '../api/errors.js';
+import { ProtocolError, ServiceError, TransportError } from '../api/errors.js';
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { DocRepo, Store } from '../store/types.js';
 import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
@@ -59,6 +59,21 @@ export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 /** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
 export const MAX_LOOKUP_MISSES = 5;
 
+/**
+ * A getJob failure that means "not found (now)": how a service says so is "not shown" in the spec,
+ * so each way a spec-following service may say it counts: an error envelope (ServiceError), HTTP
+ * 404/410, or a 200 whose data is not a job (null, {}; a ProtocolError). Such a lookup is a miss
+ * (MAX_LOOKUP_MISSES), never an error that stops the whole site's cycle. Other failures (network,
+ * 5xx, 401/403) stop the cycle as before, to be retried by the scheduler.
+ */
+export function isLookupMiss(e: unknown): boolean {
+  return (
+    e instanceof ServiceError ||
+    e instanceof ProtocolError ||
+    (e instanceof TransportError && (e.status === 404 || e.status === 410))
+  );
+}
+
 export interface JobMemo {
   /** status */
   s: JobStatusCode;
@@ -72,7 +87,7 @@ export interface JobMemo {
   t?: [number, number, number];
   /** failed task dwmIds already reported */
   f?: number[];
-  /** consecutive failed lookups of a departed job (getJob refused with a service error) */
+  /** consecutive failed lookups of a departed job (getJob said "not found": isLookupMiss) */
   x?: number;
 }
 
@@ -340,7 +355,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
       try {
         j = await ctx.client.getJob(ctx.siteId, Number(id));
       } catch (e) {
-        if (!(e instanceof ServiceError)) throw e;
+        if (!isLookupMiss(e)) throw e;
         // The service's error codes are not specified ("not shown"): a refusal here may be "no such
         // job" or a passing failure. Forgetting the job at once would lose its final notification
         // silently, so keep looking for MAX_LOOKUP_MISSES cycles, then forget it.
@@ -450,7 +465,7 @@ async function resolveJobWaits(
         tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;
       }
     } catch (e) {
-      if (e instanceof ServiceError) continue;
+      if (isLookupMiss(e)) continue;
       throw e;
     }
     items.push({
