@@ -9,8 +9,9 @@
  * a whole command or list):
  * - numbers sent as strings are coerced, unknown fields are ignored;
  * - an optional text field may be a string, a number, null or left out entirely (all read as "");
- * - a status or product code the specs do not list is kept as its raw text (renderers show it as
- *   "unknown (CODE)", `codeLabel`), and logged once per code;
+ * - codes are read case-insensitively ("dm500" -> DM500); a status or product code the specs do
+ *   not list is kept as its raw text (renderers show it as "unknown (CODE)", `codeLabel`), and
+ *   logged once per code;
  * - `time_zone` with or without its sign ("09:00" -> "+09:00"); a value that is not an offset at
  *   all ("Asia/Seoul", "GMT+09:00", "") is ignored with a warning (logged once per value) and the
  *   client falls back to the offset it asked for;
@@ -96,13 +97,20 @@ function warnUnknownCode(field: string, code: string): void {
  */
 export function codeOf<const T extends string>(codes: readonly T[], field = 'code') {
   const known = new Set<string>(codes);
+  // Case is not significant in a code ("dm500" is DM500): the spec spells them in capitals but does
+  // not say a service cannot send them otherwise, and a final status read as "unknown" would
+  // never be announced. Folded to the table's spelling.
+  const folded = new Map<string, T>(codes.map((c) => [c.toUpperCase(), c]));
   return z.union([z.string(), z.number().transform(String)]).transform((v, ctx): T => {
     const code = v.trim();
     if (code === '') {
       ctx.addIssue({ code: 'custom', message: `empty code; expected one of ${codes.join(', ')}` });
       return z.NEVER;
     }
-    if (!known.has(code)) warnUnknownCode(field, code);
+    if (known.has(code)) return code as T;
+    const same = folded.get(code.toUpperCase());
+    if (same !== undefined) return same;
+    warnUnknownCode(field, code);
     return code as T;
   });
 }

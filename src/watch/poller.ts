@@ -364,7 +364,10 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
         continue;
       }
     }
-    if ((JOB_TERMINAL as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
+    // Left the in-flight list with a status that is not in flight: final. That includes a code the
+    // specs do not list (announced as "unknown (CODE)"): kept as in flight, it would be looked up
+    // every cycle forever and never announced.
+    if (!(JOB_IN_FLIGHT as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
     else {
       // still moving but not listed yet: look again next cycle
       const { x: _misses, ...rest } = m;
@@ -459,7 +462,8 @@ async function resolveJobWaits(
         seen.count();
         job = await ctx.client.getJob(ctx.siteId, jobId);
       }
-      if (!(JOB_TERMINAL as string[]).includes(job.status)) continue;
+      // Finished: any status that is not in flight (an unlisted code too, as for departed jobs).
+      if ((JOB_IN_FLIGHT as string[]).includes(job.status)) continue;
       if (!tasks) {
         seen.count();
         tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;

@@ -171,3 +171,45 @@ describe('a departed job the service no longer knows', () => {
     expect(waitItems).toEqual([]);
   });
 });
+
+describe('a departed job whose status the specs do not list', () => {
+  it('is final and announced (as the code it has), not looked up forever', async () => {
+    const r = rig([job(1, 'DM001'), job(2, 'DM001')]);
+    await runCycle(r.ctx);
+    r.jobs = [job(1, 'DM700', '2026-11-27T11:00:30'), job(2, 'DM001')];
+    r.advance();
+    await runCycle(r.ctx);
+    expect(finalsOf(r, 1)).toEqual(['T1|C1|1|final:DM700']);
+    expect(r.state().jobs['1']).toBeUndefined();
+    r.calls.length = 0;
+    r.advance();
+    await runCycle(r.ctx);
+    expect(r.calls).not.toContain('getJob:1');
+  });
+
+  it('a departed job still in an in-flight status is kept and looked up again', async () => {
+    const r = rig([job(1, 'DM001')]);
+    await runCycle(r.ctx);
+    r.jobs = [];
+    const stillMoving = job(1, 'DM001');
+    r.ctx.client.getJob = async () => stillMoving;
+    r.advance();
+    await runCycle(r.ctx);
+    expect(r.state().jobs['1']).toBeDefined();
+    expect(finalsOf(r, 1)).toEqual([]);
+  });
+
+  it('a workflow wait on a job finished with an unlisted status completes', async () => {
+    const r = rig([job(2, 'DM001'), job(77, 'DM800')]);
+    const waitItems: unknown[] = [];
+    r.ctx.waits = {
+      waits: [{ executionId: 'e1', target: '77', kind: 'job', siteId: 'AB12' } as never],
+      outbox: { add: async (i: unknown[]) => waitItems.push(...i) } as never,
+      jobOutputs: (j) => ({ status: j.status }),
+    };
+    await runCycle(r.ctx);
+    expect(waitItems).toMatchObject([
+      { executionId: 'e1', result: { ok: true, outputs: { status: 'DM800' } } },
+    ]);
+  });
+});
