@@ -40,7 +40,6 @@ import {
 } from './validate.js';
 import type { WmTokenManager } from './wm-token.js';
 
-
 const jobSchema = z.object({
   job_id: intLike,
   content_id: reqText,
@@ -172,8 +171,10 @@ export function createWatermarkingClient(
     const pageUnit = q.pageUnit ?? LIMITS.pageUnitDefault;
     return {
       items,
-      // total_count is documented on every list; if a service omits it, the best lower bound.
+      // total_count is documented on every list; if a service omits it, the best lower bound for
+      // display, flagged as unknown so that paging (PageWalk) does not stop there.
       totalCount: env.totalCount ?? (pageIndex - 1) * pageUnit + items.length,
+      ...(env.totalCount === undefined ? { totalUnknown: true } : {}),
       pageIndex,
       pageUnit,
       timeZone: tz,

@@ -8,6 +8,7 @@ import {
   errorCondition,
 } from '../api/error-codes.js';
 import { ProtocolError, ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Recipient, RecipientPatch, TimeValue, WatermarkingClient } from '../api/types.js';
 import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
 
@@ -111,15 +112,14 @@ async function forEachPage(
   visit: (r: Recipient) => void,
 ): Promise<void> {
   let pageIndex = 1;
-  let seen = 0;
+  const walk = new PageWalk();
   for (;;) {
     const page = await client.searchRecipients(
       siteId,
       keywords ? { keywords, pageUnit: PAGE_MAX, pageIndex } : { pageUnit: PAGE_MAX, pageIndex },
     );
     for (const r of page.items) visit(r);
-    seen += page.items.length;
-    if (page.items.length === 0 || seen >= page.totalCount) return;
+    if (!walk.next(page)) return;
     pageIndex++;
   }
 }

@@ -20,6 +20,7 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
 import { isApiError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
@@ -364,6 +365,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         const reads = await perSite(async (siteId) => {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
           const jobs: Job[] = [];
+          const walk = new PageWalk();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
@@ -371,7 +373,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
             }
             const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
             for (const j of p.items) if (inWindow(j.regTime.epochMs)) jobs.push(j);
-            if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
+            if (!walk.next(p)) break;
           }
           return { siteId, site, jobs };
         });
@@ -410,6 +412,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         let truncated = false;
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
           let count = 0;
+          const walk = new PageWalk();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
@@ -417,7 +420,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
             }
             const p = await wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex: page });
             count += p.items.filter((r) => inWindow(r.regTime.epochMs)).length;
-            if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
+            if (!walk.next(p)) break;
           }
           return { siteId, count };
         });

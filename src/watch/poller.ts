@@ -3,7 +3,7 @@
  *
  * Calls per cycle (steady state):  ceil(inflight / 1000)  +  1  +  changed
  *   1. in-flight set: searchJobs(statuses DM000,DM001, pageUnit 1000), paged: ceil(inflight/1000)
- *      calls (at least 1);
+ *      calls (at least 1; more when the service caps its pages lower, see PageWalk);
  *   2. compare with the stored poll state (jobId -> status, updateTime, regTime);
  *   3. ONE terminal-window query: searchJobs(statuses DM500,DM600, from = the earliest of the
  *      previous cycle's date and the reg date of every job that left the in-flight set), paged at
@@ -39,6 +39,7 @@
 import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js';
 import { ProtocolError, ServiceError, TransportError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { DocRepo, Store } from '../store/types.js';
 import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
@@ -154,6 +155,10 @@ async function fetchAll(
   count: () => void,
 ): Promise<Job[]> {
   const out: Job[] = [];
+  // A service may cap the page below PAGE_UNIT or leave total_count out: PageWalk decides the end.
+  // A job listed twice (the list shifted between pages) is kept once.
+  const walk = new PageWalk();
+  const ids = new Set<number>();
   for (let pageIndex = 1; ; pageIndex++) {
     count();
     const page = await client.searchJobs(siteId, {
@@ -164,8 +169,14 @@ async function fetchAll(
       // `from` is a UTC date (utcDate): say so, rather than rely on the service's default zone.
       timeZone: '+00:00',
     });
-    out.push(...page.items);
-    if (page.items.length < PAGE_UNIT || out.length >= page.totalCount) return out;
+    let fresh = 0;
+    for (const j of page.items) {
+      if (ids.has(j.jobId)) continue;
+      ids.add(j.jobId);
+      out.push(j);
+      fresh++;
+    }
+    if (!walk.next(page, fresh)) return out;
   }
 }
 

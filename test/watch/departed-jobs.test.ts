@@ -213,3 +213,35 @@ describe('a departed job whose status the specs do not list', () => {
     ]);
   });
 });
+
+describe('paging of the watcher queries', () => {
+  for (const [name, opts] of [
+    ['caps pages at 100', { cap: 100 }],
+    ['caps pages at 100 and leaves total_count out', { cap: 100, noTotal: true }],
+  ] as const) {
+    it(`sees every in-flight job and finishes of a service that ${name}`, async () => {
+      const many = Array.from({ length: 250 }, (_, i) => job(i + 1, 'DM001'));
+      const r = rig(many, opts);
+      const base = await runCycle(r.ctx);
+      expect(base.inflight).toBe(250);
+      r.jobs = many.map((j) => (j.jobId === 249 ? job(249, 'DM500', '2026-11-27T11:00:30') : j));
+      r.advance();
+      await runCycle(r.ctx);
+      expect(finalsOf(r, 249)).toEqual(['T1|C1|249|final:DM500']);
+      expect(Object.keys(r.state().jobs)).toHaveLength(249);
+    });
+  }
+
+  it('keeps a job listed on two pages once, and stops when a page brings nothing new', async () => {
+    const r = rig([job(1, 'DM001'), job(2, 'DM001')]);
+    let n = 0;
+    r.ctx.client.searchJobs = async (_s, q = {}) => {
+      n++;
+      const items = q.statuses?.includes('DM001') ? [job(1, 'DM001'), job(2, 'DM001')] : [];
+      return { items, totalCount: 99, pageIndex: q.pageIndex ?? 1, pageUnit: 1000, timeZone: '+00:00' };
+    };
+    const base = await runCycle(r.ctx);
+    expect(base.inflight).toBe(2);
+    expect(n).toBe(3); // terminal: 1 empty page; in flight: page 1, then page 2 with nothing new
+  });
+});
