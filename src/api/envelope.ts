@@ -268,10 +268,35 @@ export function serverMessage(res: HttpResponse): string {
     }
   }
   if (!msg && !t.startsWith('{') && !/^<(!doctype|html)/i.test(t)) msg = t;
-  msg = scrubSecrets(
-    msg.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' '),
+  return cleanServerText(msg);
+}
+
+/** A server's text fit for a message: control characters dropped, secrets masked, length capped. */
+function cleanServerText(text: string, max = 200): string {
+  const msg = scrubSecrets(
+    text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' '),
   ).trim();
-  return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
+  return msg.length > max ? `${msg.slice(0, max)}…` : msg;
+}
+
+/**
+ * The error envelope of a non-2xx answer ({"error_code": "E1001", "error_message": ...}), or
+ * undefined when the body is not one (or says "0000"). The spec documents errors as HTTP 200
+ * envelopes only; a service that sends them with a 4xx is read the same way ("not shown": the
+ * choice is to keep the server's code, so error conditions work, and its cleaned message).
+ */
+function errorEnvelopeOf(res: HttpResponse): { code: string; message: string } | undefined {
+  const t = res.text.trim();
+  if (!t.startsWith('{')) return undefined;
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(t) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const code = errorCodeSchema.safeParse(j.error_code);
+  if (!code.success || code.data === '' || code.data === '0000') return undefined;
+  return { code: code.data.slice(0, 40), message: serverMessage(res) };
 }
 
 /**
@@ -334,9 +359,15 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
     );
   }
   if (res.status < 200 || res.status >= 300) {
+    // A 4xx with an error envelope is the service refusing the request: a ServiceError with its
+    // code. 429 and 5xx stay TransportErrors (come back later; a 5xx may have been processed).
+    const refusal =
+      res.status >= 400 && res.status < 500 && res.status !== 429 ? errorEnvelopeOf(res) : undefined;
+    if (refusal) throw new ServiceError(endpoint, refusal.code, refusal.message, res.status);
+    const said = serverMessage(res);
     throw new TransportError(
       endpoint,
-      `${endpoint}: the service answered HTTP ${res.status}`,
+      `${endpoint}: the service answered HTTP ${res.status}${said ? `, saying "${said}"` : ''}`,
       res.status,
       res.attempts,
       undefined,
@@ -354,8 +385,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
   }
   const env = parseWith(endpoint, envelopeSchema, json, '');
   if (env.error_code !== '0000') {
-    const msg = (env.error_message ?? '').slice(0, 500);
-    throw new ServiceError(endpoint, env.error_code, msg);
+    throw new ServiceError(endpoint, env.error_code, cleanServerText(env.error_message ?? '', 500));
   }
   const tz = env.time_zone ?? undefined;
   const out: Envelope = {

@@ -46,7 +46,7 @@ import {
   siteIdSchema,
   text,
 } from './envelope.js';
-import { AuthError, TransportError } from './errors.js';
+import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import type { JwtSigner } from './jwt.js';
@@ -102,7 +102,6 @@ export interface ServiceClientDeps {
  * is read with that offset instead (time.ts).
  */
 const UTC = '+00:00';
-
 
 const siteSchema = z.object({
   site_id: siteIdSchema,
@@ -628,7 +627,9 @@ export function createServiceClient(
         env = await call(name, 'GET', `/drm/${first}`, params);
         cidMemo.set(memoKey, first);
       } catch (e) {
-        if (!(e instanceof TransportError && e.status === 404)) throw e;
+        const status =
+          e instanceof TransportError ? e.status : e instanceof ServiceError ? e.httpStatus : undefined;
+        if (status !== 404) throw e;
         env = await call(name, 'GET', `/drm/${other}`, params);
         cidMemo.set(memoKey, other);
       }

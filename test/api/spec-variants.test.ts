@@ -3,8 +3,11 @@
  * client before. Loopback test servers only.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorCondition } from '../../src/api/error-codes.js';
+import { ServiceError, TransportError } from '../../src/api/errors.js';
 import { createApi } from '../../src/api/index.js';
-import { ok, startServer, type TestServer } from './helpers.js';
+import { registerSecret } from '../../src/log.js';
+import { json, ok, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer | undefined;
 let api: ReturnType<typeof createApi> | undefined;
@@ -42,5 +45,80 @@ describe('paging', () => {
     const counted = await api.watermarking(wmCreds(server.url)).searchJobs('AB12', {});
     expect(counted.totalUnknown).toBeUndefined();
     expect(counted.totalCount).toBe(1);
+  });
+});
+
+/** A WM server: tokens answer "Bearer t"; every other call is answered by `handler`. */
+async function wmWith(handler: Parameters<typeof startServer>[0], retries = 0) {
+  server = await startServer((r, res, n) => {
+    if (r.url.includes('/api/token/')) return ok(res, { token: 'Bearer t' });
+    return handler(r, res, n);
+  });
+  api = createApi({ retries: { max: retries } });
+  return api.watermarking(wmCreds(server.url));
+}
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('errors sent with an HTTP error status', () => {
+  it('a 4xx with an error envelope is a ServiceError with the code and the cleaned message', async () => {
+    registerSecret('k3y-s3cret-value');
+    const wm = await wmWith((_r, res) =>
+      json(
+        res,
+        { error_code: 'E1001', error_message: 'page_unit too large\u0007 key=k3y-s3cret-value' },
+        400,
+      ),
+    );
+    const e = await failure(wm.getJob('AB12', 1));
+    expect(e).toBeInstanceOf(ServiceError);
+    const se = e as ServiceError;
+    expect(se.code).toBe('E1001');
+    expect(se.httpStatus).toBe(400);
+    expect(errorCondition(se)).toBe('invalidParameter');
+    expect(se.serviceMessage).toMatch(/^page_unit too large/);
+    expect(se.message).not.toContain('k3y-s3cret-value');
+    expect(se.message).not.toContain('\u0007');
+  });
+
+  it('a 404 with an error envelope of "job not found" is that condition', async () => {
+    const wm = await wmWith((_r, res) => json(res, { error_code: 'E3001', error_message: 'no job 9' }, 404));
+    const e = (await failure(wm.getJob('AB12', 9))) as ServiceError;
+    expect(errorCondition(e)).toBe('jobNotFound');
+    expect(e.httpStatus).toBe(404);
+  });
+
+  it('a 4xx without an envelope is a TransportError whose text carries the short server message', async () => {
+    const wm = await wmWith((_r, res) => {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(`bad page_unit${'x'.repeat(400)}`);
+    });
+    const e = (await failure(wm.getJob('AB12', 1))) as TransportError;
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/HTTP 400, saying "bad page_unitx+…"/);
+    expect(e.message.length).toBeLessThan(300);
+  });
+
+  it('429 and 5xx with an error envelope stay TransportErrors (retried, come back later)', async () => {
+    const wm = await wmWith(
+      (_r, res, n) =>
+        n <= 2 ? json(res, { error_code: 'E9999', error_message: 'busy' }, 503) : ok(res, job()),
+      3,
+    );
+    expect((await wm.getJob('AB12', 1)).jobId).toBe(1);
+    server?.setHandler((_r, res) => json(res, { error_code: 'E429', error_message: 'slow down' }, 429));
+    const e = (await failure(
+      api!.watermarking(wmCreds(server!.url)).searchRecipients('AB12', {}),
+    )) as TransportError;
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e.status).toBe(429);
   });
 });
