@@ -103,6 +103,20 @@ export interface ServiceClientDeps {
  */
 const UTC = '+00:00';
 
+/**
+ * Fields a real service may leave out or send as null although the spec lists them ("not shown"
+ * whether they may be): read with safe defaults instead of failing the whole answer.
+ * - a count (license_cnt, success, ...): null, "" or absent -> 0;
+ * - an optional number (group_seq, token_duration): null, "" or absent -> 0, which no table
+ *   lists (a group 0 is shown with the service's group_name; a token duration 0 as "not set").
+ */
+const orZero = z
+  .preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+    z.union([intLike, z.null()]).optional(),
+  )
+  .transform((v) => v ?? 0);
+
 const siteSchema = z.object({
   site_id: siteIdSchema,
   service_name: text,
@@ -126,7 +140,7 @@ const additionalSiteSchema = z.object({
 
 const subMemberSchema = z.object({
   group_name: text,
-  group_seq: intLike,
+  group_seq: orZero,
   member_seq: intLike,
   member_email: reqText,
   status_code: codeOf(Object.keys(MEMBER_STATUS) as MemberStatusCode[], 'member status_code'),
@@ -172,21 +186,21 @@ const licenseSchema = z.object({
 
 const userSchema = z.object({
   user_id: reqText,
-  license_cnt: intLike,
-  device_cnt: intLike,
-  success: intLike,
-  fail: intLike,
+  license_cnt: orZero,
+  device_cnt: orZero,
+  success: orZero,
+  fail: orZero,
 });
 
 const deviceSchema = z.object({
   device_id: reqText,
   device_model: text,
-  license_cnt: intLike,
-  success: intLike,
-  fail: intLike,
+  license_cnt: orZero,
+  success: orZero,
+  fail: orZero,
 });
 
-const cidSchema = z.object({ cid: reqText, license_cnt: intLike });
+const cidSchema = z.object({ cid: reqText, license_cnt: orZero });
 
 const packSchema = z.object({
   site_id: text,
@@ -203,15 +217,16 @@ const settingsSchema = z.object({
   license_callback_url: text,
   package_callback_url: text,
   kms_token: text,
-  token_duration: z.union([intLike, z.null()]).transform((v) => v ?? 0),
+  token_duration: orZero,
   iv: text,
 });
 
 const statsSchema = z.object({
-  license_cnt: intLike,
-  user_acc_cnt: intLike,
-  device_acc_cnt: intLike,
-  target_date: reqText,
+  license_cnt: orZero,
+  user_acc_cnt: orZero,
+  device_acc_cnt: orZero,
+  // Absent or empty: the date asked for (getMonthlyStats).
+  target_date: text,
 });
 
 const seqSchema = z.object({ seq: intLike });
@@ -497,6 +512,10 @@ export function createServiceClient(
       if (isEmptyData(d)) return null;
       // Tolerate a one-element list.
       if (Array.isArray(d)) d = d[0];
+      // Every field present but empty (req_group_id null or ""): no request either ("not shown"
+      // how a service says "none"; an object of nulls is read as that, not as a broken answer).
+      const id = d && typeof d === 'object' ? (d as Record<string, unknown>).req_group_id : undefined;
+      if (id === null || (typeof id === 'string' && id.trim() === '')) return null;
       return toStatusRequest(parseWith(ep(name), statusRequestSchema, d));
     },
 
@@ -776,7 +795,7 @@ export function createServiceClient(
         licenseCount: w.license_cnt,
         userCount: w.user_acc_cnt,
         deviceCount: w.device_acc_cnt,
-        targetDate: w.target_date,
+        targetDate: w.target_date || targetDate,
       };
     },
   };

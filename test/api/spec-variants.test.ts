@@ -122,3 +122,76 @@ describe('errors sent with an HTTP error status', () => {
     expect(e.status).toBe(429);
   });
 });
+
+const svcCreds = (baseUrl: string) => ({
+  accountId: 'acct',
+  accountSeq: '7',
+  secretKey: 'svc-secret-value-123',
+  baseUrl,
+});
+
+/** A Service API server answering every call with `data`. */
+async function svcWith(data: unknown) {
+  server = await startServer((_r, res) => ok(res, data));
+  api = createApi({ retries: { max: 0 } });
+  return api.service(svcCreds(server.url));
+}
+
+describe('Service API fields left out or null', () => {
+  const settings = {
+    site_id: 'AB12',
+    site_key: 'k',
+    access_key: 'a',
+    license_callback_url: '',
+    package_callback_url: '',
+    kms_token: 't',
+    iv: 'iv',
+  };
+  it('settings without token_duration, or with "" or null, read it as 0 (not set)', async () => {
+    for (const extra of [{}, { token_duration: '' }, { token_duration: null }]) {
+      const svc = await svcWith({ ...settings, ...extra });
+      expect((await svc.getSettings('AB12')).tokenDuration).toBe(0);
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+
+  it('a sub-member without group_seq (absent or null) is listed, its group 0 (none listed)', async () => {
+    const member = { group_name: 'Ops', member_seq: 5, member_email: 'a@b.c', status_code: 'MT001' };
+    const svc = await svcWith([member, { ...member, member_seq: 6, group_seq: null }]);
+    const page = await svc.listSubMembers();
+    expect(page.items.map((m) => [m.memberSeq, m.groupSeq])).toEqual([
+      [5, 0],
+      [6, 0],
+    ]);
+  });
+
+  it('null counts are 0; monthly stats without target_date carry the date asked for', async () => {
+    let svc = await svcWith([{ user_id: 'u', license_cnt: null, device_cnt: 1, success: '', fail: 0 }]);
+    expect((await svc.listUsers('AB12')).items[0]).toMatchObject({ licenseCount: 0, success: 0 });
+    await api?.close();
+    await server?.close();
+    svc = await svcWith({ license_cnt: 3, user_acc_cnt: null, device_acc_cnt: 1 });
+    expect(await svc.getMonthlyStats('AB12', '2026-11-01')).toEqual({
+      licenseCount: 3,
+      userCount: 0,
+      deviceCount: 1,
+      targetDate: '2026-11-01',
+    });
+  });
+
+  it('a latest status request whose fields are all null is "no request"', async () => {
+    const svc = await svcWith({
+      site_id: null,
+      req_group_id: null,
+      reg_type: null,
+      reg_message: null,
+      reg_status: null,
+      reg_id: null,
+      reg_dt: null,
+    });
+    expect(await svc.getLatestStatusRequest('AB12', 'PD001')).toBeNull();
+  });
+});
