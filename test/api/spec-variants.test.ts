@@ -2,9 +2,11 @@
  * Services that follow the specs but answer differently from the emulator: each case broke the
  * client before. Loopback test servers only.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorCondition } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
+import { HttpClient } from '../../src/api/http.js';
 import { createApi } from '../../src/api/index.js';
 import { registerSecret } from '../../src/log.js';
 import { json, ok, startServer, type TestServer } from './helpers.js';
@@ -41,7 +43,7 @@ describe('paging', () => {
     const page = await api.watermarking(wmCreds(server.url)).searchJobs('AB12', {});
     expect(page.items).toHaveLength(25);
     expect(page.totalUnknown).toBe(true);
-    server.setHandler((r, res) => ok(res, [job()], { total_count: 1 }));
+    server.setHandler((_r, res) => ok(res, [job()], { total_count: 1 }));
     const counted = await api.watermarking(wmCreds(server.url)).searchJobs('AB12', {});
     expect(counted.totalUnknown).toBeUndefined();
     expect(counted.totalCount).toBe(1);
@@ -193,5 +195,81 @@ describe('Service API fields left out or null', () => {
       reg_dt: null,
     });
     expect(await svc.getLatestStatusRequest('AB12', 'PD001')).toBeNull();
+  });
+});
+
+describe('how the answer is sent', () => {
+  const envelope = (data: unknown) =>
+    JSON.stringify({ error_code: '0000', error_message: 'ok', total_count: 1, data });
+  for (const [encoding, pack] of [
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const) {
+    it(`a ${encoding} body is decompressed`, async () => {
+      const wm = await wmWith((_r, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+        res.end(pack(Buffer.from(envelope(job({ job_id: 7 })))));
+      });
+      expect((await wm.getJob('AB12', 7)).jobId).toBe(7);
+      expect(server?.seen.at(-1)?.headers['accept-encoding']).toBe('gzip, deflate, br');
+    });
+  }
+
+  it('the size cap counts decompressed bytes (a small compressed bomb is not read)', async () => {
+    server = await startServer((_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(Buffer.alloc(5_000_000, 0x20)));
+    });
+    const http = new HttpClient({ retries: 0, maxResponseBytes: 100_000 });
+    try {
+      const e = await failure(
+        http.request({ endpoint: 'x', method: 'GET', baseUrl: server.url, path: '/big' }),
+      );
+      expect(e).toBeInstanceOf(TransportError);
+      expect((e as Error).message).toMatch(/larger than the 98 KB limit/);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('a leading byte order mark is dropped before the JSON is read', async () => {
+    const wm = await wmWith((_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`\ufeff${envelope(job({ job_id: 8 }))}`);
+    });
+    expect((await wm.getJob('AB12', 8)).jobId).toBe(8);
+  });
+});
+
+describe('redirects', () => {
+  it('are not followed to another origin; the error names where the service moved', async () => {
+    const elsewhere = await startServer((_r, res) => ok(res, job()));
+    try {
+      const wm = await wmWith((_r, res) => {
+        res.writeHead(301, { location: `${elsewhere.url}/api/job/AB12/1?sig=secret` });
+        res.end();
+      });
+      const e = (await failure(wm.getJob('AB12', 1))) as TransportError;
+      expect(e).toBeInstanceOf(TransportError);
+      expect(e.status).toBe(301);
+      expect(e.message).toContain(
+        `the service moved to ${elsewhere.url} (HTTP 301, not followed): set the base URL`,
+      );
+      expect(e.message).not.toContain('secret');
+      expect(elsewhere.seen).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a redirect to another path of the same origin says so', async () => {
+    const wm = await wmWith((r, res) => {
+      res.writeHead(307, { location: `/v2${r.url}` });
+      res.end();
+    });
+    const e = (await failure(wm.getJob('AB12', 1))) as TransportError;
+    expect(e.message).toMatch(/moved to another path on http:\/\/127\.0\.0\.1:\d+ \(HTTP 307/);
+    expect(server?.seen.filter((s) => s.url.startsWith('/v2'))).toEqual([]);
   });
 });
