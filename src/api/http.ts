@@ -36,10 +36,12 @@
  * - Redirects (3xx) are never followed: following one could take a request (and its credentials)
  *   to an origin the upstream allow-list never saw. The TransportError names the Location's
  *   origin ("the service moved to ...: set the base URL").
+ * - Every request says `user-agent: drm-chatops/<version>` (package.json).
  * - Logs at debug with endpoint, method, status, duration and attempt; never headers or bodies.
  * - Records `serviceCallSeconds` per attempt. Final errors are counted in `serviceCallErrors` by
  *   `recordCallError`, called once per logical call by the clients (see `runCall`).
  */
+import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type FormData, Pool } from 'undici';
@@ -414,6 +416,7 @@ export class HttpClient {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'accept-encoding': 'gzip, deflate, br',
+      'user-agent': USER_AGENT,
       ...req.headers,
     };
     let body: string | FormData | undefined;
@@ -613,6 +616,25 @@ function redirectError(
       : `the service answered with a redirect (HTTP ${status}, not followed): check the base URL`;
   // A redirect is an answer of "not here": nothing was processed.
   return new TransportError(endpoint, `${endpoint}: ${said}`, status, attempt, undefined, false);
+}
+
+/** `drm-chatops/<version>`: the version of package.json (read once). */
+const USER_AGENT = `drm-chatops/${packageVersion()}`;
+
+function packageVersion(): string {
+  // src/api/http.ts in development, dist/src/api/http.js when built (package.json one level up).
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === 'drm-chatops' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // not there: try the next
+    }
+  }
+  return '0';
 }
 
 function formatBytes(n: number): string {

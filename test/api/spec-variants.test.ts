@@ -2,6 +2,7 @@
  * Services that follow the specs but answer differently from the emulator: each case broke the
  * client before. Loopback test servers only.
  */
+import { readFileSync } from 'node:fs';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorCondition } from '../../src/api/error-codes.js';
@@ -271,5 +272,19 @@ describe('redirects', () => {
     const e = (await failure(wm.getJob('AB12', 1))) as TransportError;
     expect(e.message).toMatch(/moved to another path on http:\/\/127\.0\.0\.1:\d+ \(HTTP 307/);
     expect(server?.seen.filter((s) => s.url.startsWith('/v2'))).toEqual([]);
+  });
+});
+
+describe('the bot names itself', () => {
+  it('every request carries user-agent drm-chatops/<version of package.json>', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const wm = await wmWith((_r, res) => ok(res, job()));
+    await wm.getJob('AB12', 1);
+    expect(server?.seen.map((s) => s.headers['user-agent'])).toEqual([
+      `drm-chatops/${version}`,
+      `drm-chatops/${version}`,
+    ]);
   });
 });
