@@ -288,3 +288,53 @@ describe('the bot names itself', () => {
     ]);
   });
 });
+
+describe('a token refusal sent as an HTTP 200 envelope', () => {
+  /** Tokens t1, t2, ...; calls with a token in `expired` answer `refusal`. */
+  async function tokenServer(refusal: { error_code: string; error_message: string }, expired: Set<string>) {
+    let issued = 0;
+    server = await startServer((r, res) => {
+      if (r.url.includes('/api/token/')) return ok(res, { token: `Bearer t${++issued}` });
+      if (expired.has(String(r.headers.authorization))) return json(res, refusal);
+      return ok(res, job());
+    });
+    api = createApi({ retries: { max: 0 } });
+    return api.watermarking(wmCreds(server.url));
+  }
+  const tokenCalls = () => server?.seen.filter((s) => s.url.includes('/api/token/')).length;
+
+  it('refreshes the token and retries once', async () => {
+    const wm = await tokenServer(
+      { error_code: 'E401', error_message: 'Token expired' },
+      new Set(['Bearer t1']),
+    );
+    expect((await wm.getJob('AB12', 1)).jobId).toBe(1);
+    expect(tokenCalls()).toBe(2);
+  });
+
+  it('does not loop: the same answer with the fresh token is the result', async () => {
+    const wm = await tokenServer(
+      { error_code: 'X9', error_message: 'invalid auth token' },
+      new Set(['Bearer t1', 'Bearer t2', 'Bearer t3']),
+    );
+    const e = (await failure(wm.getJob('AB12', 1))) as ServiceError;
+    expect(e).toBeInstanceOf(ServiceError);
+    expect(e.code).toBe('X9');
+    expect(tokenCalls()).toBe(2);
+  });
+
+  it('a known error condition or a message about something else is not a token refusal', async () => {
+    for (const refusal of [
+      { error_code: 'E1001', error_message: 'auth_type parameter is invalid' },
+      { error_code: 'E777', error_message: 'quota exceeded' },
+    ]) {
+      const wm = await tokenServer(refusal, new Set(['Bearer t1']));
+      expect(await failure(wm.getJob('AB12', 1))).toBeInstanceOf(ServiceError);
+      expect(tokenCalls()).toBe(1);
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+});
