@@ -338,3 +338,14 @@ describe('a token refusal sent as an HTTP 200 envelope', () => {
     server = undefined;
   });
 });
+
+describe('times in other shapes', () => {
+  it('a job with slashed dates and a Unix-milliseconds number is read', async () => {
+    const wm = await wmWith((_r, res) =>
+      ok(res, job({ reg_time: '2026/11/27 01:02:03', update_time: 1795741323000 }), { time_zone: '+00:00' }),
+    );
+    const j = await wm.getJob('AB12', 1);
+    expect(j.regTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03Z'));
+    expect(j.updateTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03Z'));
+  });
+});
