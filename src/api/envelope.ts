@@ -207,7 +207,7 @@ function protocolFromZod(endpoint: string, prefix: string, err: z.ZodError): Pro
 }
 
 /**
- * Array data of `item`s; null/absent (an empty result some services send) is an empty list. One
+ * Array data of `item`s; null/absent/""/{} (an empty result some services send) is an empty list. One
  * schema per item schema, built once: a list schema built per call costs its construction and
  * zod's first-parse set-up on every response (most of a poll's validation garbage).
  */
@@ -218,7 +218,19 @@ export function listOf<S extends z.ZodType>(item: S): ListSchema<S> {
   LIST_SCHEMAS.set(item, s);
   return s;
 }
-const buildList = <S extends z.ZodType>(item: S) => z.preprocess((v) => v ?? [], z.array(item));
+const buildList = <S extends z.ZodType>(item: S) => z.preprocess(emptyAsList, z.array(item));
+/**
+ * null, absent, "" and {} are an empty list: how a service says "none" is "not shown" in the
+ * specs, and each of these has been seen for it.
+ */
+function emptyAsList(v: unknown): unknown {
+  if (v === null || v === undefined || v === '') return [];
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    for (const _ in v) return v;
+    return [];
+  }
+  return v;
+}
 type ListSchema<S extends z.ZodType> = ReturnType<typeof buildList<S>>;
 const LIST_SCHEMAS = new WeakMap<z.ZodType, unknown>();
 

@@ -223,7 +223,9 @@ export function createWatermarkingClient(
         time_zone: opts.timeZone,
       });
       const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
-      return toJob(parseWith(endpoint, jobSchema, env.data), tz);
+      // The job, or a list holding just it (some services answer every lookup with a list).
+      const one = Array.isArray(env.data) && env.data.length === 1 ? env.data[0] : env.data;
+      return toJob(parseWith(endpoint, jobSchema, one), tz);
     },
 
     async getJobTasks(siteId, jobId, opts: TimeZoneOption = {}) {

@@ -155,10 +155,13 @@ describe('data validation', () => {
 });
 
 describe('listOf', () => {
-  it('reads null or absent list data as an empty list, and checks every item', () => {
+  it('reads null, absent, "" or {} list data as an empty list, and checks every item', () => {
     const ints = listOf(z.number().int());
     expect(parseWith('t', ints, null)).toEqual([]);
     expect(parseWith('t', ints, undefined)).toEqual([]);
+    expect(parseWith('t', ints, '')).toEqual([]);
+    expect(parseWith('t', ints, {})).toEqual([]);
+    expect(() => parseWith('t', ints, { a: 1 })).toThrow(ProtocolError);
     expect(parseWith('t', ints, [1, 2])).toEqual([1, 2]);
     expect(() => parseWith('t', ints, [1, 'x'])).toThrow(/data\.1|data\[1\]/);
   });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorCondition } from '../../src/api/error-codes.js';
-import { ServiceError, TransportError } from '../../src/api/errors.js';
+import { ProtocolError, ServiceError, TransportError } from '../../src/api/errors.js';
 import { HttpClient } from '../../src/api/http.js';
 import { createApi } from '../../src/api/index.js';
 import { registerSecret } from '../../src/log.js';
@@ -347,5 +347,29 @@ describe('times in other shapes', () => {
     const j = await wm.getJob('AB12', 1);
     expect(j.regTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03Z'));
     expect(j.updateTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03Z'));
+  });
+});
+
+describe('list and item shapes', () => {
+  it('getJob reads a list holding just the job; a longer list is still refused', async () => {
+    const wm = await wmWith((r, res) =>
+      r.url.includes('/api/job/AB12/2')
+        ? ok(res, [job({ job_id: 2 }), job({ job_id: 3 })])
+        : ok(res, [job()]),
+    );
+    expect((await wm.getJob('AB12', 1)).jobId).toBe(1);
+    expect(await failure(wm.getJob('AB12', 2))).toBeInstanceOf(ProtocolError);
+  });
+
+  it('an empty list sent as "" or {} is an empty page', async () => {
+    for (const data of ['', {}]) {
+      const wm = await wmWith((_r, res) => ok(res, data, { total_count: 0 }));
+      expect((await wm.searchJobs('AB12', {})).items).toEqual([]);
+      expect((await wm.getJobTasks('AB12', 1)).items).toEqual([]);
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
   });
 });
