@@ -98,7 +98,12 @@ export interface HttpOptions {
   headersTimeoutMs?: number;
   /** Idle time between body chunks, ms. Default 30000. */
   bodyTimeoutMs?: number;
-  /** Keep-alive idle timeout of pooled sockets, ms. Default 30000. */
+  /**
+   * Keep-alive idle timeout of pooled sockets, ms. Default 4000 (undici's): below the 5 s that
+   * Node's and many other servers close idle connections after, so a request is not written to a
+   * socket the server is closing (ECONNRESET; a POST is then not retried and may be ambiguous).
+   * undici also honours a shorter `Keep-Alive: timeout=` hint from the server.
+   */
   keepAliveTimeoutMs?: number;
   /** Max sockets per origin. Default 16. */
   connectionsPerOrigin?: number;
@@ -286,7 +291,7 @@ export class HttpClient {
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 10_000,
       bodyTimeoutMs: opts.bodyTimeoutMs ?? 30_000,
-      keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 30_000,
+      keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 4_000,
       connectionsPerOrigin: opts.connectionsPerOrigin ?? 16,
       retries: opts.retries ?? 3,
       backoffBaseMs: opts.backoffBaseMs ?? 200,

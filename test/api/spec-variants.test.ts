@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorCondition } from '../../src/api/error-codes.js';
 import { ProtocolError, ServiceError, TransportError } from '../../src/api/errors.js';
 import { HttpClient } from '../../src/api/http.js';
@@ -372,4 +372,30 @@ describe('list and item shapes', () => {
     api = undefined;
     server = undefined;
   });
+});
+
+describe('idle connections', () => {
+  it('an idle pooled socket is closed by the bot within about 4 s (before a server closes it)', async () => {
+    const { createServer } = await import('node:http');
+    const web = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    web.keepAliveTimeout = 0; // the server never closes first (and sends no Keep-Alive hint)
+    let closedAt: number | undefined;
+    web.on('connection', (sock) => sock.on('close', () => (closedAt = Date.now())));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const { port } = web.address() as { port: number };
+    const http = new HttpClient({ retries: 0, poolIdleCloseMs: 600_000 });
+    try {
+      const sent = Date.now();
+      await http.request({ endpoint: 'x', method: 'GET', baseUrl: `http://127.0.0.1:${port}`, path: '/' });
+      await vi.waitFor(() => expect(closedAt).toBeDefined(), { timeout: 15_000, interval: 100 });
+      expect((closedAt as number) - sent).toBeLessThan(12_000);
+    } finally {
+      await http.close();
+      web.closeAllConnections();
+      await new Promise<void>((r) => web.close(() => r()));
+    }
+  }, 20_000);
 });
