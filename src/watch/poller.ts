@@ -143,8 +143,24 @@ export function pollStateRepo(store: Store): DocRepo<PollState> {
   return store.docs<PollState>(POLLSTATE_NS);
 }
 
+/**
+ * The `from` date of the terminal-window query is one day before the window's start: the spec
+ * does not show in which zone a service reads `from` (the query says time_zone +00:00, but a
+ * service in a zone behind UTC that reads the date in its own zone would cut the window short and
+ * a job that started and finished between two polls would never be seen). The extra jobs cost
+ * nothing but their transfer: every use of the window filters by time (a departed job is matched
+ * by id, a newly seen one by its regTime against the previous cycle, the first poll by each
+ * job's own change time).
+ */
+const FROM_MARGIN_MS = 24 * 3600_000;
+
 function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The terminal window's `from` for a window starting at `ms` (see FROM_MARGIN_MS). */
+function windowFrom(ms: number): string {
+  return utcDate(ms - FROM_MARGIN_MS);
 }
 
 async function fetchAll(
@@ -166,7 +182,7 @@ async function fetchAll(
       pageUnit: PAGE_UNIT,
       pageIndex,
       ...(from ? { from } : {}),
-      // `from` is a UTC date (utcDate): say so, rather than rely on the service's default zone.
+      // `from` is a UTC date (windowFrom): say so, rather than rely on the service's default zone.
       timeZone: '+00:00',
     });
     let fresh = 0;
@@ -278,7 +294,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     for (const s of ctx.subscriptions) if (!s.paused) since = Math.min(since, hearsFromMs(s));
     since = Math.max(since, start - FIRST_POLL_LOOKBACK_MS);
     const fromMs = Number.isFinite(since) ? Math.min(start, since) - skew : start - skew;
-    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
+    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
     await ctx.checkpoint();
     const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
     res.inflight = inflight.length;
@@ -354,7 +370,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   const threshold = state.lastCycleStartMs - skew;
   let fromMs = threshold;
   for (const [, m] of departed) if (m.r > 0 && m.r < fromMs) fromMs = m.r;
-  const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
+  const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
   await ctx.checkpoint();
   const terminalById = new Map(terminal.map((j) => [j.jobId, j]));
   const keepInState: Record<string, JobMemo> = {};

@@ -37,7 +37,14 @@ interface Rig {
  */
 function rig(
   initial: Job[],
-  opts: { cap?: number; noTotal?: boolean; getJob?: (id: number) => Promise<Job> } = {},
+  opts: {
+    cap?: number;
+    noTotal?: boolean;
+    getJob?: (id: number) => Promise<Job>;
+    /** The service reads `from` as a date in this offset (minutes), whatever time_zone says. */
+    fromZoneMinutes?: number;
+    start?: number;
+  } = {},
 ): Rig {
   const docs = new Map<string, unknown>();
   const store = {
@@ -64,7 +71,13 @@ function rig(
     searchJobs: async (_s: string, q: JobSearchQuery) => {
       calls.push(`search:${(q.statuses ?? []).join(',')}:${q.pageIndex}`);
       const wanted = new Set(q.statuses);
-      const all = r.jobs.filter((j) => wanted.has(j.status));
+      const fromMs =
+        q.from && opts.fromZoneMinutes !== undefined
+          ? Date.parse(`${q.from}T00:00:00Z`) - opts.fromZoneMinutes * 60_000
+          : q.from
+            ? Date.parse(`${q.from}T00:00:00Z`)
+            : Number.NEGATIVE_INFINITY;
+      const all = r.jobs.filter((j) => wanted.has(j.status) && (j.regTime.epochMs ?? 0) >= fromMs);
       const unit = Math.min(q.pageUnit ?? 25, opts.cap ?? 1000);
       const pageIndex = q.pageIndex ?? 1;
       const items = all.slice((pageIndex - 1) * unit, pageIndex * unit);
@@ -86,7 +99,7 @@ function rig(
     },
     getJobTasks: async () => ({ items: [], totalCount: 0, pageIndex: 1, pageUnit: 1, timeZone: '+00:00' }),
   } as unknown as WatermarkingClient;
-  let now = T0;
+  let now = opts.start ?? T0;
   r.ctx = {
     store: store as unknown as CycleContext['store'],
     outbox: {
@@ -243,5 +256,19 @@ describe('paging of the watcher queries', () => {
     const base = await runCycle(r.ctx);
     expect(base.inflight).toBe(2);
     expect(n).toBe(3); // terminal: 1 empty page; in flight: page 1, then page 2 with nothing new
+  });
+});
+
+describe('the finished-jobs window', () => {
+  it('a service that reads `from` in a zone behind UTC still returns a job that ran between two polls', async () => {
+    // 01:00Z on the 27th is still the 26th at -05:00: a `from` of the 27th read there starts at 05:00Z.
+    const start = Date.parse('2026-11-27T01:00:00Z');
+    const r = rig([job(1, 'DM001', '2026-11-27T00:30:00')], { fromZoneMinutes: -300, start });
+    (r.ctx.subscriptions[0] as { createdAt: string }).createdAt = '2026-11-27T00:00:00Z';
+    await runCycle(r.ctx);
+    r.jobs = [job(1, 'DM001', '2026-11-27T00:30:00'), job(2, 'DM500', '2026-11-27T01:00:20')];
+    r.advance();
+    await runCycle(r.ctx);
+    expect(finalsOf(r, 2)).toEqual(['T1|C1|2|final:DM500']);
   });
 });
