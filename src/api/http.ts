@@ -574,12 +574,15 @@ export class HttpClient {
 
 class BodyTooLarge extends Error {}
 
-/** Content-Encoding this client can read but does not know (refused, not read as text). */
+/** A Content-Encoding this client cannot decode (refused, never read as text). */
 class UnknownEncoding extends Error {
   readonly code = 'UNSUPPORTED_CONTENT_ENCODING';
 }
 
-/** The body as plain bytes: gzip, x-gzip, deflate and br decompressed; identity (or none) as is. */
+/**
+ * The body as plain bytes: gzip, x-gzip, deflate and br decompressed; identity (or none) as is.
+ * `deflate` is the zlib format (RFC 9110); a raw deflate stream fails as a corrupt answer.
+ */
 function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
   const e = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
   if (e === '' || e === 'identity') return body;
