@@ -23,9 +23,10 @@
  */
 
 import { z } from 'zod';
-import { logger, scrubSecrets } from '../log.js';
+import { logger } from '../log.js';
 import { AuthError, PermissionError, ProtocolError, ServiceError, TransportError } from './errors.js';
 import type { HttpResponse } from './http.js';
+import { cleanServerText, serverText } from './server-text.js';
 import { normalizeTimeZone, parseServiceTime } from './time.js';
 import type { TimeValue } from './types.js';
 import { SITE_ID_RE } from './validate.js';
@@ -263,32 +264,7 @@ const SKEW_NOTE_MS = 60_000;
  * shaped like a credential or a registered secret masked, at most 200 characters. '' when none.
  */
 export function serverMessage(res: HttpResponse): string {
-  let msg = '';
-  const t = res.text.trim();
-  if (t.startsWith('{')) {
-    try {
-      const j = JSON.parse(t) as Record<string, unknown>;
-      for (const k of ['error_message', 'message', 'error', 'error_description']) {
-        const v = j[k];
-        if (typeof v === 'string' && v.trim()) {
-          msg = v;
-          break;
-        }
-      }
-    } catch {
-      // not JSON after all: fall through to the text
-    }
-  }
-  if (!msg && !t.startsWith('{') && !/^<(!doctype|html)/i.test(t)) msg = t;
-  return cleanServerText(msg);
-}
-
-/** A server's text fit for a message: control characters dropped, secrets masked, length capped. */
-function cleanServerText(text: string, max = 200): string {
-  const msg = scrubSecrets(
-    text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' '),
-  ).trim();
-  return msg.length > max ? `${msg.slice(0, max)}…` : msg;
+  return serverText(res.text);
 }
 
 /**

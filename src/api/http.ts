@@ -51,6 +51,7 @@ import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
 import { guardedLookup, type LookupFn, METADATA_REFUSED } from './addresses.js';
 import { ApiError, TransportError, ValidationError } from './errors.js';
 import type { OriginPolicy, OriginRefusal } from './origins.js';
+import { serverText } from './server-text.js';
 import { urlForMessage } from './validate.js';
 
 /** A request refused by the upstream allow-list before any connection. */
@@ -500,9 +501,10 @@ export class HttpClient {
         const retryable = status === 429 || status >= 500;
         if (!retryable) return { status, headers: res.headers, text, attempts: attempt };
         retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.o.now(), this.o.retryAfterMaxMs);
+        const said = serverText(text);
         failure = new TransportError(
           req.endpoint,
-          `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
+          `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}${said ? `, saying "${said}"` : ''}`,
           status,
           attempt,
           undefined,

@@ -110,6 +110,18 @@ describe('errors sent with an HTTP error status', () => {
     expect(e.message.length).toBeLessThan(300);
   });
 
+  it("a 5xx that outlived the retries carries the server's short message", async () => {
+    const wm = await wmWith((_r, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('down for maintenance until 14:00 UTC');
+    });
+    const e = (await failure(wm.getJob('AB12', 1))) as TransportError;
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e.message).toBe(
+      'wm.getJob: the service answered HTTP 503, saying "down for maintenance until 14:00 UTC"',
+    );
+  });
+
   it('429 and 5xx with an error envelope stay TransportErrors (retried, come back later)', async () => {
     const wm = await wmWith(
       (_r, res, n) =>
