@@ -31,6 +31,7 @@ import {
   type ProductStatusCode,
   REGISTRABLE_REQUEST_TYPES,
   REQUEST_STATUS,
+  REQUEST_TYPE,
   type RequestStatusCode,
   SERVICE_CODES,
   type ServiceEndpointName,
@@ -110,6 +111,8 @@ const UTC = '+00:00';
  * - an optional number (group_seq, token_duration): null, "" or absent -> 0, which no table
  *   lists (a group 0 is shown with the service's group_name; a token duration 0 as "not set").
  */
+const REQUEST_TYPE_CODES = Object.keys(REQUEST_TYPE);
+
 const orZero = z
   .preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
@@ -150,7 +153,8 @@ const subMemberSchema = z.object({
 const statusRequestSchema = z.object({
   site_id: text,
   req_group_id: reqText,
-  reg_type: text,
+  // A free text in the schema, but a code of REQUEST_TYPE: read case-insensitively like the others.
+  reg_type: text.transform((v) => REQUEST_TYPE_CODES.find((c) => c === v.trim().toUpperCase()) ?? v),
   reg_message: text,
   reg_status: z
     .preprocess(

@@ -197,6 +197,22 @@ describe('Service API fields left out or null', () => {
     });
   });
 
+  it("a status request's type and status are read case-insensitively", async () => {
+    const svc = await svcWith({
+      site_id: 'AB12',
+      req_group_id: 'R1',
+      reg_type: 'sm002',
+      reg_message: 'm',
+      reg_status: 'st001',
+      reg_id: 'u',
+      reg_dt: '2026-11-27T01:02:03',
+    });
+    expect(await svc.getLatestStatusRequest('AB12', 'PD001')).toMatchObject({
+      type: 'SM002',
+      status: 'ST001',
+    });
+  });
+
   it('a latest status request whose fields are all null is "no request"', async () => {
     const svc = await svcWith({
       site_id: null,
