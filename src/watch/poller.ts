@@ -8,8 +8,8 @@
  *   3. ONE terminal-window query: searchJobs(statuses DM500,DM600, from = the earliest of the
  *      previous cycle's date and the reg date of every job that left the in-flight set, one day
  *      earlier: FROM_MARGIN_MS), paged at 1000 (one page unless more than 1000 jobs finished in
- *      that window): it gives the final status
- *      of departed jobs and catches jobs that started and finished between two polls;
+ *      that window): it gives the final status of departed jobs and catches jobs that started
+ *      and finished between two polls;
  *   4. getJobTasks only for jobs that changed (status or updateTime), are new, left the in-flight
  *      set, or are newly seen terminal ("changed" above); getJob only as a fallback for a departed
  *      job the window did not return (should not happen with a consistent service).
