@@ -113,13 +113,20 @@ async function forEachPage(
 ): Promise<void> {
   let pageIndex = 1;
   const walk = new PageWalk();
+  const seen = new Set<number>();
   for (;;) {
     const page = await client.searchRecipients(
       siteId,
       keywords ? { keywords, pageUnit: PAGE_MAX, pageIndex } : { pageUnit: PAGE_MAX, pageIndex },
     );
-    for (const r of page.items) visit(r);
-    if (!walk.next(page)) return;
+    let fresh = 0;
+    for (const r of page.items) {
+      if (seen.has(r.dwmId)) continue; // a service that ignores page_index: no progress
+      seen.add(r.dwmId);
+      fresh++;
+      visit(r);
+    }
+    if (!walk.next(page, fresh)) return;
     pageIndex++;
   }
 }

@@ -366,14 +366,21 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
           const jobs: Job[] = [];
           const walk = new PageWalk();
+          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            for (const j of p.items) if (inWindow(j.regTime.epochMs)) jobs.push(j);
-            if (!walk.next(p)) break;
+            let fresh = 0;
+            for (const j of p.items) {
+              if (seen.has(j.jobId)) continue;
+              seen.add(j.jobId);
+              fresh++;
+              if (inWindow(j.regTime.epochMs)) jobs.push(j);
+            }
+            if (!walk.next(p, fresh)) break;
           }
           return { siteId, site, jobs };
         });
@@ -413,14 +420,21 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
           let count = 0;
           const walk = new PageWalk();
+          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            count += p.items.filter((r) => inWindow(r.regTime.epochMs)).length;
-            if (!walk.next(p)) break;
+            let fresh = 0;
+            for (const r of p.items) {
+              if (seen.has(r.dwmId)) continue;
+              seen.add(r.dwmId);
+              fresh++;
+              if (inWindow(r.regTime.epochMs)) count++;
+            }
+            if (!walk.next(p, fresh)) break;
           }
           return { siteId, count };
         });
