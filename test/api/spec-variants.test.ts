@@ -340,6 +340,25 @@ describe('a token refusal sent as an HTTP 200 envelope', () => {
     expect(tokenCalls()).toBe(2);
   });
 
+  it('concurrent calls refused together share one refresh', async () => {
+    const wm = await tokenServer(
+      { error_code: 'E401', error_message: 'Token expired' },
+      new Set(['Bearer t1']),
+    );
+    await wm.getJob('AB12', 1); // t1 refused, t2 cached
+    const tokensBefore = tokenCalls();
+    const expired = new Set(['Bearer t2']);
+    server?.setHandler((r, res) => {
+      if (r.url.includes('/api/token/')) return ok(res, { token: 'Bearer t3' });
+      if (expired.has(String(r.headers.authorization)))
+        return json(res, { error_code: 'E401', error_message: 'Token expired' });
+      return ok(res, job());
+    });
+    const got = await Promise.all([1, 2, 3, 4].map(() => wm.getJob('AB12', 1)));
+    expect(got.map((j) => j.jobId)).toEqual([1, 1, 1, 1]);
+    expect(tokenCalls()).toBe((tokensBefore ?? 0) + 1);
+  });
+
   it('does not loop: the same answer with the fresh token is the result', async () => {
     const wm = await tokenServer(
       { error_code: 'X9', error_message: 'invalid auth token' },
