@@ -18,6 +18,9 @@
  * - duplicateCode: the error_code of a duplicate-recipient refusal (instead of the project's E2002).
  * - timeZoneText: the envelope's time_zone is sent as this text ("Asia/Seoul", "GMT+09:00", "")
  *   instead of the offset applied (times are still in the requested offset).
+ * - pageCap: a page never holds more than this many items, whatever page_unit asks (page_index
+ *   counts pages of the capped size), as a service with a lower maximum page size does.
+ * - omitTotalCount: lists leave total_count out of the envelope.
  */
 
 export interface EmulatorBehaviours {
@@ -28,10 +31,14 @@ export interface EmulatorBehaviours {
   clockSkewMs?: number;
   duplicateCode?: string;
   timeZoneText?: string;
+  pageCap?: number;
+  omitTotalCount?: boolean;
 }
 
 /** Every behaviour on at once (tests "all of them"). */
-export const ALL_BEHAVIOURS: Required<Omit<EmulatorBehaviours, 'idsBeyondSafe'>> = {
+export const ALL_BEHAVIOURS: Required<
+  Omit<EmulatorBehaviours, 'idsBeyondSafe' | 'pageCap' | 'omitTotalCount'>
+> = {
   omitEmptyFields: true,
   unknownCodes: true,
   bigIds: true,
@@ -93,7 +100,19 @@ export function applyBehaviours(body: unknown, b: EmulatorBehaviours): unknown {
   const env = { ...(body as Record<string, unknown>) };
   if ('data' in env) env.data = transformValue(env.data, b);
   if (b.timeZoneText !== undefined && 'time_zone' in env) env.time_zone = b.timeZoneText;
+  if (b.omitTotalCount) delete env.total_count;
   return env;
+}
+
+/** The query as a service with a lower maximum page size reads it (pageCap: page_unit lowered). */
+export function capPaging(query: URLSearchParams, b: EmulatorBehaviours): URLSearchParams {
+  const cap = b.pageCap;
+  if (cap === undefined) return query;
+  const asked = Number(query.get('page_unit') ?? 25);
+  if (!(asked > cap)) return query;
+  const q = new URLSearchParams(query);
+  q.set('page_unit', String(cap));
+  return q;
 }
 
 /** Path with big ids shifted back ("/api/job/AB12/9007...123" -> "/api/job/AB12/123"). */

@@ -8,7 +8,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyBehaviours, type EmulatorBehaviours, unshiftBody, unshiftPath } from './behaviours.js';
+import {
+  applyBehaviours,
+  capPaging,
+  type EmulatorBehaviours,
+  unshiftBody,
+  unshiftPath,
+} from './behaviours.js';
 import { EmuError, HttpRefusal } from './errors.js';
 import { Faults } from './faults.js';
 import { type Reply, type Router, readBody, sendJson, sendText } from './http.js';
@@ -126,7 +132,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         path,
         fullPath,
         rawUrl,
-        query: url.searchParams,
+        query: capPaging(url.searchParams, behaviours),
         params: match.params,
         headers: req.headers,
         body,

@@ -3,7 +3,8 @@
  * Prints the base URLs and the demo credentials (they are fake, for the local demo only).
  * EMULATOR_BEHAVIOURS switches spec deviations on (behaviours.ts), comma-separated:
  * omitEmptyFields, unknownCodes, bigIds, idsBeyondSafe, clockSkew (10 minutes ahead),
- * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), or all.
+ * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), pageCap (pages of at most 100 items),
+ * omitTotalCount, or all (pageCap and omitTotalCount are not part of all).
  */
 import { ALL_BEHAVIOURS, type EmulatorBehaviours } from './behaviours.js';
 import { startEmulator } from './index.js';
@@ -17,6 +18,8 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
     else if (w === 'clockSkew') b.clockSkewMs = ALL_BEHAVIOURS.clockSkewMs;
     else if (w === 'duplicateCode') b.duplicateCode = ALL_BEHAVIOURS.duplicateCode;
     else if (w === 'timeZoneText') b.timeZoneText = ALL_BEHAVIOURS.timeZoneText;
+    else if (w === 'pageCap') b.pageCap = 100;
+    else if (w === 'omitTotalCount') b.omitTotalCount = true;
     else if (w) process.stderr.write(`EMULATOR_BEHAVIOURS: "${w}" is not a behaviour; ignored\n`);
   }
   return b;

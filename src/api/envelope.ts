@@ -9,8 +9,9 @@
  * a whole command or list):
  * - numbers sent as strings are coerced, unknown fields are ignored;
  * - an optional text field may be a string, a number, null or left out entirely (all read as "");
- * - a status or product code the specs do not list is kept as its raw text (renderers show it as
- *   "unknown (CODE)", `codeLabel`), and logged once per code;
+ * - codes are read case-insensitively ("dm500" -> DM500); a status or product code the specs do
+ *   not list is kept as its raw text (renderers show it as "unknown (CODE)", `codeLabel`), and
+ *   logged once per code;
  * - `time_zone` with or without its sign ("09:00" -> "+09:00"); a value that is not an offset at
  *   all ("Asia/Seoul", "GMT+09:00", "") is ignored with a warning (logged once per value) and the
  *   client falls back to the offset it asked for;
@@ -22,10 +23,10 @@
  */
 
 import { z } from 'zod';
-import { logger, scrubSecrets } from '../log.js';
-import { UNSAFE_LINE_CHARS } from '../unsafe-text.js';
+import { logger } from '../log.js';
 import { AuthError, PermissionError, ProtocolError, ServiceError, TransportError } from './errors.js';
 import type { HttpResponse } from './http.js';
+import { cleanServerText, serverText } from './server-text.js';
 import { normalizeTimeZone, parseServiceTime } from './time.js';
 import type { TimeValue } from './types.js';
 import { SITE_ID_RE } from './validate.js';
@@ -97,13 +98,20 @@ function warnUnknownCode(field: string, code: string): void {
  */
 export function codeOf<const T extends string>(codes: readonly T[], field = 'code') {
   const known = new Set<string>(codes);
+  // Case is not significant in a code ("dm500" is DM500): the spec spells them in capitals but does
+  // not say a service cannot send them otherwise, and a final status read as "unknown" would
+  // never be announced. Folded to the table's spelling.
+  const folded = new Map<string, T>(codes.map((c) => [c.toUpperCase(), c]));
   return z.union([z.string(), z.number().transform(String)]).transform((v, ctx): T => {
     const code = v.trim();
     if (code === '') {
       ctx.addIssue({ code: 'custom', message: `empty code; expected one of ${codes.join(', ')}` });
       return z.NEVER;
     }
-    if (!known.has(code)) warnUnknownCode(field, code);
+    if (known.has(code)) return code as T;
+    const same = folded.get(code.toUpperCase());
+    if (same !== undefined) return same;
+    warnUnknownCode(field, code);
     return code as T;
   });
 }
@@ -238,7 +246,7 @@ function protocolFromZod(endpoint: string, prefix: string, err: z.ZodError): Pro
 }
 
 /**
- * Array data of `item`s; null/absent (an empty result some services send) is an empty list. One
+ * Array data of `item`s; null/absent/""/{} (an empty result some services send) is an empty list. One
  * schema per item schema, built once: a list schema built per call costs its construction and
  * zod's first-parse set-up on every response (most of a poll's validation garbage).
  */
@@ -249,7 +257,19 @@ export function listOf<S extends z.ZodType>(item: S): ListSchema<S> {
   LIST_SCHEMAS.set(item, s);
   return s;
 }
-const buildList = <S extends z.ZodType>(item: S) => z.preprocess((v) => v ?? [], z.array(item));
+const buildList = <S extends z.ZodType>(item: S) => z.preprocess(emptyAsList, z.array(item));
+/**
+ * null, absent, "" and {} are an empty list: how a service says "none" is "not shown" in the
+ * specs, and each of these has been seen for it.
+ */
+function emptyAsList(v: unknown): unknown {
+  if (v === null || v === undefined || v === '') return [];
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    for (const _ in v) return v;
+    return [];
+  }
+  return v;
+}
 type ListSchema<S extends z.ZodType> = ReturnType<typeof buildList<S>>;
 const LIST_SCHEMAS = new WeakMap<z.ZodType, unknown>();
 
@@ -319,25 +339,27 @@ const SKEW_NOTE_MS = 60_000;
  * shaped like a credential or a registered secret masked, at most 200 characters. '' when none.
  */
 export function serverMessage(res: HttpResponse): string {
-  let msg = '';
+  return serverText(res.text);
+}
+
+/**
+ * The error envelope of a non-2xx answer ({"error_code": "E1001", "error_message": ...}), or
+ * undefined when the body is not one (or says "0000"). The spec documents errors as HTTP 200
+ * envelopes only; a service that sends them with a 4xx is read the same way ("not shown": the
+ * choice is to keep the server's code, so error conditions work, and its cleaned message).
+ */
+function errorEnvelopeOf(res: HttpResponse): { code: string; message: string } | undefined {
   const t = res.text.trim();
-  if (t.startsWith('{')) {
-    try {
-      const j = JSON.parse(t) as Record<string, unknown>;
-      for (const k of ['error_message', 'message', 'error', 'error_description']) {
-        const v = j[k];
-        if (typeof v === 'string' && v.trim()) {
-          msg = v;
-          break;
-        }
-      }
-    } catch {
-      // not JSON after all: fall through to the text
-    }
+  if (!t.startsWith('{')) return undefined;
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(t) as Record<string, unknown>;
+  } catch {
+    return undefined;
   }
-  if (!msg && !t.startsWith('{') && !/^<(!doctype|html)/i.test(t)) msg = t;
-  msg = scrubSecrets(msg.replace(UNSAFE_LINE_CHARS, ' ')).trim();
-  return msg.length > 200 ? `${msg.slice(0, 200)}…` : msg;
+  const code = errorCodeSchema.safeParse(j.error_code);
+  if (!code.success || code.data === '' || code.data === '0000') return undefined;
+  return { code: code.data.slice(0, 40), message: serverMessage(res) };
 }
 
 /**
@@ -400,9 +422,15 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
     );
   }
   if (res.status < 200 || res.status >= 300) {
+    // A 4xx with an error envelope is the service refusing the request: a ServiceError with its
+    // code. 429 and 5xx stay TransportErrors (come back later; a 5xx may have been processed).
+    const refusal =
+      res.status >= 400 && res.status < 500 && res.status !== 429 ? errorEnvelopeOf(res) : undefined;
+    if (refusal) throw new ServiceError(endpoint, refusal.code, refusal.message, res.status);
+    const said = serverMessage(res);
     throw new TransportError(
       endpoint,
-      `${endpoint}: the service answered HTTP ${res.status}`,
+      `${endpoint}: the service answered HTTP ${res.status}${said ? `, saying "${said}"` : ''}`,
       res.status,
       res.attempts,
       undefined,
@@ -420,10 +448,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
   }
   const env = cleanEnvelope(json as Record<string, unknown>) ?? parseWith(endpoint, envelopeSchema, json, '');
   if (env.error_code !== '0000') {
-    // The upstream's own words reach users (and maybe a channel): same scrub as a transport
-    // error's body, so a key or password an upstream echoes back is never shown.
-    const msg = scrubSecrets((env.error_message ?? '').replace(UNSAFE_LINE_CHARS, ' ')).slice(0, 500);
-    throw new ServiceError(endpoint, env.error_code, msg);
+    throw new ServiceError(endpoint, env.error_code, cleanServerText(env.error_message ?? '', 500));
   }
   const tz = env.time_zone ?? undefined;
   const out: Envelope = {

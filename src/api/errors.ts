@@ -40,10 +40,16 @@ export class ServiceError extends ApiError {
   readonly kind = 'service' as const;
   readonly code: string;
   readonly serviceMessage: string;
-  constructor(endpoint: string, code: string, serviceMessage: string) {
+  /**
+   * The HTTP status when the error envelope came with a 4xx (a service that says "not found" or
+   * "bad parameter" with both); undefined for the documented HTTP 200 envelope.
+   */
+  readonly httpStatus: number | undefined;
+  constructor(endpoint: string, code: string, serviceMessage: string, httpStatus?: number) {
     super(endpoint, `${endpoint} failed with error_code ${code}: ${serviceMessage}`);
     this.code = code;
     this.serviceMessage = serviceMessage;
+    this.httpStatus = httpStatus;
   }
 }
 

@@ -29,10 +29,21 @@
  *   server) the ops layer reconciles by searching for the names it sent. Names are unique per site
  *   case-insensitively, so a name found afterwards was registered by that request, and a second
  *   attempt is only made for names not found: nothing can be registered twice.
+ * - Compressed answers (Content-Encoding gzip, deflate, br) are decompressed as they are read, the
+ *   size cap counting the DECOMPRESSED bytes (a small bomb cannot fill the memory); the request
+ *   says `accept-encoding: gzip, deflate, br` because it can. A leading byte order mark is dropped
+ *   (JSON.parse refuses it).
+ * - Redirects (3xx) are never followed: following one could take a request (and its credentials)
+ *   to an origin the upstream allow-list never saw. The TransportError names the Location's
+ *   origin ("the service moved to ...: set the base URL").
+ * - Every request says `user-agent: drm-chatops/<version>` (package.json).
  * - Logs at debug with endpoint, method, status, duration and attempt; never headers or bodies.
  * - Records `serviceCallSeconds` per attempt. Final errors are counted in `serviceCallErrors` by
  *   `recordCallError`, called once per logical call by the clients (see `runCall`).
  */
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type FormData, Pool } from 'undici';
 import { z } from 'zod';
 import { type Logger, logger as rootLogger } from '../log.js';
@@ -40,6 +51,7 @@ import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
 import { guardedLookup, type LookupFn, METADATA_REFUSED } from './addresses.js';
 import { ApiError, TransportError, ValidationError } from './errors.js';
 import type { OriginPolicy, OriginRefusal } from './origins.js';
+import { serverText } from './server-text.js';
 import { urlForMessage } from './validate.js';
 
 /** A request refused by the upstream allow-list before any connection. */
@@ -87,7 +99,12 @@ export interface HttpOptions {
   headersTimeoutMs?: number;
   /** Idle time between body chunks, ms. Default 30000. */
   bodyTimeoutMs?: number;
-  /** Keep-alive idle timeout of pooled sockets, ms. Default 30000. */
+  /**
+   * Keep-alive idle timeout of pooled sockets, ms. Default 4000 (undici's): below the 5 s that
+   * Node's and many other servers close idle connections after, so a request is not written to a
+   * socket the server is closing (ECONNRESET; a POST is then not retried and may be ambiguous).
+   * undici also honours a shorter `Keep-Alive: timeout=` hint from the server.
+   */
   keepAliveTimeoutMs?: number;
   /** Max sockets per origin. Default 16. */
   connectionsPerOrigin?: number;
@@ -170,6 +187,12 @@ function describeNetworkError(code: string | undefined): string {
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
       return 'connection closed by the server';
+    case 'UNSUPPORTED_CONTENT_ENCODING':
+      return 'the answer is compressed in a way this bot cannot read (Content-Encoding other than gzip, deflate or br)';
+    case 'Z_DATA_ERROR':
+    case 'Z_BUF_ERROR':
+    case 'ERR_BROTLI_DECOMPRESSION_FAILED':
+      return 'the compressed answer is corrupt';
     default:
       return code ? `network error ${code}` : 'network error';
   }
@@ -286,7 +309,7 @@ export class HttpClient {
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       headersTimeoutMs: opts.headersTimeoutMs ?? 10_000,
       bodyTimeoutMs: opts.bodyTimeoutMs ?? 30_000,
-      keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 30_000,
+      keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 4_000,
       connectionsPerOrigin: opts.connectionsPerOrigin ?? 16,
       retries: opts.retries ?? 3,
       backoffBaseMs: opts.backoffBaseMs ?? 200,
@@ -355,19 +378,30 @@ export class HttpClient {
     this.sweepTimer = undefined;
   }
 
-  /** Read the body up to the size cap; throws BodyTooLarge beyond it (and stops reading). */
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): void }): Promise<string> {
+  /**
+   * Read the body up to the size cap (of decompressed bytes when `encoding` is gzip, deflate or
+   * br); throws BodyTooLarge beyond it (and stops reading). A leading BOM is dropped.
+   */
+  private async readCapped(
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): void },
+    encoding?: string | string[],
+  ): Promise<string> {
+    const source = decoded(body as unknown as Readable, encoding);
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > this.o.maxResponseBytes) {
-        body.destroy();
-        throw new BodyTooLarge();
+    try {
+      for await (const chunk of source) {
+        size += (chunk as Buffer).length;
+        if (size > this.o.maxResponseBytes) throw new BodyTooLarge();
+        chunks.push(chunk as Buffer);
       }
-      chunks.push(chunk);
+    } catch (e) {
+      if (source !== (body as unknown)) source.destroy();
+      body.destroy();
+      throw e;
     }
-    return Buffer.concat(chunks).toString('utf8');
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
   /** Backoff before retry number `n` (0-based): full jitter, or the server's Retry-After. */
@@ -402,7 +436,12 @@ export class HttpClient {
     const idempotent = req.method === 'GET';
     const maxAttempts = idempotent ? this.o.retries + 1 : 1;
 
-    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': 'gzip, deflate, br',
+      'user-agent': USER_AGENT,
+      ...req.headers,
+    };
     let body: string | FormData | undefined;
     if (req.body?.kind === 'json') {
       headers['content-type'] = 'application/json;charset=UTF-8';
@@ -467,19 +506,22 @@ export class HttpClient {
           res.body.destroy();
           throw new BodyTooLarge();
         }
-        const text = await this.readCapped(res.body);
+        const text = await this.readCapped(res.body, res.headers['content-encoding']);
         clearTimeout(timer);
         endTimer();
         log.debug(
           { endpoint: req.endpoint, method: req.method, status, ms: this.o.now() - started, attempt },
           'service call',
         );
+        if (status >= 300 && status < 400)
+          throw redirectError(req.endpoint, status, res.headers.location, target, attempt);
         const retryable = status === 429 || status >= 500;
         if (!retryable) return { status, headers: res.headers, text, attempts: attempt };
         retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.o.now(), this.o.retryAfterMaxMs);
+        const said = serverText(text);
         failure = new TransportError(
           req.endpoint,
-          `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
+          `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}${said ? `, saying "${said}"` : ''}`,
           status,
           attempt,
           undefined,
@@ -550,6 +592,77 @@ export class HttpClient {
 }
 
 class BodyTooLarge extends Error {}
+
+/** A Content-Encoding this client cannot decode (refused, never read as text). */
+class UnknownEncoding extends Error {
+  readonly code = 'UNSUPPORTED_CONTENT_ENCODING';
+}
+
+/**
+ * The body as plain bytes: gzip, x-gzip, deflate and br decompressed; identity (or none) as is.
+ * `deflate` is the zlib format (RFC 9110); a raw deflate stream fails as a corrupt answer.
+ */
+function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+  const e = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
+  if (e === '' || e === 'identity') return body;
+  const z =
+    e === 'gzip' || e === 'x-gzip'
+      ? createGunzip()
+      : e === 'deflate'
+        ? createInflate()
+        : e === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!z) {
+    body.destroy();
+    throw new UnknownEncoding();
+  }
+  body.on('error', (err) => z.destroy(err));
+  return body.pipe(z);
+}
+
+function redirectError(
+  endpoint: string,
+  status: number,
+  location: string | string[] | undefined,
+  target: { origin: string; path: string },
+  attempt: number,
+): TransportError {
+  const loc = Array.isArray(location) ? location[0] : location;
+  let where: string | undefined;
+  try {
+    if (loc) where = new URL(loc, `${target.origin}${target.path}`).origin;
+  } catch {
+    where = undefined;
+  }
+  const said =
+    where && where !== 'null'
+      ? where === target.origin
+        ? `the service moved to another path on ${urlForMessage(where)} (HTTP ${status}, not followed): set the base URL, with its path, to where the service is now`
+        : `the service moved to ${urlForMessage(where)} (HTTP ${status}, not followed): set the base URL to it (and allow it in UPSTREAM_ALLOWED_ORIGINS if that is set)`
+      : `the service answered with a redirect (HTTP ${status}, not followed): check the base URL`;
+  // A redirect is an answer of "not here": nothing was processed.
+  return new TransportError(endpoint, `${endpoint}: ${said}`, status, attempt, undefined, false);
+}
+
+/** `drm-chatops/<version>`: the version of package.json (read once). */
+const USER_AGENT = `drm-chatops/${packageVersion()}`;
+
+function packageVersion(): string {
+  // src/api/http.ts in development, dist/src/api/http.js when built (package.json one level up).
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === 'drm-chatops' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // not there: try the next
+    }
+  }
+  return '0';
+}
 
 function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;

@@ -1,9 +1,9 @@
 /**
  * Paging helpers.
  *
- * `iteratePages` walks page_index paging (watermarking lists, Service API lists 3, 4, 11-14): it
- * stops when total_count is reached (when the page reports one), on a short or empty page, or at
- * `maxItems`. `iteratePackaging` walks the keyset paging of endpoint 15 using the last item's
+ * `iteratePages` walks page_index paging (watermarking lists, Service API lists 3, 4, 11-14) with
+ * `PageWalk`: it stops when total_count is reached (when the page reports one), on a page shorter
+ * than the first one, on an empty page or one with nothing new, or at `maxItems`. `iteratePackaging` walks the keyset paging of endpoint 15 using the last item's
  * created/update times as the cursor, and stops on an empty page or a cursor that does not move.
  */
 import type { PackagingQuery, PackagingRecord, ServiceClient } from './types.js';
@@ -18,6 +18,42 @@ export interface FetchedPage<T> {
   items: T[];
   /** Total matches, when the API reports it (watermarking lists). */
   totalCount?: number;
+  /** True when the service left total_count out (`totalCount` is then only the items seen). */
+  totalUnknown?: boolean;
+}
+
+/** Pages one walk reads at most (a service that ignores page_index and never runs dry). */
+export const MAX_PAGES = 10_000;
+
+/**
+ * When page_index paging is over. A service may cap page_unit below what was asked (the spec does
+ * not say it cannot; "not shown"), so a page shorter than the size ASKED for is not the end: the
+ * walk goes on while a page is as full as the FIRST page actually was. It stops on a shorter page,
+ * an empty page, a page with nothing new (a service that ignores page_index: no progress), when
+ * the reported total_count is reached, or after `maxPages`. A missing total_count is unknown, not
+ * "what was seen". The price: a list smaller than one page without total_count costs one more
+ * (empty) page.
+ */
+export class PageWalk {
+  private full = 0;
+  private seen = 0;
+  private pages = 0;
+  constructor(private readonly maxPages = MAX_PAGES) {}
+
+  /** After a page (`fresh`: its items not seen before; default all): true to fetch the next. */
+  next(
+    page: Omit<FetchedPage<unknown>, 'items'> & { items: readonly unknown[] },
+    fresh = page.items.length,
+  ): boolean {
+    this.pages++;
+    this.seen += fresh;
+    const n = page.items.length;
+    if (n === 0 || fresh === 0 || this.pages >= this.maxPages) return false;
+    if (this.pages === 1) this.full = n;
+    else if (n < this.full) return false;
+    const total = page.totalUnknown ? undefined : page.totalCount;
+    return total === undefined || this.seen < total;
+  }
 }
 
 export interface PagingOptions {
@@ -35,18 +71,17 @@ export async function* iteratePages<T>(
 ): AsyncGenerator<T, void, undefined> {
   const pageUnit = Math.min(Math.max(1, Math.floor(opts.pageUnit ?? 100)), LIMITS.pageUnitMax);
   const maxItems = opts.maxItems ?? Number.POSITIVE_INFINITY;
-  const maxPages = opts.maxPages ?? 10_000;
+  const walk = new PageWalk(opts.maxPages ?? MAX_PAGES);
   let yielded = 0;
   if (maxItems <= 0) return;
-  for (let pageIndex = 1; pageIndex <= maxPages; pageIndex++) {
+  for (let pageIndex = 1; ; pageIndex++) {
     const page = await fetchPage({ pageIndex, pageUnit });
     for (const item of page.items) {
       yield item;
       yielded++;
       if (yielded >= maxItems) return;
     }
-    if (page.items.length === 0 || page.items.length < pageUnit) return;
-    if (page.totalCount !== undefined && pageIndex * pageUnit >= page.totalCount) return;
+    if (!walk.next(page)) return;
   }
 }
 

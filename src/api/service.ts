@@ -31,6 +31,7 @@ import {
   type ProductStatusCode,
   REGISTRABLE_REQUEST_TYPES,
   REQUEST_STATUS,
+  REQUEST_TYPE,
   type RequestStatusCode,
   SERVICE_CODES,
   type ServiceEndpointName,
@@ -46,7 +47,7 @@ import {
   siteIdSchema,
   text,
 } from './envelope.js';
-import { AuthError, TransportError } from './errors.js';
+import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import type { JwtSigner } from './jwt.js';
@@ -112,6 +113,22 @@ export interface ServiceClientDeps {
  */
 const UTC = '+00:00';
 
+/**
+ * Fields a real service may leave out or send as null although the spec lists them ("not shown"
+ * whether they may be): read with safe defaults instead of failing the whole answer.
+ * - a count (license_cnt, success, ...): null, "" or absent -> 0;
+ * - an optional number (group_seq, token_duration): null, "" or absent -> 0, which no table
+ *   lists (a group 0 is shown with the service's group_name; a token duration 0 as "not set").
+ */
+const REQUEST_TYPE_CODES = Object.keys(REQUEST_TYPE);
+
+const orZero = z
+  .preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+    z.union([intLike, z.null()]).optional(),
+  )
+  .transform((v) => v ?? 0);
+
 const siteSchema = z.object({
   site_id: siteIdSchema,
   service_name: text,
@@ -135,7 +152,7 @@ const additionalSiteSchema = z.object({
 
 const subMemberSchema = z.object({
   group_name: text,
-  group_seq: intLike,
+  group_seq: orZero,
   member_seq: intLike,
   member_email: reqText,
   status_code: codeOf(Object.keys(MEMBER_STATUS) as MemberStatusCode[], 'member status_code'),
@@ -145,7 +162,8 @@ const subMemberSchema = z.object({
 const statusRequestSchema = z.object({
   site_id: text,
   req_group_id: reqText,
-  reg_type: text,
+  // A free text in the schema, but a code of REQUEST_TYPE: read case-insensitively like the others.
+  reg_type: text.transform((v) => REQUEST_TYPE_CODES.find((c) => c === v.trim().toUpperCase()) ?? v),
   reg_message: text,
   reg_status: z
     .preprocess(
@@ -181,21 +199,21 @@ const licenseSchema = z.object({
 
 const userSchema = z.object({
   user_id: reqText,
-  license_cnt: intLike,
-  device_cnt: intLike,
-  success: intLike,
-  fail: intLike,
+  license_cnt: orZero,
+  device_cnt: orZero,
+  success: orZero,
+  fail: orZero,
 });
 
 const deviceSchema = z.object({
   device_id: reqText,
   device_model: text,
-  license_cnt: intLike,
-  success: intLike,
-  fail: intLike,
+  license_cnt: orZero,
+  success: orZero,
+  fail: orZero,
 });
 
-const cidSchema = z.object({ cid: reqText, license_cnt: intLike });
+const cidSchema = z.object({ cid: reqText, license_cnt: orZero });
 
 const packSchema = z.object({
   site_id: text,
@@ -212,15 +230,16 @@ const settingsSchema = z.object({
   license_callback_url: text,
   package_callback_url: text,
   kms_token: text,
-  token_duration: z.union([intLike, z.null()]).transform((v) => v ?? 0),
+  token_duration: orZero,
   iv: text,
 });
 
 const statsSchema = z.object({
-  license_cnt: intLike,
-  user_acc_cnt: intLike,
-  device_acc_cnt: intLike,
-  target_date: reqText,
+  license_cnt: orZero,
+  user_acc_cnt: orZero,
+  device_acc_cnt: orZero,
+  // Absent or empty: the date asked for (getMonthlyStats).
+  target_date: text,
 });
 
 const seqSchema = z.object({ seq: intLike });
@@ -507,6 +526,10 @@ export function createServiceClient(
       if (isEmptyData(d)) return null;
       // Tolerate a one-element list.
       if (Array.isArray(d)) d = d[0];
+      // Every field present but empty (req_group_id null or ""): no request either ("not shown"
+      // how a service says "none"; an object of nulls is read as that, not as a broken answer).
+      const id = d && typeof d === 'object' ? (d as Record<string, unknown>).req_group_id : undefined;
+      if (id === null || (typeof id === 'string' && id.trim() === '')) return null;
       return toStatusRequest(parseWith(ep(name), statusRequestSchema, d));
     },
 
@@ -637,7 +660,9 @@ export function createServiceClient(
         env = await call(name, 'GET', `/drm/${first}`, params);
         cidMemo.set(memoKey, first);
       } catch (e) {
-        if (!(e instanceof TransportError && e.status === 404)) throw e;
+        const status =
+          e instanceof TransportError ? e.status : e instanceof ServiceError ? e.httpStatus : undefined;
+        if (status !== 404) throw e;
         env = await call(name, 'GET', `/drm/${other}`, params);
         cidMemo.set(memoKey, other);
       }
@@ -784,7 +809,7 @@ export function createServiceClient(
         licenseCount: w.license_cnt,
         userCount: w.user_acc_cnt,
         deviceCount: w.device_acc_cnt,
-        targetDate: w.target_date,
+        targetDate: w.target_date || targetDate,
       };
     },
   };

@@ -3,13 +3,17 @@
  *
  * The watermarking API sends local-time strings `yyyy-MM-ddTHH:mm:ss` in the envelope's
  * `time_zone`; the Service API sends UTC (+00:00) per its spec. Tolerated shapes: a space instead
- * of `T`, fractional seconds, `yyyyMMddHHmmss` (license list sample), `yyyy-MM-dd` (midnight), and
- * a string that carries its own `Z`/`+hh:mm` (that offset then wins).
+ * of `T`, fractional seconds, `yyyyMMddHHmmss` (license list sample), `yyyy-MM-dd` (midnight),
+ * slashes for dashes (`yyyy/MM/dd HH:mm:ss`), a string that carries its own `Z`/`+hh:mm`/`+hhmm`/
+ * `+hh` (that offset then wins), and Unix time as 10 (seconds) or 13 (milliseconds) digits, a
+ * number or a string (an instant: no offset applies).
  */
 import type { TimeValue } from './types.js';
 
 const LOCAL_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
+  /^(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+/** Unix time: 10 digits are seconds, 13 milliseconds (the spec shows strings; "not shown" otherwise). */
+const EPOCH_RE = /^(\d{10}|\d{13})$/;
 const COMPACT_RE = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
 const TZ_RE = /^([+-])?(\d{1,2})(?::?(\d{2}))?$/;
 
@@ -116,6 +120,8 @@ export function parseServiceTime(raw: string | null | undefined, timeZone = '+00
     const frac = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
     parts.push(Math.floor(frac));
     ownOffset = m[8];
+  } else if (EPOCH_RE.test(text)) {
+    return { raw: text, epochMs: text.length === 10 ? Number(text) * 1000 : Number(text) };
   } else {
     const c = COMPACT_RE.exec(text);
     if (c) parts = [1, 2, 3, 4, 5, 6].map((i) => Number(c[i])).concat([0]);

@@ -58,7 +58,10 @@ export interface TimeValue {
 /** One page of a watermarking list (jobs, job tasks, recipient search). */
 export interface WmPage<T> {
   items: T[];
+  /** total_count; when the service left it out, only the items seen so far (`totalUnknown`). */
   totalCount: number;
+  /** True when the service left total_count out: paging must not stop at `totalCount`. */
+  totalUnknown?: boolean;
   pageIndex: number;
   pageUnit: number;
   /** The time_zone the service applied, normalised to "+hh:mm"/"-hh:mm". */

@@ -230,8 +230,10 @@ export function createWatermarkingClient(
     const pageUnit = q.pageUnit ?? LIMITS.pageUnitDefault;
     return {
       items,
-      // total_count is documented on every list; if a service omits it, the best lower bound.
+      // total_count is documented on every list; if a service omits it, the best lower bound for
+      // display, flagged as unknown so that paging (PageWalk) does not stop there.
       totalCount: env.totalCount ?? (pageIndex - 1) * pageUnit + items.length,
+      ...(env.totalCount === undefined ? { totalUnknown: true } : {}),
       pageIndex,
       pageUnit,
       timeZone: tz,
@@ -281,7 +283,9 @@ export function createWatermarkingClient(
         time_zone: opts.timeZone,
       });
       const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
-      return toJob(parseWith(endpoint, jobSchema, env.data), tz);
+      // The job, or a list holding just it (some services answer every lookup with a list).
+      const one = Array.isArray(env.data) && env.data.length === 1 ? env.data[0] : env.data;
+      return toJob(parseWith(endpoint, jobSchema, one), tz);
     },
 
     async getJobTasks(siteId, jobId, opts: TimeZoneOption = {}) {

@@ -12,11 +12,14 @@
  * retried. A 401 for a token that differs from the one refused before (it ran out in the middle
  * of a burst, or another caller's refresh replaced it) refreshes again, at most MAX_AUTH_RETRIES
  * times per call; a 401 for the same token twice is an AuthError (the credentials are wrong).
+ * An HTTP 200 error envelope with an unlisted code that says the token expired or is invalid is
+ * treated the same way, once per call (`isTokenRefusalEnvelope`).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { decodeData, serverMessage } from './envelope.js';
-import { AuthError, ProtocolError } from './errors.js';
+import { errorCondition } from './error-codes.js';
+import { AuthError, ProtocolError, ServiceError } from './errors.js';
 import type { HttpClient } from './http.js';
 import type { WatermarkingCredentials } from './types.js';
 
@@ -128,10 +131,18 @@ export class WmTokenManager {
   ): Promise<T> {
     const refused = new Set<string>();
     let header = await this.header(creds, siteId);
+    let envelopeRefusal = false;
     for (let retry = 0; ; retry++) {
       try {
         return await call(header);
       } catch (e) {
+        if (!envelopeRefusal && isTokenRefusalEnvelope(e)) {
+          // Once per call: a second such answer with a fresh token is the service's real answer.
+          envelopeRefusal = true;
+          this.invalidate(creds, siteId, header);
+          header = await this.header(creds, siteId);
+          continue;
+        }
         if (!(e instanceof AuthError)) throw e;
         if (refused.has(header) || retry >= MAX_AUTH_RETRIES) throw e;
         refused.add(header);
@@ -146,4 +157,19 @@ export class WmTokenManager {
   clear(): void {
     this.cache.clear();
   }
+}
+
+/**
+ * A token refusal sent as an HTTP 200 error envelope instead of a 401: how a service says "token
+ * expired" is "not shown" in the spec, and some use an envelope code of their own. Recognised
+ * when the code is none of the known error conditions (error-codes.ts) and the message speaks of
+ * the token, expiry or authentication. The token is then refreshed and the call retried once.
+ */
+function isTokenRefusalEnvelope(e: unknown): boolean {
+  return (
+    e instanceof ServiceError &&
+    e.httpStatus === undefined &&
+    errorCondition(e) === undefined &&
+    /token|expir|auth/i.test(e.serviceMessage)
+  );
 }

@@ -16,6 +16,7 @@ import {
 } from '../api/codes.js';
 import { explainFailureCode } from '../api/error-codes.js';
 import type { ValidationIssue } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Job, JobSearchQuery, JobTask, WatermarkingClient, WmPage } from '../api/types.js';
 import {
   checkContentId,
@@ -297,12 +298,21 @@ export async function listAllJobs(
   const max = opts.max ?? 5000;
   const jobs: Job[] = [];
   let totalCount = 0;
+  const walk = new PageWalk();
+  const seen = new Set<number>();
   for (let pageIndex = 1; ; pageIndex++) {
     const r = await listJobs(client, siteId, { ...filters, pageUnit: LIMITS.pageUnitMax, pageIndex }, opts);
     if (!r.ok) return r;
-    totalCount = r.page.totalCount;
-    jobs.push(...r.page.items);
-    if (r.page.items.length === 0 || jobs.length >= totalCount || jobs.length >= max) break;
+    let fresh = 0;
+    for (const j of r.page.items) {
+      if (seen.has(j.jobId)) continue; // listed twice, or page_index ignored: no progress
+      seen.add(j.jobId);
+      jobs.push(j);
+      fresh++;
+    }
+    // Without total_count (totalUnknown) the total is what was read.
+    totalCount = r.page.totalUnknown ? jobs.length : r.page.totalCount;
+    if (!walk.next(r.page, fresh) || jobs.length >= max) break;
   }
   return { ok: true, jobs: jobs.slice(0, max), totalCount, truncated: totalCount > max };
 }

@@ -8,6 +8,7 @@ import {
   errorCondition,
 } from '../api/error-codes.js';
 import { ProtocolError, ServiceError, TransportError, ValidationError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Recipient, RecipientPatch, TimeValue, WatermarkingClient } from '../api/types.js';
 import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
 
@@ -111,15 +112,21 @@ async function forEachPage(
   visit: (r: Recipient) => void,
 ): Promise<void> {
   let pageIndex = 1;
-  let seen = 0;
+  const walk = new PageWalk();
+  const seen = new Set<number>();
   for (;;) {
     const page = await client.searchRecipients(
       siteId,
       keywords ? { keywords, pageUnit: PAGE_MAX, pageIndex } : { pageUnit: PAGE_MAX, pageIndex },
     );
-    for (const r of page.items) visit(r);
-    seen += page.items.length;
-    if (page.items.length === 0 || seen >= page.totalCount) return;
+    let fresh = 0;
+    for (const r of page.items) {
+      if (seen.has(r.dwmId)) continue; // a service that ignores page_index: no progress
+      seen.add(r.dwmId);
+      fresh++;
+      visit(r);
+    }
+    if (!walk.next(page, fresh)) return;
     pageIndex++;
   }
 }

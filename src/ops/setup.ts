@@ -243,6 +243,14 @@ function describe(
   if (e instanceof PermissionError) {
     return { ...base, field: secretField, message: `${api} says this account may not use it${site}.` };
   }
+  if (e instanceof ServiceError && e.httpStatus === 404 && errorCondition(e) === undefined) {
+    // An error envelope with HTTP 404 and a code of no known condition: no such endpoint there.
+    return {
+      ...base,
+      field: urlField,
+      message: `${api} URL given is not a service endpoint${site}. Check the URL (scheme, host, port and path).`,
+    };
+  }
   if (e instanceof ServiceError) {
     const cond = errorCondition(e);
     if (cond === 'siteNotFound') {

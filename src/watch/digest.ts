@@ -20,6 +20,7 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
 import { isApiError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
@@ -364,14 +365,22 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         const reads = await perSite(async (siteId) => {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
           const jobs: Job[] = [];
+          const walk = new PageWalk();
+          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            for (const j of p.items) if (inWindow(j.regTime.epochMs)) jobs.push(j);
-            if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
+            let fresh = 0;
+            for (const j of p.items) {
+              if (seen.has(j.jobId)) continue;
+              seen.add(j.jobId);
+              fresh++;
+              if (inWindow(j.regTime.epochMs)) jobs.push(j);
+            }
+            if (!walk.next(p, fresh)) break;
           }
           return { siteId, site, jobs };
         });
@@ -410,14 +419,22 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         let truncated = false;
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
           let count = 0;
+          const walk = new PageWalk();
+          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            count += p.items.filter((r) => inWindow(r.regTime.epochMs)).length;
-            if (p.items.length < 1000 || page * 1000 >= p.totalCount) break;
+            let fresh = 0;
+            for (const r of p.items) {
+              if (seen.has(r.dwmId)) continue;
+              seen.add(r.dwmId);
+              fresh++;
+              if (inWindow(r.regTime.epochMs)) count++;
+            }
+            if (!walk.next(p, fresh)) break;
           }
           return { siteId, count };
         });

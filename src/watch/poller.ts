@@ -3,12 +3,13 @@
  *
  * Calls per cycle (steady state):  ceil(inflight / 1000)  +  1  +  changed
  *   1. in-flight set: searchJobs(statuses DM000,DM001, pageUnit 1000), paged: ceil(inflight/1000)
- *      calls (at least 1);
+ *      calls (at least 1; more when the service caps its pages lower, see PageWalk);
  *   2. compare with the stored poll state (jobId -> status, updateTime, regTime);
  *   3. ONE terminal-window query: searchJobs(statuses DM500,DM600, from = the earliest of the
- *      previous cycle's date and the reg date of every job that left the in-flight set), paged at
- *      1000 (one page unless more than 1000 jobs finished in that window): it gives the final status
- *      of departed jobs and catches jobs that started and finished between two polls;
+ *      previous cycle's date and the reg date of every job that left the in-flight set, one day
+ *      earlier: FROM_MARGIN_MS), paged at 1000 (one page unless more than 1000 jobs finished in
+ *      that window): it gives the final status of departed jobs and catches jobs that started
+ *      and finished between two polls;
  *   4. getJobTasks only for jobs that changed (status or updateTime), are new, left the in-flight
  *      set, or are newly seen terminal ("changed" above); getJob only as a fallback for a departed
  *      job the window did not return (should not happen with a consistent service).
@@ -38,7 +39,8 @@
  */
 import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js';
-import { ServiceError } from '../api/errors.js';
+import { ProtocolError, ServiceError, TransportError } from '../api/errors.js';
+import { PageWalk } from '../api/paging.js';
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { DocRepo, Store } from '../store/types.js';
 import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
@@ -59,6 +61,21 @@ export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 /** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
 export const MAX_LOOKUP_MISSES = 5;
 
+/**
+ * A getJob failure that means "not found (now)": how a service says so is "not shown" in the spec,
+ * so each way a spec-following service may say it counts: an error envelope (ServiceError), HTTP
+ * 404/410, or a 200 whose data is not a job (null, {}; a ProtocolError). Such a lookup is a miss
+ * (MAX_LOOKUP_MISSES), never an error that stops the whole site's cycle. Other failures (network,
+ * 5xx, 401/403) stop the cycle as before, to be retried by the scheduler.
+ */
+export function isLookupMiss(e: unknown): boolean {
+  return (
+    e instanceof ServiceError ||
+    e instanceof ProtocolError ||
+    (e instanceof TransportError && (e.status === 404 || e.status === 410))
+  );
+}
+
 export interface JobMemo {
   /** status */
   s: JobStatusCode;
@@ -72,7 +89,7 @@ export interface JobMemo {
   t?: [number, number, number];
   /** failed task dwmIds already reported */
   f?: number[];
-  /** consecutive failed lookups of a departed job (getJob refused with a service error) */
+  /** consecutive failed lookups of a departed job (getJob said "not found": isLookupMiss) */
   x?: number;
 }
 
@@ -127,8 +144,24 @@ export function pollStateRepo(store: Store): DocRepo<PollState> {
   return store.docs<PollState>(POLLSTATE_NS);
 }
 
+/**
+ * The `from` date of the terminal-window query is one day before the window's start: the spec
+ * does not show in which zone a service reads `from` (the query says time_zone +00:00, but a
+ * service in a zone behind UTC that reads the date in its own zone would cut the window short and
+ * a job that started and finished between two polls would never be seen). The extra jobs cost
+ * nothing but their transfer: every use of the window filters by time (a departed job is matched
+ * by id, a newly seen one by its regTime against the previous cycle, the first poll by each
+ * job's own change time).
+ */
+const FROM_MARGIN_MS = 24 * 3600_000;
+
 function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The terminal window's `from` for a window starting at `ms` (see FROM_MARGIN_MS). */
+function windowFrom(ms: number): string {
+  return utcDate(ms - FROM_MARGIN_MS);
 }
 
 async function fetchAll(
@@ -139,6 +172,10 @@ async function fetchAll(
   count: () => void,
 ): Promise<Job[]> {
   const out: Job[] = [];
+  // A service may cap the page below PAGE_UNIT or leave total_count out: PageWalk decides the end.
+  // A job listed twice (the list shifted between pages) is kept once.
+  const walk = new PageWalk();
+  const ids = new Set<number>();
   for (let pageIndex = 1; ; pageIndex++) {
     count();
     const page = await client.searchJobs(siteId, {
@@ -146,11 +183,17 @@ async function fetchAll(
       pageUnit: PAGE_UNIT,
       pageIndex,
       ...(from ? { from } : {}),
-      // `from` is a UTC date (utcDate): say so, rather than rely on the service's default zone.
+      // `from` is a UTC date (windowFrom): say so, rather than rely on the service's default zone.
       timeZone: '+00:00',
     });
-    out.push(...page.items);
-    if (page.items.length < PAGE_UNIT || out.length >= page.totalCount) return out;
+    let fresh = 0;
+    for (const j of page.items) {
+      if (ids.has(j.jobId)) continue;
+      ids.add(j.jobId);
+      out.push(j);
+      fresh++;
+    }
+    if (!walk.next(page, fresh)) return out;
   }
 }
 
@@ -252,7 +295,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     for (const s of ctx.subscriptions) if (!s.paused) since = Math.min(since, hearsFromMs(s));
     since = Math.max(since, start - FIRST_POLL_LOOKBACK_MS);
     const fromMs = Number.isFinite(since) ? Math.min(start, since) - skew : start - skew;
-    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
+    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
     await ctx.checkpoint();
     const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
     res.inflight = inflight.length;
@@ -328,7 +371,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   const threshold = state.lastCycleStartMs - skew;
   let fromMs = threshold;
   for (const [, m] of departed) if (m.r > 0 && m.r < fromMs) fromMs = m.r;
-  const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, utcDate(fromMs), count);
+  const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
   await ctx.checkpoint();
   const terminalById = new Map(terminal.map((j) => [j.jobId, j]));
   const keepInState: Record<string, JobMemo> = {};
@@ -340,7 +383,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
       try {
         j = await ctx.client.getJob(ctx.siteId, Number(id));
       } catch (e) {
-        if (!(e instanceof ServiceError)) throw e;
+        if (!isLookupMiss(e)) throw e;
         // The service's error codes are not specified ("not shown"): a refusal here may be "no such
         // job" or a passing failure. Forgetting the job at once would lose its final notification
         // silently, so keep looking for MAX_LOOKUP_MISSES cycles, then forget it.
@@ -349,7 +392,10 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
         continue;
       }
     }
-    if ((JOB_TERMINAL as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
+    // Left the in-flight list with a status that is not in flight: final. That includes a code the
+    // specs do not list (announced as "unknown (CODE)"): kept as in flight, it would be looked up
+    // every cycle forever and never announced.
+    if (!(JOB_IN_FLIGHT as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
     else {
       // still moving but not listed yet: look again next cycle
       const { x: _misses, ...rest } = m;
@@ -444,13 +490,14 @@ async function resolveJobWaits(
         seen.count();
         job = await ctx.client.getJob(ctx.siteId, jobId);
       }
-      if (!(JOB_TERMINAL as string[]).includes(job.status)) continue;
+      // Finished: any status that is not in flight (an unlisted code too, as for departed jobs).
+      if ((JOB_IN_FLIGHT as string[]).includes(job.status)) continue;
       if (!tasks) {
         seen.count();
         tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;
       }
     } catch (e) {
-      if (e instanceof ServiceError) continue;
+      if (isLookupMiss(e)) continue;
       throw e;
     }
     items.push({

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { JOB_STATUS_CODES } from '../../src/api/codes.js';
+import {
+  JOB_STATUS_CODES,
+  MEMBER_STATUS,
+  PRODUCT_STATUS,
+  REQUEST_STATUS,
+  REQUEST_TYPE,
+  SERVICE_CODES,
+  TASK_STATUS_CODES,
+} from '../../src/api/codes.js';
 import {
   codeOf,
   decodeData,
@@ -141,6 +149,22 @@ describe('data validation', () => {
     expect(e).toBeInstanceOf(ProtocolError);
     expect(e?.field).toBe('data[0].job_status');
   });
+  it('reads every family of codes case-insensitively, as the table spells them', () => {
+    const families: Array<[readonly string[], string, string]> = [
+      [JOB_STATUS_CODES, 'dm500', 'DM500'],
+      [TASK_STATUS_CODES, 'tk005', 'TK005'],
+      [Object.keys(PRODUCT_STATUS), 'se001', 'SE001'],
+      [SERVICE_CODES, 'Pd002', 'PD002'],
+      [Object.keys(MEMBER_STATUS), 'mt002', 'MT002'],
+      [Object.keys(REQUEST_STATUS), 'st003', 'ST003'],
+      [Object.keys(REQUEST_TYPE), 'sm001', 'SM001'],
+    ];
+    for (const [codes, sent, read] of families) {
+      expect(parseWith('e', codeOf(codes), ` ${sent} `)).toBe(read);
+    }
+    // An unlisted code is still kept as sent.
+    expect(parseWith('e', codeOf(JOB_STATUS_CODES), 'dm700')).toBe('dm700');
+  });
   it('refuses a non-integer id', () => {
     expect(() => parseWith('e', job, { job_id: 'x7', job_status: 'DM000' })).toThrow(/data\.job_id/);
     expect(() => parseWith('e', job, { job_id: 1.5, job_status: 'DM000' })).toThrow(ProtocolError);
@@ -153,10 +177,13 @@ describe('data validation', () => {
 });
 
 describe('listOf', () => {
-  it('reads null or absent list data as an empty list, and checks every item', () => {
+  it('reads null, absent, "" or {} list data as an empty list, and checks every item', () => {
     const ints = listOf(z.number().int());
     expect(parseWith('t', ints, null)).toEqual([]);
     expect(parseWith('t', ints, undefined)).toEqual([]);
+    expect(parseWith('t', ints, '')).toEqual([]);
+    expect(parseWith('t', ints, {})).toEqual([]);
+    expect(() => parseWith('t', ints, { a: 1 })).toThrow(ProtocolError);
     expect(parseWith('t', ints, [1, 2])).toEqual([1, 2]);
     expect(() => parseWith('t', ints, [1, 'x'])).toThrow(/data\.1|data\[1\]/);
   });

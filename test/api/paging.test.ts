@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { collectAll, iteratePackaging, iteratePages } from '../../src/api/paging.js';
 import type { PackagingQuery, PackagingRecord, SvcPage } from '../../src/api/types.js';
 
-function source(total: number, reportTotal = true) {
+/** `cap`: the most items the service puts on a page, whatever page_unit asks. */
+function source(total: number, reportTotal = true, cap = Number.POSITIVE_INFINITY) {
   const calls: Array<{ pageIndex: number; pageUnit: number }> = [];
   const fetch = async (a: { pageIndex: number; pageUnit: number }) => {
     calls.push(a);
-    const start = (a.pageIndex - 1) * a.pageUnit;
-    const items = Array.from(
-      { length: Math.max(0, Math.min(a.pageUnit, total - start)) },
-      (_, i) => start + i,
-    );
+    const unit = Math.min(a.pageUnit, cap);
+    const start = (a.pageIndex - 1) * unit;
+    const items = Array.from({ length: Math.max(0, Math.min(unit, total - start)) }, (_, i) => start + i);
     return reportTotal ? { items, totalCount: total } : { items };
   };
   return { fetch, calls };
@@ -31,6 +30,32 @@ describe('iteratePages', () => {
     const s = source(20, false);
     expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }))).toHaveLength(20);
     expect(s.calls).toHaveLength(3);
+  });
+  it('reads every page of a service that caps the page size below page_unit', async () => {
+    const s = source(250, true, 100);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 1000 }))).toEqual([...Array(250).keys()]);
+    expect(s.calls.map((c) => c.pageIndex)).toEqual([1, 2, 3]);
+  });
+  it('reads every page of a capped service that leaves total_count out (missing is unknown)', async () => {
+    const s = source(250, false, 100);
+    expect(await collectAll(iteratePages(s.fetch, { pageUnit: 1000 }))).toHaveLength(250);
+    expect(s.calls).toHaveLength(3);
+    const lowerBound = async (a: { pageIndex: number; pageUnit: number }) => {
+      const p = (await source(250, false, 100).fetch(a)) as { items: number[] };
+      // what watermarking.ts reports without total_count: the items seen, flagged as unknown
+      return { ...p, totalCount: (a.pageIndex - 1) * 100 + p.items.length, totalUnknown: true };
+    };
+    expect(await collectAll(iteratePages(lowerBound, { pageUnit: 1000 }))).toHaveLength(250);
+  });
+  it('reads a service that ignores page_index at most maxPages times', async () => {
+    let calls = 0;
+    const same = async () => {
+      calls++;
+      return { items: [1, 2, 3] };
+    };
+    const walked = await collectAll(iteratePages(same, { pageUnit: 3, maxPages: 5 }));
+    expect(walked).toHaveLength(15);
+    expect(calls).toBe(5);
   });
   it('stops at maxItems and clamps page size', async () => {
     const s = source(5000);

@@ -24,6 +24,19 @@ describe('times', () => {
       Date.parse('2026-03-01T08:00:00.250Z'),
     );
   });
+  it('reads slashes for dashes, offsets +09 / +0900 / +09:00, and Unix seconds or milliseconds', () => {
+    const at = Date.parse('2026-11-27T01:02:03Z');
+    expect(parseServiceTime('2026/11/27 10:02:03', '+09:00').epochMs).toBe(at);
+    expect(parseServiceTime('2026/11/27T01:02:03').epochMs).toBe(at);
+    for (const off of ['+09', '+0900', '+09:00']) {
+      expect(parseServiceTime(`2026-11-27T10:02:03${off}`).epochMs).toBe(at);
+    }
+    expect(parseServiceTime('2026-11-26T23:02:03-02').epochMs).toBe(at);
+    expect(parseServiceTime('1795741323', '+09:00').epochMs).toBe(Date.parse('2026-11-27T01:02:03Z'));
+    expect(parseServiceTime('1795741323250').epochMs).toBe(Date.parse('2026-11-27T01:02:03.250Z'));
+    // other digit counts are not guessed at
+    expect(parseServiceTime('179574132').epochMs).toBeNull();
+  });
   it('keeps the raw text and gives null for junk or impossible dates', () => {
     expect(parseServiceTime('yesterday')).toEqual({ raw: 'yesterday', epochMs: null });
     expect(parseServiceTime('2026-02-30T00:00:00').epochMs).toBeNull();

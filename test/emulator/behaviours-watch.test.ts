@@ -24,6 +24,8 @@ const CASES: Array<[string, EmulatorBehaviours]> = [
   ['time_zone "GMT+09:00"', { timeZoneText: 'GMT+09:00' }],
   ['time_zone ""', { timeZoneText: '' }],
   ['all at once', ALL_BEHAVIOURS],
+  ['pages capped at one item', { pageCap: 1 }],
+  ['pages capped at one item, no total_count', { pageCap: 1, omitTotalCount: true }],
 ];
 
 async function cycle(w: Watcher) {

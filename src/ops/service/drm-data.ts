@@ -379,7 +379,8 @@ function fetchPageFn<K extends ExportKind>(
 /**
  * Fetches every page (page_unit 1000, page_index 1, 2, ...) of the query through the API's
  * `iteratePages` and returns the CSV. Pages are fetched one after the other (the service has no
- * total count, so the end is the first short page) and `onProgress` is called after each page.
+ * total count, so the end is a page shorter than the first one, or an empty page: see PageWalk)
+ * and `onProgress` is called after each page.
  * The query's own paging is ignored. One row beyond `maxRows` is asked for, so `truncated` is
  * exact: true only when rows were really left out.
  */
