@@ -51,9 +51,14 @@ import {
 } from './validate.js';
 import type { WmTokenManager } from './wm-token.js';
 
+/**
+ * A job's content id and a task's recipient name are read as text: null or absent is "" (shown
+ * as "(empty)"). The spec lists them without saying they are always present ("not shown"), and
+ * one job without a content id must not make a whole site's job list unreadable.
+ */
 const jobSchema = z.object({
   job_id: intLike,
-  content_id: reqText,
+  content_id: text,
   job_status: codeOf(JOB_STATUS_CODES, 'job_status'),
   reg_time: text,
   update_time: text,
@@ -61,7 +66,7 @@ const jobSchema = z.object({
 
 const taskSchema = z.object({
   dwm_id: intLike,
-  recipient: reqText,
+  recipient: text,
   description: text,
   task_status: codeOf(TASK_STATUS_CODES, 'task_status'),
   cli_error_code: text,

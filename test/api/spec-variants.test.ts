@@ -398,6 +398,42 @@ describe('times in other shapes', () => {
 });
 
 describe('list and item shapes', () => {
+  it('a job without a content id, or a task without a recipient name, is read with "" (the rest of the page too)', async () => {
+    const wm = await wmWith((r, res) =>
+      r.url.includes('/recipient')
+        ? ok(
+            res,
+            [
+              { dwm_id: 7, recipient: null, task_status: 'TK002', reg_time: '', update_time: '' },
+              { dwm_id: 8, recipient: 'Arte-FR', task_status: 'TK002', reg_time: '', update_time: '' },
+            ],
+            { total_count: 2 },
+          )
+        : ok(
+            res,
+            [
+              job({ job_id: 1, content_id: null }),
+              job({ job_id: 2 }),
+              { ...job({ job_id: 3 }), content_id: undefined },
+            ],
+            {
+              total_count: 3,
+            },
+          ),
+    );
+    const page = await wm.searchJobs('AB12', {});
+    expect(page.items.map((j) => [j.jobId, j.contentId])).toEqual([
+      [1, ''],
+      [2, 'c'],
+      [3, ''],
+    ]);
+    const tasks = await wm.getJobTasks('AB12', 1);
+    expect(tasks.items.map((t) => [t.dwmId, t.recipient])).toEqual([
+      [7, ''],
+      [8, 'Arte-FR'],
+    ]);
+  });
+
   it('getJob reads a list holding just the job; a longer list is still refused', async () => {
     const wm = await wmWith((r, res) =>
       r.url.includes('/api/job/AB12/2')
