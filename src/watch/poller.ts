@@ -62,6 +62,24 @@ export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 export const MAX_LOOKUP_MISSES = 5;
 
 /**
+ * A job whose status is a code the specs do not list ("not shown": a newer in-flight step, or a
+ * new end such as a cancellation) is taken as finished once that status has stood this long
+ * (from the job's update time, or from when the watcher first saw it there): announced as
+ * "unknown (CODE)". Until then it is looked up each cycle, so a job that was only passing through
+ * an unlisted step still gets its real COMPLETED / ERROR announcement.
+ */
+export const UNLISTED_STATUS_SETTLED_MS = 60 * 60_000;
+
+/** True when `job`'s unlisted status has stood for UNLISTED_STATUS_SETTLED_MS at `now`. */
+export function unlistedStatusSettled(job: Job, firstSeenMs: number, now: number): boolean {
+  const since = Math.min(job.updateTime.epochMs ?? firstSeenMs, firstSeenMs);
+  return now - since >= UNLISTED_STATUS_SETTLED_MS;
+}
+
+const isInFlight = (status: string) => (JOB_IN_FLIGHT as readonly string[]).includes(status);
+const isTerminal = (status: string) => (JOB_TERMINAL as readonly string[]).includes(status);
+
+/**
  * A getJob failure that means "not found (now)": how a service says so is "not shown" in the spec,
  * so each way a spec-following service may say it counts: an error envelope (ServiceError), HTTP
  * 404/410, or a 200 whose data is not a job (null, {}; a ProtocolError). Such a lookup is a miss
@@ -91,6 +109,8 @@ export interface JobMemo {
   f?: number[];
   /** consecutive failed lookups of a departed job (getJob said "not found": isLookupMiss) */
   x?: number;
+  /** when the watcher first saw this departed job in a status the specs do not list (epoch ms) */
+  k?: number;
 }
 
 export interface PollState {
@@ -392,14 +412,17 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
         continue;
       }
     }
-    // Left the in-flight list with a status that is not in flight: final. That includes a code the
-    // specs do not list (announced as "unknown (CODE)"): kept as in flight, it would be looked up
-    // every cycle forever and never announced.
-    if (!(JOB_IN_FLIGHT as string[]).includes(j.status)) changes.push({ job: j, kind: 'final', prev: m });
-    else {
+    const { x: _misses, k: firstUnlisted, ...rest } = m;
+    if (isTerminal(j.status)) changes.push({ job: j, kind: 'final', prev: m });
+    else if (isInFlight(j.status)) {
       // still moving but not listed yet: look again next cycle
-      const { x: _misses, ...rest } = m;
       keepInState[id] = rest;
+    } else if (unlistedStatusSettled(j, firstUnlisted ?? start, start)) {
+      // A code the specs do not list that has stood long enough: final, "unknown (CODE)" (kept
+      // forever it would be looked up every cycle and never announced).
+      changes.push({ job: j, kind: 'final', prev: m });
+    } else {
+      keepInState[id] = { ...rest, k: firstUnlisted ?? start };
     }
   }
   for (const j of terminal) {
@@ -490,8 +513,10 @@ async function resolveJobWaits(
         seen.count();
         job = await ctx.client.getJob(ctx.siteId, jobId);
       }
-      // Finished: any status that is not in flight (an unlisted code too, as for departed jobs).
-      if ((JOB_IN_FLIGHT as string[]).includes(job.status)) continue;
+      // Finished: COMPLETED / ERROR, or a code the specs do not list that has stood long enough
+      // (as for departed jobs); until then the wait goes on (its timeout still applies).
+      if (isInFlight(job.status)) continue;
+      if (!isTerminal(job.status) && !unlistedStatusSettled(job, seen.start, seen.start)) continue;
       if (!tasks) {
         seen.count();
         tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;

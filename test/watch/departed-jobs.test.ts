@@ -186,10 +186,11 @@ describe('a departed job the service no longer knows', () => {
 });
 
 describe('a departed job whose status the specs do not list', () => {
-  it('is final and announced (as the code it has), not looked up forever', async () => {
+  it('is final and announced (as the code it has) once that status has stood an hour, then not looked up again', async () => {
     const r = rig([job(1, 'DM001'), job(2, 'DM001')]);
     await runCycle(r.ctx);
-    r.jobs = [job(1, 'DM700', '2026-11-27T11:00:30'), job(2, 'DM001')];
+    // DM700 since 09:00 (two hours before this cycle): settled.
+    r.jobs = [job(1, 'DM700', '2026-11-27T09:00:00'), job(2, 'DM001')];
     r.advance();
     await runCycle(r.ctx);
     expect(finalsOf(r, 1)).toEqual(['T1|C1|1|final:DM700']);
@@ -198,6 +199,41 @@ describe('a departed job whose status the specs do not list', () => {
     r.advance();
     await runCycle(r.ctx);
     expect(r.calls).not.toContain('getJob:1');
+  });
+
+  it('a job passing through an unlisted status is kept and gets its real end announced', async () => {
+    const r = rig([job(1, 'DM001'), job(2, 'DM001')]);
+    await runCycle(r.ctx);
+    r.jobs = [job(1, 'DM002', '2026-11-27T11:00:30'), job(2, 'DM001')];
+    r.advance();
+    await runCycle(r.ctx);
+    expect(finalsOf(r, 1)).toEqual([]);
+    expect(r.state().jobs['1']).toMatchObject({ k: T0 + 60_000 });
+    r.calls.length = 0;
+    r.advance();
+    await runCycle(r.ctx);
+    expect(r.calls).toContain('getJob:1');
+    expect(finalsOf(r, 1)).toEqual([]);
+    // It reaches COMPLETED (reg time keeps it out of the terminal window query: the lookup finds it).
+    r.jobs = [job(1, 'DM500', '2026-11-27T11:03:00'), job(2, 'DM001')];
+    r.advance();
+    await runCycle(r.ctx);
+    expect(finalsOf(r, 1)).toEqual(['T1|C1|1|final:DM500']);
+  });
+
+  it('an unlisted status without a readable update time is final an hour after the watcher first saw it', async () => {
+    const r = rig([job(1, 'DM001'), job(2, 'DM001')]);
+    await runCycle(r.ctx);
+    const stuck: Job = { ...job(1, 'DM900'), updateTime: parseServiceTime('') };
+    r.jobs = [stuck, job(2, 'DM001')];
+    for (let i = 0; i < 60; i++) {
+      r.advance();
+      await runCycle(r.ctx);
+      expect(finalsOf(r, 1)).toEqual([]);
+    }
+    r.advance();
+    await runCycle(r.ctx);
+    expect(finalsOf(r, 1)).toEqual(['T1|C1|1|final:DM900']);
   });
 
   it('a departed job still in an in-flight status is kept and looked up again', async () => {
@@ -212,8 +248,17 @@ describe('a departed job whose status the specs do not list', () => {
     expect(finalsOf(r, 1)).toEqual([]);
   });
 
-  it('a workflow wait on a job finished with an unlisted status completes', async () => {
-    const r = rig([job(2, 'DM001'), job(77, 'DM800')]);
+  it('a workflow wait on a job whose unlisted status has stood an hour completes; a fresh one waits on', async () => {
+    const fresh = rig([job(2, 'DM001'), job(77, 'DM800', '2026-11-27T10:59:00')]);
+    const pending: unknown[] = [];
+    fresh.ctx.waits = {
+      waits: [{ executionId: 'e0', target: '77', kind: 'job', siteId: 'AB12' } as never],
+      outbox: { add: async (i: unknown[]) => pending.push(...i) } as never,
+      jobOutputs: (j) => ({ status: j.status }),
+    };
+    await runCycle(fresh.ctx);
+    expect(pending).toEqual([]);
+    const r = rig([job(2, 'DM001'), job(77, 'DM800', '2026-11-27T09:00:00')]);
     const waitItems: unknown[] = [];
     r.ctx.waits = {
       waits: [{ executionId: 'e1', target: '77', kind: 'job', siteId: 'AB12' } as never],
