@@ -78,6 +78,11 @@ describe('job card', () => {
     expect(m).toMatchSnapshot();
   });
 
+  it('a job the service sent without a content id says so in its title and fallback', () => {
+    const m = renderJobCard(summary({ contentId: '' }), sub);
+    expect(JSON.stringify(m.blocks)).toContain('(no content id)');
+    expect(m.text).toContain('(no content id)');
+  });
   it('failed, with failed recipients and their codes', () => {
     const m = renderJobCard(
       summary({

@@ -121,7 +121,7 @@ export interface JobCardInput {
 export function jobCardMessage(input: JobCardInput): Message {
   const { summary, siteId } = input;
   const job = summary.job;
-  const title = `Job ${job.jobId} · ${truncate(job.contentId, 100)}`;
+  const title = `Job ${job.jobId} · ${truncate(job.contentId || '(no content id)', 100)}`;
   const value = encodeValue({ w: input.workspace, s: siteId, j: job.jobId });
   const countsText = TASK_STATUS_CODES.filter((c) => summary.counts[c] > 0)
     .map((c) => `${taskStatus(c)}: ${count(summary.counts[c])}`)

@@ -87,13 +87,16 @@ const DIGEST_SHOWN = 25;
 
 const name = (s: string) => esc(truncate(s, NAME_MAX));
 
+/** A job's content id for a title; the service may send none. */
+const contentOf = (j: JobSummary) => j.contentId || '(no content id)';
+
 function title(j: JobSummary): string {
-  return `Job ${code(j.jobId)} · ${name(j.contentId)}`;
+  return `Job ${code(j.jobId)} · ${name(contentOf(j))}`;
 }
 
 /** Plain fallback text (notifications, screen readers): escaped, no blocks needed. */
 function fallback(j: JobSummary, what: string): string {
-  return truncateMrkdwn(`Job ${j.jobId} · ${esc(truncate(j.contentId, NAME_MAX))}: ${what}`, 3000);
+  return truncateMrkdwn(`Job ${j.jobId} · ${esc(truncate(contentOf(j), NAME_MAX))}: ${what}`, 3000);
 }
 
 function statusWord(s: JobStatusCode): string {
