@@ -151,9 +151,20 @@ export function toTime(raw: string, timeZone: string): TimeValue {
  * ProtocolError: paging must not guess a total.
  */
 const countLike = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+  (v) => (typeof v === 'string' ? (v.trim() === '' ? null : withoutThousands(v.trim())) : v),
   z.union([intLike, z.null()]).optional(),
 );
+
+/**
+ * A count written with thousands separators ("1,234", "1_234") as its digits. "Not shown" in the
+ * specs (they show numbers); a service formatting its counts for people was seen. Only the exact
+ * pattern of groups of three after one to three digits, one separator kind, is read: "1,23",
+ * "1.234", "1,234.5" (decimals, or a European grouping that could be a decimal) are left as they
+ * are and refused by intLike. Counts only: ids never take separators.
+ */
+function withoutThousands(v: string): string {
+  return /^\d{1,3}(?:,\d{3})+$/.test(v) || /^\d{1,3}(?:_\d{3})+$/.test(v) ? v.replace(/[,_]/g, '') : v;
+}
 
 const envelopeSchema = z.object({
   error_code: errorCodeSchema,

@@ -482,3 +482,28 @@ describe('idle connections', () => {
     }
   }, 20_000);
 });
+
+describe('counts written for people', () => {
+  it('a total_count with thousands separators ("1,234", "1_234") is read as that number', async () => {
+    for (const shown of ['1,234', '1_234', '12,345,678']) {
+      const wm = await wmWith((_r, res) => ok(res, [job()], { total_count: shown }));
+      expect((await wm.searchJobs('AB12', {})).totalCount).toBe(Number(shown.replace(/[,_]/g, '')));
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+
+  it('decimals and other groupings are still refused (paging never guesses a total)', async () => {
+    for (const shown of ['1,234.5', '1.234', '1,23', '1234,567', '1,234_567', ',123']) {
+      const wm = await wmWith((_r, res) => ok(res, [job()], { total_count: shown }));
+      const e = await failure(wm.searchJobs('AB12', {}));
+      expect(e, shown).toBeInstanceOf(ProtocolError);
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+});
