@@ -177,6 +177,29 @@ const envelopeSchema = z.object({
 
 type EnvelopeWire = z.output<typeof envelopeSchema>;
 
+/**
+ * The envelope's keys in camelCase (`errorCode`, `errorMessage`, `totalCount`, `timeZone`), read
+ * when the snake_case key is absent: "not shown" in the specs (they spell every key in snake_case),
+ * but a service serialising its envelope class with a camelCase default was seen. The snake_case
+ * key wins when both are present. Returns `j` itself when nothing is renamed.
+ */
+const CAMEL_ENVELOPE_KEYS = [
+  ['error_code', 'errorCode'],
+  ['error_message', 'errorMessage'],
+  ['total_count', 'totalCount'],
+  ['time_zone', 'timeZone'],
+] as const;
+function snakeEnvelope(j: Record<string, unknown>): Record<string, unknown> {
+  let out = j;
+  for (const [snake, camel] of CAMEL_ENVELOPE_KEYS) {
+    if (out[snake] === undefined && out[camel] !== undefined) {
+      if (out === j) out = { ...j };
+      out[snake] = out[camel];
+    }
+  }
+  return out;
+}
+
 /** Time zone texts already seen in envelopes and their normalised form (a handful per process). */
 const cleanZones = new Map<string, string | null>();
 
@@ -368,6 +391,7 @@ function errorEnvelopeOf(res: HttpResponse): { code: string; message: string } |
   } catch {
     return undefined;
   }
+  j = snakeEnvelope(j);
   const code = errorCodeSchema.safeParse(j.error_code);
   if (!code.success || code.data === '' || code.data === '0000') return undefined;
   return { code: code.data.slice(0, 40), message: serverMessage(res) };
@@ -457,6 +481,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new ProtocolError(endpoint, 'body', 'expected a JSON object envelope');
   }
+  json = snakeEnvelope(json as Record<string, unknown>);
   const env = cleanEnvelope(json as Record<string, unknown>) ?? parseWith(endpoint, envelopeSchema, json, '');
   if (env.error_code !== '0000') {
     throw new ServiceError(endpoint, env.error_code, cleanServerText(env.error_message ?? '', 500));

@@ -507,3 +507,41 @@ describe('counts written for people', () => {
     server = undefined;
   });
 });
+
+describe('an envelope with camelCase keys', () => {
+  it('errorCode, errorMessage, totalCount and timeZone are read when the snake_case keys are absent', async () => {
+    const wm = await wmWith((_r, res) =>
+      json(res, { errorCode: '0000', errorMessage: 'ok', totalCount: 41, timeZone: '09:00', data: [job()] }),
+    );
+    const page = await wm.searchJobs('AB12', {});
+    expect(page.totalCount).toBe(41);
+    expect(page.totalUnknown).toBeUndefined();
+    expect(page.timeZone).toBe('+09:00');
+    expect(page.items[0]?.regTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03+09:00'));
+  });
+
+  it('a refusal in camelCase is a ServiceError with its code and message (HTTP 200 or 4xx)', async () => {
+    const wm = await wmWith((r, res) =>
+      json(
+        res,
+        { errorCode: 'E3001', errorMessage: 'no job 9' },
+        r.url.includes('/api/job/AB12/9') ? 404 : 200,
+      ),
+    );
+    for (const id of [8, 9]) {
+      const e = (await failure(wm.getJob('AB12', id))) as ServiceError;
+      expect(e).toBeInstanceOf(ServiceError);
+      expect(e.code).toBe('E3001');
+      expect(errorCondition(e)).toBe('jobNotFound');
+      expect(e.serviceMessage).toBe('no job 9');
+    }
+  });
+
+  it('the snake_case key wins when both are sent', async () => {
+    const wm = await wmWith((_r, res) =>
+      json(res, { error_code: '0000', errorCode: 'E9999', total_count: 1, totalCount: 7, data: [job()] }),
+    );
+    expect((await wm.getJob('AB12', 1)).jobId).toBe(1);
+    expect((await wm.searchJobs('AB12', {})).totalCount).toBe(1);
+  });
+});
