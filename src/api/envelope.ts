@@ -295,10 +295,25 @@ const buildList = <S extends z.ZodType>(item: S) => z.preprocess(emptyAsList, z.
 /**
  * null, absent, "" and {} are an empty list: how a service says "none" is "not shown" in the
  * specs, and each of these has been seen for it.
+ * A list wrapped in an object (`{ "list": [...] }`, also `items`, `rows`, `content`, `data`, as
+ * paging frameworks write it) is the array inside: "not shown" in the specs (they put the array
+ * in `data` itself). Read only when exactly one of those keys holds an array; other keys (a
+ * framework's own total, page number) are ignored, and two such arrays stay a ProtocolError.
  */
+const LIST_WRAPPER_KEYS = ['list', 'items', 'rows', 'content', 'data'] as const;
 function emptyAsList(v: unknown): unknown {
   if (v === null || v === undefined || v === '') return [];
   if (typeof v === 'object' && !Array.isArray(v)) {
+    let inner: unknown;
+    let arrays = 0;
+    for (const k of LIST_WRAPPER_KEYS) {
+      const x = (v as Record<string, unknown>)[k];
+      if (Array.isArray(x)) {
+        inner = x;
+        arrays++;
+      }
+    }
+    if (arrays === 1) return inner;
     for (const _ in v) return v;
     return [];
   }

@@ -545,3 +545,28 @@ describe('an envelope with camelCase keys', () => {
     expect((await wm.searchJobs('AB12', {})).totalCount).toBe(1);
   });
 });
+
+describe('a list wrapped in an object', () => {
+  for (const key of ['list', 'items', 'rows', 'content', 'data']) {
+    it(`data { "${key}": [...] } is read as the list inside (Watermarking and Service API)`, async () => {
+      const wm = await wmWith((r, res) =>
+        r.url.includes('/recipient')
+          ? ok(res, { [key]: [{ dwm_id: 7, recipient: 'Arte', task_status: 'TK002' }] }, { total_count: 1 })
+          : ok(res, { [key]: [job({ job_id: 1 }), job({ job_id: 2 })], total: 2 }, { total_count: 2 }),
+      );
+      expect((await wm.searchJobs('AB12', {})).items.map((j) => j.jobId)).toEqual([1, 2]);
+      expect((await wm.getJobTasks('AB12', 1)).items.map((t) => t.recipient)).toEqual(['Arte']);
+      await api?.close();
+      await server?.close();
+      const svc = await svcWith({
+        [key]: [{ user_id: 'u', license_cnt: 2, device_cnt: 1, success: 2, fail: 0 }],
+      });
+      expect((await svc.listUsers('AB12')).items.map((u) => [u.userId, u.licenseCount])).toEqual([['u', 2]]);
+    });
+  }
+
+  it('an object with two of those arrays is still refused (which one is the list is not known)', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { list: [job()], items: [job({ job_id: 2 })] }));
+    expect(await failure(wm.searchJobs('AB12', {}))).toBeInstanceOf(ProtocolError);
+  });
+});
