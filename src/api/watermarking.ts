@@ -371,7 +371,12 @@ export function createWatermarkingClient(
         value: body,
       });
       const tz = env.timeZone ?? '+00:00';
-      return parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
+      // The registered recipient sent as one object instead of an array of them ("not shown": the
+      // spec shows an array): read as a list holding it. Only an object carrying a dwm_id, so a
+      // wrapped list ({ "list": [...] }) or an empty {} keeps its own reading (listOf).
+      const d = env.data;
+      const list = d !== null && typeof d === 'object' && !Array.isArray(d) && 'dwm_id' in d ? [d] : d;
+      return parseWith(endpoint, listOf(recipientSchema), list).map((w) => toRecipient(w, tz));
     },
 
     async modifyRecipient(siteId, dwmId, patch: RecipientPatch): Promise<ModifiedRecipient> {

@@ -570,3 +570,18 @@ describe('a list wrapped in an object', () => {
     expect(await failure(wm.searchJobs('AB12', {}))).toBeInstanceOf(ProtocolError);
   });
 });
+
+describe('registered recipients sent as one object', () => {
+  it('the object is read as a list holding that recipient', async () => {
+    const wm = await wmWith((_r, res) =>
+      ok(res, { dwm_id: 5, name: 'Arte-FR', description: 'd', reg_time: '2026-11-27T01:02:03' }),
+    );
+    const got = await wm.registerRecipients('AB12', [{ name: 'Arte-FR', description: 'd' }]);
+    expect(got.map((r) => [r.dwmId, r.name, r.description])).toEqual([[5, 'Arte-FR', 'd']]);
+  });
+
+  it('an object without a dwm_id is still refused', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { name: 'Arte-FR' }));
+    expect(await failure(wm.registerRecipients('AB12', [{ name: 'Arte-FR' }]))).toBeInstanceOf(ProtocolError);
+  });
+});
