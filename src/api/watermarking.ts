@@ -64,7 +64,7 @@ const jobSchema = z.object({
   update_time: text,
 });
 
-const taskSchema = z.object({
+const taskFields = z.object({
   dwm_id: intLike,
   recipient: text,
   description: text,
@@ -73,6 +73,23 @@ const taskSchema = z.object({
   reg_time: text,
   update_time: text,
 });
+
+/**
+ * A task's recipient name in `name` (as the recipient endpoints call it) when `recipient` is
+ * absent or null: "not shown" in the spec (it says `recipient`), seen from a service reusing its
+ * recipient fields. `recipient` wins when it is sent.
+ */
+function recipientOrName(o: Record<string, unknown>): unknown {
+  return o.recipient === undefined || o.recipient === null ? (o.name ?? o.recipient) : o.recipient;
+}
+
+const taskSchema = z.preprocess(
+  (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? { ...v, recipient: recipientOrName(v as Record<string, unknown>) }
+      : v,
+  taskFields,
+);
 
 const recipientSchema = z.object({
   dwm_id: intLike,
@@ -115,7 +132,7 @@ function cleanJob(o: Record<string, unknown>): JobWire | undefined {
 /** A task item in its usual, clean shape (see cleanJob); undefined otherwise. */
 function cleanTask(o: Record<string, unknown>): TaskWire | undefined {
   const id = cleanInt(o.dwm_id);
-  const recipient = o.recipient;
+  const recipient = recipientOrName(o);
   const status = o.task_status;
   const description = cleanText(o.description);
   const cli = cleanText(o.cli_error_code);

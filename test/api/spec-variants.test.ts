@@ -585,3 +585,33 @@ describe('registered recipients sent as one object', () => {
     expect(await failure(wm.registerRecipients('AB12', [{ name: 'Arte-FR' }]))).toBeInstanceOf(ProtocolError);
   });
 });
+
+describe('a task naming its recipient in "name"', () => {
+  it('is read with that name when "recipient" is absent or null; "recipient" wins when sent', async () => {
+    const task = (o: Record<string, unknown>) => ({
+      task_status: 'TK002',
+      reg_time: '',
+      update_time: '',
+      ...o,
+    });
+    const wm = await wmWith((_r, res) =>
+      ok(
+        res,
+        [
+          task({ dwm_id: 1, name: 'Arte-FR' }),
+          task({ dwm_id: 2, recipient: null, name: 'Arte-DE' }),
+          task({ dwm_id: 3, recipient: 'Arte-IT', name: 'other' }),
+          task({ dwm_id: 4 }),
+        ],
+        { total_count: 4 },
+      ),
+    );
+    const tasks = await wm.getJobTasks('AB12', 1);
+    expect(tasks.items.map((t) => [t.dwmId, t.recipient])).toEqual([
+      [1, 'Arte-FR'],
+      [2, 'Arte-DE'],
+      [3, 'Arte-IT'],
+      [4, ''],
+    ]);
+  });
+});
