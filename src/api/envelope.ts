@@ -377,6 +377,11 @@ export interface DecodeOptions {
   now?: () => number;
   /** Which API: the Service API's 401 may come from the JWT claims or lifetime (settings hint). */
   api?: 'wm' | 'svc';
+  /**
+   * The call's success answer carries nothing the bot reads (an update or a delete): an HTTP 204
+   * or an empty 2xx body is then a success (see decodeEnvelope). Default false.
+   */
+  noData?: boolean;
 }
 
 /** Skews below this are normal (network time, rounding of the Date header to seconds). */
@@ -485,6 +490,19 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
       res.attempts,
       undefined,
       res.status >= 500,
+    );
+  }
+  if (res.status === 204 || res.text.trim() === '') {
+    // "Not shown" in the specs (every answer is documented as an envelope), but a service or a
+    // proxy answering an update with 204 No Content or an empty 200 was seen. For a call that
+    // reads nothing from the answer, that is the success it reports; a call that needs data
+    // cannot be answered by it, and the error says what was expected.
+    if (opts.noData) return { errorCode: '0000', errorMessage: '', data: undefined, raw: {} };
+    const what = res.status === 204 ? 'HTTP 204 (no content)' : `an empty body (HTTP ${res.status})`;
+    throw new ProtocolError(
+      endpoint,
+      'body',
+      `${what}, where a JSON envelope with error_code "0000" and the answer's data was expected`,
     );
   }
   let json: unknown;

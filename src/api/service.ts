@@ -296,6 +296,18 @@ function toStatusRequest(w: z.output<typeof statusRequestSchema>): StatusRequest
   return r;
 }
 
+/**
+ * Calls whose answer's data the client never reads (updates, the password reset, the certificate
+ * upload): an HTTP 204 or an empty body is their success (decodeEnvelope `noData`). `verify` is
+ * not one: it is there to prove a real envelope comes back.
+ */
+const NO_DATA_CALLS: ReadonlySet<ServiceEndpointName> = new Set<ServiceEndpointName>([
+  'resetSubMemberPassword',
+  'updateSubMember',
+  'updateSettings',
+  'uploadFpsCert',
+]);
+
 function isEmptyData(d: unknown): boolean {
   return (
     d === null ||
@@ -355,7 +367,11 @@ export function createServiceClient(
         body,
         headers: { authorization },
       });
-      return decodeEnvelope(endpoint, res, { api: 'svc', ...(deps.now ? { now: deps.now } : {}) });
+      return decodeEnvelope(endpoint, res, {
+        api: 'svc',
+        noData: NO_DATA_CALLS.has(name),
+        ...(deps.now ? { now: deps.now } : {}),
+      });
     };
     return runCall(endpoint, async () => {
       try {

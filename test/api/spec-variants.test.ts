@@ -615,3 +615,39 @@ describe('a task naming its recipient in "name"', () => {
     ]);
   });
 });
+
+describe('an answer without a body', () => {
+  it('HTTP 204 or an empty 200 is the success of a call that reads nothing from its answer', async () => {
+    server = await startServer((r, res) => {
+      res.writeHead(r.url.includes('/repw') ? 200 : 204);
+      res.end();
+    });
+    api = createApi({ retries: { max: 0 } });
+    const svc = api.service(svcCreds(server.url));
+    await expect(svc.updateSettings('AB12', { tokenDuration: 60 })).resolves.toBeUndefined();
+    await expect(svc.updateSubMember({ memberSeq: 5, status: 'MT002' })).resolves.toBeUndefined();
+    await expect(svc.resetSubMemberPassword(5)).resolves.toBeUndefined();
+    expect(server.seen.map((s) => s.method)).toEqual(['PUT', 'PUT', 'PUT']);
+  });
+
+  it('for a call that needs data it is a ProtocolError saying what was expected', async () => {
+    server = await startServer((r, res) => {
+      if (r.url.includes('/api/token/')) return ok(res, { token: 'Bearer t' });
+      res.writeHead(r.url.includes('/api/job/') ? 200 : 204);
+      res.end();
+    });
+    api = createApi({ retries: { max: 0 } });
+    const svcErr = (await failure(api.service(svcCreds(server.url)).getSettings('AB12'))) as ProtocolError;
+    expect(svcErr).toBeInstanceOf(ProtocolError);
+    expect(svcErr.message).toBe(
+      'svc.getSettings answered with an unexpected body at body: HTTP 204 (no content), where a JSON envelope with error_code "0000" and the answer\'s data was expected',
+    );
+    const wmErr = (await failure(api.watermarking(wmCreds(server.url)).getJob('AB12', 1))) as ProtocolError;
+    expect(wmErr).toBeInstanceOf(ProtocolError);
+    expect(wmErr.message).toContain(
+      'wm.getJob answered with an unexpected body at body: an empty body (HTTP 200), where a JSON envelope',
+    );
+    const verifyErr = await failure(api.service(svcCreds(server.url)).verify());
+    expect(verifyErr).toBeInstanceOf(ProtocolError);
+  });
+});
