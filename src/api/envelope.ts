@@ -371,6 +371,21 @@ export function parseWith<S extends z.ZodType>(
   return r.data;
 }
 
+/**
+ * When a 2xx body that is not JSON is a web page (an HTML content type, or a body opening like
+ * one): its <title>, cleaned ('' when none); else undefined. "Not shown" in the specs: such a
+ * page comes from a wrong base URL, a proxy, or a sign-in page, not from the service, and the
+ * error says so instead of "not JSON".
+ */
+function webPageTitle(res: HttpResponse): string | undefined {
+  const type = res.headers['content-type'];
+  const html = /html/i.test(Array.isArray(type) ? type.join(',') : (type ?? ''));
+  const head = res.text.trimStart().slice(0, 2000);
+  if (!html && !/^<(!doctype\s+html|html|head|body|title|meta)\b/i.test(head)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
+  return cleanServerText(title, 80);
+}
+
 /** Options of decodeEnvelope. */
 export interface DecodeOptions {
   /** The bot's clock, to compare with the server's Date header on a 401. Default Date.now. */
@@ -509,6 +524,14 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
   try {
     json = JSON.parse(res.text);
   } catch {
+    const page = webPageTitle(res);
+    if (page !== undefined) {
+      throw new ProtocolError(
+        endpoint,
+        'body',
+        `the service answered with a web page${page ? ` titled "${page}"` : ''} (HTML), not a JSON envelope: check the base URL, and whether a proxy or a login page stands between the bot and the service`,
+      );
+    }
     throw new ProtocolError(endpoint, 'body', `not JSON (${res.text.length} bytes)`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {

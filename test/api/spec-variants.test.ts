@@ -651,3 +651,33 @@ describe('an answer without a body', () => {
     expect(verifyErr).toBeInstanceOf(ProtocolError);
   });
 });
+
+describe('a web page instead of an envelope', () => {
+  it('an HTML page on a 200 (a proxy or sign-in page) is a ProtocolError saying so, not a JSON error', async () => {
+    const wm = await wmWith((r, res) => {
+      res.writeHead(200, {
+        'content-type': r.url.includes('/2') ? 'text/plain' : 'text/html; charset=utf-8',
+      });
+      res.end(
+        '\n<!DOCTYPE html><html><head><title>Corporate\u0007 sign-in</title></head><body>log in</body></html>',
+      );
+    });
+    for (const id of [1, 2]) {
+      const e = (await failure(wm.getJob('AB12', id))) as ProtocolError;
+      expect(e).toBeInstanceOf(ProtocolError);
+      expect(e.message).toContain(
+        'the service answered with a web page titled "Corporate  sign-in" (HTML), not a JSON envelope: check the base URL',
+      );
+      expect(e.message).toContain('proxy or a login page');
+      expect(e.message).not.toContain('not JSON');
+    }
+  });
+
+  it('other text that is not JSON is still "not JSON"', async () => {
+    const wm = await wmWith((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK');
+    });
+    expect(((await failure(wm.getJob('AB12', 1))) as ProtocolError).message).toContain('not JSON (2 bytes)');
+  });
+});
