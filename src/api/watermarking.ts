@@ -391,8 +391,20 @@ export function createWatermarkingClient(
       // The registered recipient sent as one object instead of an array of them ("not shown": the
       // spec shows an array): read as a list holding it. Only an object carrying a dwm_id, so a
       // wrapped list ({ "list": [...] }) or an empty {} keeps its own reading (listOf).
+      // When that one object leaves out the name (and description) of the only recipient sent, it
+      // answers that recipient: they are read from the request. With several sent, which one it
+      // is cannot be known: a ProtocolError, which the ops layer reconciles by looking names up.
       const d = env.data;
-      const list = d !== null && typeof d === 'object' && !Array.isArray(d) && 'dwm_id' in d ? [d] : d;
+      let list = d;
+      if (d !== null && typeof d === 'object' && !Array.isArray(d) && 'dwm_id' in d) {
+        const one = d as Record<string, unknown>;
+        const sent = recipients.length === 1 ? recipients[0] : undefined;
+        list = [
+          sent && (one.name === undefined || one.name === null)
+            ? { ...one, name: sent.name, description: one.description ?? sent.description }
+            : one,
+        ];
+      }
       return parseWith(endpoint, listOf(recipientSchema), list).map((w) => toRecipient(w, tz));
     },
 

@@ -580,6 +580,14 @@ describe('registered recipients sent as one object', () => {
     expect(got.map((r) => [r.dwmId, r.name, r.description])).toEqual([[5, 'Arte-FR', 'd']]);
   });
 
+  it('an object without the name of the only recipient sent carries that name; with several sent it is refused', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { dwm_id: 5, update_time: '2026-11-27T01:02:03' }));
+    const got = await wm.registerRecipients('AB12', [{ name: 'Arte-FR', description: 'd' }]);
+    expect(got.map((r) => [r.dwmId, r.name, r.description])).toEqual([[5, 'Arte-FR', 'd']]);
+    const two = wm.registerRecipients('AB12', [{ name: 'Arte-FR' }, { name: 'Arte-DE' }]);
+    expect(await failure(two)).toBeInstanceOf(ProtocolError);
+  });
+
   it('an object without a dwm_id is still refused', async () => {
     const wm = await wmWith((_r, res) => ok(res, { name: 'Arte-FR' }));
     expect(await failure(wm.registerRecipients('AB12', [{ name: 'Arte-FR' }]))).toBeInstanceOf(ProtocolError);
