@@ -162,7 +162,7 @@ const countLike = z.preprocess(
  * "1.234", "1,234.5" (decimals, or a European grouping that could be a decimal) are left as they
  * are and refused by intLike. Counts only: ids never take separators.
  */
-function withoutThousands(v: string): string {
+export function withoutThousands(v: string): string {
   return /^\d{1,3}(?:,\d{3})+$/.test(v) || /^\d{1,3}(?:_\d{3})+$/.test(v) ? v.replace(/[,_]/g, '') : v;
 }
 

@@ -495,6 +495,26 @@ describe('counts written for people', () => {
     server = undefined;
   });
 
+  it('Service API counts (license_cnt, success, ...) with thousands separators are read; decimals are refused', async () => {
+    let svc = await svcWith({ license_cnt: '1,234', user_acc_cnt: '12_000', device_acc_cnt: 1 });
+    expect(await svc.getMonthlyStats('AB12', '2026-11-01')).toMatchObject({
+      licenseCount: 1234,
+      userCount: 12000,
+    });
+    await api?.close();
+    await server?.close();
+    svc = await svcWith([{ user_id: 'u', license_cnt: '2,500', device_cnt: 1, success: '2,499', fail: '1' }]);
+    expect((await svc.listUsers('AB12')).items[0]).toMatchObject({
+      licenseCount: 2500,
+      success: 2499,
+      fail: 1,
+    });
+    await api?.close();
+    await server?.close();
+    svc = await svcWith({ license_cnt: '1,234.0', user_acc_cnt: 1, device_acc_cnt: 1 });
+    expect(await failure(svc.getMonthlyStats('AB12', '2026-11-01'))).toBeInstanceOf(ProtocolError);
+  });
+
   it('decimals and other groupings are still refused (paging never guesses a total)', async () => {
     for (const shown of ['1,234.5', '1.234', '1,23', '1234,567', '1,234_567', ',123']) {
       const wm = await wmWith((_r, res) => ok(res, [job()], { total_count: shown }));
