@@ -151,9 +151,20 @@ export function toTime(raw: string, timeZone: string): TimeValue {
  * ProtocolError: paging must not guess a total.
  */
 const countLike = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() === '' ? null : v),
+  (v) => (typeof v === 'string' ? (v.trim() === '' ? null : withoutThousands(v.trim())) : v),
   z.union([intLike, z.null()]).optional(),
 );
+
+/**
+ * A count written with thousands separators ("1,234", "1_234") as its digits. "Not shown" in the
+ * specs (they show numbers); a service formatting its counts for people was seen. Only the exact
+ * pattern of groups of three after one to three digits, one separator kind, is read: "1,23",
+ * "1.234", "1,234.5" (decimals, or a European grouping that could be a decimal) are left as they
+ * are and refused by intLike. Counts only: ids never take separators.
+ */
+export function withoutThousands(v: string): string {
+  return /^\d{1,3}(?:,\d{3})+$/.test(v) || /^\d{1,3}(?:_\d{3})+$/.test(v) ? v.replace(/[,_]/g, '') : v;
+}
 
 const envelopeSchema = z.object({
   error_code: errorCodeSchema,
@@ -165,6 +176,29 @@ const envelopeSchema = z.object({
 });
 
 type EnvelopeWire = z.output<typeof envelopeSchema>;
+
+/**
+ * The envelope's keys in camelCase (`errorCode`, `errorMessage`, `totalCount`, `timeZone`), read
+ * when the snake_case key is absent: "not shown" in the specs (they spell every key in snake_case),
+ * but a service serialising its envelope class with a camelCase default was seen. The snake_case
+ * key wins when both are present. Returns `j` itself when nothing is renamed.
+ */
+const CAMEL_ENVELOPE_KEYS = [
+  ['error_code', 'errorCode'],
+  ['error_message', 'errorMessage'],
+  ['total_count', 'totalCount'],
+  ['time_zone', 'timeZone'],
+] as const;
+function snakeEnvelope(j: Record<string, unknown>): Record<string, unknown> {
+  let out = j;
+  for (const [snake, camel] of CAMEL_ENVELOPE_KEYS) {
+    if (out[snake] === undefined && out[camel] !== undefined) {
+      if (out === j) out = { ...j };
+      out[snake] = out[camel];
+    }
+  }
+  return out;
+}
 
 /** Time zone texts already seen in envelopes and their normalised form (a handful per process). */
 const cleanZones = new Map<string, string | null>();
@@ -261,10 +295,25 @@ const buildList = <S extends z.ZodType>(item: S) => z.preprocess(emptyAsList, z.
 /**
  * null, absent, "" and {} are an empty list: how a service says "none" is "not shown" in the
  * specs, and each of these has been seen for it.
+ * A list wrapped in an object (`{ "list": [...] }`, also `items`, `rows`, `content`, `data`, as
+ * paging frameworks write it) is the array inside: "not shown" in the specs (they put the array
+ * in `data` itself). Read only when exactly one of those keys holds an array; other keys (a
+ * framework's own total, page number) are ignored, and two such arrays stay a ProtocolError.
  */
+const LIST_WRAPPER_KEYS = ['list', 'items', 'rows', 'content', 'data'] as const;
 function emptyAsList(v: unknown): unknown {
   if (v === null || v === undefined || v === '') return [];
   if (typeof v === 'object' && !Array.isArray(v)) {
+    let inner: unknown;
+    let arrays = 0;
+    for (const k of LIST_WRAPPER_KEYS) {
+      const x = (v as Record<string, unknown>)[k];
+      if (Array.isArray(x)) {
+        inner = x;
+        arrays++;
+      }
+    }
+    if (arrays === 1) return inner;
     for (const _ in v) return v;
     return [];
   }
@@ -322,12 +371,32 @@ export function parseWith<S extends z.ZodType>(
   return r.data;
 }
 
+/**
+ * When a 2xx body that is not JSON is a web page (an HTML content type, or a body opening like
+ * one): its <title>, cleaned ('' when none); else undefined. "Not shown" in the specs: such a
+ * page comes from a wrong base URL, a proxy, or a sign-in page, not from the service, and the
+ * error says so instead of "not JSON".
+ */
+function webPageTitle(res: HttpResponse): string | undefined {
+  const type = res.headers['content-type'];
+  const html = /html/i.test(Array.isArray(type) ? type.join(',') : (type ?? ''));
+  const head = res.text.trimStart().slice(0, 2000);
+  if (!html && !/^<(!doctype\s+html|html|head|body|title|meta)\b/i.test(head)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
+  return cleanServerText(title, 80);
+}
+
 /** Options of decodeEnvelope. */
 export interface DecodeOptions {
   /** The bot's clock, to compare with the server's Date header on a 401. Default Date.now. */
   now?: () => number;
   /** Which API: the Service API's 401 may come from the JWT claims or lifetime (settings hint). */
   api?: 'wm' | 'svc';
+  /**
+   * The call's success answer carries nothing the bot reads (an update or a delete): an HTTP 204
+   * or an empty 2xx body is then a success (see decodeEnvelope). Default false.
+   */
+  noData?: boolean;
 }
 
 /** Skews below this are normal (network time, rounding of the Date header to seconds). */
@@ -357,6 +426,7 @@ function errorEnvelopeOf(res: HttpResponse): { code: string; message: string } |
   } catch {
     return undefined;
   }
+  j = snakeEnvelope(j);
   const code = errorCodeSchema.safeParse(j.error_code);
   if (!code.success || code.data === '' || code.data === '0000') return undefined;
   return { code: code.data.slice(0, 40), message: serverMessage(res) };
@@ -437,15 +507,37 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
       res.status >= 500,
     );
   }
+  if (res.status === 204 || res.text.trim() === '') {
+    // "Not shown" in the specs (every answer is documented as an envelope), but a service or a
+    // proxy answering an update with 204 No Content or an empty 200 was seen. For a call that
+    // reads nothing from the answer, that is the success it reports; a call that needs data
+    // cannot be answered by it, and the error says what was expected.
+    if (opts.noData) return { errorCode: '0000', errorMessage: '', data: undefined, raw: {} };
+    const what = res.status === 204 ? 'HTTP 204 (no content)' : `an empty body (HTTP ${res.status})`;
+    throw new ProtocolError(
+      endpoint,
+      'body',
+      `${what}, where a JSON envelope with error_code "0000" and the answer's data was expected`,
+    );
+  }
   let json: unknown;
   try {
     json = JSON.parse(res.text);
   } catch {
+    const page = webPageTitle(res);
+    if (page !== undefined) {
+      throw new ProtocolError(
+        endpoint,
+        'body',
+        `the service answered with a web page${page ? ` titled "${page}"` : ''} (HTML), not a JSON envelope: check the base URL, and whether a proxy or a login page stands between the bot and the service`,
+      );
+    }
     throw new ProtocolError(endpoint, 'body', `not JSON (${res.text.length} bytes)`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new ProtocolError(endpoint, 'body', 'expected a JSON object envelope');
   }
+  json = snakeEnvelope(json as Record<string, unknown>);
   const env = cleanEnvelope(json as Record<string, unknown>) ?? parseWith(endpoint, envelopeSchema, json, '');
   if (env.error_code !== '0000') {
     throw new ServiceError(endpoint, env.error_code, cleanServerText(env.error_message ?? '', 500));

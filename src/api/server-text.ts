@@ -1,7 +1,7 @@
 /**
  * A server's own words about a refusal or failure, fit for an error message: the envelope's
- * error_message (or message / error / error_description) of a JSON body, else the body text
- * (never an HTML page); control characters dropped, anything shaped like a credential or a
+ * error_message (or errorMessage / message / error / error_description) of a JSON body, else the
+ * body text (never an HTML page); control characters dropped, anything shaped like a credential or a
  * registered secret masked, length capped. Used by the envelope decoder and the HTTP layer.
  */
 import { scrubSecrets } from '../log.js';
@@ -14,7 +14,7 @@ export function serverText(body: string): string {
   if (t.startsWith('{')) {
     try {
       const j = JSON.parse(t) as Record<string, unknown>;
-      for (const k of ['error_message', 'message', 'error', 'error_description']) {
+      for (const k of ['error_message', 'errorMessage', 'message', 'error', 'error_description']) {
         const v = j[k];
         if (typeof v === 'string' && v.trim()) {
           msg = v;

@@ -46,6 +46,7 @@ import {
   reqText,
   siteIdSchema,
   text,
+  withoutThousands,
 } from './envelope.js';
 import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
@@ -129,6 +130,9 @@ const orZero = z
   )
   .transform((v) => v ?? 0);
 
+/** A count (license_cnt, success, ...): as orZero, also with thousands separators ("1,234"; envelope.ts). */
+const countOrZero = z.preprocess((v) => (typeof v === 'string' ? withoutThousands(v.trim()) : v), orZero);
+
 const siteSchema = z.object({
   site_id: siteIdSchema,
   service_name: text,
@@ -199,21 +203,21 @@ const licenseSchema = z.object({
 
 const userSchema = z.object({
   user_id: reqText,
-  license_cnt: orZero,
-  device_cnt: orZero,
-  success: orZero,
-  fail: orZero,
+  license_cnt: countOrZero,
+  device_cnt: countOrZero,
+  success: countOrZero,
+  fail: countOrZero,
 });
 
 const deviceSchema = z.object({
   device_id: reqText,
   device_model: text,
-  license_cnt: orZero,
-  success: orZero,
-  fail: orZero,
+  license_cnt: countOrZero,
+  success: countOrZero,
+  fail: countOrZero,
 });
 
-const cidSchema = z.object({ cid: reqText, license_cnt: orZero });
+const cidSchema = z.object({ cid: reqText, license_cnt: countOrZero });
 
 const packSchema = z.object({
   site_id: text,
@@ -235,9 +239,9 @@ const settingsSchema = z.object({
 });
 
 const statsSchema = z.object({
-  license_cnt: orZero,
-  user_acc_cnt: orZero,
-  device_acc_cnt: orZero,
+  license_cnt: countOrZero,
+  user_acc_cnt: countOrZero,
+  device_acc_cnt: countOrZero,
   // Absent or empty: the date asked for (getMonthlyStats).
   target_date: text,
 });
@@ -295,6 +299,18 @@ function toStatusRequest(w: z.output<typeof statusRequestSchema>): StatusRequest
   if (w.update_dt !== undefined) r.updateTime = parseServiceTime(w.update_dt, UTC);
   return r;
 }
+
+/**
+ * Calls whose answer's data the client never reads (updates, the password reset, the certificate
+ * upload): an HTTP 204 or an empty body is their success (decodeEnvelope `noData`). `verify` is
+ * not one: it is there to prove a real envelope comes back.
+ */
+const NO_DATA_CALLS: ReadonlySet<ServiceEndpointName> = new Set<ServiceEndpointName>([
+  'resetSubMemberPassword',
+  'updateSubMember',
+  'updateSettings',
+  'uploadFpsCert',
+]);
 
 function isEmptyData(d: unknown): boolean {
   return (
@@ -355,7 +371,11 @@ export function createServiceClient(
         body,
         headers: { authorization },
       });
-      return decodeEnvelope(endpoint, res, { api: 'svc', ...(deps.now ? { now: deps.now } : {}) });
+      return decodeEnvelope(endpoint, res, {
+        api: 'svc',
+        noData: NO_DATA_CALLS.has(name),
+        ...(deps.now ? { now: deps.now } : {}),
+      });
     };
     return runCall(endpoint, async () => {
       try {

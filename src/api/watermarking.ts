@@ -64,7 +64,7 @@ const jobSchema = z.object({
   update_time: text,
 });
 
-const taskSchema = z.object({
+const taskFields = z.object({
   dwm_id: intLike,
   recipient: text,
   description: text,
@@ -73,6 +73,23 @@ const taskSchema = z.object({
   reg_time: text,
   update_time: text,
 });
+
+/**
+ * A task's recipient name in `name` (as the recipient endpoints call it) when `recipient` is
+ * absent or null: "not shown" in the spec (it says `recipient`), seen from a service reusing its
+ * recipient fields. `recipient` wins when it is sent.
+ */
+function recipientOrName(o: Record<string, unknown>): unknown {
+  return o.recipient === undefined || o.recipient === null ? (o.name ?? o.recipient) : o.recipient;
+}
+
+const taskSchema = z.preprocess(
+  (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? { ...v, recipient: recipientOrName(v as Record<string, unknown>) }
+      : v,
+  taskFields,
+);
 
 const recipientSchema = z.object({
   dwm_id: intLike,
@@ -115,7 +132,7 @@ function cleanJob(o: Record<string, unknown>): JobWire | undefined {
 /** A task item in its usual, clean shape (see cleanJob); undefined otherwise. */
 function cleanTask(o: Record<string, unknown>): TaskWire | undefined {
   const id = cleanInt(o.dwm_id);
-  const recipient = o.recipient;
+  const recipient = recipientOrName(o);
   const status = o.task_status;
   const description = cleanText(o.description);
   const cli = cleanText(o.cli_error_code);
@@ -371,7 +388,24 @@ export function createWatermarkingClient(
         value: body,
       });
       const tz = env.timeZone ?? '+00:00';
-      return parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
+      // The registered recipient sent as one object instead of an array of them ("not shown": the
+      // spec shows an array): read as a list holding it. Only an object carrying a dwm_id, so a
+      // wrapped list ({ "list": [...] }) or an empty {} keeps its own reading (listOf).
+      // When that one object leaves out the name (and description) of the only recipient sent, it
+      // answers that recipient: they are read from the request. With several sent, which one it
+      // is cannot be known: a ProtocolError, which the ops layer reconciles by looking names up.
+      const d = env.data;
+      let list = d;
+      if (d !== null && typeof d === 'object' && !Array.isArray(d) && 'dwm_id' in d) {
+        const one = d as Record<string, unknown>;
+        const sent = recipients.length === 1 ? recipients[0] : undefined;
+        list = [
+          sent && (one.name === undefined || one.name === null)
+            ? { ...one, name: sent.name, description: one.description ?? sent.description }
+            : one,
+        ];
+      }
+      return parseWith(endpoint, listOf(recipientSchema), list).map((w) => toRecipient(w, tz));
     },
 
     async modifyRecipient(siteId, dwmId, patch: RecipientPatch): Promise<ModifiedRecipient> {

@@ -482,3 +482,230 @@ describe('idle connections', () => {
     }
   }, 20_000);
 });
+
+describe('counts written for people', () => {
+  it('a total_count with thousands separators ("1,234", "1_234") is read as that number', async () => {
+    for (const shown of ['1,234', '1_234', '12,345,678']) {
+      const wm = await wmWith((_r, res) => ok(res, [job()], { total_count: shown }));
+      expect((await wm.searchJobs('AB12', {})).totalCount).toBe(Number(shown.replace(/[,_]/g, '')));
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+
+  it('Service API counts (license_cnt, success, ...) with thousands separators are read; decimals are refused', async () => {
+    let svc = await svcWith({ license_cnt: '1,234', user_acc_cnt: '12_000', device_acc_cnt: 1 });
+    expect(await svc.getMonthlyStats('AB12', '2026-11-01')).toMatchObject({
+      licenseCount: 1234,
+      userCount: 12000,
+    });
+    await api?.close();
+    await server?.close();
+    svc = await svcWith([{ user_id: 'u', license_cnt: '2,500', device_cnt: 1, success: '2,499', fail: '1' }]);
+    expect((await svc.listUsers('AB12')).items[0]).toMatchObject({
+      licenseCount: 2500,
+      success: 2499,
+      fail: 1,
+    });
+    await api?.close();
+    await server?.close();
+    svc = await svcWith({ license_cnt: '1,234.0', user_acc_cnt: 1, device_acc_cnt: 1 });
+    expect(await failure(svc.getMonthlyStats('AB12', '2026-11-01'))).toBeInstanceOf(ProtocolError);
+  });
+
+  it('decimals and other groupings are still refused (paging never guesses a total)', async () => {
+    for (const shown of ['1,234.5', '1.234', '1,23', '1234,567', '1,234_567', ',123']) {
+      const wm = await wmWith((_r, res) => ok(res, [job()], { total_count: shown }));
+      const e = await failure(wm.searchJobs('AB12', {}));
+      expect(e, shown).toBeInstanceOf(ProtocolError);
+      await api?.close();
+      await server?.close();
+    }
+    api = undefined;
+    server = undefined;
+  });
+});
+
+describe('an envelope with camelCase keys', () => {
+  it('errorCode, errorMessage, totalCount and timeZone are read when the snake_case keys are absent', async () => {
+    const wm = await wmWith((_r, res) =>
+      json(res, { errorCode: '0000', errorMessage: 'ok', totalCount: 41, timeZone: '09:00', data: [job()] }),
+    );
+    const page = await wm.searchJobs('AB12', {});
+    expect(page.totalCount).toBe(41);
+    expect(page.totalUnknown).toBeUndefined();
+    expect(page.timeZone).toBe('+09:00');
+    expect(page.items[0]?.regTime.epochMs).toBe(Date.parse('2026-11-27T01:02:03+09:00'));
+  });
+
+  it('a refusal in camelCase is a ServiceError with its code and message (HTTP 200 or 4xx)', async () => {
+    const wm = await wmWith((r, res) =>
+      json(
+        res,
+        { errorCode: 'E3001', errorMessage: 'no job 9' },
+        r.url.includes('/api/job/AB12/9') ? 404 : 200,
+      ),
+    );
+    for (const id of [8, 9]) {
+      const e = (await failure(wm.getJob('AB12', id))) as ServiceError;
+      expect(e).toBeInstanceOf(ServiceError);
+      expect(e.code).toBe('E3001');
+      expect(errorCondition(e)).toBe('jobNotFound');
+      expect(e.serviceMessage).toBe('no job 9');
+    }
+  });
+
+  it('the snake_case key wins when both are sent', async () => {
+    const wm = await wmWith((_r, res) =>
+      json(res, { error_code: '0000', errorCode: 'E9999', total_count: 1, totalCount: 7, data: [job()] }),
+    );
+    expect((await wm.getJob('AB12', 1)).jobId).toBe(1);
+    expect((await wm.searchJobs('AB12', {})).totalCount).toBe(1);
+  });
+});
+
+describe('a list wrapped in an object', () => {
+  for (const key of ['list', 'items', 'rows', 'content', 'data']) {
+    it(`data { "${key}": [...] } is read as the list inside (Watermarking and Service API)`, async () => {
+      const wm = await wmWith((r, res) =>
+        r.url.includes('/recipient')
+          ? ok(res, { [key]: [{ dwm_id: 7, recipient: 'Arte', task_status: 'TK002' }] }, { total_count: 1 })
+          : ok(res, { [key]: [job({ job_id: 1 }), job({ job_id: 2 })], total: 2 }, { total_count: 2 }),
+      );
+      expect((await wm.searchJobs('AB12', {})).items.map((j) => j.jobId)).toEqual([1, 2]);
+      expect((await wm.getJobTasks('AB12', 1)).items.map((t) => t.recipient)).toEqual(['Arte']);
+      await api?.close();
+      await server?.close();
+      const svc = await svcWith({
+        [key]: [{ user_id: 'u', license_cnt: 2, device_cnt: 1, success: 2, fail: 0 }],
+      });
+      expect((await svc.listUsers('AB12')).items.map((u) => [u.userId, u.licenseCount])).toEqual([['u', 2]]);
+    });
+  }
+
+  it('an object with two of those arrays is still refused (which one is the list is not known)', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { list: [job()], items: [job({ job_id: 2 })] }));
+    expect(await failure(wm.searchJobs('AB12', {}))).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe('registered recipients sent as one object', () => {
+  it('the object is read as a list holding that recipient', async () => {
+    const wm = await wmWith((_r, res) =>
+      ok(res, { dwm_id: 5, name: 'Arte-FR', description: 'd', reg_time: '2026-11-27T01:02:03' }),
+    );
+    const got = await wm.registerRecipients('AB12', [{ name: 'Arte-FR', description: 'd' }]);
+    expect(got.map((r) => [r.dwmId, r.name, r.description])).toEqual([[5, 'Arte-FR', 'd']]);
+  });
+
+  it('an object without the name of the only recipient sent carries that name; with several sent it is refused', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { dwm_id: 5, update_time: '2026-11-27T01:02:03' }));
+    const got = await wm.registerRecipients('AB12', [{ name: 'Arte-FR', description: 'd' }]);
+    expect(got.map((r) => [r.dwmId, r.name, r.description])).toEqual([[5, 'Arte-FR', 'd']]);
+    const two = wm.registerRecipients('AB12', [{ name: 'Arte-FR' }, { name: 'Arte-DE' }]);
+    expect(await failure(two)).toBeInstanceOf(ProtocolError);
+  });
+
+  it('an object without a dwm_id is still refused', async () => {
+    const wm = await wmWith((_r, res) => ok(res, { name: 'Arte-FR' }));
+    expect(await failure(wm.registerRecipients('AB12', [{ name: 'Arte-FR' }]))).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe('a task naming its recipient in "name"', () => {
+  it('is read with that name when "recipient" is absent or null; "recipient" wins when sent', async () => {
+    const task = (o: Record<string, unknown>) => ({
+      task_status: 'TK002',
+      reg_time: '',
+      update_time: '',
+      ...o,
+    });
+    const wm = await wmWith((_r, res) =>
+      ok(
+        res,
+        [
+          task({ dwm_id: 1, name: 'Arte-FR' }),
+          task({ dwm_id: 2, recipient: null, name: 'Arte-DE' }),
+          task({ dwm_id: 3, recipient: 'Arte-IT', name: 'other' }),
+          task({ dwm_id: 4 }),
+        ],
+        { total_count: 4 },
+      ),
+    );
+    const tasks = await wm.getJobTasks('AB12', 1);
+    expect(tasks.items.map((t) => [t.dwmId, t.recipient])).toEqual([
+      [1, 'Arte-FR'],
+      [2, 'Arte-DE'],
+      [3, 'Arte-IT'],
+      [4, ''],
+    ]);
+  });
+});
+
+describe('an answer without a body', () => {
+  it('HTTP 204 or an empty 200 is the success of a call that reads nothing from its answer', async () => {
+    server = await startServer((r, res) => {
+      res.writeHead(r.url.includes('/repw') ? 200 : 204);
+      res.end();
+    });
+    api = createApi({ retries: { max: 0 } });
+    const svc = api.service(svcCreds(server.url));
+    await expect(svc.updateSettings('AB12', { tokenDuration: 60 })).resolves.toBeUndefined();
+    await expect(svc.updateSubMember({ memberSeq: 5, status: 'MT002' })).resolves.toBeUndefined();
+    await expect(svc.resetSubMemberPassword(5)).resolves.toBeUndefined();
+    expect(server.seen.map((s) => s.method)).toEqual(['PUT', 'PUT', 'PUT']);
+  });
+
+  it('for a call that needs data it is a ProtocolError saying what was expected', async () => {
+    server = await startServer((r, res) => {
+      if (r.url.includes('/api/token/')) return ok(res, { token: 'Bearer t' });
+      res.writeHead(r.url.includes('/api/job/') ? 200 : 204);
+      res.end();
+    });
+    api = createApi({ retries: { max: 0 } });
+    const svcErr = (await failure(api.service(svcCreds(server.url)).getSettings('AB12'))) as ProtocolError;
+    expect(svcErr).toBeInstanceOf(ProtocolError);
+    expect(svcErr.message).toBe(
+      'svc.getSettings answered with an unexpected body at body: HTTP 204 (no content), where a JSON envelope with error_code "0000" and the answer\'s data was expected',
+    );
+    const wmErr = (await failure(api.watermarking(wmCreds(server.url)).getJob('AB12', 1))) as ProtocolError;
+    expect(wmErr).toBeInstanceOf(ProtocolError);
+    expect(wmErr.message).toContain(
+      'wm.getJob answered with an unexpected body at body: an empty body (HTTP 200), where a JSON envelope',
+    );
+    const verifyErr = await failure(api.service(svcCreds(server.url)).verify());
+    expect(verifyErr).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe('a web page instead of an envelope', () => {
+  it('an HTML page on a 200 (a proxy or sign-in page) is a ProtocolError saying so, not a JSON error', async () => {
+    const wm = await wmWith((r, res) => {
+      res.writeHead(200, {
+        'content-type': r.url.includes('/2') ? 'text/plain' : 'text/html; charset=utf-8',
+      });
+      res.end(
+        '\n<!DOCTYPE html><html><head><title>Corporate\u0007 sign-in</title></head><body>log in</body></html>',
+      );
+    });
+    for (const id of [1, 2]) {
+      const e = (await failure(wm.getJob('AB12', id))) as ProtocolError;
+      expect(e).toBeInstanceOf(ProtocolError);
+      expect(e.message).toContain(
+        'the service answered with a web page titled "Corporate  sign-in" (HTML), not a JSON envelope: check the base URL',
+      );
+      expect(e.message).toContain('proxy or a login page');
+      expect(e.message).not.toContain('not JSON');
+    }
+  });
+
+  it('other text that is not JSON is still "not JSON"', async () => {
+    const wm = await wmWith((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK');
+    });
+    expect(((await failure(wm.getJob('AB12', 1))) as ProtocolError).message).toContain('not JSON (2 bytes)');
+  });
+});
