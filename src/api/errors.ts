@@ -67,9 +67,12 @@ export class ProtocolError extends ApiError {
   readonly kind = 'protocol' as const;
   /** Path of the offending field in the body ("data[3].job_status"), or "body". */
   readonly field: string;
-  constructor(endpoint: string, field: string, detail: string) {
+  /** What a person can check, in words (a web page instead of the API...); shown to users. */
+  readonly advice: string | undefined;
+  constructor(endpoint: string, field: string, detail: string, advice?: string) {
     super(endpoint, `${endpoint} answered with an unexpected body at ${field}: ${detail}`);
     this.field = field;
+    this.advice = advice;
   }
 }
 

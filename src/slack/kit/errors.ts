@@ -126,7 +126,9 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
   }
   if (err instanceof ProtocolError) {
     return {
-      why: `The service answered in an unexpected format (${code(err.endpoint)}, field ${code(err.field)}).`,
+      why: `The service answered in an unexpected format (${code(err.endpoint)}, field ${code(err.field)}).${
+        err.advice ? ` ${esc(err.advice)}` : ''
+      }`,
       next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
       unexpected: true,
     };

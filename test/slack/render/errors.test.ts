@@ -40,6 +40,26 @@ describe('error rendering', () => {
       expect(all).not.toContain('Cannot read properties');
     });
   }
+  it('a format error the API layer can explain (a web page, no answer) says what to check, escaped', async () => {
+    const { decodeEnvelope } = await import('../../../src/api/envelope.js');
+    const page = (() => {
+      try {
+        decodeEnvelope('svc.getSites', {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          text: '<html><head><title>Sign in <@U1></title></head><body></body></html>',
+          attempts: 1,
+        });
+      } catch (e) {
+        return e;
+      }
+    })();
+    const why = explainError(page, opts).why;
+    expect(why).toContain('a web page');
+    expect(why).toContain('/dwm setup');
+    expect(why).not.toContain('<@U1>');
+    expect(explainError(new ProtocolError('e', 'f', 'd'), opts).why).not.toContain('web page');
+  });
   it('flags only unknown failures as unexpected', () => {
     expect(explainError(new ProtocolError('e', 'f', 'd'), opts).unexpected).toBe(true);
     expect(explainError(new Error('x'), opts).unexpected).toBe(true);
