@@ -19,7 +19,23 @@ export interface ChildEntry {
   runtime: string;
 }
 
-export async function childEntry(name: string): Promise<ChildEntry> {
+/**
+ * One build per entry and process: figures start several children of the same entry at once, and
+ * concurrent builds rewriting the same file let a child start on a half-written bundle (it then
+ * exits without a word).
+ */
+const entries = new Map<string, Promise<ChildEntry>>();
+
+export function childEntry(name: string): Promise<ChildEntry> {
+  let entry = entries.get(name);
+  if (!entry) {
+    entry = buildEntry(name);
+    entries.set(name, entry);
+  }
+  return entry;
+}
+
+async function buildEntry(name: string): Promise<ChildEntry> {
   const src = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   try {
     // A variable specifier keeps TypeScript from resolving esbuild's types (not a dependency).

@@ -260,6 +260,8 @@ async function run(cfg: ScaleStart): Promise<void> {
     maxRssMb: Math.max(maxRssKb, maxRssAfterBaseline) / 1024,
     windowPeakRssMb: windowMaxRssKb / 1024,
     peakReset,
+    nodeVersion: process.version,
+    v8Version: process.versions.v8,
   });
 }
 

@@ -72,6 +72,10 @@ export const childMessageSchema = z.discriminatedUnion('type', [
     windowPeakRssMb: z.number(),
     /** The RSS high-water mark was reset at the start of the window (Linux /proc/self/clear_refs). */
     peakReset: z.boolean(),
+    /** process.version of the bot process (the node binary it actually ran on, BENCH_NODE or not). */
+    nodeVersion: z.string(),
+    /** process.versions.v8 of the bot process. */
+    v8Version: z.string(),
   }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);

@@ -17,8 +17,13 @@
  * (CPU time and RSS are per process; a busy machine makes the run slower, not the figures larger).
  * A 4th process runs the same load with a V8 heap cap (`HEAP_CAP_ARGS`), as a deployment would set
  * with NODE_OPTIONS: reported separately, as information; the goal rows use the default flags.
+ *
+ * Other node binary (opt-in): with `BENCH_NODE=/path/to/node` 3 more bot processes run the goal
+ * row's load with that binary (e.g. Node 24, the Docker image's runtime), side by side with the
+ * others, and an info row reports their median peak RSS (`scale.rss.mb.node24` for a Node 24
+ * binary, `scale.rss.mb.bench_node` otherwise). The goal rows keep running on the suite's own node.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +57,24 @@ export interface ScaleRun {
   requestsInWindow: number;
   runtime: string;
   nodeArgs: string[];
+  /** The node binary the bot ran on when not the suite's own (BENCH_NODE). */
+  execPath?: string;
+}
+
+/** The node binary named by BENCH_NODE and its `--version`; undefined when BENCH_NODE is unset. */
+export function benchNodeBinary(
+  env: NodeJS.ProcessEnv = process.env,
+): { path: string; version: string } | undefined {
+  const path = env.BENCH_NODE?.trim();
+  if (!path) return undefined;
+  const r = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  const version = r.stdout?.trim() ?? '';
+  if (r.error || r.status !== 0 || !/^v\d+\.\d+\.\d+/.test(version)) {
+    throw new Error(
+      `BENCH_NODE=${path}: not a runnable node binary (${r.error?.message ?? `exit ${r.status}, output ${JSON.stringify(version)}`})`,
+    );
+  }
+  return { path, version };
 }
 
 export function scaleParams(quick: boolean): ScaleParams {
@@ -72,7 +95,7 @@ export function scaleParams(quick: boolean): ScaleParams {
 /** One bot process against its own emulator. */
 export async function runScaleOnce(
   p: ScaleParams,
-  opts: { nodeArgs?: string[]; label: string; log: (m: string) => void },
+  opts: { nodeArgs?: string[]; execPath?: string; label: string; log: (m: string) => void },
 ): Promise<ScaleRun> {
   const t0 = p.realTime ? Date.now() : Date.UTC(2026, 10, 22, 9, 0, 0);
   let emuNow = t0;
@@ -109,6 +132,7 @@ export async function runScaleOnce(
     execArgv: [...bot.execArgv, '--expose-gc', ...nodeArgs],
     env: { ...process.env, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(opts.execPath ? { execPath: opts.execPath } : {}),
   });
   const cfg: ScaleStart = {
     type: 'start',
@@ -162,7 +186,13 @@ export async function runScaleOnce(
     if (result.pollErrors > 0 || result.baselineErrors > 0) {
       throw new Error(`scale: ${result.pollErrors + result.baselineErrors} poll cycles failed`);
     }
-    return { result, requestsInWindow: totalRequests(emu.requestCounts()), runtime: bot.runtime, nodeArgs };
+    return {
+      result,
+      requestsInWindow: totalRequests(emu.requestCounts()),
+      runtime: bot.runtime,
+      nodeArgs,
+      ...(opts.execPath ? { execPath: opts.execPath } : {}),
+    };
   } finally {
     if (child.exitCode === null) child.kill();
     await emu.close();
@@ -196,9 +226,16 @@ function rssComposition(m: Result): string {
   return `At that sample ${mb(p.rssFileMb)} of the RSS were file-backed pages (node's own binary and libraries) and ${mb(p.rssAnonMb)} anonymous memory, of which about ${mb(Math.max(0, p.rssAnonMb - p.heapTotalMb))} outside the V8 heap (malloc, WebAssembly, stacks)${loaded}. `;
 }
 
+/** The run whose window peak is the median of `runs` (3), for the detail in the notes. */
+function medianRun(runs: readonly ScaleRun[]): ScaleRun {
+  const peak = (r: ScaleRun) => (r.result.peakReset ? r.result.windowPeakRssMb : r.result.maxRssMb);
+  return [...runs].sort((a, b) => peak(a) - peak(b))[Math.floor(runs.length / 2)] as ScaleRun;
+}
+
 export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const p = scaleParams(ctx.quick);
   const runs = 3;
+  const other = benchNodeBinary();
   const windowMs = p.cycles * p.intervalMs;
   // The same sites in REAL time at production's pace (the system clock, the watcher's own timer,
   // src/main.ts's default WATCH_CONCURRENCY of 4): whether the peak comes from the fake clock's
@@ -215,15 +252,33 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     runScaleOnce(p, { label: 'heap cap', nodeArgs: HEAP_CAP_ARGS, log: ctx.log }),
     runScaleOnce(rt, { label: 'real time', log: ctx.log }),
     runScaleOnce({ ...p, sqlite: true }, { label: 'SQLite', log: ctx.log }),
+    // BENCH_NODE: the goal row's load on another node binary, side by side with the runs above.
+    ...(other
+      ? Array.from({ length: runs }, (_, i) =>
+          runScaleOnce(p, {
+            label: `${other.version} run ${i + 1}`,
+            execPath: other.path,
+            log: ctx.log,
+          }),
+        )
+      : []),
   ];
   const all = await Promise.all(jobs);
   const plain = all.slice(0, runs);
   const capped = all[runs] as ScaleRun;
   const real = all[runs + 1] as ScaleRun;
   const sqlite = all[runs + 2] as ScaleRun;
+  const alt = all.slice(runs + 3);
+  for (const r of alt) {
+    if (other && r.result.nodeVersion !== other.version) {
+      throw new Error(
+        `scale: BENCH_NODE=${other.path} says ${other.version} but its bot process ran ${r.result.nodeVersion}`,
+      );
+    }
+  }
   for (const r of all) {
     ctx.log(
-      `  scale${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), peak RSS window ${r.result.windowPeakRssMb.toFixed(0)} MB, whole life ${r.result.maxRssMb.toFixed(0)} MB`,
+      `  scale [node ${r.result.nodeVersion}]${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), peak RSS window ${r.result.windowPeakRssMb.toFixed(0)} MB, whole life ${r.result.maxRssMb.toFixed(0)} MB`,
     );
   }
   // Denominator: the nominal simulated window (cycles x interval). The virtual clock also moves
@@ -240,7 +295,7 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const life = plain.map((r) => r.result.maxRssMb);
   const lifeMedian = median(life);
   // The run whose window peak is the median (for the detail in the note).
-  const mid = [...plain].sort((a, b) => windowPeak(a) - windowPeak(b))[1] as ScaleRun;
+  const mid = medianRun(plain);
   const m = mid.result;
   const mb = (x: number) => `${x.toFixed(0)} MB`;
   const note =
@@ -254,7 +309,7 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     (resetOk
       ? `peak RSS of each bot process over the ${p.cycles} cycles (kernel high-water mark, reset when the window starts; no forced GC before it)`
       : 'peak RSS of each bot process over its whole life (the high-water mark could not be reset on this OS)') +
-    `, run as ${mid.runtime}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
+    `, run as ${mid.runtime} on node ${m.nodeVersion}; median of ${runs} processes: ${rss.map(mb).join(', ')}. ` +
     `Median run: RSS ${mb(m.rssLoadedMb)} with the modules loaded and nothing run yet (node itself about 40 MB), ${mb(m.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(m.sampledPeak.rssMb)} (V8 heap total ${mb(m.sampledPeak.heapTotalMb)} = ${spaces(m)}; used ${mb(m.sampledPeak.heapUsedMb)}, external ${mb(m.sampledPeak.externalMb)}). ` +
     rssComposition(m) +
     `Live JS heap after a full GC at the end ${mb(m.heapLiveEndMb)}: the peak is mostly garbage V8 had not collected yet. Ratio is against the 100 MB goal.`;
@@ -263,6 +318,31 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const realShare = cpuMsOf(real) / r.realMs;
   const q = sqlite.result;
   const sqliteShare = cpuMsOf(sqlite) / windowMs;
+  const otherRows: Row[] = [];
+  if (other && alt.length > 0) {
+    const altRss = alt.map(windowPeak);
+    const altMedian = median(altRss);
+    const a = medianRun(alt).result;
+    const major = Number(/^v(\d+)\./.exec(other.version)?.[1]);
+    otherRows.push({
+      id: major === 24 ? 'scale.rss.mb.node24' : 'scale.rss.mb.bench_node',
+      num: altMedian,
+      unit: 'MB',
+      refNum: 100,
+      figure: `3 peak RSS, node ${other.version}`,
+      value: mb(altMedian),
+      reference: `node ${m.nodeVersion} ${mb(rssMedian)}`,
+      ratio: altMedian / 100,
+      goal: 'info (< 100 MB)',
+      pass: undefined,
+      note:
+        `BENCH_NODE=${other.path}: the goal row's load and window, default flags, in ${alt.length} bot processes run by that binary side by side with the others (process.version in each bot: ${alt.map((r) => r.result.nodeVersion).join(', ')}; V8 ${a.v8Version}, against V8 ${m.v8Version} for the goal row). ` +
+        `Median of ${altRss.map(mb).join(', ')} (whole-life peaks ${alt.map((r) => mb(r.result.maxRssMb)).join(', ')}); CPU share ${alt.map((r) => `${((cpuMsOf(r) / windowMs) * 100).toFixed(2)} %`).join(', ')}. ` +
+        `Median run: RSS ${mb(a.rssLoadedMb)} with the modules loaded and nothing run yet, ${mb(a.rssBeforeMb)} when the window started; highest RSS sampled in the window ${mb(a.sampledPeak.rssMb)} (V8 heap total ${mb(a.sampledPeak.heapTotalMb)} = ${spaces(a)}; used ${mb(a.sampledPeak.heapUsedMb)}, external ${mb(a.sampledPeak.externalMb)}). ` +
+        rssComposition(a) +
+        `Live JS heap after a full GC at the end ${mb(a.heapLiveEndMb)}. Information only (the goal row runs on the suite's own node); ratio is against the 100 MB goal.`,
+    });
+  }
   return [
     {
       id: 'scale.cpu.pct',
@@ -326,5 +406,6 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
       pass: undefined,
       note: `the fake-clock load above with the bot on a SQLite file store (STORE_URL's default in production; the rows above use the memory store, which holds every document in the JS heap): one process, CPU ${fmtMs(cpuMsOf(sqlite))} over ${fmtMs(windowMs)} simulated; peak RSS in the window ${mb(windowPeak(sqlite))} (V8 heap total ${mb(q.sampledPeak.heapTotalMb)} = ${spaces(q)}); live heap at the end ${mb(q.heapLiveEndMb)}. Ratio is against the 5 % goal.`,
     },
+    ...otherRows,
   ];
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonRecords, median, percentile, renderTable } from '../../bench/lib.js';
 import { residualWaitPercentile } from '../../bench/notify.js';
 import { FIGURES, runBench } from '../../bench/run.js';
+import { benchNodeBinary } from '../../bench/scale.js';
 
 describe('bench helpers', () => {
   it('median and nearest-rank percentile', () => {
@@ -30,6 +31,25 @@ describe('bench helpers', () => {
     expect(lines[2]).toContain('PASS');
     expect(lines[3]).toContain('FAIL');
     expect(lines[4]).toContain('info');
+  });
+});
+
+describe('figure 3 BENCH_NODE knob', () => {
+  it('is off when BENCH_NODE is unset or empty', () => {
+    expect(benchNodeBinary({})).toBeUndefined();
+    expect(benchNodeBinary({ BENCH_NODE: ' ' })).toBeUndefined();
+  });
+
+  it('names the binary and the version it reports', () => {
+    expect(benchNodeBinary({ BENCH_NODE: process.execPath })).toEqual({
+      path: process.execPath,
+      version: process.version,
+    });
+  });
+
+  it('refuses a path that is not a runnable node binary', () => {
+    expect(() => benchNodeBinary({ BENCH_NODE: '/nonexistent/bin/node' })).toThrow(/BENCH_NODE=/);
+    expect(() => benchNodeBinary({ BENCH_NODE: '/bin/false' })).toThrow(/not a runnable node binary/);
   });
 });
 
