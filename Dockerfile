@@ -43,7 +43,8 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
       /usr/local/include/node
 # NODE_OPTIONS: a V8 heap cap keeps the resident memory near the live heap instead of letting
 # uncollected garbage grow it (BENCHMARKS.md, figure 3: 1,000 watched sites have a ~24 MB live
-# heap; peak RSS 178 MB with default flags, 113 MB with these). Raise --max-old-space-size for
+# heap; on Node 24 peak RSS 259 MB with default flags, 127-131 MB with these: V8 sizes the young
+# generation from the host's memory, 64 MB semi-spaces here). Raise --max-old-space-size for
 # much larger deployments (about 24 MB per 1,000 watched sites, plus headroom).
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=96 --max-semi-space-size=4" \
