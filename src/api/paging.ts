@@ -38,7 +38,24 @@ export class PageWalk {
   private full = 0;
   private seen = 0;
   private pages = 0;
+  private readonly ids = new Set<unknown>();
   constructor(private readonly maxPages = MAX_PAGES) {}
+
+  /**
+   * The items of a page not returned by an earlier page of this walk (by `idOf`): a list that
+   * shifted between two pages, or a service that ignores page_index, repeats items. Pass the
+   * count on to `next` (nothing new: the walk ends).
+   */
+  fresh<T>(items: readonly T[], idOf: (item: T) => unknown): T[] {
+    const out: T[] = [];
+    for (const item of items) {
+      const id = idOf(item);
+      if (this.ids.has(id)) continue;
+      this.ids.add(id);
+      out.push(item);
+    }
+    return out;
+  }
 
   /** After a page (`fresh`: its items not seen before; default all): true to fetch the next. */
   next(

@@ -299,20 +299,14 @@ export async function listAllJobs(
   const jobs: Job[] = [];
   let totalCount = 0;
   const walk = new PageWalk();
-  const seen = new Set<number>();
   for (let pageIndex = 1; ; pageIndex++) {
     const r = await listJobs(client, siteId, { ...filters, pageUnit: LIMITS.pageUnitMax, pageIndex }, opts);
     if (!r.ok) return r;
-    let fresh = 0;
-    for (const j of r.page.items) {
-      if (seen.has(j.jobId)) continue; // listed twice, or page_index ignored: no progress
-      seen.add(j.jobId);
-      jobs.push(j);
-      fresh++;
-    }
+    const fresh = walk.fresh(r.page.items, (j) => j.jobId);
+    jobs.push(...fresh);
     // Without total_count (totalUnknown) the total is what was read.
     totalCount = r.page.totalUnknown ? jobs.length : r.page.totalCount;
-    if (!walk.next(r.page, fresh) || jobs.length >= max) break;
+    if (!walk.next(r.page, fresh.length) || jobs.length >= max) break;
   }
   return { ok: true, jobs: jobs.slice(0, max), totalCount, truncated: totalCount > max };
 }

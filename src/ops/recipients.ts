@@ -113,20 +113,14 @@ async function forEachPage(
 ): Promise<void> {
   let pageIndex = 1;
   const walk = new PageWalk();
-  const seen = new Set<number>();
   for (;;) {
     const page = await client.searchRecipients(
       siteId,
       keywords ? { keywords, pageUnit: PAGE_MAX, pageIndex } : { pageUnit: PAGE_MAX, pageIndex },
     );
-    let fresh = 0;
-    for (const r of page.items) {
-      if (seen.has(r.dwmId)) continue; // a service that ignores page_index: no progress
-      seen.add(r.dwmId);
-      fresh++;
-      visit(r);
-    }
-    if (!walk.next(page, fresh)) return;
+    const fresh = walk.fresh(page.items, (r) => r.dwmId);
+    for (const r of fresh) visit(r);
+    if (!walk.next(page, fresh.length)) return;
     pageIndex++;
   }
 }

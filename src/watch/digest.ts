@@ -366,21 +366,15 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
           const jobs: Job[] = [];
           const walk = new PageWalk();
-          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            let fresh = 0;
-            for (const j of p.items) {
-              if (seen.has(j.jobId)) continue;
-              seen.add(j.jobId);
-              fresh++;
-              if (inWindow(j.regTime.epochMs)) jobs.push(j);
-            }
-            if (!walk.next(p, fresh)) break;
+            const fresh = walk.fresh(p.items, (j) => j.jobId);
+            for (const j of fresh) if (inWindow(j.regTime.epochMs)) jobs.push(j);
+            if (!walk.next(p, fresh.length)) break;
           }
           return { siteId, site, jobs };
         });
@@ -420,21 +414,15 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
           let count = 0;
           const walk = new PageWalk();
-          const seen = new Set<number>();
           for (let page = 1; ; page++) {
             if (page > maxPages) {
               truncated = true;
               break;
             }
             const p = await wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            let fresh = 0;
-            for (const r of p.items) {
-              if (seen.has(r.dwmId)) continue;
-              seen.add(r.dwmId);
-              fresh++;
-              if (inWindow(r.regTime.epochMs)) count++;
-            }
-            if (!walk.next(p, fresh)) break;
+            const fresh = walk.fresh(p.items, (r) => r.dwmId);
+            count += fresh.filter((r) => inWindow(r.regTime.epochMs)).length;
+            if (!walk.next(p, fresh.length)) break;
           }
           return { siteId, count };
         });

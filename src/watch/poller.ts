@@ -195,7 +195,6 @@ async function fetchAll(
   // A service may cap the page below PAGE_UNIT or leave total_count out: PageWalk decides the end.
   // A job listed twice (the list shifted between pages) is kept once.
   const walk = new PageWalk();
-  const ids = new Set<number>();
   for (let pageIndex = 1; ; pageIndex++) {
     count();
     const page = await client.searchJobs(siteId, {
@@ -206,14 +205,9 @@ async function fetchAll(
       // `from` is a UTC date (windowFrom): say so, rather than rely on the service's default zone.
       timeZone: '+00:00',
     });
-    let fresh = 0;
-    for (const j of page.items) {
-      if (ids.has(j.jobId)) continue;
-      ids.add(j.jobId);
-      out.push(j);
-      fresh++;
-    }
-    if (!walk.next(page, fresh)) return out;
+    const fresh = walk.fresh(page.items, (j) => j.jobId);
+    out.push(...fresh);
+    if (!walk.next(page, fresh.length)) return out;
   }
 }
 

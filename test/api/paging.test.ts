@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectAll, iteratePackaging, iteratePages } from '../../src/api/paging.js';
+import { collectAll, iteratePackaging, iteratePages, PageWalk } from '../../src/api/paging.js';
 import type { PackagingQuery, PackagingRecord, SvcPage } from '../../src/api/types.js';
 
 /** `cap`: the most items the service puts on a page, whatever page_unit asks. */
@@ -67,6 +67,23 @@ describe('iteratePages', () => {
   it('collectAll caps too', async () => {
     const s = source(100);
     expect(await collectAll(iteratePages(s.fetch, { pageUnit: 10 }), 15)).toHaveLength(15);
+  });
+});
+
+describe('PageWalk', () => {
+  it('keeps only items no earlier page returned, and ends on a page with nothing new', () => {
+    const walk = new PageWalk();
+    const first = walk.fresh([{ id: 1 }, { id: 2 }], (x) => x.id);
+    expect(first.map((x) => x.id)).toEqual([1, 2]);
+    expect(walk.next({ items: [{}, {}] }, first.length)).toBe(true);
+    // The list shifted by one between the two pages: 2 comes again.
+    const second = walk.fresh([{ id: 2 }, { id: 3 }], (x) => x.id);
+    expect(second.map((x) => x.id)).toEqual([3]);
+    expect(walk.next({ items: [{}, {}] }, second.length)).toBe(true);
+    // page_index ignored: the same page again is no progress.
+    const third = walk.fresh([{ id: 2 }, { id: 3 }], (x) => x.id);
+    expect(third).toEqual([]);
+    expect(walk.next({ items: [{}, {}] }, third.length)).toBe(false);
   });
 });
 
