@@ -21,6 +21,7 @@ import { NotConfiguredError } from '../../ops/workspace.js';
 import type { AppDeps } from '../deps.js';
 import { type CommandContext, createContext, errorOptions } from './context.js';
 import { explainError } from './errors.js';
+import { SLACK_USER_ID_RE } from './mrkdwn.js';
 import { stepBarred } from './roles.js';
 import { botClientFor } from './support.js';
 
@@ -107,8 +108,6 @@ export function auditWho(step: {
   return `workflow ${step.workflowExecutionId ?? 'unknown'} (step ${step.executionId}) for ${step.userId ? `user ${step.userId}` : 'an unnamed user'}`;
 }
 
-const USER_RE = /^[UW][A-Z0-9]{2,}$/;
-
 /** See StepRun.workflowUserId. */
 export function workflowUserOf(
   inputs: StepInputs,
@@ -123,7 +122,7 @@ export function workflowUserOf(
     }
   }
   for (const c of candidates) {
-    if (typeof c === 'string' && USER_RE.test(c) && c !== context.botUserId) return c;
+    if (typeof c === 'string' && SLACK_USER_ID_RE.test(c) && c !== context.botUserId) return c;
   }
   return undefined;
 }
@@ -138,7 +137,7 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
         const inputs = (event.inputs ?? {}) as StepInputs;
         const rawUser = decl.userInput ? inputs[decl.userInput] : undefined;
         const userId =
-          typeof rawUser === 'string' && USER_RE.test(rawUser) && rawUser !== context.botUserId
+          typeof rawUser === 'string' && SLACK_USER_ID_RE.test(rawUser) && rawUser !== context.botUserId
             ? rawUser
             : undefined;
         const workflowUserId = userId ? undefined : workflowUserOf(inputs, context);

@@ -124,9 +124,12 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
   return f;
 }
 
+/** A Slack user id (U… or, on Enterprise Grid, W…). */
+export const SLACK_USER_ID_RE = /^[UW][A-Z0-9]{2,}$/;
+
 /** A user mention from a trusted Slack user id (validated, so it cannot smuggle anything else). */
 export function userMention(userId: string): string {
-  return /^[UW][A-Z0-9]{2,}$/.test(userId) ? `<@${userId}>` : esc(userId);
+  return SLACK_USER_ID_RE.test(userId) ? `<@${userId}>` : esc(userId);
 }
 
 /** A channel mention from a trusted id (validated), else the id in code. */

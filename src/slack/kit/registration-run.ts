@@ -29,7 +29,9 @@ import type { AppDeps } from '../deps.js';
 import type { Message } from './blocks.js';
 import { auditLine } from './context.js';
 import { uploadFile } from './files.js';
+import { SLACK_USER_ID_RE } from './mrkdwn.js';
 import { registerProgressMessage, registerReportMessage } from './registration-report.js';
+import { botIdsOf } from './support.js';
 
 /** The message with the registration report id, for the audit log. */
 export function registerAuditDetail(s: ReportSummary): string {
@@ -104,25 +106,17 @@ export function updaterFor(client: WebClient, run: Pick<RunRecord, 'channel' | '
   }, logger);
 }
 
-const USER_ID_RE = /^[UW][A-Z0-9]{2,}$/;
-
 /**
- * The bot's own user id in a workspace: the configured one (single workspace), the
- * installation's (OAuth), else auth.test. Undefined when none answers.
+ * The bot's own user id in a workspace: what the app knows (`botIdsOf`), else auth.test.
+ * Undefined when none answers.
  */
 async function botUserIdOf(
   deps: AppDeps,
   client: WebClient,
   workspace: WorkspaceKey,
 ): Promise<string | undefined> {
-  if (deps.config.distribution === 'oauth') {
-    const inst = (await deps.store.installations.get(workspace).catch(() => undefined)) as
-      | { bot?: { userId?: string } }
-      | undefined;
-    if (inst?.bot?.userId) return inst.bot.userId;
-  } else if (deps.config.slack.botUserId) {
-    return deps.config.slack.botUserId;
-  }
+  const known = (await botIdsOf(deps, workspace)).botUserId;
+  if (known) return known;
   const r = await client.auth.test().catch(() => undefined);
   return typeof r?.user_id === 'string' ? r.user_id : undefined;
 }
@@ -140,7 +134,7 @@ export async function reportRecipient(
   run: Pick<RunRecord, 'userId' | 'dmUserId' | 'channel' | 'ts'>,
 ): Promise<string | undefined> {
   if (run.dmUserId !== undefined) return run.dmUserId ?? undefined;
-  if (!USER_ID_RE.test(run.userId)) return undefined;
+  if (!SLACK_USER_ID_RE.test(run.userId)) return undefined;
   if (run.channel && run.ts) return run.userId;
   const bot = await botUserIdOf(deps, client, workspace);
   return bot === undefined || bot === run.userId ? undefined : run.userId;

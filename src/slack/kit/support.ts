@@ -17,6 +17,27 @@ import { webClients } from './web-client.js';
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's body types differ per payload kind
 type AnyBody = any;
 
+/**
+ * The bot's own ids in a workspace, as far as the app knows them without a Slack call: the
+ * installation's (OAuth), else the configured ones (single workspace). Either may be absent.
+ */
+export async function botIdsOf(
+  deps: AppDeps,
+  workspace: string,
+): Promise<{ botId?: string; botUserId?: string }> {
+  let botId = deps.config.slack.botId;
+  let botUserId = deps.config.slack.botUserId;
+  if (deps.config.distribution === 'oauth') {
+    // The installation knows the bot of this workspace (its token is not read here).
+    const inst = (await deps.store.installations.get(workspace).catch(() => undefined)) as
+      | { bot?: { id?: string; userId?: string } }
+      | undefined;
+    botId = inst?.bot?.id ?? botId;
+    botUserId = inst?.bot?.userId ?? botUserId;
+  }
+  return { ...(botId ? { botId } : {}), ...(botUserId ? { botUserId } : {}) };
+}
+
 /** The parts of a Bolt action or view listener argument a context is built from. */
 export interface PayloadArgs {
   body: AnyBody;

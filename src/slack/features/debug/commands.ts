@@ -9,6 +9,7 @@ import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/de
 import type { CommandContext } from '../../kit/context.js';
 import { commandList } from '../../kit/registry.js';
 import { watcherStatus } from '../../kit/runtime-hooks.js';
+import { botIdsOf } from '../../kit/support.js';
 import { debugMessage } from './render.js';
 
 const list = commandList();
@@ -23,23 +24,11 @@ export async function runtimeStatus(deps: CommandContext['deps']): Promise<Runti
 
 export async function debugInfo(ctx: CommandContext): Promise<DebugInfo> {
   const runtime = await runtimeStatus(ctx.deps);
-  const c = ctx.deps.config.slack;
-  let botId = c.botId;
-  let botUserId = c.botUserId;
-  if (ctx.deps.config.distribution === 'oauth') {
-    // The installation knows the bot of this workspace (its token is not read here).
-    const inst = (await ctx.deps.store.installations.get(ctx.workspace).catch(() => undefined)) as
-      | { bot?: { id?: string; userId?: string } }
-      | undefined;
-    botId = inst?.bot?.id ?? botId;
-    botUserId = inst?.bot?.userId ?? botUserId;
-  }
   return gatherDebug(ctx.deps, {
     workspace: ctx.workspace,
     ...(ctx.teamId ? { teamId: ctx.teamId } : {}),
     ...(ctx.enterpriseId ? { enterpriseId: ctx.enterpriseId } : {}),
-    ...(botId ? { botId } : {}),
-    ...(botUserId ? { botUserId } : {}),
+    ...(await botIdsOf(ctx.deps, ctx.workspace)),
     ...(runtime ? { runtime } : {}),
   });
 }
