@@ -150,7 +150,7 @@ export function toTime(raw: string, timeZone: string): TimeValue {
  * page itself, which only weakens the "more pages?" hint, never the data. Any other text is a
  * ProtocolError: paging must not guess a total.
  */
-const countLike = z.preprocess(
+export const countLike = z.preprocess(
   (v) => (typeof v === 'string' ? (v.trim() === '' ? null : withoutThousands(v.trim())) : v),
   z.union([intLike, z.null()]).optional(),
 );

@@ -38,6 +38,7 @@ import {
 } from './codes.js';
 import {
   codeOf,
+  countLike,
   decodeEnvelope,
   type Envelope,
   intLike,
@@ -46,7 +47,6 @@ import {
   reqText,
   siteIdSchema,
   text,
-  withoutThousands,
 } from './envelope.js';
 import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
@@ -130,8 +130,8 @@ const orZero = z
   )
   .transform((v) => v ?? 0);
 
-/** A count (license_cnt, success, ...): as orZero, also with thousands separators ("1,234"; envelope.ts). */
-const countOrZero = z.preprocess((v) => (typeof v === 'string' ? withoutThousands(v.trim()) : v), orZero);
+/** A count (license_cnt, success, ...): the envelope's count (also "1,234"), null or absent -> 0. */
+const countOrZero = countLike.transform((v) => v ?? 0);
 
 const siteSchema = z.object({
   site_id: siteIdSchema,

@@ -9,9 +9,10 @@
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from './cards.js';
 import { option } from './parse.js';
+import { siteIdValue } from './svc-values.js';
 
 /** `site:XXXX` of the `/dwm` commands (checked against the workspace's configured sites). */
-export const wmSiteOption = option(z.string().max(16), {
+export const wmSiteOption = option(siteIdValue, {
   hint: 'XXXX',
   description: 'Site id (default: the workspace default site).',
 });

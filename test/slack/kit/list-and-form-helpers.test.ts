@@ -76,3 +76,15 @@ describe('inline form errors', () => {
     expect(fieldErrors({ a: 'x', b: undefined }, { a: 'block_a', b: 'block_b' })).toEqual({ block_a: 'x' });
   });
 });
+
+describe('site options', () => {
+  it('/dwm and /drm read site: with the one site-id pattern: a bad id is a correction, not a lookup', async () => {
+    const { parseArgs, tokenize } = await import('../../../src/slack/kit/parse.js');
+    const { wmSiteOption } = await import('../../../src/slack/kit/wm-values.js');
+    const { siteOption } = await import('../../../src/slack/kit/svc-support.js');
+    for (const site of [wmSiteOption, siteOption]) {
+      expect(parseArgs(tokenize('site:DEMO'), { site }).values.site).toBe('DEMO');
+      expect(() => parseArgs(tokenize('site:DEMO-PROD'), { site })).toThrow(/4 letters or digits/);
+    }
+  });
+});
