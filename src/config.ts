@@ -431,7 +431,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'none',
     description:
-      'What Slack guest accounts (single- and multi-channel guests, often partners) may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack cannot tell the bot about (users.info failing) is refused too ("try again"), except the admins listed by id.',
+      'What Slack guest accounts (single- and multi-channel guests, often partners) may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack does not know in this workspace (users.info: user_not_found, e.g. an account of another organisation) is refused too; when Slack cannot answer at all, members keep working (never as admins). See docs/security.md.',
     schema: z.enum(GUEST_ACCESS_VALUES, { error: `must be one of ${GUEST_ACCESS_VALUES.join(', ')}` }),
   },
   {

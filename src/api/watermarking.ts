@@ -52,8 +52,8 @@ import {
 import type { WmTokenManager } from './wm-token.js';
 
 /**
- * A job's content id and a task's recipient name are read as text: null or absent is "" (shown
- * as "(empty)"). The spec lists them without saying they are always present ("not shown"), and
+ * A job's content id and a task's recipient name are read as text: null or absent is "" (a job
+ * card's title then says "(no content id)"). The spec lists them without saying they are always present ("not shown"), and
  * one job without a content id must not make a whole site's job list unreadable.
  */
 const jobSchema = z.object({

@@ -14,8 +14,8 @@ import type { Message, ModalView } from './blocks.js';
 export type Role = 'member' | 'admin';
 
 /**
- * The user's standing with the bot: a role, or barred from it altogether: a Slack guest with
- * GUEST_ACCESS=none (`guest`), or a user Slack could not tell the bot about then (`unverified`).
+ * The user's standing with the bot: a role, or barred from it altogether (GUEST_ACCESS=none): a
+ * Slack guest (`guest`), or a user Slack does not know in this workspace (`unverified`).
  */
 export type Standing = Role | 'guest' | 'unverified';
 

@@ -6,7 +6,7 @@
  *   shows the error as text, not mrkdwn),
  * - audit entries naming the workflow execution and the user the step ran for,
  * - the user check: a step run for a Slack guest (GUEST_ACCESS=none) or for a user Slack cannot
- *   confirm fails (refused, audited) before anything else; a step naming no user runs as the
+ *   find in the workspace fails (refused, audited) before anything else; a step naming no user runs as the
  *   workflow, which a member built,
  * and registers `app.function(callback_id, …)`. This is the only place that calls app.function.
  *
@@ -70,6 +70,7 @@ export function plainText(mrkdwn: string): string {
   return mrkdwn
     .replace(/`([^`]*)`/g, '$1')
     .replace(/<@([A-Z0-9]+)>/g, '@$1')
+    .replace(/<!subteam\^[A-Z0-9]+>/g, 'the admin group')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
@@ -176,7 +177,7 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
           );
         };
         // The user check of every step (the only one): a step run for a guest (GUEST_ACCESS=none)
-        // or for a user Slack cannot confirm fails with what / why / next, audited as refused.
+        // or for a user Slack does not know in this workspace fails with what / why / next, audited as refused.
         if (userId) {
           let barred: string | undefined;
           try {

@@ -184,7 +184,7 @@ export class CommandRegistry {
    *
    * The user check (`admit`) is the ONLY authorisation of commands and runs before anything is
    * answered, help and "did you mean" included: a barred user (a guest with GUEST_ACCESS=none,
-   * or one Slack could not confirm) is told why and who to ask instead of being shown commands
+   * or one Slack does not know in this workspace) is told why and who to ask instead of being shown commands
    * they cannot run; admin entries refuse members. When the command will open a form with the
    * trigger id (the entry opens a modal, or a form asks for a missing argument) the check waits
    * only a short budget, then a "Checking…" modal holds the trigger id (see `admit`).

@@ -54,7 +54,10 @@ export interface SlackUserInfo {
   lookupFailed?: 'unknown-user' | 'unavailable';
 }
 
-/** Why a user may not use the bot at all: a guest (GUEST_ACCESS=none), or Slack could not say. */
+/**
+ * Why a user may not use the bot at all (GUEST_ACCESS=none): a guest, or a user Slack does not
+ * know in this workspace (`unverified`).
+ */
 export type Barred = Exclude<Standing, Role>;
 
 export function isBarred(s: Standing | undefined): s is Barred {
@@ -426,7 +429,7 @@ export async function refusalFor(ctx: CommandContext, s: Standing, what: string)
 
 /**
  * The check of a command or button (the only one: the registry and ./interactions.ts call it):
- * barred users (guests with GUEST_ACCESS=none, users Slack could not confirm) are refused
+ * barred users (guests with GUEST_ACCESS=none, users Slack does not know in this workspace) are refused
  * whatever the role; `role: 'admin'` refuses members too. A refusal is audited and answered
  * (ephemeral). Returns true when the caller may go on.
  *
@@ -611,7 +614,7 @@ export function barredView(s: Barred, admins: string): ModalView {
   const p = barredParts(s, admins);
   return modal(
     CHECK_CALLBACK,
-    s === 'guest' ? 'Not available' : 'Try again',
+    'Not available',
     [section(`:lock: *${p.what}*`), section(p.why), section(p.next)],
     { close: 'Close' },
   );
@@ -627,9 +630,7 @@ export function barredHomeView(s: Barred, admins: string): HomeView {
       section(`:lock: *${p.what}*`),
       section(p.why),
       section(p.next),
-      context(
-        s === 'guest' ? 'Guest accounts see no data and no actions here.' : 'Open this tab again to retry.',
-      ),
+      context('This tab shows no data and no actions to accounts the bot does not serve.'),
     ],
   };
 }

@@ -73,3 +73,12 @@ describe('error rendering', () => {
     expect(renderRefused('run /drm plan trial', '<@UADMIN> or a workspace admin')).toMatchSnapshot();
   });
 });
+
+describe('workflow step text (plain, as Workflow Builder shows it)', () => {
+  it('mentions, the admin group, code and entities become plain words', async () => {
+    const { plainText } = await import('../../../src/slack/kit/functions.js');
+    expect(plainText('Ask <@U0ADMIN1>, <!subteam^S0ADMINS> or a workspace admin: `x` &lt;y&gt; &amp;')).toBe(
+      'Ask @U0ADMIN1, the admin group or a workspace admin: x <y> &',
+    );
+  });
+});

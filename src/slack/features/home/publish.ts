@@ -20,7 +20,6 @@ import { appState } from '../../kit/app-state.js';
 import {
   adminContacts,
   barredHomeView,
-  guestAccess,
   isBarred,
   resolveStanding,
   roleOfStanding,
@@ -66,7 +65,11 @@ export function workspaceSlackClient(deps: AppDeps, workspace: WorkspaceKey): Pr
   return webClients(deps).forWorkspace(workspace);
 }
 
-/** Render and publish the tab for one user (data gathered when not given). Throws on Slack errors. */
+/**
+ * Render and publish the tab for one user (data gathered when not given). Throws on Slack errors,
+ * and when the workspace settings cannot be read (who the viewer is stays unknown: no tab is
+ * published rather than one with a guessed role).
+ */
 export async function publishHome(
   deps: AppDeps,
   client: WebClient,
@@ -74,11 +77,9 @@ export async function publishHome(
   userId: string,
   data?: HomeData,
 ): Promise<void> {
-  // Who the viewer is first (users.info, cached): a barred user (a guest with GUEST_ACCESS=none,
-  // or one Slack could not confirm) gets a tab that says so, with no data and no buttons.
-  const standing = await resolveStanding(deps, client, workspace, userId).catch(() =>
-    guestAccess(deps.config) === 'none' ? ('unverified' as const) : ('member' as const),
-  );
+  // Who the viewer is first (users.info, cached): a barred user (GUEST_ACCESS=none: a guest, or
+  // an account Slack does not know in this workspace) gets a tab that says so, no data, no buttons.
+  const standing = await resolveStanding(deps, client, workspace, userId);
   if (isBarred(standing)) {
     await client.views.publish({
       user_id: userId,

@@ -1,3 +1,8 @@
+/**
+ * `/dwm recipients [keywords…] [from:] [to:] [site:]` (search, paged) and
+ * `/dwm recipient <dwmId | name> [site:]` (card with Edit). Names resolve case-insensitively to
+ * the originally registered recipient (spec rule 4). The show functions serve the buttons too.
+ */
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
 import { offsetOf, resolveDate } from '../../../ops/jobs.js';

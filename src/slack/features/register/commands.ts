@@ -1,3 +1,9 @@
+/**
+ * `/dwm register` opens the registration form; `/dwm register name1 name2 …` checks those names
+ * at once: a "Checking…" modal opens with the trigger id (before any service call), then the
+ * preview replaces it. Open to members (the project's rule: members register and edit
+ * recipients); audited when it runs.
+ */
 import { newDraftId, type RegistrationDraft } from '../../../ops/watermarking/registration/records.js';
 import { rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
