@@ -48,7 +48,7 @@ const optText = (v: unknown) => v === undefined || typeof v === 'string';
  * result as the schema: the document itself when it has exactly the schema's fields (a freshly
  * parsed document, not shared), undefined when the schema refuses it.
  */
-function readSubscription(raw: unknown): Subscription | undefined {
+export function readSubscription(raw: unknown): Subscription | undefined {
   if (isCleanSubscription(raw)) return raw;
   const parsed = subscriptionSchema.safeParse(raw);
   return parsed.success ? (parsed.data as Subscription) : undefined;

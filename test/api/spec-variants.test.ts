@@ -458,23 +458,23 @@ describe('list and item shapes', () => {
 });
 
 describe('idle connections', () => {
-  it('an idle pooled socket is closed by the bot within about 4 s (before a server closes it)', async () => {
+  it('the bot closes an idle pooled socket itself, before a server that never does (keep-alive below 5 s)', async () => {
     const { createServer } = await import('node:http');
     const web = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{}');
     });
     web.keepAliveTimeout = 0; // the server never closes first (and sends no Keep-Alive hint)
-    let closedAt: number | undefined;
-    web.on('connection', (sock) => sock.on('close', () => (closedAt = Date.now())));
+    // Who ended the connection: the client's FIN reaches the server as 'end' on its socket.
+    let endedByClient = false;
+    web.on('connection', (sock) => sock.on('end', () => (endedByClient = true)));
     await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
     const { port } = web.address() as { port: number };
     const http = new HttpClient({ retries: 0, poolIdleCloseMs: 600_000 });
     try {
-      const sent = Date.now();
       await http.request({ endpoint: 'x', method: 'GET', baseUrl: `http://127.0.0.1:${port}`, path: '/' });
-      await vi.waitFor(() => expect(closedAt).toBeDefined(), { timeout: 15_000, interval: 100 });
-      expect((closedAt as number) - sent).toBeLessThan(12_000);
+      // A condition, not a duration: with undici's old 30 s here the test times out and fails.
+      await vi.waitFor(() => expect(endedByClient).toBe(true), { timeout: 15_000, interval: 100 });
     } finally {
       await http.close();
       web.closeAllConnections();

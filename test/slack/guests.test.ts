@@ -20,7 +20,7 @@ import {
   resolveStanding,
   setRoleCheckBudgetMs,
 } from '../../src/slack/kit/roles.js';
-import { captureApp, fakeClient, memoryDeps, submission } from './guarantees/support.js';
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
 
@@ -111,24 +111,6 @@ function registry(ran: string[]) {
     },
   });
   return reg.seal();
-}
-
-/** A users.info that answers (as `user`) only when the test says so. */
-function deferredUsersInfo(log: string[], user: Record<string, unknown>) {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => {
-    release = r;
-  });
-  return {
-    release,
-    override: {
-      'users.info': async () => {
-        await gate;
-        log.push('users.info answered');
-        return { ok: true, user };
-      },
-    },
-  };
 }
 
 describe('who is a guest (resolveStanding)', () => {

@@ -16,25 +16,7 @@ import {
   USER_CACHE_MAX,
   userInfo,
 } from '../../src/slack/kit/roles.js';
-import { captureApp, fakeClient, memoryDeps, submission } from './guarantees/support.js';
-
-/** A users.info that answers only when the test says so. */
-function deferredUsersInfo(log: string[], isAdmin: boolean) {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => {
-    release = r;
-  });
-  return {
-    release,
-    override: {
-      'users.info': async () => {
-        await gate;
-        log.push('users.info answered');
-        return { ok: true, user: { tz: 'UTC', is_admin: isAdmin } };
-      },
-    },
-  };
-}
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 describe('TtlLru', () => {
   it('drops expired entries on read, refreshes recency on a hit, evicts the oldest over the cap', () => {
@@ -228,7 +210,7 @@ describe('modals opened by commands and buttons', () => {
     const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
-    const slow = deferredUsersInfo(log, true);
+    const slow = deferredUsersInfo(log, { tz: 'UTC', is_admin: true });
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));
     const admitted = admitToModal(ctx, { what: 'run /dwm setup', action: 'command.setup' });
     await expect.poll(() => log.includes('views.open')).toBe(true);
@@ -245,7 +227,7 @@ describe('modals opened by commands and buttons', () => {
     const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
-    const slow = deferredUsersInfo(log, false);
+    const slow = deferredUsersInfo(log, { tz: 'UTC', is_admin: false });
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));
     const admitted = admitToModal(ctx, { what: 'run /dwm setup', action: 'command.setup' });
     await expect.poll(() => log.includes('views.open')).toBe(true);
@@ -294,7 +276,7 @@ describe('modals opened by commands and buttons', () => {
     const deps = await memoryDeps();
     setRoleCheckBudgetMs(deps, 0);
     const log: string[] = [];
-    const slow = deferredUsersInfo(log, true);
+    const slow = deferredUsersInfo(log, { tz: 'UTC', is_admin: true });
     const { ctx } = ctxWith(deps, fakeClient(log, slow.override));
     const done = reg.dispatch(ctx, 'form');
     await expect.poll(() => log.includes('views.open')).toBe(true);

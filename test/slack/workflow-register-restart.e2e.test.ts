@@ -9,7 +9,7 @@
  */
 
 import { WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
 import {
@@ -30,7 +30,6 @@ import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, Store } from '../../src/store/types.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
-import { waitUntil } from '../support/wait-until.js';
 
 type Obj = Record<string, unknown>;
 
@@ -151,7 +150,12 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     const process = dieAfterFirstBatch(bot.deps.store);
     const r = await bot.functionExecuted({ callbackId: 'register_recipients', inputs });
     expect(r.status).toBe(200);
-    await waitUntil('process A to die mid-run', process.dead);
+    await vi.waitFor(
+      () => {
+        if (!process.dead()) throw new Error('process A has not died mid-run yet');
+      },
+      { timeout: 30_000, interval: 20 },
+    );
     const wait = (await listWaits(bot.store)).find((w) => w.executionId === r.executionId);
     expect(wait?.kind).toBe('registration');
     return { ...r, reportId: wait!.target, deadAt: bot.fake.calls().at(-1)?.seq ?? 0 };
@@ -195,10 +199,15 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
         registrationMessages(bot).filter((m) => m.args.channel !== member && m.args.channel !== channel),
       ).toEqual([]);
       expect(toBotItself(bot)).toEqual([]);
-      const entry = await waitUntil('the recipient.register audit entry', async () =>
-        (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).find(
-          (e) => e.action === 'recipient.register',
-        ),
+      const entry = await vi.waitFor(
+        async () => {
+          const e = (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).find(
+            (x) => x.action === 'recipient.register',
+          );
+          if (!e) throw new Error('no recipient.register audit entry yet');
+          return e;
+        },
+        { timeout: 30_000, interval: 20 },
       );
       expect(entry).toMatchObject({ userId: member });
     } finally {
@@ -222,10 +231,14 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
       expect(c.args.outputs).toMatchObject({ registered_count: 160, failed_count: 0, report_link: '' });
       // The audit entry of the run is written after the report would have been shown: wait for
       // it, then nothing was posted about the registration to anyone, nor to the bot.
-      await waitUntil('the recipient.register audit entry', async () =>
-        (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).some(
-          (e) => e.action === 'recipient.register',
-        ),
+      await vi.waitFor(
+        async () => {
+          const audited = (await b.deps.store.audit.list(bot.ws.teamId, { limit: 50 })).some(
+            (x) => x.action === 'recipient.register',
+          );
+          if (!audited) throw new Error('no recipient.register audit entry yet');
+        },
+        { timeout: 30_000, interval: 20 },
       );
       expect(registrationMessages(bot)).toEqual([]);
       expect(toBotItself(bot)).toEqual([]);
@@ -272,12 +285,21 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
       callbackId: 'register_recipients',
       inputs: { site: 'DEMO', recipients: 'wf-take-1\nwf-take-2\nwf-take-3', requested_by: member },
     });
-    const wait = await waitUntil('the stored wait', async () =>
-      (await listWaits(bot.store)).find((w) => w.executionId === r.executionId),
+    const wait = await vi.waitFor(
+      async () => {
+        const w = (await listWaits(bot.store)).find((x) => x.executionId === r.executionId);
+        if (!w) throw new Error('the wait is not stored yet');
+        return w;
+      },
+      { timeout: 30_000, interval: 20 },
     );
     const reportId = wait.target;
-    await waitUntil('batch 0 in flight', async () =>
-      (await reportRepo(bot.deps).get(ws, reportId))?.batches[0]?.state === 'sending' ? true : undefined,
+    await vi.waitFor(
+      async () => {
+        if ((await reportRepo(bot.deps).get(ws, reportId))?.batches[0]?.state !== 'sending')
+          throw new Error('batch 0 is not in flight yet');
+      },
+      { timeout: 30_000, interval: 20 },
     );
     expect(
       (await resumePendingRegistrations(bot.deps, { staleAfterMs: 0, retryDeferred: false })).resumed,

@@ -1,12 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { classifyDeliveryError, toSlackTs } from '../../src/watch/delivery.js';
 import {
   contentMatches,
   parseWatchArgs,
+  readSubscription,
   SubscriptionError,
   Subscriptions,
   subscriptionMatches,
+  subscriptionSchema,
 } from '../../src/watch/subscriptions.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { ENCRYPTION_KEY } from './support/harness.js';
@@ -171,5 +174,80 @@ describe('classifyDeliveryError', () => {
 
   it('formats Slack ts', () => {
     expect(toSlackTs(1_700_000_000_123)).toBe('1700000000.123000');
+  });
+});
+
+describe('reading a stored subscription without zod', () => {
+  it('property: the quick reader gives what subscriptionSchema gives, for usual and unusual documents', () => {
+    const word = fc.string({ minLength: 1, maxLength: 6 });
+    const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+    const statuses = fc.array(fc.constantFrom('DM000', 'DM001', 'DM500', 'DM600'));
+    // Documents as this code writes them (the quick path) ...
+    const usual = fc.record(
+      {
+        id: word,
+        workspace: word,
+        channelId: word,
+        siteId: word,
+        statuses,
+        content: maybe(word),
+        mode: fc.constantFrom('all', 'failures'),
+        createdBy: fc.string({ maxLength: 6 }),
+        createdAt: fc.string({ maxLength: 6 }),
+        updatedAt: maybe(word),
+        paused: maybe(fc.record({ reason: word, code: word, at: word, by: maybe(word) })),
+      },
+      {
+        requiredKeys: [
+          'id',
+          'workspace',
+          'channelId',
+          'siteId',
+          'statuses',
+          'mode',
+          'createdBy',
+          'createdAt',
+        ],
+      },
+    );
+    // ... and each with one field as another writer (or a corruption) might leave it: the
+    // schema's path (an unknown field is dropped) or refused.
+    const oddities: Array<[string, unknown]> = [
+      ['mode', 'sometimes'],
+      ['mode', null],
+      ['id', ''],
+      ['siteId', 7],
+      ['workspace', null],
+      ['statuses', ['DM999']],
+      ['statuses', ['dm500']],
+      ['statuses', 'DM500'],
+      ['createdBy', 7],
+      ['createdAt', null],
+      ['content', null],
+      ['updatedAt', 3],
+      ['paused', null],
+      ['paused', { reason: 'archived' }],
+      ['paused', { reason: 'a', code: 'b', at: 'c', by: null }],
+      ['paused', { reason: 'a', code: 'b', at: 'c', extra: 1 }],
+      ['extra', { x: 1 }],
+    ];
+    const unusual = fc
+      .tuple(usual, fc.constantFrom(...oddities))
+      .map(([d, [k, v]]) => ({ ...d, [k]: v }) as Record<string, unknown>);
+    let quick = 0;
+    fc.assert(
+      fc.property(fc.oneof(usual, unusual), (raw) => {
+        // As a document comes back from the store: JSON (no undefined members).
+        const stored = JSON.parse(JSON.stringify(raw)) as unknown;
+        const viaSchema = subscriptionSchema.safeParse(stored);
+        const read = readSubscription(stored);
+        if (read === stored) quick++;
+        expect(read).toEqual(viaSchema.success ? viaSchema.data : undefined);
+      }),
+      { numRuns: 2000 },
+    );
+    // Both paths were taken.
+    expect(quick).toBeGreaterThan(100);
+    expect(quick).toBeLessThan(2000);
   });
 });

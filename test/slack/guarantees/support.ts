@@ -165,6 +165,27 @@ export function fakeClient(log: string[], overrides: Record<string, (args: unkno
   };
 }
 
+/**
+ * A users.info override (for `fakeClient`) that answers with `user` only once the test calls
+ * `release()`: a slow Slack, to see what happens before the role is known (order in `log`).
+ */
+export function deferredUsersInfo(log: string[], user: Record<string, unknown>) {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  return {
+    release,
+    override: {
+      'users.info': async () => {
+        await gate;
+        log.push('users.info answered');
+        return { ok: true, user };
+      },
+    },
+  };
+}
+
 /** A view_submission body/view of workspace T1 by `user`. */
 export function submission(
   callbackId: string,

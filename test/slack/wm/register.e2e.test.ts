@@ -4,14 +4,13 @@
  * report (CSV when long), failed batches reported beside successful ones, and resume after a
  * restart. Signed requests against the real app, the seeded emulator, the fake Slack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
 import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/registration/records.js';
 import { newReport } from '../../../src/ops/watermarking/registration/run.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { waitUntil } from '../../support/wait-until.js';
 import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
 
 const textValues = (text: string) => ({
@@ -128,8 +127,14 @@ describe('/dwm register', () => {
     expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq2).length).toBeGreaterThan(0);
     expect(bot.emulator!.recipientCount('DEMO')).toBe(43);
     // The audit entry is written after the report is shown: wait for it (not a fixed delay).
-    const entry = await waitUntil('the recipient.register audit entry', async () =>
-      (await bot.store.audit.list(bot.ws.teamId)).find((e) => e.action === 'recipient.register'),
+    // Written after the "finished" message: wait for it.
+    const entry = await vi.waitFor(
+      async () => {
+        const e = (await bot.store.audit.list(bot.ws.teamId)).find((x) => x.action === 'recipient.register');
+        if (!e) throw new Error('no recipient.register audit entry yet');
+        return e;
+      },
+      { timeout: 30_000, interval: 20 },
     );
     expect(entry).toMatchObject({
       result: 'ok',
