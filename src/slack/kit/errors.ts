@@ -97,6 +97,14 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
       unexpected: false,
     };
   }
+  if (err instanceof TransportError && err.status !== undefined && err.status >= 300 && err.status < 400) {
+    // Redirects are never followed (src/api/http.ts): trying again changes nothing.
+    return {
+      why: `The service answered with a redirect (HTTP ${err.status}): its address seems to have changed, and the bot does not follow it to another address.`,
+      next: `Ask ${admins} to check the service base URL with ${code(`${cmd} setup`)}.`,
+      unexpected: false,
+    };
+  }
   if (err instanceof TransportError) {
     const detail =
       err.status === 429

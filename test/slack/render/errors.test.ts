@@ -60,6 +60,12 @@ describe('error rendering', () => {
     expect(why).not.toContain('<@U1>');
     expect(explainError(new ProtocolError('e', 'f', 'd'), opts).why).not.toContain('web page');
   });
+  it('a redirect (never followed) sends admins to the base URL, not to "try again"', () => {
+    const ex = explainError(new TransportError('wm.searchJobs', 'moved', 301, 1, undefined, false), opts);
+    expect(ex.why).toContain('redirect (HTTP 301)');
+    expect(ex.next).toContain('setup');
+    expect(ex.next).not.toContain('Try again');
+  });
   it('flags only unknown failures as unexpected', () => {
     expect(explainError(new ProtocolError('e', 'f', 'd'), opts).unexpected).toBe(true);
     expect(explainError(new Error('x'), opts).unexpected).toBe(true);
