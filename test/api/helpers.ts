@@ -92,3 +92,14 @@ export function fakeSleep(): { sleep: (ms: number) => Promise<void>; delays: num
     },
   };
 }
+
+/** Watermarking credentials for a loopback test server at `baseUrl`. */
+export const wmCreds = (baseUrl: string) => ({ accountId: 'acct', accessKey: 'k3y-s3cret-value', baseUrl });
+
+/** Service API credentials for a loopback test server at `baseUrl`. */
+export const svcCreds = (baseUrl: string) => ({
+  accountId: 'acct',
+  accountSeq: '7',
+  secretKey: 'svc-secret-value-123',
+  baseUrl,
+});

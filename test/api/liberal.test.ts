@@ -11,7 +11,7 @@ import { createApi } from '../../src/api/index.js';
 import { checkRecipientDescription } from '../../src/api/validate.js';
 import { MAX_AUTH_RETRIES } from '../../src/api/wm-token.js';
 import { logger, setLogger } from '../../src/log.js';
-import { captureLogger, json, ok, startServer, type TestServer } from './helpers.js';
+import { captureLogger, json, ok, startServer, svcCreds, type TestServer, wmCreds } from './helpers.js';
 
 let server: TestServer | undefined;
 let api: ReturnType<typeof createApi> | undefined;
@@ -20,14 +20,6 @@ afterEach(async () => {
   await server?.close();
   api = undefined;
   server = undefined;
-});
-
-const wmCreds = (baseUrl: string) => ({ accountId: 'acct', accessKey: 'k3y-s3cret-value', baseUrl });
-const svcCreds = (baseUrl: string) => ({
-  accountId: 'acct',
-  accountSeq: '7',
-  secretKey: 'svc-secret-value-123',
-  baseUrl,
 });
 
 /** A WM server: tokens answer "Bearer t", every other call answers `data` (and envelope extras). */

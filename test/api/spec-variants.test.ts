@@ -10,7 +10,7 @@ import { ProtocolError, ServiceError, TransportError } from '../../src/api/error
 import { HttpClient } from '../../src/api/http.js';
 import { createApi } from '../../src/api/index.js';
 import { registerSecret } from '../../src/log.js';
-import { json, ok, startServer, type TestServer } from './helpers.js';
+import { json, ok, startServer, svcCreds, type TestServer, wmCreds } from './helpers.js';
 
 let server: TestServer | undefined;
 let api: ReturnType<typeof createApi> | undefined;
@@ -21,7 +21,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const wmCreds = (baseUrl: string) => ({ accountId: 'acct', accessKey: 'k3y-s3cret-value', baseUrl });
 const job = (o: Record<string, unknown> = {}) => ({
   job_id: 1,
   content_id: 'c',
@@ -136,13 +135,6 @@ describe('errors sent with an HTTP error status', () => {
     expect(e).toBeInstanceOf(TransportError);
     expect(e.status).toBe(429);
   });
-});
-
-const svcCreds = (baseUrl: string) => ({
-  accountId: 'acct',
-  accountSeq: '7',
-  secretKey: 'svc-secret-value-123',
-  baseUrl,
 });
 
 /** A Service API server answering every call with `data`. */
