@@ -8,18 +8,10 @@
  * never the bot's own user. Also: a run record written before that field was stored.
  */
 
-import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
-import {
-  loadRun,
-  markPending,
-  REPORTS_NAMESPACE,
-  reportRepo,
-  saveRun,
-} from '../../src/ops/watermarking/registration/records.js';
-import { newReport, type RegistrationReport } from '../../src/ops/watermarking/registration/run.js';
+import { loadRun, REPORTS_NAMESPACE, reportRepo } from '../../src/ops/watermarking/registration/records.js';
+import type { RegistrationReport } from '../../src/ops/watermarking/registration/run.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { FEATURES } from '../../src/slack/features/index.js';
@@ -30,6 +22,7 @@ import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, Store } from '../../src/store/types.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
+import { storeInterruptedRun } from '../support/interrupted-run.js';
 
 type Obj = Record<string, unknown>;
 
@@ -330,12 +323,7 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
   it('a run record stored before "whom to show it" was recorded: the bot\'s own user id in it gets nothing', async () => {
     const ws = bot.ws.teamId;
     const ex = bot.fake.startFunctionExecution(ws);
-    const plan = await planRegistration(
-      parseRecipientLines(['wf-old-1', 'wf-old-2'].join('\n')),
-      async () => new Map(),
-    );
     const reportId = 'wf-legacy-report';
-    const report = newReport(plan, 'DEMO', reportId, new Date(Date.now() - 10 * 60_000).toISOString());
     await addWait(bot.store, {
       executionId: ex.executionId,
       workspace: ws,
@@ -344,15 +332,8 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
       target: reportId,
       deadline: Date.now() + 3_600_000,
     });
-    await reportRepo(bot.deps).put(ws, reportId, report);
     // As the step wrote it for a workflow without "Requested by": the bot's user id, no DM message.
-    await saveRun(bot.deps, ws, {
-      reportId,
-      siteId: 'DEMO',
-      userId: bot.ws.botUserId,
-      startedAt: report.startedAt,
-    });
-    await markPending(bot.deps, ws, reportId);
+    await storeInterruptedRun(bot, { reportId, names: ['wf-old-1', 'wf-old-2'], userId: bot.ws.botUserId });
     const seq = bot.fake.calls().at(-1)?.seq ?? 0;
     expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
     const watch = createWatchRuntime(bot.deps, bot.handle.app, {
@@ -372,30 +353,17 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
   });
 
   it('a run record stored before that field, for a person with a DM progress message: still their report', async () => {
-    const ws = bot.ws.teamId;
-    const user = bot.ws.member;
-    const plan = await planRegistration(parseRecipientLines('wf-old-3'), async () => new Map());
     const reportId = 'wf-legacy-person';
-    const report = newReport(plan, 'DEMO', reportId, new Date(Date.now() - 10 * 60_000).toISOString());
-    const client = new WebClient(bot.ws.botToken, {
-      slackApiUrl: bot.fake.apiUrl,
-      retryConfig: { retries: 0 },
-    });
-    const msg = await client.chat.postMessage({ channel: user, text: 'Registering…' });
-    await reportRepo(bot.deps).put(ws, reportId, report);
-    await saveRun(bot.deps, ws, {
+    const { progress } = await storeInterruptedRun(bot, {
       reportId,
-      siteId: 'DEMO',
-      userId: user,
-      channel: msg.channel!,
-      ts: msg.ts!,
-      startedAt: report.startedAt,
+      names: ['wf-old-3'],
+      userId: bot.ws.member,
+      progressDm: true,
     });
-    await markPending(bot.deps, ws, reportId);
     expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
     const updates = bot.fake
       .calls('chat.update')
-      .filter((u) => u.args.channel === msg.channel && u.args.ts === msg.ts);
+      .filter((u) => u.args.channel === progress?.channel && u.args.ts === progress?.ts);
     expect(String(updates.at(-1)?.args.text)).toMatch(/^Registration on DEMO finished/);
   });
 });

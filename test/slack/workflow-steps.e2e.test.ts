@@ -8,17 +8,9 @@
  * the watcher's own polls).
  */
 
-import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { parseRecipientLines, planRegistration } from '../../src/ops/watermarking/registration/plan.js';
-import {
-  markPending,
-  RUNS_NAMESPACE,
-  reportRepo,
-  saveRun,
-} from '../../src/ops/watermarking/registration/records.js';
-import { newReport } from '../../src/ops/watermarking/registration/run.js';
+import { RUNS_NAMESPACE } from '../../src/ops/watermarking/registration/records.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { auditLineText } from '../../src/slack/features/audit/render.js';
@@ -31,6 +23,7 @@ import type { AuditEntry } from '../../src/store/types.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { addWait, listWaits } from '../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
+import { storeInterruptedRun } from '../support/interrupted-run.js';
 
 type Obj = Record<string, unknown>;
 
@@ -265,17 +258,7 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     const ex = bot.fake.startFunctionExecution(ws);
     // What the dead process left: the wait, the run record with its DM progress message, the
     // report still "running" with nothing sent, and the pending mark.
-    const plan = await planRegistration(
-      parseRecipientLines(Array.from({ length: 160 }, (_, i) => `wf-restart-${i}`).join('\n')),
-      async () => new Map(),
-    );
     const reportId = 'wf-restart-report';
-    const report = newReport(plan, 'DEMO', reportId, new Date(Date.now() - 10 * 60_000).toISOString());
-    const client = new WebClient(bot.ws.botToken, {
-      slackApiUrl: bot.fake.apiUrl,
-      retryConfig: { retries: 0 },
-    });
-    const msg = await client.chat.postMessage({ channel: user, text: 'Registering…' });
     await addWait(bot.store, {
       executionId: ex.executionId,
       workspace: ws,
@@ -285,16 +268,13 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
       deadline: Date.now() + 3_600_000,
       userId: user,
     });
-    await reportRepo(bot.deps).put(ws, reportId, report);
-    await saveRun(bot.deps, ws, {
+    const { progress } = await storeInterruptedRun(bot, {
       reportId,
-      siteId: 'DEMO',
+      names: Array.from({ length: 160 }, (_, i) => `wf-restart-${i}`),
       userId: user,
-      channel: msg.channel!,
-      ts: msg.ts!,
-      startedAt: report.startedAt,
+      progressDm: true,
     });
-    await markPending(bot.deps, ws, reportId);
+    const msg = progress!;
 
     const watch = watchRuntime(bot.deps, bot.handle.app, 'restart-reg');
     try {

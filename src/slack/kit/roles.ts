@@ -136,6 +136,11 @@ export async function userInfo(
   return call;
 }
 
+/** A user users.info told nothing about: no role, no guest flag, UTC (see `lookupFailed`). */
+function unknownUser(id: string, why: NonNullable<SlackUserInfo['lookupFailed']>): SlackUserInfo {
+  return { id, tz: 'UTC', isAdmin: false, isOwner: false, isGuest: false, lookupFailed: why };
+}
+
 async function fetchUserInfo(
   deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
   client: WebClient,
@@ -163,14 +168,7 @@ async function fetchUserInfo(
         { userId, error: code },
         'users.info: Slack does not know this user in this workspace',
       );
-      return {
-        id: userId,
-        tz: 'UTC',
-        isAdmin: false,
-        isOwner: false,
-        isGuest: false,
-        lookupFailed: 'unknown-user',
-      };
+      return unknownUser(userId, 'unknown-user');
     }
     // Slack could not answer (rate limit, network, outage): the last answer it gave, if any (a
     // known guest stays a guest, an admin is NOT granted from memory: see resolveStanding).
@@ -180,14 +178,7 @@ async function fetchUserInfo(
       return { ...last, isAdmin: false, isOwner: false };
     }
     deps.logger.warn({ err, userId }, 'users.info failed; the user is treated as a member (UTC)');
-    return {
-      id: userId,
-      tz: 'UTC',
-      isAdmin: false,
-      isOwner: false,
-      isGuest: false,
-      lookupFailed: 'unavailable',
-    };
+    return unknownUser(userId, 'unavailable');
   }
 }
 

@@ -6,11 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeView } from '../../../dev/fakeslack/index.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
-import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/registration/records.js';
-import { newReport } from '../../../src/ops/watermarking/registration/run.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
+import { storeInterruptedRun } from '../../support/interrupted-run.js';
 import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
 
 const textValues = (text: string) => ({
@@ -275,31 +273,18 @@ describe('/dwm register after a restart', () => {
 
   it('resumes a run left "running" by a previous process and updates its DM message', async () => {
     const admin = bot.ws.admin;
-    const ws = bot.ws.teamId;
-    const plan = await planRegistration(
-      parseRecipientLines(Array.from({ length: 300 }, (_, i) => `resume-${i}`).join('\n')),
-      async () => new Map(),
-    );
     const reportId = 'resume-test-1';
-    const old = new Date(Date.now() - 10 * 60_000).toISOString();
-    const report = newReport(plan, 'DEMO', reportId, old);
     // The progress message of the dead run, in the admin's DM.
     const fake = bot.fake;
-    const { WebClient } = await import('@slack/web-api');
-    const client = new WebClient(bot.ws.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
-    const msg = await client.chat.postMessage({ channel: admin, text: 'Registering…' });
+    const { progress } = await storeInterruptedRun(bot, {
+      reportId,
+      names: Array.from({ length: 300 }, (_, i) => `resume-${i}`),
+      userId: admin,
+      progressDm: true,
+    });
+    const msg = progress!;
     // Found by its ts, not counted: an earlier test's report file may still be arriving in the DM.
     expect(fake.messages(admin).some((m) => m.ts === msg.ts)).toBe(true);
-    await reportRepo(bot.deps).put(ws, reportId, report);
-    await saveRun(bot.deps, ws, {
-      reportId,
-      siteId: 'DEMO',
-      userId: admin,
-      channel: msg.channel!,
-      ts: msg.ts!,
-      startedAt: old,
-    });
-    await markPending(bot.deps, ws, reportId);
 
     const count = bot.emulator!.recipientCount('DEMO');
     const r = await resumePendingRegistrations(bot.deps);
