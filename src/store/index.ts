@@ -6,11 +6,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Keyv } from 'keyv';
+import { Keyv, type KeyvOptions } from 'keyv';
 import { type Backend, LocalBackend } from './backend.js';
 import { boundedBackend } from './bounded.js';
 import { StoreConfigError } from './errors.js';
 import { DEFAULT_ROOT, KeySpace } from './keys.js';
+import { deserializeEntry, serializeEntry } from './keyv-format.js';
 import { RedisBackend, type RedisCommander } from './redis-backend.js';
 import {
   auditRepo,
@@ -204,6 +205,15 @@ async function setJournal(query: (sql: string) => Promise<unknown>, journal: Sql
   await query(`PRAGMA synchronous=${mode === 'wal' ? 'NORMAL' : 'FULL'}`);
 }
 
+/**
+ * The stored format of the SQLite and Redis backends: keyv's own, without its generic serializer
+ * (./keyv-format.ts). The memory backend keeps entries as objects (no encoding at all).
+ */
+const KEYV_FORMAT = {
+  serialize: serializeEntry,
+  deserialize: deserializeEntry,
+} as unknown as Pick<KeyvOptions, 'serialize' | 'deserialize'>;
+
 async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
@@ -211,6 +221,9 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
       store: opts.memoryMap ?? new Map(),
       useKeyPrefix: false,
       namespace: undefined,
+      // Entries stay objects in the Map: nothing to encode or parse on every read and write.
+      serialize: undefined,
+      deserialize: undefined,
     });
     return new LocalBackend('memory', keyv, ks.ping());
   }
@@ -228,7 +241,12 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     // carry the other drivers' code (about 9 MB of RSS for @keyv/redis and node-redis).
     const { default: KeyvSqlite } = await import('@keyv/sqlite');
     const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 5000 });
-    const keyv = new Keyv<string>({ store: sqlite, useKeyPrefix: false, namespace: undefined });
+    const keyv = new Keyv<string>({
+      store: sqlite,
+      useKeyPrefix: false,
+      namespace: undefined,
+      ...KEYV_FORMAT,
+    });
     keyv.on('error', () => {
       /* surfaced by the failing call itself */
     });
@@ -268,6 +286,7 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     useKeyPrefix: false,
     namespace: undefined,
     throwOnErrors: true,
+    ...KEYV_FORMAT,
   });
   keyv.on('error', () => {
     /* surfaced by the failing call itself */

@@ -154,20 +154,29 @@ export class Outbox {
 
   /** Live entries of a workspace (optionally one site), in creation order. */
   async pending(ws: WorkspaceKey, siteId?: string): Promise<OutboxEntry[]> {
-    const ids = await this.entries.list(ws);
+    // One read per document (entries() lists and reads in one pass; list() + get() read each twice).
+    const all = this.entries.entries ? await this.entries.entries(ws) : await this.listThenGet(ws);
     const out: OutboxEntry[] = [];
-    for (const id of ids) {
-      const raw = await this.entries.get(ws, id);
-      if (raw === undefined) continue;
+    for (const [, raw] of all) {
       const parsed = entrySchema.safeParse(raw);
       if (!parsed.success) continue;
       const e = parsed.data as unknown as OutboxEntry;
       if (siteId && e.siteId !== siteId) continue;
       out.push(e);
     }
-    this.sizes.set(ws, ids.length);
+    this.sizes.set(ws, all.length);
     this.updateGauge();
     return out.sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq);
+  }
+
+  /** entries() of a store without it (test fakes): the ids, then each document. */
+  private async listThenGet(ws: WorkspaceKey): Promise<Array<[string, OutboxEntry]>> {
+    const out: Array<[string, OutboxEntry]> = [];
+    for (const id of await this.entries.list(ws)) {
+      const raw = await this.entries.get(ws, id);
+      if (raw !== undefined) out.push([id, raw]);
+    }
+    return out;
   }
 
   async save(e: OutboxEntry): Promise<void> {
