@@ -106,6 +106,9 @@ export class LocalBackend implements Backend {
         if (old) await this.keyv.delete(key);
         return undefined;
       }
+      // The same value and no new TTL: writing it again would change nothing (an index that
+      // already holds the id, for one: every document put adds its id to its index).
+      if (ttlMs === undefined && old !== undefined && next === old.value) return next;
       let ttl = ttlMs;
       if (ttl === undefined && old?.expires !== undefined) ttl = Math.max(1, old.expires - Date.now());
       await this.keyv.set(key, next, ttl);

@@ -698,7 +698,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       }
     }
     for (const ws of await subscriptions.workspaces()) {
-      for (const s of await subscriptions.list(ws)) {
+      for (const s of await subscriptions.listForWatch(ws)) {
         if (s.paused) continue;
         const k = siteKey(ws, s.siteId);
         const l = bySite.get(k);

@@ -3,7 +3,7 @@
  * idempotent create (one subscription per channel + site + statuses + content), list, remove,
  * pause, resume. Stored in `store.docs('subscriptions')`, namespaced by workspace.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
 import type { ValidationIssue } from '../api/errors.js';
@@ -15,6 +15,18 @@ export const SUBSCRIPTIONS_NS = 'subscriptions';
 /** Registry of workspaces that have subscriptions (the watcher's work list). */
 export const REGISTRY_NS = 'watch-registry';
 export const REGISTRY_KEY = '_global';
+/**
+ * A workspace's subscription change stamp (one document, id `v`): set to a new random value after
+ * every subscription write, so a watcher re-reads the workspace's subscriptions only when they
+ * changed (see `listForWatch`).
+ */
+export const STAMP_NS = 'subscriptions-stamp';
+const STAMP_ID = 'v';
+/**
+ * How long `listForWatch` trusts an unchanged stamp at most: a writer killed between its document
+ * and its stamp is seen after this long at the latest.
+ */
+export const LIST_FOR_WATCH_MAX_AGE_MS = 5 * 60_000;
 
 const CONTENT_PATTERN_RE = /^[A-Za-z0-9._-]{1,200}\*?$/;
 
@@ -198,17 +210,57 @@ export class Subscriptions {
   onChange: (() => void) | undefined;
   private readonly repo: AtomicDocRepo<Subscription>;
   private readonly registry: AtomicDocRepo<{ workspaces: string[] }>;
+  private readonly stamps: AtomicDocRepo<{ v: string }>;
+  /** listForWatch's last listing per workspace, with the stamp read before it. */
+  private readonly watchCache = new Map<string, { stamp: string; at: number; list: Subscription[] }>();
   constructor(
     store: Store,
     private readonly now: () => number = Date.now,
   ) {
     this.repo = store.docs<Subscription>(SUBSCRIPTIONS_NS);
     this.registry = store.docs<{ workspaces: string[] }>(REGISTRY_NS);
+    this.stamps = store.docs<{ v: string }>(STAMP_NS);
+  }
+
+  /**
+   * A new change stamp for the workspace. Written AFTER the subscription documents: a reader that
+   * still sees the old stamp has listed before the change or will list again; one that sees the
+   * new stamp lists after the documents were written.
+   */
+  private async touch(ws: WorkspaceKey): Promise<void> {
+    await this.stamps.put(ws, STAMP_ID, { v: randomUUID() });
+  }
+
+  /**
+   * Every subscription of the workspace, for the watcher's re-listing of its targets (every few
+   * seconds, on every replica): the documents are read again only when the workspace's change
+   * stamp moved since the last call (any replica's create, remove, pause, resume) or the last
+   * listing is older than LIST_FOR_WATCH_MAX_AGE_MS; otherwise one small read and the same array.
+   * A workspace without a stamp (subscriptions written before stamps existed, or purged) gets one.
+   */
+  async listForWatch(ws: WorkspaceKey): Promise<Subscription[]> {
+    let stamp = (await this.stamps.get(ws, STAMP_ID))?.v;
+    const now = this.now();
+    const hit = this.watchCache.get(ws);
+    if (hit && stamp !== undefined && hit.stamp === stamp && now - hit.at < LIST_FOR_WATCH_MAX_AGE_MS) {
+      return hit.list;
+    }
+    if (stamp === undefined) {
+      // Set before listing: a write after this listing then moves the stamp again.
+      stamp = randomUUID();
+      await this.stamps.put(ws, STAMP_ID, { v: stamp });
+    }
+    const list = await this.list(ws);
+    this.watchCache.set(ws, { stamp, at: now, list });
+    return list;
   }
 
   async create(ws: WorkspaceKey, input: CreateSubscriptionInput): Promise<CreateResult> {
     try {
-      return await this.createInner(ws, input);
+      const r = await this.createInner(ws, input);
+      // Also after 'unchanged': creating again may have repaired the index (see createInner).
+      await this.touch(ws);
+      return r;
     } finally {
       this.onChange?.();
     }
@@ -298,7 +350,10 @@ export class Subscriptions {
         ? [await this.get(ws, target.id)].filter((s): s is Subscription => !!s)
         : await this.list(ws, target);
     for (const s of victims) await this.repo.delete(ws, s.id);
-    if (victims.length) this.onChange?.();
+    if (victims.length) {
+      await this.touch(ws);
+      this.onChange?.();
+    }
     return victims.length;
   }
 
@@ -315,6 +370,7 @@ export class Subscriptions {
       },
     };
     await this.repo.put(ws, id, next);
+    await this.touch(ws);
     this.onChange?.();
     return next;
   }
@@ -326,6 +382,7 @@ export class Subscriptions {
     const { paused: _p, ...rest } = s;
     const next: Subscription = { ...rest, updatedAt: new Date(this.now()).toISOString() };
     await this.repo.put(ws, id, next);
+    await this.touch(ws);
     this.onChange?.();
     return next;
   }
