@@ -203,6 +203,11 @@ export class Outbox {
     return this.refreshSize(ws);
   }
 
+  /** The workspace's live entries as last counted (by pending() or refreshSize()). */
+  knownSize(ws: WorkspaceKey): number {
+    return this.sizes.get(ws) ?? 0;
+  }
+
   async refreshSize(ws: WorkspaceKey): Promise<number> {
     const n = (await this.entries.list(ws)).length;
     this.sizes.set(ws, n);
