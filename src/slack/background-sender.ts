@@ -5,10 +5,10 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
-import type { WorkspaceKey } from '../store/types.js';
+import type { Store, WorkspaceKey } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
 import { classifyDeliveryError } from '../watch/delivery.js';
-import { ChannelPacer } from '../watch/pacer.js';
+import { ChannelPacer, storeSlots } from '../watch/pacer.js';
 import type { Clock } from '../watch/types.js';
 import { appState } from './kit/app-state.js';
 
@@ -72,6 +72,8 @@ interface Lane {
   notBefore: number;
   /** The head item holds a slot of the shared pacer (booked, waiting for it). */
   booked: boolean;
+  /** Its booking is on its way (the pacer answers asynchronously). */
+  booking: boolean;
 }
 
 /**
@@ -142,7 +144,7 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
 
   function pump(key: string): void {
     const lane = lanes.get(key);
-    if (!lane || stopped || lane.busy || lane.timer !== undefined) return;
+    if (!lane || stopped || lane.busy || lane.booking || lane.timer !== undefined) return;
     const item = lane.items[0];
     if (!item) {
       lanes.delete(key);
@@ -157,16 +159,23 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
       return;
     }
     if (!lane.booked) {
-      // The channel's next slot over every sender of the process (job cards, notices, this queue).
+      // The channel's next slot over every sender of the process (job cards, notices, this queue)
+      // and, on a shared store, of every replica: booked first (a store round trip then), then
+      // the lane waits for it.
       lane.booked = true;
-      const slot = pacer.reserve(lane.ws, lane.channel, gap, clock.now());
-      if (slot > 0) {
-        lane.timer = setTimer(() => {
-          lane.timer = undefined;
-          pump(key);
-        }, slot);
-        return;
-      }
+      lane.booking = true;
+      const b: Promise<void> = pacer.reserve(lane.ws, lane.channel, gap, clock.now()).then((slot) => {
+        lane.booking = false;
+        inflight.delete(b);
+        if (slot > 0 && !stopped) {
+          lane.timer = setTimer(() => {
+            lane.timer = undefined;
+            pump(key);
+          }, slot);
+        } else pump(key);
+      });
+      inflight.add(b);
+      return;
     }
     lane.booked = false;
     lane.busy = true;
@@ -187,7 +196,16 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
       const key = `${ws}\u0000${channel}`;
       let lane = lanes.get(key);
       if (!lane) {
-        lane = { ws, channel, items: [], busy: false, timer: undefined, notBefore: 0, booked: false };
+        lane = {
+          ws,
+          channel,
+          items: [],
+          busy: false,
+          timer: undefined,
+          notBefore: 0,
+          booked: false,
+          booking: false,
+        };
         lanes.set(key, lane);
       }
       if (lane.items.length >= maxQueued) {
@@ -226,16 +244,42 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
 /** The app's per-channel pacers, one per clock (real time in production; tests' fake clocks). */
 const pacersOf = appState(() => new Map<Clock, ChannelPacer>());
 
+/** How long a shared slot booking may take before the pacer books in the process instead. */
+export const SHARED_SLOT_TIMEOUT_MS = 2000;
+/** A failing shared booking is logged at most this often (an outage fails every message). */
+const SHARED_SLOT_WARN_EVERY_MS = 60_000;
+
 /**
  * The ONE per-channel pacer of the app on `clock` (watch/pacer.ts), shared by the job deliverer,
  * the notices deliverer and the background senders, so that together they keep to about one
- * message per second per channel. Callers on another clock (a test's fake clock) get their own.
+ * message per second per channel. On a Redis store (replicas) the real-time pacer books its slots
+ * in the store, so the replicas keep to it together (watch/pacer.ts `storeSlots`); a booking that
+ * takes longer than SHARED_SLOT_TIMEOUT_MS is made in the process. Callers on another clock (a
+ * test's fake clock) get their own, in the process.
  */
-export function appChannelPacer(deps: { config: object }, clock: Clock = systemClock): ChannelPacer {
+export function appChannelPacer(
+  deps: { config: object; store?: Store; logger?: Logger },
+  clock: Clock = systemClock,
+): ChannelPacer {
   const pacers = pacersOf(deps);
   let p = pacers.get(clock);
   if (!p) {
-    p = new ChannelPacer();
+    const store = deps.store;
+    if (store?.backend === 'redis' && clock === systemClock) {
+      let warnedAt = Number.NEGATIVE_INFINITY;
+      p = new ChannelPacer({
+        shared: storeSlots(store.bounded(SHARED_SLOT_TIMEOUT_MS)),
+        onSharedError: (err) => {
+          const now = Date.now();
+          if (now - warnedAt < SHARED_SLOT_WARN_EVERY_MS) return;
+          warnedAt = now;
+          deps.logger?.warn(
+            { err },
+            'channel pacing: the store could not book a slot; pacing in this process only',
+          );
+        },
+      });
+    } else p = new ChannelPacer();
     pacers.set(clock, p);
   }
   return p;
@@ -250,7 +294,7 @@ const senderOf = appState((): { sender?: BackgroundSender } => ({}));
  * registration report fallback. Created on first use with real time; `stopAppSender(deps)`
  * (registered on the lifecycle by main.ts) stops it.
  */
-export function appSender(deps: { config: object; logger: Logger }): BackgroundSender {
+export function appSender(deps: { config: object; logger: Logger; store?: Store }): BackgroundSender {
   const slot = senderOf(deps);
   slot.sender ??= createBackgroundSender({ logger: deps.logger, pacer: appChannelPacer(deps) });
   return slot.sender;

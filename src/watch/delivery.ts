@@ -353,7 +353,7 @@ export class Deliverer {
   }
 
   private async throttle(ws: string, channel: string): Promise<void> {
-    const wait = this.pacer.reserve(ws, channel, this.o.channelIntervalMs, this.d.clock.now());
+    const wait = await this.pacer.reserve(ws, channel, this.o.channelIntervalMs, this.d.clock.now());
     if (wait > 0) await this.d.clock.sleep(wait);
   }
 

@@ -463,7 +463,7 @@ export class NoticeDeliverer {
   }
 
   private async throttle(ws: string, lane: string): Promise<void> {
-    const wait = this.pacer.reserve(ws, lane, this.o.laneIntervalMs, this.d.clock.now());
+    const wait = await this.pacer.reserve(ws, lane, this.o.laneIntervalMs, this.d.clock.now());
     if (wait > 0) await this.d.clock.sleep(wait);
   }
 }

@@ -13,24 +13,24 @@ import { ChannelPacer } from '../../src/watch/pacer.js';
 const logger = createLogger({ level: 'silent' });
 
 describe('ChannelPacer', () => {
-  it('books slots one gap apart per channel; other channels and workspaces do not wait', () => {
+  it('books slots one gap apart per channel; other channels and workspaces do not wait', async () => {
     const p = new ChannelPacer();
-    expect(p.reserve('T1', 'C1', 1000, 0)).toBe(0);
-    expect(p.reserve('T1', 'C1', 1000, 0)).toBe(1000);
-    expect(p.reserve('T1', 'C1', 1000, 10)).toBe(1990);
-    expect(p.reserve('T1', 'C2', 1000, 10)).toBe(0);
-    expect(p.reserve('T2', 'C1', 1000, 10)).toBe(0);
+    expect(await p.reserve('T1', 'C1', 1000, 0)).toBe(0);
+    expect(await p.reserve('T1', 'C1', 1000, 0)).toBe(1000);
+    expect(await p.reserve('T1', 'C1', 1000, 10)).toBe(1990);
+    expect(await p.reserve('T1', 'C2', 1000, 10)).toBe(0);
+    expect(await p.reserve('T2', 'C1', 1000, 10)).toBe(0);
     // Once the booked slots are past, the next call goes at once.
-    expect(p.reserve('T1', 'C1', 1000, 5000)).toBe(0);
+    expect(await p.reserve('T1', 'C1', 1000, 5000)).toBe(0);
   });
 
-  it('forgets past bookings when it holds too many channels', () => {
-    const p = new ChannelPacer(3);
-    for (const c of ['C1', 'C2', 'C3', 'C4']) p.reserve('T1', c, 1000, 0);
+  it('forgets past bookings when it holds too many channels', async () => {
+    const p = new ChannelPacer({ maxKeys: 3 });
+    for (const c of ['C1', 'C2', 'C3', 'C4']) await p.reserve('T1', c, 1000, 0);
     expect(p.size()).toBe(4);
-    p.reserve('T1', 'C5', 1000, 2000);
+    await p.reserve('T1', 'C5', 1000, 2000);
     expect(p.size()).toBe(1);
-    expect(p.reserve('T1', 'C5', 1000, 2000)).toBe(1000);
+    expect(await p.reserve('T1', 'C5', 1000, 2000)).toBe(1000);
   });
 });
 
@@ -52,7 +52,7 @@ describe('senders sharing the pacer', () => {
     const clock = new FakeClock();
     const pacer = new ChannelPacer();
     // The job deliverer posted a card in C1 just now.
-    expect(pacer.reserve('T1', 'C1', 1000, clock.now())).toBe(0);
+    expect(await pacer.reserve('T1', 'C1', 1000, clock.now())).toBe(0);
     const s = createBackgroundSender({ logger, clock, pacer });
     const c = recording(clock);
     s.send('T1', 'C1', { text: 'audit line' }, () => c.client);
