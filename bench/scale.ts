@@ -95,7 +95,14 @@ export function scaleParams(quick: boolean): ScaleParams {
 /** One bot process against its own emulator. */
 export async function runScaleOnce(
   p: ScaleParams,
-  opts: { nodeArgs?: string[]; execPath?: string; label: string; log: (m: string) => void },
+  opts: {
+    nodeArgs?: string[];
+    execPath?: string;
+    label: string;
+    log: (m: string) => void;
+    /** The child entry: the bot (default) or the minimal poller (real time only). */
+    entry?: 'scale-bot' | 'scale-floor';
+  },
 ): Promise<ScaleRun> {
   const t0 = p.realTime ? Date.now() : Date.UTC(2026, 10, 22, 9, 0, 0);
   let emuNow = t0;
@@ -126,7 +133,7 @@ export async function runScaleOnce(
   };
 
   const dir = p.sqlite ? mkdtempSync(join(tmpdir(), 'bench-scale-')) : undefined;
-  const bot = await childEntry('scale-bot');
+  const bot = await childEntry(opts.entry ?? 'scale-bot');
   const nodeArgs = opts.nodeArgs ?? [];
   const child: ChildProcess = fork(bot.script, [], {
     execArgv: [...bot.execArgv, '--expose-gc', ...nodeArgs],
@@ -148,9 +155,11 @@ export async function runScaleOnce(
     realTime: p.realTime,
     storeUrl: dir ? `sqlite://${join(dir, 'store.sqlite')}` : 'memory://',
   };
+  let counting = false;
   try {
     const result = await new Promise<Result>((resolve, reject) => {
-      const limitMs = p.realTime ? (p.cycles + 2) * p.intervalMs + 120_000 : 240_000;
+      // Real time: baseline (or tokens), one warm-up interval, the window, and slack for a busy machine.
+      const limitMs = p.realTime ? (p.cycles + 3) * p.intervalMs + 180_000 : 240_000;
       const timer = setTimeout(
         () => reject(new Error(`scale: bot process timed out after ${limitMs / 1000} s`)),
         limitMs,
@@ -169,7 +178,10 @@ export async function runScaleOnce(
         if (m.type === 'ready') {
           child.send(cfg);
         } else if (m.type === 'boundary') {
-          if (m.cycle === 1) emu.resetRequestCounts();
+          // Service calls are counted from the first boundary: cycle 1 on the fake clock, the
+          // window's start (cycle 0, after the warm-up interval) in real time.
+          if (!counting) emu.resetRequestCounts();
+          counting = true;
           emuNow = m.now;
           applyChanges();
           opts.log(`  scale ${opts.label}: cycle ${m.cycle} boundary reached`);
@@ -183,9 +195,8 @@ export async function runScaleOnce(
         }
       });
     });
-    if (result.pollErrors > 0 || result.baselineErrors > 0) {
-      throw new Error(`scale: ${result.pollErrors + result.baselineErrors} poll cycles failed`);
-    }
+    const failed = result.pollErrors + result.baselineErrors + result.warmupErrors;
+    if (failed > 0) throw new Error(`scale ${opts.label}: ${failed} poll cycles failed`);
     return {
       result,
       requestsInWindow: totalRequests(emu.requestCounts()),
