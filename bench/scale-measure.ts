@@ -30,21 +30,31 @@ export function rssSplit(): RssSplit | undefined {
   }
 }
 
-/** The highest RSS sampled, with memoryUsage(), the V8 heap spaces and the RSS split at that sample. */
+/**
+ * The highest RSS sampled, with memoryUsage(), the V8 heap spaces and the RSS split at that sample.
+ * The first sample is taken when it is made (the window's start), so the detail is there even when
+ * the RSS never rises above its level at the start.
+ */
 export class PeakSampler {
-  peak: NodeJS.MemoryUsage = process.memoryUsage();
+  peak!: NodeJS.MemoryUsage;
   spaces: Record<string, number> = {};
   split: RssSplit | undefined;
 
+  constructor() {
+    this.record(process.memoryUsage());
+  }
+
   sample(): void {
     const m = process.memoryUsage();
-    if (m.rss > this.peak.rss) {
-      this.peak = m;
-      this.spaces = Object.fromEntries(
-        getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]),
-      );
-      this.split = rssSplit();
-    }
+    if (m.rss > this.peak.rss) this.record(m);
+  }
+
+  private record(m: NodeJS.MemoryUsage): void {
+    this.peak = m;
+    this.spaces = Object.fromEntries(
+      getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]),
+    );
+    this.split = rssSplit();
   }
 
   /** The `sampledPeak` field of the result message (scale-protocol.ts). */
