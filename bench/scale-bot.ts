@@ -6,16 +6,21 @@
  * Virtual time: a FakeClock steps 1 s at a time and the watcher's own `tick()` runs after every
  * step (what its timer does in production, at most once a second), so each site is polled when
  * its jittered interval is due. CPU share = CPU time of this process / simulated time.
+ *
+ * Real time (the parent's real-time row): the system clock and the watcher's own timer. Baseline
+ * cycle, then ONE warm-up interval with the timer running, then the high-water mark is reset and
+ * the window (`cycles` intervals) measured, the same shape as the floor process
+ * (bench/scale-floor.ts) that runs next to it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { createApi } from '../src/api/index.js';
 import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
 import { createStore } from '../src/store/index.js';
 import { FakeClock, systemClock } from '../src/watch/clock.js';
 import type { Clock } from '../src/watch/types.js';
 import { ENCRYPTION_KEY } from './lib.js';
+import { PeakSampler, resetHighWaterMark, rssSplit } from './scale-measure.js';
 import { type ChildMessage, type ScaleStart, scaleGoSchema, scaleStartSchema } from './scale-protocol.js';
 import { benchWatcher, CountingPoster } from './support.js';
 
@@ -28,24 +33,6 @@ class BenchClock extends FakeClock {
   override async sleep(ms: number): Promise<void> {
     this.slept += Math.max(0, ms);
     await Promise.resolve();
-  }
-}
-
-/**
- * RssFile and RssAnon of /proc/self/status in MB (Linux), undefined elsewhere: which part of the
- * RSS is pages of node's own binary and libraries, which part is anonymous memory.
- */
-function rssSplit(): { rssFileMb: number; rssAnonMb: number } | undefined {
-  try {
-    const status = readFileSync('/proc/self/status', 'utf8');
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-    const file = kb('RssFile');
-    const anon = kb('RssAnon');
-    return Number.isFinite(file) && Number.isFinite(anon)
-      ? { rssFileMb: file / 1024, rssAnonMb: anon / 1024 }
-      : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -126,35 +113,24 @@ async function run(cfg: ScaleStart): Promise<void> {
   await watcher.tick();
   const baselineErrors = pollErrors;
   const baselinePolls = polls;
+  if (!fake) {
+    // Real time: ONE warm-up interval with the watcher's own timer running (the start-up burst,
+    // every site due within one jittered interval of the baseline, settles), then the window.
+    // The parent applies the window's first changes at this boundary (cycle 0).
+    watcher.start();
+    await new Promise((r) => setTimeout(r, cfg.intervalMs));
+  }
+  const warmupPolls = polls - baselinePolls;
+  const warmupErrors = pollErrors - baselineErrors;
   const maxRssAfterBaseline = process.resourceUsage().maxRSS;
-  let peak = process.memoryUsage();
-  let peakSpaces: Record<string, number> = {};
-  let peakSplit: ReturnType<typeof rssSplit>;
-  const sample = () => {
-    const m = process.memoryUsage();
-    if (m.rss > peak.rss) {
-      peak = m;
-      peakSpaces = Object.fromEntries(
-        getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]),
-      );
-      peakSplit = rssSplit();
-    }
-  };
+  const sampler = new PeakSampler();
   // No forced GC here: the window starts with whatever the baseline cycle left, as in production.
   const rssBefore = process.memoryUsage().rss;
-  // The window's own peak: Linux resets the process's RSS high-water mark (VmHWM, which getrusage's
-  // maxRSS reports) when "5" is written to /proc/self/clear_refs. Elsewhere the whole-life peak
-  // (baseline included) stands in, and the parent says so.
-  let peakReset = false;
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    // Reset worked when the mark is back near the current RSS (in real time the process may have
-    // grown since the baseline's mark was read, so compare with both, 1 MB of slack).
-    const nowKb = process.memoryUsage().rss / 1024;
-    peakReset = process.resourceUsage().maxRSS <= Math.max(maxRssAfterBaseline, nowKb) + 1024;
-  } catch {
-    peakReset = false;
-  }
+  // The window's own peak (kernel high-water mark reset); elsewhere the whole-life peak (baseline
+  // included) stands in, and the parent says so.
+  const peakReset = resetHighWaterMark(maxRssAfterBaseline);
+  const windowPolls0 = polls;
+  const windowErrors0 = pollErrors;
 
   // Profiling knob (not used by the suite's figures): BENCH_SCALE_HEAP_PROFILE=FILE samples every
   // allocation of the window (collected ones included) and writes a .heapprofile (Chrome DevTools).
@@ -193,24 +169,26 @@ async function run(cfg: ScaleStart): Promise<void> {
         await go;
       }
       await watcher.tick();
-      sample();
+      sampler.sample();
     }
   } else {
-    // Real time: the watcher's own timer polls each site when its jittered interval is due, as in
-    // production; RSS is sampled 5 times a second; the parent applies each cycle's changes at its
-    // boundary while the watcher keeps running.
-    watcher.start();
-    const sampler = setInterval(sample, 200);
+    // Real time: the watcher's own timer (running since the warm-up) polls each site when its
+    // jittered interval is due, as in production; RSS is sampled 5 times a second; the parent
+    // applies each cycle's changes at its boundary while the watcher keeps running.
+    const go = waitGo();
+    send({ type: 'boundary', cycle: 0, now: Date.now() });
+    await go;
+    const timer = setInterval(() => sampler.sample(), 200);
     for (let cycle = 1; cycle <= cfg.cycles; cycle++) {
       await new Promise((r) => setTimeout(r, sim0 + cycle * cfg.intervalMs - Date.now()));
       if (cycle < cfg.cycles) {
-        const go = waitGo();
+        const next = waitGo();
         send({ type: 'boundary', cycle, now: Date.now() });
-        await go;
+        await next;
       }
     }
-    clearInterval(sampler);
-    sample();
+    clearInterval(timer);
+    sampler.sample();
   }
   const cpu = process.cpuUsage(cpu0);
   const realMs = performance.now() - real0;
@@ -239,8 +217,10 @@ async function run(cfg: ScaleStart): Promise<void> {
     cpuSystemMs: cpu.system / 1000,
     simulatedMs,
     realMs,
-    polls: polls - baselinePolls,
-    pollErrors: pollErrors - baselineErrors,
+    polls: polls - windowPolls0,
+    pollErrors: pollErrors - windowErrors0,
+    warmupPolls,
+    warmupErrors,
     posts: poster.posts,
     updates: poster.updates,
     rssBeforeMb: rssBefore / 2 ** 20,
@@ -248,14 +228,7 @@ async function run(cfg: ScaleStart): Promise<void> {
     rssEndMb: rssEnd / 2 ** 20,
     heapLiveEndMb: heapLiveEnd / 2 ** 20,
     maxRssAfterBaselineMb: maxRssAfterBaseline / 1024,
-    sampledPeak: {
-      rssMb: peak.rss / 2 ** 20,
-      heapTotalMb: peak.heapTotal / 2 ** 20,
-      heapUsedMb: peak.heapUsed / 2 ** 20,
-      externalMb: peak.external / 2 ** 20,
-      spacesMb: peakSpaces,
-      ...(peakSplit ?? {}),
-    },
+    sampledPeak: sampler.result(),
     ...(loadedSplit ? { loadedSplit } : {}),
     maxRssMb: Math.max(maxRssKb, maxRssAfterBaseline) / 1024,
     windowPeakRssMb: windowMaxRssKb / 1024,

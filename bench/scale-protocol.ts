@@ -37,8 +37,12 @@ export const childMessageSchema = z.discriminatedUnion('type', [
     cpuSystemMs: z.number(),
     simulatedMs: z.number(),
     realMs: z.number(),
+    /** Poll cycles in the measured window, and those that failed. */
     polls: z.number().int(),
     pollErrors: z.number().int(),
+    /** Real time: poll cycles in the warm-up interval before the window, and those that failed. */
+    warmupPolls: z.number().int().default(0),
+    warmupErrors: z.number().int().default(0),
     posts: z.number().int(),
     updates: z.number().int(),
     rssBeforeMb: z.number(),
@@ -46,7 +50,10 @@ export const childMessageSchema = z.discriminatedUnion('type', [
     rssEndMb: z.number(),
     /** JS heap in use after a full GC at the end (live data). */
     heapLiveEndMb: z.number(),
-    /** maxRSS when the baseline cycle (every site's first poll and token) was over. */
+    /**
+     * maxRSS when the window started: after the baseline cycle (every site's first poll and token)
+     * and, in real time, the warm-up interval.
+     */
     maxRssAfterBaselineMb: z.number(),
     /** memoryUsage() at the highest RSS sampled after each tick of the measured window. */
     sampledPeak: z.object({
@@ -72,6 +79,22 @@ export const childMessageSchema = z.discriminatedUnion('type', [
     windowPeakRssMb: z.number(),
     /** The RSS high-water mark was reset at the start of the window (Linux /proc/self/clear_refs). */
     peakReset: z.boolean(),
+    /** The floor process (bench/scale-floor.ts) only: what it kept and fetched. */
+    floor: z
+      .object({
+        /** Token calls made at start (one per site, Basic credentials, as src/api/wm-token.ts). */
+        tokenCalls: z.number().int(),
+        /** GET requests in the window (two per poll). */
+        requests: z.number().int(),
+        /** State documents in keyv at the end, and their total JSON size. */
+        stateDocs: z.number().int(),
+        stateKb: z.number(),
+        /** Jobs parsed per poll in the window (both lists), mean. */
+        jobsPerPoll: z.number(),
+        /** Highest number of polls queued behind the concurrency limit. */
+        maxQueued: z.number().int(),
+      })
+      .optional(),
     /** process.version of the bot process (the node binary it actually ran on, BENCH_NODE or not). */
     nodeVersion: z.string(),
     /** process.versions.v8 of the bot process. */

@@ -18,6 +18,13 @@
  * A 4th process runs the same load with a V8 heap cap (`HEAP_CAP_ARGS`), as a deployment would set
  * with NODE_OPTIONS: reported separately, as information; the goal rows use the default flags.
  *
+ * Real time (information): one bot process at production's pace (system clock, the watcher's own
+ * timer, concurrency 4) for the baseline cycle, ONE warm-up interval, then a measured window of 2
+ * intervals; next to it, on the same load and with the same shape, the FLOOR (bench/scale-floor.ts):
+ * a minimal poller with none of the bot's code (undici, zod, keyv, the same libraries loaded, the
+ * watcher's two job-list queries per poll), what node and the libraries cost by themselves at that
+ * pace. Its row (`scale.rss.mb.floor`) is what the 100 MB goal is measured against.
+ *
  * Other node binary (opt-in): with `BENCH_NODE=/path/to/node` 3 more bot processes run the goal
  * row's load with that binary (e.g. Node 24, the Docker image's runtime), side by side with the
  * others, and an info row reports their median peak RSS (`scale.rss.mb.node24` for a Node 24
@@ -53,6 +60,7 @@ export interface ScaleParams {
 }
 
 export interface ScaleRun {
+  label: string;
   result: Result;
   requestsInWindow: number;
   runtime: string;
@@ -95,7 +103,14 @@ export function scaleParams(quick: boolean): ScaleParams {
 /** One bot process against its own emulator. */
 export async function runScaleOnce(
   p: ScaleParams,
-  opts: { nodeArgs?: string[]; execPath?: string; label: string; log: (m: string) => void },
+  opts: {
+    nodeArgs?: string[];
+    execPath?: string;
+    label: string;
+    log: (m: string) => void;
+    /** The child entry: the bot (default) or the minimal poller (real time only). */
+    entry?: 'scale-bot' | 'scale-floor';
+  },
 ): Promise<ScaleRun> {
   const t0 = p.realTime ? Date.now() : Date.UTC(2026, 10, 22, 9, 0, 0);
   let emuNow = t0;
@@ -126,7 +141,7 @@ export async function runScaleOnce(
   };
 
   const dir = p.sqlite ? mkdtempSync(join(tmpdir(), 'bench-scale-')) : undefined;
-  const bot = await childEntry('scale-bot');
+  const bot = await childEntry(opts.entry ?? 'scale-bot');
   const nodeArgs = opts.nodeArgs ?? [];
   const child: ChildProcess = fork(bot.script, [], {
     execArgv: [...bot.execArgv, '--expose-gc', ...nodeArgs],
@@ -148,9 +163,11 @@ export async function runScaleOnce(
     realTime: p.realTime,
     storeUrl: dir ? `sqlite://${join(dir, 'store.sqlite')}` : 'memory://',
   };
+  let counting = false;
   try {
     const result = await new Promise<Result>((resolve, reject) => {
-      const limitMs = p.realTime ? (p.cycles + 2) * p.intervalMs + 120_000 : 240_000;
+      // Real time: baseline (or tokens), one warm-up interval, the window, and slack for a busy machine.
+      const limitMs = p.realTime ? (p.cycles + 3) * p.intervalMs + 180_000 : 240_000;
       const timer = setTimeout(
         () => reject(new Error(`scale: bot process timed out after ${limitMs / 1000} s`)),
         limitMs,
@@ -169,7 +186,10 @@ export async function runScaleOnce(
         if (m.type === 'ready') {
           child.send(cfg);
         } else if (m.type === 'boundary') {
-          if (m.cycle === 1) emu.resetRequestCounts();
+          // Service calls are counted from the first boundary: cycle 1 on the fake clock, the
+          // window's start (cycle 0, after the warm-up interval) in real time.
+          if (!counting) emu.resetRequestCounts();
+          counting = true;
           emuNow = m.now;
           applyChanges();
           opts.log(`  scale ${opts.label}: cycle ${m.cycle} boundary reached`);
@@ -183,10 +203,10 @@ export async function runScaleOnce(
         }
       });
     });
-    if (result.pollErrors > 0 || result.baselineErrors > 0) {
-      throw new Error(`scale: ${result.pollErrors + result.baselineErrors} poll cycles failed`);
-    }
+    const failed = result.pollErrors + result.baselineErrors + result.warmupErrors;
+    if (failed > 0) throw new Error(`scale ${opts.label}: ${failed} poll cycles failed`);
     return {
+      label: opts.label,
       result,
       requestsInWindow: totalRequests(emu.requestCounts()),
       runtime: bot.runtime,
@@ -239,7 +259,9 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const windowMs = p.cycles * p.intervalMs;
   // The same sites in REAL time at production's pace (the system clock, the watcher's own timer,
   // src/main.ts's default WATCH_CONCURRENCY of 4): whether the peak comes from the fake clock's
-  // compression (7x the allocation rate) or from the steady state itself. Information only.
+  // compression (7x the allocation rate) or from the steady state itself. Information only. After
+  // the baseline cycle, one warm-up interval runs before the window (see scale-bot.ts); the floor
+  // process runs the same params.
   const rt: ScaleParams = {
     ...p,
     realTime: true,
@@ -252,6 +274,8 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     runScaleOnce(p, { label: 'heap cap', nodeArgs: HEAP_CAP_ARGS, log: ctx.log }),
     runScaleOnce(rt, { label: 'real time', log: ctx.log }),
     runScaleOnce({ ...p, sqlite: true }, { label: 'SQLite', log: ctx.log }),
+    // The floor: a minimal poller (no bot code) on the real-time run's load and window.
+    runScaleOnce(rt, { label: 'floor', entry: 'scale-floor', log: ctx.log }),
     // BENCH_NODE: the goal row's load on another node binary, side by side with the runs above.
     ...(other
       ? Array.from({ length: runs }, (_, i) =>
@@ -268,7 +292,8 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const capped = all[runs] as ScaleRun;
   const real = all[runs + 1] as ScaleRun;
   const sqlite = all[runs + 2] as ScaleRun;
-  const alt = all.slice(runs + 3);
+  const floor = all[runs + 3] as ScaleRun;
+  const alt = all.slice(runs + 4);
   for (const r of alt) {
     if (other && r.result.nodeVersion !== other.version) {
       throw new Error(
@@ -278,7 +303,7 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   }
   for (const r of all) {
     ctx.log(
-      `  scale [node ${r.result.nodeVersion}]${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), peak RSS window ${r.result.windowPeakRssMb.toFixed(0)} MB, whole life ${r.result.maxRssMb.toFixed(0)} MB`,
+      `  scale ${r.label} [node ${r.result.nodeVersion}]${r.nodeArgs.length ? ` [${r.nodeArgs.join(' ')}]` : ''}: ${r.result.polls} polls, CPU ${fmtMs(cpuMsOf(r))} over ${fmtMs(r.result.simulatedMs)} simulated (${fmtMs(r.result.realMs)} real), peak RSS window ${r.result.windowPeakRssMb.toFixed(0)} MB, whole life ${r.result.maxRssMb.toFixed(0)} MB`,
     );
   }
   // Denominator: the nominal simulated window (cycles x interval). The virtual clock also moves
@@ -318,6 +343,18 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const realShare = cpuMsOf(real) / r.realMs;
   const q = sqlite.result;
   const sqliteShare = cpuMsOf(sqlite) / windowMs;
+  const realPeak = windowPeak(real);
+  const f = floor.result;
+  const floorPeak = windowPeak(floor);
+  const fx = f.floor;
+  const floorNote =
+    `what the goal is measured against: a FLOOR process (bench/scale-floor.ts) with none of the bot's src/ code, next to the real-time bot, on the same emulator set-up (${rt.siteCount} sites, ${p.jobsPerSite} in-flight jobs per site, the same changes at the same boundaries, latency ${p.latencyMs} ms), same pace, window and measurement: real time, default flags, one process. ` +
+    `It DOES: load the libraries the bot loads (undici, zod, keyv, pino, prom-client, jose, p-limit); get one token per site at start as src/api/wm-token.ts does (GET /api/token/{site}, Basic credentials; ${fx?.tokenCalls ?? 0} calls, kept for the run); poll every site once per interval evenly spread (site i at i x ${fmtMs(rt.intervalMs)} / ${rt.siteCount}), ${rt.concurrency} at a time (p-limit), over one keep-alive undici Agent; ` +
+    `per poll the watcher's two job-list queries (in-flight DM000,DM001 and the terminal window DM500,DM600 from the previous poll's date minus 5 min and 24 h; page_unit 1000, time_zone +00:00), each page parsed with a zod schema of the envelope and its jobs (${(fx?.jobsPerPoll ?? 0).toFixed(1)} jobs per poll); read, compare and rewrite one JSON state document per site (job id -> status, update time) in a keyv memory store (${fx?.stateDocs ?? 0} documents, ${(fx?.stateKb ?? 0).toFixed(0)} KB in all). ` +
+    `It does NOT: run a Slack app or Web API client, subscriptions, filters or channel routing, task lookups (getJobTasks), message rendering or posting, token refresh or retries, paging past the first page, the targets re-listing, leases, store encryption, metrics endpoint or adaptive intervals. ` +
+    `Tokens, then ONE warm-up interval (${f.warmupPolls} polls), then the high-water mark reset and the window of ${rt.cycles} interval(s): ${f.polls} polls, ${fx?.requests ?? 0} GETs, CPU share ${((cpuMsOf(floor) / f.realMs) * 100).toFixed(2)} % of a core, at most ${fx?.maxQueued ?? 0} polls queued. ` +
+    `RSS ${mb(f.rssLoadedMb)} with the modules loaded (the bot: ${mb(r.rssLoadedMb)}), ${mb(f.rssBeforeMb)} when the window started; highest RSS sampled ${mb(f.sampledPeak.rssMb)} (V8 heap total ${mb(f.sampledPeak.heapTotalMb)} = ${spaces(f)}). ${rssComposition(f)}Whole-life peak ${mb(f.maxRssMb)}, live heap at the end ${mb(f.heapLiveEndMb)}. ` +
+    `Value: the floor's window peak; reference: the bot's real-time window peak (row above); ratio = bot / floor. The bot's own cost over the floor: ${mb(realPeak - floorPeak)}; the goal's room above the floor: ${mb(100 - floorPeak)}.`;
   const otherRows: Row[] = [];
   if (other && alt.length > 0) {
     const altRss = alt.map(windowPeak);
@@ -395,7 +432,20 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
       ratio: windowPeak(real) / 100,
       goal: 'info (< 100 MB)',
       pass: undefined,
-      note: `the same ${rt.siteCount} sites in REAL time for ${rt.cycles} interval(s) of ${fmtMs(rt.intervalMs)} after the baseline cycle, at production's pace: system clock, the watcher's own timer, concurrency ${rt.concurrency} (WATCH_CONCURRENCY's default), default flags; one process. ${r.polls} polls, CPU share ${(realShare * 100).toFixed(2)} % of a core over ${fmtMs(r.realMs)}; highest RSS sampled ${mb(r.sampledPeak.rssMb)} (V8 heap total ${mb(r.sampledPeak.heapTotalMb)} = ${spaces(r)}). ${rssComposition(r)}Live heap at the end ${mb(r.heapLiveEndMb)}. Ratio is against the 100 MB goal.`,
+      note: `the same ${rt.siteCount} sites in REAL time at production's pace: system clock, the watcher's own timer, concurrency ${rt.concurrency} (WATCH_CONCURRENCY's default), default flags; one process. After the baseline cycle the watcher's timer runs ONE warm-up interval of ${fmtMs(rt.intervalMs)} (the start-up burst settles: ${r.warmupPolls} polls), THEN the high-water mark is reset and the window of ${rt.cycles} interval(s) measured, as the floor row below. ${r.polls} polls in the window, CPU share ${(realShare * 100).toFixed(2)} % of a core over ${fmtMs(r.realMs)}; RSS ${mb(r.rssLoadedMb)} with the modules loaded, ${mb(r.rssBeforeMb)} when the window started; highest RSS sampled ${mb(r.sampledPeak.rssMb)} (V8 heap total ${mb(r.sampledPeak.heapTotalMb)} = ${spaces(r)}). ${rssComposition(r)}Whole-life peak ${mb(r.maxRssMb)}, live heap at the end ${mb(r.heapLiveEndMb)}. Ratio is against the 100 MB goal.`,
+    },
+    {
+      id: 'scale.rss.mb.floor',
+      num: floorPeak,
+      unit: 'MB',
+      refNum: realPeak,
+      figure: '3 floor: minimal poller, real time',
+      value: mb(floorPeak),
+      reference: `bot real time ${mb(realPeak)}`,
+      ratio: realPeak / floorPeak,
+      goal: 'info (bot / floor)',
+      pass: undefined,
+      note: floorNote,
     },
     {
       figure: '3 SQLite store CPU share',

@@ -2,6 +2,9 @@
  * Smoke test of the benchmark harness: the quick variant of every figure runs, produces its rows
  * and the table prints. No timing assertions (performance claims live in BENCHMARKS.md).
  */
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { jsonRecords, median, percentile, renderTable } from '../../bench/lib.js';
 import { residualWaitPercentile } from '../../bench/notify.js';
@@ -53,6 +56,28 @@ describe('figure 3 BENCH_NODE knob', () => {
   });
 });
 
+/** Every file the module at `file` imports by relative path, itself included, transitively. */
+function localImports(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  // `from './x.js'`, `import './x.js'` and `import('./x.js')`.
+  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(?\s*)'(\.[^']+)'/g)) {
+    localImports(resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')), seen);
+  }
+  return seen;
+}
+
+describe('figure 3 floor process', () => {
+  it('loads none of the bot code: no module under src/ or dev/', () => {
+    const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+    const files = [...localImports(resolve(root, 'bench/scale-floor.ts'))].map((f) => relative(root, f));
+    expect(files).toContain('bench/scale-measure.ts');
+    expect(files).toContain('bench/scale-protocol.ts');
+    expect(files.filter((f) => !f.startsWith('bench/'))).toEqual([]);
+  });
+});
+
 describe('figure 4 model: wait for the next poll', () => {
   it('is a uniform share of a fixed period', () => {
     expect(residualWaitPercentile([60_000], 95)).toBeCloseTo(57_000, -1);
@@ -81,6 +106,7 @@ describe('bench --quick', () => {
       'ack.p50.ratio',
       'ack.cpu.ratio',
       'scale.rss.mb',
+      'scale.rss.mb.floor',
       'scale.cpu.pct',
       'replicas.count',
       'replicas.sites',
@@ -97,6 +123,14 @@ describe('bench --quick', () => {
       expect(typeof r.value).toBe('number');
       expect(['PASS', 'FAIL', 'info']).toContain(r.result);
     }
+    // The floor row: a window peak of its own, the bot's real-time peak as reference, bot / floor.
+    const floor = result.rows.find((r) => r.id === 'scale.rss.mb.floor');
+    expect(floor?.num).toBeGreaterThan(0);
+    expect(floor?.refNum).toBeGreaterThan(0);
+    expect(floor?.ratio).toBeCloseTo((floor?.refNum ?? 0) / (floor?.num ?? 1), 6);
+    expect(floor?.note).toMatch(/It does NOT/);
+    const realTime = result.rows.find((r) => r.figure === '3 peak RSS, real time');
+    expect(realTime?.note).toMatch(/ONE warm-up interval/);
     for (const r of result.rows) {
       expect(r.value).not.toMatch(/NaN|n\/a/);
       expect(result.table).toContain(r.figure);
