@@ -82,8 +82,9 @@ export interface Config {
   /** Admins besides Slack workspace admins/owners. */
   adminUserIds: string[];
   /**
-   * GUEST_ACCESS: what Slack guest accounts (single- and multi-channel guests) may do. `none`
-   * (default): refused every command, button, form and workflow step; `member`: act as members.
+   * GUEST_ACCESS: what Slack guest accounts (single- and multi-channel guests) and people of
+   * another organisation (Slack Connect) may do. `none` (default): refused every command, button,
+   * form and workflow step; `member`: act as members (never admins unless listed by id).
    * Optional here so hand-built configurations (tests) get the safe default.
    */
   guestAccess?: GuestAccess;
@@ -431,7 +432,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'none',
     description:
-      'What Slack guest accounts (single- and multi-channel guests, often partners) may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack does not know in this workspace (users.info: user_not_found, e.g. an account of another organisation) is refused too; when Slack cannot answer at all, members keep working (never as admins). See docs/security.md.',
+      'What Slack guest accounts (single- and multi-channel guests, often partners) and people of another organisation reaching the bot through a shared Slack Connect channel may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, even admins of their own organisation, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack does not know in this workspace (users.info: user_not_found) is refused too; when Slack cannot answer at all, members keep working (never as admins). See docs/security.md.',
     schema: z.enum(GUEST_ACCESS_VALUES, { error: `must be one of ${GUEST_ACCESS_VALUES.join(', ')}` }),
   },
   {

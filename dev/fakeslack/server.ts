@@ -33,6 +33,15 @@ export interface FakeUserSpec {
   isRestricted?: boolean;
   /** A single-channel guest (users.info `is_restricted` and `is_ultra_restricted`, as Slack sends). */
   isUltraRestricted?: boolean;
+  /**
+   * A user of another organisation seen through a Slack Connect channel: users.info answers their
+   * home team as `team_id` (and `is_admin` etc. describe that organisation).
+   */
+  homeTeamId?: string;
+  /** Their Enterprise Grid (`enterprise_user`); default the workspace's for its own users. */
+  enterpriseId?: string;
+  /** users.info `is_stranger` (another organisation, no channel shared with this workspace). */
+  isStranger?: boolean;
 }
 
 export interface FakeChannelSpec {
@@ -1249,9 +1258,24 @@ export class FakeSlack {
   private userObject(ws: Workspace, u: FakeUserSpec): Obj {
     const tz = u.tz ?? 'UTC';
     const name = u.name ?? u.id.toLowerCase();
+    const team = u.homeTeamId ?? ws.teamId;
+    const enterpriseId = u.enterpriseId ?? (u.homeTeamId ? undefined : ws.enterpriseId);
     return {
       id: u.id,
-      team_id: ws.teamId,
+      team_id: team,
+      ...(enterpriseId
+        ? {
+            enterprise_user: {
+              id: u.id,
+              enterprise_id: enterpriseId,
+              enterprise_name: `Org ${enterpriseId}`,
+              is_admin: Boolean(u.isAdmin || u.isOwner),
+              is_owner: Boolean(u.isOwner || u.isPrimaryOwner),
+              teams: [team],
+            },
+          }
+        : {}),
+      ...(u.isStranger ? { is_stranger: true } : {}),
       name,
       deleted: Boolean(u.deleted),
       real_name: u.realName ?? name,
@@ -1270,7 +1294,7 @@ export class FakeSlack {
         real_name: u.realName ?? name,
         display_name: name,
         ...(u.email ? { email: u.email } : {}),
-        team: ws.teamId,
+        team,
       },
     };
   }

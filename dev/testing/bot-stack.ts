@@ -196,6 +196,11 @@ export interface ActionOptions {
   selectedOption?: { value: string; text?: string };
   team?: TestWorkspace;
   user?: string;
+  /**
+   * The clicking user's own team (`user.team_id`), when it is not the workspace's: a user of
+   * another organisation in a Slack Connect channel (Slack's `team` stays the app's workspace).
+   */
+  userTeamId?: string;
   channel?: string;
   /** The message the button is on (its ts); default: none (ephemeral container). */
   messageTs?: string;
@@ -656,7 +661,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
         const original = o.messageTs ? fake.messages(channel).find((m) => m.ts === o.messageTs) : undefined;
         const payload: Obj = {
           type: 'block_actions',
-          user: userObj(ws, user),
+          user: { ...userObj(ws, user), ...(o.userTeamId ? { team_id: o.userTeamId } : {}) },
           api_app_id: 'A0FAKEAPP',
           token: 'deprecated-verification-token',
           trigger_id: triggerId,

@@ -112,7 +112,7 @@ export function parseAlertArgs(tokens: string[]): ParsedAlertArgs {
     } else {
       issues.push({
         field: tok.slice(0, 30),
-        message: 'Unknown option: use site:XXXX, ratio:PCT, min:N or window:MIN.',
+        message: 'Unknown option: use site:<site id>, ratio:PCT, min:N or window:MIN.',
       });
     }
   }

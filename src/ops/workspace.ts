@@ -136,7 +136,7 @@ export interface WorkspaceClients {
   readOnly: boolean;
   siteIds: string[];
   defaultSiteId: string;
-  /** site:XXXX or the default; throws SiteNotConfiguredError. */
+  /** site:<site id> or the default; throws SiteNotConfiguredError. */
   site(requested?: string): string;
   /** Throws NotConfiguredError('watermarking') when that part is missing. */
   watermarking(): WatermarkingClient;

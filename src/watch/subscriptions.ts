@@ -105,7 +105,7 @@ export interface ParsedWatchArgs {
 }
 
 /**
- * Parse `[site:XXXX] [status:completed,error] [content:prefix*] [mode:all|failures]` tokens.
+ * Parse `[site:<site id>] [status:completed,error] [content:prefix*] [mode:all|failures]` tokens.
  * Unknown tokens and bad values become issues with a sentence saying what to fix.
  */
 export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
@@ -152,7 +152,7 @@ export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
       issues.push({
         field: tok.slice(0, 30),
         message:
-          'Unknown option: use site:XXXX, status:completed,error, content:prefix* or mode:all|failures.',
+          'Unknown option: use site:<site id>, status:completed,error, content:prefix* or mode:all|failures.',
       });
     }
   }

@@ -25,6 +25,20 @@ describe('commands reference', () => {
     expect(md).toContain('/dwm setup status');
     expect(md).toContain('/drm audit [<1-100>]');
   });
+  it('names the site option one way in /dwm and /drm (site:<site id>)', () => {
+    const hints = new Map<string, string[]>();
+    for (const e of registry.entries()) {
+      const site = (e.args as Record<string, { kind: string; hint: string }>).site;
+      if (site?.kind !== 'option') continue;
+      const names = hints.get(site.hint) ?? [];
+      names.push([e.commands[0], ...e.path].join(' '));
+      hints.set(site.hint, names);
+    }
+    expect([...hints.keys()]).toEqual(['<site id>']);
+    expect(hints.get('<site id>')!.some((n) => n.startsWith('/dwm'))).toBe(true);
+    expect(hints.get('<site id>')!.some((n) => n.startsWith('/drm'))).toBe(true);
+    expect(readme).not.toContain('site:XXXX');
+  });
   it('replaces only the marked section', () => {
     const doc = `# T\n\n${COMMANDS_START}\nSTALE-PLACEHOLDER-TEXT\n${COMMANDS_END}\n\nafter\n`;
     const out = withCommandsSection(doc, registry);

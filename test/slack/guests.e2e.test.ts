@@ -2,7 +2,9 @@
  * Slack guests end to end (the real app, fake Slack answering users.info with `is_restricted` /
  * `is_ultra_restricted`, the emulator): with the default GUEST_ACCESS a guest is refused a
  * command, a Workflow Builder step run for them, and sees a Home tab without data or buttons; a
- * guest whose id is in ADMIN_USER_IDS is an admin. Every refusal is in the audit log.
+ * guest whose id is in ADMIN_USER_IDS is an admin. People of another organisation clicking in a
+ * shared (Slack Connect) channel are refused like guests, and their organisation's admins are
+ * never admins here. Every refusal is in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
@@ -11,9 +13,68 @@ import { startTestBot, type TestBot } from '../harness/index.js';
 const GUEST = 'U0GUEST0A';
 const SINGLE = 'U0SINGLEA';
 const GUEST_ADMIN = 'U0GADMINA';
+/** People of another organisation in a shared (Slack Connect) channel: their home team. */
+const OTHER_ORG_TEAM = 'T0OTHER0A';
+const EXT = 'U0EXTMEMA';
+/** An admin and owner of THEIR organisation. */
+const EXT_ADMIN = 'U0EXTADMA';
 
 async function reply(bot: TestBot, after: number): Promise<string> {
   const c: FakeCall = await bot.fake.waitFor((x) => x.method === 'response_url' && x.seq > after, 8000);
+  return JSON.stringify(c.args);
+}
+
+/** The external users, as users.info answers for them with this workspace's bot. */
+function addExternals(fake: TestBot['fake']): void {
+  fake.addUser('T0TEST0A', { id: EXT, name: 'partner-dev', homeTeamId: OTHER_ORG_TEAM });
+  fake.addUser('T0TEST0A', {
+    id: EXT_ADMIN,
+    name: 'partner-owner',
+    homeTeamId: OTHER_ORG_TEAM,
+    isAdmin: true,
+    isOwner: true,
+  });
+}
+
+/** Run a /drm command; its reply (response_url). */
+async function drm(bot: TestBot, text: string, user: string) {
+  const seq = bot.fake.lastSeq();
+  await bot.command(text, { command: '/drm', user });
+  const c = await bot.fake.waitFor((x) => x.method === 'response_url' && x.seq > seq, 8000);
+  return c;
+}
+
+type Btn = { action_id: string; value?: string };
+function buttonsOf(blocks: unknown): Btn[] {
+  const out: Btn[] = [];
+  for (const b of (blocks ?? []) as Array<{
+    type: string;
+    elements?: Btn[];
+    accessory?: Btn & { type: string };
+  }>) {
+    if (b.type === 'actions') out.push(...(b.elements ?? []));
+    if (b.accessory?.type === 'button') out.push(b.accessory);
+  }
+  return out;
+}
+
+/**
+ * A click by someone of another organisation (Slack's `team` is this workspace, `user.team_id`
+ * theirs); the answer: a reply, or (the role check late) the "Checking…" modal turned refusal.
+ */
+async function externalClick(bot: TestBot, b: Btn, user: string, messageTs?: string): Promise<string> {
+  const seq = bot.fake.lastSeq();
+  await bot.action({
+    actionId: b.action_id,
+    ...(b.value !== undefined ? { value: b.value } : {}),
+    user,
+    userTeamId: OTHER_ORG_TEAM,
+    ...(messageTs ? { messageTs } : {}),
+  });
+  const c = await bot.fake.waitFor(
+    (x) => (x.method === 'response_url' || x.method === 'views.update') && x.seq > seq,
+    8000,
+  );
   return JSON.stringify(c.args);
 }
 
@@ -27,6 +88,7 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
         fake.addUser('T0TEST0A', { id: GUEST, name: 'partner', isRestricted: true });
         fake.addUser('T0TEST0A', { id: SINGLE, name: 'distributor', isUltraRestricted: true });
         fake.addUser('T0TEST0A', { id: GUEST_ADMIN, name: 'trusted-partner', isRestricted: true });
+        addExternals(fake);
         return { ADMIN_USER_IDS: GUEST_ADMIN };
       },
     });
@@ -89,6 +151,40 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
     });
   });
 
+  it('someone of another organisation clicking a member button on a card in the shared channel is refused, naming their organisation (audited)', async () => {
+    // A member shares the plan card in the channel; its trial button is for members.
+    const shared = await drm(bot, 'plan share', bot.ws.member);
+    expect(shared.args.response_type).toBe('in_channel');
+    const card = bot.fake.messages(bot.ws.channel).find((m) => m.text === shared.args.text);
+    expect(card).toBeTruthy();
+    const trial = buttonsOf(shared.args.blocks).find((b) => b.action_id === 'svc_plan_request_trial')!;
+    expect(trial).toBeTruthy();
+    const answer = await externalClick(bot, trial, EXT, card!.ts);
+    expect(answer).toContain("Accounts of other organisations can't use this bot in this workspace");
+    expect(answer).toContain('belongs to another organisation');
+    expect(answer).toContain(`<@${GUEST_ADMIN}>`);
+    // No request form was opened for them.
+    expect(bot.fake.lastView(EXT, 'modal')?.callbackId).not.toBe('svc_plan_request');
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    const refused = audit.find((a) => a.userId === EXT);
+    expect(refused).toMatchObject({ action: 'plan.request', result: 'refused' });
+    expect(refused?.detail).toContain('another organisation');
+  });
+
+  it("another organisation's admin clicking an admin button is refused as an outsider, not served as an admin", async () => {
+    const mine = await drm(bot, 'plan fwm', bot.ws.admin);
+    const suspend = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_suspend')!;
+    expect(suspend).toBeTruthy();
+    const answer = await externalClick(bot, suspend, EXT_ADMIN);
+    expect(answer).toContain("Accounts of other organisations can't use this bot");
+    expect(bot.fake.lastView(EXT_ADMIN, 'modal')?.callbackId).not.toBe('svc_plan_request');
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    expect(audit.find((a) => a.userId === EXT_ADMIN)).toMatchObject({
+      action: 'plan.suspend',
+      result: 'refused',
+    });
+  });
+
   it("a guest's Home tab says they can't use the bot, with no buttons", async () => {
     const seq = bot.fake.lastSeq();
     await bot.event({ type: 'app_home_opened', user: GUEST, channel: 'D0HOME', tab: 'home' });
@@ -114,6 +210,7 @@ describe('Slack guests with GUEST_ACCESS=member', () => {
       credentials: 'env',
       env: ({ fake }) => {
         fake.addUser('T0TEST0A', { id: GUEST, name: 'partner', isRestricted: true });
+        addExternals(fake);
         return { GUEST_ACCESS: 'member' };
       },
     });
@@ -129,5 +226,25 @@ describe('Slack guests with GUEST_ACCESS=member', () => {
     seq = bot.fake.lastSeq();
     await bot.command('audit 5', { command: '/drm', user: GUEST });
     expect(await reply(bot, seq)).toContain('Only admins');
+  });
+
+  it("another organisation's admin acts as a member: refused an admin button, served a member one", async () => {
+    const mine = await drm(bot, 'plan fwm', bot.ws.admin);
+    const suspend = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_suspend')!;
+    const refused = await externalClick(bot, suspend, EXT_ADMIN);
+    expect(refused).toContain('Only admins can request a service suspension');
+    expect(bot.fake.lastView(EXT_ADMIN, 'modal')?.callbackId).not.toBe('svc_plan_request');
+    const trial = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_trial')!;
+    const seq = bot.fake.lastSeq();
+    await bot.action({
+      actionId: trial.action_id,
+      value: trial.value!,
+      user: EXT_ADMIN,
+      userTeamId: OTHER_ORG_TEAM,
+    });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 8000);
+    await expect
+      .poll(() => bot.fake.lastView(EXT_ADMIN, 'modal')?.callbackId, { timeout: 8000 })
+      .toBe('svc_plan_request');
   });
 });

@@ -179,6 +179,155 @@ describe('who is a guest (resolveStanding)', () => {
   });
 });
 
+describe('users of another organisation (Slack Connect): resolveStanding', () => {
+  /**
+   * users.info as Slack answers it, with the bot of workspace T1, for people seen through a
+   * shared channel: their own team id, their organisation's admin flags, Grid fields.
+   */
+  const PEOPLE: Record<string, Record<string, unknown>> = {
+    UHOME: { tz: 'UTC', team_id: 'T1' },
+    UHOMEADMIN: { tz: 'UTC', team_id: 'T1', is_admin: true },
+    // Another organisation: their admin / owner flags describe THEIR workspace.
+    UEXTADMIN: { tz: 'UTC', team_id: 'T0OTHER', is_admin: true, is_owner: true },
+    UEXT: { tz: 'UTC', team_id: 'T0OTHER' },
+    USTRANGER: { tz: 'UTC', team_id: 'T0OTHER', is_stranger: true, is_admin: true },
+    // Enterprise Grid: a colleague of the same Grid (E1) from another workspace of it, and an
+    // admin of another Grid (E9).
+    UGRIDMATE: {
+      tz: 'UTC',
+      team_id: 'T2',
+      is_admin: true,
+      enterprise_user: { enterprise_id: 'E1', teams: ['T2'] },
+    },
+    UOTHERGRID: {
+      tz: 'UTC',
+      team_id: 'T9',
+      is_admin: true,
+      enterprise_user: { enterprise_id: 'E9', teams: ['T9'] },
+    },
+    // No team id at all: nothing to compare, today's behaviour.
+    UNOTEAM: { tz: 'UTC', is_admin: true },
+  };
+  function connect(log: string[], o: { enterprise?: string | 'fail' } = {}) {
+    return fakeClient(log, {
+      'users.info': (a) => {
+        const user = PEOPLE[(a as { user: string }).user];
+        if (!user) throw new Error('slack down');
+        return { ok: true, user };
+      },
+      'auth.test': () => {
+        if (o.enterprise === 'fail') throw new Error('slack down');
+        return { ok: true, team_id: 'T1', ...(o.enterprise ? { enterprise_id: o.enterprise } : {}) };
+      },
+    });
+  }
+
+  it('an admin of another organisation is never an admin here: refused with none, a member with member (also through the admin group)', async () => {
+    const none = await withAccess('none');
+    expect(await resolveStanding(none, connect([]) as never, 'T1', 'UEXTADMIN')).toBe('external');
+    expect(await resolveStanding(none, connect([]) as never, 'T1', 'UEXT')).toBe('external');
+    // Known from the cache without a Slack call (view submissions): the same answer.
+    expect(await localStanding(none, 'T1', 'UEXTADMIN')).toBe('external');
+    const member = await withAccess('member');
+    await member.store.settings.put('T1', { adminUserIds: [], adminUsergroupId: 'S0ADMINS' });
+    const client = fakeClient([], {
+      'users.info': (a) => ({ ok: true, user: PEOPLE[(a as { user: string }).user] }),
+      'usergroups.users.list': () => ({ ok: true, users: ['UEXTADMIN', 'UHOME'] }),
+    });
+    expect(await resolveStanding(member, client as never, 'T1', 'UEXTADMIN')).toBe('member');
+    expect(await localStanding(member, 'T1', 'UEXTADMIN')).toBe('member');
+    expect(await resolveStanding(member, client as never, 'T1', 'UHOME')).toBe('admin');
+  });
+
+  it('is_stranger is external whatever else users.info says', async () => {
+    const none = await withAccess('none');
+    expect(await resolveStanding(none, connect([]) as never, 'T1', 'USTRANGER')).toBe('external');
+    const member = await withAccess('member');
+    expect(await resolveStanding(member, connect([]) as never, 'T1', 'USTRANGER')).toBe('member');
+  });
+
+  it('an id listed explicitly as admin (ADMIN_USER_IDS or the settings) is an admin even from another organisation', async () => {
+    const deps = await withAccess('none', ['T1:UEXT']);
+    await deps.store.settings.put('T1', { adminUserIds: ['UEXTADMIN'] });
+    const log: string[] = [];
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UEXT')).toBe('admin');
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UEXTADMIN')).toBe('admin');
+    expect(log).toEqual([]);
+  });
+
+  it("a colleague of the same Enterprise Grid (another workspace of it) is not external; another Grid's admin is", async () => {
+    const deps = await withAccess('none');
+    const log: string[] = [];
+    expect(await resolveStanding(deps, connect(log, { enterprise: 'E1' }) as never, 'T1', 'UGRIDMATE')).toBe(
+      'admin',
+    );
+    expect(await resolveStanding(deps, connect(log, { enterprise: 'E1' }) as never, 'T1', 'UOTHERGRID')).toBe(
+      'external',
+    );
+    // The workspace's enterprise is asked once (auth.test) and remembered.
+    expect(log.filter((c) => c === 'auth.test')).toEqual(['auth.test']);
+    // A workspace in no Grid: a Grid user of another team is external.
+    const plain = await withAccess('none');
+    expect(await resolveStanding(plain, connect([]) as never, 'T1', 'UGRIDMATE')).toBe('external');
+  });
+
+  it("an org-wide install (the workspace key is the enterprise id): the Grid's users are not external, without asking auth.test", async () => {
+    const deps = await withAccess('none');
+    const log: string[] = [];
+    expect(await resolveStanding(deps, connect(log) as never, 'E1', 'UGRIDMATE')).toBe('admin');
+    expect(await resolveStanding(deps, connect(log) as never, 'E1', 'UOTHERGRID')).toBe('external');
+    expect(log).not.toContain('auth.test');
+  });
+
+  it("OAuth: the workspace's enterprise comes from its installation in the store", async () => {
+    const deps = await withAccess('none');
+    (deps.config as { distribution: string }).distribution = 'oauth';
+    await deps.store.installations.save('T1', {
+      team: { id: 'T1' },
+      enterprise: { id: 'E1' },
+      isEnterpriseInstall: false,
+    } as never);
+    const log: string[] = [];
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UGRIDMATE')).toBe('admin');
+    expect(log).not.toContain('auth.test');
+  });
+
+  it("the workspace's enterprise unknown (auth.test failing): a Grid user of another team is external for that request only", async () => {
+    const deps = await withAccess('none');
+    expect(await resolveStanding(deps, connect([], { enterprise: 'fail' }) as never, 'T1', 'UGRIDMATE')).toBe(
+      'external',
+    );
+    // Not cached: nothing known locally, and the next request asks again.
+    expect(await localStanding(deps, 'T1', 'UGRIDMATE')).toBeUndefined();
+    expect(await resolveStanding(deps, connect([], { enterprise: 'E1' }) as never, 'T1', 'UGRIDMATE')).toBe(
+      'admin',
+    );
+  });
+
+  it("no team_id in users.info: today's behaviour (a Slack admin is an admin); this workspace's own users are unchanged", async () => {
+    const deps = await withAccess('none');
+    const log: string[] = [];
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UNOTEAM')).toBe('admin');
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UHOMEADMIN')).toBe('admin');
+    expect(await resolveStanding(deps, connect(log) as never, 'T1', 'UHOME')).toBe('member');
+    expect(log).not.toContain('auth.test');
+  });
+
+  it('refused with what / why / next naming the other organisation; audited as refused', async () => {
+    const deps = await withAccess('none', ['T1:UBOSS']);
+    const ran: string[] = [];
+    const { ctx, replies } = ctxFor(deps, connect([]), 'UEXTADMIN');
+    await registry(ran).dispatch(ctx, 'gadmin');
+    expect(ran).toEqual([]);
+    expect(replies[0]).toContain("Accounts of other organisations can't use this bot in this workspace");
+    expect(replies[0]).toContain('belongs to another organisation');
+    expect(replies[0]).toContain('<@UBOSS>');
+    const audit = await deps.store.audit.list('T1', { limit: 5 });
+    expect(audit.find((a) => a.action === 'command.gadmin')).toMatchObject({ result: 'refused' });
+    expect(audit.find((a) => a.action === 'command.gadmin')?.detail).toContain('another organisation');
+  });
+});
+
 describe('commands (the registry dispatch)', () => {
   it('a guest is refused a member command and help, told why and who to ask; audited, metric "refused", nothing runs', async () => {
     const deps = await withAccess(undefined, ['UBOSS']);
@@ -463,6 +612,54 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
     expect(r.submitted).toEqual([]);
     expect(r.log.indexOf('ack')).toBeLessThan(r.log.indexOf('users.info'));
     expect(r.log).toContain('chat.postMessage');
+  });
+
+  it("a form opened by someone of another organisation (Slack Connect: `team` is theirs, view.app_installed_team_id this one): this workspace's form, refused as external", async () => {
+    for (const access of ['none', 'member'] as const) {
+      const deps = await withAccess(access);
+      const submitted: string[] = [];
+      const cap = captureApp();
+      registerInteractions(
+        cap.app,
+        deps,
+        [
+          modal<{ w: string }, undefined>({
+            name: 'test.extform',
+            callbackId: 'test_extform',
+            meta: (raw) => (raw ? (JSON.parse(raw) as { w: string }) : undefined),
+            stale: { block: 'b', text: 'stale' },
+            failure: 'no',
+            check: () => ({ ok: undefined }),
+            async submit(ctx) {
+              submitted.push(`${ctx.workspace} ${await ctx.standing()}`);
+            },
+          }),
+        ],
+        new CommandRegistry().seal(),
+      );
+      const acks: unknown[] = [];
+      const client = slack([], {
+        'users.info': () => ({ ok: true, user: { tz: 'UTC', team_id: 'T0OTHER', is_admin: true } }),
+      });
+      const s = submission('test_extform', { user: 'UEXT', privateMetadata: '{"w":"T1"}' });
+      const view = { ...s.view, app_installed_team_id: 'T1' };
+      await cap.views.get('test_extform')!({
+        ack: async (r: unknown) => {
+          acks.push(r);
+        },
+        body: { ...s.body, team: { id: 'T0OTHER' }, view },
+        view,
+        context: { teamId: 'T1' },
+        client,
+      });
+      const audit = await deps.store.audit.list('T1', { limit: 5 });
+      if (access === 'none') {
+        expect(submitted).toEqual([]);
+        expect(audit.map((a) => `${a.action} ${a.result}`)).toContain('test.extform refused');
+      } else {
+        expect(submitted).toEqual(['T1 member']);
+      }
+    }
   });
 
   it('a member (and a guest with GUEST_ACCESS=member) submits as a member', async () => {

@@ -15,9 +15,10 @@ export type Role = 'member' | 'admin';
 
 /**
  * The user's standing with the bot: a role, or barred from it altogether (GUEST_ACCESS=none): a
- * Slack guest (`guest`), or a user Slack does not know in this workspace (`unverified`).
+ * Slack guest (`guest`), a user Slack does not know in this workspace (`unverified`), or a user
+ * of another organisation reaching it through Slack Connect (`external`).
  */
-export type Standing = Role | 'guest' | 'unverified';
+export type Standing = Role | 'guest' | 'unverified' | 'external';
 
 export type SlashCommand = '/dwm' | '/drm';
 

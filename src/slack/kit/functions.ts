@@ -176,8 +176,9 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
             ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
           );
         };
-        // The user check of every step (the only one): a step run for a guest (GUEST_ACCESS=none)
-        // or for a user Slack does not know in this workspace fails with what / why / next, audited as refused.
+        // The user check of every step (the only one): a step run for a barred user
+        // (GUEST_ACCESS=none: a guest, a user Slack does not know in this workspace, a user of
+        // another organisation) fails with what / why / next, audited as refused.
         if (userId) {
           let barred: string | undefined;
           try {

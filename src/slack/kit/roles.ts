@@ -9,6 +9,32 @@
  * (ADMIN_USER_IDS, `/dwm setup admins add`) makes one an admin, and that wins over guest status.
  * `resolveStanding` gives the role or why the user is barred.
  *
+ * People of another organisation (Slack Connect). In a channel shared with another organisation
+ * its people can click the bot's buttons (and may reach other surfaces). users.info then answers
+ * with THEIR profile: `team_id` of their home workspace, possibly `is_stranger: true` (Slack's
+ * mark for a user of a different workspace), `enterprise_user.enterprise_id` / `enterprise_id`
+ * for Enterprise Grid accounts, and `is_admin` / `is_owner` / `is_restricted` describing their
+ * own organisation, not this one. (In a block action Slack's `team` stays the workspace the app answers for and the
+ * clicker's own team is `user.team_id`; a modal opened by them reports their team in `team` and
+ * this one in `view.app_installed_team_id`, which ./support.ts reads first.) The rule
+ * (`belongsElsewhere`), on the users.info answer:
+ * - `is_stranger: true`: external;
+ * - no `team_id`: not external (nothing to compare; the behaviour before this rule);
+ * - `team_id` is this workspace (its team id, or the enterprise id of an org-wide install, whose
+ *   workspace key IS that enterprise id): not external;
+ * - another `team_id`, but the user is of this workspace's enterprise (`enterprise_user.
+ *   enterprise_id`, `enterprise_id`, or an `E…` team id equal to it) or lists this team in
+ *   `enterprise_user.teams` / `teams`: not external (a colleague of the same Enterprise Grid);
+ * - otherwise external.
+ * This workspace's enterprise: the workspace key of an org-wide install; else the installation in
+ * the store (OAuth), else auth.test with the bot token (one call per workspace, remembered). It is
+ * asked only for a user with another team id and an enterprise id. When it cannot be known
+ * (auth.test failing) such a user is external for this request (the safe side: no admin, barred
+ * with GUEST_ACCESS=none) and the answer is not cached, so the next request asks again.
+ * An external user is treated like a guest: `external` with GUEST_ACCESS=none (refused, told
+ * they belong to another organisation), a member with `member`; never an admin through Slack or
+ * the admin user group. An id listed explicitly as admin still wins.
+ *
  * Checked in ONE place per kind: commands in the registry dispatcher, buttons and modal
  * submissions in ./interactions.ts, workflow steps in ./functions.ts, the Home tab where it is
  * published. They all go through `admit` (commands and buttons; `requireAdmin` / `admitToModal`
@@ -45,6 +71,8 @@ export interface SlackUserInfo {
   isOwner: boolean;
   /** A single- or multi-channel guest (users.info `is_restricted` / `is_ultra_restricted`). */
   isGuest: boolean;
+  /** An account of another organisation (Slack Connect): see the rule in the file header. */
+  external?: boolean;
   /**
    * users.info failed and no earlier answer is known (never cached; the next request asks again):
    * `unknown-user` when Slack says it does not know the user here (`user_not_found`,
@@ -55,13 +83,13 @@ export interface SlackUserInfo {
 }
 
 /**
- * Why a user may not use the bot at all (GUEST_ACCESS=none): a guest, or a user Slack does not
- * know in this workspace (`unverified`).
+ * Why a user may not use the bot at all (GUEST_ACCESS=none): a guest, a user Slack does not know
+ * in this workspace (`unverified`), or a user of another organisation (`external`).
  */
 export type Barred = Exclude<Standing, Role>;
 
 export function isBarred(s: Standing | undefined): s is Barred {
-  return s === 'guest' || s === 'unverified';
+  return s === 'guest' || s === 'unverified' || s === 'external';
 }
 
 /** GUEST_ACCESS of the app (`none` when the configuration does not say: the safe side). */
@@ -87,6 +115,8 @@ interface RoleState {
   usersInFlight: Map<string, Promise<SlackUserInfo>>;
   /** The last users.info answer per user (no TTL): used only when Slack cannot answer. */
   lastKnown: LruMap<string, SlackUserInfo>;
+  /** The enterprise of each workspace (null: in none), once known (see `workspaceEnterprise`). */
+  enterprises: LruMap<string, string | null>;
   budgetMs: number;
 }
 const stateOf = appState<RoleState>(() => ({
@@ -94,6 +124,7 @@ const stateOf = appState<RoleState>(() => ({
   groups: new TtlLru<Set<string>>(GROUP_CACHE_MAX, GROUP_TTL_MS),
   usersInFlight: new Map(),
   lastKnown: new LruMap<string, SlackUserInfo>(USER_CACHE_MAX),
+  enterprises: new LruMap<string, string | null>(GROUP_CACHE_MAX),
   budgetMs: DEFAULT_ROLE_BUDGET_MS,
 }));
 
@@ -116,7 +147,7 @@ export function roleCacheSizes(deps: { config: object }): { users: number; group
  * whether such a user may use the bot at all is `resolveStanding`'s decision (GUEST_ACCESS).
  */
 export async function userInfo(
-  deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
+  deps: Pick<AppDeps, 'now' | 'logger' | 'config' | 'store'>,
   client: WebClient,
   workspace: WorkspaceKey,
   userId: string,
@@ -129,7 +160,7 @@ export async function userInfo(
   // A burst of one user's commands asks Slack once (the map holds only calls in progress).
   const pending = st.usersInFlight.get(key);
   if (pending) return pending;
-  const call = fetchUserInfo(deps, client, userId, userCache, key).finally(() =>
+  const call = fetchUserInfo(deps, client, workspace, userId, userCache, key).finally(() =>
     st.usersInFlight.delete(key),
   );
   st.usersInFlight.set(key, call);
@@ -141,45 +172,142 @@ function unknownUser(id: string, why: NonNullable<SlackUserInfo['lookupFailed']>
   return { id, tz: 'UTC', isAdmin: false, isOwner: false, isGuest: false, lookupFailed: why };
 }
 
-async function fetchUserInfo(
-  deps: Pick<AppDeps, 'now' | 'logger' | 'config'>,
+/** Where users.info says a user belongs (the fields `belongsElsewhere` reads). */
+export interface UserOrigin {
+  /** `is_stranger`: Slack marks the user as of a different workspace. */
+  stranger: boolean;
+  /** `team_id`: the user's home team (an `E…` id for some Enterprise Grid answers). */
+  teamId?: string;
+  /** `enterprise_user.enterprise_id` and `enterprise_id`. */
+  enterpriseIds: string[];
+  /** `enterprise_user.teams` and `teams`: the workspaces of the user's Grid they belong to. */
+  teams: string[];
+}
+
+type UsersInfoUser = NonNullable<Awaited<ReturnType<WebClient['users']['info']>>['user']>;
+
+export function originOf(u: UsersInfoUser | undefined): UserOrigin {
+  const str = (x: unknown): x is string => typeof x === 'string' && x.length > 0;
+  const list = (x: unknown): string[] => (Array.isArray(x) ? x.filter(str) : []);
+  return {
+    stranger: u?.is_stranger === true,
+    ...(str(u?.team_id) ? { teamId: u.team_id } : {}),
+    enterpriseIds: [u?.enterprise_user?.enterprise_id, u?.enterprise_id].filter(str),
+    teams: [...list(u?.enterprise_user?.teams), ...list(u?.teams)],
+  };
+}
+
+/**
+ * Whether a user of `origin` belongs to another organisation than `workspace` (the rule in the
+ * file header). `enterprise` gives the workspace's enterprise (null: in none; undefined: could not
+ * be known) and is called only when the answer depends on it. undefined: it could not be known.
+ */
+export async function belongsElsewhere(
+  origin: UserOrigin,
+  workspace: WorkspaceKey,
+  enterprise: () => Promise<string | null | undefined>,
+): Promise<boolean | undefined> {
+  if (origin.stranger) return true;
+  if (!origin.teamId || origin.teamId === workspace) return false;
+  if (origin.teams.includes(workspace)) return false;
+  const ids = [...origin.enterpriseIds, ...(origin.teamId.startsWith('E') ? [origin.teamId] : [])];
+  if (ids.length === 0) return true;
+  const home = await enterprise();
+  if (home === undefined) return undefined;
+  return home === null || !ids.includes(home);
+}
+
+/**
+ * The enterprise (Enterprise Grid) `workspace` belongs to: null when none, undefined when it
+ * cannot be known now (not remembered). An org-wide install's key is its enterprise id; else the
+ * installation in the store (OAuth), else auth.test with the workspace's bot token.
+ */
+export async function workspaceEnterprise(
+  deps: Pick<AppDeps, 'logger' | 'config' | 'store'>,
   client: WebClient,
+  workspace: WorkspaceKey,
+): Promise<string | null | undefined> {
+  if (workspace.startsWith('E')) return workspace;
+  const known = stateOf(deps).enterprises.get(workspace);
+  if (known !== undefined) return known;
+  let found: string | null | undefined;
+  if (deps.config.distribution === 'oauth') {
+    const inst = (await deps.store.installations.get(workspace).catch(() => undefined)) as
+      | { enterprise?: { id?: string } | null }
+      | undefined;
+    if (inst) found = inst.enterprise?.id ?? null;
+  }
+  if (found === undefined) {
+    try {
+      const r = await client.auth.test();
+      found = typeof r.enterprise_id === 'string' && r.enterprise_id ? r.enterprise_id : null;
+    } catch (err) {
+      deps.logger.warn(
+        { err, workspace },
+        "auth.test failed: this workspace's enterprise is unknown for now",
+      );
+      return undefined;
+    }
+  }
+  stateOf(deps).enterprises.set(workspace, found);
+  return found;
+}
+
+async function fetchUserInfo(
+  deps: Pick<AppDeps, 'now' | 'logger' | 'config' | 'store'>,
+  client: WebClient,
+  workspace: WorkspaceKey,
   userId: string,
   userCache: TtlLru<SlackUserInfo>,
   key: string,
 ): Promise<SlackUserInfo> {
+  let u: UsersInfoUser | undefined;
   try {
-    const r = await client.users.info({ user: userId });
-    const u = r.user;
-    const info: SlackUserInfo = {
-      id: userId,
-      tz: typeof u?.tz === 'string' && u.tz ? u.tz : 'UTC',
-      isAdmin: u?.is_admin === true,
-      isOwner: u?.is_owner === true || u?.is_primary_owner === true,
-      isGuest: u?.is_restricted === true || u?.is_ultra_restricted === true,
-    };
-    userCache.set(key, info, deps.now());
-    stateOf(deps).lastKnown.set(key, info);
-    return info;
+    u = (await client.users.info({ user: userId })).user;
   } catch (err) {
-    const code = (err as { code?: string; data?: { error?: string } } | undefined)?.data?.error;
-    if (code === 'user_not_found' || code === 'user_not_visible') {
-      deps.logger.warn(
-        { userId, error: code },
-        'users.info: Slack does not know this user in this workspace',
-      );
-      return unknownUser(userId, 'unknown-user');
-    }
-    // Slack could not answer (rate limit, network, outage): the last answer it gave, if any (a
-    // known guest stays a guest, an admin is NOT granted from memory: see resolveStanding).
-    const last = stateOf(deps).lastKnown.get(key);
-    if (last) {
-      deps.logger.warn({ err, userId }, 'users.info failed; using the last answer Slack gave');
-      return { ...last, isAdmin: false, isOwner: false };
-    }
-    deps.logger.warn({ err, userId }, 'users.info failed; the user is treated as a member (UTC)');
-    return unknownUser(userId, 'unavailable');
+    return userInfoFailed(deps, userId, key, err);
   }
+  const external = await belongsElsewhere(originOf(u), workspace, () =>
+    workspaceEnterprise(deps, client, workspace),
+  );
+  const info: SlackUserInfo = {
+    id: userId,
+    tz: typeof u?.tz === 'string' && u.tz ? u.tz : 'UTC',
+    isAdmin: u?.is_admin === true,
+    isOwner: u?.is_owner === true || u?.is_primary_owner === true,
+    isGuest: u?.is_restricted === true || u?.is_ultra_restricted === true,
+    ...(external !== false ? { external: true } : {}),
+  };
+  if (external === undefined) {
+    // This workspace's enterprise is unknown for now: external for this request only.
+    deps.logger.warn({ userId }, 'users.info: a user of another team; treated as external for now');
+    return info;
+  }
+  userCache.set(key, info, deps.now());
+  stateOf(deps).lastKnown.set(key, info);
+  return info;
+}
+
+function userInfoFailed(
+  deps: Pick<AppDeps, 'logger' | 'config'>,
+  userId: string,
+  key: string,
+  err: unknown,
+): SlackUserInfo {
+  const code = (err as { code?: string; data?: { error?: string } } | undefined)?.data?.error;
+  if (code === 'user_not_found' || code === 'user_not_visible') {
+    deps.logger.warn({ userId, error: code }, 'users.info: Slack does not know this user in this workspace');
+    return unknownUser(userId, 'unknown-user');
+  }
+  // Slack could not answer (rate limit, network, outage): the last answer it gave, if any (a
+  // known guest stays a guest, an admin is NOT granted from memory: see resolveStanding).
+  const last = stateOf(deps).lastKnown.get(key);
+  if (last) {
+    deps.logger.warn({ err, userId }, 'users.info failed; using the last answer Slack gave');
+    return { ...last, isAdmin: false, isOwner: false };
+  }
+  deps.logger.warn({ err, userId }, 'users.info failed; the user is treated as a member (UTC)');
+  return unknownUser(userId, 'unavailable');
 }
 
 async function groupMembers(
@@ -216,9 +344,12 @@ async function groupMembers(
  *      user the process has never seen is a member for this request (never an admin). Refusing
  *      them would lock every member out whenever users.info is rate-limited or down, and the
  *      admin-only actions stay closed;
- * 3. a guest: `guest` with GUEST_ACCESS=none, else `member` (never admin through Slack or the
+ * 3. a user of another organisation (Slack Connect, see the file header): `external` with
+ *    GUEST_ACCESS=none, else `member` (their `is_admin` / `is_owner` / `is_restricted` describe
+ *    their own organisation: never an admin here through Slack or the admin user group);
+ * 4. a guest: `guest` with GUEST_ACCESS=none, else `member` (never admin through Slack or the
  *    admin user group: a group is not an explicit listing);
- * 4. Slack admins / owners, then the admin user group: admin; member otherwise.
+ * 5. Slack admins / owners, then the admin user group: admin; member otherwise.
  */
 export async function resolveStanding(
   deps: AppDeps,
@@ -232,6 +363,7 @@ export async function resolveStanding(
   const info = await userInfo(deps, client, workspace, userId);
   const barGuests = guestAccess(deps.config) === 'none';
   if (info.lookupFailed === 'unknown-user' && barGuests) return 'unverified';
+  if (info.external) return barGuests ? 'external' : 'member';
   if (info.isGuest) return barGuests ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
   if (settings.adminUsergroupId) {
@@ -310,7 +442,9 @@ export async function localStanding(
   // A failed users.info is never cached: unknown here, asked again by the caller.
   const info = stateOf(deps).users.get(`${workspace}:${userId}`, deps.now());
   if (!info) return undefined;
-  if (info.isGuest) return guestAccess(deps.config) === 'none' ? 'guest' : 'member';
+  const barGuests = guestAccess(deps.config) === 'none';
+  if (info.external) return barGuests ? 'external' : 'member';
+  if (info.isGuest) return barGuests ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
   if (!settings.adminUsergroupId) return 'member';
   const members = stateOf(deps).groups.get(`${workspace}:${settings.adminUsergroupId}`, deps.now());
@@ -400,11 +534,12 @@ export interface AdmitRequest extends AdmitOptions {
   modal?: boolean;
 }
 
-/** Audit detail of a refusal: why (guest, unverified, not an admin) and what was tried. */
+/** Audit detail of a refusal: why (guest, unverified, external, not an admin) and what was tried. */
 function refusalDetail(s: Standing, o: AdmitOptions): string {
   const base = o.detail ?? `refused: ${o.what}`;
   if (s === 'guest') return `${base} (guest account)`;
   if (s === 'unverified') return `${base} (Slack does not know the user in this workspace)`;
+  if (s === 'external') return `${base} (account of another organisation)`;
   return base;
 }
 
@@ -412,7 +547,7 @@ function allowed(s: Standing, role: Role): boolean {
   return !isBarred(s) && (role === 'member' || s === 'admin');
 }
 
-/** The reply to a refused user: barred (guest / unverified) or not an admin. */
+/** The reply to a refused user: barred (guest / unverified / external) or not an admin. */
 export async function refusalFor(ctx: CommandContext, s: Standing, what: string): Promise<Message> {
   const admins = await ctx.admins();
   return isBarred(s) ? renderBarred(s, admins) : renderRefused(what, admins);
@@ -420,7 +555,8 @@ export async function refusalFor(ctx: CommandContext, s: Standing, what: string)
 
 /**
  * The check of a command or button (the only one: the registry and ./interactions.ts call it):
- * barred users (guests with GUEST_ACCESS=none, users Slack does not know in this workspace) are refused
+ * barred users (GUEST_ACCESS=none: guests, users Slack does not know in this workspace, users of
+ * another organisation) are refused
  * whatever the role; `role: 'admin'` refuses members too. A refusal is audited and answered
  * (ephemeral). Returns true when the caller may go on.
  *
@@ -577,6 +713,7 @@ export function barredAtSubmit(ctx: CommandContext, o: { what: string; action: s
 
 const GUEST_WHAT = "Guest accounts can't use this bot in this workspace.";
 const UNVERIFIED_WHAT = "Couldn't confirm your account in this workspace, so nothing was done.";
+const EXTERNAL_WHAT = "Accounts of other organisations can't use this bot in this workspace.";
 
 /** What / why / next of a barred user, mrkdwn (`admins` from `adminContacts`). */
 function barredParts(s: Barred, admins: string): { what: string; why: string; next: string } {
@@ -585,6 +722,13 @@ function barredParts(s: Barred, admins: string): { what: string; why: string; ne
       what: GUEST_WHAT,
       why: 'Your Slack account is a guest account, and this workspace lets only its full members use DRM ChatOps.',
       next: `If you need something done, ask ${admins}.`,
+    };
+  }
+  if (s === 'external') {
+    return {
+      what: EXTERNAL_WHAT,
+      why: 'Your Slack account belongs to another organisation (you reach this workspace through a shared Slack Connect channel), and this workspace lets only its own full members use DRM ChatOps.',
+      next: `If you need something done here, ask ${admins}.`,
     };
   }
   return {

@@ -47,11 +47,14 @@ export interface PayloadArgs {
 
 /**
  * Who sent a payload: its workspace (from the signed payload, else Bolt's context) and user.
- * Spread into createContext by listeners that need no more than that.
+ * Spread into createContext by listeners that need no more than that. A modal submitted by a
+ * user of another organisation (opened from a Slack Connect channel) names THEIR team in `team`
+ * and the workspace the app answers for in `view.app_installed_team_id` (as Bolt reads it to
+ * authorize): that one is the workspace.
  */
 export function payloadIdentity(body: AnyBody, context: AnyBody) {
   return {
-    teamId: body.team?.id ?? context.teamId,
+    teamId: body.view?.app_installed_team_id || body.team?.id || context.teamId,
     enterpriseId: body.enterprise?.id ?? context.enterpriseId,
     isEnterpriseInstall: body.is_enterprise_install ?? context.isEnterpriseInstall,
     userId: body.user.id,

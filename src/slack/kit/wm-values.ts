@@ -11,9 +11,9 @@ import type { CardMeta as SharedCardMeta } from './cards.js';
 import { option } from './parse.js';
 import { siteIdValue } from './svc-values.js';
 
-/** `site:XXXX` of the `/dwm` commands (checked against the workspace's configured sites). */
+/** `site:<site id>` of the `/dwm` commands (checked against the workspace's configured sites). */
 export const wmSiteOption = option(siteIdValue, {
-  hint: 'XXXX',
+  hint: '<site id>',
   description: 'Site id (default: the workspace default site).',
 });
 

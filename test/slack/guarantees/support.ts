@@ -155,6 +155,7 @@ export function fakeClient(log: string[], overrides: Record<string, (args: unkno
       },
     },
     usergroups: { users: { list: call('usergroups.users.list') } },
+    auth: { test: call('auth.test') },
     chat: {
       postMessage: call('chat.postMessage'),
       postEphemeral: call('chat.postEphemeral'),

@@ -383,7 +383,7 @@ describe('digest', () => {
     const j = json(m);
     expect(j).toContain('Failed jobs* (5000)');
     expect(j).toMatch(/…and 4990 more: see them with `\/dwm jobs status:error`/);
-    expect(j).toMatch(/…and 285 more: see a site with `\/dwm jobs site:XXXX`/);
+    expect(j).toMatch(/…and 285 more: see a site with `\/dwm jobs site:&lt;site id&gt;`/);
     const failedErr = digestMessage(digest({ jobs: { ok: false, error: HOSTILE + LONG } }));
     expect(validateMessageBlocks(failedErr.blocks)).toEqual([]);
     expectSafe(failedErr);
@@ -486,7 +486,7 @@ describe('commands the renderers name', () => {
     }
     expect(named.size).toBeGreaterThan(8);
     for (const full of named) {
-      const concrete = full.replace('XXXX', 'AB12').replace('HH:MM', '09:00');
+      const concrete = full.replace('&lt;site id&gt;', 'AB12').replace('HH:MM', '09:00');
       const [command, ...rest] = concrete.split(' ') as ['/dwm' | '/drm', ...string[]];
       const r = registry.resolve(command, tokenize(rest.join(' ')));
       expect(r.kind, full).toBe('entry');

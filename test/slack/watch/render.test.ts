@@ -18,8 +18,10 @@ import {
   subscribedMessage,
   unwatchedMessage,
   watchesMessage,
+  watchIssuesMessage,
   watchModal,
 } from '../../../src/slack/features/watch/render-subscriptions.js';
+import { parseWatchArgs } from '../../../src/watch/subscriptions.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/types.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -270,5 +272,19 @@ describe('details', () => {
     const m = jobDetailsMessage('AB12', s);
     assertValid(m);
     expect(JSON.stringify(m.blocks)).toContain('of 5000: use *Export CSV*');
+  });
+});
+
+describe('watch usage errors', () => {
+  it('name the site option as help does (site:<site id>), escaped, and escape what the user typed', () => {
+    const parsed = parseWatchArgs(['bogus:<!channel>', 'mode:<@U1>']);
+    expect(parsed.issues.map((i) => i.message).join(' ')).toContain('use site:<site id>,');
+    const m = watchIssuesMessage(parsed.issues);
+    const j = JSON.stringify(m);
+    expect(j).toContain('[site:&lt;site id&gt;]');
+    expect(j).not.toContain('<site id>');
+    expect(j).not.toContain('<!channel>');
+    expect(j).not.toContain('<@U1>');
+    expect(validateMessageBlocks(m.blocks)).toEqual([]);
   });
 });

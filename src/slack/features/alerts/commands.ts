@@ -1,5 +1,5 @@
 /**
- * `/drm alerts` (list), `/drm alerts watch [site:ID] [ratio:PCT] [min:N] [window:MIN]` (subscribe
+ * `/drm alerts` (list), `/drm alerts watch [site:<site id>] [ratio:PCT] [min:N] [window:MIN]` (subscribe
  * this channel; without thresholds a form, ./modal.ts), `/drm alerts stop [site:ID]`.
  *
  * Rules (the ops enforce them, src/ops/alerts.ts): a member subscribes a channel they are in (a

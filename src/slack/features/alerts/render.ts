@@ -225,7 +225,7 @@ export function alertsListMessage(channelId: string, items: AlertListItem[], zon
     return message('This channel gets no license-failure alerts.', [
       section(`${channelMention(channelId)} gets no license-failure alerts.`),
       section(
-        `Run ${code('/drm alerts watch')} here to set them up (a form), or ${code('/drm alerts watch site:XXXX ratio:20% min:20 window:15')}.`,
+        `Run ${code('/drm alerts watch')} here to set them up (a form), or ${code('/drm alerts watch site:<site id> ratio:20% min:20 window:15')}.`,
       ),
     ]);
   }
@@ -241,7 +241,7 @@ export function alertsListMessage(channelId: string, items: AlertListItem[], zon
   if (sorted.length > shown.length) blocks.push(context(`…and ${sorted.length - shown.length} more.`));
   blocks.push(
     context(
-      `${code('/drm alerts watch site:XXXX ratio:PCT min:N window:MIN')} changes thresholds · ${code('/drm alerts stop [site:XXXX]')} stops`,
+      `${code('/drm alerts watch site:<site id> ratio:PCT min:N window:MIN')} changes thresholds · ${code('/drm alerts stop [site:<site id>]')} stops`,
     ),
   );
   return message(`${items.length} license-failure alert subscription(s) in this channel.`, blocks);

@@ -85,7 +85,7 @@ function jobsBlocks(s: Section<DigestJobs>): Block[] {
         ? listText(
             title,
             sites.map((p) => `• Site ${site(p.siteId)}: ${byStatusText(p.byStatus)}`),
-            `see a site with ${code('/dwm jobs site:XXXX')}`,
+            `see a site with ${code('/dwm jobs site:<site id>')}`,
           )
         : title,
     ),
@@ -140,7 +140,7 @@ function licensesBlocks(s: Section<DigestLicenses>): Block[] {
     const icon = p.fail > 0 ? ':red_circle:' : ':large_green_circle:';
     return `${icon} Site ${site(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
   });
-  return [section(listText('*Licenses*', rows, `see a site with ${code('/drm licenses site:XXXX')}`))];
+  return [section(listText('*Licenses*', rows, `see a site with ${code('/drm licenses site:<site id>')}`))];
 }
 
 function pendingBlocks(s: Section<DigestPendingRequest[]>, zone: string): Block[] {

@@ -77,8 +77,9 @@ export async function publishHome(
   userId: string,
   data?: HomeData,
 ): Promise<void> {
-  // Who the viewer is first (users.info, cached): a barred user (GUEST_ACCESS=none: a guest, or
-  // an account Slack does not know in this workspace) gets a tab that says so, no data, no buttons.
+  // Who the viewer is first (users.info, cached): a barred user (GUEST_ACCESS=none: a guest, an
+  // account Slack does not know in this workspace, or one of another organisation) gets a tab
+  // that says so, no data, no buttons.
   const standing = await resolveStanding(deps, client, workspace, userId);
   if (isBarred(standing)) {
     await client.views.publish({

@@ -12,6 +12,7 @@ import {
 } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
+import { code } from '../../kit/mrkdwn.js';
 import { kickNotify } from '../../kit/notify-kick.js';
 import { optional, rest, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
@@ -184,7 +185,7 @@ for (const action of ['trial', 'resume', 'suspend', 'cancel'] as const) {
       const message = words.join(' ').trim();
       if (action === 'cancel' && message) {
         await ctx.respond({
-          text: `Cancel takes no message: use \`/drm plan cancel [drm|fwm] [site:<site id>]\`.`,
+          text: `Cancel takes no message: use ${code('/drm plan cancel [drm|fwm] [site:<site id>]')}.`,
         });
         return;
       }

@@ -103,10 +103,10 @@ export function subscribedMessage(sub: Subscription, outcome: CreateOutcome, use
 export function watchIssuesMessage(issues: ValidationIssue[]): Message {
   const lines = issues.slice(0, 10).map((i) => `• ${esc(truncate(i.field, 40))}: ${esc(i.message)}`);
   if (issues.length > 10) lines.push(`…and ${issues.length - 10} more.`);
-  return message(`Couldn't watch jobs: ${issues[0]?.message ?? 'invalid options'}`, [
+  return message(`Couldn't watch jobs: ${esc(issues[0]?.message ?? 'invalid options')}`, [
     section(`:warning: *Couldn't watch jobs*\n${lines.join('\n')}`),
     section(
-      'Usage: `/dwm watch [site:XXXX] [status:completed,error] [content:prefix*] [mode:all|failures]`, or `/dwm watch` alone for a form.',
+      `Usage: ${code('/dwm watch [site:<site id>] [status:completed,error] [content:prefix*] [mode:all|failures]')}, or \`/dwm watch\` alone for a form.`,
     ),
   ]);
 }
@@ -179,7 +179,7 @@ export function watchesMessage(
   if (subs.length === 0) {
     return message('This channel watches no jobs.', [
       section(
-        `${channelMention(channelId)} watches no jobs. Start with \`/dwm watch\` (a form) or \`/dwm watch site:XXXX\`.`,
+        `${channelMention(channelId)} watches no jobs. Start with \`/dwm watch\` (a form) or ${code('/dwm watch site:<site id>')}.`,
       ),
     ]);
   }

@@ -1,5 +1,5 @@
 /**
- * `/dwm unwatch [site:XXXX] [id:sub_…]`: stop this channel's job subscriptions (all of them, one
+ * `/dwm unwatch [site:<site id>] [id:sub_…]`: stop this channel's job subscriptions (all of them, one
  * site's, or one by id). Members remove what they created; others' are kept unless an admin asks.
  */
 import { z } from 'zod';
@@ -16,7 +16,7 @@ list.add({
   path: ['unwatch'],
   args: {
     site: option(z.string().min(1).max(40), {
-      hint: 'XXXX',
+      hint: '<site id>',
       description: 'Only the subscriptions of this site.',
     }),
     id: option(

@@ -1,5 +1,5 @@
 /**
- * `/dwm watch [site:XXXX] [status:completed,error] [content:prefix*] [mode:all|failures]`:
+ * `/dwm watch [site:<site id>] [status:completed,error] [content:prefix*] [mode:all|failures]`:
  * subscribe the channel to job notifications. With no options it opens a form (the modal's
  * submission is ./modal.ts).
  */
@@ -19,7 +19,7 @@ list.add({
   command: '/dwm',
   path: ['watch'],
   args: {
-    site: option(word, { hint: 'XXXX', description: 'Site id (default: the default site).' }),
+    site: option(word, { hint: '<site id>', description: 'Site id (default: the default site).' }),
     status: listOption(word, {
       hint: 'completed,error',
       description:
