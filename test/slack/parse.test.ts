@@ -72,6 +72,13 @@ describe('tokenize', () => {
       { numRuns: 500 },
     );
   });
+  it('a value starting with // is quoted, so it stays an option value (not a URL word)', () => {
+    for (const v of ['//', '//x/y', '//share']) {
+      expect(quoteValue(v)).toBe(`"${v}"`);
+      expect(tokenize(`k:${quoteValue(v)}`).map((t) => [t.key, t.value])).toEqual([['k', v]]);
+    }
+  });
+
   it('property: quoted values round-trip, as words and as option values', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (v) => {

@@ -151,7 +151,13 @@ export function tokenize(text: string): Token[] {
 
 /** Quote a value so that `tokenize` gives it back unchanged (used by help examples and tests). */
 export function quoteValue(value: string): string {
-  if (value !== '' && !/[\s"'\u201c\u201d\u2018\u2019\\]/.test(value) && !KEY_RE.test(value)) {
+  // A value starting with `//` is quoted too: unquoted after `key:` it would read as a URL word.
+  if (
+    value !== '' &&
+    !/[\s"'\u201c\u201d\u2018\u2019\\]/.test(value) &&
+    !KEY_RE.test(value) &&
+    !value.startsWith('//')
+  ) {
     if (value.toLowerCase() !== 'share') return value;
   }
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
