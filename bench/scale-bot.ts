@@ -21,7 +21,7 @@ import { FakeClock, systemClock } from '../src/watch/clock.js';
 import type { Clock } from '../src/watch/types.js';
 import { ENCRYPTION_KEY } from './lib.js';
 import { PeakSampler, resetHighWaterMark, rssSplit } from './scale-measure.js';
-import { type ChildMessage, type ScaleStart, scaleGoSchema, scaleStartSchema } from './scale-protocol.js';
+import { type ScaleStart, send, serveScaleChild, waitGo } from './scale-protocol.js';
 import { benchWatcher, CountingPoster } from './support.js';
 
 /**
@@ -39,17 +39,6 @@ class BenchClock extends FakeClock {
 /** RSS once the modules are loaded, before anything runs: the floor of every figure below. */
 const rssLoaded = process.memoryUsage().rss;
 const loadedSplit = rssSplit();
-
-function send(m: ChildMessage): void {
-  process.send?.(m);
-}
-
-let goWaiter: (() => void) | undefined;
-function waitGo(): Promise<void> {
-  return new Promise((resolve) => {
-    goWaiter = resolve;
-  });
-}
 
 async function run(cfg: ScaleStart): Promise<void> {
   // Real time: the system clock and the API's own defaults, as src/main.ts builds them.
@@ -238,21 +227,4 @@ async function run(cfg: ScaleStart): Promise<void> {
   });
 }
 
-process.on('message', (raw: unknown) => {
-  const go = scaleGoSchema.safeParse(raw);
-  if (go.success) {
-    goWaiter?.();
-    return;
-  }
-  const start = scaleStartSchema.safeParse(raw);
-  if (!start.success) {
-    send({ type: 'error', message: `bad message from the parent: ${start.error.message}` });
-    return;
-  }
-  run(start.data)
-    .catch((e: unknown) =>
-      send({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
-    )
-    .finally(() => process.disconnect?.());
-});
-send({ type: 'ready' });
+serveScaleChild(run);

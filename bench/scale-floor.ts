@@ -25,7 +25,7 @@
  * warm-up interval of polling; then the kernel's RSS high-water mark is reset and the window
  * (`cycles` intervals) measured, RSS sampled 5 times a second (heap spaces at the sampled peak).
  */
-import * as jose from 'jose';
+import 'jose'; // loaded like the bot loads it; not used by the poll itself
 import { Keyv } from 'keyv';
 import pLimit from 'p-limit';
 import pino from 'pino';
@@ -33,14 +33,11 @@ import { Counter, Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { z } from 'zod';
 import { PeakSampler, resetHighWaterMark, rssSplit } from './scale-measure.js';
-import { type ChildMessage, type ScaleStart, scaleGoSchema, scaleStartSchema } from './scale-protocol.js';
+import { type ScaleStart, send, serveScaleChild, waitGo } from './scale-protocol.js';
 
 /** RSS once the modules are loaded, before anything runs. */
 const rssLoaded = process.memoryUsage().rss;
 const loadedSplit = rssSplit();
-
-/** Loaded like the bot loads it; not used by the poll itself. */
-const loadedOnly = [jose.decodeJwt];
 
 const jobSchema = z.object({
   job_id: z.number().int().positive(),
@@ -75,17 +72,6 @@ const TERMINAL = ['DM500', 'DM600'];
 const PAGE_UNIT = 1000;
 const SKEW_MS = 5 * 60_000;
 const FROM_MARGIN_MS = 24 * 3600_000;
-
-function send(m: ChildMessage): void {
-  process.send?.(m);
-}
-
-let goWaiter: (() => void) | undefined;
-function waitGo(): Promise<void> {
-  return new Promise((resolve) => {
-    goWaiter = resolve;
-  });
-}
 
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 
@@ -281,24 +267,6 @@ async function run(cfg: ScaleStart): Promise<void> {
     nodeVersion: process.version,
     v8Version: process.versions.v8,
   });
-  void loadedOnly;
 }
 
-process.on('message', (raw: unknown) => {
-  const go = scaleGoSchema.safeParse(raw);
-  if (go.success) {
-    goWaiter?.();
-    return;
-  }
-  const start = scaleStartSchema.safeParse(raw);
-  if (!start.success) {
-    send({ type: 'error', message: `bad message from the parent: ${start.error.message}` });
-    return;
-  }
-  run(start.data)
-    .catch((e: unknown) =>
-      send({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
-    )
-    .finally(() => process.disconnect?.());
-});
-send({ type: 'ready' });
+serveScaleChild(run);

@@ -103,3 +103,42 @@ export const childMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 export type ChildMessage = z.infer<typeof childMessageSchema>;
+
+// -- The child side (bench/scale-bot.ts, bench/scale-floor.ts) -----------------------------------
+
+/** A message to the parent (no-op when the process was not forked). */
+export function send(m: ChildMessage): void {
+  process.send?.(m);
+}
+
+let goWaiter: (() => void) | undefined;
+/** Resolves at the parent's next `go` (ask before sending the boundary it answers). */
+export function waitGo(): Promise<void> {
+  return new Promise((resolve) => {
+    goWaiter = resolve;
+  });
+}
+
+/**
+ * Serve the parent: `go` releases `waitGo`, `start` runs `run` once (its failure is sent as an
+ * `error` message), and the process disconnects when it ends. Says `ready` at once.
+ */
+export function serveScaleChild(run: (cfg: ScaleStart) => Promise<void>): void {
+  process.on('message', (raw: unknown) => {
+    if (scaleGoSchema.safeParse(raw).success) {
+      goWaiter?.();
+      return;
+    }
+    const start = scaleStartSchema.safeParse(raw);
+    if (!start.success) {
+      send({ type: 'error', message: `bad message from the parent: ${start.error.message}` });
+      return;
+    }
+    run(start.data)
+      .catch((e: unknown) =>
+        send({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+      )
+      .finally(() => process.disconnect?.());
+  });
+  send({ type: 'ready' });
+}
