@@ -164,16 +164,27 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
       // the lane waits for it.
       lane.booked = true;
       lane.booking = true;
-      const b: Promise<void> = pacer.reserve(lane.ws, lane.channel, gap, clock.now()).then((slot) => {
-        lane.booking = false;
-        inflight.delete(b);
-        if (slot > 0 && !stopped) {
-          lane.timer = setTimer(() => {
-            lane.timer = undefined;
-            pump(key);
-          }, slot);
-        } else pump(key);
-      });
+      const b: Promise<void> = pacer
+        .reserve(lane.ws, lane.channel, gap, clock.now())
+        .then((slot) => {
+          lane.booking = false;
+          inflight.delete(b);
+          if (slot > 0 && !stopped) {
+            lane.timer = setTimer(() => {
+              lane.timer = undefined;
+              pump(key);
+            }, slot);
+          } else pump(key);
+        })
+        .catch((err: unknown) => {
+          // reserve() never rejects; a throw in the step above must not stall the lane silently.
+          lane.booking = false;
+          inflight.delete(b);
+          log.error(
+            { err, workspace: lane.ws, channel: lane.channel },
+            'background sender: pacing step failed',
+          );
+        });
       inflight.add(b);
       return;
     }
