@@ -252,6 +252,21 @@ function medianRun(runs: readonly ScaleRun[]): ScaleRun {
   return [...runs].sort((a, b) => peak(a) - peak(b))[Math.floor(runs.length / 2)] as ScaleRun;
 }
 
+/**
+ * The real-time rows' window in intervals (bot and floor alike): 2 by default (the full suite stays
+ * under 15 minutes); `BENCH_SCALE_RT_CYCLES=N` measures a longer steady state (each interval is 60 s
+ * of wall time: V8's young generation keeps growing for several minutes at this load).
+ */
+export function realTimeCycles(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.BENCH_SCALE_RT_CYCLES?.trim();
+  if (!raw) return 2;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 60) {
+    throw new Error(`BENCH_SCALE_RT_CYCLES=${raw}: a whole number of intervals from 1 to 60`);
+  }
+  return n;
+}
+
 export async function benchScale(ctx: BenchContext): Promise<Row[]> {
   const p = scaleParams(ctx.quick);
   const runs = 3;
@@ -266,7 +281,7 @@ export async function benchScale(ctx: BenchContext): Promise<Row[]> {
     ...p,
     realTime: true,
     concurrency: 4,
-    cycles: ctx.quick ? 1 : 2,
+    cycles: ctx.quick ? 1 : realTimeCycles(),
     intervalMs: ctx.quick ? 5_000 : p.intervalMs,
   };
   const jobs = [

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonRecords, median, percentile, renderTable } from '../../bench/lib.js';
 import { residualWaitPercentile } from '../../bench/notify.js';
 import { FIGURES, runBench } from '../../bench/run.js';
-import { benchNodeBinary } from '../../bench/scale.js';
+import { benchNodeBinary, realTimeCycles } from '../../bench/scale.js';
 
 describe('bench helpers', () => {
   it('median and nearest-rank percentile', () => {
@@ -67,6 +67,19 @@ function localImports(file: string, seen = new Set<string>()): Set<string> {
   }
   return seen;
 }
+
+describe('figure 3 real-time window knob', () => {
+  it('is 2 intervals unless BENCH_SCALE_RT_CYCLES says otherwise', () => {
+    expect(realTimeCycles({})).toBe(2);
+    expect(realTimeCycles({ BENCH_SCALE_RT_CYCLES: ' 8 ' })).toBe(8);
+  });
+
+  it('refuses a value that is not a whole number of intervals from 1 to 60', () => {
+    for (const v of ['0', '2.5', 'x', '61']) {
+      expect(() => realTimeCycles({ BENCH_SCALE_RT_CYCLES: v })).toThrow(/BENCH_SCALE_RT_CYCLES=/);
+    }
+  });
+});
 
 describe('figure 3 floor process', () => {
   it('loads none of the bot code: no module under src/ or dev/', () => {
