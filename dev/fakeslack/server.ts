@@ -3,8 +3,9 @@
  *
  * It answers with Slack's real response shapes and refuses what Slack refuses (unknown tokens,
  * another workspace's channels, Block Kit limits, expired trigger ids, channels the bot is not in,
- * archived channels), records every call, and can be scripted to fail (ratelimited + Retry-After,
- * 5xx, any error string) for N calls. Point the bot at it with SLACK_API_URL = fake.apiUrl.
+ * archived channels, half of a surrogate pair in any text), records every call, and can be
+ * scripted to fail (ratelimited + Retry-After, 5xx, any error string) for N calls. Point the bot
+ * at it with SLACK_API_URL = fake.apiUrl.
  *
  * Routes: POST /api/<method>, POST /upload/<fileId> (files.uploadV2's upload step),
  * GET /files-pri/<team>-<file>/<name> (url_private, needs the bot token), POST /response/<id>.
@@ -16,6 +17,18 @@ import type { AddressInfo } from 'node:net';
 import { validateMessageBlocks, validateView } from './blocks.js';
 
 type Obj = Record<string, unknown>;
+
+/**
+ * Does any string of a payload hold half of a surrogate pair (text cut at a UTF-16 length)?
+ * Slack refuses such a payload whole, as invalid JSON (`JSON.stringify` writes the half as a
+ * `\udXXX` escape that no UTF-8 text can carry).
+ */
+function hasLoneSurrogate(v: unknown): boolean {
+  if (typeof v === 'string') return /[\ud800-\udfff]/u.test(v);
+  if (Array.isArray(v)) return v.some(hasLoneSurrogate);
+  if (typeof v === 'object' && v !== null) return Object.values(v).some(hasLoneSurrogate);
+  return false;
+}
 
 export interface FakeUserSpec {
   id: string;
@@ -685,6 +698,7 @@ export class FakeSlack {
         }
       }
     }
+    if (hasLoneSurrogate(args)) throw new SlackApiError('invalid_json');
     return args;
   }
 
@@ -1455,6 +1469,7 @@ export class FakeSlack {
     } catch {
       return fail(400, 'invalid_payload');
     }
+    if (hasLoneSurrogate(payload)) return fail(400, 'invalid_payload', payload);
     if (!state) return fail(404, 'invalid_url', payload);
     if (this.now() - state.createdAt > 30 * 60_000) return fail(404, 'expired_url', payload);
     if (state.uses >= 5) return fail(404, 'used_url', payload);

@@ -300,6 +300,23 @@ describe('Block Kit limits', () => {
       err('msg_too_long'),
     );
   });
+
+  it('refuses text holding half of a surrogate pair (a cut inside an emoji), accepts whole pairs', async () => {
+    const half = '🔥🔥'.slice(0, 3);
+    // The Web API client cannot even encode it (form encoding throws before any request)...
+    await expect(a.chat.postMessage({ channel: 'C0AGEN', text: `cut ${half}` })).rejects.toThrow(
+      /URI malformed/,
+    );
+    // ...and a JSON body carrying it is refused.
+    const json = (text: string) =>
+      fetch(`${fake.apiUrl}chat.postMessage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${A.botToken}` },
+        body: JSON.stringify({ channel: 'C0AGEN', text: 'x', blocks: [section(text)] }),
+      }).then((r) => r.json());
+    await expect(json(`cut ${half}`)).resolves.toMatchObject({ ok: false, error: 'invalid_json' });
+    await expect(json('🔥👩‍👩‍👧')).resolves.toMatchObject({ ok: true });
+  });
 });
 
 describe('views and trigger ids', () => {
@@ -495,6 +512,7 @@ describe('response_url', () => {
     const url = fake.responseUrl(A.teamId, { channel: 'C0AGEN', userId: 'U0AUSER' });
     const r = await post(url, { text: 'x', blocks: [section('x'.repeat(3001))] });
     expect(r.status).toBe(400);
+    expect((await post(url, { text: `cut ${'🔥'.slice(0, 1)}` })).status).toBe(400);
     clock += 31 * 60_000;
     expect((await post(url, { text: 'late' })).status).toBe(404);
   });
