@@ -172,11 +172,21 @@ export function textInput(
   } = {},
 ): Block {
   const element: InputElement = { type: 'plain_text_input', action_id: opts.actionId ?? 'value' };
-  if (opts.initial) element.initial_value = opts.initial.slice(0, opts.maxLength ?? 3000);
+  if (opts.initial) element.initial_value = cutUnits(opts.initial, opts.maxLength ?? 3000);
   if (opts.placeholder) element.placeholder = plain(opts.placeholder, LIMITS.placeholder);
   if (opts.multiline) element.multiline = true;
   if (opts.maxLength) element.max_length = opts.maxLength;
   return input(blockId, label, element, opts);
+}
+
+/**
+ * At most `max` UTF-16 units without splitting a surrogate pair (an emoji cut in half makes Slack
+ * refuse the whole view) and without `…`: the value of a field is sent back as typed.
+ */
+function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const c = text.charCodeAt(max - 1);
+  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
 }
 
 /** An input block around `element`: id, label and hint cut to Slack's limits. */

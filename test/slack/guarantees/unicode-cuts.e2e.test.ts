@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { lastSeq } from '../wm/helpers.js';
+import { buttons, lastSeq, nextCall, replyBlocks } from '../wm/helpers.js';
 
 let bot: TestBot;
 beforeAll(async () => {
@@ -51,5 +51,36 @@ describe('a typed value quoted in a refusal', () => {
     });
     expect(r.json).toMatchObject({ response_action: 'errors' });
     expect(loneSurrogates(r.json)).toEqual([]);
+  });
+});
+
+describe('a value first shown in a form', () => {
+  const admin = () => bot.ws.admin;
+  const wm = () => {
+    const emu = bot.emulator!;
+    return bot.deps.api.watermarking({ ...emu.demo.watermarking, baseUrl: emu.wmBaseUrl });
+  };
+  type Shown = { blocks: Array<{ block_id?: string; element?: { initial_value?: string } }> };
+  /** `/dwm recipient <name>`, then Edit: the form as Slack was asked to show it. */
+  async function openEdit(name: string): Promise<Shown> {
+    const seq = lastSeq(bot);
+    await bot.command(`recipient ${name}`, { user: admin() });
+    const card = await nextCall(bot, 'response_url', seq);
+    const edit = buttons(replyBlocks(card)).find((b) => b.action_id === 'wm_recipient_edit')!;
+    await bot.action({ actionId: edit.action_id, value: edit.value!, user: admin() });
+    // The loading view, then the form (or a failure line) in its place.
+    const shown = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 10_000);
+    expect({ ok: shown.ok, error: shown.error }).toEqual({ ok: true, error: undefined });
+    return shown.args.view as Shown;
+  }
+  const initial = (v: Shown, block: string) =>
+    v.blocks.find((b) => b.block_id === block)?.element?.initial_value;
+
+  it('a description whose emoji straddles the field length: the edit form opens, no emoji cut in half', async () => {
+    // 51 emoji (102 UTF-16 units) for a 50-character field: any cut of it lands on a pair.
+    await wm().registerRecipients('DEMO', [{ name: 'emoji-cut', description: `x${'🔥'.repeat(49)}` }]);
+    const v = await openEdit('emoji-cut');
+    expect(initial(v, 'name')).toBe('emoji-cut');
+    expect(loneSurrogates(initial(v, 'description'))).toEqual([]);
   });
 });
