@@ -83,4 +83,37 @@ describe('a value first shown in a form', () => {
     expect(initial(v, 'name')).toBe('emoji-cut');
     expect(loneSurrogates(initial(v, 'description'))).toEqual([]);
   });
+
+  it('a description of 50 characters with emoji (as the service counts them) is shown whole, and kept on a rename', async () => {
+    const description = `x${'🔥'.repeat(49)}`;
+    await wm().registerRecipients('DEMO', [{ name: 'emoji-whole', description }]);
+    const v = await openEdit('emoji-whole');
+    expect(initial(v, 'description')).toBe(description);
+
+    const view = bot.fake.lastView(admin(), 'modal') as FakeView;
+    const values = (name: string, desc: string) => ({
+      name: { value: { type: 'plain_text_input', value: name } },
+      description: { value: { type: 'plain_text_input', value: desc } },
+    });
+    // One character too many as the service counts (100 UTF-16 units): refused on its field.
+    const long = await bot.viewSubmission({
+      user: admin(),
+      view,
+      values: values('emoji-whole', `${description}y`),
+    });
+    expect(long.json).toEqual({
+      response_action: 'errors',
+      errors: { description: 'The description is 51 characters long; the limit is 50.' },
+    });
+    // Renamed only: the description is not sent, so it stays whole.
+    const seq = lastSeq(bot);
+    const r = await bot.viewSubmission({ user: admin(), view, values: values('emoji-whole-2', description) });
+    expect(r.json).toMatchObject({ response_action: 'update' });
+    await bot.fake.waitFor(
+      (c) => c.seq > seq && c.method === 'views.update' && JSON.stringify(c.args).includes('Saved.'),
+      10_000,
+    );
+    const [after] = (await wm().searchRecipients('DEMO', { keywords: ['emoji-whole-2'] })).items;
+    expect(after).toMatchObject({ name: 'emoji-whole-2', description });
+  });
 });
