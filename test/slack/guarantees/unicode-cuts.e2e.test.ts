@@ -117,3 +117,19 @@ describe('a value first shown in a form', () => {
     expect(after).toMatchObject({ name: 'emoji-whole-2', description });
   });
 });
+
+describe('a workflow step input quoted in its failure', () => {
+  it('job status with a job id of emoji: the step fails with the reason, its text intact', async () => {
+    const seq = lastSeq(bot);
+    await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: EMOJI_TAIL } });
+    const c = await bot.fake.waitFor((x) => x.seq > seq && x.method.startsWith('functions.'), 10_000);
+    expect({ method: c.method, ok: c.ok, error: c.error }).toEqual({
+      method: 'functions.completeError',
+      ok: true,
+      error: undefined,
+    });
+    // The half pair is not sent: the client's form encoding would fuse it with the next
+    // character (here the closing quote, read back as another emoji).
+    expect(String(c.args.error)).toContain(`"x${'🔥'.repeat(19)}\ufffd" is not a job id.`);
+  });
+});
