@@ -133,3 +133,30 @@ describe('a workflow step input quoted in its failure', () => {
     expect(String(c.args.error)).toContain(`"x${'🔥'.repeat(19)}\ufffd" is not a job id.`);
   });
 });
+
+describe('an audit entry cut inside an emoji', () => {
+  it('the audit channel gets the line, the typed text intact up to the cut', async () => {
+    let seq = lastSeq(bot);
+    await bot.command(`setup audit-channel <#${bot.ws.channel}|general>`, { user: bot.ws.admin });
+    await bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.args.channel === bot.ws.channel && c.seq > seq,
+      10_000,
+    );
+    // The detail quotes the first 100 UTF-16 units of the name: 'x' and 49.5 emoji.
+    seq = lastSeq(bot);
+    await bot.command(`site request ${EMOJI_TAIL}${'🔥'.repeat(20)}`, {
+      command: '/drm',
+      user: bot.ws.admin,
+    });
+    const line = await bot.fake.waitFor(
+      (c) =>
+        c.method === 'chat.postMessage' &&
+        c.args.channel === bot.ws.channel &&
+        c.seq > seq &&
+        String(c.args.text).includes('site.request'),
+      10_000,
+    );
+    expect(line.ok).toBe(true);
+    expect(String(line.args.text)).toContain(`additional site "x${'🔥'.repeat(49)}\ufffd"`);
+  });
+});
