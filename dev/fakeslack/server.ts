@@ -14,21 +14,9 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { validateMessageBlocks, validateView } from './blocks.js';
+import { hasLoneSurrogate, validateMessageBlocks, validateView } from './blocks.js';
 
 type Obj = Record<string, unknown>;
-
-/**
- * Does any string of a payload hold half of a surrogate pair (text cut at a UTF-16 length)?
- * Slack refuses such a payload whole, as invalid JSON (`JSON.stringify` writes the half as a
- * `\udXXX` escape that no UTF-8 text can carry).
- */
-function hasLoneSurrogate(v: unknown): boolean {
-  if (typeof v === 'string') return /[\ud800-\udfff]/u.test(v);
-  if (Array.isArray(v)) return v.some(hasLoneSurrogate);
-  if (typeof v === 'object' && v !== null) return Object.values(v).some(hasLoneSurrogate);
-  return false;
-}
 
 export interface FakeUserSpec {
   id: string;
