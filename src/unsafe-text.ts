@@ -9,10 +9,13 @@
  * - zero-width and invisible: U+00AD (soft hyphen), U+180E (Mongolian vowel separator),
  *   U+200B-U+200D (zero-width space/non-joiner/joiner), U+2060-U+2064 (word joiner, invisible
  *   operators), U+FEFF (BOM / zero-width no-break space), U+E0000-U+E007F (tag characters);
- * - line and paragraph separators U+2028/U+2029 (break a line in some clients, not in others).
+ * - line and paragraph separators U+2028/U+2029 (break a line in some clients, not in others);
+ * - half of a surrogate pair (U+D800-U+DFFF alone: with the `u` flag a whole pair is one code
+ *   point and never matches): left by a cut of text at a UTF-16 length, or sent by the service;
+ *   Slack refuses a whole payload that holds one.
  */
 const INVISIBLE_OR_BIDI_CLASS =
-  '\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff\\u{e0000}-\\u{e007f}';
+  '\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff\\u{e0000}-\\u{e007f}\\ud800-\\udfff';
 
 /** Control characters except tab and newline, and every invisible or bidi character above. */
 export const UNSAFE_TEXT_CHARS = new RegExp(

@@ -271,3 +271,46 @@ export function validateView(view: unknown): string[] {
   }
   return c.errors;
 }
+
+/**
+ * Problems Slack finds in the answer to a view_submission (the HTTP body of the ack), empty when
+ * it takes it: `errors` keyed by a block that is not an input of the submitted form (Slack refuses
+ * the answer and the user sees a generic error), an `update` / `push` view it would refuse, half
+ * of a surrogate pair anywhere. `answered` are the block ids the submission carried values for
+ * (a form opened by an older version has inputs the current one does not).
+ */
+export function viewAckProblems(
+  submitted: { blocks?: unknown },
+  answered: readonly string[],
+  ack: unknown,
+): string[] {
+  if (!isObj(ack)) return [];
+  const out: string[] = [];
+  if (hasLoneSurrogate(ack)) out.push('half of a surrogate pair in the answer');
+  if (ack.response_action === 'errors') {
+    const inputs = new Set(answered);
+    if (Array.isArray(submitted.blocks))
+      for (const b of submitted.blocks)
+        if (isObj(b) && b.type === 'input' && typeof b.block_id === 'string') inputs.add(b.block_id);
+    if (!isObj(ack.errors)) out.push('errors must be an object');
+    else
+      for (const [k, v] of Object.entries(ack.errors)) {
+        if (!inputs.has(k)) out.push(`errors: "${k}" is not an input block of the form`);
+        if (typeof v !== 'string' || v.length === 0) out.push(`errors: "${k}" needs a message`);
+      }
+  }
+  if (ack.response_action === 'update' || ack.response_action === 'push') out.push(...validateView(ack.view));
+  return out;
+}
+
+/**
+ * Does any string of a payload hold half of a surrogate pair (text cut at a UTF-16 length)?
+ * Slack refuses such a payload whole, as invalid JSON (`JSON.stringify` writes the half as a
+ * `\udXXX` escape that no UTF-8 text can carry).
+ */
+export function hasLoneSurrogate(v: unknown): boolean {
+  if (typeof v === 'string') return /[\ud800-\udfff]/u.test(v);
+  if (Array.isArray(v)) return v.some(hasLoneSurrogate);
+  if (isObj(v)) return Object.values(v).some(hasLoneSurrogate);
+  return false;
+}

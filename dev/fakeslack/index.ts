@@ -1,5 +1,5 @@
 /** Fake Slack Web API for tests and the offline demo. See ./server.ts. */
-export { validateMessageBlocks, validateView } from './blocks.js';
+export { validateMessageBlocks, validateView, viewAckProblems } from './blocks.js';
 export {
   type FailureSpec,
   type FakeCall,

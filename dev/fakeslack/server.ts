@@ -3,8 +3,9 @@
  *
  * It answers with Slack's real response shapes and refuses what Slack refuses (unknown tokens,
  * another workspace's channels, Block Kit limits, expired trigger ids, channels the bot is not in,
- * archived channels), records every call, and can be scripted to fail (ratelimited + Retry-After,
- * 5xx, any error string) for N calls. Point the bot at it with SLACK_API_URL = fake.apiUrl.
+ * archived channels, half of a surrogate pair in any text), records every call, and can be
+ * scripted to fail (ratelimited + Retry-After, 5xx, any error string) for N calls. Point the bot
+ * at it with SLACK_API_URL = fake.apiUrl.
  *
  * Routes: POST /api/<method>, POST /upload/<fileId> (files.uploadV2's upload step),
  * GET /files-pri/<team>-<file>/<name> (url_private, needs the bot token), POST /response/<id>.
@@ -13,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { validateMessageBlocks, validateView } from './blocks.js';
+import { hasLoneSurrogate, validateMessageBlocks, validateView } from './blocks.js';
 
 type Obj = Record<string, unknown>;
 
@@ -685,6 +686,7 @@ export class FakeSlack {
         }
       }
     }
+    if (hasLoneSurrogate(args)) throw new SlackApiError('invalid_json');
     return args;
   }
 
@@ -1455,6 +1457,7 @@ export class FakeSlack {
     } catch {
       return fail(400, 'invalid_payload');
     }
+    if (hasLoneSurrogate(payload)) return fail(400, 'invalid_payload', payload);
     if (!state) return fail(404, 'invalid_url', payload);
     if (this.now() - state.createdAt > 30 * 60_000) return fail(404, 'expired_url', payload);
     if (state.uses >= 5) return fail(404, 'used_url', payload);

@@ -21,7 +21,7 @@ import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { startEmulator } from '../emulator/index.js';
 import type { EmulatorHandle } from '../emulator/types.js';
-import { FakeSlack, type FakeView, type FakeWorkspaceSpec } from '../fakeslack/index.js';
+import { FakeSlack, type FakeView, type FakeWorkspaceSpec, viewAckProblems } from '../fakeslack/index.js';
 
 type Obj = Record<string, unknown>;
 
@@ -713,7 +713,13 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
           is_enterprise_install: false,
           enterprise: null,
         };
-        return sendPayload(payload, o.signature);
+        const r = await sendPayload(payload, o.signature);
+        // Slack refuses an answer it cannot show (the user sees only a generic error): so does this.
+        const refused = r.status === 200 ? viewAckProblems(v, Object.keys(o.values ?? {}), r.json) : [];
+        if (refused.length > 0) {
+          throw new Error(`harness: Slack would refuse the answer to this submission: ${refused.join('; ')}`);
+        }
+        return r;
       },
 
       async viewClosed(o) {

@@ -4,7 +4,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeSlack } from '../../dev/fakeslack/index.js';
+import { FakeSlack, viewAckProblems } from '../../dev/fakeslack/index.js';
 
 const A = { teamId: 'T0AAA', botToken: 'xoxb-1-aaa' };
 const B = { teamId: 'T0BBB', botToken: 'xoxb-2-bbb' };
@@ -300,6 +300,23 @@ describe('Block Kit limits', () => {
       err('msg_too_long'),
     );
   });
+
+  it('refuses text holding half of a surrogate pair (a cut inside an emoji), accepts whole pairs', async () => {
+    const half = '🔥🔥'.slice(0, 3);
+    // The Web API client cannot even encode it (form encoding throws before any request)...
+    await expect(a.chat.postMessage({ channel: 'C0AGEN', text: `cut ${half}` })).rejects.toThrow(
+      /URI malformed/,
+    );
+    // ...and a JSON body carrying it is refused.
+    const json = (text: string) =>
+      fetch(`${fake.apiUrl}chat.postMessage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${A.botToken}` },
+        body: JSON.stringify({ channel: 'C0AGEN', text: 'x', blocks: [section(text)] }),
+      }).then((r) => r.json());
+    await expect(json(`cut ${half}`)).resolves.toMatchObject({ ok: false, error: 'invalid_json' });
+    await expect(json('🔥👩‍👩‍👧')).resolves.toMatchObject({ ok: true });
+  });
 });
 
 describe('views and trigger ids', () => {
@@ -381,6 +398,40 @@ describe('views and trigger ids', () => {
     await a.views.publish({ user_id: 'U0AUSER', view: { type: 'home', blocks: [section('home')] } });
     expect(fake.lastView('U0AUSER', 'home')?.blocks).toEqual([section('home')]);
     expect(fake.lastView('U0AUSER', 'modal')?.callbackId).toBe('pushed');
+  });
+});
+
+describe('answers to a view submission', () => {
+  const form = {
+    blocks: [
+      { type: 'section', block_id: 'intro', text: { type: 'mrkdwn', text: 'x' } },
+      {
+        type: 'input',
+        block_id: 'name',
+        label: { type: 'plain_text', text: 'Name' },
+        element: { type: 'plain_text_input' },
+      },
+    ],
+  };
+  it("takes inline errors on the form's inputs, an empty ack, and a valid update", () => {
+    expect(viewAckProblems(form, [], { response_action: 'errors', errors: { name: 'Too long.' } })).toEqual(
+      [],
+    );
+    expect(viewAckProblems(form, [], undefined)).toEqual([]);
+    const update = { type: 'modal', title: { type: 'plain_text', text: 'Saved' }, blocks: [] };
+    expect(viewAckProblems(form, [], { response_action: 'update', view: update })).toEqual([]);
+  });
+  it('refuses errors on a block that is not an input of the form, an invalid view, half a surrogate pair', () => {
+    expect(viewAckProblems(form, [], { response_action: 'errors', errors: { intro: 'x' } })).toEqual([
+      'errors: "intro" is not an input block of the form',
+    ]);
+    // A form opened by an older version: its inputs are the blocks the submission has values for.
+    expect(viewAckProblems(form, ['old'], { response_action: 'errors', errors: { old: 'x' } })).toEqual([]);
+    const bad = { type: 'modal', title: { type: 'plain_text', text: 't'.repeat(25) }, blocks: [] };
+    expect(viewAckProblems(form, [], { response_action: 'update', view: bad })).toHaveLength(1);
+    expect(
+      viewAckProblems(form, [], { response_action: 'errors', errors: { name: `cut ${'🔥'.slice(0, 1)}` } }),
+    ).toEqual(['half of a surrogate pair in the answer']);
   });
 });
 
@@ -495,6 +546,7 @@ describe('response_url', () => {
     const url = fake.responseUrl(A.teamId, { channel: 'C0AGEN', userId: 'U0AUSER' });
     const r = await post(url, { text: 'x', blocks: [section('x'.repeat(3001))] });
     expect(r.status).toBe(400);
+    expect((await post(url, { text: `cut ${'🔥'.slice(0, 1)}` })).status).toBe(400);
     clock += 31 * 60_000;
     expect((await post(url, { text: 'late' })).status).toBe(404);
   });

@@ -57,6 +57,8 @@ const HOSTILE = [
   "=cmd|' /C calc'!A0",
   'x'.repeat(10_000),
   '<!channel>'.repeat(500),
+  // Emoji after one letter: any cut at an even UTF-16 length leaves half a pair.
+  `x${'🔥'.repeat(1_000)}`,
 ];
 
 const hostileArb = fc.oneof(

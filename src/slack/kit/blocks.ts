@@ -4,7 +4,7 @@
  * Slack's Block Kit limits are named in ONE place, `LIMITS` below (Slack docs: 50 blocks per
  * message, 100 per view, section text 3000, fields 10 of 2000, header 150, button text 75, ids 255,
  * 25 elements per actions block, 10 per context, modal title and buttons 24, confirm dialog title
- * 100 / text 300 / buttons 30, inline errors 150).
+ * 100 / text 300 / buttons 30, inline errors 150, 100 options per select or option group).
  */
 import type {
   Button,
@@ -172,11 +172,21 @@ export function textInput(
   } = {},
 ): Block {
   const element: InputElement = { type: 'plain_text_input', action_id: opts.actionId ?? 'value' };
-  if (opts.initial) element.initial_value = opts.initial.slice(0, opts.maxLength ?? 3000);
+  if (opts.initial) element.initial_value = cutUnits(opts.initial, opts.maxLength ?? 3000);
   if (opts.placeholder) element.placeholder = plain(opts.placeholder, LIMITS.placeholder);
   if (opts.multiline) element.multiline = true;
   if (opts.maxLength) element.max_length = opts.maxLength;
   return input(blockId, label, element, opts);
+}
+
+/**
+ * At most `max` UTF-16 units without splitting a surrogate pair (an emoji cut in half makes Slack
+ * refuse the whole view) and without `…`: the value of a field is sent back as typed.
+ */
+function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const c = text.charCodeAt(max - 1);
+  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max);
 }
 
 /** An input block around `element`: id, label and hint cut to Slack's limits. */
@@ -220,9 +230,20 @@ export function staticSelect(
   opts: { actionId?: string; initial?: string; optional?: boolean } = {},
 ): Block {
   const opt = options
-    .slice(0, LIMITS.selectOptions)
+    .slice(0, LIMITS.selectOptions * LIMITS.selectOptions)
     .map((o) => ({ text: plain(o.text, LIMITS.optionText), value: o.value }));
-  const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value', options: opt };
+  const element: InputElement = { type: 'static_select', action_id: opts.actionId ?? 'value' };
+  if (opt.length <= LIMITS.selectOptions) element.options = opt;
+  else {
+    // Over Slack's 100 options: groups of 100 (up to 100 groups), each labelled "first – last",
+    // so that no option (a configured site) drops out of the list.
+    element.option_groups = [];
+    for (let i = 0; i < opt.length; i += LIMITS.selectOptions) {
+      const group = opt.slice(i, i + LIMITS.selectOptions);
+      const label = `${group[0]!.text.text} – ${group.at(-1)!.text.text}`;
+      element.option_groups.push({ label: plain(label, LIMITS.optionText), options: group });
+    }
+  }
   const initial = opt.find((o) => o.value === opts.initial);
   if (initial) element.initial_option = initial;
   return input(blockId, label, element, opts);

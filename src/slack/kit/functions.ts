@@ -21,7 +21,7 @@ import { NotConfiguredError } from '../../ops/workspace.js';
 import type { AppDeps } from '../deps.js';
 import { type CommandContext, createContext, errorOptions } from './context.js';
 import { explainError } from './errors.js';
-import { SLACK_USER_ID_RE } from './mrkdwn.js';
+import { neutralise, SLACK_USER_ID_RE } from './mrkdwn.js';
 import { stepBarred } from './roles.js';
 import { botClientFor } from './support.js';
 
@@ -172,7 +172,9 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
           await ctx
             .audit({ action: decl.action, detail: `${decl.title}, ${who}: ${text.slice(0, 300)}`, result })
             .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
-          await fail({ error: text }).catch((err: unknown) =>
+          // Plain text shown in Workflow Builder: neutralised like every plain_text (a quoted input
+          // cut inside an emoji would otherwise reach Slack fused with the next character).
+          await fail({ error: neutralise(text) }).catch((err: unknown) =>
             ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
           );
         };

@@ -37,7 +37,7 @@ import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView } from './blocks.js';
 import type { CommandContext, SlashCommand } from './context.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
-import { truncate } from './mrkdwn.js';
+import { neutralise, truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
 import { adminGateForView, admit, barredAtSubmit, type Role } from './roles.js';
 import { actionContext, respondError, viewContext } from './support.js';
@@ -371,9 +371,12 @@ async function runModal(
     }
     if ('errors' in checked) {
       outcome = 'invalid';
-      // Slack refuses an error over its limit: cut here, so no form has to remember it.
+      // Slack refuses an error over its limit, or with half of a surrogate pair (a typed value
+      // quoted after a cut): cut and neutralised here, so no form has to remember it.
       const errors = Object.fromEntries(
-        Object.entries(checked.errors).flatMap(([k, v]) => (v ? [[k, truncate(v, LIMITS.inlineError)]] : [])),
+        Object.entries(checked.errors).flatMap(([k, v]) =>
+          v ? [[k, truncate(neutralise(v), LIMITS.inlineError)]] : [],
+        ),
       );
       await ack({ response_action: 'errors', errors });
       await checked.after?.();

@@ -231,12 +231,16 @@ export function listOption<S extends z.ZodType>(schema: S, meta: ArgMeta): ArgSp
 
 /** Common value schemas with user-facing messages. */
 export const values = {
+  /** Digits only, as typed (a sign allowed): `0x10`, `1e3` or `12.0` would read as another number. */
   int: (min: number, max: number) =>
-    z.coerce
-      .number({ error: `must be a whole number from ${min} to ${max}` })
-      .int({ error: `must be a whole number from ${min} to ${max}` })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` }),
+    z.preprocess(
+      (v) => (typeof v === 'string' && !/^\s*[+-]?\d+\s*$/.test(v) ? Number.NaN : v),
+      z.coerce
+        .number({ error: `must be a whole number from ${min} to ${max}` })
+        .int({ error: `must be a whole number from ${min} to ${max}` })
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    ),
   text: (max = 3000) =>
     z
       .string()

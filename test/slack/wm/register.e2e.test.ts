@@ -152,6 +152,37 @@ describe('/dwm register', () => {
     expect(JSON.stringify(r.json)).toContain('CSV');
   });
 
+  it('names typed inline, more than the text box holds: Back to edit keeps the whole list, never a cut one', async () => {
+    const admin = bot.ws.admin;
+    // 320 names (5,440 characters one a line): the form's text box holds 3,000.
+    const names = Array.from({ length: 320 }, (_, i) => `inline-long-${String(i).padStart(4, '0')}`);
+    const seq = lastSeq(bot);
+    await bot.command(`register ${names.join(' ')}`, { user: admin });
+    await nextCall(bot, 'views.open', seq);
+    const preview = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_preview');
+    expect(blocksText(preview.blocks)).toContain('(320 typed lines)');
+
+    const back = buttons(preview.blocks).find((b) => b.action_id === 'wm_register_back')!;
+    await bot.action({ actionId: back.action_id, value: back.value!, user: admin, view: preview });
+    const form = await waitForView(bot, admin, (v) => v.callbackId === 'wm_register_form');
+    const box = (form.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
+      (b) => b.block_id === 'recipients_text',
+    )?.element?.initial_value;
+    // Never part of the list (the last name cut into another valid name, the rest dropped).
+    expect(box === undefined || box === names.join('\n')).toBe(true);
+    expect(blocksText(form.blocks)).toContain('320 lines');
+
+    // Preview as the form stands (the box as shown): the same 320 names are checked again.
+    await bot.viewSubmission({ user: admin, view: form, values: textValues(box ?? '') });
+    const again = await waitForView(
+      bot,
+      admin,
+      (v) => v.callbackId === 'wm_register_preview' && v.hash !== preview.hash,
+    );
+    expect(blocksText(again.blocks)).toContain('(320 typed lines)');
+    expect(blocksText(again.blocks)).toContain('*320*');
+  });
+
   it('a CSV of 1,000 lines with a failed batch: the others are registered, the failure is reported', async () => {
     const admin = bot.ws.admin;
     const emu = bot.emulator!;

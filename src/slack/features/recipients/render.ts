@@ -185,7 +185,10 @@ export function recipientEditView(r: Recipient, siteId: string, privateMetadata:
       textInput(RECIPIENT_EDIT_BLOCK.description, 'Description', {
         initial: r.description,
         optional: true,
-        maxLength: API_LIMITS.recipientDescription,
+        // The service counts characters (an emoji is one), a field's length counts UTF-16 units
+        // (an emoji is two): room for any description the service holds, so it is shown whole;
+        // the form's check refuses one over 50 characters.
+        maxLength: 2 * API_LIMITS.recipientDescription,
         hint: 'Up to 50 characters. Leave blank for none.',
       }),
     ],

@@ -9,7 +9,7 @@ import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions.js';
 import { dmChannel } from '../../kit/support.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';
-import { formMetadata } from './modals.js';
+import { formMetadata, keptText } from './modals.js';
 import { previewIssuesCsvComment, registerFormView } from './render.js';
 
 /** The buttons carry the modal's metadata: workspace, site, draft id. */
@@ -26,12 +26,14 @@ export const backButton = button({
     const draft = meta.d ? await loadDraft(ctx.deps, ctx.workspace, meta.d, ctx.userId) : undefined;
     const c = await ctx.clients();
     const site = c.site(draft?.siteId ?? meta.s);
+    const kept = keptText(draft);
     await client.views.update({
       view_id: viewId,
       view: registerFormView({
         siteIds: c.siteIds,
         siteId: site,
-        ...(draft?.text ? { text: draft.text } : {}),
+        ...(draft?.text && !kept ? { text: draft.text } : {}),
+        ...(kept ? { keptText: { lines: kept.split(/\r\n|\n|\r/).length } } : {}),
         ...(draft?.file ? { keptFile: { name: draft.file.name, lines: draft.file.lines } } : {}),
         ...(meta.d && !draft
           ? { problem: 'Your earlier list has expired (kept one hour); enter it again.' }

@@ -16,6 +16,7 @@ import { existingLookup } from '../../../ops/recipients.js';
 import {
   checkEntryCount,
   checkModalText,
+  MODAL_TEXT_LIMIT,
   type ParsedInput,
   parseRecipientInput,
   planRegistration,
@@ -50,6 +51,15 @@ const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().op
 
 export function formMetadata(workspace: string, siteId: string, draftId?: string): string {
   return encodeValue({ w: workspace, s: siteId, ...(draftId ? { d: draftId } : {}) });
+}
+
+/**
+ * The draft's typed list when it is longer than the form's text box holds (names typed inline
+ * with the command): the form shows it as kept, never cut, and a Preview with the box left empty
+ * checks it again.
+ */
+export function keptText(d: RegistrationDraft | undefined): string | undefined {
+  return d && !d.file && d.text.length > MODAL_TEXT_LIMIT ? d.text : undefined;
 }
 
 /** Parse a draft's input (typed lines or a CSV file). */
@@ -166,7 +176,7 @@ export const registerFormModal = modal<FormMeta, FormData>({
     }
     // One store read before the ack.
     const previous = meta.d ? await loadDraft(ctx.deps, ctx.workspace, meta.d, ctx.userId) : undefined;
-    if (!text.trim() && !fileId && !previous?.file) {
+    if (!text.trim() && !fileId && !previous?.file && !keptText(previous)) {
       return {
         errors: { [REGISTER_BLOCK.text]: 'Type at least one recipient, or upload a CSV file below.' },
       };
@@ -182,8 +192,10 @@ export const registerFormModal = modal<FormMeta, FormData>({
       text,
       createdAt: new Date(deps.now()).toISOString(),
     };
-    // A file kept from before is used only when nothing new was given.
+    // A file (or a typed list too long for the box) kept from before is used only when nothing
+    // new was given.
     if (!text.trim() && !fileId && previous?.file) draft.file = previous.file;
+    else if (!text.trim() && !fileId) draft.text = keptText(previous) ?? text;
     if (fileId) {
       try {
         const f = await readSlackFile(deps, client, fileId);

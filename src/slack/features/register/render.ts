@@ -36,6 +36,8 @@ export interface RegisterFormInput {
   siteId: string;
   /** A file kept from an earlier submission of this draft. */
   keptFile?: { name: string; lines: number };
+  /** A typed list kept from before, longer than the text box holds (never shown cut). */
+  keptText?: { lines: number };
   /** A problem to show on top (bot-authored sentence, escaped here). */
   problem?: string;
   privateMetadata: string;
@@ -79,6 +81,13 @@ export function registerFormView(input: RegisterFormInput): ModalView {
     blocks.push(
       context(
         `Kept from before: ${code(input.keptFile.name)} (${plural(input.keptFile.lines, 'line')}). Upload another file to replace it.`,
+      ),
+    );
+  }
+  if (input.keptText) {
+    blocks.push(
+      context(
+        `Kept from before: the list you typed (${plural(input.keptText.lines, 'line')}), longer than the text box holds. Preview checks it again; type a list or upload a file to replace it.`,
       ),
     );
   }
