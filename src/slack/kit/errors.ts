@@ -72,8 +72,10 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
   if (err instanceof ServiceError) {
     const condition = errorCondition(err);
     const plainWords = condition ? `\n${esc(ERROR_CONDITION_TEXT[condition])}` : '';
+    const said = err.serviceMessage.trim();
     return {
-      why: `The service answered ${code(err.code)}: ${esc(truncate(err.serviceMessage, 500))}${plainWords}`,
+      // A service may send its code with an empty message: then the code stands alone.
+      why: `The service answered ${code(err.code)}${said ? `: ${esc(truncate(said, 500))}` : '.'}${plainWords}`,
       next:
         condition === 'internal'
           ? 'Try again in a few minutes.'

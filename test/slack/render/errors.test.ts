@@ -75,6 +75,11 @@ describe('error rendering', () => {
     expect(explainError(new AuthError('e', 'm'), opts).next).toContain('`/dwm setup`');
     expect(explainError(new ServiceError('e', 'E2003', 'm'), opts).why).toContain('pre-embedding');
   });
+  it('a service error with an empty message shows its code alone, without a dangling colon', () => {
+    expect(explainError(new ServiceError('e', 'X123', ''), opts).why).toBe('The service answered `X123`.');
+    expect(explainError(new ServiceError('e', 'X123', '  '), opts).why).toBe('The service answered `X123`.');
+    expect(explainError(new ServiceError('e', 'X123', 'odd'), opts).why).toBe('The service answered `X123`: odd');
+  });
   it('refusal says who to ask', () => {
     expect(renderRefused('run /drm plan trial', '<@UADMIN> or a workspace admin')).toMatchSnapshot();
   });
