@@ -40,9 +40,63 @@ export interface ErrorRenderOptions {
   command?: string;
 }
 
+/**
+ * The service calls that change something (POST/PUT, src/api/service.ts and watermarking.ts), by
+ * endpoint, with the command that shows whether the change was made (none for the certificate:
+ * the service cannot show it back).
+ */
+const WRITE_CHECKS: Readonly<Record<string, string | null>> = {
+  'svc.requestAdditionalSite': '/drm site requests',
+  'svc.createSubMember': '/drm members',
+  'svc.resetSubMemberPassword': '/drm members',
+  'svc.updateSubMember': '/drm members',
+  'svc.registerStatusRequest': '/drm plan',
+  'svc.cancelStatusRequest': '/drm plan',
+  'svc.updateSettings': '/drm settings',
+  'svc.uploadFpsCert': null,
+  'wm.registerRecipients': '/dwm recipients',
+  'wm.modifyRecipient': '/dwm recipients',
+};
+
+/**
+ * True when a change sent to the service failed in a way that leaves its outcome unknown: the
+ * request may have been processed (a 5xx, a timeout or a reset after sending) or the service
+ * answered in a form that could not be read. The user must check before trying again, or the
+ * change may be made twice (a second member, a second site request).
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof TransportError || err instanceof ProtocolError)) return false;
+  if (!Object.hasOwn(WRITE_CHECKS, err.endpoint)) return false;
+  return err instanceof ProtocolError || err.ambiguous;
+}
+
+function checkBeforeRetry(command: string | null): string {
+  return command
+    ? `Check with ${code(command)} whether it was done before trying again, so it is not done twice.`
+    : 'The service cannot show whether it was done: ask the service team before sending it again.';
+}
+
 export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExplanation {
   const cmd = opts.command ?? '/dwm';
   const admins = opts.admins ?? 'a workspace admin';
+  if (outcomeUnknown(err)) {
+    const e = err as TransportError | ProtocolError;
+    const detail =
+      e instanceof ProtocolError
+        ? 'The service answered in an unexpected format'
+        : e.status
+          ? `The service answered HTTP ${e.status}`
+          : 'The service could not be reached or did not answer in time (network error or timeout)';
+    return {
+      why: `${detail}, so the bot cannot tell whether the change was made.${
+        e instanceof ProtocolError && e.advice ? ` ${esc(e.advice)}` : ''
+      }`,
+      next: `${checkBeforeRetry(WRITE_CHECKS[e.endpoint] ?? null)}${
+        e instanceof ProtocolError ? ` If it keeps happening, report reference ${code(opts.refId)}.` : ''
+      }`,
+      unexpected: e instanceof ProtocolError,
+    };
+  }
   if (err instanceof ParseError) {
     return {
       why: esc(err.message),

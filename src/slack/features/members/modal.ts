@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { explainError, renderError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { code, esc, userMention } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError, replyFromModal } from '../../kit/support.js';
@@ -75,7 +75,9 @@ export const groupModal = modal<Meta, { group: string }>({
       const opts = await errorOptions(ctx);
       logError(ctx, 'change group failed', e, opts);
       await deliver(renderError("Couldn't change the group", e, opts), false).catch(() => undefined);
-      await closeWith(`:warning: The group was not changed. ${explainError(e, opts).why}`);
+      await closeWith(
+        `:warning: ${outcomeUnknown(e) ? '' : 'The group was not changed. '}${explainError(e, opts).why}`,
+      );
     }
   },
 });

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import type { Message } from '../../kit/blocks.js';
-import { explainError, renderError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
@@ -115,7 +115,9 @@ export const planModal = modal<Meta, Data>({
       ).catch((err: unknown) =>
         ctx.logger.error({ err, refId: ctx.refId }, 'could not deliver the plan error'),
       );
-      await closeWith(`:warning: The request was not sent. ${explainError(e, opts).why}`);
+      await closeWith(
+        `:warning: ${outcomeUnknown(e) ? '' : 'The request was not sent. '}${explainError(e, opts).why}`,
+      );
     }
   },
 });

@@ -17,7 +17,7 @@ import { checkRecipientDescription, checkRecipientName } from '../../../api/vali
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { explainError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/errors.js';
 import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { replaceViaResponseUrl } from '../../kit/support.js';
@@ -166,7 +166,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
           'Edit recipient',
           // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
           [
-            section(`:warning: Nothing was saved. ${ex.why} ${ex.next}`),
+            section(`:warning: ${outcomeUnknown(err) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`),
             ...(ex.unexpected ? [context(`Reference ${code(ctx.refId)}`)] : []),
           ],
           { close: 'Close' },

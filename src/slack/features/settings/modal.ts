@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
-import { explainError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/errors.js';
 import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { audited, errorOptions, logError } from '../../kit/support.js';
@@ -82,7 +82,11 @@ export const settingsModal = modal<Meta, Data>({
       await client.views
         .update({
           view_id: view.id,
-          view: settingsEditModal(s, JSON.stringify(meta), `Nothing was saved. ${ex.why} ${ex.next}`),
+          view: settingsEditModal(
+            s,
+            JSON.stringify(meta),
+            `${outcomeUnknown(e) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`,
+          ),
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the settings view'));
     }

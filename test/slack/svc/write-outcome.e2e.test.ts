@@ -1,0 +1,98 @@
+/**
+ * A change sent to the service whose answer is lost (a timeout after sending, a 5xx, an unreadable
+ * answer) may have been made: the user is told the outcome is unknown and how to check, not that
+ * nothing changed (trying again blindly would add a second member or a second site request).
+ * Through the signed app, the emulator with faults and the fake Slack.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBot, type TestBot } from '../../harness/index.js';
+import { drm } from './support.js';
+
+let bot: TestBot;
+beforeAll(async () => {
+  bot = await startTestBot({
+    credentials: 'env',
+    apiOptions: { timeouts: { headersMs: 1000, bodyMs: 1000 }, retries: { max: 1, baseMs: 10 } },
+  });
+});
+afterAll(async () => {
+  await bot?.close();
+});
+
+const UNKNOWN = /cannot tell whether the change was made/;
+const NOTHING_CHANGED = /Nothing was changed/;
+
+describe('a change whose answer is lost', () => {
+  it('members add timed out after sending: outcome unknown, check with /drm members (it was in fact added)', async () => {
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({ match: 'POST /svc/api/v2/account/member', latencyMs: 1600, times: 1 });
+    try {
+      const r = await drm(bot, 'members add late.arrival@example.com ts', bot.ws.admin);
+      expect(r.text).toMatch(UNKNOWN);
+      expect(r.text).toContain('`/drm members`');
+      expect(r.text).toContain('so it is not done twice');
+      expect(r.text).not.toMatch(NOTHING_CHANGED);
+    } finally {
+      emu.faults.clear();
+    }
+    // The service did add the member after the bot stopped waiting: "nothing changed" was false.
+    let listed = '';
+    for (let i = 0; i < 50 && !listed.includes('late.arrival@example.com'); i++) {
+      listed = (await drm(bot, 'members', bot.ws.admin)).text;
+      if (!listed.includes('late.arrival@example.com')) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(listed).toContain('late.arrival@example.com');
+  });
+
+  it('site request answered 503: outcome unknown, check with /drm site requests', async () => {
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({ match: 'POST /svc/api/v2/account/siteId/approve', status: 503, times: 1 });
+    try {
+      const r = await drm(bot, 'site request Movies EU', bot.ws.admin);
+      expect(r.text).toMatch(/HTTP 503, so the bot cannot tell whether the change was made/);
+      expect(r.text).toContain('`/drm site requests`');
+      expect(r.text).not.toMatch(NOTHING_CHANGED);
+    } finally {
+      emu.faults.clear();
+    }
+  });
+
+  it('site request answered with an unreadable body: outcome unknown, with a reference id', async () => {
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({ match: 'POST /svc/api/v2/account/siteId/approve', malformed: true, times: 1 });
+    try {
+      const r = await drm(bot, 'site request Movies EU', bot.ws.admin);
+      expect(r.text).toMatch(/unexpected format, so the bot cannot tell whether the change was made/);
+      expect(r.text).toContain('`/drm site requests`');
+      expect(r.text).toMatch(/Reference `[0-9a-f]+`/);
+    } finally {
+      emu.faults.clear();
+    }
+  });
+
+  it('controls: a 429 on the change (not processed) and a failed read still say nothing was changed', async () => {
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({ match: 'POST /svc/api/v2/account/member', status: 429, times: 1 });
+    try {
+      const r = await drm(bot, 'members add rate.limited@example.com ts', bot.ws.admin);
+      expect(r.text).toMatch(/rate limited/);
+      expect(r.text).toMatch(NOTHING_CHANGED);
+      expect(r.text).not.toMatch(UNKNOWN);
+    } finally {
+      emu.faults.clear();
+    }
+    emu.faults.add({ match: 'GET /svc/api/v2/account/member', status: 503 });
+    try {
+      const r = await drm(bot, 'members', bot.ws.admin);
+      expect(r.text).toMatch(/HTTP 503/);
+      expect(r.text).toMatch(NOTHING_CHANGED);
+      expect(r.text).not.toMatch(UNKNOWN);
+    } finally {
+      emu.faults.clear();
+    }
+  });
+});
