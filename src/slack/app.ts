@@ -22,6 +22,7 @@ import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
+import { keepFormOpen, STORE_DOWN_INLINE } from './kit/form-errors.js';
 import { handlerQueue } from './kit/handler-queue.js';
 import { boltClientOptions, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
@@ -219,6 +220,23 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   }
 
   app = new App(base);
+  // A form submitted while the store is down can fail in Bolt's authorize (the installation is in
+  // the store); Bolt then acks with nothing, which closes the form and loses what was typed, and a
+  // submission has no response_url to explain it. app.error (below) marks such a submission, and
+  // its ack keeps the form open with the reason under the first field instead.
+  const storeDownForms = new WeakSet<object>();
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = (event) => {
+    const body = event.body as { type?: unknown; view?: Parameters<typeof keepFormOpen>[0] };
+    if (body?.type !== 'view_submission') return processEvent(event);
+    return processEvent({
+      ...event,
+      ack: (r) =>
+        event.ack(
+          r === undefined && storeDownForms.has(body) ? (keepFormOpen(body.view, STORE_DOWN_INLINE) ?? r) : r,
+        ),
+    });
+  };
   // First middleware: counts the requests in flight for the drain at shutdown.
   const drain = createDrain(logger);
   app.use(drain.middleware);
@@ -239,6 +257,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     const storeDown = causedByStoreOutage(error);
     const notInstalled = !storeDown && error.code === 'slack_bolt_authorization_error';
     if (storeDown) {
+      if (kind === 'view_submission' && typeof body === 'object' && body !== null) storeDownForms.add(body);
       logger.warn({ ref, team, kind, err: error }, 'request not run: the store is unavailable');
     } else if (notInstalled) {
       // No installation for the workspace (uninstalled, or the store lost it): nothing ran.
