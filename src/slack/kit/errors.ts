@@ -195,11 +195,61 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
       unexpected: true,
     };
   }
+  const slack = slackFailure(err, admins);
+  if (slack) return slack;
   return {
     why: 'Something unexpected went wrong on our side.',
     next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
     unexpected: true,
   };
+}
+
+/**
+ * A Slack Web API call of the request that failed on Slack's side (@slack/web-api's error shapes,
+ * duck typed as in src/watch/delivery.ts): said as Slack's failure, not as an error of the bot's
+ * with a reference to report. Other Slack refusals (invalid_blocks...) stay unexpected.
+ */
+function slackFailure(err: unknown, admins: string): ErrorExplanation | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { code?: unknown; data?: { error?: unknown } };
+  const busy: ErrorExplanation = {
+    why: "A call to Slack failed on Slack's side (a Slack error, a rate limit or a network problem).",
+    next: 'Try again in a minute.',
+    unexpected: false,
+  };
+  if (
+    e.code === 'slack_webapi_rate_limited_error' ||
+    e.code === 'slack_webapi_http_error' ||
+    e.code === 'slack_webapi_request_error'
+  )
+    return busy;
+  if (e.code !== 'slack_webapi_platform_error' || typeof e.data?.error !== 'string') return undefined;
+  switch (e.data.error) {
+    case 'expired_trigger_id':
+    case 'exchanged_trigger_id':
+      return {
+        why: 'Slack did not open the form in time (a form must open within 3 seconds of the command or click).',
+        next: 'Run the command again.',
+        unexpected: false,
+      };
+    case 'ratelimited':
+    case 'internal_error':
+    case 'fatal_error':
+    case 'service_unavailable':
+    case 'request_timeout':
+      return busy;
+    case 'token_revoked':
+    case 'account_inactive':
+    case 'invalid_auth':
+    case 'not_authed':
+      return {
+        why: "The app's Slack token no longer works (the app was uninstalled, or its token was revoked).",
+        next: `Ask ${admins} to install the app again.`,
+        unexpected: false,
+      };
+    default:
+      return undefined;
+  }
 }
 
 /** Blocks for a failure: ":warning: *<what> failed*", why, next, reference context. */
