@@ -166,9 +166,11 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
         : err.status
           ? `The service answered HTTP ${err.status}.`
           : 'The service could not be reached (network error or timeout).';
+    // The service said how long to wait (Retry-After): "in a minute" would be too soon.
+    const waitMin = err.retryAfterMs !== undefined ? Math.ceil(err.retryAfterMs / 60_000) : 1;
     return {
       why: `${detail} Tried ${err.attempts} time${err.attempts === 1 ? '' : 's'}.`,
-      next: 'Try again in a minute. Nothing was changed unless a message says so.',
+      next: `${waitMin > 1 ? `The service asked to wait ${waitMin} minutes: try again after that.` : 'Try again in a minute.'} Nothing was changed unless a message says so.`,
       unexpected: false,
     };
   }

@@ -95,4 +95,23 @@ describe('a change whose answer is lost', () => {
       emu.faults.clear();
     }
   });
+
+  it('a 429 whose Retry-After asks for 10 minutes says so, not "try again in a minute"', async () => {
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({
+      match: 'GET /svc/api/v2/account/member',
+      status: 429,
+      retryAfterSeconds: 600,
+      times: 1,
+    });
+    try {
+      const r = await drm(bot, 'members', bot.ws.admin);
+      expect(r.text).toMatch(/rate limited/);
+      expect(r.text).toContain('The service asked to wait 10 minutes: try again after that.');
+      expect(r.text).not.toContain('Try again in a minute');
+    } finally {
+      emu.faults.clear();
+    }
+  });
 });
