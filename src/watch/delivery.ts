@@ -20,7 +20,8 @@
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
  * account_inactive, token_revoked, missing_scope, invalid_auth) pause the channel's subscriptions
  * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug, retrying cannot help) drop that one entry and log it. Errors of
+ * msg_too_long: a rendering bug) are sent once more as plain text (no blocks, the text cut to 3,000
+ * characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
  */
@@ -257,9 +258,10 @@ export class Deliverer {
     res: DrainResult,
   ): Promise<Step> {
     const e = group[0] as OutboxEntry;
+    let plain = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const ts = await this.deliverOne(ws, sub, group, poster);
+        const ts = await this.deliverOne(ws, sub, group, plain ? plainPoster(poster) : poster);
         for (const g of group) {
           await this.d.outbox.finish(g, {
             outcome: 'delivered',
@@ -315,6 +317,16 @@ export class Deliverer {
           return 'ok';
         }
         if (c.type === 'rejected') {
+          // Slack refused the message itself (blocks it does not take, text too long): once more
+          // as plain text, so the notification is not lost to a rendering problem.
+          if (!plain && PLAIN_RETRY_CODES.has(c.code)) {
+            this.d.logger.error(
+              { channel: e.channelId, key: e.key, code: c.code },
+              'Slack rejected a notification; sending it as plain text',
+            );
+            plain = true;
+            continue;
+          }
           this.d.logger.error(
             { channel: e.channelId, key: e.key, code: c.code },
             'Slack rejected a notification',
@@ -455,6 +467,23 @@ export class Deliverer {
     });
     return ts;
   }
+}
+
+/** Slack refusals of a message's content that its plain text alone can get past. */
+const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+/** Plain text cut here (Slack's own limit is 40,000 characters; a notification needs far less). */
+const PLAIN_TEXT_MAX = 3000;
+
+/** The poster sending messages as their text alone (no blocks), cut to PLAIN_TEXT_MAX. */
+function plainPoster(p: ChannelPoster): ChannelPoster {
+  const plainOf = (m: ChannelMessage): ChannelMessage => ({
+    text: m.text.length > PLAIN_TEXT_MAX ? `${m.text.slice(0, PLAIN_TEXT_MAX - 1)}…` : m.text,
+  });
+  return {
+    post: (channel, m, o) => p.post(channel, plainOf(m), o),
+    update: (channel, ts, m) => p.update(channel, ts, plainOf(m)),
+    findByMetadata: (...a) => p.findByMetadata(...a),
+  };
 }
 
 /** Epoch ms -> Slack ts string ("seconds.micros"). */
