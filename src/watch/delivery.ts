@@ -20,8 +20,8 @@
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
  * account_inactive, token_revoked, missing_scope, invalid_auth) pause the channel's subscriptions
  * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug) are sent once more as plain text (no blocks, the text cut to 3,000
- * characters), and dropped with a log line only when that is refused too. Errors of
+ * msg_too_long: a rendering bug) are sent once more as plain text (`withPlainTextRetry`: no blocks,
+ * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
  */
@@ -258,10 +258,15 @@ export class Deliverer {
     res: DrainResult,
   ): Promise<Step> {
     const e = group[0] as OutboxEntry;
-    let plain = false;
+    const sender = withPlainTextRetry(poster, (code) =>
+      this.d.logger.error(
+        { channel: e.channelId, key: e.key, code },
+        'Slack rejected a notification; sending it as plain text',
+      ),
+    );
     for (let attempt = 1; ; attempt++) {
       try {
-        const ts = await this.deliverOne(ws, sub, group, plain ? plainPoster(poster) : poster);
+        const ts = await this.deliverOne(ws, sub, group, sender);
         for (const g of group) {
           await this.d.outbox.finish(g, {
             outcome: 'delivered',
@@ -317,16 +322,6 @@ export class Deliverer {
           return 'ok';
         }
         if (c.type === 'rejected') {
-          // Slack refused the message itself (blocks it does not take, text too long): once more
-          // as plain text, so the notification is not lost to a rendering problem.
-          if (!plain && PLAIN_RETRY_CODES.has(c.code)) {
-            this.d.logger.error(
-              { channel: e.channelId, key: e.key, code: c.code },
-              'Slack rejected a notification; sending it as plain text',
-            );
-            plain = true;
-            continue;
-          }
           this.d.logger.error(
             { channel: e.channelId, key: e.key, code: c.code },
             'Slack rejected a notification',
@@ -474,14 +469,29 @@ const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'm
 /** Plain text cut here (Slack's own limit is 40,000 characters; a notification needs far less). */
 const PLAIN_TEXT_MAX = 3000;
 
-/** The poster sending messages as their text alone (no blocks), cut to PLAIN_TEXT_MAX. */
-function plainPoster(p: ChannelPoster): ChannelPoster {
+/**
+ * The poster, sending a message Slack refuses for its content (invalid_blocks, msg_too_long) once
+ * more as its text alone (no blocks, cut to PLAIN_TEXT_MAX), so a rendering problem does not lose
+ * the notification; `onRefused` is told (the caller logs it). The refused call posted nothing, so
+ * the second one cannot double it (and it carries the same metadata for the recovery check).
+ */
+export function withPlainTextRetry(p: ChannelPoster, onRefused: (code: string) => void): ChannelPoster {
   const plainOf = (m: ChannelMessage): ChannelMessage => ({
     text: m.text.length > PLAIN_TEXT_MAX ? `${m.text.slice(0, PLAIN_TEXT_MAX - 1)}…` : m.text,
   });
+  const retried = async <T>(m: ChannelMessage, send: (m: ChannelMessage) => Promise<T>): Promise<T> => {
+    try {
+      return await send(m);
+    } catch (err) {
+      const c = classifyDeliveryError(err);
+      if (c.type !== 'rejected' || !PLAIN_RETRY_CODES.has(c.code)) throw err;
+      onRefused(c.code);
+      return send(plainOf(m));
+    }
+  };
   return {
-    post: (channel, m, o) => p.post(channel, plainOf(m), o),
-    update: (channel, ts, m) => p.update(channel, ts, plainOf(m)),
+    post: (channel, m, o) => retried(m, (x) => p.post(channel, x, o)),
+    update: (channel, ts, m) => retried(m, (x) => p.update(channel, ts, x)),
     findByMetadata: (...a) => p.findByMetadata(...a),
   };
 }
