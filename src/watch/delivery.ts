@@ -18,7 +18,8 @@
  * Errors: 429/ratelimited waits Retry-After and retries (never drops; after a few inline retries
  * the entry is deferred to the next drain, keeping order); 5xx/network retries with exponential
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
- * account_inactive, token_revoked, missing_scope, invalid_auth) pause the channel's subscriptions
+ * account_inactive, token_revoked, missing_scope, invalid_auth, a channel that does not let the app
+ * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions
  * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
  * msg_too_long: a rendering bug) are sent once more as plain text (`withPlainTextRetry`: no blocks,
  * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
@@ -106,6 +107,17 @@ export function pausedReason(code: string, resume = 'run /dwm watch again (or pr
       return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
     case 'missing_scope':
       return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
+    case 'restricted_action':
+    case 'restricted_action_read_only_channel':
+    case 'restricted_action_thread_only_channel':
+      return `The channel does not let the app post (it is read-only, or posting is limited to some members or to threads). Ask a channel manager to let the app post, then ${resume}.`;
+    case 'no_permission':
+    case 'access_denied':
+    case 'team_access_not_granted':
+    case 'ekm_access_denied':
+    case 'org_login_required':
+    case 'enterprise_is_restricted':
+      return `The workspace does not let the app post here (a workspace or organisation restriction). Ask a Slack admin to allow the app, then ${resume}.`;
     default:
       return `The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then ${resume}.`;
   }
