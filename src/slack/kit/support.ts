@@ -169,7 +169,8 @@ export async function dmChannel(client: WebClient, userId: string): Promise<stri
 
 /**
  * Run a mutating operation and audit it: ok with `detail`, or error with the error's kind
- * (never its values). The error is re-thrown for the caller to render.
+ * (never its values). The error is re-thrown for the caller to render; a failing audit write is
+ * logged, never thrown (the operation's outcome stands).
  */
 export async function audited<T>(
   ctx: CommandContext,
@@ -178,10 +179,9 @@ export async function audited<T>(
   siteId: string | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
+  let r: T;
   try {
-    const r = await fn();
-    await ctx.audit({ action, detail, result: 'ok', ...(siteId ? { siteId } : {}) });
-    return r;
+    r = await fn();
   } catch (e) {
     const why =
       e instanceof Error
@@ -192,6 +192,12 @@ export async function audited<T>(
       .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
     throw e;
   }
+  // Done: a failing audit write (the store down) must not report the change as not made (the
+  // user would make it again); the entry goes to the log instead.
+  await ctx
+    .audit({ action, detail, result: 'ok', ...(siteId ? { siteId } : {}) })
+    .catch((ae: unknown) => ctx.logger.warn({ err: ae, action, detail }, 'audit append failed'));
+  return r;
 }
 
 /**

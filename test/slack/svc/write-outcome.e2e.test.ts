@@ -5,6 +5,7 @@
  * Through the signed app, the emulator with faults and the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../../src/store/errors.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { drm } from './support.js';
 
@@ -113,5 +114,24 @@ describe('a change whose answer is lost', () => {
     } finally {
       emu.faults.clear();
     }
+  });
+
+  it('a change made at the service whose audit write fails (store down) is reported as made, not "not run"', async () => {
+    const log = bot.deps.store.audit;
+    const append = log.append.bind(log);
+    log.append = async () => {
+      throw new StoreUnavailableError('set', 1000);
+    };
+    let r: Awaited<ReturnType<typeof drm>>;
+    try {
+      r = await drm(bot, 'members add audit.down@example.com ts', bot.ws.admin);
+    } finally {
+      log.append = append;
+    }
+    expect(r.text).toContain('audit.down@example.com');
+    expect(r.text).not.toMatch(/storage is unavailable|was not run|failed/);
+    expect(bot.logs.text()).toContain('audit append failed');
+    const listed = (await drm(bot, 'members', bot.ws.admin)).text;
+    expect(listed).toContain('audit.down@example.com');
   });
 });
