@@ -134,4 +134,40 @@ describe('a change whose answer is lost', () => {
     const listed = (await drm(bot, 'members', bot.ws.admin)).text;
     expect(listed).toContain('audit.down@example.com');
   });
+
+  it('a site request the service registered, whose tracking write fails (store down), is reported as sent', async () => {
+    const store = bot.deps.store;
+    const docs = store.docs.bind(store);
+    // The tracked-requests documents refuse writes, as a store that just went down.
+    store.docs = ((ns: string, schema?: never) => {
+      const repo = docs(ns, schema);
+      if (ns !== 'notify-requests') return repo;
+      return new Proxy(repo, {
+        get(t, p) {
+          if (p === 'update' || p === 'put')
+            return async () => {
+              throw new StoreUnavailableError('update', 1000);
+            };
+          const v = Reflect.get(t, p);
+          return typeof v === 'function' ? v.bind(t) : v;
+        },
+      });
+    }) as typeof store.docs;
+    const seq = bot.fake.lastSeq();
+    try {
+      const r = await bot.command('site request Untracked Films', { command: '/drm', user: bot.ws.admin });
+      expect(r.status).toBe(200);
+      const answer = await bot.fake.waitFor(
+        (c) => c.seq > seq && (c.method === 'response_url' || c.method === 'chat.postMessage'),
+        8000,
+      );
+      const text = JSON.stringify(answer.args);
+      expect(text).toContain('Untracked Films');
+      expect(text).not.toMatch(/storage is unavailable|was not run/);
+    } finally {
+      store.docs = docs;
+    }
+    const listed = (await drm(bot, 'site requests', bot.ws.admin)).text;
+    expect(listed).toContain('Untracked Films');
+  });
 });

@@ -92,6 +92,11 @@ export async function runPlanAction(
       requestedBy: ctx.userId,
     });
     trackingId = r.trackingId;
+    if ('untracked' in r)
+      ctx.logger.warn(
+        { err: r.untracked },
+        'plan request sent but not tracked (store unavailable): no outcome DM',
+      );
     return r;
   });
   // A new request's card is posted as a normal message (in the channel, or the requester's DM
