@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../src/store/errors.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { drm } from './support.js';
+import { button, drm, selectValue, textValue } from './support.js';
 
 let bot: TestBot;
 beforeAll(async () => {
@@ -169,5 +169,38 @@ describe('a change whose answer is lost', () => {
     }
     const listed = (await drm(bot, 'site requests', bot.ws.admin)).text;
     expect(listed).toContain('Untracked Films');
+  });
+
+  it('a plan request form whose request fails keeps the typed message in the reply (the form closed)', async () => {
+    const member = bot.ws.member;
+    const card = await drm(bot, 'plan', member);
+    const trial = button(card.blocks, (b) => b.action_id === 'svc_plan_request_trial');
+    const seq = bot.fake.lastSeq();
+    await bot.action({ actionId: trial.action_id, value: trial.value!, user: member });
+    await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 5000);
+    const emu = bot.emulator!;
+    emu.faults.clear();
+    emu.faults.add({ match: 'POST /svc/api/v2/plan/request/status', status: 503, times: 1 });
+    const seq2 = bot.fake.lastSeq();
+    try {
+      const sub = await bot.viewSubmission({
+        user: member,
+        values: {
+          svc_plan_service: selectValue('PD001'),
+          svc_plan_message: textValue('Two more weeks, please:\nthe launch moved <soon>'),
+        },
+      });
+      expect(sub.status).toBe(200);
+      const reply = await bot.fake.waitFor(
+        (c) => c.seq > seq2 && (c.method === 'response_url' || c.method === 'chat.postMessage'),
+        8000,
+      );
+      const text = JSON.stringify(reply.args);
+      expect(text).toMatch(UNKNOWN);
+      expect(text).toContain('Your message, to send again:');
+      expect(text).toContain('>Two more weeks, please:\\n>the launch moved &lt;soon&gt;');
+    } finally {
+      emu.faults.clear();
+    }
   });
 });
