@@ -42,21 +42,32 @@ export interface ErrorRenderOptions {
 
 /**
  * The service calls that change something (POST/PUT, src/api/service.ts and watermarking.ts), by
- * endpoint, with the command that shows whether the change was made (none for the certificate:
- * the service cannot show it back).
+ * endpoint: what to tell a user whose change may or may not have been made. Creations must be
+ * checked before trying again (a second member, a second request); setting a value or a state
+ * again changes nothing more.
  */
-const WRITE_CHECKS: Readonly<Record<string, string | null>> = {
-  'svc.requestAdditionalSite': '/drm site requests',
-  'svc.createSubMember': '/drm members',
-  'svc.resetSubMemberPassword': '/drm members',
-  'svc.updateSubMember': '/drm members',
-  'svc.registerStatusRequest': '/drm plan',
-  'svc.cancelStatusRequest': '/drm plan',
-  'svc.updateSettings': '/drm settings',
-  'svc.uploadFpsCert': null,
-  'wm.registerRecipients': '/dwm recipients',
-  'wm.modifyRecipient': '/dwm recipients',
+const WRITE_NEXT: Readonly<Record<string, string>> = {
+  'svc.requestAdditionalSite': checkFirst('/drm site requests'),
+  'svc.createSubMember': checkFirst('/drm members'),
+  'svc.registerStatusRequest': checkFirst('/drm plan'),
+  'wm.registerRecipients': checkFirst('/dwm recipients'),
+  'svc.updateSubMember': repeatable('/drm members'),
+  'svc.cancelStatusRequest': repeatable('/drm plan'),
+  'svc.updateSettings': repeatable('/drm settings'),
+  'wm.modifyRecipient': repeatable('/dwm recipients'),
+  'svc.resetSubMemberPassword':
+    'Trying again is safe: at worst the member gets a second password reset e-mail.',
+  'svc.uploadFpsCert':
+    'The service cannot show whether it was done: ask the service team before sending it again.',
 };
+
+function checkFirst(command: string): string {
+  return `Check with ${code(command)} whether it was done before trying again, so it is not done twice.`;
+}
+
+function repeatable(command: string): string {
+  return `Check with ${code(command)} whether it was done; trying again is safe (making the same change twice changes nothing more).`;
+}
 
 /**
  * True when a change sent to the service failed in a way that leaves its outcome unknown: the
@@ -66,14 +77,8 @@ const WRITE_CHECKS: Readonly<Record<string, string | null>> = {
  */
 export function outcomeUnknown(err: unknown): boolean {
   if (!(err instanceof TransportError || err instanceof ProtocolError)) return false;
-  if (!Object.hasOwn(WRITE_CHECKS, err.endpoint)) return false;
+  if (!Object.hasOwn(WRITE_NEXT, err.endpoint)) return false;
   return err instanceof ProtocolError || err.ambiguous;
-}
-
-function checkBeforeRetry(command: string | null): string {
-  return command
-    ? `Check with ${code(command)} whether it was done before trying again, so it is not done twice.`
-    : 'The service cannot show whether it was done: ask the service team before sending it again.';
 }
 
 export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExplanation {
@@ -91,7 +96,7 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
       why: `${detail}, so the bot cannot tell whether the change was made.${
         e instanceof ProtocolError && e.advice ? ` ${esc(e.advice)}` : ''
       }`,
-      next: `${checkBeforeRetry(WRITE_CHECKS[e.endpoint] ?? null)}${
+      next: `${WRITE_NEXT[e.endpoint] as string}${
         e instanceof ProtocolError ? ` If it keeps happening, report reference ${code(opts.refId)}.` : ''
       }`,
       unexpected: e instanceof ProtocolError,
