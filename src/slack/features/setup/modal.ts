@@ -21,6 +21,7 @@ import { StoreUnavailableError } from '../../../store/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
+import { showOutcome } from '../../kit/support.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,
@@ -98,7 +99,7 @@ export const setupModal = modal<Meta, Data>({
           .audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' })
           .catch((e: unknown) => ctx.logger.warn({ err: e }, 'audit append failed'));
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
-        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) });
+        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz));
         return;
       }
       await ctx.audit({
