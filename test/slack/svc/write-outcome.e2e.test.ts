@@ -203,4 +203,29 @@ describe('a change whose answer is lost', () => {
       emu.faults.clear();
     }
   });
+
+  it('a plan request made, the plan state then unreadable: the card says it was sent, not an error', async () => {
+    const emu = bot.emulator!;
+    // The FWM product of DEMO: the earlier test left a pending DRM request.
+    const before = await drm(bot, 'plan fwm', bot.ws.admin);
+    expect(before.text).not.toContain('is already pending');
+    emu.faults.clear();
+    // The site list (read after the request, for the card's buttons) fails; the request itself works.
+    emu.faults.add({ match: 'GET /svc/api/v2/account/siteId', status: 503 });
+    const seq = bot.fake.lastSeq();
+    try {
+      const r = await bot.command('plan trial fwm Two more weeks', { command: '/drm', user: bot.ws.admin });
+      expect(r.status).toBe(200);
+      const answer = await bot.fake.waitFor(
+        (c) => c.seq > seq && (c.method === 'response_url' || c.method === 'chat.postMessage'),
+        8000,
+      );
+      const text = JSON.stringify(answer.args);
+      expect(text).toContain('sent a trial extension request');
+      expect(text).not.toMatch(/failed|HTTP 503/);
+    } finally {
+      emu.faults.clear();
+    }
+    expect((await drm(bot, 'plan fwm', bot.ws.admin)).text).toMatch(/Pending/);
+  });
 });

@@ -115,7 +115,10 @@ export const planModal = modal<Meta, Data>({
       r.done();
       if (posted) {
         const where = posted.where === 'channel' ? `<#${posted.channel}>` : 'our direct message';
-        await deliver(sentNote(spec.label, where), true);
+        // Sent: the note replacing the old card is a courtesy; its failure is not the request's.
+        await deliver(sentNote(spec.label, where), true).catch((err: unknown) =>
+          ctx.logger.warn({ err, refId: ctx.refId }, 'request sent; the old card could not be replaced'),
+        );
       }
       await closeWith(
         ':white_check_mark: Sent. The request card shows it and is updated when the provider decides.',
