@@ -228,4 +228,22 @@ describe('a change whose answer is lost', () => {
     }
     expect((await drm(bot, 'plan fwm', bot.ws.admin)).text).toMatch(/Pending/);
   });
+
+  it('a password reset done, the member list then unreadable: the reply says it was asked, not an error', async () => {
+    const emu = bot.emulator!;
+    const list = await drm(bot, 'members', bot.ws.admin);
+    const reset = button(list.blocks, (b) => /reset/i.test(b.action_id));
+    emu.faults.clear();
+    emu.faults.add({ match: 'GET /svc/api/v2/account/member', status: 503 });
+    const seq = bot.fake.lastSeq();
+    try {
+      await bot.action({ actionId: reset.action_id, value: reset.value!, user: bot.ws.admin });
+      const answer = await bot.fake.waitFor((c) => c.seq > seq && c.method === 'response_url', 8000);
+      const text = JSON.stringify(answer.args);
+      expect(text).toContain('asked the service to reset the password');
+      expect(text).not.toMatch(/Couldn't|HTTP 503/);
+    } finally {
+      emu.faults.clear();
+    }
+  });
 });
