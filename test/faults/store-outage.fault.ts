@@ -128,4 +128,37 @@ describe('Redis outage during Slack requests', () => {
       },
     );
   }, 120_000);
+
+  it('a workflow step that arrives during the outage is ended with the reason, not left waiting', async () => {
+    await scenario(
+      {
+        scenario: 'store: Redis down while a workflow step runs',
+        injected: 'SIGKILL redis, function_executed (OAuth)',
+      },
+      async () => {
+        const redis: RestartableRedis = await startRestartableRedis();
+        cleanups.push(() => redis.stop());
+        const bot: TestBot = await startTestBot({ storeUrl: redis.url, distribution: 'oauth' });
+        cleanups.push(async () => {
+          await redis.start().catch(() => undefined);
+          await bot.close();
+        });
+        await redis.kill9();
+        const r = await bot.functionExecuted({
+          callbackId: 'register_recipients',
+          inputs: { site: 'DEMO', recipients: 'outage-step-1', requested_by: bot.ws.member },
+        });
+        expect(r.status).toBe(200);
+        const done = await bot.fake.waitFor(
+          (c) =>
+            (c.method === 'functions.completeError' || c.method === 'functions.completeSuccess') &&
+            c.args.function_execution_id === r.executionId,
+          10_000,
+        );
+        expect(done.method).toBe('functions.completeError');
+        expect(String(done.args.error)).toContain("the bot's storage is unavailable right now");
+        return { outcome: 'step ended with completeError and the reason' };
+      },
+    );
+  }, 90_000);
 });
