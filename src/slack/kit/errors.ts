@@ -61,6 +61,9 @@ const WRITE_NEXT: Readonly<Record<string, string>> = {
     'The service cannot show whether it was done: ask the service team before sending it again.',
 };
 
+/** The endpoints `outcomeUnknown` knows as changes (a test binds them to the API clients). */
+export const WRITE_ENDPOINTS: readonly string[] = Object.keys(WRITE_NEXT);
+
 function checkFirst(command: string): string {
   return `Check with ${code(command)} whether it was done before trying again, so it is not done twice.`;
 }
