@@ -12,6 +12,7 @@
  */
 import type { ServiceCode } from '../api/codes.js';
 import type { ServiceClient } from '../api/types.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 import { NoticeOutbox } from '../watch/notify-outbox.js';
 import type { CardRef } from '../watch/notify-types.js';
@@ -51,6 +52,12 @@ function checkCard(endpoint: string, card: CardRef | undefined): void {
 
 export interface TrackedView {
   trackingId: string;
+}
+
+/** A request the service registered that the bot could not record (the store was down). */
+export interface UntrackedView {
+  trackingId: undefined;
+  untracked: StoreUnavailableError;
 }
 
 /** Remember a plan request made through the bot (call right after it was registered). */
@@ -138,16 +145,32 @@ export async function requestChangeTracked(
     message?: string;
     requestedBy: string;
   },
-): Promise<PlanRequestView & TrackedView> {
+): Promise<PlanRequestView & (TrackedView | UntrackedView)> {
   const view = await requestChange(client, input.siteId, input.service, input.action, input.message);
   const serviceCode = parseServiceCode(input.service);
-  const { trackingId } = await trackPlanRequest(deps, ws, {
-    siteId: input.siteId,
-    serviceCode,
-    request: view,
-    requestedBy: input.requestedBy,
-  });
-  return { ...view, trackingId };
+  const tracked = await sentAnyway(() =>
+    trackPlanRequest(deps, ws, {
+      siteId: input.siteId,
+      serviceCode,
+      request: view,
+      requestedBy: input.requestedBy,
+    }),
+  );
+  return { ...view, ...tracked };
+}
+
+/**
+ * The tracking of a request the service already registered: the store down then must not report
+ * the request as not made (the user would make it again: a second site request). Untracked
+ * (`untracked`: the store error), the request stands; only the outcome message is lost.
+ */
+async function sentAnyway(track: () => Promise<TrackedView>): Promise<TrackedView | UntrackedView> {
+  try {
+    return await track();
+  } catch (e) {
+    if (e instanceof StoreUnavailableError) return { trackingId: undefined, untracked: e };
+    throw e;
+  }
 }
 
 /** `requestAdditionalSite` plus tracking. */
@@ -156,14 +179,16 @@ export async function requestAdditionalSiteTracked(
   ws: WorkspaceKey,
   client: ServiceClient,
   input: { name: string; requestedBy: string },
-): Promise<{ seq: number; name: string } & TrackedView> {
+): Promise<{ seq: number; name: string } & (TrackedView | UntrackedView)> {
   const r = await requestAdditionalSite(client, input.name);
-  const { trackingId } = await trackSiteRequest(deps, ws, {
-    seq: r.seq,
-    name: r.name,
-    requestedBy: input.requestedBy,
-  });
-  return { ...r, trackingId };
+  const tracked = await sentAnyway(() =>
+    trackSiteRequest(deps, ws, {
+      seq: r.seq,
+      name: r.name,
+      requestedBy: input.requestedBy,
+    }),
+  );
+  return { ...r, ...tracked };
 }
 
 /**

@@ -22,8 +22,9 @@ import { createRequestGate } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
+import { keepFormOpen, STORE_DOWN_INLINE } from './kit/form-errors.js';
 import { handlerQueue } from './kit/handler-queue.js';
-import { boltClientOptions, slackApiUrl } from './kit/web-client.js';
+import { boltClientOptions, newWebClient, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
@@ -83,6 +84,10 @@ export interface SlackAppHandle {
 export function newErrorRef(): string {
   return randomBytes(4).toString('hex');
 }
+
+/** The error of a workflow step that could not run because the store is down. */
+const STORE_DOWN_STEP =
+  "DRM ChatOps could not run this step: the bot's storage is unavailable right now. Run the workflow again in a few minutes; if it keeps happening, tell the team that runs the bot.";
 
 /** Only answer the user through response URLs that are Slack's (or the configured fake's). */
 function trustedResponseUrl(url: unknown, apiUrl: string): url is string {
@@ -219,6 +224,23 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   }
 
   app = new App(base);
+  // A form submitted while the store is down can fail in Bolt's authorize (the installation is in
+  // the store); Bolt then acks with nothing, which closes the form and loses what was typed, and a
+  // submission has no response_url to explain it. app.error (below) marks such a submission, and
+  // its ack keeps the form open with the reason under the first field instead.
+  const storeDownForms = new WeakSet<object>();
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = (event) => {
+    const body = event.body as { type?: unknown; view?: Parameters<typeof keepFormOpen>[0] };
+    if (body?.type !== 'view_submission') return processEvent(event);
+    return processEvent({
+      ...event,
+      ack: (r) =>
+        event.ack(
+          r === undefined && storeDownForms.has(body) ? (keepFormOpen(body.view, STORE_DOWN_INLINE) ?? r) : r,
+        ),
+    });
+  };
   // First middleware: counts the requests in flight for the drain at shutdown.
   const drain = createDrain(logger);
   app.use(drain.middleware);
@@ -239,6 +261,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     const storeDown = causedByStoreOutage(error);
     const notInstalled = !storeDown && error.code === 'slack_bolt_authorization_error';
     if (storeDown) {
+      if (kind === 'view_submission' && typeof body === 'object' && body !== null) storeDownForms.add(body);
       logger.warn({ ref, team, kind, err: error }, 'request not run: the store is unavailable');
     } else if (notInstalled) {
       // No installation for the workspace (uninstalled, or the store lost it): nothing ran.
@@ -248,6 +271,23 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
         { ref, code: error.code, err: error.original instanceof Error ? error.original : error, kind, team },
         'unhandled error while handling a Slack request',
       );
+    }
+    // A Workflow Builder step that could not run (no response_url): ended with the reason, with
+    // the token the event carries, so the workflow does not wait on it until Slack gives up.
+    const ev = (b.event ?? {}) as {
+      type?: unknown;
+      function_execution_id?: unknown;
+      bot_access_token?: unknown;
+    };
+    if (
+      storeDown &&
+      ev.type === 'function_executed' &&
+      typeof ev.function_execution_id === 'string' &&
+      typeof ev.bot_access_token === 'string'
+    ) {
+      await newWebClient(deps, ev.bot_access_token, { retryConfig: { retries: 0 } })
+        .functions.completeError({ function_execution_id: ev.function_execution_id, error: STORE_DOWN_STEP })
+        .catch((err: unknown) => logger.warn({ ref, err }, 'could not end the workflow step'));
     }
     // Tell the user, with the reference, when Slack gave us a way to.
     if (trustedResponseUrl(b.response_url, apiUrl)) {

@@ -26,6 +26,7 @@
  * a rejection and drops that one notice with the reason logged (see ./notify-runtime.ts).
  */
 import type { WebClient } from '@slack/web-api';
+import { withPlainTextRetry } from '../watch/delivery.js';
 import type { NotifyPorts, PostedRef } from '../watch/notify-types.js';
 import {
   type ChannelMessage,
@@ -50,6 +51,8 @@ export interface NotifyPortsInput {
   zoneOf: (userId: string) => Promise<string>;
   /** Called once per missing renderer use (the runtime logs it). */
   onMissing?: (renderer: keyof NotifyRenderers) => void;
+  /** A notice Slack refused for its content (invalid_blocks, msg_too_long): sent again as plain text. */
+  onRefused?: (code: string) => void;
 }
 
 function toChannelMessage(m: Message): ChannelMessage {
@@ -62,7 +65,9 @@ export function slackTsOf(ms: number): string {
 }
 
 export function createNotifyPorts(input: NotifyPortsInput): NotifyPorts {
-  const { poster, renderers } = input;
+  const { renderers } = input;
+  // A notice Slack refuses for its content goes out again as plain text (not dropped).
+  const poster = withPlainTextRetry(input.poster, (code) => input.onRefused?.(code));
 
   function renderer<K extends keyof NotifyRenderers>(name: K): NotifyRenderers[K] {
     const r = renderers[name];

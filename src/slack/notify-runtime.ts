@@ -162,6 +162,8 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
           warnedMissing.add(name);
           log.error({ renderer: name }, 'a notice was dropped: no feature renders it yet');
         },
+        onRefused: (code) =>
+          log.error({ workspace: ws, code }, 'Slack rejected a notice; sending it as plain text'),
       }),
     holderId: opts.holderId ?? newHolderId(),
     clock,

@@ -18,9 +18,11 @@
  * Errors: 429/ratelimited waits Retry-After and retries (never drops; after a few inline retries
  * the entry is deferred to the next drain, keeping order); 5xx/network retries with exponential
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
- * account_inactive, token_revoked, missing_scope, invalid_auth) pause the channel's subscriptions
+ * account_inactive, token_revoked, missing_scope, invalid_auth, a channel that does not let the app
+ * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions
  * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug, retrying cannot help) drop that one entry and log it. Errors of
+ * msg_too_long: a rendering bug) are sent once more as plain text (`withPlainTextRetry`: no blocks,
+ * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
  */
@@ -105,6 +107,17 @@ export function pausedReason(code: string, resume = 'run /dwm watch again (or pr
       return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
     case 'missing_scope':
       return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
+    case 'restricted_action':
+    case 'restricted_action_read_only_channel':
+    case 'restricted_action_thread_only_channel':
+      return `The channel does not let the app post (it is read-only, or posting is limited to some members or to threads). Ask a channel manager to let the app post, then ${resume}.`;
+    case 'no_permission':
+    case 'access_denied':
+    case 'team_access_not_granted':
+    case 'ekm_access_denied':
+    case 'org_login_required':
+    case 'enterprise_is_restricted':
+      return `The workspace does not let the app post here (a workspace or organisation restriction). Ask a Slack admin to allow the app, then ${resume}.`;
     default:
       return `The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then ${resume}.`;
   }
@@ -257,9 +270,15 @@ export class Deliverer {
     res: DrainResult,
   ): Promise<Step> {
     const e = group[0] as OutboxEntry;
+    const sender = withPlainTextRetry(poster, (code) =>
+      this.d.logger.error(
+        { channel: e.channelId, key: e.key, code },
+        'Slack rejected a notification; sending it as plain text',
+      ),
+    );
     for (let attempt = 1; ; attempt++) {
       try {
-        const ts = await this.deliverOne(ws, sub, group, poster);
+        const ts = await this.deliverOne(ws, sub, group, sender);
         for (const g of group) {
           await this.d.outbox.finish(g, {
             outcome: 'delivered',
@@ -455,6 +474,38 @@ export class Deliverer {
     });
     return ts;
   }
+}
+
+/** Slack refusals of a message's content that its plain text alone can get past. */
+const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+/** Plain text cut here (Slack's own limit is 40,000 characters; a notification needs far less). */
+const PLAIN_TEXT_MAX = 3000;
+
+/**
+ * The poster, sending a message Slack refuses for its content (invalid_blocks, msg_too_long) once
+ * more as its text alone (no blocks, cut to PLAIN_TEXT_MAX), so a rendering problem does not lose
+ * the notification; `onRefused` is told (the caller logs it). The refused call posted nothing, so
+ * the second one cannot double it (and it carries the same metadata for the recovery check).
+ */
+export function withPlainTextRetry(p: ChannelPoster, onRefused: (code: string) => void): ChannelPoster {
+  const plainOf = (m: ChannelMessage): ChannelMessage => ({
+    text: m.text.length > PLAIN_TEXT_MAX ? `${m.text.slice(0, PLAIN_TEXT_MAX - 1)}…` : m.text,
+  });
+  const retried = async <T>(m: ChannelMessage, send: (m: ChannelMessage) => Promise<T>): Promise<T> => {
+    try {
+      return await send(m);
+    } catch (err) {
+      const c = classifyDeliveryError(err);
+      if (c.type !== 'rejected' || !PLAIN_RETRY_CODES.has(c.code)) throw err;
+      onRefused(c.code);
+      return send(plainOf(m));
+    }
+  };
+  return {
+    post: (channel, m, o) => retried(m, (x) => p.post(channel, x, o)),
+    update: (channel, ts, m) => retried(m, (x) => p.update(channel, ts, x)),
+    findByMetadata: (...a) => p.findByMetadata(...a),
+  };
 }
 
 /** Epoch ms -> Slack ts string ("seconds.micros"). */

@@ -61,7 +61,7 @@ import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, Watch
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
-export { classifyDeliveryError, pausedReason } from './delivery.js';
+export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
 export type * from './notify-types.js';
 export { deliveryKey, Outbox } from './outbox.js';

@@ -137,6 +137,20 @@ export const PERMANENT_DELIVERY_ERRORS = [
   'token_revoked',
   'missing_scope',
   'invalid_auth',
+  // The app may not post in the channel (read-only, posting restricted to some members, only
+  // thread replies allowed): every notification would be refused, one by one, unseen.
+  'restricted_action',
+  'restricted_action_read_only_channel',
+  'restricted_action_thread_only_channel',
+  // The token or the workspace no longer lets the app act (as token_revoked / invalid_auth).
+  'not_authed',
+  'token_expired',
+  'no_permission',
+  'access_denied',
+  'team_access_not_granted',
+  'ekm_access_denied',
+  'org_login_required',
+  'enterprise_is_restricted',
 ] as const;
 
 export class DeliveryError extends Error {

@@ -140,8 +140,8 @@ describe('kill -9 of the notifier', () => {
               requestedBy,
             });
             const c = await card(`Trial extension requested for ${siteId} ${service}`);
-            expect(await attachRequestCard(deps, ws.teamId, v.trackingId, c)).toBe(true);
-            requests.push({ trackingId: v.trackingId, card: c });
+            expect(await attachRequestCard(deps, ws.teamId, v.trackingId as string, c)).toBe(true);
+            requests.push({ trackingId: v.trackingId as string, card: c });
             actions.push({
               kind: 'plan',
               siteId,
@@ -156,8 +156,8 @@ describe('kill -9 of the notifier', () => {
             requestedBy: ws.member,
           });
           const c = await card(`Additional site requested: ${name}`);
-          expect(await attachRequestCard(deps, ws.teamId, r.trackingId, c)).toBe(true);
-          requests.push({ trackingId: r.trackingId, card: c });
+          expect(await attachRequestCard(deps, ws.teamId, r.trackingId as string, c)).toBe(true);
+          requests.push({ trackingId: r.trackingId as string, card: c });
           actions.push({ kind: 'site', seq: r.seq, outcome: rand() < 0.7 ? 'approved' : 'rejected' });
         }
         // The request actions in a seeded order, the alert steps spread among them in order.

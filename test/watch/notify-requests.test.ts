@@ -34,7 +34,7 @@ async function trialRequest(requestedBy = USER) {
     message: 'two more weeks',
     requestedBy,
   });
-  expect(await attachRequestCard(deps(), WS, view.trackingId, CARD)).toBe(true);
+  expect(await attachRequestCard(deps(), WS, view.trackingId as string, CARD)).toBe(true);
   return view;
 }
 

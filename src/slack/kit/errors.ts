@@ -40,9 +40,71 @@ export interface ErrorRenderOptions {
   command?: string;
 }
 
+/**
+ * The service calls that change something (POST/PUT, src/api/service.ts and watermarking.ts), by
+ * endpoint: what to tell a user whose change may or may not have been made. Creations must be
+ * checked before trying again (a second member, a second request); setting a value or a state
+ * again changes nothing more.
+ */
+const WRITE_NEXT: Readonly<Record<string, string>> = {
+  'svc.requestAdditionalSite': checkFirst('/drm site requests'),
+  'svc.createSubMember': checkFirst('/drm members'),
+  'svc.registerStatusRequest': checkFirst('/drm plan'),
+  'wm.registerRecipients': checkFirst('/dwm recipients'),
+  'svc.updateSubMember': repeatable('/drm members'),
+  'svc.cancelStatusRequest': repeatable('/drm plan'),
+  'svc.updateSettings': repeatable('/drm settings'),
+  'wm.modifyRecipient': repeatable('/dwm recipients'),
+  'svc.resetSubMemberPassword':
+    'Trying again is safe: at worst the member gets a second password reset e-mail.',
+  'svc.uploadFpsCert':
+    'The service cannot show whether it was done: ask the service team before sending it again.',
+};
+
+/** The endpoints `outcomeUnknown` knows as changes (a test binds them to the API clients). */
+export const WRITE_ENDPOINTS: readonly string[] = Object.keys(WRITE_NEXT);
+
+function checkFirst(command: string): string {
+  return `Check with ${code(command)} whether it was done before trying again, so it is not done twice.`;
+}
+
+function repeatable(command: string): string {
+  return `Check with ${code(command)} whether it was done; trying again is safe (making the same change twice changes nothing more).`;
+}
+
+/**
+ * True when a change sent to the service failed in a way that leaves its outcome unknown: the
+ * request may have been processed (a 5xx, a timeout or a reset after sending) or the service
+ * answered in a form that could not be read. The user must check before trying again, or the
+ * change may be made twice (a second member, a second site request).
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof TransportError || err instanceof ProtocolError)) return false;
+  if (!Object.hasOwn(WRITE_NEXT, err.endpoint)) return false;
+  return err instanceof ProtocolError || err.ambiguous;
+}
+
 export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExplanation {
   const cmd = opts.command ?? '/dwm';
   const admins = opts.admins ?? 'a workspace admin';
+  if (outcomeUnknown(err)) {
+    const e = err as TransportError | ProtocolError;
+    const detail =
+      e instanceof ProtocolError
+        ? 'The service answered in an unexpected format'
+        : e.status
+          ? `The service answered HTTP ${e.status}`
+          : 'The service could not be reached or did not answer in time (network error or timeout)';
+    return {
+      why: `${detail}, so the bot cannot tell whether the change was made.${
+        e instanceof ProtocolError && e.advice ? ` ${esc(e.advice)}` : ''
+      }`,
+      next: `${WRITE_NEXT[e.endpoint] as string}${
+        e instanceof ProtocolError ? ` If it keeps happening, report reference ${code(opts.refId)}.` : ''
+      }`,
+      unexpected: e instanceof ProtocolError,
+    };
+  }
   if (err instanceof ParseError) {
     return {
       why: esc(err.message),
@@ -114,9 +176,11 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
         : err.status
           ? `The service answered HTTP ${err.status}.`
           : 'The service could not be reached (network error or timeout).';
+    // The service said how long to wait (Retry-After): "in a minute" would be too soon.
+    const waitMin = err.retryAfterMs !== undefined ? Math.ceil(err.retryAfterMs / 60_000) : 1;
     return {
       why: `${detail} Tried ${err.attempts} time${err.attempts === 1 ? '' : 's'}.`,
-      next: 'Try again in a minute. Nothing was changed unless a message says so.',
+      next: `${waitMin > 1 ? `The service asked to wait ${waitMin} minutes: try again after that.` : 'Try again in a minute.'} Nothing was changed unless a message says so.`,
       unexpected: false,
     };
   }
@@ -143,11 +207,61 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
       unexpected: true,
     };
   }
+  const slack = slackFailure(err, admins);
+  if (slack) return slack;
   return {
     why: 'Something unexpected went wrong on our side.',
     next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
     unexpected: true,
   };
+}
+
+/**
+ * A Slack Web API call of the request that failed on Slack's side (@slack/web-api's error shapes,
+ * duck typed as in src/watch/delivery.ts): said as Slack's failure, not as an error of the bot's
+ * with a reference to report. Other Slack refusals (invalid_blocks...) stay unexpected.
+ */
+function slackFailure(err: unknown, admins: string): ErrorExplanation | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { code?: unknown; data?: { error?: unknown } };
+  const busy: ErrorExplanation = {
+    why: "A call to Slack failed on Slack's side (a Slack error, a rate limit or a network problem).",
+    next: 'Try again in a minute.',
+    unexpected: false,
+  };
+  if (
+    e.code === 'slack_webapi_rate_limited_error' ||
+    e.code === 'slack_webapi_http_error' ||
+    e.code === 'slack_webapi_request_error'
+  )
+    return busy;
+  if (e.code !== 'slack_webapi_platform_error' || typeof e.data?.error !== 'string') return undefined;
+  switch (e.data.error) {
+    case 'expired_trigger_id':
+    case 'exchanged_trigger_id':
+      return {
+        why: 'Slack did not open the form in time (a form must open within 3 seconds of the command or click).',
+        next: 'Run the command again.',
+        unexpected: false,
+      };
+    case 'ratelimited':
+    case 'internal_error':
+    case 'fatal_error':
+    case 'service_unavailable':
+    case 'request_timeout':
+      return busy;
+    case 'token_revoked':
+    case 'account_inactive':
+    case 'invalid_auth':
+    case 'not_authed':
+      return {
+        why: "The app's Slack token no longer works (the app was uninstalled, or its token was revoked).",
+        next: `Ask ${admins} to install the app again.`,
+        unexpected: false,
+      };
+    default:
+      return undefined;
+  }
 }
 
 /** Blocks for a failure: ":warning: *<what> failed*", why, next, reference context. */

@@ -29,3 +29,19 @@ export function fieldErrors<F extends string>(
   }
   return out;
 }
+
+/** Under a form's first field when its submission could not run because the store is down. */
+export const STORE_DOWN_INLINE =
+  "The bot's storage is unavailable right now, so nothing was saved. Submit again in a minute.";
+
+/**
+ * The ack that keeps a submitted form open, with what the user typed, and `message` under its
+ * first input (Slack shows inline errors only on input blocks); undefined when the view has none.
+ */
+export function keepFormOpen(
+  view: { blocks?: ReadonlyArray<{ type?: string; block_id?: string }> } | undefined,
+  message: string,
+): { response_action: 'errors'; errors: Record<string, string> } | undefined {
+  const block = view?.blocks?.find((b) => b.type === 'input' && typeof b.block_id === 'string')?.block_id;
+  return block ? { response_action: 'errors', errors: { [block]: message } } : undefined;
+}

@@ -33,9 +33,11 @@ import type { App, RespondFn, ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { z } from 'zod';
 import { commandsTotal } from '../../metrics.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView } from './blocks.js';
 import type { CommandContext, SlashCommand } from './context.js';
+import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { neutralise, truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
@@ -417,6 +419,17 @@ async function runModal(
     await spec.submit(ctx, m, d, { view, body, context: args.context, client, gated, registry });
   } catch (e) {
     outcome = 'error';
+    // The store down before the ack: the form stays open with what the user typed and the reason
+    // under its first field (closing it would lose the values; they submit again later).
+    const keep =
+      !acked && e instanceof StoreUnavailableError
+        ? keepFormOpen(view as Parameters<typeof keepFormOpen>[0], STORE_DOWN_INLINE)
+        : undefined;
+    if (keep) {
+      ctx.logger.warn({ refId: ctx.refId, view: spec.name }, 'form kept open: the store is unavailable');
+      await ack(keep).catch(() => undefined);
+      return;
+    }
     // Never leave Slack waiting: an error before the ack closes the modal, then the user is told.
     if (!acked) await ack().catch(() => undefined);
     await respondError(ctx, spec.failure, e);

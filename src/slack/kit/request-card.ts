@@ -70,7 +70,13 @@ export async function postRequestCard(
     return undefined;
   }
   if (trackingId) {
-    await attachRequestCard(ctx.deps, ctx.workspace, trackingId, { channel: posted.channel, ts: posted.ts });
+    // The request is made and its card posted: the store down here only costs the card's update.
+    await attachRequestCard(ctx.deps, ctx.workspace, trackingId, {
+      channel: posted.channel,
+      ts: posted.ts,
+    }).catch((err: unknown) =>
+      ctx.logger.warn({ err }, 'request card posted but not attached to its tracking'),
+    );
   }
   if (posted.where === 'dm' && channel) {
     const code = (channelError as { data?: { error?: unknown } } | undefined)?.data?.error;

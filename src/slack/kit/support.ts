@@ -6,9 +6,9 @@
  * ./files.ts.
  */
 import type { RespondFn } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { AppDeps } from '../deps.js';
-import type { Message } from './blocks.js';
+import type { Message, ModalView } from './blocks.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
 import { trustedSlackUrl } from './files.js';
@@ -169,7 +169,8 @@ export async function dmChannel(client: WebClient, userId: string): Promise<stri
 
 /**
  * Run a mutating operation and audit it: ok with `detail`, or error with the error's kind
- * (never its values). The error is re-thrown for the caller to render.
+ * (never its values). The error is re-thrown for the caller to render; a failing audit write is
+ * logged, never thrown (the operation's outcome stands).
  */
 export async function audited<T>(
   ctx: CommandContext,
@@ -178,10 +179,9 @@ export async function audited<T>(
   siteId: string | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
+  let r: T;
   try {
-    const r = await fn();
-    await ctx.audit({ action, detail, result: 'ok', ...(siteId ? { siteId } : {}) });
-    return r;
+    r = await fn();
   } catch (e) {
     const why =
       e instanceof Error
@@ -192,6 +192,12 @@ export async function audited<T>(
       .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
     throw e;
   }
+  // Done: a failing audit write (the store down) must not report the change as not made (the
+  // user would make it again); the entry goes to the log instead.
+  await ctx
+    .audit({ action, detail, result: 'ok', ...(siteId ? { siteId } : {}) })
+    .catch((ae: unknown) => ctx.logger.warn({ err: ae, action, detail }, 'audit append failed'));
+  return r;
 }
 
 /**
@@ -200,4 +206,30 @@ export async function audited<T>(
  */
 export function botClientFor(deps: AppDeps, workspace: string): Promise<WebClient | undefined> {
   return webClients(deps).forWorkspace(workspace);
+}
+
+/**
+ * Show a form's final view once its work is done. When Slack does not take it (the user closed
+ * the form, a Slack error), the outcome is sent to the user as a message instead (the view's
+ * sections): a change that was made is never left unsaid, nor reported as failed because the
+ * view could not be shown.
+ */
+export async function showOutcome(
+  ctx: CommandContext,
+  client: WebClient,
+  viewId: string,
+  view: ModalView,
+): Promise<void> {
+  try {
+    await client.views.update({ view_id: viewId, view });
+  } catch (err) {
+    ctx.logger.warn({ err, refId: ctx.refId }, 'could not show the outcome in the form; sent as a message');
+    const blocks = (view.blocks as KnownBlock[]).filter((b) => b.type === 'section' || b.type === 'context');
+    const title = view.title?.text ?? 'Done';
+    await ctx
+      .respond({ text: title, blocks }, { share: false })
+      .catch((e: unknown) =>
+        ctx.logger.error({ err: e, refId: ctx.refId }, 'could not tell the user the outcome'),
+      );
+  }
 }

@@ -93,3 +93,21 @@ describe('workflow step text (plain, as Workflow Builder shows it)', () => {
     );
   });
 });
+
+describe('a change whose outcome is unknown', () => {
+  const lost = (endpoint: string) => new TransportError(endpoint, 'reset', undefined, 1, undefined, true);
+  it('a creation: check before trying again; setting a value again: trying again is safe', () => {
+    expect(explainError(lost('svc.createSubMember'), opts).next).toBe(
+      'Check with `/drm members` whether it was done before trying again, so it is not done twice.',
+    );
+    expect(explainError(lost('svc.updateSettings'), opts).next).toContain('trying again is safe');
+    expect(explainError(lost('svc.resetSubMemberPassword'), opts).next).toContain('second password reset');
+    for (const e of ['svc.createSubMember', 'svc.updateSettings', 'svc.resetSubMemberPassword'])
+      expect(explainError(lost(e), opts).why).toContain('cannot tell whether the change was made');
+  });
+  it('a failed read, or a change refused before it was processed (429, not ambiguous), is not "unknown"', () => {
+    expect(explainError(lost('svc.listSubMembers'), opts).why).not.toContain('cannot tell');
+    const busy = new TransportError('svc.createSubMember', '429', 429, 1, undefined, false);
+    expect(explainError(busy, opts).next).toContain('Nothing was changed');
+  });
+});

@@ -400,6 +400,33 @@ describe('fpscert (admin)', () => {
     expect(everything).not.toContain(keyBody);
   });
 
+  it('registered, but Slack does not take the view saying so: a message says registered, never "not registered"', async () => {
+    await openForm();
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    bot.fake.fail('views.update', { status: 500, times: 10 });
+    let seq: number;
+    try {
+      ({ seq } = await submitFiles('ASK=ask-0123456789abcdef0123456789abcdef\nPASSWORD=pw-outage\n'));
+      await bot.fake.waitFor(
+        (c) =>
+          c.seq > seq &&
+          c.ok &&
+          c.method === 'chat.postMessage' &&
+          textOf(c).includes('Registered the FairPlay'),
+        8000,
+      );
+    } finally {
+      bot.fake.clearFailures();
+    }
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before + 1);
+    const said = bot.fake
+      .calls()
+      .filter((c) => c.seq > seq)
+      .map(textOf)
+      .join('\n');
+    expect(said).not.toContain('was not registered');
+  });
+
   it('a form opened by an older version (pasted key, ASK and password as text) is refused, its text never used', async () => {
     await openForm();
     const before = bot.emulator!.certificateUploads('DEMO').length;

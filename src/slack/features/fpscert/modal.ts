@@ -22,7 +22,7 @@ import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
 import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
-import { audited, errorOptions, logError } from '../../kit/support.js';
+import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';
@@ -163,10 +163,8 @@ export const fpsCertForm = modal<Meta, Data>({
             privateKey: { filename: key.name, data: key.data },
           }),
       );
-      await client.views.update({
-        view_id: view.id,
-        view: fpsCertDoneView(r, secretsFile.name),
-      });
+      // Registered: a view Slack will not take is sent as a message, never "not registered".
+      await showOutcome(ctx, client, view.id, fpsCertDoneView(r, secretsFile.name));
     } catch (e) {
       if (e instanceof FileProblem) {
         await showForm(ctx, view.id, client, meta, undefined, { [e.block]: e.message });

@@ -56,6 +56,20 @@ export const pageButton = button({
   run: (ctx, v) => showMembers(ctx, v.p, { replace: true }),
 });
 
+/**
+ * The member list again with `banner` (mrkdwn) after a change made at the service. Reading the
+ * list can fail on its own (the service busy again): the change still stands, so the banner alone
+ * is said then, never an error that would have the user do it again.
+ */
+async function showAfterChange(ctx: CommandContext, page: number, banner: string): Promise<void> {
+  try {
+    await showMembers(ctx, page, { replace: true, banner });
+  } catch (err) {
+    ctx.logger.warn({ err, refId: ctx.refId }, 'member changed, but the member list could not be shown');
+    await ctx.respond({ text: banner });
+  }
+}
+
 export const resetPasswordButton = memberButton({
   actionId: SVC_ACTIONS.memberResetPassword,
   name: 'members.reset-password',
@@ -65,10 +79,11 @@ export const resetPasswordButton = memberButton({
   async run(ctx, v) {
     const svc = (await ctx.clients()).service();
     await audited(ctx, 'members.resetPassword', `member ${v.m}`, undefined, () => resetPassword(svc, v.m));
-    await showMembers(ctx, v.p, {
-      replace: true,
-      banner: `:white_check_mark: ${userMention(ctx.userId)} asked the service to reset the password of member ${code(v.m)}; they get an e-mail.`,
-    });
+    await showAfterChange(
+      ctx,
+      v.p,
+      `:white_check_mark: ${userMention(ctx.userId)} asked the service to reset the password of member ${code(v.m)}; they get an e-mail.`,
+    );
   },
 });
 
@@ -85,10 +100,11 @@ const activeButton = (active: boolean) => {
       const r = await audited(ctx, `members.${verb}`, `member ${v.m}`, undefined, () =>
         setMemberActive(svc, v.m, active),
       );
-      await showMembers(ctx, v.p, {
-        replace: true,
-        banner: `:white_check_mark: ${userMention(ctx.userId)} ${verb}d ${esc(r.before.email)}.`,
-      });
+      await showAfterChange(
+        ctx,
+        v.p,
+        `:white_check_mark: ${userMention(ctx.userId)} ${verb}d ${esc(r.before.email)}.`,
+      );
     },
   });
 };

@@ -3,10 +3,11 @@
  * before the ack), change, audit, list replaced.
  */
 import { z } from 'zod';
+import type { ServiceClient } from '../../../api/types.js';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { explainError, renderError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { code, esc, userMention } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError, replyFromModal } from '../../kit/support.js';
@@ -49,33 +50,36 @@ export const groupModal = modal<Meta, { group: string }>({
         .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the change-group view'));
     };
     const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
+    let svc: ServiceClient;
+    let r: Awaited<ReturnType<typeof changeGroup>>;
     try {
-      const svc = (await ctx.clients()).service();
-      const r = await audited(
-        ctx,
-        'members.changeGroup',
-        `member ${meta.m} to group ${group}`,
-        undefined,
-        () => changeGroup(svc, meta.m, group),
+      svc = (await ctx.clients()).service();
+      r = await audited(ctx, 'members.changeGroup', `member ${meta.m} to group ${group}`, undefined, () =>
+        changeGroup(svc, meta.m, group),
       );
-      const [page, tz] = await Promise.all([
-        listMembers(svc, { page: meta.p, pageSize: MEMBERS_PAGE_SIZE }),
-        ctx.timeZone(),
-      ]);
-      await deliver(
-        membersMessage(page, {
-          workspace: ctx.workspace,
-          ...cardMetaOf(ctx, tz),
-          banner: `:white_check_mark: ${userMention(ctx.userId)} moved ${esc(r.before.email)} (no. ${code(meta.m)}) from ${esc(r.before.groupLabel)} to ${esc(r.groupLabel)}.`,
-        }),
-        true,
-      );
-      await closeWith(':white_check_mark: Done. The member list shows the new group.');
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'change group failed', e, opts);
       await deliver(renderError("Couldn't change the group", e, opts), false).catch(() => undefined);
-      await closeWith(`:warning: The group was not changed. ${explainError(e, opts).why}`);
+      await closeWith(
+        `:warning: ${outcomeUnknown(e) ? '' : 'The group was not changed. '}${explainError(e, opts).why}`,
+      );
+      return;
     }
+    // Changed: a failure from here on (reading the list again, Slack) must not say otherwise.
+    const banner = `:white_check_mark: ${userMention(ctx.userId)} moved ${esc(r.before.email)} (no. ${code(meta.m)}) from ${esc(r.before.groupLabel)} to ${esc(r.groupLabel)}.`;
+    try {
+      const [page, tz] = await Promise.all([
+        listMembers(svc, { page: meta.p, pageSize: MEMBERS_PAGE_SIZE }),
+        ctx.timeZone(),
+      ]);
+      await deliver(membersMessage(page, { workspace: ctx.workspace, ...cardMetaOf(ctx, tz), banner }), true);
+    } catch (err) {
+      ctx.logger.warn({ err, refId: ctx.refId }, 'group changed, but the member list could not be shown');
+      await deliver({ text: banner }, false).catch((e: unknown) =>
+        ctx.logger.error({ err: e, refId: ctx.refId }, 'could not tell the user the group was changed'),
+      );
+    }
+    await closeWith(':white_check_mark: Done. The member list shows the new group.');
   },
 });

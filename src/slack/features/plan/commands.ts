@@ -9,6 +9,7 @@ import {
   type PlanRequestView,
   type PlanState,
   parseServiceCode,
+  serviceLabel,
 } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
@@ -92,13 +93,33 @@ export async function runPlanAction(
       requestedBy: ctx.userId,
     });
     trackingId = r.trackingId;
+    if ('untracked' in r)
+      ctx.logger.warn(
+        { err: r.untracked },
+        'plan request sent but not tracked (store unavailable): no outcome DM',
+      );
     return r;
   });
   // A new request's card is posted as a normal message (in the channel, or the requester's DM
   // when the bot cannot post there) and rewritten later: it is rendered for everyone. A cancel
   // answers the reader (or replaces a card in the channel: `shared`).
   const [state, tz, audience] = await Promise.all([
-    loadPlanState(a.svc, a.siteId, a.service),
+    // Done at the service: a failing re-read (the service busy again) must not turn the answer
+    // into an error saying the request was not sent. The card then shows the request itself,
+    // without action buttons (the next /drm plan has them).
+    loadPlanState(a.svc, a.siteId, a.service).catch((err: unknown): PlanState => {
+      ctx.logger.warn(
+        { err, refId: ctx.refId },
+        `plan ${a.action} done; the plan state could not be read again`,
+      );
+      return {
+        siteId: a.siteId,
+        serviceCode: a.service,
+        serviceLabel: serviceLabel(a.service),
+        latest: result,
+        actions: [],
+      };
+    }),
     ctx.timeZone(),
     a.action === 'cancel' ? replyAudience(ctx, a.shared ?? ctx.share) : ('everyone' as const),
   ]);

@@ -10,9 +10,10 @@
 
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
-import type { Message } from '../../kit/blocks.js';
-import { explainError, renderError } from '../../kit/errors.js';
+import { type Message, section } from '../../kit/blocks.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
 import { modal } from '../../kit/interactions.js';
+import { esc } from '../../kit/mrkdwn.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
@@ -43,6 +44,19 @@ function sentNote(label: string, where: string): Message {
   return {
     text: `${label} request sent. Its card is in ${where} and is updated when the provider decides.`,
   };
+}
+
+/**
+ * The failure reply with the message the user typed in the form (closed at the submission), so
+ * that it is not lost: they can copy it into the form when they try again.
+ */
+function withTypedMessage(err: Message, message: string): Message {
+  if (!message) return err;
+  const quoted = esc(message)
+    .split('\n')
+    .map((l) => `>${l}`)
+    .join('\n');
+  return { ...err, blocks: [...(err.blocks ?? []), section(`Your message, to send again:\n${quoted}`)] };
 }
 
 export const planModal = modal<Meta, Data>({
@@ -101,7 +115,10 @@ export const planModal = modal<Meta, Data>({
       r.done();
       if (posted) {
         const where = posted.where === 'channel' ? `<#${posted.channel}>` : 'our direct message';
-        await deliver(sentNote(spec.label, where), true);
+        // Sent: the note replacing the old card is a courtesy; its failure is not the request's.
+        await deliver(sentNote(spec.label, where), true).catch((err: unknown) =>
+          ctx.logger.warn({ err, refId: ctx.refId }, 'request sent; the old card could not be replaced'),
+        );
       }
       await closeWith(
         ':white_check_mark: Sent. The request card shows it and is updated when the provider decides.',
@@ -110,12 +127,17 @@ export const planModal = modal<Meta, Data>({
       const opts = await errorOptions(ctx);
       logError(ctx, `plan ${meta.a} failed`, e, opts);
       await deliver(
-        renderError(`Couldn't send the ${spec.label.toLowerCase()} request`, e, opts),
+        withTypedMessage(
+          renderError(`Couldn't send the ${spec.label.toLowerCase()} request`, e, opts),
+          message,
+        ),
         false,
       ).catch((err: unknown) =>
         ctx.logger.error({ err, refId: ctx.refId }, 'could not deliver the plan error'),
       );
-      await closeWith(`:warning: The request was not sent. ${explainError(e, opts).why}`);
+      await closeWith(
+        `:warning: ${outcomeUnknown(e) ? '' : 'The request was not sent. '}${explainError(e, opts).why}`,
+      );
     }
   },
 });

@@ -7,8 +7,8 @@
  * switched to "Saving…" at once, then the service is called, the change audited, and the outcome
  * shown with views.update: "Saved" (and the card the Edit button was on is replaced through its
  * response_url), or the form again with the service's refusal on top (a name taken by another
- * recipient, a refusal of the service's rules), or a closing line (in use by pre-embedding, gone,
- * a failure). The values first shown travel in the metadata (`n`, `d`), so a form shown again
+ * recipient, a refusal of the service's rules, a failure such as the service being down), or a
+ * closing line (in use by pre-embedding, gone). The values first shown travel in the metadata (`n`, `d`), so a form shown again
  * keeps what the user typed and still sends only what changed.
  */
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import { checkRecipientDescription, checkRecipientName } from '../../../api/vali
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { explainError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/errors.js';
 import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { replaceViaResponseUrl } from '../../kit/support.js';
@@ -159,19 +159,18 @@ export const recipientEditModal = declareModal<Meta, Data>({
       await ctx
         .audit({ action: 'recipient.edit', detail: `${detail}: failed`, result: 'error', siteId: site })
         .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
-      // ex.why and ex.next are mrkdwn, already escaped: not escaped again.
-      await show(
-        modal(
-          WM_VIEWS.recipientEdit,
-          'Edit recipient',
-          // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
-          [
-            section(`:warning: Nothing was saved. ${ex.why} ${ex.next}`),
-            ...(ex.unexpected ? [context(`Reference ${code(ctx.refId)}`)] : []),
-          ],
-          { close: 'Close' },
-        ),
+      // The form again with what the user typed (an outage must not cost them their edit), the
+      // failure on top. ex.why and ex.next are mrkdwn, already escaped: not escaped again.
+      const again = formAgain(
+        meta,
+        site,
+        first,
+        { name, description },
+        `${outcomeUnknown(err) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`,
       );
+      // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
+      if (ex.unexpected) again.blocks = [...again.blocks, context(`Reference ${code(ctx.refId)}`)];
+      await show(again);
       return;
     }
 

@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
-import { explainError } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/errors.js';
 import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
-import { audited, errorOptions, logError } from '../../kit/support.js';
+import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
@@ -68,7 +68,7 @@ export const settingsModal = modal<Meta, Data>({
       const r = await audited(ctx, 'settings.update', `changed ${fieldsSent.join(', ')}`, siteId, () =>
         updateSettings(svc, siteId, input),
       );
-      await client.views.update({ view_id: view.id, view: settingsSavedView(siteId, r.changed) });
+      await showOutcome(ctx, client, view.id, settingsSavedView(siteId, r.changed));
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'settings update failed', e, opts);
@@ -82,7 +82,11 @@ export const settingsModal = modal<Meta, Data>({
       await client.views
         .update({
           view_id: view.id,
-          view: settingsEditModal(s, JSON.stringify(meta), `Nothing was saved. ${ex.why} ${ex.next}`),
+          view: settingsEditModal(
+            s,
+            JSON.stringify(meta),
+            `${outcomeUnknown(e) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`,
+          ),
         })
         .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the settings view'));
     }

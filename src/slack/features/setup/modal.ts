@@ -17,9 +17,11 @@ import {
   verifySetup,
 } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
+import { StoreUnavailableError } from '../../../store/errors.js';
 import { modal } from '../../kit/interactions.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
+import { showOutcome } from '../../kit/support.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,
@@ -92,9 +94,12 @@ export const setupModal = modal<Meta, Data>({
         await notifyCredentialsSaved(deps, ctx.workspace).catch((err: unknown) =>
           ctx.logger.warn({ err }, 'could not resume polling after setup'),
         );
-        await ctx.audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' });
+        // Saved: a failing audit write must not turn that into "Nothing was saved".
+        await ctx
+          .audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' })
+          .catch((e: unknown) => ctx.logger.warn({ err: e }, 'audit append failed'));
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
-        await client.views.update({ view_id: view.id, view: setupSuccessView(status, tz) });
+        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz));
         return;
       }
       await ctx.audit({
@@ -120,7 +125,11 @@ export const setupModal = modal<Meta, Data>({
         }),
       });
     } catch (err) {
-      ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
+      // The store down while saving: said as such (the write may or may not have landed; saving
+      // again is safe), not as an unexpected error of the bot's.
+      const storeDown = err instanceof StoreUnavailableError;
+      if (storeDown) ctx.logger.warn({ err, refId: ctx.refId }, 'setup not saved: the store is unavailable');
+      else ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
       await client.views
         .update({
           view_id: view.id,
@@ -133,7 +142,9 @@ export const setupModal = modal<Meta, Data>({
             defaults,
             workspace: ctx.workspace,
             failure: [
-              `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
+              storeDown
+                ? "• The bot's storage is unavailable right now, so the credentials may not have been saved. Enter the keys again and submit in a minute: saving again is safe."
+                : `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
             ],
             secretsDiscarded: true,
           }),

@@ -60,6 +60,11 @@ list.add({
     const r = await audited(ctx, 'site.request', `additional site "${name.slice(0, 100)}"`, undefined, () =>
       requestAdditionalSiteTracked(ctx.deps, ctx.workspace, c.service(), { name, requestedBy: ctx.userId }),
     );
+    if ('untracked' in r)
+      ctx.logger.warn(
+        { err: r.untracked },
+        'site request sent but not tracked (store unavailable): no outcome DM',
+      );
     const tz = await ctx.timeZone();
     await postRequestCard(ctx, siteRequestedMessage(r, cardMetaOf(ctx, tz)), r.trackingId);
   },

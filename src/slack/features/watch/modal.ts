@@ -11,6 +11,7 @@ import { modal as modal_, section } from '../../kit/blocks.js';
 import { renderError } from '../../kit/errors.js';
 import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
+import { showOutcome } from '../../kit/support.js';
 import { mayWatchChannel } from './home-pick.js';
 import {
   notInChannelText,
@@ -82,7 +83,7 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
       const v = r.ok
         ? watchModalDone(r.subscription, r.outcome)
         : modal_('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10));
-      await client.views.update({ view_id: view.id, view: v });
+      await showOutcome(ctx, client, view.id, v);
     } catch (e) {
       const err = renderError("Couldn't watch jobs", e, {
         refId: ctx.refId,
