@@ -78,7 +78,9 @@ describe('error rendering', () => {
   it('a service error with an empty message shows its code alone, without a dangling colon', () => {
     expect(explainError(new ServiceError('e', 'X123', ''), opts).why).toBe('The service answered `X123`.');
     expect(explainError(new ServiceError('e', 'X123', '  '), opts).why).toBe('The service answered `X123`.');
-    expect(explainError(new ServiceError('e', 'X123', 'odd'), opts).why).toBe('The service answered `X123`: odd');
+    expect(explainError(new ServiceError('e', 'X123', 'odd'), opts).why).toBe(
+      'The service answered `X123`: odd',
+    );
   });
   it('refusal says who to ask', () => {
     expect(renderRefused('run /drm plan trial', '<@UADMIN> or a workspace admin')).toMatchSnapshot();
