@@ -209,7 +209,7 @@ export async function cancelPlanRequestTracked(
     cancelledBy: string;
     kick?: (ws: string) => void;
   },
-): Promise<PlanRequestView> {
+): Promise<PlanRequestView & { untracked?: StoreUnavailableError }> {
   const endpoint = opsEndpoint('plan.cancel');
   const serviceCode = parseServiceCode(input.service, endpoint);
   checkUser(endpoint, input.cancelledBy);
@@ -228,17 +228,25 @@ export async function cancelPlanRequestTracked(
     for (const id of marked) await tracker.clearCancelling(ws, id);
     throw e;
   }
-  const id = planTrackingId(input.siteId, serviceCode, view.requestId);
-  for (const other of marked) if (other !== id) await tracker.clearCancelling(ws, other);
-  const t = await tracker.get(ws, id);
-  if (t) {
-    const now = deps.now();
-    const notice = outcomeNotice(t, 'cancelled', 'ST002', now, { cancelledBy: input.cancelledBy });
-    await new NoticeOutbox(deps.store).add([
-      outcomeEntry(ws, t, notice, t.requestedBy !== input.cancelledBy, now),
-    ]);
-    await tracker.remove(ws, id);
-    input.kick?.(ws);
+  // The service cancelled it: from here on the store down must not report the cancel as not made.
+  // The record keeps its `cancelling` mark then, so the outcome poll still tells "cancelled by"
+  // this user once it sees the cancel (only the immediate card rewrite waits for it).
+  try {
+    const id = planTrackingId(input.siteId, serviceCode, view.requestId);
+    for (const other of marked) if (other !== id) await tracker.clearCancelling(ws, other);
+    const t = await tracker.get(ws, id);
+    if (t) {
+      const now = deps.now();
+      const notice = outcomeNotice(t, 'cancelled', 'ST002', now, { cancelledBy: input.cancelledBy });
+      await new NoticeOutbox(deps.store).add([
+        outcomeEntry(ws, t, notice, t.requestedBy !== input.cancelledBy, now),
+      ]);
+      await tracker.remove(ws, id);
+      input.kick?.(ws);
+    }
+  } catch (e) {
+    if (!(e instanceof StoreUnavailableError)) throw e;
+    return { ...view, untracked: e };
   }
   return view;
 }

@@ -7,6 +7,8 @@ import {
   requestChangeTracked,
   trackPlanRequest,
 } from '../../src/ops/request-outcomes.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
+import type { Store } from '../../src/store/types.js';
 import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { crashStore } from './support/crash-store.js';
@@ -39,6 +41,30 @@ async function trialRequest(requestedBy = USER) {
 }
 
 /** Advance by `ms` in tick-sized steps, running the notifier's tick each step. */
+/** The same store, whose document calls fail as in an outage while `down()` says so. */
+function storeDownWhen(store: Store, down: () => boolean): Store {
+  const call = (target: object, p: string | symbol) => {
+    const v: unknown = Reflect.get(target, p, target);
+    return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+  };
+  return new Proxy(store, {
+    get(target, p) {
+      if (p !== 'docs') return call(target, p);
+      return (...args: Parameters<Store['docs']>) => {
+        const repo = target.docs(...args);
+        return new Proxy(repo, {
+          get(r, q) {
+            const f = call(r, q);
+            if (typeof f !== 'function') return f;
+            return (...a: unknown[]) =>
+              down() ? Promise.reject(new StoreUnavailableError(`docs.${String(q)}`, 0)) : f(...a);
+          },
+        });
+      };
+    },
+  });
+}
+
 async function run(n: ReturnType<NotifyHarness['notifier']>, ms: number, step = 15_000) {
   for (let t = 0; t < ms; t += step) {
     h.advance(step);
@@ -129,6 +155,37 @@ describe('plan-request outcomes', () => {
       requestId: second.requestId,
       outcome: 'cancelled',
       cancelledBy: OTHER,
+    });
+    expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it('a cancel the service made stands when the store fails right after it; the outcome poll still says who cancelled', async () => {
+    h = await startNotifyHarness();
+    const real = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const theirs = await trialRequest(OTHER);
+    let down = false;
+    const opClient = Object.create(real) as typeof real;
+    opClient.cancelStatusRequest = async (...a: Parameters<typeof real.cancelStatusRequest>) => {
+      const r = await real.cancelStatusRequest(...a);
+      down = true; // the store goes down between the cancel and its bookkeeping
+      return r;
+    };
+    const flaky = { store: storeDownWhen(h.store, () => down), now: () => h.clock.now() };
+    const view = await cancelPlanRequestTracked(flaky, WS, opClient, {
+      siteId: SITE,
+      service: 'fwm',
+      cancelledBy: USER,
+    });
+    expect(view.requestId).toBe(theirs.requestId);
+    expect(view.untracked).toBeInstanceOf(StoreUnavailableError);
+    // The store back: the outcome poll tells the requester once, naming who cancelled.
+    await run(h.notifier(), 120_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.body).toMatchObject({
+      requestId: theirs.requestId,
+      outcome: 'cancelled',
+      cancelledBy: USER,
     });
     expect(h.ports.duplicateKeys()).toEqual([]);
   });

@@ -75,7 +75,7 @@ export async function runPlanAction(
   let trackingId: string | undefined;
   const result: PlanRequestView = await audited(ctx, `plan.${a.action}`, detail, a.siteId, async () => {
     if (a.action === 'cancel') {
-      return cancelPlanRequestTracked(ctx.deps, ctx.workspace, a.svc, {
+      const c = await cancelPlanRequestTracked(ctx.deps, ctx.workspace, a.svc, {
         siteId: a.siteId,
         service: a.service,
         ...(a.requestId ? { requestId: a.requestId } : {}),
@@ -84,6 +84,12 @@ export async function runPlanAction(
           kick = true;
         },
       });
+      if (c.untracked)
+        ctx.logger.warn(
+          { err: c.untracked },
+          'plan request cancelled but its record not updated (store unavailable): the outcome poll tells it',
+        );
+      return c;
     }
     const r = await requestChangeTracked(ctx.deps, ctx.workspace, a.svc, {
       siteId: a.siteId,
