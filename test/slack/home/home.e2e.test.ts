@@ -216,6 +216,10 @@ describe('App Home (env credentials)', () => {
   });
 
   it('a plan request sent by its direct form (/drm plan trial) re-publishes the tab with it', async () => {
+    // The admin has opened the tab (a tab is re-published only for users who have one).
+    const opened = lastSeq(bot);
+    await bot.event({ type: 'app_home_opened', user: bot.ws.admin, channel: 'D0HOME', tab: 'home' });
+    await homePublished(bot, bot.ws.admin, opened);
     const seq = lastSeq(bot);
     await bot.command('plan trial drm "Home refresh check"', { user: bot.ws.member, command: '/drm' });
     const call = await bot.fake.waitFor(
