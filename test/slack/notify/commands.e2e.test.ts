@@ -149,6 +149,29 @@ describe('/drm alerts', () => {
     expect(sub).toMatchObject({ ratioPct: 25, minRequests: 5, windowMinutes: 30, createdBy: bot.ws.member });
   });
 
+  it('a form whose save fails after the ack comes back with the thresholds entered', async () => {
+    const ch = 'C0FORM00B';
+    bot.fake.addChannel(ws, { id: ch, name: 'form-again' });
+    await run('alerts watch', { channel: ch });
+    // Slack fails the channel-membership check the save makes (after "Saving…" is shown).
+    bot.fake.fail('conversations.members', { error: 'internal_error', times: 1 });
+    bot.fake.fail('conversations.info', { error: 'internal_error', times: 1 });
+    const seq = lastSeq();
+    await bot.viewSubmission({ values: formValues({ site, ratio: '35%', min: '7', window: '45' }) });
+    const again = await bot.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes("Couldn't set up"),
+      8000,
+    );
+    bot.fake.clearFailures();
+    expect(again.ok).toBe(true);
+    const text = json(again.args);
+    expect(text).toContain('"callback_id":"alerts_watch"');
+    for (const v of ['"initial_value":"35%"', '"initial_value":"7"', '"initial_value":"45"']) {
+      expect(text).toContain(v);
+    }
+    expect(await alertSubs().list(ws, { channelId: ch })).toHaveLength(0);
+  });
+
   it('the form refuses a member who is not in the channel; the bot must be able to post there', async () => {
     await run('alerts watch', { channel: CLOSED });
     const seq = lastSeq();

@@ -218,6 +218,56 @@ describe('/dwm watch, unwatch, watches', () => {
     });
   });
 
+  it('a form whose save fails after the ack comes back with what was chosen; submitted again it subscribes', async () => {
+    const s = await setup();
+    const b = s.bot;
+    await command(b, 'watch');
+    // Slack fails the channel-membership check the save makes (after "Saving…" is shown).
+    b.fake.fail('conversations.members', { error: 'internal_error', times: 1 });
+    b.fake.fail('conversations.info', { error: 'internal_error', times: 1 });
+    const seq = lastSeq(b);
+    await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
+        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
+      },
+    });
+    const again = await b.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes("Couldn't watch jobs"),
+      8000,
+    );
+    expect(again.ok).toBe(true);
+    const view = again.args.view as { callback_id: string; blocks: Array<Record<string, unknown>> };
+    expect(view.callback_id).toBe('watch_subscribe');
+    const el = (id: string) =>
+      (view.blocks.find((x) => x.block_id === id)?.element ?? {}) as Record<string, unknown>;
+    expect(el('watch_site').initial_option).toMatchObject({ value: s.site });
+    expect(el('watch_statuses').initial_options).toEqual([expect.objectContaining({ value: 'DM600' })]);
+    expect(el('watch_content').initial_value).toBe('promo-*');
+    expect(el('watch_mode').initial_option).toMatchObject({ value: 'failures' });
+    expect(await s.runtime.watcher.subscriptions.list(s.ws)).toHaveLength(0);
+
+    // Slack is back: the same form, submitted again as it is, subscribes.
+    b.fake.clearFailures();
+    const seq2 = lastSeq(b);
+    await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
+        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
+      },
+    });
+    await b.fake.waitFor(
+      (c) => c.method === 'views.update' && c.seq > seq2 && json(c.args).includes('now watching'),
+      8000,
+    );
+    const [sub] = await s.runtime.watcher.subscriptions.list(s.ws);
+    expect(sub).toMatchObject({ statuses: ['DM600'], content: 'promo-*', mode: 'failures' });
+  });
+
   it('the form refuses a bad content filter inline', async () => {
     const s = await setup();
     const b = s.bot;

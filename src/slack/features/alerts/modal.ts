@@ -8,9 +8,11 @@ import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { parseAlertArgs } from '../../../ops/alerts.js';
+import type { ModalView } from '../../kit/blocks.js';
 import { isChannelMember } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderError } from '../../kit/errors.js';
+import { formAgain } from '../../kit/form-again.js';
 import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { subscribe, watchTokens } from './commands.js';
@@ -70,7 +72,7 @@ export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['ar
       : { ok: parsed.args };
   },
   async submit(ctx, meta, args, { view, client }) {
-    let result: ReturnType<typeof alertsResultView>;
+    let result: ModalView;
     try {
       const member = await inChannel(ctx, client, meta.c);
       result = alertsResultView(await subscribe(ctx, meta.c, args, member));
@@ -82,7 +84,8 @@ export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['ar
       });
       if (!(e instanceof Error && /NotConfigured|SiteNotConfigured|ValidationError/.test(e.name)))
         ctx.logger.error({ err: e, refId: ctx.refId }, 'alerts form failed');
-      result = alertsResultView(err);
+      // The form again with what was entered, under the failure: submit it again once it is fixed.
+      result = formAgain(view, err.blocks ?? []) ?? alertsResultView(err);
     }
     await client.views
       .update({ view_id: view.id, view: result })

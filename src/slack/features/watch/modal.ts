@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { modal as modal_, section } from '../../kit/blocks.js';
 import { renderError } from '../../kit/errors.js';
+import { formAgain } from '../../kit/form-again.js';
 import { issueErrors } from '../../kit/form-errors.js';
 import { modal } from '../../kit/interactions.js';
 import { showOutcome } from '../../kit/support.js';
@@ -91,8 +92,10 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
       });
       if (!(e instanceof Error && /NotConfigured|SiteNotConfigured/.test(e.name)))
         ctx.logger.error({ err: e, refId: ctx.refId }, 'watch form failed');
+      // The form again with what was chosen, under the failure: submit it again once it is fixed.
+      const again = formAgain(view, err.blocks ?? []);
       await client.views
-        .update({ view_id: view.id, view: modal_('watch_result', 'Watch jobs', err.blocks ?? []) })
+        .update({ view_id: view.id, view: again ?? modal_('watch_result', 'Watch jobs', err.blocks ?? []) })
         .catch((x: unknown) =>
           ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the watch view'),
         );
