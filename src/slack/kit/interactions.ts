@@ -35,14 +35,16 @@ import type { z } from 'zod';
 import { commandsTotal } from '../../metrics.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { AppDeps } from '../deps.js';
-import { LIMITS, type Message, type ModalView } from './blocks.js';
+import { LIMITS, type Message, type ModalView, modal as modalView } from './blocks.js';
 import type { CommandContext, SlashCommand } from './context.js';
+import { errorBlocks } from './errors.js';
+import { formAgain } from './form-again.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { neutralise, truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
 import { adminGateForView, admit, barredAtSubmit, type Role } from './roles.js';
-import { actionContext, respondError, viewContext } from './support.js';
+import { actionContext, errorOptions, logError, respondError, viewContext } from './support.js';
 import { decodeValue } from './values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's payload bodies differ per kind; read defensively
@@ -347,6 +349,8 @@ async function runModal(
       : ack({ response_action: 'errors', errors: { [spec.stale.block]: spec.stale.text } });
   // Guests (GUEST_ACCESS=none) submit nothing: refused before the form's checks when known.
   const barred = barredAtSubmit(ctx, { what: `submit ${spec.name}`, action: spec.name });
+  // The modal shows a "Saving…" view (the gate's or the ack's) while `submit` runs.
+  let pendingShown = false;
   try {
     if (!(await barred.before(ack))) {
       outcome = 'refused';
@@ -416,6 +420,7 @@ async function runModal(
       outcome = 'refused';
       return;
     }
+    pendingShown = shown;
     await spec.submit(ctx, m, d, { view, body, context: args.context, client, gated, registry });
   } catch (e) {
     outcome = 'error';
@@ -432,10 +437,38 @@ async function runModal(
     }
     // Never leave Slack waiting: an error before the ack closes the modal, then the user is told.
     if (!acked) await ack().catch(() => undefined);
+    // A submit that threw while "Saving…" shows: the form comes back with what was entered and
+    // the failure on top (left on "Saving…" the user would wait for nothing); else a reply.
+    if (pendingShown && (await showFormAgain(ctx, client, view, spec.failure, e))) return;
     await respondError(ctx, spec.failure, e);
   } finally {
     commandsTotal.inc({ command: spec.metric ?? `modal:${spec.name}`, outcome });
   }
+}
+
+/**
+ * The submitted form again, with the failure of `what` on top (or the failure alone when the form
+ * cannot be given back); false when Slack would not take it (the caller replies instead).
+ */
+async function showFormAgain(
+  ctx: CommandContext,
+  client: WebClient,
+  view: ViewOutput,
+  what: string,
+  err: unknown,
+): Promise<boolean> {
+  const opts = await errorOptions(ctx);
+  logError(ctx, what, err, opts);
+  const failure = errorBlocks(what, err, opts);
+  const title = typeof view.title?.text === 'string' ? view.title.text : 'Error';
+  const next = formAgain(view, failure) ?? modalView(`${view.callback_id}_failed`, title, failure);
+  return client.views.update({ view_id: view.id, view: next }).then(
+    () => true,
+    (x: unknown) => {
+      ctx.logger.warn({ err: x, refId: ctx.refId }, 'could not show the failed form again');
+      return false;
+    },
+  );
 }
 
 /** Matches every id: the one Bolt listener per kind narrows with `knownOnly` and routes itself. */

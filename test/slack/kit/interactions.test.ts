@@ -4,13 +4,15 @@
  * for destructive buttons), and the watch form's channel re-check at submission.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ServiceClient } from '../../../src/api/types.js';
 import { FEATURES, registry } from '../../../src/slack/features/index.js';
 import { cancelButton } from '../../../src/slack/features/plan/buttons.js';
 import { watchFormModal } from '../../../src/slack/features/watch/modal.js';
+import { section, textInput } from '../../../src/slack/kit/blocks.js';
 import { interactionsOf } from '../../../src/slack/kit/features.js';
 import { homeActionsOf } from '../../../src/slack/kit/home-actions.js';
-import { button, registerInteractions } from '../../../src/slack/kit/interactions.js';
+import { button, modal, registerInteractions } from '../../../src/slack/kit/interactions.js';
 import { SVC_ACTIONS } from '../../../src/slack/kit/svc-values.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
 import { captureApp, fakeClient, memoryDeps, submission } from '../guarantees/support.js';
@@ -379,5 +381,72 @@ describe('watch form submission', () => {
       expect(r.subs).toEqual([]);
       expect(JSON.stringify(r.acks)).toContain('Run /dwm watch in the channel again.');
     }
+  });
+});
+
+describe('a form whose submit fails while "Saving…" shows', () => {
+  const failing = modal<{ w: string }, undefined>({
+    name: 'test.failing',
+    callbackId: 'test_failing',
+    meta: z.object({ w: z.string() }),
+    stale: { block: 'note', text: 'Out of date.' },
+    ackView: () => ({
+      type: 'modal',
+      callback_id: 'saving',
+      title: { type: 'plain_text', text: 'T' },
+      blocks: [],
+    }),
+    failure: "Couldn't save the note",
+    async submit() {
+      throw new Error('boom');
+    },
+  });
+
+  async function run(blocks: unknown[]) {
+    const deps = await memoryDeps();
+    const cap = captureApp();
+    registerInteractions(cap.app, deps, [failing], registry);
+    const updates: Array<{ view: { blocks: Array<Record<string, unknown>>; callback_id: string } }> = [];
+    const replies: unknown[] = [];
+    const client = fakeClient([], {
+      'views.update': (a) => {
+        updates.push(a as (typeof updates)[number]);
+        return { ok: true };
+      },
+    });
+    const { body, view, context } = submission('test_failing', {
+      privateMetadata: JSON.stringify({ w: 'T1' }),
+      values: { note: { value: { type: 'plain_text_input', value: 'keep me' } } },
+      blocks,
+    });
+    await cap.views.get('test_failing')!({
+      ack: async () => undefined,
+      body,
+      view: { ...view, title: { type: 'plain_text', text: 'Note' } },
+      context,
+      client,
+      respond: async (m: unknown) => {
+        replies.push(m);
+      },
+    });
+    await deps.store.close();
+    return { updates, replies };
+  }
+
+  it('comes back with what was entered and the failure on top, not left on "Saving…"', async () => {
+    const r = await run([textInput('note', 'Note')]);
+    const last = r.updates.at(-1)?.view;
+    expect(last?.callback_id).toBe('test_failing');
+    expect(JSON.stringify(last?.blocks[0])).toContain("Couldn't save the note");
+    const input = last?.blocks.find((b) => b.block_id === 'note') as { element: { initial_value?: string } };
+    expect(input.element.initial_value).toBe('keep me');
+    expect(r.replies).toEqual([]);
+  });
+
+  it('a view with nothing to give back shows the failure in its place', async () => {
+    const r = await run([section('Nothing to type here.')]);
+    const last = r.updates.at(-1)?.view;
+    expect(last?.callback_id).toBe('test_failing_failed');
+    expect(JSON.stringify(last?.blocks)).toContain("Couldn't save the note");
   });
 });
