@@ -31,6 +31,16 @@ interface Setup {
   channel: string;
 }
 
+/** The watch form filled in: site, status ERROR, content promo-*, mode failures. */
+function promoFailuresForm(site: string) {
+  return {
+    watch_site: { value: { type: 'static_select', selected_option: { value: site } } },
+    watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+    watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
+    watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
+  };
+}
+
 async function setup(
   o: {
     env?: Record<string, string>;
@@ -198,12 +208,7 @@ describe('/dwm watch, unwatch, watches', () => {
     expect(view?.callbackId).toBe('watch_subscribe');
     const seq = lastSeq(b);
     await b.viewSubmission({
-      values: {
-        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
-        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
-        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
-        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
-      },
+      values: promoFailuresForm(s.site),
     });
     await b.fake.waitFor(
       (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes('now watching'),
@@ -227,12 +232,7 @@ describe('/dwm watch, unwatch, watches', () => {
     b.fake.fail('conversations.info', { error: 'internal_error', times: 1 });
     const seq = lastSeq(b);
     await b.viewSubmission({
-      values: {
-        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
-        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
-        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
-        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
-      },
+      values: promoFailuresForm(s.site),
     });
     const again = await b.fake.waitFor(
       (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes("Couldn't watch jobs"),
@@ -253,12 +253,7 @@ describe('/dwm watch, unwatch, watches', () => {
     b.fake.clearFailures();
     const seq2 = lastSeq(b);
     await b.viewSubmission({
-      values: {
-        watch_site: { value: { type: 'static_select', selected_option: { value: s.site } } },
-        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
-        watch_content: { value: { type: 'plain_text_input', value: 'promo-*' } },
-        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'failures' } } },
-      },
+      values: promoFailuresForm(s.site),
     });
     await b.fake.waitFor(
       (c) => c.method === 'views.update' && c.seq > seq2 && json(c.args).includes('now watching'),
