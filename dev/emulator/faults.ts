@@ -1,13 +1,16 @@
 /**
  * Fault injection: rules matched against "METHOD /mount/path" (e.g. "GET /wm/api/job/AB12").
  * Latency-only rules add up and let the request through; the first matching rule with an action
- * (status, drop, malformed, body, errorCode) decides the answer. `times` counts applications.
+ * (status, drop, malformed, body, errorCode) decides the answer. `times` counts applications;
+ * `skip` lets the first matching requests through before the rule applies.
  */
 import type { FaultInjector, FaultRule } from './types.js';
 
 interface LiveRule {
   rule: FaultRule;
   remaining: number;
+  /** Matching requests still to let through before the rule applies. */
+  skip: number;
 }
 
 export interface FaultDecision {
@@ -36,7 +39,7 @@ export class Faults implements FaultInjector {
   private rules: LiveRule[] = [];
 
   add(rule: FaultRule): void {
-    this.rules.push({ rule, remaining: rule.times ?? Number.POSITIVE_INFINITY });
+    this.rules.push({ rule, remaining: rule.times ?? Number.POSITIVE_INFINITY, skip: rule.skip ?? 0 });
   }
 
   clear(): void {
@@ -48,6 +51,10 @@ export class Faults implements FaultInjector {
     const decision: FaultDecision = { latencyMs: 0 };
     for (const live of this.rules) {
       if (live.remaining <= 0 || !matches(live.rule, key)) continue;
+      if (live.skip > 0) {
+        live.skip -= 1;
+        continue;
+      }
       live.remaining -= 1;
       decision.latencyMs += live.rule.latencyMs ?? 0;
       if (hasAction(live.rule)) {

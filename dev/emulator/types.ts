@@ -45,6 +45,9 @@ export interface FaultRule {
   match?: string | RegExp;
   /** How many matching requests this rule applies to; default Infinity. */
   times?: number;
+  /** Let this many matching requests through untouched first (then `times` applies), e.g. to
+   * fail only the read that follows a change: default 0. */
+  skip?: number;
   /** Add this much latency, ms. */
   latencyMs?: number;
   /** Answer with this HTTP status (e.g. 500, 503, 429, 401, 403) and an empty/plain body. */

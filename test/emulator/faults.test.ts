@@ -33,6 +33,17 @@ describe('fault injection', () => {
     expect(((await c.json()) as { error_code: string }).error_code).toBe('0000');
   });
 
+  it('`skip` lets the first matching requests through, then the rule applies `times` times', async () => {
+    t.emu.faults.add({ match: 'GET /wm/api/job/DEMO', status: 503, skip: 2, times: 1 });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await jobs();
+      await r.text();
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([200, 200, 503, 200]);
+  });
+
   it('429 and 401/403 statuses', async () => {
     t.emu.faults.add({ status: 429, retryAfterSeconds: 1, times: 1 });
     t.emu.faults.add({ status: 401, times: 1 });

@@ -234,6 +234,43 @@ describe('members (admin)', () => {
     expect(resp.args.replace_original).toBe(true);
   });
 
+  it('change group: a member list that cannot be read again after the change still says it was made', async () => {
+    const r = await drm(bot, 'members', admin);
+    const change = buttons(r.blocks).find((b) => b.action_id === 'svc_member_group')!;
+    // Another group than the member's own (their row on the card names it: "… · TS · no. …").
+    const row = JSON.stringify(r.blocks).match(/ · (BIZ|TS|Clients) · no\. /)?.[1];
+    const target = row === 'TS' ? '1000' : '1001';
+    const seq = lastSeq(bot);
+    await bot.action({ actionId: change.action_id, value: change.value!, user: admin });
+    await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 5000);
+    // The change looks the member up (one list read), sends it, then reads the list again: only
+    // that second read fails (a service error, not retried).
+    bot.emulator!.faults.add({
+      match: 'GET /svc/api/v2/account/member',
+      skip: 1,
+      times: 1,
+      errorCode: { code: 'E9999', message: 'list unavailable' },
+    });
+    const seq2 = lastSeq(bot);
+    try {
+      await bot.viewSubmission({ user: admin, values: { svc_member_group: selectValue(target) } });
+      const told = await bot.fake.waitFor(
+        (c) => c.method === 'response_url' && c.seq > seq2 && textOf(c).includes('moved'),
+        8000,
+      );
+      // Told as a new line (the card with the list could not be redrawn).
+      expect(told.args.replace_original).not.toBe(true);
+    } finally {
+      bot.emulator!.faults.clear();
+    }
+    const said = bot.fake
+      .calls()
+      .filter((c) => c.seq > seq2)
+      .map((c) => JSON.stringify(c.args))
+      .join('\n');
+    expect(said).not.toContain('was not changed');
+  });
+
   it('members add: bad e-mail refused, good one added', async () => {
     const bad = await drm(bot, 'members add not-an-email', admin);
     expect(bad.text).toContain(':pencil2: *Nothing was run: check what you typed');
