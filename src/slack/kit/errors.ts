@@ -18,6 +18,7 @@ import {
   SiteNotConfiguredError,
 } from '../../ops/workspace.js';
 import { StoreUnavailableError } from '../../store/errors.js';
+import { classifyDeliveryError } from '../../watch/delivery.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
 import { ParseError } from './parse.js';
@@ -217,26 +218,22 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
 }
 
 /**
- * A Slack Web API call of the request that failed on Slack's side (@slack/web-api's error shapes,
- * duck typed as in src/watch/delivery.ts): said as Slack's failure, not as an error of the bot's
- * with a reference to report. Other Slack refusals (invalid_blocks...) stay unexpected.
+ * A Slack Web API call of the request that failed on Slack's side, read with the watcher's one
+ * classifier of @slack/web-api's errors (classifyDeliveryError): said as Slack's failure, not as
+ * an error of the bot's with a reference to report. Other Slack refusals (invalid_blocks...) stay
+ * unexpected.
  */
 function slackFailure(err: unknown, admins: string): ErrorExplanation | undefined {
-  if (!err || typeof err !== 'object') return undefined;
-  const e = err as { code?: unknown; data?: { error?: unknown } };
-  const busy: ErrorExplanation = {
-    why: "A call to Slack failed on Slack's side (a Slack error, a rate limit or a network problem).",
-    next: 'Try again in a minute.',
-    unexpected: false,
-  };
-  if (
-    e.code === 'slack_webapi_rate_limited_error' ||
-    e.code === 'slack_webapi_http_error' ||
-    e.code === 'slack_webapi_request_error'
-  )
-    return busy;
-  if (e.code !== 'slack_webapi_platform_error' || typeof e.data?.error !== 'string') return undefined;
-  switch (e.data.error) {
+  const c = classifyDeliveryError(err);
+  if (c.type === 'rate' || c.type === 'transient') {
+    return {
+      why: "A call to Slack failed on Slack's side (a Slack error, a rate limit or a network problem).",
+      next: 'Try again in a minute.',
+      unexpected: false,
+    };
+  }
+  if (c.type === 'unknown') return undefined;
+  switch (c.code) {
     case 'expired_trigger_id':
     case 'exchanged_trigger_id':
       return {
@@ -244,12 +241,6 @@ function slackFailure(err: unknown, admins: string): ErrorExplanation | undefine
         next: 'Run the command again.',
         unexpected: false,
       };
-    case 'ratelimited':
-    case 'internal_error':
-    case 'fatal_error':
-    case 'service_unavailable':
-    case 'request_timeout':
-      return busy;
     case 'token_revoked':
     case 'account_inactive':
     case 'invalid_auth':
