@@ -488,9 +488,13 @@ const PLAIN_TEXT_MAX = 3000;
  * the second one cannot double it (and it carries the same metadata for the recovery check).
  */
 export function withPlainTextRetry(p: ChannelPoster, onRefused: (code: string) => void): ChannelPoster {
-  const plainOf = (m: ChannelMessage): ChannelMessage => ({
-    text: m.text.length > PLAIN_TEXT_MAX ? `${m.text.slice(0, PLAIN_TEXT_MAX - 1)}…` : m.text,
-  });
+  // Cut by code points: half of an emoji (a surrogate pair split) makes Slack refuse the text too.
+  const plainOf = (m: ChannelMessage): ChannelMessage => {
+    const chars = Array.from(m.text);
+    return {
+      text: chars.length > PLAIN_TEXT_MAX ? `${chars.slice(0, PLAIN_TEXT_MAX - 1).join('')}…` : m.text,
+    };
+  };
   const retried = async <T>(m: ChannelMessage, send: (m: ChannelMessage) => Promise<T>): Promise<T> => {
     try {
       return await send(m);
