@@ -8,7 +8,7 @@
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { AppDeps } from '../deps.js';
-import type { Message, ModalView } from './blocks.js';
+import { fitMessage, type Message, type ModalView } from './blocks.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
 import { trustedSlackUrl } from './files.js';
@@ -224,7 +224,10 @@ export async function showOutcome(
     await client.views.update({ view_id: viewId, view });
   } catch (err) {
     ctx.logger.warn({ err, refId: ctx.refId }, 'could not show the outcome in the form; sent as a message');
-    const blocks = (view.blocks as KnownBlock[]).filter((b) => b.type === 'section' || b.type === 'context');
+    // A view holds up to 100 blocks, a message 50.
+    const blocks = fitMessage(
+      (view.blocks as KnownBlock[]).filter((b) => b.type === 'section' || b.type === 'context'),
+    );
     const title = view.title?.text ?? 'Done';
     await ctx
       .respond({ text: title, blocks }, { share: false })
