@@ -54,6 +54,15 @@ export interface FakeChannelSpec {
   isArchived?: boolean;
   /** User ids in the channel; when omitted every workspace user is considered a member. */
   members?: string[];
+  /**
+   * Sharing as conversations.info tells it: 'external' (Slack Connect: is_ext_shared, is_shared,
+   * shared_team_ids with the other team), 'pending' (an invitation to another organisation not yet
+   * accepted: is_pending_ext_shared, pending_shared), 'org' (shared with workspaces of the same
+   * Enterprise organisation: is_org_shared, is_shared). Default: not shared.
+   */
+  sharing?: 'external' | 'pending' | 'org';
+  /** The other team of an 'external' / 'pending' share (default T0PARTNER). */
+  sharedWith?: string;
 }
 
 export interface FakeWorkspaceSpec {
@@ -402,6 +411,20 @@ export class FakeSlack {
     const ch = this.ws(teamId).channels.get(channelId);
     if (!ch) throw new Error(`fake slack: unknown channel ${channelId}`);
     ch.botIsMember = member;
+  }
+
+  /** Share a channel (Slack Connect, a pending invitation, org-wide) or stop sharing it (undefined). */
+  shareChannel(
+    teamId: string,
+    channelId: string,
+    sharing: FakeChannelSpec['sharing'],
+    sharedWith?: string,
+  ): void {
+    const ch = this.ws(teamId).channels.get(channelId);
+    if (!ch) throw new Error(`fake slack: unknown channel ${channelId}`);
+    if (sharing) ch.sharing = sharing;
+    else delete ch.sharing;
+    if (sharedWith) ch.sharedWith = sharedWith;
   }
 
   archiveChannel(teamId: string, channelId: string, archived = true): void {
@@ -869,7 +892,7 @@ export class FakeSlack {
         }
         const ch = ws.channels.get(id);
         if (!ch || (ch.isPrivate && ch.botIsMember === false)) throw new SlackApiError('channel_not_found');
-        return { channel: this.channelObject(ch) };
+        return { channel: this.channelObject(ch, ws.teamId) };
       }
       case 'conversations.members': {
         // Paged like Slack (limit, cursor); members default to every workspace user.
@@ -921,6 +944,14 @@ export class FakeSlack {
       }
       case 'files.completeUploadExternal':
         return this.completeUpload(ws, a);
+      case 'files.delete': {
+        // A bot may delete the files it uploaded (files:write); another's file: cant_delete_file.
+        const f = this.files.get(String(a.file ?? ''));
+        if (!f || f.teamId !== ws.teamId) throw new SlackApiError('file_not_found');
+        if (f.user !== ws.botUserId) throw new SlackApiError('cant_delete_file');
+        this.files.delete(f.id);
+        return {};
+      }
       case 'files.info': {
         const f = this.files.get(String(a.file ?? ''));
         if (!f || f.teamId !== ws.teamId) throw new SlackApiError('file_not_found');
@@ -1301,8 +1332,43 @@ export class FakeSlack {
     };
   }
 
-  private channelObject(ch: FakeChannelSpec): Obj {
+  private channelObject(ch: FakeChannelSpec, ownTeam: string): Obj {
+    const other = ch.sharedWith ?? 'T0PARTNER';
+    const sharing: Obj =
+      ch.sharing === 'external'
+        ? {
+            is_shared: true,
+            is_ext_shared: true,
+            is_org_shared: false,
+            is_pending_ext_shared: false,
+            shared_team_ids: [ownTeam, other],
+          }
+        : ch.sharing === 'pending'
+          ? {
+              is_shared: false,
+              is_ext_shared: false,
+              is_org_shared: false,
+              is_pending_ext_shared: true,
+              pending_shared: [other],
+              shared_team_ids: [ownTeam],
+            }
+          : ch.sharing === 'org'
+            ? {
+                is_shared: true,
+                is_ext_shared: false,
+                is_org_shared: true,
+                is_pending_ext_shared: false,
+                shared_team_ids: [ownTeam, other],
+              }
+            : {
+                is_shared: false,
+                is_ext_shared: false,
+                is_org_shared: false,
+                is_pending_ext_shared: false,
+                shared_team_ids: [ownTeam],
+              };
     return {
+      ...sharing,
       id: ch.id,
       name: ch.name,
       name_normalized: ch.name,

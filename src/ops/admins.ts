@@ -78,3 +78,52 @@ export async function setAuditChannel(
   await deps.store.settings.put(ws, next);
   return next;
 }
+
+/** Channels shared with another organisation that the bot may post in (see WorkspaceSettings). */
+export function allowedSharedChannels(
+  s: WorkspaceSettings,
+): Array<{ channelId: string; by: string; at: string }> {
+  return s.sharedChannels ?? [];
+}
+
+/**
+ * Allow the bot to post in (and share replies to) one channel shared with another organisation.
+ * `already`: it was allowed before (nothing changed).
+ */
+export async function allowSharedChannel(
+  deps: Deps,
+  ws: WorkspaceKey,
+  channelId: string,
+  by: string,
+  at: string,
+): Promise<{ settings: WorkspaceSettings; already: boolean }> {
+  check('channel', [channelId], CHANNEL_ID, 'a channel (like #partner-delivery)');
+  const s = await deps.store.settings.get(ws);
+  const list = allowedSharedChannels(s);
+  if (list.some((c) => c.channelId === channelId)) return { settings: s, already: true };
+  if (list.length >= 1000) {
+    throw new ValidationError('admins', [
+      { field: 'channel', message: 'At most 1000 shared channels can be allowed: revoke one first.' },
+    ]);
+  }
+  const next: WorkspaceSettings = { ...s, sharedChannels: [...list, { channelId, by, at }] };
+  await deps.store.settings.put(ws, next);
+  return { settings: next, already: false };
+}
+
+/** Take back the allowance of a shared channel. `was`: it had been allowed. */
+export async function revokeSharedChannel(
+  deps: Deps,
+  ws: WorkspaceKey,
+  channelId: string,
+): Promise<{ settings: WorkspaceSettings; was: boolean }> {
+  check('channel', [channelId], CHANNEL_ID, 'a channel (like #partner-delivery)');
+  const s = await deps.store.settings.get(ws);
+  const list = allowedSharedChannels(s);
+  const rest = list.filter((c) => c.channelId !== channelId);
+  const next: WorkspaceSettings = { ...s };
+  if (rest.length > 0) next.sharedChannels = rest;
+  else delete next.sharedChannels;
+  if (rest.length !== list.length) await deps.store.settings.put(ws, next);
+  return { settings: next, was: rest.length !== list.length };
+}

@@ -38,6 +38,7 @@ import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
 import { userInfo } from './kit/roles.js';
+import { registerChannelPauser } from './kit/runtime-hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createNotifyPorts } from './notify-ports.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
@@ -179,6 +180,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
 
   let running = false;
   let offKick: (() => void) | undefined;
+  let offPauser: (() => void) | undefined;
   let offUninstall: (() => void) | undefined;
 
   const runtime: NotifyRuntime = {
@@ -198,6 +200,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
         );
       }
       offKick = registerNotifyKick(deps, (ws) => runtime.kick(ws));
+      offPauser = registerChannelPauser(deps, (ws, ch, code) => notifier.pauseChannel(ws, ch, code));
       offUninstall = onUninstall(deps, (ws) => posters.forget(ws));
       notifier.start();
       log.info({ intervalSeconds: intervalMs / 1000 }, 'notifications started');
@@ -205,6 +208,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
     async stop() {
       running = false;
       offKick?.();
+      offPauser?.();
       offUninstall?.();
       await notifier.stop();
       await runtime.idle();

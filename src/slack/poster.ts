@@ -25,8 +25,10 @@ import {
   DELIVERY_EVENT_TYPE,
   DeliveryError,
   type PostOptions,
+  SHARED_CHANNEL,
 } from '../watch/types.js';
 import type { AppDeps } from './deps.js';
+import { sharedAndNotAllowed } from './kit/channel-access.js';
 import { newWebClient, webClients } from './kit/web-client.js';
 
 /**
@@ -190,6 +192,7 @@ export function createPosterFactory(deps: {
   config: AppDeps['config'];
   store: Store;
   logger: Logger;
+  now?: () => number;
 }): PosterFactory {
   const clients = webClients(deps);
   async function client(ws: WorkspaceKey): Promise<WebClient> {
@@ -198,9 +201,51 @@ export function createPosterFactory(deps: {
       throw new DeliveryError('token_revoked', { message: `No Slack installation for workspace ${ws}` });
     return c;
   }
+  const checkDeps = { config: deps.config, store: deps.store, now: deps.now ?? Date.now };
   return {
     client,
-    poster: (ws) => createPoster(() => client(ws)),
+    poster: (ws) =>
+      guardSharedChannels(
+        createPoster(() => client(ws)),
+        (channel) => sharedAndNotAllowed(checkDeps, ws, () => client(ws), channel),
+      ),
     forget: (ws) => clients.forget(ws),
+  };
+}
+
+/**
+ * The delivery-time rule of channels shared with another organisation (Slack Connect): before a
+ * post or an edit in a channel (never a DM), `refused(channel)` (kit/channel-access.ts, cached) is
+ * asked; a channel shared since its subscriptions were made, and not allowed by an admin, fails
+ * with the permanent `DeliveryError(SHARED_CHANNEL)`: the core pauses that channel's job
+ * subscriptions, alerts and digest once, with the reason, and their creators are told.
+ */
+export function guardSharedChannels(
+  poster: ChannelPoster,
+  refused: (channel: string) => Promise<boolean>,
+): ChannelPoster {
+  const check = async (channel: string) => {
+    if (channel.startsWith('D')) return;
+    let no: boolean;
+    try {
+      no = await refused(channel);
+    } catch (e) {
+      throw toDeliveryError(e);
+    }
+    if (no)
+      throw new DeliveryError(SHARED_CHANNEL, {
+        message: `Channel ${channel} is shared with another organisation`,
+      });
+  };
+  return {
+    async post(channel, message, opts) {
+      await check(channel);
+      return poster.post(channel, message, opts);
+    },
+    async update(channel, ts, message) {
+      await check(channel);
+      return poster.update(channel, ts, message);
+    },
+    findByMetadata: (...a) => poster.findByMetadata(...a),
   };
 }

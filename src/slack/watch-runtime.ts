@@ -47,7 +47,7 @@ import { appChannelPacer, createBackgroundSender } from './background-sender.js'
 import type { AppDeps } from './deps.js';
 import type { Message } from './kit/blocks.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
-import { registerWatcherHooks } from './kit/runtime-hooks.js';
+import { registerChannelPauser, registerWatcherHooks } from './kit/runtime-hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 
@@ -244,6 +244,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     async stop() {
       running = false;
       offHooks();
+      offPauser();
       offUninstall();
       if (timer !== undefined) clock.clearTimer(timer);
       await watcher.stop();
@@ -265,5 +266,6 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     wake: (ws, siteId) => watcher.wake(ws, siteId),
     status: () => watcher.status(),
   });
+  const offPauser = registerChannelPauser(deps, (ws, ch, code) => watcher.pauseChannel(ws, ch, code));
   return runtime;
 }

@@ -202,6 +202,10 @@ export const workspaceSettingsSchema = z.object({
   adminUsergroupId: z.string().optional(),
   auditChannelId: z.string().optional(),
   pollingPausedReason: z.string().optional(),
+  sharedChannels: z
+    .array(z.object({ channelId: z.string(), by: z.string(), at: z.string() }))
+    .max(1000)
+    .optional(),
 });
 
 export function defaultSettings(): WorkspaceSettings {

@@ -53,6 +53,12 @@ export interface WorkspaceSettings {
   auditChannelId?: string;
   /** Set when polling is paused for an auth failure; cleared when setup is fixed. */
   pollingPausedReason?: string;
+  /**
+   * Channels shared with another organisation (Slack Connect) that an admin allowed the bot to
+   * post in and share replies to, one by one (`/dwm setup shared-channel allow`); by default such
+   * channels are refused.
+   */
+  sharedChannels?: Array<{ channelId: string; by: string; at: string }>;
 }
 
 export interface SettingsRepo {

@@ -39,6 +39,7 @@ import {
   DELIVERY_EVENT_TYPE,
   DeliveryError,
   PERMANENT_DELIVERY_ERRORS,
+  SHARED_CHANNEL,
   type Subscription,
   type ThreadUpdate,
   type WatchEvents,
@@ -107,6 +108,8 @@ export function pausedReason(code: string, resume = 'run /dwm watch again (or pr
       return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
     case 'missing_scope':
       return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
+    case SHARED_CHANNEL:
+      return `The channel is now shared with another organisation (Slack Connect), and notifications would show content ids, recipients and failures to them. Use a channel of your organisation only, or ask a drm-chatops admin to allow this one channel (/dwm setup shared-channel allow #channel), then ${resume}.`;
     case 'restricted_action':
     case 'restricted_action_read_only_channel':
     case 'restricted_action_thread_only_channel':
@@ -354,7 +357,8 @@ export class Deliverer {
     }
   }
 
-  private async pauseChannel(ws: string, channelId: string, code: string): Promise<void> {
+  /** Pause the channel's subscriptions not paused yet, with the reason; emits subscription-paused for each. */
+  async pauseChannel(ws: string, channelId: string, code: string): Promise<void> {
     const reason = pausedReason(code);
     const subs = await this.d.subscriptions.list(ws, { channelId });
     for (const s of subs) {

@@ -191,6 +191,11 @@ export interface Watcher {
    * watched sites again and poll the site at the next tick.
    */
   wake(ws: string, siteId: string): void;
+  /**
+   * Slack refused a channel for good outside a delivery (e.g. it became shared with another
+   * organisation): pause its subscriptions not paused yet (`subscription-paused` for each).
+   */
+  pauseChannel(ws: string, channelId: string, code: string): Promise<void>;
   on(listener: WatchEvents): () => void;
   readonly subscriptions: Subscriptions;
   readonly outbox: Outbox;
@@ -895,6 +900,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     pollOnce,
     tick,
     drain: (ws, siteId) => deliverer.drain(ws, siteId),
+    pauseChannel: (ws, channelId, code) => deliverer.pauseChannel(ws, channelId, code),
     async status() {
       const pending: Record<string, number> = {};
       const wss = await subscriptions.workspaces();

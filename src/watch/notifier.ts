@@ -42,6 +42,7 @@ import { type Logger, logger as rootLogger } from '../log.js';
 import { noticesPending, registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from './clock.js';
+import { pausedReason } from './delivery.js';
 import {
   composeDigest,
   type DigestPayload,
@@ -115,6 +116,11 @@ export interface Notifier {
   kick(ws: string): void;
   /** Resolves when nothing a timer pass started (polls, deliveries) is running (tests, shutdown). */
   settled(): Promise<void>;
+  /**
+   * A channel refused for good outside a delivery (it became shared with another organisation):
+   * pause its alert subscriptions and digest schedule not paused yet, each once (`notify-paused`).
+   */
+  pauseChannel(ws: string, channelId: string, code: string): Promise<void>;
   readonly outbox: NoticeOutbox;
   readonly tracker: RequestTracker;
   readonly alerts: AlertSubscriptions;
@@ -513,6 +519,23 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       while (current || background.size > 0) {
         if (current) await current;
         await Promise.all([...background]);
+      }
+    },
+    async pauseChannel(ws, channelId, code) {
+      const at = new Date(clock.now()).toISOString();
+      const tell = (feature: 'alerts' | 'digest', createdBy: string, message: string) =>
+        emit({ type: 'notify-paused', workspace: ws, feature, channelId, createdBy, code, message });
+      const alertReason = pausedReason(code, 'run /drm alerts watch again');
+      for (const s of await alerts.list(ws, { channelId })) {
+        if (s.paused) continue;
+        const p = await alerts.pause(ws, s.id, { reason: alertReason, code, at });
+        if (p?.paused?.at === at) tell('alerts', s.createdBy, alertReason);
+      }
+      const digest = await digests.get(ws, channelId);
+      if (digest && !digest.paused) {
+        const digestReason = pausedReason(code, 'run /dwm digest daily again');
+        const p = await digests.pause(ws, digest.id, { reason: digestReason, code, at });
+        if (p?.paused?.at === at) tell('digest', digest.createdBy, digestReason);
       }
     },
     kick(ws) {

@@ -128,8 +128,15 @@ export interface ChannelPoster {
   ): Promise<{ ts: string } | undefined>;
 }
 
+/**
+ * Not a Slack error: the Slack side refuses to post in a channel shared with another organisation
+ * (Slack Connect) that no admin allowed (src/slack/poster.ts); permanent like the ones below.
+ */
+export const SHARED_CHANNEL = 'channel_externally_shared';
+
 /** Slack errors that retrying cannot fix: the subscription is paused with the reason. */
 export const PERMANENT_DELIVERY_ERRORS = [
+  SHARED_CHANNEL,
   'channel_not_found',
   'is_archived',
   'not_in_channel',

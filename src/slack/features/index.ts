@@ -21,6 +21,7 @@ import { recipients } from './recipients/index.js';
 import { register } from './register/index.js';
 import { settings } from './settings/index.js';
 import { setup } from './setup/index.js';
+import { sharedChannels } from './shared-channels/index.js';
 import { sites } from './sites/index.js';
 import { watch } from './watch/index.js';
 import { workflowSteps } from './workflow-steps/index.js';
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   fpscert,
   setup,
   admins,
+  sharedChannels,
   audit,
   debug,
   // Workflow Builder custom steps (no commands)

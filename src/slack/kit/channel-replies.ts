@@ -19,6 +19,7 @@ export function inviteMessage(
   what: string,
   them: string,
 ): Message {
+  if (why === 'external') return sharedChannelMessage(channelId, `set up ${what} here`);
   if (why === 'archived') {
     return message('This channel is archived: the app cannot post here.', [
       section(
@@ -55,4 +56,27 @@ export function refusedMessage(
 ): Message {
   const ask = owner ? `Ask ${userMention(owner)} (who set it up) or ${admins}.` : `Ask ${admins}${unowned}.`;
   return message(`${what}: ${why}`, [section(`:lock: *${esc(what)}*\n${esc(why)}`), section(ask)]);
+}
+
+/** The admin command that allows one channel shared with another organisation. */
+export const ALLOW_SHARED = '/dwm setup shared-channel allow';
+
+/**
+ * The channel is shared with another organisation (Slack Connect) and no admin allowed it: why
+ * the app refuses (what it would show), and what an admin can do. `what`: what was refused
+ * ("set up alerts here", "share this reply").
+ */
+export function sharedChannelMessage(channelId: string, what: string): Message {
+  const where = channelMention(channelId);
+  return message(
+    `Couldn't ${what}: this channel is shared with another organisation (Slack Connect). An admin can allow it with ${ALLOW_SHARED} #channel.`,
+    [
+      section(
+        `:lock: *Couldn't ${esc(what)}*\n${where} is shared with another organisation (Slack Connect), or an invitation to share it is pending. The app does not post content ids, recipients, license data or failures where people of another company can read them.`,
+      ),
+      section(
+        `If this channel is meant for it, a drm-chatops admin can allow this one channel with ${code(`${ALLOW_SHARED} #channel`)} (audited; ${code('/dwm setup shared-channels')} lists the allowed ones, ${code('/dwm setup shared-channel revoke #channel')} takes it back). Otherwise use a channel of your organisation only.`,
+      ),
+    ],
+  );
 }

@@ -25,16 +25,20 @@ import { registerSlashCommands } from './slash.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
 
 /** An Events API listener of a feature (Bolt acks events itself, before the handler runs). */
-export interface EventSpec {
-  event: 'app_home_opened';
+export type FeatureEvent = 'app_home_opened' | 'channel_shared' | 'channel_unshared';
+
+interface EventSpecOf<E extends FeatureEvent> {
+  event: E;
   run(
     deps: AppDeps,
-    args: SlackEventMiddlewareArgs<'app_home_opened'> & {
+    args: SlackEventMiddlewareArgs<E> & {
       client: WebClient;
       context: Record<string, unknown>;
     },
   ): Promise<void>;
 }
+
+export type EventSpec = { [E in FeatureEvent]: EventSpecOf<E> }[FeatureEvent];
 
 export interface Feature {
   /** Folder name, e.g. 'jobs'. */
@@ -195,7 +199,7 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
   registerInteractions(app, deps, interactions, registry, homeActionsOf(features));
   for (const f of features) {
     for (const e of f.events ?? []) {
-      app.event(e.event, (args) => e.run(deps, args));
+      app.event(e.event, (args) => (e as EventSpecOf<typeof e.event>).run(deps, args as never));
     }
     if (f.functions) registerSteps(app, deps, f.functions);
   }

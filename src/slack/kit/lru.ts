@@ -59,6 +59,9 @@ export class TtlLru<V> {
   set(key: string, value: V, now: number): void {
     this.map.set(key, { at: now, value });
   }
+  delete(key: string): boolean {
+    return this.map.delete(key);
+  }
   clear(): void {
     this.map.clear();
   }

@@ -5,6 +5,7 @@
  * channel, what stopped, why and what to do (../notify-runtime.ts sends it).
  */
 import type { NotifyEvent } from '../../watch/notify-types.js';
+import { SHARED_CHANNEL } from '../../watch/types.js';
 import { type Message, message, section } from './blocks.js';
 import { code, esc } from './mrkdwn.js';
 
@@ -21,6 +22,8 @@ export function pausedWhy(code: string): string {
       return 'the channel was archived';
     case 'missing_scope':
       return 'the app lacks the permission to post there (chat:write)';
+    case SHARED_CHANNEL:
+      return 'the channel is now shared with another organisation (Slack Connect), which would read content ids and license data';
     case 'account_inactive':
     case 'token_revoked':
       return "the app's Slack token was revoked or its account is inactive";
@@ -42,6 +45,9 @@ export function notifyPausedMessage(e: Pick<PausedEvent, 'feature' | 'channelId'
   switch (e.code) {
     case 'is_archived':
       todo = `Unarchive the channel (or pick another one), invite the app with \`/invite @drm-chatops\` if needed, then run ${again}.`;
+      break;
+    case SHARED_CHANNEL:
+      todo = `Use a channel of your organisation only, or ask a drm-chatops admin to allow this one channel with \`/dwm setup shared-channel allow #channel\`, then run ${again}.`;
       break;
     case 'missing_scope':
     case 'account_inactive':

@@ -68,3 +68,41 @@ export async function watcherStatus(deps: HookDeps): Promise<RuntimeStatus | und
   const [first] = hooksOf(deps);
   return first ? first.status() : undefined;
 }
+
+/** A runtime's pause of a channel's subscriptions (watcher: job watches; notifier: alerts, digest). */
+export type ChannelPauser = (ws: string, channelId: string, code: string) => Promise<void>;
+
+const pausersOf = appState<Set<ChannelPauser>, HookDeps>(() => new Set());
+
+/** Register a runtime's channel pause for the app `deps` belongs to; returns the unregister function. */
+export function registerChannelPauser(deps: HookDeps, pause: ChannelPauser): () => void {
+  const set = pausersOf(deps);
+  set.add(pause);
+  return () => {
+    set.delete(pause);
+  };
+}
+
+/**
+ * A channel may no longer be posted in (it became shared with another organisation): every
+ * running runtime of this app pauses that channel's subscriptions not paused yet, once each, and
+ * their creators are told. Returns how many runtimes did it (0: none runs here; the senders' own
+ * check at delivery time pauses them at their next post). Logs, never throws.
+ */
+export async function pauseChannelSubscriptions(
+  deps: HookDeps & Pick<AppDeps, 'logger'>,
+  ws: string,
+  channelId: string,
+  code: string,
+): Promise<number> {
+  let n = 0;
+  for (const pause of [...pausersOf(deps)]) {
+    try {
+      await pause(ws, channelId, code);
+      n++;
+    } catch (err) {
+      deps.logger.error({ err, workspace: ws, channel: channelId }, 'could not pause the channel');
+    }
+  }
+  return n;
+}

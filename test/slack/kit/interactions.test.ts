@@ -41,6 +41,9 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup shared-channels (admin)',
+      'setup shared-channel allow (admin)',
+      'setup shared-channel revoke (admin)',
       'debug (admin)',
     ]);
     expect(order('/drm')).toEqual([
@@ -72,6 +75,9 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup shared-channels (admin)',
+      'setup shared-channel allow (admin)',
+      'setup shared-channel revoke (admin)',
       'audit (admin)',
     ]);
   });

@@ -57,7 +57,7 @@ export async function subscribe(
   args: ReturnType<typeof parseAlertArgs>['args'],
   inChannel: boolean,
 ): Promise<Message> {
-  const ability = await botCanPost(ctx.client, channelId);
+  const ability = await botCanPost(ctx, channelId);
   if (ability !== 'ok') return inviteMessage(channelId, ability, '/drm alerts watch', 'alerts', 'them');
   try {
     const r = await subscribeAlerts(

@@ -85,7 +85,7 @@ list.add({
   examples: ['digest daily 09:00', 'digest daily 17:30 Europe/Berlin'],
   async handler(ctx, args) {
     const channelId = channelOf(ctx, '/dwm digest daily');
-    const ability = await botCanPost(ctx.client, channelId);
+    const ability = await botCanPost(ctx, channelId);
     if (ability !== 'ok') {
       await ctx.respond(
         inviteMessage(channelId, ability, `/dwm digest daily ${args.time}`, 'the digest', 'it'),
@@ -123,7 +123,7 @@ list.add({
   examples: ['digest now'],
   async handler(ctx) {
     const channelId = channelOf(ctx, '/dwm digest now');
-    const ability = await botCanPost(ctx.client, channelId);
+    const ability = await botCanPost(ctx, channelId);
     if (ability !== 'ok') {
       await ctx.respond(inviteMessage(channelId, ability, '/dwm digest now', 'the digest', 'it'));
       return;

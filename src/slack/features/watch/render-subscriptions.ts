@@ -4,7 +4,7 @@
  */
 import { JOB_STATUS_CODES, type JobStatusCode } from '../../../api/codes.js';
 import type { ValidationIssue } from '../../../api/errors.js';
-import type { Subscription } from '../../../watch/types.js';
+import { SHARED_CHANNEL, type Subscription } from '../../../watch/types.js';
 import {
   actions,
   type Block,
@@ -23,6 +23,7 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks.js';
+import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { pagingButtons } from '../../kit/paging.js';
 import type { Audience } from '../../kit/roles.js';
@@ -63,7 +64,11 @@ function modeText(sub: Pick<Subscription, 'mode'>): string {
 }
 
 /** The bot cannot post in the channel: how to invite it. */
-export function inviteMessage(channelId: string, why: 'not_member' | 'not_visible' | 'archived'): Message {
+export function inviteMessage(
+  channelId: string,
+  why: 'not_member' | 'not_visible' | 'archived' | 'external',
+): Message {
+  if (why === 'external') return sharedChannelMessage(channelId, 'post job notifications here');
   if (why === 'archived') {
     return message('This channel is archived: the app cannot post here.', [
       section(':warning: *This channel is archived*, so the app cannot post job notifications here.'),
@@ -344,7 +349,7 @@ export function notInChannelText(channelId: string, admins: string): string {
 export function pausedNotice(sub: Subscription, code_: string, reason: string): Message {
   return message(`Job notifications in a channel are paused: ${esc(truncate(reason, 500))}`, [
     section(
-      `:double_vertical_bar: *Job notifications for ${channelMention(sub.channelId)} are paused.*\nSlack answered ${code(code_)}: ${esc(truncate(reason, 1000))}`,
+      `:double_vertical_bar: *Job notifications for ${channelMention(sub.channelId)} are paused.*\n${code_ === SHARED_CHANNEL ? 'The app stopped them' : `Slack answered ${code(code_)}`}: ${esc(truncate(reason, 1000))}`,
     ),
     section(filtersText(sub)),
     section(

@@ -41,7 +41,7 @@ export async function subscribeChannel(
   const clients = await ctx.clients();
   clients.watermarking(); // NotConfiguredError when there are no Watermarking API credentials
   const siteId = clients.site(site);
-  const ability = await botCanPost(ctx.client, channelId);
+  const ability = await botCanPost(ctx, channelId);
   if (ability !== 'ok') return { ok: false, message: inviteMessage(channelId, ability) };
 
   const subs = subscriptionsOf(ctx);

@@ -112,7 +112,7 @@ export const resumeButton = button<string>({
       'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
     );
     if (!sub) return;
-    const ability = await botCanPost(ctx.client, sub.channelId);
+    const ability = await botCanPost(ctx, sub.channelId);
     if (ability !== 'ok') {
       await ctx.respond(inviteMessage(sub.channelId, ability));
       return;
