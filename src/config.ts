@@ -88,6 +88,14 @@ export interface Config {
    * Optional here so hand-built configurations (tests) get the safe default.
    */
   guestAccess?: GuestAccess;
+  /**
+   * PERSONAL_DATA_USERGROUP: user groups whose members may read end viewers' personal data (DRM
+   * data commands, their buttons and exports) besides admins. Optional: hand-built configurations
+   * (tests) get admins only.
+   */
+  personalDataUsergroupIds?: string[];
+  /** EXPORT_RETENTION_DAYS: the bot's uploaded CSV files are deleted after this many days (0: kept). */
+  exportRetentionDays?: number;
   pollIntervalSeconds: number;
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
@@ -434,6 +442,23 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'What Slack guest accounts (single- and multi-channel guests, often partners) and people of another organisation reaching the bot through a shared Slack Connect channel may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, even admins of their own organisation, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack does not know in this workspace (users.info: user_not_found) is refused too; when Slack cannot answer at all, members keep working (never as admins). See docs/security.md.',
     schema: z.enum(GUEST_ACCESS_VALUES, { error: `must be one of ${GUEST_ACCESS_VALUES.join(', ')}` }),
+  },
+  {
+    name: 'PERSONAL_DATA_USERGROUP',
+    required: 'no',
+    description:
+      'Comma-separated Slack user group ids (S0123ABCD) whose members may read end viewers\' personal data besides the bot admins: `/drm licenses`, `users`, `devices`, `cids`, `packaging`, their paging buttons and CSV exports. Empty (default): admins only. See docs/security.md ("Personal data").',
+    schema: commaList(
+      z.string().regex(/^S[A-Z0-9]{2,}$/, 'each must be a Slack user group id, like S0123ABCD'),
+    ),
+  },
+  {
+    name: 'EXPORT_RETENTION_DAYS',
+    required: 'no',
+    default: '30',
+    description:
+      'Days the CSV files the bot uploads (DRM data and job exports, in the requester\'s direct messages) are kept before the bot deletes them from Slack (files.delete). 0 keeps them. See docs/security.md ("Personal data").',
+    schema: intIn(0, 3650),
   },
   {
     name: 'POLL_INTERVAL_SECONDS',
@@ -876,6 +901,8 @@ export function loadConfig(env: Env = process.env): Config {
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },
     adminUserIds: (v.ADMIN_USER_IDS as string[] | undefined) ?? [],
     guestAccess: v.GUEST_ACCESS as GuestAccess,
+    personalDataUsergroupIds: (v.PERSONAL_DATA_USERGROUP as string[] | undefined) ?? [],
+    exportRetentionDays: v.EXPORT_RETENTION_DAYS as number,
     pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,

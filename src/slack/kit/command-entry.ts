@@ -14,6 +14,11 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
   aliases?: readonly string[];
   args: A;
   role: Role;
+  /**
+   * The answer shows end viewers' personal data (end-user and device ids): with `role: 'admin'`,
+   * members of the PERSONAL_DATA_USERGROUP user groups may run it too (`personalDataGroups`).
+   */
+  personalData?: boolean;
   /** One line, starts with a verb: "List recent jobs". */
   summary: string;
   /** Longer help text (mrkdwn, bot-authored). */

@@ -28,7 +28,8 @@ function usage(command: SlashCommand, e: RegisteredEntry): string {
   return usageOf(name(command, e.path), e.args as ArgsSpec);
 }
 
-const lock = (e: RegisteredEntry) => (e.role === 'admin' ? ' :lock: _admins_' : '');
+const lock = (e: RegisteredEntry) =>
+  e.role === 'admin' ? (e.personalData ? ' :lock: _admins, personal-data group_' : ' :lock: _admins_') : '';
 
 /** Lines "`usage` — summary", chunked into sections under 3000 characters. */
 function listBlocks(command: SlashCommand, entries: RegisteredEntry[]): Block[] {
@@ -80,7 +81,15 @@ export function entryHelp(_reg: CommandRegistry, command: SlashCommand, e: Regis
     blocks.push(section(`*Examples*\n${e.examples.map((x) => code(`${command} ${x}`)).join('\n')}`));
   }
   if (e.aliases?.length) blocks.push(context(`Also: ${e.aliases.map((a) => code(a)).join(', ')}`));
-  blocks.push(context(e.role === 'admin' ? ':lock: Admins only.' : 'Anyone in the workspace can run this.'));
+  blocks.push(
+    context(
+      e.role !== 'admin'
+        ? 'Anyone in the workspace can run this.'
+        : e.personalData
+          ? ":lock: Admins only, and members of the user groups in PERSONAL_DATA_USERGROUP: it shows end viewers' personal data."
+          : ':lock: Admins only.',
+    ),
+  );
   return message(`${name(command, e.path)}: ${e.summary}`, blocks);
 }
 
@@ -111,7 +120,7 @@ export function commandsMarkdown(reg: CommandRegistry): string {
     out.push(`### \`${command}\`: ${TITLES[command]}`, '', '| Command | Who | What |', '|---|---|---|');
     for (const e of entries) {
       out.push(
-        `| \`${usage(command, e).replace(/\|/g, '\\|')}\` | ${e.role === 'admin' ? 'admins' : 'everyone'} | ${e.summary.replace(/\|/g, '\\|')} |`,
+        `| \`${usage(command, e).replace(/\|/g, '\\|')}\` | ${e.role === 'admin' ? (e.personalData ? 'admins, personal-data group' : 'admins') : 'everyone'} | ${e.summary.replace(/\|/g, '\\|')} |`,
       );
     }
     out.push('');

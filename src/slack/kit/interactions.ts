@@ -43,7 +43,7 @@ import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { neutralise, truncate } from './mrkdwn.js';
 import type { CommandRegistry } from './registry.js';
-import { adminGateForView, admit, barredAtSubmit, type Role } from './roles.js';
+import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from './roles.js';
 import { actionContext, errorOptions, logError, respondError, viewContext } from './support.js';
 import { decodeValue } from './values.js';
 
@@ -81,6 +81,11 @@ interface Common<T> {
   untagged?: string;
   /** `admin`: default deny, re-checked at click/submit time. A function decides per value. */
   role?: Role | ((v: T) => Role);
+  /**
+   * The button shows or exports end viewers' personal data: with `role: 'admin'`, members of the
+   * PERSONAL_DATA_USERGROUP user groups pass too (as the commands marked `personalData`).
+   */
+  personalData?: boolean;
   /** The request changes something the Home tab shows (a refresh follows it). */
   changesHome?: boolean;
   /** Metric label (default "button:<name>" / "modal:<name>"). */
@@ -277,8 +282,10 @@ async function runButton(
       what: `use ${spec.name}`,
       action: spec.name,
     };
+    const personal = target ? target.entry.personalData : spec.personalData;
     const admitted = await admit(ctx, {
       role,
+      ...(personal ? { groups: personalDataGroups(deps.config) } : {}),
       modal: Boolean(target ? target.entry.opensModal : spec.opensModal),
       what: r.what,
       action: r.action,

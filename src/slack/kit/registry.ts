@@ -29,7 +29,7 @@ import {
   tokenize,
   usageOf,
 } from './parse.js';
-import { admit } from './roles.js';
+import { admit, personalDataGroups } from './roles.js';
 
 /** What a dispatch may need beyond the context: the slash command's response_url. */
 export interface DispatchExtra {
@@ -227,6 +227,7 @@ export class CommandRegistry {
       const opensForm = Boolean(ctx.triggerId) && (entry?.opensModal === true || missingForm !== undefined);
       const admitted = await admit(ctx, {
         role: entry?.role ?? 'member',
+        ...(entry?.personalData ? { groups: personalDataGroups(ctx.deps.config) } : {}),
         modal: opensForm,
         what: `run ${what}`,
         action: entry ? `command.${entry.path.join('.') || 'root'}` : `command.${r?.kind ?? 'unknown'}`,

@@ -332,6 +332,27 @@ async function groupMembers(
 }
 
 /**
+ * Is the user a member of one of `groups` (PERSONAL_DATA_USERGROUP: who may read end viewers'
+ * personal data besides admins)? Never a guest or a person of another organisation (a group is
+ * not an explicit listing, as for the admin group); a group Slack cannot list counts as empty.
+ */
+export async function inUserGroups(
+  deps: AppDeps,
+  client: WebClient,
+  workspace: WorkspaceKey,
+  userId: string,
+  groups: readonly string[],
+): Promise<boolean> {
+  if (groups.length === 0) return false;
+  const info = await userInfo(deps, client, workspace, userId);
+  if (info.isGuest || info.external || info.lookupFailed) return false;
+  for (const g of groups) {
+    if ((await groupMembers(deps, client, workspace, g)).has(userId)) return true;
+  }
+  return false;
+}
+
+/**
  * The user's standing in the workspace:
  * 1. an id listed as admin (ADMIN_USER_IDS, the workspace's admin ids): admin, guest or not, and
  *    without asking Slack;
@@ -530,6 +551,11 @@ export interface AdmitOptions {
 export interface AdmitRequest extends AdmitOptions {
   /** The role the request needs: 'member' (anyone the bot serves) or 'admin'. */
   role: Role;
+  /**
+   * With `role: 'admin'`: Slack user groups whose members pass too (PERSONAL_DATA_USERGROUP for
+   * the requests that show end viewers' personal data; `personalDataGroups`).
+   */
+  groups?: readonly string[];
   /** The request opens a modal with the trigger id (3 s): wait for the role only briefly. */
   modal?: boolean;
 }
@@ -572,16 +598,21 @@ export async function admit(ctx: CommandContext, o: AdmitRequest): Promise<boole
   const refuse = async (s: Standing) => {
     await ctx.audit({ action: o.action, detail: refusalDetail(s, o), result: 'refused' });
   };
+  const pass = async (s: Standing) =>
+    allowed(s, o.role) ||
+    (!isBarred(s) &&
+      (o.groups?.length ?? 0) > 0 &&
+      (await inUserGroups(ctx.deps, ctx.client, ctx.workspace, ctx.userId, o.groups ?? [])));
   const quick = o.modal ? await standingWithin(ctx) : await ctx.standing();
   if (quick !== undefined) {
-    if (allowed(quick, o.role)) return true;
+    if (await pass(quick)) return true;
     await refuse(quick);
     await ctx.respond(await refusalFor(ctx, quick, o.what), { share: false });
     return false;
   }
   const viewId = await ctx.openView(checkingView(o.title ?? 'Please wait'));
   const s = await ctx.standing();
-  if (allowed(s, o.role)) {
+  if (await pass(s)) {
     ctx.openView = async (view) => {
       if (!viewId) throw new Error('views.open returned no view id');
       await ctx.client.views.update({ view_id: viewId, view: view });
@@ -801,4 +832,12 @@ export async function replyAudience(ctx: CommandContext, share: boolean = ctx.sh
  */
 export function mayRender(audience: Audience, role: Role): boolean {
   return role === 'member' || audience === 'admin';
+}
+
+/**
+ * The user groups that open the personal-data requests (`personalData: true` on a command entry
+ * or a button) to members besides admins: PERSONAL_DATA_USERGROUP.
+ */
+export function personalDataGroups(config: { personalDataUsergroupIds?: string[] }): readonly string[] {
+  return config.personalDataUsergroupIds ?? [];
 }

@@ -13,9 +13,12 @@ let admin: string;
 let member: string;
 
 beforeAll(async () => {
-  bot = await startTestBot({ credentials: 'env' });
+  // End viewers' personal data (licenses, users, devices, cids, packaging) is for admins and the
+  // PERSONAL_DATA_USERGROUP user groups: the member of these tests is in that group.
+  bot = await startTestBot({ credentials: 'env', env: { PERSONAL_DATA_USERGROUP: 'S0PDATA' } });
   admin = bot.ws.admin;
   member = bot.ws.member;
+  bot.fake.setUsergroup(bot.ws.teamId, 'S0PDATA', [member]);
 });
 afterAll(async () => {
   await bot?.close();

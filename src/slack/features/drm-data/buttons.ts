@@ -25,6 +25,9 @@ export const pageButton = button({
   command: '/drm',
   actionId: new RegExp(`^${SVC_ACTIONS.dataPage}_`),
   value: dataValue,
+  role: 'admin',
+  personalData: true,
+  refusal: () => ({ what: "read end viewers' DRM data", action: 'data.page' }),
   failure: (v) => `Couldn't list ${v.k}`,
   // The table's zone (a shared table keeps its days for every reader) and its audience.
   run: (ctx, v, { body }) =>
@@ -39,6 +42,9 @@ export const packagingMoreButton = button({
   command: '/drm',
   actionId: SVC_ACTIONS.packagingMore,
   value: packagingValue,
+  role: 'admin',
+  personalData: true,
+  refusal: () => ({ what: "read end viewers' DRM data", action: 'data.packaging-more' }),
   failure: "Couldn't load more packaging records",
   async run(ctx, v) {
     const c = await ctx.clients();
@@ -55,6 +61,9 @@ export const exportButton = button({
   command: '/drm',
   actionId: SVC_ACTIONS.dataExport,
   value: dataValue,
+  role: 'admin',
+  personalData: true,
+  refusal: () => ({ what: "export end viewers' DRM data", action: 'data.export' }),
   failure: "Couldn't export the CSV",
   async run(ctx, v, { client }) {
     const deps = ctx.deps;

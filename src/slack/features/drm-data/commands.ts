@@ -1,7 +1,9 @@
 /**
  * DRM data: `/drm licenses|users|devices|cids` (one page as a table, Previous/Next, Export CSV),
  * `/drm packaging` (keyset paging with "More") and `/drm stats` (monthly figures with the change
- * against the previous month). Members may run all of them.
+ * against the previous month). All but stats show end viewers' personal data (end-user and device
+ * ids): admins only, and members of the PERSONAL_DATA_USERGROUP user groups (`personalData`); the
+ * monthly counts of stats are for every member.
  */
 import { z } from 'zod';
 import type { PackagingPage } from '../../../ops/service/drm-data.js';
@@ -142,7 +144,8 @@ list.add({
     model: kw('device model'),
     page,
   },
-  role: 'member',
+  role: 'admin',
+  personalData: true,
   summary: 'List license issues (failures first) with paging and Export CSV',
   description: 'One search option at a time: cid:, drm:, user:, device: or model:.',
   examples: ['licenses status:fail', 'licenses from:2026-01-01 to:2026-01-31 drm:widevine site:DEMO'],
@@ -162,7 +165,8 @@ list.add({
     to: dateTo,
     page,
   },
-  role: 'member',
+  role: 'admin',
+  personalData: true,
   summary: 'List DRM users with their license and device counts',
   examples: ['users', 'users user1007 from:2026-01-01'],
   async handler(ctx, args) {
@@ -180,7 +184,8 @@ list.add({
     to: dateTo,
     page,
   },
-  role: 'member',
+  role: 'admin',
+  personalData: true,
   summary: 'List DRM devices with their license counts',
   examples: ['devices', 'devices dev-1a2b3c'],
   async handler(ctx, args) {
@@ -192,7 +197,8 @@ list.add({
   command: '/drm',
   path: ['cids'],
   args: { status, site: siteOption, from: date, to: dateTo, page },
-  role: 'member',
+  role: 'admin',
+  personalData: true,
   summary: 'List content ids with their license counts',
   examples: ['cids', 'cids status:fail'],
   async handler(ctx, args) {
@@ -213,7 +219,8 @@ list.add({
     device: kw('device id'),
     model: kw('device model'),
   },
-  role: 'member',
+  role: 'admin',
+  personalData: true,
   summary: 'List packaging history in creation order, with a "More" button',
   examples: ['packaging', 'packaging from:2026-01-01 cid:demo'],
   async handler(ctx, args) {
