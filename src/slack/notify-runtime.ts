@@ -33,6 +33,7 @@ import type { NotifyEvent } from '../watch/notify-types.js';
 import type { Clock } from '../watch/types.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
+import { createExportSweeper } from './export-sweeper.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
@@ -88,6 +89,8 @@ export interface NotifyRuntime {
   kick(ws: string): void;
   /** Event handling and the runtime's own DMs in flight settled (tests). */
   idle(): Promise<void>;
+  /** Delete the bot's exports older than EXPORT_RETENTION_DAYS now (the runtime does it hourly). */
+  sweepExports(): Promise<{ deleted: number; failed: number }>;
 }
 
 export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = {}): NotifyRuntime {
@@ -178,6 +181,8 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
     ...opts.notifier,
   });
 
+  const sweeper = createExportSweeper({ deps, clock, logger: log, client: (ws) => posters.client(ws) });
+
   let running = false;
   let offKick: (() => void) | undefined;
   let offPauser: (() => void) | undefined;
@@ -203,6 +208,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
       offPauser = registerChannelPauser(deps, (ws, ch, code) => notifier.pauseChannel(ws, ch, code));
       offUninstall = onUninstall(deps, (ws) => posters.forget(ws));
       notifier.start();
+      sweeper.start();
       log.info({ intervalSeconds: intervalMs / 1000 }, 'notifications started');
     },
     async stop() {
@@ -211,12 +217,14 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
       offPauser?.();
       offUninstall?.();
       await notifier.stop();
+      await sweeper.stop();
       await runtime.idle();
       await sender.stop();
     },
     kick(ws) {
       if (running) track(notifier.drain(ws));
     },
+    sweepExports: () => sweeper.sweep(),
     async idle() {
       await notifier.settled();
       while (pending.size) await Promise.all([...pending]);

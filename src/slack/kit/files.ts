@@ -9,6 +9,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { BotExports, exportRetentionDays } from '../../ops/exports.js';
 import type { AppDeps } from '../deps.js';
 import { slackApiUrl } from './web-client.js';
 
@@ -26,19 +27,41 @@ export function trustedSlackUrl(deps: AppDeps, url: string): boolean {
   }
 }
 
-/** Upload a text file to a channel (the user's DM) with files.uploadV2. */
+/** The ids of the files in a files.uploadV2 answer (one completeUploadExternal answer per file). */
+export function uploadedFileIds(r: unknown): string[] {
+  const ids: string[] = [];
+  const visit = (x: unknown, depth: number) => {
+    if (!x || typeof x !== 'object' || depth > 3) return;
+    const o = x as { id?: unknown; files?: unknown };
+    if (typeof o.id === 'string') ids.push(o.id);
+    if (Array.isArray(o.files)) for (const f of o.files) visit(f, depth + 1);
+  };
+  visit(r, 0);
+  return [...new Set(ids)];
+}
+
+/**
+ * Upload a text file to a channel (the user's DM) with files.uploadV2, and remember it as the
+ * bot's own export (`owner`: its workspace) so the background sweeper deletes it after
+ * EXPORT_RETENTION_DAYS. Remembering is best effort: a store failure is logged, the upload stands.
+ */
 export async function uploadFile(
   client: WebClient,
   channelId: string,
   file: { filename: string; content: string; title?: string; comment?: string },
+  owner: { deps: Pick<AppDeps, 'store' | 'config' | 'now' | 'logger'>; workspace: string },
 ): Promise<void> {
-  await client.filesUploadV2({
+  const r = await client.filesUploadV2({
     channel_id: channelId,
     file: Buffer.from(file.content, 'utf8'),
     filename: file.filename,
     title: file.title ?? file.filename,
     ...(file.comment ? { initial_comment: file.comment } : {}),
   });
+  const { deps, workspace } = owner;
+  await new BotExports(deps.store)
+    .record(workspace, uploadedFileIds(r), channelId, deps.now(), exportRetentionDays(deps.config))
+    .catch((err: unknown) => deps.logger.warn({ err, workspace }, 'could not remember an uploaded export'));
 }
 
 export class FileReadError extends Error {

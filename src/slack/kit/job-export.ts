@@ -35,12 +35,17 @@ export async function sendJobTasks(
   const siteId = clients.site(site);
   const tasks = await clients.watermarking().getJobTasks(siteId, jobId);
   const channel = await dmChannel(ctx.client, ctx.userId);
-  await uploadFile(ctx.client, channel, {
-    filename: jobTasksFilename(siteId, jobId),
-    title: `Job ${jobId} tasks (site ${siteId})`,
-    content: taskCsv(tasks.items),
-    comment: jobTasksComment(siteId, jobId, tasks.items.length),
-  });
+  await uploadFile(
+    ctx.client,
+    channel,
+    {
+      filename: jobTasksFilename(siteId, jobId),
+      title: `Job ${jobId} tasks (site ${siteId})`,
+      content: taskCsv(tasks.items),
+      comment: jobTasksComment(siteId, jobId, tasks.items.length),
+    },
+    ctx,
+  );
   // Recipient names left Slack's channel for a DM: audited like the other exports.
   await ctx.audit({
     action: auditAction,

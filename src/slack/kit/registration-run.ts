@@ -191,11 +191,16 @@ export async function finish(
   }
   try {
     if (to && summary.needsCsv && run.channel) {
-      await uploadFile(client, run.channel, {
-        filename: `registration-${report.siteId}-${report.id.slice(0, 8)}.csv`,
-        content: reportCsv(report),
-        title: `Registration report ${report.id.slice(0, 8)}`,
-      });
+      await uploadFile(
+        client,
+        run.channel,
+        {
+          filename: `registration-${report.siteId}-${report.id.slice(0, 8)}.csv`,
+          content: reportCsv(report),
+          title: `Registration report ${report.id.slice(0, 8)}`,
+        },
+        { deps, workspace },
+      );
     }
   } catch (err) {
     logger.error({ err, reportId: report.id }, 'could not deliver the registration report');

@@ -97,11 +97,16 @@ export const exportButton = button({
             .catch((err: unknown) => ctx.logger.warn({ err }, 'export progress update failed'));
         },
       });
-      await uploadFile(client, dm, {
-        filename: result.filename,
-        content: result.csv,
-        title: `${v.k} of ${siteId}`,
-      });
+      await uploadFile(
+        client,
+        dm,
+        {
+          filename: result.filename,
+          content: result.csv,
+          title: `${v.k} of ${siteId}`,
+        },
+        ctx,
+      );
       await ctx.audit({
         action: `drm.export.${v.k}`,
         detail: `exported ${result.rowCount} ${v.k} rows in ${result.pages} pages${result.truncated ? ' (truncated)' : ''}`,

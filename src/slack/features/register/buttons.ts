@@ -61,10 +61,15 @@ export const invalidCsvButton = button({
     const p = draft.plan;
     const rows = p.invalid.length + p.duplicatesInInput.length + p.alreadyRegistered.length;
     const channel = await dmChannel(ctx.client, ctx.userId);
-    await uploadFile(ctx.client, channel, {
-      filename: `registration-preview-${draft.siteId}.csv`,
-      content: planIssuesCsv(p),
-      comment: previewIssuesCsvComment(draft.siteId, rows),
-    });
+    await uploadFile(
+      ctx.client,
+      channel,
+      {
+        filename: `registration-preview-${draft.siteId}.csv`,
+        content: planIssuesCsv(p),
+        comment: previewIssuesCsvComment(draft.siteId, rows),
+      },
+      ctx,
+    );
   },
 });
