@@ -55,6 +55,8 @@ export function createExportSweeper(o: {
       try {
         client = await o.client(ws);
       } catch (err) {
+        // Uninstalled: its records went with its data (the store's purge); drop it from the list.
+        await exports.pruneWorkspace(ws).catch(() => undefined);
         o.logger.warn({ err, workspace: ws }, 'exports not swept: no Slack client for the workspace');
         continue;
       }
