@@ -12,7 +12,7 @@ import { FEATURES } from '../../src/slack/features/index.js';
 import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
 import { SHARED_CHANNEL } from '../../src/watch/types.js';
 import type { TestBot } from '../harness/index.js';
-import { json, lastSeq, type NotifySetup, setupNotify } from './notify/support.js';
+import { json, lastSeq, type NotifySetup, setupNotify, tick } from './notify/support.js';
 
 let s: NotifySetup | undefined;
 let watch: WatchRuntime | undefined;
@@ -250,5 +250,26 @@ describe('a channel that becomes shared later', () => {
     await watch!.idle();
     expect(dmsTo(b, b.ws.member)).toHaveLength(1);
     expect(b.fake.calls('conversations.info').filter((c) => c.args.channel === ch).length).toBe(infos);
+  });
+
+  it('without the event, the digest is paused at its time, not posted, and its creator told once', async () => {
+    const { b, ws } = await setup();
+    const ch = b.ws.channel;
+    const at = new Date(s!.clock.now() + 20 * 60_000);
+    const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
+    const r = await run(b, `digest daily ${hhmm} UTC`, { channel: ch });
+    expect(json(r.args)).toContain('Daily digest scheduled');
+    b.fake.shareChannel(ws, ch, 'external');
+    // Past the sharing cache period and the digest's time, a minute at a time.
+    for (let i = 0; i < 30; i++) await tick(s!, s!.runtime, 60_000);
+    expect((await s!.runtime.notifier.digests.get(ws, ch))?.paused?.code).toBe(SHARED_CHANNEL);
+    expect(b.fake.messages(ch).some((m) => json(m).toLowerCase().includes('digest'))).toBe(false);
+    await until(() => {
+      s!.clock.advance(100);
+      return dmsTo(b, b.ws.member).length >= 1;
+    });
+    expect(dmsTo(b, b.ws.member)).toHaveLength(1);
+    expect(json(dmsTo(b, b.ws.member))).toContain('The daily digest');
+    expect(json(dmsTo(b, b.ws.member))).toContain('shared with another organisation');
   });
 });
