@@ -306,7 +306,9 @@ export function windowStats(read: WindowRead, fromMs: number): WindowStats {
     const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
     inc(errors, r.errorCode || '(none)');
     inc(content, r.cid || '(none)');
-    inc(devices, r.deviceModel ? `${r.deviceModel} (${r.deviceId})` : r.deviceId || '(unknown)');
+    // The device model only, never the device id: an alert is posted in a channel every member
+    // reads, and device ids are end viewers' personal data (admin-only: docs/security.md).
+    inc(devices, r.deviceModel || '(model unknown)');
   }
   return {
     siteId: read.siteId,
