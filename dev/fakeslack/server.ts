@@ -3,7 +3,9 @@
  *
  * It answers with Slack's real response shapes and refuses what Slack refuses (unknown tokens,
  * another workspace's channels, Block Kit limits, expired trigger ids, channels the bot is not in,
- * archived channels, half of a surrogate pair in any text), records every call, and can be
+ * archived channels, half of a surrogate pair in any text), tells a channel's sharing (Slack
+ * Connect, pending, org-wide) in conversations.info, deletes the bot's own files (files.delete;
+ * another's: cant_delete_file), records every call, and can be
  * scripted to fail (ratelimited + Retry-After, 5xx, any error string) for N calls. Point the bot
  * at it with SLACK_API_URL = fake.apiUrl.
  *
