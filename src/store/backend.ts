@@ -8,6 +8,7 @@
  */
 import type { Keyv } from 'keyv';
 import { KeyedMutex } from './mutex.js';
+import { rawVersion } from './versions.js';
 
 export type BackendKind = 'sqlite' | 'redis' | 'memory';
 
@@ -25,6 +26,13 @@ export interface Backend {
    * none). Returns the value written (undefined when deleted).
    */
   update(key: string, fn: UpdateFn, ttlMs?: number): Promise<string | undefined>;
+  /**
+   * set(), unless the stored value is a document of a newer version than `known` (its text starts
+   * `{"_v":N` with N > known, see ./versions.ts): then nothing is written and false is returned.
+   */
+  setUnlessNewer(key: string, value: string, known: number, ttlMs?: number): Promise<boolean>;
+  /** delete() of one key, unless it holds a document newer than `known` (false then). */
+  deleteUnlessNewer(key: string, known: number): Promise<boolean>;
   sAdd(key: string, members: string[]): Promise<void>;
   sRem(key: string, members: string[]): Promise<void>;
   sMembers(key: string): Promise<string[]>;
@@ -113,6 +121,24 @@ export class LocalBackend implements Backend {
       if (ttl === undefined && old?.expires !== undefined) ttl = Math.max(1, old.expires - Date.now());
       await this.keyv.set(key, next, ttl);
       return next;
+    });
+  }
+
+  async setUnlessNewer(key: string, value: string, known: number, ttlMs?: number): Promise<boolean> {
+    return this.mutex.run(key, async () => {
+      const old = await this.read(key);
+      if (old && rawVersion(old.value) > known) return false;
+      await this.keyv.set(key, value, ttlMs);
+      return true;
+    });
+  }
+
+  async deleteUnlessNewer(key: string, known: number): Promise<boolean> {
+    return this.mutex.run(key, async () => {
+      const old = await this.read(key);
+      if (old && rawVersion(old.value) > known) return false;
+      if (old) await this.keyv.delete(key);
+      return true;
     });
   }
 

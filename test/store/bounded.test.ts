@@ -15,6 +15,8 @@ function fakeBackend(over: Partial<Backend>): Backend {
     set: never,
     delete: never,
     update: never,
+    setUnlessNewer: never,
+    deleteUnlessNewer: never,
     sAdd: never,
     sRem: never,
     sMembers: never,
