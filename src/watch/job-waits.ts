@@ -34,6 +34,7 @@ import { z } from 'zod';
 import type { Job, JobTask } from '../api/types.js';
 import type { AtomicDocRepo, DocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
 import { classifyDeliveryError } from './delivery.js';
+import { checkLimit } from './limits.js';
 
 export const WAITS_NAMESPACE = 'wf-waits';
 /**
@@ -182,22 +183,12 @@ export async function foldLegacyWaitIndex(store: { docs: Store['docs'] }): Promi
 
 export type NewWait = Omit<JobWait, 'state' | 'holder' | 'result' | 'createdAt'> & { createdAt?: number };
 
-/** A new wait refused: the workspace already has `limit` waits not finished (WAITS_MAX_PER_WORKSPACE). */
-export class WaitLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(
-      `This workspace already has ${limit} workflow steps waiting for a job or a registration, the most it may have at once. Wait for some to finish (or reach their timeout), or ask the bot's operator to raise WAITS_MAX_PER_WORKSPACE.`,
-    );
-    this.name = 'WaitLimitError';
-  }
-}
-
 /**
  * Store a wait (idempotent per execution id: Slack may deliver the same function_executed event
  * twice; the second call keeps the first wait). Returns false when one existed already. The
  * watcher sees it at its next listing of the watched sites (`Watcher.wake` makes that at once).
- * With `limit`, a NEW wait is refused (WaitLimitError) when the workspace already has that many
- * waits not finished; a duplicate event of an existing wait is never refused.
+ * With `limit` (WAITS_MAX_PER_WORKSPACE), a NEW wait is refused (WorkspaceLimitError) when the
+ * workspace already has that many waits not finished; a duplicate event of an existing wait never is.
  */
 export async function addWait(
   store: { docs: Store['docs'] },
@@ -208,7 +199,7 @@ export async function addWait(
 ): Promise<boolean> {
   const ws = wait.workspace as WorkspaceKey;
   if (limit !== undefined && !(await waitsRepo(store).get(ws, wait.executionId))) {
-    if ((await listWaits(store, ws)).length >= limit) throw new WaitLimitError(limit);
+    checkLimit('waits', (await listWaits(store, ws)).length, limit);
   }
   let created = false;
   const ttl = Math.max(0, wait.deadline - now()) + keepDoneMs;
