@@ -7,6 +7,7 @@
  *    updates use native Redis commands and Lua so no write is lost between replicas.
  */
 import type { Keyv } from 'keyv';
+import { deserializeEntry } from './keyv-format.js';
 import { KeyedMutex } from './mutex.js';
 import { rawVersion } from './versions.js';
 
@@ -70,6 +71,12 @@ export class LocalBackend implements Backend {
     readonly kind: 'memory' | 'sqlite',
     private readonly keyv: Keyv<string>,
     private readonly pingKey: string,
+    /**
+     * SQLite: the stored entries of many keys in one query per chunk (keyv's own getMany reads
+     * them one at a time, or matches rows to keys in quadratic time): what the entries of a
+     * workspace's documents are read with.
+     */
+    private readonly readMany?: (keys: string[]) => Promise<Array<string | undefined>>,
   ) {
     // keyv swallows store errors by default in set/delete/get: a failed SQLite write (SQLITE_BUSY,
     // SQLITE_FULL, a read-only file) resolved as if it succeeded, and ping() (keyv.get) answered
@@ -93,7 +100,16 @@ export class LocalBackend implements Backend {
 
   async getMany(keys: string[]): Promise<Array<string | undefined>> {
     if (keys.length === 0) return [];
-    return Promise.all(keys.map((k) => this.get(k)));
+    if (!this.readMany) return Promise.all(keys.map((k) => this.get(k)));
+    const now = Date.now();
+    return (await this.readMany(keys)).map((raw) => {
+      if (raw === undefined) return undefined;
+      const e = deserializeEntry(raw);
+      if (!e || typeof e.value !== 'string') return undefined;
+      // Expired entries read as undefined, as getRaw reads them.
+      if (typeof e.expires === 'number' && e.expires <= now) return undefined;
+      return e.value;
+    });
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {

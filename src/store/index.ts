@@ -287,7 +287,19 @@ async function openBackend(
     keyv.on('error', () => {
       /* surfaced by the failing call itself */
     });
-    const backend = new LocalBackend('sqlite', keyv, ks.ping());
+    const table = (sqlite as unknown as { opts: { table?: string } }).opts.table ?? 'keyv';
+    const readMany = async (keys: string[]): Promise<Array<string | undefined>> => {
+      const found = new Map<string, string>();
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = (await sqlite.query(
+          `SELECT key, value FROM ${table} WHERE key IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(keys.slice(i, i + 500)),
+        )) as Array<{ key: string; value: unknown }>;
+        for (const r of rows) if (typeof r.value === 'string') found.set(r.key, r.value);
+      }
+      return keys.map((k) => found.get(k));
+    };
+    const backend = new LocalBackend('sqlite', keyv, ks.ping(), readMany);
     try {
       await keyv.get(ks.ping());
       await setJournal(sqlite.query, opts.sqliteJournal ?? 'wal');

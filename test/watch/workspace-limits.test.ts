@@ -69,12 +69,20 @@ describe('workflow waits', () => {
       docs: ((ns: string, schema?: never) => {
         const repo = s.docs(ns, schema);
         if (ns !== WAITS_NAMESPACE) return repo;
-        const seen = (ws: string) => touched.add(ws);
         return {
           ...repo,
-          get: (ws: string, id: string) => (seen(ws), repo.get(ws, id)),
-          list: (ws: string) => (seen(ws), repo.list(ws)),
-          entries: (ws: string) => (seen(ws), repo.entries?.(ws) ?? Promise.resolve([])),
+          get: (ws: string, id: string) => {
+            touched.add(ws);
+            return repo.get(ws, id);
+          },
+          list: (ws: string) => {
+            touched.add(ws);
+            return repo.list(ws);
+          },
+          entries: (ws: string) => {
+            touched.add(ws);
+            return repo.entries?.(ws) ?? Promise.resolve([]);
+          },
         };
       }) as Store['docs'],
     };
