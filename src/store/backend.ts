@@ -13,8 +13,15 @@ import { rawVersion } from './versions.js';
 
 export type BackendKind = 'sqlite' | 'redis' | 'memory';
 
-/** Return the new value, or undefined to delete the key. May run more than once (Redis retries). */
-export type UpdateFn = (old: string | undefined) => string | undefined | Promise<string | undefined>;
+/** What an update function returns to leave the key exactly as it is (nothing written, TTL kept). */
+export const KEEP: unique symbol = Symbol('keep the stored value');
+/**
+ * Return the new value, undefined to delete the key, or KEEP to write nothing. May run more than
+ * once (Redis retries).
+ */
+export type UpdateFn = (
+  old: string | undefined,
+) => string | undefined | typeof KEEP | Promise<string | undefined | typeof KEEP>;
 
 export interface Backend {
   readonly kind: BackendKind;
@@ -126,6 +133,7 @@ export class LocalBackend implements Backend {
     return this.mutex.run(key, async () => {
       const old = await this.read(key);
       const next = await fn(old?.value);
+      if (next === KEEP) return old?.value;
       if (next === undefined) {
         if (old) await this.keyv.delete(key);
         return undefined;

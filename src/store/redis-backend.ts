@@ -16,7 +16,7 @@
  * (optionally with replicas/Sentinel-managed failover behind one URL) is.
  */
 import type { Keyv } from 'keyv';
-import type { Backend, UpdateFn } from './backend.js';
+import { type Backend, KEEP, type UpdateFn } from './backend.js';
 import { StoreDataError } from './errors.js';
 
 /** The slice of the node-redis client we use; sendCommand keeps us off its heavy generic types. */
@@ -155,6 +155,7 @@ export class RedisBackend implements Backend {
       const raw = (await this.client.sendCommand(['GET', key])) as string | null;
       const old = raw === null ? undefined : await this.deserialize(raw);
       const next = await fn(old?.value);
+      if (next === KEEP) return old?.value;
       let newRaw = '';
       let ttlArg = 'none';
       if (next !== undefined) {

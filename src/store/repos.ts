@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { scrubSecrets } from '../log.js';
-import type { Backend } from './backend.js';
+import { type Backend, KEEP } from './backend.js';
 import { StoreDataError, StoreNewerDocumentError } from './errors.js';
 import { assertId, assertNamespace, assertWorkspaceKey, type KeySpace } from './keys.js';
 import type {
@@ -499,10 +499,10 @@ export function docRepo<T>(
           newer = false;
           const old = raw === undefined ? undefined : decode(raw, key, id);
           if (old === NEWER) {
-            // Written back as it is: fn never sees (nor reshapes) a newer release's document.
+            // Left exactly as it is: fn never sees (nor reshapes) a newer release's document.
             newer = true;
             result = undefined;
-            return raw;
+            return KEEP;
           }
           result = fn(old);
           return result === undefined ? undefined : encode(result, key, id);

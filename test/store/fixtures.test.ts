@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../../src/store/index.js';
 import { appliedMigrations } from '../../src/store/migrations.js';
 import { DigestSchedules } from '../../src/watch/digest.js';
-import { listWaits, WAITS_INDEX_NAMESPACE, waitWorkspaces } from '../../src/watch/job-waits.js';
+import {
+  type JobWait,
+  listWaits,
+  listWaitsFromGlobalIndex,
+  WAITS_INDEX_NAMESPACE,
+  waitsRepo,
+  waitWorkspaces,
+} from '../../src/watch/job-waits.js';
 import { AlertSubscriptions } from '../../src/watch/license-alerts.js';
 import { WATCH_MIGRATIONS } from '../../src/watch/migrations.js';
 import { RequestTracker } from '../../src/watch/requests.js';
@@ -62,5 +69,42 @@ describe.each(fixtureVersions())('the stored layout of release %s', (version) =>
     const again = await runMigrations(store, WATCH_MIGRATIONS, { holder: 'another-replica' });
     expect(again.applied).toEqual([]);
     expect((await listWaits(store)).length).toBe(5);
+  });
+});
+
+describe.each(BACKENDS)('a rolling upgrade from release 0.1.0 (%s)', (kind) => {
+  it('a wait a 0.1.0 replica adds after the migration (to its global index) is listed by the new replicas', async () => {
+    const loc = locs.fresh(kind);
+    const { backend, keys } = await locs.raw(loc);
+    await loadFixture(backend, '0.1.0', keys.root);
+    const store = await locs.open(loc, { encryptionKey: FIXTURE_KEY });
+    await runMigrations(store, WATCH_MIGRATIONS, { holder: 'new-replica' });
+
+    // What 0.1.0's addWait does: the wait under its workspace, then an item in the global index.
+    const wait: JobWait = {
+      executionId: 'Fx-old-replica',
+      workspace: 'T0FIXC',
+      siteId: 'SIT3',
+      kind: 'job',
+      target: 'job-9',
+      deadline: Date.now() + 3_600_000,
+      createdAt: Date.now(),
+      state: 'pending',
+    };
+    await waitsRepo(store).update('T0FIXC', wait.executionId, () => wait, 7_200_000);
+    await store
+      .docs<{ items: Array<{ workspace: string; executionId: string }> }>(WAITS_INDEX_NAMESPACE)
+      .update('_global', 'pending', (old) => ({
+        items: [...(old?.items ?? []), { workspace: 'T0FIXC', executionId: wait.executionId }],
+      }));
+    // The 0.1.0 replica still sees it in its own listing until a new replica lists.
+    expect((await listWaitsFromGlobalIndex(store)).map((w) => w.executionId)).toEqual([wait.executionId]);
+
+    const all = await listWaits(store);
+    expect(all.map((w) => w.executionId)).toContain(wait.executionId);
+    expect(all).toHaveLength(6);
+    expect(await waitWorkspaces(store)).toContain('T0FIXC');
+    expect((await listWaits(store, 'T0FIXC')).map((w) => w.executionId)).toEqual([wait.executionId]);
+    expect(await store.docs(WAITS_INDEX_NAMESPACE).list('_global')).toEqual([]);
   });
 });

@@ -71,6 +71,9 @@ describe.each(BACKENDS)('an older and a newer replica side by side (%s)', (kind)
     await n1.put('T1', 'a', { text: 'overwritten by the older release' });
     await n1.delete('T1', 'a');
     await n1.update('T1', 'a', () => undefined);
+    // Nor its time to live: an update with a TTL does not give the newer document one.
+    await n1.update('T1', 'a', (old) => old, 1);
+    await new Promise((r) => setTimeout(r, 30));
     expect(await stored()).toBe(before);
     expect(await n2.get('T1', 'a')).toEqual({ text: 'new shape', extra: 'kept' });
     expect(await n1.list('T1')).toEqual(['a', 'b']);
