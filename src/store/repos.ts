@@ -118,12 +118,26 @@ class EncryptedRecords<T> {
 
   async put(ws: WorkspaceKey, value: T): Promise<void> {
     const checked = parseWith(this.schema, value, `${this.repo} for ${assertWorkspaceKey(ws)}`);
-    const version = this.vctx.versions.records[this.repo];
+    const known = this.vctx.versions.records[this.repo];
     const jwe = await this.vault.encrypt(
-      { [VERSION_FIELD]: version, ...(checked as object) },
+      { [VERSION_FIELD]: known, ...(checked as object) },
       this.context(ws),
     );
-    await this.backend.set(this.keyOf(ws), jwe);
+    // Never over a record a newer release wrote (its version is inside the encrypted text). A
+    // record no configured key opens is replaced, as before versions (setup enters it again).
+    let newer = false;
+    await this.backend.update(this.keyOf(ws), async (old) => {
+      newer = false;
+      if (old !== undefined) {
+        const plain = await this.vault.decrypt(old, this.context(ws)).catch(() => undefined);
+        if (plain !== undefined && unstamp(plain).version > known) {
+          newer = true;
+          return KEEP;
+        }
+      }
+      return jwe;
+    });
+    if (newer) throw new StoreNewerDocumentError(`Stored ${this.repo} of ${ws}`);
     await this.backend.sAdd(this.indexKey, [ws]);
   }
 

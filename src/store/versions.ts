@@ -14,8 +14,9 @@
  *   `update` leaves it as it is (its function is not called), `put` and `delete` leave it alone;
  * - a record a workspace cannot work without (settings, credentials, installations, audit entries)
  *   is read with the schema this code knows (fields it does not know are dropped on the way, never
- *   written back): refusing it would lock the workspace out during the upgrade. Writing settings
- *   over a newer document is refused (StoreNewerDocumentError).
+ *   written back): refusing it would lock the workspace out during the upgrade. Writing settings,
+ *   credentials or an installation over a newer one is refused (StoreNewerDocumentError); audit
+ *   entries are only ever appended.
  * Either way the store reports it once per document through `onNewerDocument` (main.ts logs it).
  *
  * Changing a document's shape: raise its version here AND ship a migration (src/store/migrations.ts

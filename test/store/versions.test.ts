@@ -143,6 +143,32 @@ describe.each(BACKENDS)('an older and a newer replica side by side (%s)', (kind)
   });
 });
 
+describe.each(BACKENDS)('encrypted records during a rolling upgrade (%s)', (kind) => {
+  it('credentials of a newer release are read by the older one and never overwritten by it', async () => {
+    const loc = locs.fresh(kind);
+    const records = (v: number): SchemaVersions => ({
+      records: { ...CURRENT_VERSIONS.records, credentials: v },
+      docs: CURRENT_VERSIONS.docs,
+    });
+    const seen: NewerDocument[] = [];
+    const newer = await locs.open(loc, { schemaVersions: records(2) });
+    const older = await locs.open(loc, { schemaVersions: records(1), onNewerDocument: (d) => seen.push(d) });
+    const creds = (savedBy: string) => ({
+      credentials: { siteIds: ['SIT1'], defaultSiteId: 'SIT1' },
+      verifiedAt: '2026-11-01T00:00:00.000Z',
+      savedBy,
+    });
+    await newer.credentials.put('T1', creds('U-new'));
+    expect((await older.credentials.get('T1'))?.savedBy).toBe('U-new');
+    await expect(older.credentials.put('T1', creds('U-old'))).rejects.toBeInstanceOf(StoreNewerDocumentError);
+    expect((await newer.credentials.get('T1'))?.savedBy).toBe('U-new');
+    expect(seen.map((d) => d.what)).toEqual(['Stored credentials of T1']);
+    // Its own records it writes as before.
+    await older.credentials.put('T2', creds('U-old'));
+    expect((await newer.credentials.get('T2'))?.savedBy).toBe('U-old');
+  });
+});
+
 describe('the version field', () => {
   it('is written first and read back without being seen by the code above the store', () => {
     const text = stampedJson({ b: 1, _v: 9, a: 'x' }, 3) as string;

@@ -10,7 +10,7 @@ import { subscribeAlerts } from '../../src/ops/alerts.js';
 import { scheduleDigest } from '../../src/ops/digest.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
 import { explainError } from '../../src/slack/kit/errors.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore, type Store, StoreNewerDocumentError } from '../../src/store/index.js';
 import { addWait, listWaits, WAITS_NAMESPACE } from '../../src/watch/job-waits.js';
 import { WorkspaceLimitError } from '../../src/watch/limits.js';
 import { Subscriptions } from '../../src/watch/subscriptions.js';
@@ -135,6 +135,12 @@ describe('license alerts and daily digests', () => {
       (await scheduleDigest(d, WS, { channelId: 'C1', actor: member('U1'), time: '10:00', zone: 'UTC' }))
         .status,
     ).toBe('updated');
+  });
+
+  it('a save refused during a rolling upgrade reads as what / why / next, not as an unexpected error', () => {
+    const ex = explainError(new StoreNewerDocumentError('Settings of T1'), { refId: 'r1' });
+    expect(ex.unexpected).toBe(false);
+    expect(ex.next).toBe('Try again in a few minutes, once the upgrade is done.');
   });
 
   it('the refusal reads as what / why / next in Slack, not as an unexpected error', () => {

@@ -17,7 +17,7 @@ import {
   NotConfiguredError,
   SiteNotConfiguredError,
 } from '../../ops/workspace.js';
-import { StoreUnavailableError } from '../../store/errors.js';
+import { StoreNewerDocumentError, StoreUnavailableError } from '../../store/errors.js';
 import { classifyDeliveryError } from '../../watch/delivery.js';
 import { WorkspaceLimitError } from '../../watch/limits.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
@@ -190,6 +190,13 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     return {
       why: `This workspace's saved service credentials cannot be read: they were encrypted with key id ${code(err.kid ?? 'unknown')}, which the bot's ENCRYPTION_KEY does not match.`,
       next: `Ask the team that runs the bot to restore that key (or add it to ENCRYPTION_KEYS_PREVIOUS); or ${admins} can run ${code(`${cmd} setup`)} and enter the credentials again, which replaces them.`,
+      unexpected: false,
+    };
+  }
+  if (err instanceof StoreNewerDocumentError) {
+    return {
+      why: 'A newer version of the bot saved this while the bot is being upgraded, and this copy of the bot leaves it as it is.',
+      next: 'Try again in a few minutes, once the upgrade is done.',
       unexpected: false,
     };
   }
