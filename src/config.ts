@@ -15,6 +15,7 @@ import { parseAllowedOrigin } from './api/origins.js';
 import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
+import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from './watch/limits.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -104,6 +105,11 @@ export interface Config {
   /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/handler-queue.ts). */
   handlerConcurrency: number;
   handlerQueueMax: number;
+  /**
+   * Per-workspace caps (WAITS_/WATCHES_/ALERTS_/DIGESTS_MAX_PER_WORKSPACE, src/watch/limits.ts).
+   * Optional here so hand-built configurations (tests) get the defaults.
+   */
+  workspaceLimits?: WorkspaceLimits;
   logLevel: LogLevel;
   serviceTimeoutMs: number;
   serviceRetries: number;
@@ -517,6 +523,38 @@ export const VARIABLES: VariableSpec[] = [
     schema: intIn(0, 100_000),
   },
   {
+    name: 'WAITS_MAX_PER_WORKSPACE',
+    required: 'no',
+    default: String(DEFAULT_WORKSPACE_LIMITS.waits),
+    description:
+      'Workflow steps one workspace may have waiting at once (wait for a job, register recipients); a step beyond it fails with what to do. Each wait lasts up to its timeout (720 h at most).',
+    schema: intIn(1, 1_000_000),
+  },
+  {
+    name: 'WATCHES_MAX_PER_WORKSPACE',
+    required: 'no',
+    default: String(DEFAULT_WORKSPACE_LIMITS.watches),
+    description:
+      'Job watches (/dwm watch) one workspace may have, paused ones included; a new one beyond it is refused with what to do (changing or resuming one never is).',
+    schema: intIn(1, 1_000_000),
+  },
+  {
+    name: 'ALERTS_MAX_PER_WORKSPACE',
+    required: 'no',
+    default: String(DEFAULT_WORKSPACE_LIMITS.alerts),
+    description:
+      'License-failure alert subscriptions (/drm alerts watch) one workspace may have; a new one beyond it is refused with what to do.',
+    schema: intIn(1, 1_000_000),
+  },
+  {
+    name: 'DIGESTS_MAX_PER_WORKSPACE',
+    required: 'no',
+    default: String(DEFAULT_WORKSPACE_LIMITS.digests),
+    description:
+      'Daily digests (/dwm digest daily, one per channel) one workspace may have; a new one beyond it is refused with what to do.',
+    schema: intIn(1, 1_000_000),
+  },
+  {
     name: 'LOG_LEVEL',
     required: 'no',
     default: 'info',
@@ -909,6 +947,12 @@ export function loadConfig(env: Env = process.env): Config {
     watchConcurrency: v.WATCH_CONCURRENCY as number,
     handlerConcurrency: v.COMMAND_CONCURRENCY as number,
     handlerQueueMax: v.COMMAND_QUEUE_MAX as number,
+    workspaceLimits: {
+      waits: v.WAITS_MAX_PER_WORKSPACE as number,
+      watches: v.WATCHES_MAX_PER_WORKSPACE as number,
+      alerts: v.ALERTS_MAX_PER_WORKSPACE as number,
+      digests: v.DIGESTS_MAX_PER_WORKSPACE as number,
+    },
     logLevel: v.LOG_LEVEL as LogLevel,
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,

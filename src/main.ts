@@ -6,6 +6,8 @@
  * A configuration problem is printed as a plain message naming the variables (no stack trace) and
  * the process exits 1.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
@@ -21,7 +23,8 @@ import { notifyRenderersOf } from './slack/kit/features.js';
 import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
 import { createNotifyRuntime } from './slack/notify-runtime.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
-import { createStore, StoreConfigError } from './store/index.js';
+import { createStore, runMigrations, StoreConfigError } from './store/index.js';
+import { WATCH_MIGRATIONS } from './watch/migrations.js';
 
 export interface RunningBot {
   config: Config;
@@ -75,6 +78,20 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     encryptionKey: config.encryptionKey,
     previousEncryptionKeys: config.previousEncryptionKeys,
     sqliteJournal: config.sqliteJournal,
+    onNewerDocument: (d) =>
+      logger.warn(
+        { document: d.what, version: d.version, known: d.known },
+        'a stored document was written by a newer release: left as it is (finish the rolling upgrade)',
+      ),
+  });
+  // Stored data of an older release is moved to this release's layout once, before anything
+  // reads it (one replica runs it under the store's lease; the others wait for it).
+  await runMigrations(store, WATCH_MIGRATIONS, {
+    holder: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    log: (message, fields) => logger.info(fields ?? {}, message),
+  }).catch(async (err: unknown) => {
+    await store.close().catch(() => undefined);
+    throw err;
   });
   const api = createApi({
     logger,

@@ -22,6 +22,7 @@ import {
   alertSubscriptionId,
   stoppedAlertEntry,
 } from '../watch/license-alerts.js';
+import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { NoticeOutbox } from '../watch/notify-outbox.js';
 import type { AlertSubscription, AlertThresholds } from '../watch/notify-types.js';
 import { type AuditMirror, audit } from './audit.js';
@@ -206,6 +207,10 @@ export async function subscribeAlerts(
     minRequests: parsed.args.minRequests ?? base.minRequests,
     windowMinutes: parsed.args.windowMinutes ?? base.windowMinutes,
   };
+  if (!existing) {
+    const limit = deps.config.workspaceLimits?.alerts ?? DEFAULT_WORKSPACE_LIMITS.alerts;
+    checkLimit('alerts', (await subs.list(ws)).length, limit);
+  }
   const nowIso = new Date(deps.now()).toISOString();
   if (existing && sameThresholds(existing, wanted) && !existing.paused) {
     return { status: 'unchanged', subscription: existing };

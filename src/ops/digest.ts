@@ -19,6 +19,7 @@ import {
   nextOccurrence,
   normaliseTime,
 } from '../watch/digest.js';
+import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../watch/notify-outbox.js';
 import type { DigestSchedule } from '../watch/notify-types.js';
 import { type Actor, NotifyRefusedError } from './alerts.js';
@@ -160,6 +161,10 @@ export async function scheduleDigest(
       `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
       existing.createdBy,
     );
+  }
+  if (!existing) {
+    const limit = deps.config.workspaceLimits?.digests ?? DEFAULT_WORKSPACE_LIMITS.digests;
+    checkLimit('digests', (await schedules.list(ws)).length, limit);
   }
   const nowIso = new Date(now).toISOString();
   const schedule: DigestSchedule = existing

@@ -17,7 +17,7 @@ export interface OpsDeps {
     Config,
     'distribution' | 'envCredentials' | 'dwmBaseUrl' | 'serviceApiBaseUrl' | 'auditChannelId'
   > &
-    Partial<Pick<Config, 'registrationInFlightGraceMs'>>;
+    Partial<Pick<Config, 'registrationInFlightGraceMs' | 'workspaceLimits'>>;
   store: Store;
   api: ApiFactory;
   now: () => number;

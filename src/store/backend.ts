@@ -7,12 +7,21 @@
  *    updates use native Redis commands and Lua so no write is lost between replicas.
  */
 import type { Keyv } from 'keyv';
+import { deserializeEntry } from './keyv-format.js';
 import { KeyedMutex } from './mutex.js';
+import { rawVersion } from './versions.js';
 
 export type BackendKind = 'sqlite' | 'redis' | 'memory';
 
-/** Return the new value, or undefined to delete the key. May run more than once (Redis retries). */
-export type UpdateFn = (old: string | undefined) => string | undefined | Promise<string | undefined>;
+/** What an update function returns to leave the key exactly as it is (nothing written, TTL kept). */
+export const KEEP: unique symbol = Symbol('keep the stored value');
+/**
+ * Return the new value, undefined to delete the key, or KEEP to write nothing. May run more than
+ * once (Redis retries).
+ */
+export type UpdateFn = (
+  old: string | undefined,
+) => string | undefined | typeof KEEP | Promise<string | undefined | typeof KEEP>;
 
 export interface Backend {
   readonly kind: BackendKind;
@@ -25,6 +34,13 @@ export interface Backend {
    * none). Returns the value written (undefined when deleted).
    */
   update(key: string, fn: UpdateFn, ttlMs?: number): Promise<string | undefined>;
+  /**
+   * set(), unless the stored value is a document of a newer version than `known` (its text starts
+   * `{"_v":N` with N > known, see ./versions.ts): then nothing is written and false is returned.
+   */
+  setUnlessNewer(key: string, value: string, known: number, ttlMs?: number): Promise<boolean>;
+  /** delete() of one key, unless it holds a document newer than `known` (false then). */
+  deleteUnlessNewer(key: string, known: number): Promise<boolean>;
   sAdd(key: string, members: string[]): Promise<void>;
   sRem(key: string, members: string[]): Promise<void>;
   sMembers(key: string): Promise<string[]>;
@@ -62,6 +78,12 @@ export class LocalBackend implements Backend {
     readonly kind: 'memory' | 'sqlite',
     private readonly keyv: Keyv<string>,
     private readonly pingKey: string,
+    /**
+     * SQLite: the stored entries of many keys in one query per chunk (keyv's own getMany reads
+     * them one at a time, or matches rows to keys in quadratic time): what the entries of a
+     * workspace's documents are read with.
+     */
+    private readonly readMany?: (keys: string[]) => Promise<Array<string | undefined>>,
   ) {
     // keyv swallows store errors by default in set/delete/get: a failed SQLite write (SQLITE_BUSY,
     // SQLITE_FULL, a read-only file) resolved as if it succeeded, and ping() (keyv.get) answered
@@ -85,7 +107,16 @@ export class LocalBackend implements Backend {
 
   async getMany(keys: string[]): Promise<Array<string | undefined>> {
     if (keys.length === 0) return [];
-    return Promise.all(keys.map((k) => this.get(k)));
+    if (!this.readMany) return Promise.all(keys.map((k) => this.get(k)));
+    const now = Date.now();
+    return (await this.readMany(keys)).map((raw) => {
+      if (raw === undefined) return undefined;
+      const e = deserializeEntry(raw);
+      if (!e || typeof e.value !== 'string') return undefined;
+      // Expired entries read as undefined, as getRaw reads them.
+      if (typeof e.expires === 'number' && e.expires <= now) return undefined;
+      return e.value;
+    });
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
@@ -102,6 +133,7 @@ export class LocalBackend implements Backend {
     return this.mutex.run(key, async () => {
       const old = await this.read(key);
       const next = await fn(old?.value);
+      if (next === KEEP) return old?.value;
       if (next === undefined) {
         if (old) await this.keyv.delete(key);
         return undefined;
@@ -113,6 +145,24 @@ export class LocalBackend implements Backend {
       if (ttl === undefined && old?.expires !== undefined) ttl = Math.max(1, old.expires - Date.now());
       await this.keyv.set(key, next, ttl);
       return next;
+    });
+  }
+
+  async setUnlessNewer(key: string, value: string, known: number, ttlMs?: number): Promise<boolean> {
+    return this.mutex.run(key, async () => {
+      const old = await this.read(key);
+      if (old && rawVersion(old.value) > known) return false;
+      await this.keyv.set(key, value, ttlMs);
+      return true;
+    });
+  }
+
+  async deleteUnlessNewer(key: string, known: number): Promise<boolean> {
+    return this.mutex.run(key, async () => {
+      const old = await this.read(key);
+      if (old && rawVersion(old.value) > known) return false;
+      if (old) await this.keyv.delete(key);
+      return true;
     });
   }
 

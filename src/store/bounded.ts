@@ -55,6 +55,12 @@ export function boundedBackend(inner: Backend, timeoutMs: number): Backend {
     set: b('set', (k: string, v: string, ttl?: number) => inner.set(k, v, ttl)),
     delete: b('delete', (k: string[]) => inner.delete(k)),
     update: b('update', (k: string, fn: UpdateFn, ttl?: number) => inner.update(k, tracked(fn), ttl)),
+    setUnlessNewer: b('setUnlessNewer', (k: string, v: string, known: number, ttl?: number) =>
+      inner.setUnlessNewer(k, v, known, ttl),
+    ),
+    deleteUnlessNewer: b('deleteUnlessNewer', (k: string, known: number) =>
+      inner.deleteUnlessNewer(k, known),
+    ),
     sAdd: b('sAdd', (k: string, m: string[]) => inner.sAdd(k, m)),
     sRem: b('sRem', (k: string, m: string[]) => inner.sRem(k, m)),
     sMembers: b('sMembers', (k: string) => inner.sMembers(k)),

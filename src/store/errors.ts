@@ -42,6 +42,20 @@ export class StoreDataError extends Error {
 }
 
 /**
+ * A write refused because the stored document was written by a newer release (a rolling upgrade
+ * in progress): this code does not rewrite it into its older shape. Retry once the upgrade is done.
+ */
+export class StoreNewerDocumentError extends Error {
+  readonly kind = 'newer' as const;
+  constructor(readonly what: string) {
+    super(
+      `${what} was written by a newer release of the bot; this replica leaves it as it is (finish the upgrade)`,
+    );
+    this.name = 'StoreNewerDocumentError';
+  }
+}
+
+/**
  * The store did not answer within the bound a Slack request may wait (Redis down or reconnecting,
  * SQLite locked). Nothing is known about a write in flight: it may still land once the store is
  * back (every write of the bot is an idempotent upsert or guarded by a claim).

@@ -24,12 +24,28 @@ import {
 } from './repos.js';
 import type { AtomicDocRepo, DocSchema, Store } from './types.js';
 import { createVault } from './vault.js';
+import { CURRENT_VERSIONS, type NewerDocument, onceReporter, type SchemaVersions } from './versions.js';
 
-export { StoreConfigError, StoreDataError, StoreUnavailableError, VaultError } from './errors.js';
+export type { Backend } from './backend.js';
+export {
+  StoreConfigError,
+  StoreDataError,
+  StoreNewerDocumentError,
+  StoreUnavailableError,
+  VaultError,
+} from './errors.js';
 export { assertWorkspaceKey, DEFAULT_ROOT, KeySpace, workspaceKeyOf } from './keys.js';
+export { type Migration, type MigrationReport, runMigrations } from './migrations.js';
 export { AUDIT_CAP } from './repos.js';
 export type * from './types.js';
 export { createVault, keyFingerprint, parseEncryptionKey, splitKeyList, type Vault } from './vault.js';
+export {
+  CURRENT_VERSIONS,
+  DOC_VERSIONS,
+  type NewerDocument,
+  RECORD_VERSIONS,
+  type SchemaVersions,
+} from './versions.js';
 
 export const DEFAULT_STORE_URL = 'sqlite://./data/drm-chatops.sqlite';
 
@@ -104,6 +120,13 @@ export interface CreateStoreOptions {
   pingTimeoutMs?: number;
   /** sqlite:// only: SQLITE_JOURNAL (default 'wal'). */
   sqliteJournal?: SqliteJournal;
+  /**
+   * Called once per document written by a newer release than this code (a rolling upgrade):
+   * such a document is skipped or read with this code's schema, never rewritten (./versions.ts).
+   */
+  onNewerDocument?: (d: NewerDocument) => void;
+  /** The versions this code knows (default CURRENT_VERSIONS; tests play an older release). */
+  schemaVersions?: SchemaVersions;
 }
 
 /**
@@ -214,7 +237,21 @@ const KEYV_FORMAT = {
   deserialize: deserializeEntry,
 } as unknown as Pick<KeyvOptions, 'serialize' | 'deserialize'>;
 
-async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
+/**
+ * The raw backend under a store (keys as ./keys.ts lays them out), for tools and tests that copy
+ * or load stored data as it is. The product uses createStore.
+ */
+export async function openRawBackend(
+  opts: Pick<CreateStoreOptions, 'url' | 'namespace' | 'memoryMap' | 'connectTimeoutMs' | 'sqliteJournal'>,
+): Promise<{ backend: Backend; keys: KeySpace }> {
+  const keys = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
+  return { backend: await openBackend(opts, keys), keys };
+}
+
+async function openBackend(
+  opts: Pick<CreateStoreOptions, 'url' | 'memoryMap' | 'connectTimeoutMs' | 'sqliteJournal'>,
+  ks: KeySpace,
+): Promise<Backend> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
     const keyv = new Keyv<string>({
@@ -250,7 +287,19 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     keyv.on('error', () => {
       /* surfaced by the failing call itself */
     });
-    const backend = new LocalBackend('sqlite', keyv, ks.ping());
+    const table = (sqlite as unknown as { opts: { table?: string } }).opts.table ?? 'keyv';
+    const readMany = async (keys: string[]): Promise<Array<string | undefined>> => {
+      const found = new Map<string, string>();
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = (await sqlite.query(
+          `SELECT key, value FROM ${table} WHERE key IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(keys.slice(i, i + 500)),
+        )) as Array<{ key: string; value: unknown }>;
+        for (const r of rows) if (typeof r.value === 'string') found.set(r.key, r.value);
+      }
+      return keys.map((k) => found.get(k));
+    };
+    const backend = new LocalBackend('sqlite', keyv, ks.ping(), readMany);
     try {
       await keyv.get(ks.ping());
       await setJournal(sqlite.query, opts.sqliteJournal ?? 'wal');
@@ -315,20 +364,24 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const registry = new DocNamespaceRegistry(backend, ks);
   const ping = () => withTimeout(backend.ping(), opts.pingTimeoutMs ?? 2000, false);
   const close = () => backend.close();
+  const vctx = {
+    versions: opts.schemaVersions ?? CURRENT_VERSIONS,
+    onNewer: onceReporter(opts.onNewerDocument),
+  };
   const assemble = (b: Backend): Store => {
-    const installations = installationRepo(b, vault, ks);
-    const credentials = credentialsRepo(b, vault, ks);
-    const settings = settingsRepo(b, ks);
-    const audit = auditRepo(b, ks, opts.auditCap);
+    const installations = installationRepo(b, vault, ks, vctx);
+    const credentials = credentialsRepo(b, vault, ks, vctx);
+    const settings = settingsRepo(b, ks, vctx);
+    const audit = auditRepo(b, ks, vctx, opts.auditCap);
     const leases = leaseRepo(b, ks);
     const docCache = new Map<string, AtomicDocRepo<unknown>>();
     const nsRegistry = b === backend ? registry : new DocNamespaceRegistry(b, ks);
 
     function docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T> {
-      if (schema) return docRepo<T>(b, ks, nsRegistry, namespace, schema);
+      if (schema) return docRepo<T>(b, ks, nsRegistry, namespace, vctx, schema);
       let repo = docCache.get(namespace);
       if (!repo) {
-        repo = docRepo<unknown>(b, ks, nsRegistry, namespace);
+        repo = docRepo<unknown>(b, ks, nsRegistry, namespace, vctx);
         docCache.set(namespace, repo);
       }
       return repo as AtomicDocRepo<T>;

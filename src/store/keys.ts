@@ -13,6 +13,9 @@
  *   <root>:meta:docns                    document namespaces ever written (for purgeWorkspace)
  *   <root>:lease:<name>                  lease holder (Redis only; in-process elsewhere)
  *
+ * JSON values start with their schema version, `{"_v":N,...}` (./versions.ts); the applied
+ * migrations are the document `<root>:docs.store-meta:_global:migrations` (./migrations.ts).
+ *
  * Workspace keys and namespaces are restricted to characters that cannot contain the ':'
  * separator, so one workspace's keys can never alias another's.
  */

@@ -16,7 +16,7 @@
  * (optionally with replicas/Sentinel-managed failover behind one URL) is.
  */
 import type { Keyv } from 'keyv';
-import type { Backend, UpdateFn } from './backend.js';
+import { type Backend, KEEP, type UpdateFn } from './backend.js';
 import { StoreDataError } from './errors.js';
 
 /** The slice of the node-redis client we use; sendCommand keeps us off its heavy generic types. */
@@ -41,6 +41,24 @@ elseif ARGV[5] == 'none' then
   redis.call('SET', KEYS[1], ARGV[4])
 else
   redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+end
+return 1
+`;
+
+// Writes (ARGV[2] = 'set') or deletes KEYS[1] unless it holds a document newer than ARGV[1]: the
+// stored keyv entry of a versioned document starts {"value":"{\"_v\":N (see ./versions.ts).
+const UNLESS_NEWER_SCRIPT = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local v = string.match(cur, '^{"value":"{\\\\"_v\\\\":(%d+)')
+  if v and tonumber(v) > tonumber(ARGV[1]) then return 0 end
+end
+if ARGV[2] == 'del' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[4] == 'none' then
+  redis.call('SET', KEYS[1], ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 end
 return 1
 `;
@@ -137,6 +155,7 @@ export class RedisBackend implements Backend {
       const raw = (await this.client.sendCommand(['GET', key])) as string | null;
       const old = raw === null ? undefined : await this.deserialize(raw);
       const next = await fn(old?.value);
+      if (next === KEEP) return old?.value;
       let newRaw = '';
       let ttlArg = 'none';
       if (next !== undefined) {
@@ -160,6 +179,22 @@ export class RedisBackend implements Backend {
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * Math.min(50, 2 + attempt * 5))));
     }
     throw new StoreDataError(`Update of ${key} kept conflicting with other writers; try again`);
+  }
+
+  async setUnlessNewer(key: string, value: string, known: number, ttlMs?: number): Promise<boolean> {
+    let raw: string;
+    let ttlArg = 'none';
+    if (ttlMs !== undefined) {
+      ttlArg = String(Math.max(1, Math.round(ttlMs)));
+      raw = await this.serialize({ value, expires: Date.now() + ttlMs });
+    } else raw = await this.serialize({ value });
+    const r = await this.eval(UNLESS_NEWER_SCRIPT, [key], [known, 'set', raw, ttlArg]);
+    return Number(r) === 1;
+  }
+
+  async deleteUnlessNewer(key: string, known: number): Promise<boolean> {
+    const r = await this.eval(UNLESS_NEWER_SCRIPT, [key], [known, 'del', '', 'none']);
+    return Number(r) === 1;
   }
 
   async sAdd(key: string, members: string[]): Promise<void> {

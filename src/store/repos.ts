@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { scrubSecrets } from '../log.js';
-import type { Backend } from './backend.js';
-import { StoreDataError } from './errors.js';
+import { type Backend, KEEP } from './backend.js';
+import { StoreDataError, StoreNewerDocumentError } from './errors.js';
 import { assertId, assertNamespace, assertWorkspaceKey, type KeySpace } from './keys.js';
 import type {
   AtomicDocRepo,
@@ -22,6 +22,29 @@ import type {
   WorkspaceSettings,
 } from './types.js';
 import type { Vault } from './vault.js';
+import {
+  docVersion,
+  type NewerDocument,
+  type RecordKind,
+  type SchemaVersions,
+  stampedJson,
+  unstamp,
+  VERSION_FIELD,
+} from './versions.js';
+
+/** What every repository is told about versions: what this code knows, and whom to tell. */
+export interface VersionContext {
+  versions: SchemaVersions;
+  onNewer: (d: NewerDocument) => void;
+}
+
+/** A parsed record of `kind`, without its version; a newer one is reported (and read as it is). */
+function readRecord(ctx: VersionContext, kind: RecordKind, parsed: unknown, what: string): unknown {
+  const { value, version } = unstamp(parsed);
+  const known = ctx.versions.records[kind];
+  if (version > known) ctx.onNewer({ what, version, known });
+  return value;
+}
 
 function describeZodIssues(e: unknown): string {
   // Paths and codes only: a message must never echo a stored (possibly secret) value.
@@ -86,6 +109,7 @@ class EncryptedRecords<T> {
     private readonly keyOf: (ws: WorkspaceKey) => string,
     private readonly indexKey: string,
     private readonly schema: { parse(v: unknown): T },
+    private readonly vctx: VersionContext,
   ) {}
 
   private context(ws: WorkspaceKey): string {
@@ -94,16 +118,35 @@ class EncryptedRecords<T> {
 
   async put(ws: WorkspaceKey, value: T): Promise<void> {
     const checked = parseWith(this.schema, value, `${this.repo} for ${assertWorkspaceKey(ws)}`);
-    const jwe = await this.vault.encrypt(checked, this.context(ws));
-    await this.backend.set(this.keyOf(ws), jwe);
+    const known = this.vctx.versions.records[this.repo];
+    const jwe = await this.vault.encrypt(
+      { [VERSION_FIELD]: known, ...(checked as object) },
+      this.context(ws),
+    );
+    // Never over a record a newer release wrote (its version is inside the encrypted text). A
+    // record no configured key opens is replaced, as before versions (setup enters it again).
+    let newer = false;
+    await this.backend.update(this.keyOf(ws), async (old) => {
+      newer = false;
+      if (old !== undefined) {
+        const plain = await this.vault.decrypt(old, this.context(ws)).catch(() => undefined);
+        if (plain !== undefined && unstamp(plain).version > known) {
+          newer = true;
+          return KEEP;
+        }
+      }
+      return jwe;
+    });
+    if (newer) throw new StoreNewerDocumentError(`Stored ${this.repo} of ${ws}`);
     await this.backend.sAdd(this.indexKey, [ws]);
   }
 
   async get(ws: WorkspaceKey): Promise<T | undefined> {
     const jwe = await this.backend.get(this.keyOf(ws));
     if (jwe === undefined) return undefined;
-    const plain = await this.vault.decrypt(jwe, this.context(ws));
-    return parseWith(this.schema, plain, `Stored ${this.repo} of ${ws}`);
+    const what = `Stored ${this.repo} of ${ws}`;
+    const plain = readRecord(this.vctx, this.repo, await this.vault.decrypt(jwe, this.context(ws)), what);
+    return parseWith(this.schema, plain, what);
   }
 
   async delete(ws: WorkspaceKey): Promise<void> {
@@ -156,7 +199,12 @@ class EncryptedRecords<T> {
   }
 }
 
-export function installationRepo(backend: Backend, vault: Vault, ks: KeySpace): InstallationRepo {
+export function installationRepo(
+  backend: Backend,
+  vault: Vault,
+  ks: KeySpace,
+  vctx: VersionContext,
+): InstallationRepo {
   const records = new EncryptedRecords<object>(
     backend,
     vault,
@@ -164,6 +212,7 @@ export function installationRepo(backend: Backend, vault: Vault, ks: KeySpace): 
     (ws) => ks.installation(ws),
     ks.installationsIndex(),
     installationSchema,
+    vctx,
   );
   return {
     save: (key, installation) => records.put(key, installation as object),
@@ -175,7 +224,12 @@ export function installationRepo(backend: Backend, vault: Vault, ks: KeySpace): 
   };
 }
 
-export function credentialsRepo(backend: Backend, vault: Vault, ks: KeySpace): CredentialsRepo {
+export function credentialsRepo(
+  backend: Backend,
+  vault: Vault,
+  ks: KeySpace,
+  vctx: VersionContext,
+): CredentialsRepo {
   const records = new EncryptedRecords<StoredCredentials>(
     backend,
     vault,
@@ -183,6 +237,7 @@ export function credentialsRepo(backend: Backend, vault: Vault, ks: KeySpace): C
     (ws) => ks.credentials(ws),
     ks.credentialsIndex(),
     storedCredentialsSchema,
+    vctx,
   );
   return {
     put: (key, value) => records.put(key, value),
@@ -212,16 +267,27 @@ export function defaultSettings(): WorkspaceSettings {
   return { adminUserIds: [] };
 }
 
-export function settingsRepo(backend: Backend, ks: KeySpace): SettingsRepo {
+export function settingsRepo(backend: Backend, ks: KeySpace, vctx: VersionContext): SettingsRepo {
+  const known = vctx.versions.records.settings;
   return {
     async get(key) {
       const raw = await backend.get(ks.settings(key));
       if (raw === undefined) return defaultSettings();
-      return parseWith(workspaceSettingsSchema, parseJson(raw, `Settings of ${key}`), `Settings of ${key}`);
+      const what = `Settings of ${key}`;
+      return parseWith(
+        workspaceSettingsSchema,
+        readRecord(vctx, 'settings', parseJson(raw, what), what),
+        what,
+      );
     },
     async put(key, value) {
       const checked = parseWith(workspaceSettingsSchema, value, `Settings for ${key}`);
-      await backend.set(ks.settings(key), JSON.stringify(checked));
+      const written = await backend.setUnlessNewer(
+        ks.settings(key),
+        stampedJson(checked, known) as string,
+        known,
+      );
+      if (!written) throw new StoreNewerDocumentError(`Settings of ${key}`);
     },
     async delete(key) {
       await backend.delete([ks.settings(key)]);
@@ -261,9 +327,10 @@ export function newAuditId(now = Date.now()): string {
   );
 }
 
-export function auditRepo(backend: Backend, ks: KeySpace, cap = AUDIT_CAP): AuditRepo {
+export function auditRepo(backend: Backend, ks: KeySpace, vctx: VersionContext, cap = AUDIT_CAP): AuditRepo {
   function parseEntry(raw: string, ws: WorkspaceKey): AuditEntry {
-    return parseWith(auditEntrySchema, parseJson(raw, `Audit entry of ${ws}`), `Audit entry of ${ws}`);
+    const what = `Audit entry of ${ws}`;
+    return parseWith(auditEntrySchema, readRecord(vctx, 'audit', parseJson(raw, what), what), what);
   }
   return {
     async append(key, entry) {
@@ -281,7 +348,7 @@ export function auditRepo(backend: Backend, ks: KeySpace, cap = AUDIT_CAP): Audi
         result: input.result,
         ...(input.siteId !== undefined ? { siteId: input.siteId } : {}),
       };
-      await backend.lPushCapped(ks.audit(key), JSON.stringify(full), cap);
+      await backend.lPushCapped(ks.audit(key), stampedJson(full, vctx.versions.records.audit) as string, cap);
       return full;
     },
     async list(key, opts = {}) {
@@ -344,22 +411,32 @@ export class DocNamespaceRegistry {
   }
 }
 
+/** A document a newer release wrote (see ./versions.ts). */
+const NEWER: unique symbol = Symbol('newer document');
+
 export function docRepo<T>(
   backend: Backend,
   ks: KeySpace,
   registry: DocNamespaceRegistry,
   namespace: string,
+  vctx: VersionContext,
   schema?: DocSchema<T>,
 ): AtomicDocRepo<T> {
   assertNamespace(namespace);
+  const known = docVersion(vctx.versions, namespace);
   const what = (ws: WorkspaceKey, id: string) => `Document ${namespace}/${id} of ${ws}`;
-  function decode(raw: string, ws: WorkspaceKey, id: string): T {
-    const v = parseJson(raw, what(ws, id));
-    return schema ? parseWith(schema, v, what(ws, id)) : (v as T);
+  /** The document, or NEWER when a newer release wrote it (reported; the caller skips it). */
+  function decode(raw: string, ws: WorkspaceKey, id: string): T | typeof NEWER {
+    const { value, version } = unstamp(parseJson(raw, what(ws, id)));
+    if (version > known) {
+      vctx.onNewer({ what: what(ws, id), version, known });
+      return NEWER;
+    }
+    return schema ? parseWith(schema, value, what(ws, id)) : (value as T);
   }
   function encode(value: T, ws: WorkspaceKey, id: string): string {
     const checked = schema ? parseWith(schema, value, what(ws, id)) : value;
-    const s = JSON.stringify(checked);
+    const s = stampedJson(checked, known);
     if (s === undefined) throw new StoreDataError(`${what(ws, id)}: value is not JSON-serialisable`);
     return s;
   }
@@ -387,27 +464,37 @@ export function docRepo<T>(
   return {
     async get(key, id) {
       const raw = await backend.get(ks.doc(namespace, key, id));
-      return raw === undefined ? undefined : decode(raw, key, id);
+      if (raw === undefined) return undefined;
+      const v = decode(raw, key, id);
+      return v === NEWER ? undefined : v;
     },
     async put(key, id, value, ttlMs) {
       checkTtl(ttlMs);
       const docKey = ks.doc(namespace, key, id);
       await registry.ensure(namespace);
       // Value first, then the index: a reader never sees an id whose value was never written.
-      await backend.set(docKey, encode(value, key, id), ttlMs);
+      // A newer release's document is left as it is (and stays indexed).
+      await backend.setUnlessNewer(docKey, encode(value, key, id), known, ttlMs);
       await backend.sAdd(ks.docIndex(namespace, key), [id]);
     },
     async delete(key, id) {
-      await backend.delete([ks.doc(namespace, key, id)]);
-      await backend.sRem(ks.docIndex(namespace, key), [id]);
+      if (await backend.deleteUnlessNewer(ks.doc(namespace, key, id), known)) {
+        await backend.sRem(ks.docIndex(namespace, key), [id]);
+      }
     },
     async list(key) {
       return (await present(key)).map(([id]) => id);
     },
     async entries(key) {
-      return (await present(key)).map(([id, raw]): [string, T] => [id, decode(raw, key, id)]);
+      const out: Array<[string, T]> = [];
+      for (const [id, raw] of await present(key)) {
+        const v = decode(raw, key, id);
+        if (v !== NEWER) out.push([id, v]);
+      }
+      return out;
     },
     async deleteAll(key) {
+      // Uninstall: everything of the workspace goes, whatever release wrote it.
       const idx = ks.docIndex(namespace, key);
       const ids = await backend.sMembers(idx);
       if (ids.length === 0) return;
@@ -423,15 +510,24 @@ export function docRepo<T>(
       const docKey = ks.doc(namespace, key, id);
       await registry.ensure(namespace);
       let result: T | undefined;
+      let newer = false;
       await backend.update(
         docKey,
         (raw) => {
+          newer = false;
           const old = raw === undefined ? undefined : decode(raw, key, id);
+          if (old === NEWER) {
+            // Left exactly as it is: fn never sees (nor reshapes) a newer release's document.
+            newer = true;
+            result = undefined;
+            return KEEP;
+          }
           result = fn(old);
           return result === undefined ? undefined : encode(result, key, id);
         },
         ttlMs,
       );
+      if (newer) return undefined;
       if (result === undefined) await backend.sRem(ks.docIndex(namespace, key), [id]);
       else await backend.sAdd(ks.docIndex(namespace, key), [id]);
       return result;

@@ -146,7 +146,10 @@ export interface Store {
   /**
    * A namespaced document repository for feature modules (reports, watches, poll state...).
    * namespace: lower-case letters, digits, '-', '_' (max 48). With a schema, documents read back
-   * are validated (a mismatch throws StoreDataError naming the namespace and id).
+   * are validated (a mismatch throws StoreDataError naming the namespace and id). Each document
+   * carries the namespace's schema version (./versions.ts); one of a newer release than this code
+   * is skipped (get: undefined; entries: left out) and never rewritten or deleted (put, update and
+   * delete leave it as it is).
    */
   docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T>;
   /** Remove everything stored for a workspace (uninstall): installation, credentials, settings,

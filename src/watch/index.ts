@@ -313,7 +313,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     const listed =
       targetsCache && clock.now() - targetsCache.at < targetsCacheMs
         ? (targetsCache.waitsBySite.get(siteKey(ws, siteId)) ?? [])
-        : (await listWaits(opts.store)).filter((w) => w.workspace === ws && w.siteId === siteId);
+        : (await listWaits(opts.store, ws)).filter((w) => w.siteId === siteId);
     const out: JobWait[] = [];
     for (const w of listed) {
       const fresh = await waitsRepo(opts.store).get(ws, w.executionId);

@@ -34,15 +34,29 @@ import { z } from 'zod';
 import type { Job, JobTask } from '../api/types.js';
 import type { AtomicDocRepo, DocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
 import { classifyDeliveryError } from './delivery.js';
+import { checkLimit } from './limits.js';
 
 export const WAITS_NAMESPACE = 'wf-waits';
+/**
+ * Workspaces that have (or had) waits: one small document, the watcher's work list. Each
+ * workspace's waits are then listed from the store's own per-workspace index of WAITS_NAMESPACE,
+ * so one workspace's volume never slows the listing of another's.
+ */
+export const WAITS_WORKSPACES_NS = 'wf-waits-ws';
+/**
+ * The layout of release 0.1.0: ONE global index document of every workspace's pending waits
+ * (`wf-waits-index/_global/pending`). Read only to move it to the layout above (the start-up
+ * migration in ./migrations.ts, and each listing while replicas of 0.1.0 may still add to it
+ * during a rolling upgrade).
+ */
 export const WAITS_INDEX_NAMESPACE = 'wf-waits-index';
 /** Live wait items (one per wait that has a result to send), per workspace. */
 export const WAIT_OUTBOX_NS = 'wf-wait-outbox';
 /** Tombstones of delivered (or dropped) wait items. */
 export const WAIT_DELIVERED_NS = 'wf-wait-delivered';
-const INDEX_KEY = '_global';
-const INDEX_ID = 'pending';
+const GLOBAL_KEY = '_global';
+const LEGACY_INDEX_ID = 'pending';
+const WORKSPACES_ID = 'workspaces';
 /** How long a finished wait and its item's tombstone are kept (a late duplicate is recognised). */
 export const KEEP_DONE_MS = 24 * 3_600_000;
 
@@ -75,10 +89,12 @@ export const jobWaitSchema = z.object({
 });
 export type JobWait = z.infer<typeof jobWaitSchema>;
 
-const indexSchema = z.object({
+const legacyIndexSchema = z.object({
   items: z.array(z.object({ workspace: z.string(), executionId: z.string() })),
 });
-type WaitIndex = z.infer<typeof indexSchema>;
+type LegacyWaitIndex = z.infer<typeof legacyIndexSchema>;
+const workspacesSchema = z.object({ workspaces: z.array(z.string()) });
+type WaitWorkspaces = z.infer<typeof workspacesSchema>;
 
 /** What a check found: still running, or finished with the step's outputs (or an error text). */
 export type WaitCheck =
@@ -119,8 +135,50 @@ export function timeoutMessage(
 export function waitsRepo(store: { docs: Store['docs'] }): AtomicDocRepo<JobWait> {
   return store.docs<JobWait>(WAITS_NAMESPACE, jobWaitSchema);
 }
-function indexRepo(store: { docs: Store['docs'] }): AtomicDocRepo<WaitIndex> {
-  return store.docs<WaitIndex>(WAITS_INDEX_NAMESPACE, indexSchema);
+function workspacesRepo(store: { docs: Store['docs'] }): AtomicDocRepo<WaitWorkspaces> {
+  return store.docs<WaitWorkspaces>(WAITS_WORKSPACES_NS, workspacesSchema);
+}
+function legacyIndexRepo(store: { docs: Store['docs'] }): AtomicDocRepo<LegacyWaitIndex> {
+  return store.docs<LegacyWaitIndex>(WAITS_INDEX_NAMESPACE, legacyIndexSchema);
+}
+
+/** Workspaces with waits (the watcher's work list; a workspace stays once added). */
+export async function waitWorkspaces(store: { docs: Store['docs'] }): Promise<string[]> {
+  return (await workspacesRepo(store).get(GLOBAL_KEY, WORKSPACES_ID))?.workspaces ?? [];
+}
+
+async function registerWorkspaces(store: { docs: Store['docs'] }, add: readonly string[]): Promise<void> {
+  if (add.length === 0) return;
+  const cur = await waitWorkspaces(store);
+  if (add.every((w) => cur.includes(w))) return;
+  // Atomic: two replicas adding workspaces at once both stay.
+  await workspacesRepo(store).update(GLOBAL_KEY, WORKSPACES_ID, (old) => {
+    const list = old?.workspaces ?? [];
+    const missing = [...new Set(add)].filter((w) => !list.includes(w));
+    return missing.length === 0 ? old : { workspaces: [...list, ...missing] };
+  });
+}
+
+/**
+ * Move the global index of release 0.1.0 to the per-workspace layout: its workspaces join the
+ * work list (the waits themselves already sit under their workspace), then exactly the items
+ * moved leave the old document (an item a replica of 0.1.0 adds meanwhile stays for the next
+ * call), which is deleted once empty. Idempotent; returns how many items were moved.
+ */
+export async function foldLegacyWaitIndex(store: { docs: Store['docs'] }): Promise<number> {
+  const legacy = legacyIndexRepo(store);
+  const items = (await legacy.get(GLOBAL_KEY, LEGACY_INDEX_ID))?.items;
+  if (!items) return 0;
+  await registerWorkspaces(
+    store,
+    items.map((i) => i.workspace),
+  );
+  const moved = new Set(items.map((i) => `${i.workspace}|${i.executionId}`));
+  await legacy.update(GLOBAL_KEY, LEGACY_INDEX_ID, (old) => {
+    const rest = (old?.items ?? []).filter((i) => !moved.has(`${i.workspace}|${i.executionId}`));
+    return rest.length === 0 ? undefined : { items: rest };
+  });
+  return items.length;
 }
 
 export type NewWait = Omit<JobWait, 'state' | 'holder' | 'result' | 'createdAt'> & { createdAt?: number };
@@ -129,17 +187,27 @@ export type NewWait = Omit<JobWait, 'state' | 'holder' | 'result' | 'createdAt'>
  * Store a wait (idempotent per execution id: Slack may deliver the same function_executed event
  * twice; the second call keeps the first wait). Returns false when one existed already. The
  * watcher sees it at its next listing of the watched sites (`Watcher.wake` makes that at once).
+ * With `limit` (WAITS_MAX_PER_WORKSPACE), a NEW wait is refused (WorkspaceLimitError) when the
+ * workspace already has that many waits not finished; a duplicate event of an existing wait never is.
  */
 export async function addWait(
   store: { docs: Store['docs'] },
   wait: NewWait,
   now: () => number = Date.now,
   keepDoneMs = KEEP_DONE_MS,
+  limit?: number,
 ): Promise<boolean> {
+  const ws = wait.workspace as WorkspaceKey;
+  if (limit !== undefined && !(await waitsRepo(store).get(ws, wait.executionId))) {
+    checkLimit('waits', (await listWaits(store, ws)).length, limit);
+  }
   let created = false;
   const ttl = Math.max(0, wait.deadline - now()) + keepDoneMs;
+  // The work list first: a watcher listing between the two writes finds the workspace, and the
+  // wait once written (the other order could leave a wait no listing reaches).
+  await registerWorkspaces(store, [wait.workspace]);
   await waitsRepo(store).update(
-    wait.workspace as WorkspaceKey,
+    ws,
     wait.executionId,
     (old) => {
       created = !old;
@@ -147,37 +215,48 @@ export async function addWait(
     },
     ttl,
   );
-  if (created) {
-    await indexRepo(store).update(INDEX_KEY, INDEX_ID, (old) => {
-      const items = (old?.items ?? []).filter(
-        (i) => !(i.workspace === wait.workspace && i.executionId === wait.executionId),
-      );
-      items.push({ workspace: wait.workspace, executionId: wait.executionId });
-      return { items };
-    });
-  }
   return created;
 }
 
 /**
- * The waits not finished yet (pending or completing), from the global index. Entries whose wait
- * is gone (expired) or done are dropped from the index on the way.
+ * The waits not finished yet (pending or completing) of one workspace, or of every workspace.
+ * One workspace's are read from its own index of the waits namespace (one set read and one batch
+ * read of its documents), whatever the others hold. Listing every workspace also moves what a
+ * replica of release 0.1.0 may still have put in the old global index (rolling upgrade).
  */
-export async function listWaits(store: { docs: Store['docs'] }): Promise<JobWait[]> {
-  const idx = (await indexRepo(store).get(INDEX_KEY, INDEX_ID))?.items ?? [];
+export async function listWaits(store: { docs: Store['docs'] }, workspace?: string): Promise<JobWait[]> {
+  const repo = waitsRepo(store);
+  const read = async (ws: string): Promise<JobWait[]> => {
+    const out: JobWait[] = [];
+    if (repo.entries) {
+      for (const [, w] of await repo.entries(ws as WorkspaceKey)) if (w.state !== 'done') out.push(w);
+    } else {
+      for (const id of await repo.list(ws as WorkspaceKey)) {
+        const w = await repo.get(ws as WorkspaceKey, id);
+        if (w && w.state !== 'done') out.push(w);
+      }
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt || (a.executionId < b.executionId ? -1 : 1));
+  };
+  if (workspace !== undefined) return read(workspace);
+  await foldLegacyWaitIndex(store);
+  const out: JobWait[] = [];
+  for (const ws of await waitWorkspaces(store)) out.push(...(await read(ws)));
+  return out;
+}
+
+/**
+ * How release 0.1.0 listed the waits (its global index, then one read per wait): kept for the
+ * benchmark that compares the two layouts (bench/waits-listing.ts). Reads only.
+ */
+export async function listWaitsFromGlobalIndex(store: { docs: Store['docs'] }): Promise<JobWait[]> {
+  const idx = (await legacyIndexRepo(store).get(GLOBAL_KEY, LEGACY_INDEX_ID))?.items ?? [];
   const out: JobWait[] = [];
   for (const i of idx) {
     const w = await waitsRepo(store).get(i.workspace as WorkspaceKey, i.executionId);
     if (w && w.state !== 'done') out.push(w);
-    else await unindex(store, i.workspace, i.executionId);
   }
   return out;
-}
-
-async function unindex(store: { docs: Store['docs'] }, workspace: string, executionId: string) {
-  await indexRepo(store).update(INDEX_KEY, INDEX_ID, (old) => ({
-    items: (old?.items ?? []).filter((i) => !(i.workspace === workspace && i.executionId === executionId)),
-  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +319,6 @@ export function createWaitCompleter(opts: WaitCompleterOptions): WaitCompleter {
       ? await opts.port.complete(claimed, r.outputs)
       : await opts.port.fail(claimed, r.error);
     await repo.update(key, wait.executionId, (old) => (old ? { ...old, state: 'done' } : old), keepDoneMs);
-    await unindex(opts.store, wait.workspace, wait.executionId);
     const finished = claimed;
     await Promise.resolve(opts.port.onFinished?.(finished, outcome)).catch((err: unknown) =>
       onError('wait finished hook failed', err, finished),
@@ -263,10 +341,7 @@ export function createWaitCompleter(opts: WaitCompleterOptions): WaitCompleter {
         // Read under the lease: another replica may have finished it meanwhile.
         const fresh = await repo.get(workspace as WorkspaceKey, executionId);
         if (!fresh) return 'gone';
-        if (fresh.state === 'done') {
-          await unindex(opts.store, workspace, executionId);
-          return 'alreadyCompleted';
-        }
+        if (fresh.state === 'done') return 'alreadyCompleted';
         return await fn(fresh);
       } finally {
         await leases.release(name, holder).catch(() => undefined);

@@ -9,6 +9,7 @@ import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.j
 import type { ValidationIssue } from '../api/errors.js';
 import { checkSiteId } from '../api/validate.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { checkLimit } from './limits.js';
 import type { Subscription, WatchFilters, WatchMode } from './types.js';
 
 export const SUBSCRIPTIONS_NS = 'subscriptions';
@@ -188,6 +189,8 @@ export interface CreateSubscriptionInput {
   siteId: string;
   filters: WatchFilters;
   createdBy: string;
+  /** WATCHES_MAX_PER_WORKSPACE: a NEW subscription beyond it is refused (WorkspaceLimitError). */
+  limit?: number;
 }
 
 export interface CreateResult {
@@ -303,6 +306,7 @@ export class Subscriptions {
       await this.repo.put(ws, id, next);
       return { subscription: next, outcome: resumed ? 'resumed' : 'updated' };
     }
+    if (input.limit !== undefined) checkLimit('watches', (await this.list(ws)).length, input.limit);
     const sub: Subscription = {
       id,
       workspace: ws,

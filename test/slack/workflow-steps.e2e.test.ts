@@ -614,3 +614,36 @@ describe('Workflow Builder steps in a workspace that is not set up', () => {
     );
   });
 });
+
+describe('Workflow Builder steps at the workspace cap of waiting steps (WAITS_MAX_PER_WORKSPACE)', () => {
+  let bot: TestBot;
+  beforeAll(async () => {
+    bot = await startTestBot({ credentials: 'env', env: { WAITS_MAX_PER_WORKSPACE: '1' } });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('a wait beyond the cap fails at once with what to do, audited as refused; the waiting one stays', async () => {
+    const emu = bot.emulator!;
+    const first = emu.createJob('DEMO', 'WF-CAP-001', [{ recipient: 'wf-cap-1' }]);
+    const second = emu.createJob('DEMO', 'WF-CAP-002', [{ recipient: 'wf-cap-2' }]);
+    const a = await bot.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: String(first), site: 'DEMO', timeout_hours: 1 },
+    });
+    await stored(bot, a.executionId);
+    const b = await bot.functionExecuted({
+      callbackId: 'wait_for_job',
+      inputs: { job_id: String(second), site: 'DEMO', timeout_hours: 1 },
+    });
+    const c = await completion(bot, b.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toBe(
+      "Couldn't wait for the job. This workspace already has 1 workflow steps waiting for a job or a registration, the most it may have at once. Let some finish or reach their timeout, then run the workflow again, or ask the bot's operator to raise WAITS_MAX_PER_WORKSPACE.",
+    );
+    expect((await listWaits(bot.store)).map((w) => w.executionId)).toEqual([a.executionId]);
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    expect(audit.find((e) => e.action === 'workflow.wait-job')?.result).toBe('refused');
+  });
+});

@@ -15,6 +15,8 @@ function fakeBackend(over: Partial<Backend>): Backend {
     set: never,
     delete: never,
     update: never,
+    setUnlessNewer: never,
+    deleteUnlessNewer: never,
     sAdd: never,
     sRem: never,
     sMembers: never,
@@ -47,7 +49,10 @@ describe('bounded store (what a Slack request uses)', () => {
         set: async () => {
           throw new StoreDataError('bad document');
         },
-        update: async (_k, fn) => fn(undefined),
+        update: async (_k, fn) => {
+          const next = await fn(undefined);
+          return typeof next === 'string' ? next : undefined;
+        },
       }),
       1000,
     );

@@ -111,8 +111,9 @@ describe('a SQLite file shared with a release that used keyv’s serializer', ()
 
     await docs.put('T1', 'new', { text: ':written by this release' });
     await docs.put('T1', 'short', { text: 'with a ttl' }, 60_000);
-    expect(await older.get(key('new'))).toBe(JSON.stringify({ text: ':written by this release' }));
-    expect(await older.get(key('short'))).toBe(JSON.stringify({ text: 'with a ttl' }));
+    // The document carries its schema version first (an older release's schema ignores the field).
+    expect(await older.get(key('new'))).toBe(JSON.stringify({ _v: 1, text: ':written by this release' }));
+    expect(await older.get(key('short'))).toBe(JSON.stringify({ _v: 1, text: 'with a ttl' }));
     await older.disconnect();
   });
 });

@@ -17,8 +17,9 @@ import {
   NotConfiguredError,
   SiteNotConfiguredError,
 } from '../../ops/workspace.js';
-import { StoreUnavailableError } from '../../store/errors.js';
+import { StoreNewerDocumentError, StoreUnavailableError } from '../../store/errors.js';
 import { classifyDeliveryError } from '../../watch/delivery.js';
+import { WorkspaceLimitError } from '../../watch/limits.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
 import { ParseError } from './parse.js';
@@ -191,6 +192,16 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
       next: `Ask the team that runs the bot to restore that key (or add it to ENCRYPTION_KEYS_PREVIOUS); or ${admins} can run ${code(`${cmd} setup`)} and enter the credentials again, which replaces them.`,
       unexpected: false,
     };
+  }
+  if (err instanceof StoreNewerDocumentError) {
+    return {
+      why: 'A newer version of the bot saved this while the bot is being upgraded, and this copy of the bot leaves it as it is.',
+      next: 'Try again in a few minutes, once the upgrade is done.',
+      unexpected: false,
+    };
+  }
+  if (err instanceof WorkspaceLimitError) {
+    return { why: esc(err.why), next: esc(err.next), unexpected: false };
   }
   if (err instanceof StoreUnavailableError) {
     return {

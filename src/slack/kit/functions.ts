@@ -18,6 +18,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { StepInputError } from '../../ops/workflow-steps.js';
 import { NotConfiguredError } from '../../ops/workspace.js';
+import { WorkspaceLimitError } from '../../watch/limits.js';
 import type { AppDeps } from '../deps.js';
 import { type CommandContext, createContext, errorOptions } from './context.js';
 import { explainError } from './errors.js';
@@ -217,9 +218,10 @@ export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDecla
             .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
           await complete({ outputs: r.outputs });
         } catch (err) {
-          const refused = err instanceof StepRefusedError;
+          // A workspace cap is a refusal (audited as such), told with what to do.
+          const refused = err instanceof StepRefusedError || err instanceof WorkspaceLimitError;
           await failWith(
-            refused ? err.message : await stepErrorText(ctx, decl.title, err),
+            err instanceof StepRefusedError ? err.message : await stepErrorText(ctx, decl.title, err),
             refused ? 'refused' : 'error',
           );
         }

@@ -13,10 +13,13 @@ import { createStore } from '../../../src/store/index.js';
 import { KeySpace } from '../../../src/store/keys.js';
 import { DocNamespaceRegistry, docRepo } from '../../../src/store/repos.js';
 import type { AtomicDocRepo, Store } from '../../../src/store/types.js';
+import { CURRENT_VERSIONS } from '../../../src/store/versions.js';
 import { ENCRYPTION_KEY } from './harness.js';
 
 export const WRITE_OPS = ['set', 'delete', 'update', 'sAdd', 'sRem'] as const;
 export type WriteOp = (typeof WRITE_OPS)[number];
+/** The version-guarded writes of documents (put, delete) count as the plain ones. */
+const GUARDED: Record<string, WriteOp> = { setUnlessNewer: 'set', deleteUnlessNewer: 'delete' };
 
 export class SimulatedKill extends Error {
   constructor(op: string, key: string) {
@@ -61,8 +64,9 @@ export async function crashStore(): Promise<CrashStore> {
       if (typeof v !== 'function') return v;
       return (...args: unknown[]) => {
         if (isDead) throw new SimulatedKill(String(prop), String(args[0]));
-        if ((WRITE_OPS as readonly string[]).includes(String(prop))) {
-          const op = prop as WriteOp;
+        const name = GUARDED[String(prop)] ?? String(prop);
+        if ((WRITE_OPS as readonly string[]).includes(name)) {
+          const op = name as WriteOp;
           const key = String(args[0]);
           if (armed?.(op, key, writes.length)) {
             armed = undefined;
@@ -82,7 +86,10 @@ export async function crashStore(): Promise<CrashStore> {
   store.docs = <T>(ns: string) => {
     let r = cache.get(ns);
     if (!r) {
-      r = docRepo<unknown>(backend, ks, registry, ns);
+      r = docRepo<unknown>(backend, ks, registry, ns, {
+        versions: CURRENT_VERSIONS,
+        onNewer: () => undefined,
+      });
       cache.set(ns, r);
     }
     return r as AtomicDocRepo<T>;

@@ -8,6 +8,7 @@
  * or removing a subscription someone else created is admin-only.
  */
 import type { WatchFilters } from '../../../watch/index.js';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import type { Message } from '../../kit/blocks.js';
@@ -63,7 +64,13 @@ export async function subscribeChannel(
       message: renderRefused('change a job subscription someone else created', await ctx.admins()),
     };
   }
-  const r = await subs.create(ctx.workspace, { channelId, siteId, filters, createdBy: ctx.userId });
+  const r = await subs.create(ctx.workspace, {
+    channelId,
+    siteId,
+    filters,
+    createdBy: ctx.userId,
+    limit: ctx.deps.config.workspaceLimits?.watches ?? DEFAULT_WORKSPACE_LIMITS.watches,
+  });
   await ctx.audit({
     action: 'watch.create',
     detail: `${r.outcome} ${r.subscription.id} in ${channelId}: ${filtersText(r.subscription).replace(/[`*]/g, '')}`,

@@ -28,7 +28,8 @@ import {
   requestTrialExtension,
   TRIAL_ROLE,
 } from '../../../ops/workflow-steps.js';
-import { addWait } from '../../../watch/job-waits.js';
+import { addWait, KEEP_DONE_MS } from '../../../watch/job-waits.js';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
 import { runRegistrationInBackground } from '../../kit/registration-run.js';
@@ -77,6 +78,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
           ...(workflowExecutionId ? { workflowExecutionId } : {}),
         },
         ctx.deps.now,
+        KEEP_DONE_MS,
+        ctx.deps.config.workspaceLimits?.waits ?? DEFAULT_WORKSPACE_LIMITS.waits,
       );
       if (!created) {
         ctx.logger.info({ executionId }, 'workflow step event delivered again: ignored');
@@ -156,6 +159,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
           ...(workflowExecutionId ? { workflowExecutionId } : {}),
         },
         ctx.deps.now,
+        KEEP_DONE_MS,
+        ctx.deps.config.workspaceLimits?.waits ?? DEFAULT_WORKSPACE_LIMITS.waits,
       );
       // The watcher of this process polls the site at once (others see it at their next listing).
       wakeWatchers(ctx.deps, ctx.workspace, siteId);
