@@ -102,7 +102,8 @@ export interface Config {
   auditChannelId?: string;
   /** Choices the spec leaves open (see the variable table). */
   serviceApi: {
-    bodyEncoding: 'json' | 'form';
+    bodyEncoding: 'json' | 'form' | 'query';
+    apiCodeIn: 'query' | 'body' | 'both';
     jwtAccountSeqType: 'string' | 'number';
     jwtSecretEncoding: 'utf8' | 'base64';
     /** SERVICE_LICENSE_TIME_ZONE, normalised ("+09:00"; "+00:00" for UTC). */
@@ -519,8 +520,16 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'json',
     description:
-      'How POST/PUT parameters of the Service API are sent (the spec does not show it): json body or form (urlencoded). api_code always goes in the query string.',
-    schema: z.enum(['json', 'form'], { error: 'must be json or form' }),
+      'Where the parameters of Service API POST/PUT calls go (the spec: "Placement of api_code and of other non-header parameters in POST and PUT calls (query string, JSON body or multipart form): not shown"): json (a JSON body), form (an urlencoded body) or query (all in the query string). The certificate upload is always a multipart form.',
+    schema: z.enum(['json', 'form', 'query'], { error: 'must be json, form or query' }),
+  },
+  {
+    name: 'SERVICE_API_CODE_IN',
+    required: 'no',
+    default: 'query',
+    description:
+      'Where api_code goes in Service API POST/PUT calls, the certificate upload included (not shown in the spec, as above): query (the query string), body (the JSON body or form) or both. body needs SERVICE_BODY_ENCODING json or form.',
+    schema: z.enum(['query', 'body', 'both'], { error: 'must be query, body or both' }),
   },
   {
     // The spec gives license reg_time no zone (only reg_dt/update_dt say UTC); src/api/service.ts.
@@ -749,6 +758,13 @@ export function loadConfig(env: Env = process.env): Config {
       message: 'SLACK_BOT_ID and SLACK_BOT_USER_ID go together: set both or neither.',
     });
   }
+  if (v.SERVICE_API_CODE_IN === 'body' && v.SERVICE_BODY_ENCODING === 'query') {
+    issues.push({
+      variable: 'SERVICE_API_CODE_IN',
+      message:
+        'is body while SERVICE_BODY_ENCODING is query (no body): set SERVICE_API_CODE_IN to query or both, or SERVICE_BODY_ENCODING to json or form.',
+    });
+  }
   if (!has('ENCRYPTION_KEY')) {
     issues.push({
       variable: 'ENCRYPTION_KEY',
@@ -886,7 +902,8 @@ export function loadConfig(env: Env = process.env): Config {
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,
     serviceApi: {
-      bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form',
+      bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form' | 'query',
+      apiCodeIn: v.SERVICE_API_CODE_IN as 'query' | 'body' | 'both',
       jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
       licenseTimeZone: v.SERVICE_LICENSE_TIME_ZONE as string,

@@ -81,6 +81,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
     retries: { max: config.serviceRetries },
     bodyEncoding: config.serviceApi.bodyEncoding,
+    apiCodeIn: config.serviceApi.apiCodeIn,
     serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
     jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
     jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,

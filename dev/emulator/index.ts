@@ -67,6 +67,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
           audience: opts.serviceJwt?.audience ?? 'AUDIENCE',
           issuer: opts.serviceJwt?.issuer ?? 'Service',
         },
+        behaviours: () => behaviours,
       }),
     },
   ];
