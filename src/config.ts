@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
 import { parseAllowedOrigin } from './api/origins.js';
+import { loadSiteRequestStatuses } from './api/site-request-statuses.js';
 import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
@@ -114,6 +115,13 @@ export interface Config {
   serviceErrorCodes?: string;
   /** JOB_FAILURE_CODES as given (validated JSON), when set. */
   jobFailureCodes?: string;
+  /** SERVICE_SITE_REQUEST_STATUSES as given (validated JSON), when set. */
+  siteRequestStatuses?: string;
+  /**
+   * SITE_REQUEST_UNKNOWN_STATUS_MINUTES in ms. Optional here so hand-built configurations (tests)
+   * get the default (src/watch/requests.ts SITE_UNKNOWN_STATUS_SETTLED_MS).
+   */
+  siteRequestUnknownStatusMs?: number;
   /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
   upstream: {
     /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
@@ -590,6 +598,31 @@ export const VARIABLES: VariableSpec[] = [
     ),
   },
   {
+    name: 'SERVICE_SITE_REQUEST_STATUSES',
+    required: 'no',
+    description:
+      'JSON object of additional-site request status words to what they mean: pending, approved or cancelled, e.g. {"WAIT":"pending","OK":"approved","NG":"cancelled"} (the spec: "Allowed values of req_status: not shown"). Adds to or replaces the built-in words (src/api/site-request-statuses.ts). Only a word read as approved or cancelled ends the follow-up of a request; another word keeps it followed and is announced as it is once it has stood SITE_REQUEST_UNKNOWN_STATUS_MINUTES.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadSiteRequestStatuses(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of status word to "pending", "approved" or "cancelled"' },
+    ),
+  },
+  {
+    name: 'SITE_REQUEST_UNKNOWN_STATUS_MINUTES',
+    required: 'no',
+    default: '60',
+    description:
+      'An additional-site request whose status is a word SERVICE_SITE_REQUEST_STATUSES does not know stays followed; the requester is told the word as it is once it has stood unchanged this long (the spec shows no status transitions of these requests). 0 tells it at the next poll.',
+    schema: intIn(0, 43_200),
+  },
+  {
     name: 'JOB_FAILURE_CODES',
     required: 'no',
     description:
@@ -918,6 +951,8 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
+  if (str('SERVICE_SITE_REQUEST_STATUSES')) config.siteRequestStatuses = str('SERVICE_SITE_REQUEST_STATUSES');
+  config.siteRequestUnknownStatusMs = (v.SITE_REQUEST_UNKNOWN_STATUS_MINUTES as number) * 60_000;
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');

@@ -9,6 +9,7 @@
 import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
+import { loadSiteRequestStatuses, setSiteRequestStatuses } from './api/site-request-statuses.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
@@ -70,6 +71,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   setLogger(logger);
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
   setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
+  setSiteRequestStatuses(loadSiteRequestStatuses(config.siteRequestStatuses ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,

@@ -149,6 +149,7 @@ export {
   placeServiceParams,
   type ServiceClientOptions,
 } from './service.js';
+export * from './site-request-statuses.js';
 export { formatServiceTime, normalizeTimeZone, parseServiceTime } from './time.js';
 export type * from './types.js';
 export * from './validate.js';
