@@ -17,7 +17,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { fieldErrors } from '../../kit/form-errors.js';
-import { code, dateToken, esc, userMention } from '../../kit/mrkdwn.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
 
@@ -158,11 +158,15 @@ function statusBlocks(s: SetupStatus, timeZone: string, showMasked: boolean): Bl
   return blocks;
 }
 
-export function setupSuccessView(s: SetupStatus, timeZone: string): ModalView {
+export function setupSuccessView(s: SetupStatus, timeZone: string, notes: readonly string[] = []): ModalView {
   return modal(
     SETUP_CALLBACK,
     'Service setup',
-    [section(':white_check_mark: *Verified and saved.*'), ...statusBlocks(s, timeZone, true)],
+    [
+      section(':white_check_mark: *Verified and saved.*'),
+      ...notes.map((n) => section(`:information_source: ${esc(truncate(n, 2900))}`)),
+      ...statusBlocks(s, timeZone, true),
+    ],
     {
       close: 'Done',
     },
