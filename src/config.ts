@@ -11,11 +11,13 @@
  */
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
+import type { ApiOptions } from './api/index.js';
 import { parseAllowedOrigin } from './api/origins.js';
 import { loadSiteRequestStatuses } from './api/site-request-statuses.js';
 import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
+import type { Logger } from './log.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -959,4 +961,34 @@ export function loadConfig(env: Env = process.env): Config {
   if (envCredentials) config.envCredentials = envCredentials;
   if (str('AUDIT_CHANNEL_ID')) config.auditChannelId = str('AUDIT_CHANNEL_ID');
   return config;
+}
+
+/**
+ * The API factory's options for a configuration: the ONE mapping of the settings to the clients
+ * (the bot's main and `npm run doctor` build their clients the same way).
+ */
+export function apiOptionsOf(config: Config, logger?: Logger): ApiOptions {
+  return {
+    ...(logger ? { logger } : {}),
+    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
+    retries: { max: config.serviceRetries },
+    bodyEncoding: config.serviceApi.bodyEncoding,
+    apiCodeIn: config.serviceApi.apiCodeIn,
+    serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
+    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
+    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
+    jwtTtlSeconds: config.serviceJwtTtlSeconds,
+    upstream: {
+      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
+      allowedOrigins: config.upstream.allowedOrigins,
+    },
+    maxResponseBytes: config.upstream.maxResponseBytes,
+    callDeadlineMs: config.upstream.callDeadlineMs,
+    claims: {
+      subject: config.serviceJwt.sub,
+      audience: config.serviceJwt.aud,
+      issuer: config.serviceJwt.iss,
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { loadSiteRequestStatuses, setSiteRequestStatuses } from './api/site-request-statuses.js';
-import { type Config, ConfigError, type Env, loadConfig } from './config.js';
+import { apiOptionsOf, type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
 import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
@@ -78,29 +78,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     previousEncryptionKeys: config.previousEncryptionKeys,
     sqliteJournal: config.sqliteJournal,
   });
-  const api = createApi({
-    logger,
-    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
-    retries: { max: config.serviceRetries },
-    bodyEncoding: config.serviceApi.bodyEncoding,
-    apiCodeIn: config.serviceApi.apiCodeIn,
-    serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
-    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
-    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
-    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
-    jwtTtlSeconds: config.serviceJwtTtlSeconds,
-    upstream: {
-      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
-      allowedOrigins: config.upstream.allowedOrigins,
-    },
-    maxResponseBytes: config.upstream.maxResponseBytes,
-    callDeadlineMs: config.upstream.callDeadlineMs,
-    claims: {
-      subject: config.serviceJwt.sub,
-      audience: config.serviceJwt.aud,
-      issuer: config.serviceJwt.iss,
-    },
-  });
+  const api = createApi(apiOptionsOf(config, logger));
   // Slack requests use the bounded store (an outage is answered "storage is unavailable" within
   // seconds, never a hung ack); background work below uses the unbounded one and resumes after it.
   const deps: AppDeps = {

@@ -27,10 +27,13 @@
  * - siteRequestStatusWords: the additional-site request status words the service uses instead of
  *   the emulator's own ("requested", "approved", "cancelled", ...), e.g. {"requested": "WAITING"};
  *   on the way out only (req_status filters still take the emulator's words).
+ * - errorCodes: the error_code of each condition named (e.g. {"jobNotFound": "404"}) instead of
+ *   the project's agreed one, as a service with its own codes answers.
  * - writeParamsIn: a POST/PUT's parameters (api_code included) are read only from the query
  *   string, a JSON body or a form body (http.ts `parseParams`); otherwise every placement is read.
  */
 
+import type { EmuCondition } from './errors.js';
 import type { ParamSource } from './http.js';
 
 export interface EmulatorBehaviours {
@@ -47,6 +50,7 @@ export interface EmulatorBehaviours {
   planNoneCode?: string;
   siteRequestStatusWords?: Readonly<Record<string, string>>;
   writeParamsIn?: ParamSource;
+  errorCodes?: Readonly<Partial<Record<EmuCondition, string>>>;
 }
 
 /** Every behaviour on at once (tests "all of them"). */
@@ -60,6 +64,7 @@ export const ALL_BEHAVIOURS: Required<
     | 'planNoneCode'
     | 'siteRequestStatusWords'
     | 'writeParamsIn'
+    | 'errorCodes'
   >
 > = {
   omitEmptyFields: true,

@@ -24,6 +24,10 @@ export class EmuError extends Error {
   get code(): string {
     return this.codeOverride ?? EMU_ERROR_CODES[this.condition];
   }
+  /** True when the code was given at the throw (then no behaviour replaces it). */
+  get overridden(): boolean {
+    return this.codeOverride !== undefined;
+  }
 }
 
 /** An HTTP-level refusal (401, 403): JSON body with the status as error_code. */
