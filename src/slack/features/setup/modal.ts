@@ -101,7 +101,7 @@ export const setupModal = modal<Meta, Data>({
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
         if (result.notes)
           ctx.logger.info({ refId: ctx.refId, notes: result.notes }, 'setup saved with a note');
-        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz, result.notes));
+        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz, result.notes, ctx.workspace));
         return;
       }
       // The service's explanation of a refusal (secrets masked by the API layer and the logger).
