@@ -11,7 +11,7 @@ import { apiOptionsOf, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, registerSecret } from './log.js';
 import { doctorSettingsOf, doctorText, runDoctor } from './ops/doctor.js';
-import { createStore } from './store/index.js';
+import { createStore, StoreConfigError } from './store/index.js';
 
 export interface DoctorCliResult {
   code: number;
@@ -36,11 +36,18 @@ export async function doctorCli(argv: readonly string[], env: Env): Promise<Doct
   const workspace = i >= 0 ? argv[i + 1] : undefined;
   let credentials: WorkspaceCredentials | undefined = config.envCredentials;
   if (workspace) {
-    const store = await createStore({
-      url: config.storeUrl,
-      encryptionKey: config.encryptionKey,
-      previousEncryptionKeys: config.previousEncryptionKeys,
-    });
+    let store: Awaited<ReturnType<typeof createStore>>;
+    try {
+      store = await createStore({
+        url: config.storeUrl,
+        encryptionKey: config.encryptionKey,
+        previousEncryptionKeys: config.previousEncryptionKeys,
+      });
+    } catch (err) {
+      if (err instanceof StoreConfigError)
+        return { code: 2, text: `The check cannot run.\n${err.message}\n` };
+      throw err;
+    }
     try {
       credentials = (await store.credentials.get(workspace))?.credentials;
     } finally {

@@ -2,6 +2,10 @@
  * The service check against the emulator under each reading of the points the specs leave open:
  * it finds the reading and proposes the right settings, and it only ever reads. Loopback only.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EmulatorBehaviours, startEmulator } from '../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
@@ -15,8 +19,10 @@ import {
   doctorText,
   runDoctor,
 } from '../../src/ops/doctor.js';
+import { createStore } from '../../src/store/index.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const KEY = randomBytes(32).toString('base64');
 let emu: EmulatorHandle;
 let api: Api;
 let methods: string[];
@@ -200,7 +206,7 @@ describe('npm run doctor (the CLI core)', () => {
   const env = () => ({
     SLACK_BOT_TOKEN: 'xoxb-1-abc',
     SLACK_SIGNING_SECRET: 'sig-secret-value',
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ENCRYPTION_KEY: KEY,
     DWM_SITE_IDS: 'DEMO',
     DWM_ACCOUNT_ID: emu.demo.watermarking.accountId,
     DWM_ACCESS_KEY: emu.demo.watermarking.accessKey,
@@ -230,5 +236,36 @@ describe('npm run doctor (the CLI core)', () => {
       SERVICE_API_ACCOUNT_SEQ: '',
     });
     expect(none.code).toBe(2);
+  });
+
+  it('--workspace checks the credentials saved for a workspace (read from the store)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'doctor-'));
+    try {
+      const base = env();
+      const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+      const store = await createStore({ url: storeUrl, encryptionKey: base.ENCRYPTION_KEY });
+      await store.credentials.put('T0SAVED01', {
+        credentials: creds({ siteIds: ['AB12'], defaultSiteId: 'AB12' }),
+        verifiedAt: new Date(T0).toISOString(),
+        savedBy: 'U0ADMIN01',
+      });
+      await store.close();
+      const noEnvCreds = {
+        ...base,
+        STORE_URL: storeUrl,
+        DWM_SITE_IDS: '',
+        DWM_ACCOUNT_ID: '',
+        DWM_ACCESS_KEY: '',
+        SERVICE_API_ACCOUNT_ID: '',
+        SERVICE_API_ACCOUNT_SEQ: '',
+        SERVICE_API_SECRET_KEY: '',
+      };
+      const r = await doctorCli(['--workspace', 'T0SAVED01'], noEnvCreds);
+      expect(r.text).toContain('a token was issued and accepted for AB12');
+      expect(r.code).toBe(0);
+      expect((await doctorCli(['--workspace', 'T0OTHER01'], noEnvCreds)).code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
