@@ -223,6 +223,13 @@ describe('sites', () => {
     valid(m);
     safe(m);
     expect(JSON.stringify(m)).toContain('svc_site_requests_page_prev');
+    // A status word the bot does not know is shown as the service sent it, not cut or mapped.
+    const unknown = siteRequestsMessage(
+      { ...page, items: [{ ...page.items[0]!, serviceName: 'Kids', status: 'WAITING_REVIEW' }] },
+      {},
+      meta,
+    );
+    expect(JSON.stringify(unknown)).toContain('WAITING_REVIEW');
     const r = siteRequestedMessage({ seq: 9, name: HOSTILE }, meta);
     valid(r);
     safe(r);
