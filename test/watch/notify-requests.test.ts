@@ -12,6 +12,7 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/types.js';
 import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
 import { DeliveryError } from '../../src/watch/types.js';
+import { captureLogs } from '../harness/index.js';
 import { crashStore } from './support/crash-store.js';
 import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/notify-harness.js';
 
@@ -336,8 +337,9 @@ describe('plan-request outcomes', () => {
 
   it('a status word nobody set keeps the request followed and is told as it is only after it has stood', async () => {
     h = await startNotifyHarness();
-    h.emu.setBehaviours({ siteRequestStatusWords: { requested: 'WAITING', approved: 'GRANTED' } });
-    const n = h.notifier({ siteRequestUnknownStatusMs: 30 * 60_000 });
+    h.emu.setBehaviours({ siteRequestStatusWords: { requested: 'ON_HOLD', approved: 'GRANTED' } });
+    const { logger, capture } = captureLogs('info');
+    const n = h.notifier({ siteRequestUnknownStatusMs: 30 * 60_000, logger });
     const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
     const r = await requestAdditionalSiteTracked(deps(), WS, client, {
       name: 'Kids Channel',
@@ -353,6 +355,9 @@ describe('plan-request outcomes', () => {
     await run(n, 15 * 60_000);
     expect(h.ports.of('dm').map((d) => d.body)).toMatchObject([{ outcome: 'changed', status: 'GRANTED' }]);
     expect(await listTrackedRequests(deps(), WS)).toEqual([]);
+    // Logged once per word over the dozens of polls, not once per poll.
+    const logged = capture.entries().filter((e) => String(e.msg).includes('not known as pending or decided'));
+    expect(logged.map((e) => e.status)).toEqual(['ON_HOLD', 'GRANTED']);
   });
 
   it('a pending plan request whose status the spec does not list (ST004) is not told as cancelled', async () => {
