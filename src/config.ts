@@ -11,10 +11,13 @@
  */
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
+import type { ApiOptions } from './api/index.js';
 import { parseAllowedOrigin } from './api/origins.js';
+import { loadSiteRequestStatuses } from './api/site-request-statuses.js';
 import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
 import { checkSiteId } from './api/validate.js';
+import type { Logger } from './log.js';
 import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from './watch/limits.js';
 
 export type Env = Record<string, string | undefined>;
@@ -116,7 +119,8 @@ export interface Config {
   auditChannelId?: string;
   /** Choices the spec leaves open (see the variable table). */
   serviceApi: {
-    bodyEncoding: 'json' | 'form';
+    bodyEncoding: 'json' | 'form' | 'query';
+    apiCodeIn: 'query' | 'body' | 'both';
     jwtAccountSeqType: 'string' | 'number';
     jwtSecretEncoding: 'utf8' | 'base64';
     /** SERVICE_LICENSE_TIME_ZONE, normalised ("+09:00"; "+00:00" for UTC). */
@@ -127,6 +131,13 @@ export interface Config {
   serviceErrorCodes?: string;
   /** JOB_FAILURE_CODES as given (validated JSON), when set. */
   jobFailureCodes?: string;
+  /** SERVICE_SITE_REQUEST_STATUSES as given (validated JSON), when set. */
+  siteRequestStatuses?: string;
+  /**
+   * SITE_REQUEST_UNKNOWN_STATUS_MINUTES in ms. Optional here so hand-built configurations (tests)
+   * get the default (src/watch/requests.ts SITE_UNKNOWN_STATUS_SETTLED_MS).
+   */
+  siteRequestUnknownStatusMs?: number;
   /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
   upstream: {
     /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
@@ -582,8 +593,16 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'json',
     description:
-      'How POST/PUT parameters of the Service API are sent (the spec does not show it): json body or form (urlencoded). api_code always goes in the query string.',
-    schema: z.enum(['json', 'form'], { error: 'must be json or form' }),
+      'Where the parameters of Service API POST/PUT calls go (the spec: "Placement of api_code and of other non-header parameters in POST and PUT calls (query string, JSON body or multipart form): not shown"): json (a JSON body), form (an urlencoded body) or query (all in the query string). The certificate upload is always a multipart form.',
+    schema: z.enum(['json', 'form', 'query'], { error: 'must be json, form or query' }),
+  },
+  {
+    name: 'SERVICE_API_CODE_IN',
+    required: 'no',
+    default: 'query',
+    description:
+      'Where api_code goes in Service API POST/PUT calls, the certificate upload included (not shown in the spec, as above): query (the query string), body (the JSON body or form) or both. body needs SERVICE_BODY_ENCODING json or form.',
+    schema: z.enum(['query', 'body', 'both'], { error: 'must be query, body or both' }),
   },
   {
     // The spec gives license reg_time no zone (only reg_dt/update_dt say UTC); src/api/service.ts.
@@ -642,6 +661,31 @@ export const VARIABLES: VariableSpec[] = [
       },
       { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
     ),
+  },
+  {
+    name: 'SERVICE_SITE_REQUEST_STATUSES',
+    required: 'no',
+    description:
+      'JSON object of additional-site request status words to what they mean: pending, approved or cancelled, e.g. {"WAIT":"pending","OK":"approved","NG":"cancelled"} (the spec: "Allowed values of req_status: not shown"). Adds to or replaces the built-in words (src/api/site-request-statuses.ts). Only a word read as approved or cancelled ends the follow-up of a request; another word keeps it followed and is announced as it is once it has stood SITE_REQUEST_UNKNOWN_STATUS_MINUTES.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadSiteRequestStatuses(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of status word to "pending", "approved" or "cancelled"' },
+    ),
+  },
+  {
+    name: 'SITE_REQUEST_UNKNOWN_STATUS_MINUTES',
+    required: 'no',
+    default: '60',
+    description:
+      'An additional-site request whose status is a word SERVICE_SITE_REQUEST_STATUSES does not know stays followed; the requester is told the word as it is once it has stood unchanged this long (the spec shows no status transitions of these requests). 0 tells it at the next poll.',
+    schema: intIn(0, 43_200),
   },
   {
     name: 'JOB_FAILURE_CODES',
@@ -812,6 +856,13 @@ export function loadConfig(env: Env = process.env): Config {
       message: 'SLACK_BOT_ID and SLACK_BOT_USER_ID go together: set both or neither.',
     });
   }
+  if (v.SERVICE_API_CODE_IN === 'body' && v.SERVICE_BODY_ENCODING === 'query') {
+    issues.push({
+      variable: 'SERVICE_API_CODE_IN',
+      message:
+        'is body while SERVICE_BODY_ENCODING is query (no body): set SERVICE_API_CODE_IN to query or both, or SERVICE_BODY_ENCODING to json or form.',
+    });
+  }
   if (!has('ENCRYPTION_KEY')) {
     issues.push({
       variable: 'ENCRYPTION_KEY',
@@ -957,7 +1008,8 @@ export function loadConfig(env: Env = process.env): Config {
     serviceTimeoutMs: v.SERVICE_TIMEOUT_MS as number,
     serviceRetries: v.SERVICE_RETRIES as number,
     serviceApi: {
-      bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form',
+      bodyEncoding: v.SERVICE_BODY_ENCODING as 'json' | 'form' | 'query',
+      apiCodeIn: v.SERVICE_API_CODE_IN as 'query' | 'body' | 'both',
       jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
       licenseTimeZone: v.SERVICE_LICENSE_TIME_ZONE as string,
@@ -972,10 +1024,42 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
+  if (str('SERVICE_SITE_REQUEST_STATUSES')) config.siteRequestStatuses = str('SERVICE_SITE_REQUEST_STATUSES');
+  config.siteRequestUnknownStatusMs = (v.SITE_REQUEST_UNKNOWN_STATUS_MINUTES as number) * 60_000;
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');
   if (envCredentials) config.envCredentials = envCredentials;
   if (str('AUDIT_CHANNEL_ID')) config.auditChannelId = str('AUDIT_CHANNEL_ID');
   return config;
+}
+
+/**
+ * The API factory's options for a configuration: the ONE mapping of the settings to the clients
+ * (the bot's main and `npm run doctor` build their clients the same way).
+ */
+export function apiOptionsOf(config: Config, logger?: Logger): ApiOptions {
+  return {
+    ...(logger ? { logger } : {}),
+    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
+    retries: { max: config.serviceRetries },
+    bodyEncoding: config.serviceApi.bodyEncoding,
+    apiCodeIn: config.serviceApi.apiCodeIn,
+    serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
+    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
+    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
+    jwtTtlSeconds: config.serviceJwtTtlSeconds,
+    upstream: {
+      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
+      allowedOrigins: config.upstream.allowedOrigins,
+    },
+    maxResponseBytes: config.upstream.maxResponseBytes,
+    callDeadlineMs: config.upstream.callDeadlineMs,
+    claims: {
+      subject: config.serviceJwt.sub,
+      audience: config.serviceJwt.aud,
+      issuer: config.serviceJwt.iss,
+    },
+  };
 }

@@ -11,7 +11,8 @@ import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
-import { type Config, ConfigError, type Env, loadConfig } from './config.js';
+import { loadSiteRequestStatuses, setSiteRequestStatuses } from './api/site-request-statuses.js';
+import { apiOptionsOf, type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
 import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
@@ -73,6 +74,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   setLogger(logger);
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
   setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
+  setSiteRequestStatuses(loadSiteRequestStatuses(config.siteRequestStatuses ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,
@@ -93,28 +95,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     await store.close().catch(() => undefined);
     throw err;
   });
-  const api = createApi({
-    logger,
-    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
-    retries: { max: config.serviceRetries },
-    bodyEncoding: config.serviceApi.bodyEncoding,
-    serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
-    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
-    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
-    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
-    jwtTtlSeconds: config.serviceJwtTtlSeconds,
-    upstream: {
-      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
-      allowedOrigins: config.upstream.allowedOrigins,
-    },
-    maxResponseBytes: config.upstream.maxResponseBytes,
-    callDeadlineMs: config.upstream.callDeadlineMs,
-    claims: {
-      subject: config.serviceJwt.sub,
-      audience: config.serviceJwt.aud,
-      issuer: config.serviceJwt.iss,
-    },
-  });
+  const api = createApi(apiOptionsOf(config, logger));
   // Slack requests use the bounded store (an outage is answered "storage is unavailable" within
   // seconds, never a hung ack); background work below uses the unbounded one and resumes after it.
   const deps: AppDeps = {

@@ -228,6 +228,7 @@ describe('choices the spec leaves open', () => {
     const c = loadConfig(base);
     expect(c.serviceApi).toEqual({
       bodyEncoding: 'json',
+      apiCodeIn: 'query',
       jwtAccountSeqType: 'string',
       jwtSecretEncoding: 'utf8',
       licenseTimeZone: '+00:00',
@@ -239,6 +240,7 @@ describe('choices the spec leaves open', () => {
     const c = loadConfig({
       ...base,
       SERVICE_BODY_ENCODING: 'form',
+      SERVICE_API_CODE_IN: 'both',
       SERVICE_JWT_ACCOUNT_SEQ_TYPE: 'number',
       SERVICE_JWT_SECRET_ENCODING: 'base64',
       SERVICE_LICENSE_TIME_ZONE: '+0900',
@@ -247,6 +249,7 @@ describe('choices the spec leaves open', () => {
     });
     expect(c.serviceApi).toEqual({
       bodyEncoding: 'form',
+      apiCodeIn: 'both',
       jwtAccountSeqType: 'number',
       jwtSecretEncoding: 'base64',
       licenseTimeZone: '+09:00',
@@ -256,6 +259,12 @@ describe('choices the spec leaves open', () => {
   });
   it('refuse bad values, naming the variable', () => {
     expect(() => loadConfig({ ...base, SERVICE_BODY_ENCODING: 'xml' })).toThrow(/SERVICE_BODY_ENCODING/);
+    expect(() => loadConfig({ ...base, SERVICE_API_CODE_IN: 'header' })).toThrow(/SERVICE_API_CODE_IN/);
+    // api_code in the body while no body is sent: said, not silently sent in the query.
+    expect(() =>
+      loadConfig({ ...base, SERVICE_BODY_ENCODING: 'query', SERVICE_API_CODE_IN: 'body' }),
+    ).toThrow(/SERVICE_API_CODE_IN.*query or both/);
+    expect(loadConfig({ ...base, SERVICE_BODY_ENCODING: 'query' }).serviceApi.bodyEncoding).toBe('query');
     expect(() => loadConfig({ ...base, SERVICE_ERROR_CODES: 'not json' })).toThrow(/SERVICE_ERROR_CODES/);
     // A zone name would be read with one fixed offset all year: only offsets (or UTC) are taken.
     for (const bad of ['Asia/Seoul', 'KST', '+25:00'])

@@ -21,7 +21,20 @@
  * - pageCap: a page never holds more than this many items, whatever page_unit asks (page_index
  *   counts pages of the capped size), as a service with a lower maximum page size does.
  * - omitTotalCount: lists leave total_count out of the envelope.
+ * - planNone: how endpoint 8 says a site's product has no request yet (not shown in the spec):
+ *   'null' (data null, the default), 'empty' (an empty list) or 'notFound' (a refusal with
+ *   planNoneCode, default the agreed requestNotFound code).
+ * - siteRequestStatusWords: the additional-site request status words the service uses instead of
+ *   the emulator's own ("requested", "approved", "cancelled", ...), e.g. {"requested": "WAITING"};
+ *   on the way out only (req_status filters still take the emulator's words).
+ * - errorCodes: the error_code of each condition named (e.g. {"jobNotFound": "404"}) instead of
+ *   the project's agreed one, as a service with its own codes answers.
+ * - writeParamsIn: a POST/PUT's parameters (api_code included) are read only from the query
+ *   string, a JSON body or a form body (http.ts `parseParams`); otherwise every placement is read.
  */
+
+import type { EmuCondition } from './errors.js';
+import type { ParamSource } from './http.js';
 
 export interface EmulatorBehaviours {
   omitEmptyFields?: boolean;
@@ -33,11 +46,26 @@ export interface EmulatorBehaviours {
   timeZoneText?: string;
   pageCap?: number;
   omitTotalCount?: boolean;
+  planNone?: 'null' | 'empty' | 'notFound';
+  planNoneCode?: string;
+  siteRequestStatusWords?: Readonly<Record<string, string>>;
+  writeParamsIn?: ParamSource;
+  errorCodes?: Readonly<Partial<Record<EmuCondition, string>>>;
 }
 
 /** Every behaviour on at once (tests "all of them"). */
 export const ALL_BEHAVIOURS: Required<
-  Omit<EmulatorBehaviours, 'idsBeyondSafe' | 'pageCap' | 'omitTotalCount'>
+  Omit<
+    EmulatorBehaviours,
+    | 'idsBeyondSafe'
+    | 'pageCap'
+    | 'omitTotalCount'
+    | 'planNone'
+    | 'planNoneCode'
+    | 'siteRequestStatusWords'
+    | 'writeParamsIn'
+    | 'errorCodes'
+  >
 > = {
   omitEmptyFields: true,
   unknownCodes: true,

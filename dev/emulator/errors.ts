@@ -14,12 +14,19 @@ export const SUCCESS_MESSAGE = 'Success';
 /** A handled failure: HTTP 200 with error_code/error_message. */
 export class EmuError extends Error {
   readonly condition: EmuCondition;
-  constructor(condition: EmuCondition, message: string) {
+  /** A code other than the agreed one (a behaviour playing a service with other codes). */
+  private readonly codeOverride: string | undefined;
+  constructor(condition: EmuCondition, message: string, code?: string) {
     super(message);
     this.condition = condition;
+    this.codeOverride = code;
   }
   get code(): string {
-    return EMU_ERROR_CODES[this.condition];
+    return this.codeOverride ?? EMU_ERROR_CODES[this.condition];
+  }
+  /** True when the code was given at the throw (then no behaviour replaces it). */
+  get overridden(): boolean {
+    return this.codeOverride !== undefined;
   }
 }
 

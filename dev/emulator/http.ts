@@ -179,14 +179,28 @@ function scalar(v: unknown): string | undefined {
   return JSON.stringify(v);
 }
 
-export async function parseParams(ctx: RequestContext): Promise<Params> {
+/**
+ * Where a POST/PUT's parameters are read from (emulator behaviour `writeParamsIn`): only the query
+ * string ('query': JSON and urlencoded bodies ignored), only a JSON body ('json') or only an
+ * urlencoded form body ('form'); the query string is ignored by the last two. A multipart form
+ * (the certificate upload) is read in every mode, since files cannot travel in a query string; in
+ * 'json' and 'form' its api_code must be in the form too. Undefined: every placement is read.
+ */
+export type ParamSource = 'query' | 'json' | 'form';
+
+export async function parseParams(ctx: RequestContext, only?: ParamSource): Promise<Params> {
   const p = new Params();
-  for (const [k, v] of ctx.query) p.append(k, v);
+  if (only === undefined || only === 'query') for (const [k, v] of ctx.query) p.append(k, v);
   if (ctx.body.length === 0) return p;
   const type = String(ctx.headers['content-type'] ?? '').toLowerCase();
+  const multipart = type.includes('multipart/form-data');
+  const urlencoded = type.includes('application/x-www-form-urlencoded');
+  if (!multipart && only === 'query') return p;
+  if (!multipart && only === 'json' && urlencoded) return p;
+  if (!multipart && only === 'form' && !urlencoded) return p;
   const fromBody = new Params();
   try {
-    if (type.includes('multipart/form-data')) {
+    if (multipart) {
       const req = new Request('http://127.0.0.1/', {
         method: 'POST',
         headers: { 'content-type': String(ctx.headers['content-type']) },
@@ -197,7 +211,7 @@ export async function parseParams(ctx: RequestContext): Promise<Params> {
         if (typeof v === 'string') fromBody.append(k, v);
         else p.setFile(k, { filename: v.name, size: v.size });
       }
-    } else if (type.includes('application/x-www-form-urlencoded')) {
+    } else if (urlencoded) {
       for (const [k, v] of new URLSearchParams(ctx.body.toString('utf8'))) fromBody.append(k, v);
     } else {
       // JSON by declaration or by default (a body without a content type is read as JSON).

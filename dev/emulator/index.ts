@@ -67,6 +67,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
           audience: opts.serviceJwt?.audience ?? 'AUDIENCE',
           issuer: opts.serviceJwt?.issuer ?? 'Service',
         },
+        behaviours: () => behaviours,
       }),
     },
   ];
@@ -142,7 +143,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         const code =
           err.condition === 'duplicateRecipient' && behaviours.duplicateCode
             ? behaviours.duplicateCode
-            : err.code;
+            : err.overridden
+              ? err.code
+              : (behaviours.errorCodes?.[err.condition] ?? err.code);
         reply = { status: 200, body: { error_code: code, error_message: err.message } };
       } else if (err instanceof HttpRefusal) {
         reply = { status: err.status, body: { error_code: String(err.status), error_message: err.message } };

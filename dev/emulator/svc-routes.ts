@@ -27,7 +27,8 @@ import {
   checkTokenDuration,
   checkUrl,
 } from '../../src/api/validate.js';
-import { EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_MESSAGE } from './errors.js';
+import type { EmulatorBehaviours } from './behaviours.js';
+import { EMU_ERROR_CODES, EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_MESSAGE } from './errors.js';
 import { type Params, parseParams, type RequestContext, Router } from './http.js';
 import type { EmulatorState, SiteState } from './state.js';
 import type { LicenseRec, StatusRequestRec, SvcAccount } from './svc-state.js';
@@ -37,6 +38,8 @@ import { pageOf, parseIntParam, parsePaging } from './wm-routes.js';
 export interface SvcRouteOptions {
   cidLicensePath: 'cid-License' | 'cid-drmLicense' | 'both';
   jwt: { subject: string; audience: string; issuer: string };
+  /** The switchable behaviours in force (read per request). */
+  behaviours?: () => EmulatorBehaviours;
 }
 
 interface Call {
@@ -158,7 +161,8 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
   ): void {
     router.add(method, path, async (ctx) => {
       const acc = await authorize(ctx);
-      const p = await parseParams(ctx);
+      const b = opts.behaviours?.() ?? {};
+      const p = await parseParams(ctx, method === 'GET' ? undefined : b.writeParamsIn);
       if (p.bodyError) throw invalid(`body: ${p.bodyError}.`);
       const apiCode = p.get('api_code');
       if (apiCode === undefined || apiCode === '') throw invalid('api_code: required.');
@@ -236,6 +240,9 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
     return okData({ seq });
   });
 
+  /** The status word on the wire (behaviour siteRequestStatusWords: the service's own words). */
+  const siteStatusWord = (w: string) => opts.behaviours?.().siteRequestStatusWords?.[w] ?? w;
+
   // 3 Status of additional-site requests
   route('GET', '/api/v2/account/siteId/approve', 'listAdditionalSiteRequests', ({ p, acc }) => {
     const { fromMs, toMs } = parseDateRange(optional(p, 'from'), optional(p, 'to'));
@@ -257,7 +264,7 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
         account_id: r.accountId,
         site_id: r.siteId,
         service_name: r.serviceName,
-        status: r.status,
+        status: siteStatusWord(r.status),
         update_time: formatUtcSpace(r.updateTimeMs),
         reg_time: formatUtcSpace(r.regTimeMs),
       })),
@@ -358,7 +365,19 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
       if (r.serviceCode !== code) continue;
       if (!latest || r.regDtMs >= latest.regDtMs) latest = r;
     }
-    return okData(latest ? renderRequest(latest) : null);
+    if (latest) return okData(renderRequest(latest));
+    // How a service says "no request yet" is not shown: data null (default), an empty list, or a
+    // not-found refusal (behaviour planNone).
+    const b = opts.behaviours?.() ?? {};
+    if (b.planNone === 'empty') return okData([]);
+    if (b.planNone === 'notFound') {
+      throw new EmuError(
+        'requestNotFound',
+        `No request found for ${site.siteId} ${code}.`,
+        b.planNoneCode ?? EMU_ERROR_CODES.requestNotFound,
+      );
+    }
+    return okData(null);
   });
 
   // 9 Register a request (ST001); refused while one for the same site+service is pending.

@@ -473,6 +473,8 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       logger,
       clock: now,
       serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+      bodyEncoding: config.serviceApi.bodyEncoding,
+      apiCodeIn: config.serviceApi.apiCodeIn,
       claims: {
         subject: config.serviceJwt.sub,
         audience: config.serviceJwt.aud,

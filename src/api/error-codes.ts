@@ -57,7 +57,7 @@ const overrideSchema = z.record(z.string(), z.string().min(1));
  * that names the setting and shows an example. Both SERVICE_ERROR_CODES and JOB_FAILURE_CODES go
  * through it.
  */
-function readOverride<T>(
+export function readOverride<T>(
   setting: string,
   json: string | undefined,
   schema: z.ZodType<T>,

@@ -112,6 +112,17 @@ export class TransportError extends ApiError {
   }
 }
 
+/**
+ * The API layer's explanation of a refusal (401 / 403: what the server said, secrets masked, a
+ * clock-skew note from its Date header, the SERVICE_JWT_* hint) without the endpoint prefix, as a
+ * sentence to show a person.
+ */
+export function refusalExplanation(e: AuthError | PermissionError): string {
+  const prefix = `${e.endpoint}: `;
+  const m = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+  return m.charAt(0).toUpperCase() + m.slice(1);
+}
+
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError;
 }

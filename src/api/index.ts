@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { HttpClient, type HttpOptions } from './http.js';
 import { type JwtClaimsOptions, JwtSigner } from './jwt.js';
 import { OriginPolicy } from './origins.js';
-import { type CidLicensePath, createServiceClient } from './service.js';
+import { type ApiCodeIn, type BodyEncoding, type CidLicensePath, createServiceClient } from './service.js';
 import type { ApiFactory } from './types.js';
 import { createWatermarkingClient } from './watermarking.js';
 import { WmTokenManager } from './wm-token.js';
@@ -37,8 +37,10 @@ export interface ApiOptions {
   wmTokenMaxAgeMs?: number;
   /** Spelling of Service endpoint 14 tried first (default 'cid-License'; falls back on 404). */
   cidLicensePath?: CidLicensePath;
-  /** Service API POST/PUT body encoding (default 'json'). */
-  bodyEncoding?: 'json' | 'form';
+  /** Service API POST/PUT parameter placement (default 'json'). */
+  bodyEncoding?: BodyEncoding;
+  /** Where a Service API POST/PUT puts api_code (default 'query'). */
+  apiCodeIn?: ApiCodeIn;
   /** UTC offset of the license list's reg_time (SERVICE_LICENSE_TIME_ZONE; default UTC). */
   serviceLicenseTimeZone?: string;
   connectionsPerOrigin?: number;
@@ -121,6 +123,7 @@ export function createApi(options: ApiOptions = {}): Api {
         { http, jwt, cidPathMemo, ...(options.clock ? { now: options.clock } : {}) },
         {
           bodyEncoding: options.bodyEncoding,
+          apiCodeIn: options.apiCodeIn,
           cidLicensePath: options.cidLicensePath,
           licenseTimeZone: options.serviceLicenseTimeZone,
         },
@@ -137,7 +140,16 @@ export { HttpClient, type HttpOptions, OriginRefusedError, parseRetryAfter } fro
 export { DEFAULT_JWT_CLAIMS, type JwtClaimsOptions, JwtSigner } from './jwt.js';
 export { canonicalOrigin, OriginPolicy, type OriginRefusal, parseAllowedOrigin } from './origins.js';
 export { collectAll, iteratePackaging, iteratePages, type PagingOptions } from './paging.js';
-export { type CidLicensePath, createServiceClient, type ServiceClientOptions } from './service.js';
+export {
+  type ApiCodeIn,
+  type BodyEncoding,
+  type CidLicensePath,
+  createServiceClient,
+  type ParamPlacement,
+  placeServiceParams,
+  type ServiceClientOptions,
+} from './service.js';
+export * from './site-request-statuses.js';
 export { formatServiceTime, normalizeTimeZone, parseServiceTime } from './time.js';
 export type * from './types.js';
 export * from './validate.js';

@@ -2,18 +2,19 @@
  * Service API client (spec endpoints 1 to 19).
  *
  * Parameter placement. GET: every parameter (and api_code) in the query string, as the spec says.
- * POST/PUT: the spec does not show the placement. Choice: `api_code` in the query string (so it is
- * present whatever body parser the server uses) and the other fields as a JSON body; configurable
- * with `bodyEncoding: 'form'` (application/x-www-form-urlencoded) for a deployment that expects
- * forms. The certificate upload (18) carries files, so it is always multipart form data (undici
- * FormData + Blob), with api_code in the query string.
+ * POST/PUT: the spec does not show the placement. Default: `api_code` in the query string (so it
+ * is present whatever body parser the server uses) and the other fields as a JSON body;
+ * `bodyEncoding` 'form' (urlencoded) or 'query' (everything in the query string) and `apiCodeIn`
+ * 'body' or 'both' for a deployment that wants otherwise (`placeServiceParams`). The certificate
+ * upload (18) carries files, so it is always multipart form data (undici FormData + Blob), with
+ * api_code placed by `apiCodeIn`.
  *
  * Endpoint 14: the path is `cid-License` in the table and `cid-drmLicense` in one sample. The
  * preferred spelling is tried first; on HTTP 404 the other is tried, and the one that worked is
  * remembered per base URL (shared by every client of the factory).
  *
- * Endpoint 8: when the site has no request yet the service may answer with null/empty data; the
- * client returns null. The spec lists this endpoint's response as "service status change request
+ * Endpoint 8: when the site has no request yet the service may answer with null/empty data or a
+ * not-found refusal (the requestNotFound code of SERVICE_ERROR_CODES); the client returns null. The spec lists this endpoint's response as "service status change request
  * fields" without saying `data` (every other endpoint says `data`): the fields are read from
  * `data` and, when `data` is empty but the envelope itself carries `req_group_id`, from the
  * envelope's top level.
@@ -48,6 +49,7 @@ import {
   siteIdSchema,
   text,
 } from './envelope.js';
+import { isServiceCondition } from './error-codes.js';
 import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
@@ -81,9 +83,57 @@ import {
 
 export type CidLicensePath = 'cid-License' | 'cid-drmLicense';
 
+/** SERVICE_BODY_ENCODING: where the non-header parameters of a POST/PUT go. */
+export type BodyEncoding = 'json' | 'form' | 'query';
+/** SERVICE_API_CODE_IN: where api_code goes in a POST/PUT. */
+export type ApiCodeIn = 'query' | 'body' | 'both';
+
+export interface ParamPlacement {
+  bodyEncoding: BodyEncoding;
+  apiCodeIn: ApiCodeIn;
+}
+
+/**
+ * Where one Service API call's parameters go (the ONE placement rule; the spec shows it only for
+ * GET). GET: everything in the query string. POST/PUT: `bodyEncoding` json (a JSON body), form
+ * (an urlencoded body) or query (everything in the query string, no body); `apiCodeIn` query, body
+ * or both. A multipart upload (endpoint 18) keeps its fields and files in the form whatever the
+ * encoding (its secrets never go into a URL); its api_code follows `apiCodeIn`. With query
+ * encoding and no multipart there is no body: api_code goes in the query string (config refuses
+ * `body` with `query`).
+ */
+export function placeServiceParams(
+  method: HttpMethod,
+  apiCode: string,
+  params: QueryParams,
+  placement: ParamPlacement,
+  multipart?: FormData,
+): { query: QueryParams; body?: RequestBody } {
+  if (method === 'GET') return { query: { api_code: apiCode, ...params } };
+  const inQuery = placement.apiCodeIn !== 'body';
+  const inBody = placement.apiCodeIn !== 'query';
+  if (multipart) {
+    if (inBody) multipart.set('api_code', apiCode);
+    return { query: inQuery ? { api_code: apiCode } : {}, body: { kind: 'multipart', value: multipart } };
+  }
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) fields[k] = v;
+  if (placement.bodyEncoding === 'query') return { query: { api_code: apiCode, ...params } };
+  const query: QueryParams = inQuery ? { api_code: apiCode } : {};
+  const withCode = inBody ? { api_code: apiCode, ...fields } : fields;
+  if (placement.bodyEncoding === 'form') {
+    const form: Record<string, string> = {};
+    for (const [k, v] of Object.entries(withCode)) form[k] = String(v);
+    return { query, body: { kind: 'form', value: form } };
+  }
+  return { query, body: { kind: 'json', value: withCode } };
+}
+
 export interface ServiceClientOptions {
-  /** Body encoding of POST/PUT parameters (placement not shown in the spec). Default 'json'. */
-  bodyEncoding?: 'json' | 'form';
+  /** Where POST/PUT parameters go (placement not shown in the spec). Default 'json'. */
+  bodyEncoding?: BodyEncoding;
+  /** Where api_code goes in a POST/PUT (not shown in the spec). Default 'query'. */
+  apiCodeIn?: ApiCodeIn;
   /** Spelling of endpoint 14 tried first. Default 'cid-License'. */
   cidLicensePath?: CidLicensePath;
   /**
@@ -328,7 +378,10 @@ export function createServiceClient(
   opts: ServiceClientOptions = {},
 ): ServiceClient {
   const { http, jwt } = deps;
-  const bodyEncoding = opts.bodyEncoding ?? 'json';
+  const placement: ParamPlacement = {
+    bodyEncoding: opts.bodyEncoding ?? 'json',
+    apiCodeIn: opts.apiCodeIn ?? 'query',
+  };
   const preferredCid: CidLicensePath = opts.cidLicensePath ?? 'cid-License';
   const licenseTz = normalizeTimeZone(opts.licenseTimeZone ?? UTC) ?? UTC;
   const cidMemo = deps.cidPathMemo ?? new Map<string, CidLicensePath>();
@@ -342,24 +395,7 @@ export function createServiceClient(
     multipart?: FormData,
   ): Promise<Envelope> {
     const endpoint = `svc.${name}`;
-    let query: QueryParams;
-    let body: RequestBody | undefined;
-    if (method === 'GET') {
-      query = { api_code: API_CODE[name], ...params };
-    } else {
-      query = { api_code: API_CODE[name] };
-      if (multipart) {
-        body = { kind: 'multipart', value: multipart };
-      } else if (bodyEncoding === 'form') {
-        const form: Record<string, string> = {};
-        for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) form[k] = String(v);
-        body = { kind: 'form', value: form };
-      } else {
-        const json: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) json[k] = v;
-        body = { kind: 'json', value: json };
-      }
-    }
+    const { query, body } = placeServiceParams(method, API_CODE[name], params, placement, multipart);
     const once = async () => {
       const authorization = await jwt.header(creds);
       const res = await http.request({
@@ -536,9 +572,16 @@ export function createServiceClient(
         ['site id', checkSiteId(siteId)],
         ['service', checkCode(serviceCode, SERVICE_CODES, 'Service code')],
       ]);
-      const env = await call(name, 'GET', `/plan/request/status/${enc(siteId)}`, {
-        service_code: serviceCode,
-      });
+      let env: Envelope;
+      try {
+        env = await call(name, 'GET', `/plan/request/status/${enc(siteId)}`, { service_code: serviceCode });
+      } catch (e) {
+        // "No request yet" as a not-found refusal (the spec: any other number means failure):
+        // none, like data null or an empty list. The code is the table's requestNotFound
+        // (SERVICE_ERROR_CODES).
+        if (isServiceCondition(e, 'requestNotFound')) return null;
+        throw e;
+      }
       let d: unknown = env.data;
       if (isEmptyData(d) && env.raw.req_group_id !== undefined && env.raw.req_group_id !== null) {
         d = env.raw; // fields at the top level of the envelope (see the file comment)

@@ -32,7 +32,8 @@ export function requestOutcomeText(n: RequestOutcomeNotice): string {
     case 'superseded':
       return `Your ${what} was replaced by a newer request${n.supersededBy ? ` (${n.supersededBy})` : ''}; its final status cannot be read any more.`;
     default:
-      return `Your ${what} changed status: ${n.status}.`;
+      // A status word the bot does not read as a decision, shown as the service sent it.
+      return `Your ${what} has the status "${n.status}", which the bot does not know as pending, approved or cancelled; it is no longer followed.`;
   }
 }
 

@@ -24,6 +24,7 @@ import {
   AuthError,
   PermissionError,
   ProtocolError,
+  refusalExplanation,
   ServiceError,
   TransportError,
   ValidationError,
@@ -221,7 +222,14 @@ export interface VerifyFailure {
   message: string;
 }
 
-export type VerifyResult = { ok: true; verifiedAt: string } | { ok: false; failures: VerifyFailure[] };
+export type VerifyResult =
+  | {
+      ok: true;
+      verifiedAt: string;
+      /** What verified with a reservation (a 403 on the site list: the JWT was accepted). */
+      notes?: string[];
+    }
+  | { ok: false; failures: VerifyFailure[] };
 
 function describe(
   part: 'watermarking' | 'service',
@@ -237,11 +245,15 @@ function describe(
     return {
       ...base,
       field: secretField,
-      message: `${api} refused the account id or key${site}. Check both and enter the key again.`,
+      message: `${api} refused the account id or key${site}. Check both and enter the key again. ${refusalExplanation(e)}`,
     };
   }
   if (e instanceof PermissionError) {
-    return { ...base, field: secretField, message: `${api} says this account may not use it${site}.` };
+    return {
+      ...base,
+      field: secretField,
+      message: `${api} says this account may not use it${site}. ${refusalExplanation(e)}`,
+    };
   }
   if (e instanceof ServiceError && e.httpStatus === 404 && errorCondition(e) === undefined) {
     // An error envelope with HTTP 404 and a code of no known condition: no such endpoint there.
@@ -352,6 +364,7 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
       );
     }
   }
+  const notes: string[] = [];
   if (creds.service) {
     const svc = deps.api.service(creds.service);
     jobs.push(
@@ -359,6 +372,14 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
         try {
           await svc.verify();
         } catch (e) {
+          if (e instanceof PermissionError) {
+            // A 403 means the JWT was accepted (a 401 says otherwise): the account id and key are
+            // right. Permissions are per API, so only the site list is known to be out of reach.
+            notes.push(
+              `The Service API accepted the account id and key, but the site list is not permitted for this account, so the site ids were not checked against it (permissions are per API: other commands may still work). ${refusalExplanation(e)}`,
+            );
+            return;
+          }
           failures.push({ part: 'service', ...describe('service', e) });
           return;
         }
@@ -369,7 +390,7 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
   }
   await Promise.all(jobs);
   if (failures.length > 0) return { ok: false, failures };
-  return { ok: true, verifiedAt: new Date(deps.now()).toISOString() };
+  return { ok: true, verifiedAt: new Date(deps.now()).toISOString(), ...(notes.length ? { notes } : {}) };
 }
 
 /**

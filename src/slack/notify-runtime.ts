@@ -178,6 +178,9 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
     pacer,
     logger: deps.logger,
     intervalMs,
+    ...(deps.config.siteRequestUnknownStatusMs !== undefined
+      ? { siteRequestUnknownStatusMs: deps.config.siteRequestUnknownStatusMs }
+      : {}),
     // The scheduler runs at least once per poll interval (POLL_INTERVAL_SECONDS may be as low as
     // 5 s): an outcome then reaches the requester within two intervals of the change.
     tickMs: Math.min(15_000, intervalMs),

@@ -96,6 +96,8 @@ export interface NotifierOptions {
   pollConcurrency?: number;
   /** Workspaces delivering at once (each under its own lease). Default 8. */
   deliveryConcurrency?: number;
+  /** An unknown additional-site status word is announced after standing this long (requests.ts). */
+  siteRequestUnknownStatusMs?: number;
 }
 
 export interface NotifierTickResult {
@@ -312,6 +314,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         outbox,
         now: () => clock.now(),
         logger: log,
+        ...(opts.siteRequestUnknownStatusMs !== undefined
+          ? { unknownStatusSettledMs: opts.siteRequestUnknownStatusMs }
+          : {}),
       });
       res.requestPolls++;
       notifyPolls.inc({ feature: 'requests', outcome: 'ok' });

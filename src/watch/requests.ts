@@ -4,12 +4,17 @@
  * the card's channel + ts). While a workspace has tracked requests, each poll reads their status:
  *
  * - plan requests: endpoint 8 (latest request of site + product), one call per site + product
- *   however many requests are tracked there. ST003 -> approved, ST002 -> cancelled. A different
+ *   however many requests are tracked there. ST003 -> approved, ST002 -> cancelled; a status the spec does not list is
+ *   treated as an unknown word (below). A different
  *   latest request id means ours was replaced upstream (only the latest is readable): superseded.
  * - additional-site requests: endpoint 3 listed from the day of the oldest tracked request,
  *   paged until every tracked seq is found (at most `maxSitePages` pages). The spec lists no status
- *   values: "requested"/"pending" wait, "approved" approves, "cancel(l)ed"/"rejected" cancels, any
- *   other value is reported as is ("changed").
+ *   values: the words are read with SERVICE_SITE_REQUEST_STATUSES (src/api/site-request-statuses.ts).
+ *   Only a word read as approved or cancelled ends the tracking. A word the table does not know
+ *   keeps the request tracked (logged once per word) and is announced as it is ("changed") only
+ *   after it has stood unchanged for `unknownStatusSettledMs` since the bot first saw it (as the
+ *   job watcher does with unlisted job statuses): a pending status named otherwise must never tell
+ *   the requester that their request was decided, and the real decision is still told.
  *
  * An outcome becomes a notice (key `request:<tracking id>:<status>`) in the notices outbox, THEN
  * the tracking record is removed: a crash in between re-detects the same key, which the outbox
@@ -18,6 +23,7 @@
 import { z } from 'zod';
 import { REQUEST_STATUS, REQUEST_TYPE, type ServiceCode } from '../api/codes.js';
 import { AuthError, PermissionError } from '../api/errors.js';
+import { type SiteRequestStatusTable, siteRequestReading } from '../api/site-request-statuses.js';
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
@@ -61,6 +67,8 @@ export interface TrackedRequest {
   card?: CardRef;
   /** Set by a cancel through the bot just before the call goes out. */
   cancelling?: { by: string; at: number };
+  /** An additional-site status word the table does not know, and when the bot first saw it. */
+  unknownStatus?: { word: string; since: number };
 }
 
 const cardSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
@@ -77,6 +85,7 @@ export const trackedRequestSchema = z.object({
   requestedAt: z.number(),
   card: cardSchema.optional(),
   cancelling: z.object({ by: z.string(), at: z.number() }).optional(),
+  unknownStatus: z.object({ word: z.string().max(200), since: z.number() }).optional(),
 });
 
 /** Ids are built from upstream values: keep them to a safe alphabet. */
@@ -144,6 +153,19 @@ export class RequestTracker {
     return this.docs.update(ws, id, (old) => (old ? { ...old, cancelling: { by, at } } : undefined));
   }
 
+  /** Remember (or forget, with undefined) the unknown status word a request stands at. */
+  async noteUnknownStatus(
+    ws: WorkspaceKey,
+    id: string,
+    unknown: { word: string; since: number } | undefined,
+  ): Promise<void> {
+    await this.docs.update(ws, id, (old) => {
+      if (!old) return undefined;
+      const { unknownStatus: _u, ...rest } = old;
+      return unknown ? { ...rest, unknownStatus: unknown } : rest;
+    });
+  }
+
   async clearCancelling(ws: WorkspaceKey, id: string): Promise<void> {
     await this.docs.update(ws, id, (old) => {
       if (!old) return undefined;
@@ -165,26 +187,23 @@ export class RequestTracker {
 // Detection
 // ---------------------------------------------------------------------------------------------
 
-const SITE_PENDING = new Set([
-  'requested',
-  'request',
-  'pending',
-  'st001',
-  'waiting',
-  'in progress',
-  'in_progress',
-]);
-const SITE_APPROVED = new Set(['approved', 'approve', 'st003', 'completed', 'complete', 'done']);
-const SITE_CANCELLED = new Set(['cancel', 'cancelled', 'canceled', 'rejected', 'reject', 'denied', 'st002']);
-
-/** An additional-site status to an outcome; undefined while still pending. */
-export function siteRequestOutcome(status: string): RequestOutcome | undefined {
-  const s = status.trim().toLowerCase();
-  if (s === '' || SITE_PENDING.has(s)) return undefined;
-  if (SITE_APPROVED.has(s)) return 'approved';
-  if (SITE_CANCELLED.has(s)) return 'cancelled';
-  return 'changed';
+/**
+ * An additional-site status word to an outcome: approved / cancelled when the table reads it so,
+ * 'pending' while pending, 'unknown' for a word the table does not know (still tracked).
+ */
+export function siteRequestOutcome(
+  status: string,
+  table?: SiteRequestStatusTable,
+): 'approved' | 'cancelled' | 'pending' | 'unknown' {
+  return siteRequestReading(status, table) ?? 'unknown';
 }
+
+/**
+ * A status the bot does not know as pending or decided (an additional-site word the table does not
+ * know, a plan request status the spec does not list) is announced as it is once it has stood
+ * unchanged this long since the bot first saw it. Default of SITE_REQUEST_UNKNOWN_STATUS_MINUTES.
+ */
+export const SITE_UNKNOWN_STATUS_SETTLED_MS = 60 * 60_000;
 
 function statusLabel(outcome: RequestOutcome, raw: string): string {
   if (raw in REQUEST_STATUS) return REQUEST_STATUS[raw as keyof typeof REQUEST_STATUS];
@@ -272,6 +291,10 @@ export interface RequestPollInput {
   maxAgeMs?: number;
   /** Page cap for the additional-site request list. Default 10 (of 100). */
   maxSitePages?: number;
+  /** The additional-site status words (default: the process table, SERVICE_SITE_REQUEST_STATUSES). */
+  siteStatuses?: SiteRequestStatusTable;
+  /** How long an unknown status word stands before it is announced. Default 60 min. */
+  unknownStatusSettledMs?: number;
   logger?: Logger;
 }
 
@@ -304,6 +327,24 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
     const k = `${t.siteId}|${t.serviceCode}`;
     groups.set(k, [...(groups.get(k) ?? []), t]);
   }
+  const settledMs = input.unknownStatusSettledMs ?? SITE_UNKNOWN_STATUS_SETTLED_MS;
+  /**
+   * A status word that is no decision the bot knows: logged once per word, remembered with when
+   * the bot first saw it; true once it has stood `settledMs` (then announced as it is).
+   */
+  const unknownSettled = async (t: TrackedRequest, status: string, now: number): Promise<boolean> => {
+    const word = status.slice(0, 200);
+    const same = t.unknownStatus?.word === word;
+    const since = same && t.unknownStatus ? t.unknownStatus.since : now;
+    if (!same) {
+      input.logger?.warn(
+        { workspace: ws, id: t.id, status: word },
+        'request status not known as pending or decided: still tracked, announced as it is if it stands',
+      );
+      await tracker.noteUnknownStatus(ws, t.id, { word, since });
+    }
+    return now - since >= settledMs;
+  };
   const errors: unknown[] = [];
   for (const list of groups.values()) {
     const first = list[0] as TrackedRequest;
@@ -325,7 +366,12 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
       let t = listed;
       if (latest && latest.requestId === listed.requestId) {
         const st = latest.status ?? 'ST001';
-        if (st === 'ST001') continue;
+        if (st === 'ST001') {
+          if (listed.unknownStatus) await tracker.noteUnknownStatus(ws, listed.id, undefined);
+          continue;
+        }
+        // A status the spec does not list (ST004...): not a decision until it has stood.
+        if (st !== 'ST002' && st !== 'ST003' && !(await unknownSettled(listed, st, now))) continue;
         // The list was read before the service was: a cancel through the bot may have happened in
         // between. It marks the record (`cancelling`) BEFORE its call goes out, so a record read
         // AFTER the service answered ST002 knows who cancelled it; a record gone means the cancel
@@ -336,7 +382,9 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
         t = fresh;
         const decidedAt = latest.updateTime?.epochMs ?? now;
         const by = st === 'ST002' ? t.cancelling?.by : undefined;
-        notice = outcomeNotice(t, st === 'ST003' ? 'approved' : 'cancelled', st, decidedAt, {
+        const outcome: RequestOutcome =
+          st === 'ST003' ? 'approved' : st === 'ST002' ? 'cancelled' : 'changed';
+        notice = outcomeNotice(t, outcome, st, decidedAt, {
           ...(by ? { cancelledBy: by } : {}),
         });
       } else {
@@ -379,8 +427,13 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
     const now = input.now();
     for (const [seq, r] of found) {
       const t = wanted.get(seq) as TrackedRequest;
-      const outcome = siteRequestOutcome(r.status);
-      if (!outcome) continue;
+      const reading = siteRequestOutcome(r.status, input.siteStatuses);
+      if (reading === 'pending') {
+        if (t.unknownStatus) await tracker.noteUnknownStatus(ws, t.id, undefined);
+        continue;
+      }
+      if (reading === 'unknown' && !(await unknownSettled(t, r.status, now))) continue;
+      const outcome: RequestOutcome = reading === 'unknown' ? 'changed' : reading;
       const notice = outcomeNotice(t, outcome, r.status, r.updateTime.epochMs ?? now, {
         ...(r.siteId ? { siteId: r.siteId } : {}),
       });

@@ -56,6 +56,65 @@ describe('Service API client', () => {
     });
   });
 
+  it('can send every POST/PUT parameter in the query string (SERVICE_BODY_ENCODING=query)', async () => {
+    server = await startServer((_r, res) => ok(res, null));
+    api = createApi({ bodyEncoding: 'query' });
+    await api.service(creds(server.url)).updateSubMember({ memberSeq: 5, status: 'MT002' });
+    const s = server.seen[0];
+    expect(s?.method).toBe('PUT');
+    expect(Object.fromEntries(query(s))).toEqual({
+      api_code: 'UA010700200',
+      member_seq: '5',
+      member_status: 'MT002',
+    });
+    expect(s?.body.length).toBe(0);
+    expect(s?.headers['content-type']).toBeUndefined();
+  });
+
+  it('can put api_code in the body, or in both places (SERVICE_API_CODE_IN)', async () => {
+    server = await startServer((_r, res) => ok(res, { seq: 1 }));
+    api = createApi({ apiCodeIn: 'body' });
+    await api.service(creds(server.url)).requestAdditionalSite('New Site');
+    expect(query(server.seen[0]).get('api_code')).toBeNull();
+    expect(JSON.parse(server.seen[0]?.body.toString() ?? '')).toEqual({
+      api_code: 'UA010310200',
+      service_name: 'New Site',
+    });
+    await api.close();
+    api = createApi({ apiCodeIn: 'both', bodyEncoding: 'form' });
+    await api.service(creds(server.url)).requestAdditionalSite('New Site');
+    const s = server.seen[1];
+    expect(query(s).get('api_code')).toBe('UA010310200');
+    expect(Object.fromEntries(new URLSearchParams(s?.body.toString()))).toEqual({
+      api_code: 'UA010310200',
+      service_name: 'New Site',
+    });
+  });
+
+  it('puts api_code of the certificate upload in the multipart form when asked, files stay in the form', async () => {
+    server = await startServer((_r, res) => ok(res, null));
+    const upload = {
+      ask: 'ask-secret',
+      keyPw: 'pw',
+      fpsCert: { filename: 'c.der', data: new Uint8Array([1, 2]) },
+      privateKey: { filename: 'k.pem', data: new Uint8Array([3]) },
+    };
+    api = createApi({ apiCodeIn: 'body', bodyEncoding: 'query' });
+    await api.service(creds(server.url)).uploadFpsCert('AB12', upload);
+    const s = server.seen[0];
+    expect(query(s).get('api_code')).toBeNull();
+    // The secrets never go into the URL, whatever the encoding.
+    expect(query(s).get('ask')).toBeNull();
+    const form = await new Request('http://127.0.0.1/', {
+      method: 'POST',
+      headers: { 'content-type': String(s?.headers['content-type']) },
+      body: s?.body,
+    }).formData();
+    expect(form.get('api_code')).toBe('UA003004200');
+    expect(form.get('ask')).toBe('ask-secret');
+    expect(form.get('fps_cert')).toBeInstanceOf(Blob);
+  });
+
   it('license reg_time is read as UTC by default, or in the configured offset (the spec gives it no zone)', async () => {
     const rec = (reg_time: string) => ({
       cid: 'c1',

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIG_ID_OFFSET, bigId } from '../../dev/emulator/index.js';
-import { type Json, start, T0, type TestEmu, wm, wmToken } from './helpers.js';
+import { API_CODE } from '../../src/api/codes.js';
+import { DEFAULT_ERROR_CODES } from '../../src/api/error-codes.js';
+import { type Json, start, svc, svcJwt, T0, type TestEmu, wm, wmToken } from './helpers.js';
 
 let t: TestEmu;
 let token: string;
@@ -73,5 +75,76 @@ describe('emulator behaviours', () => {
     expect(plain.time_zone).toBe('+09:00');
     expect(named.time_zone).toBe('Asia/Seoul');
     expect(named.data).toEqual(plain.data);
+  });
+
+  it('planNone: endpoint 8 says "no request yet" as data null, an empty list or a not-found refusal', async () => {
+    const latest = () =>
+      svc(t.emu, 'GET', '/plan/request/status/AB12', {
+        query: { api_code: API_CODE.getLatestStatusRequest, service_code: 'PD001' },
+      });
+    expect((await latest()).body).toMatchObject({ error_code: '0000', data: null });
+    t.emu.setBehaviours({ planNone: 'empty' });
+    expect((await latest()).body).toMatchObject({ error_code: '0000', data: [] });
+    t.emu.setBehaviours({ planNone: 'notFound' });
+    expect((await latest()).body.error_code).toBe(DEFAULT_ERROR_CODES.requestNotFound);
+    t.emu.setBehaviours({ planNone: 'notFound', planNoneCode: 'NF-404' });
+    expect((await latest()).body.error_code).toBe('NF-404');
+  });
+
+  it("siteRequestStatusWords: additional-site request statuses go out in the service's words", async () => {
+    const list = () =>
+      svc(t.emu, 'GET', '/account/siteId/approve', {
+        query: { api_code: API_CODE.listAdditionalSiteRequests },
+      });
+    const plain = (await list()).body.data.map((r: Json) => r.status);
+    expect(plain).toContain('requested');
+    t.emu.setBehaviours({ siteRequestStatusWords: { requested: 'WAIT', approved: 'OK' } });
+    const words = (await list()).body.data.map((r: Json) => r.status);
+    expect(words).toEqual(plain.map((w: string) => ({ requested: 'WAIT', approved: 'OK' })[w] ?? w));
+  });
+
+  it('writeParamsIn: a write reads its parameters (api_code included) from that place only', async () => {
+    const fields = { api_code: API_CODE.requestAdditionalSite, service_name: 'Placed Site' };
+    const jwt = await svcJwt(t.emu);
+    const post = async (where: 'query' | 'json' | 'form') => {
+      const url = `${t.emu.serviceBaseUrl}/api/v2/account/siteId/approve`;
+      const init: RequestInit =
+        where === 'query'
+          ? { method: 'POST' }
+          : where === 'json'
+            ? {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(fields),
+              }
+            : {
+                method: 'POST',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams(fields).toString(),
+              };
+      const r = await fetch(where === 'query' ? `${url}?${new URLSearchParams(fields)}` : url, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${jwt}` },
+      });
+      return ((await r.json()) as Json).error_code as string;
+    };
+    const places = ['query', 'json', 'form'] as const;
+    for (const wanted of places) {
+      t.emu.setBehaviours({ writeParamsIn: wanted });
+      for (const sent of places) {
+        expect(await post(sent), `${sent} sent, ${wanted} read`).toBe(
+          sent === wanted ? '0000' : DEFAULT_ERROR_CODES.invalidParameter,
+        );
+      }
+    }
+    // Without the behaviour every placement is read.
+    t.emu.setBehaviours({});
+    for (const sent of places) expect(await post(sent)).toBe('0000');
+  });
+
+  it("errorCodes: a condition answered with the service's own code", async () => {
+    t.emu.setBehaviours({ errorCodes: { recipientNotFound: 'R404' } });
+    const r = await wm(t.emu, token, 'GET', '/api/recipient/DEMO/987654321');
+    expect(r.body.error_code).toBe('R404');
   });
 });

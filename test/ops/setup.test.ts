@@ -211,6 +211,69 @@ describe('verify, save, status (emulator)', () => {
     expect((await verifySetup(deps, ok.credentials)).ok).toBe(true);
   });
 
+  it('a refused login says what the service said and that its clock is off, under the key field', async () => {
+    emu.setBehaviours({ clockSkewMs: -30 * 60_000 });
+    try {
+      const c = checkSetupForm(
+        form({
+          siteIds: 'DEMO',
+          defaultSite: '',
+          wmAccountId: '',
+          wmAccessKey: '',
+          svcSecretKey: 'wrong-key',
+        }),
+        undefined,
+        {},
+      );
+      if (!c.ok) throw new Error('form');
+      const v = await verifySetup({ ...deps, now: Date.now }, c.credentials);
+      expect(v.ok).toBe(false);
+      if (v.ok) return;
+      expect(v.failures[0]).toMatchObject({ part: 'service', field: 'svcSecretKey' });
+      expect(v.failures[0]!.message).toContain('refused the account id or key');
+      expect(v.failures[0]!.message).toContain(
+        'saying "The JWT is not valid (signature, claims or expiry)."',
+      );
+      expect(v.failures[0]!.message).toContain('30 minutes behind');
+      expect(v.failures[0]!.message).toContain('SERVICE_JWT_SUB');
+      expect(v.failures[0]!.message).not.toContain('wrong-key');
+    } finally {
+      emu.setBehaviours({});
+    }
+  });
+
+  it('a 403 on the site list means the JWT was accepted: saved, with a note that the site list is not permitted', async () => {
+    emu.addServiceAccount({
+      accountId: 'no-sites-api',
+      accountSeq: '77',
+      secretKey: 'no-sites-secret',
+      sites: [{ siteId: 'NS01', name: 'No Sites' }],
+      forbidden: true,
+    });
+    const c = checkSetupForm(
+      form({
+        siteIds: 'NS01',
+        defaultSite: '',
+        wmAccountId: '',
+        wmAccessKey: '',
+        svcAccountId: 'no-sites-api',
+        svcAccountSeq: '77',
+        svcSecretKey: 'no-sites-secret',
+      }),
+      undefined,
+      {},
+    );
+    if (!c.ok) throw new Error('form');
+    const v = await verifySetup(deps, c.credentials);
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.notes).toHaveLength(1);
+    expect(v.notes![0]).toContain(
+      'accepted the account id and key, but the site list is not permitted for this account',
+    );
+    expect(v.notes![0]).toContain('No permission for the called API.');
+  });
+
   it('an unreachable service fails on the URL field', async () => {
     const c = checkSetupForm(
       form({ svcBaseUrl: 'http://127.0.0.1:9/svc', wmAccountId: '', wmAccessKey: '' }),

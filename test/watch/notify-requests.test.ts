@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadSiteRequestStatuses, setSiteRequestStatuses } from '../../src/api/site-request-statuses.js';
 import {
   attachRequestCard,
   cancelPlanRequestTracked,
@@ -11,11 +12,13 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/types.js';
 import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
 import { DeliveryError } from '../../src/watch/types.js';
+import { captureLogs } from '../harness/index.js';
 import { crashStore } from './support/crash-store.js';
 import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/notify-harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
+  setSiteRequestStatuses(loadSiteRequestStatuses('{}'));
   await h?.close();
 });
 
@@ -311,6 +314,60 @@ describe('plan-request outcomes', () => {
       siteName: 'Kids Channel',
       outcome: 'approved',
     });
+  });
+
+  it('a service with its own status words: a pending word is never told as a change; the decision is told once the words are set', async () => {
+    h = await startNotifyHarness();
+    h.emu.setBehaviours({ siteRequestStatusWords: { requested: 'WAITING', approved: 'GRANTED' } });
+    setSiteRequestStatuses(loadSiteRequestStatuses('{"WAITING":"pending","GRANTED":"approved"}'));
+    const n = h.notifier();
+    const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const r = await requestAdditionalSiteTracked(deps(), WS, client, {
+      name: 'Kids Channel',
+      requestedBy: USER,
+    });
+    await run(n, 3 * 3600_000, 60_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    h.emu.decideSiteRequest(SVC_ACCOUNT, r.seq, 'approved', 'KIDS');
+    await run(n, 120_000);
+    expect(h.ports.of('dm').map((d) => d.body)).toMatchObject([
+      { outcome: 'approved', status: 'GRANTED', siteId: 'KIDS' },
+    ]);
+  });
+
+  it('a status word nobody set keeps the request followed and is told as it is only after it has stood', async () => {
+    h = await startNotifyHarness();
+    h.emu.setBehaviours({ siteRequestStatusWords: { requested: 'ON_HOLD', approved: 'GRANTED' } });
+    const { logger, capture } = captureLogs('info');
+    const n = h.notifier({ siteRequestUnknownStatusMs: 30 * 60_000, logger });
+    const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const r = await requestAdditionalSiteTracked(deps(), WS, client, {
+      name: 'Kids Channel',
+      requestedBy: USER,
+    });
+    await run(n, 20 * 60_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    // The word changes before it settled (the real decision): its own time starts then.
+    h.emu.decideSiteRequest(SVC_ACCOUNT, r.seq, 'approved', 'KIDS');
+    await run(n, 20 * 60_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    expect((await listTrackedRequests(deps(), WS))[0]?.unknownStatus?.word).toBe('GRANTED');
+    await run(n, 15 * 60_000);
+    expect(h.ports.of('dm').map((d) => d.body)).toMatchObject([{ outcome: 'changed', status: 'GRANTED' }]);
+    expect(await listTrackedRequests(deps(), WS)).toEqual([]);
+    // Logged once per word over the dozens of polls, not once per poll.
+    const logged = capture.entries().filter((e) => String(e.msg).includes('not known as pending or decided'));
+    expect(logged.map((e) => e.status)).toEqual(['ON_HOLD', 'GRANTED']);
+  });
+
+  it('a pending plan request whose status the spec does not list (ST004) is not told as cancelled', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier({ siteRequestUnknownStatusMs: 24 * 3600_000 });
+    await trialRequest();
+    h.emu.setBehaviours({ unknownCodes: true });
+    await run(n, 3 * 3600_000, 60_000);
+    expect(h.ports.of('dm')).toEqual([]);
+    expect(await listTrackedRequests(deps(), WS)).toHaveLength(1);
   });
 
   it('a crash right after the DM was posted does not DM again after the restart', async () => {

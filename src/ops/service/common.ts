@@ -36,6 +36,8 @@ export type RefusalReason =
   | 'requestChanged'
   /** Cancel asked but the site/service has no request at all. */
   | 'noRequest'
+  /** Cancel asked without a request id and the latest request could not be read. */
+  | 'latestUnread'
   /** Activate/deactivate/change group to the state the member is already in. */
   | 'alreadyInState'
   /** The sub-member does not exist. */

@@ -19,6 +19,7 @@ import {
   type RequestStatusCode,
   type ServiceCode,
 } from '../../api/codes.js';
+import { ApiError, PermissionError, ServiceError } from '../../api/errors.js';
 import type { ServiceClient, StatusRequest, TimeValue } from '../../api/types.js';
 import {
   invalid,
@@ -66,6 +67,45 @@ export interface PlanRequestView {
   registeredBy: string;
   regTime: TimeValue;
   updateTime?: TimeValue;
+  /**
+   * A new request sent although the latest one could not be read first (the pre-read failed: the
+   * service's own pending refusal is the guard then): why, for the card.
+   */
+  earlierUnread?: UnreadLatest;
+}
+
+/** Why the latest request could not be read: the service's code and text, as it gave them. */
+export interface UnreadLatest {
+  code: string;
+  message: string;
+}
+
+/** The code and message of a failed read of the latest request, for the card. */
+export function unreadLatestOf(e: unknown): UnreadLatest {
+  if (e instanceof ServiceError) return { code: e.code, message: e.serviceMessage };
+  if (e instanceof PermissionError) return { code: 'HTTP 403', message: 'not permitted for this account' };
+  if (e instanceof ApiError) return { code: e.kind, message: e.message };
+  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * The latest request, or the reason it could not be read. "No request yet" is already none (the
+ * client reads null, an empty list and the not-found refusal as none); a refusal left here (a code
+ * the table does not know, a 403 for this one API) is not a reason to refuse the user anything.
+ */
+async function readLatest(
+  client: ServiceClient,
+  siteId: string,
+  serviceCode: ServiceCode,
+): Promise<{ latest: StatusRequest | null; unread?: UnreadLatest }> {
+  try {
+    return { latest: await client.getLatestStatusRequest(siteId, serviceCode) };
+  } catch (e) {
+    if (e instanceof ServiceError || e instanceof PermissionError) {
+      return { latest: null, unread: unreadLatestOf(e) };
+    }
+    throw e;
+  }
 }
 
 export interface PlanActionState extends PlanActionSpec {
@@ -79,6 +119,8 @@ export interface PlanState {
   serviceCode: ServiceCode;
   serviceLabel: string;
   latest: PlanRequestView | null;
+  /** Set when the latest request could not be read (then `latest` is null: unknown, not none). */
+  unreadLatest?: UnreadLatest;
   actions: PlanActionState[];
 }
 
@@ -130,7 +172,7 @@ function pendingReason(latest: PlanRequestView): string {
 /** Computes which actions are possible given the latest request (pure; exported for tests/UI). */
 export function allowedActions(
   latest: PlanRequestView | null,
-  opts: PlanStateOptions = {},
+  opts: PlanStateOptions & { unread?: UnreadLatest } = {},
 ): PlanActionState[] {
   return PLAN_ACTION_ORDER.map((a) => {
     const spec = PLAN_ACTIONS[a];
@@ -139,9 +181,11 @@ export function allowedActions(
       return {
         ...spec,
         allowed: false,
-        reason: latest
-          ? `Cancel is possible only while the request is pending; the latest request is ${latest.statusLabel.toLowerCase()}.`
-          : 'Cancel is possible only while the request is pending; there is no request.',
+        reason: opts.unread
+          ? 'Cancel needs the pending request, and the latest request could not be read.'
+          : latest
+            ? `Cancel is possible only while the request is pending; the latest request is ${latest.statusLabel.toLowerCase()}.`
+            : 'Cancel is possible only while the request is pending; there is no request.',
       };
     }
     if (latest?.pending) return { ...spec, allowed: false, reason: pendingReason(latest) };
@@ -165,14 +209,15 @@ export async function getPlanState(
   const endpoint = opsEndpoint('plan.state');
   requireSiteId(endpoint, siteId);
   const serviceCode = parseServiceCode(service, endpoint);
-  const latestRaw = await client.getLatestStatusRequest(siteId, serviceCode);
-  const latest = latestRaw ? toRequestView(latestRaw) : null;
+  const read = await readLatest(client, siteId, serviceCode);
+  const latest = read.latest ? toRequestView(read.latest) : null;
   return {
     siteId,
     serviceCode,
     serviceLabel: serviceLabel(serviceCode),
     latest,
-    actions: allowedActions(latest, opts),
+    ...(read.unread ? { unreadLatest: read.unread } : {}),
+    actions: allowedActions(latest, { ...opts, ...(read.unread ? { unread: read.unread } : {}) }),
   };
 }
 
@@ -180,7 +225,9 @@ export async function getPlanState(
  * Registers a resume / suspension / trial-extension request. The latest request is read first:
  * when one is pending the call is refused with `alreadyPending` and nothing is sent (the service
  * would refuse with requestAlreadyPending anyway; this gives the better message). A race between
- * two users is still caught by the service's own refusal, surfaced as its ServiceError.
+ * two users is still caught by the service's own refusal, surfaced as its ServiceError. A pre-read
+ * that fails, however it fails, never blocks the request: it is sent, and the view says why no
+ * earlier request could be read (`earlierUnread`).
  */
 export async function requestChange(
   client: ServiceClient,
@@ -204,9 +251,15 @@ export async function requestChange(
       `The message is ${text.length} characters long; the limit is ${PLAN_MESSAGE_MAX}.`,
     );
   }
-  const latest = await client.getLatestStatusRequest(siteId, serviceCode);
-  if (latest && (latest.status ?? 'ST001') === 'ST001') {
-    throw new RefusedError(endpoint, 'alreadyPending', 'request', pendingReason(toRequestView(latest)));
+  let unread: UnreadLatest | undefined;
+  try {
+    const latest = await client.getLatestStatusRequest(siteId, serviceCode);
+    if (latest && (latest.status ?? 'ST001') === 'ST001') {
+      throw new RefusedError(endpoint, 'alreadyPending', 'request', pendingReason(toRequestView(latest)));
+    }
+  } catch (e) {
+    if (e instanceof RefusedError) throw e;
+    unread = unreadLatestOf(e);
   }
   const spec = PLAN_ACTIONS[a];
   const created = await client.registerStatusRequest(siteId, {
@@ -214,7 +267,8 @@ export async function requestChange(
     requestType: spec.requestType as RegistrableRequestType,
     ...(text ? { message: text } : {}),
   });
-  return toRequestView(created);
+  const view = toRequestView(created);
+  return unread ? { ...view, earlierUnread: unread } : view;
 }
 
 /**
@@ -234,7 +288,24 @@ export async function cancelRequest(
   const serviceCode = parseServiceCode(service, endpoint);
   const wanted = requestId?.trim();
   if (requestId !== undefined && !wanted) invalid(endpoint, 'request', 'The request id is empty.');
-  const latestRaw = await client.getLatestStatusRequest(siteId, serviceCode);
+  let latestRaw: StatusRequest | null;
+  try {
+    latestRaw = await client.getLatestStatusRequest(siteId, serviceCode);
+  } catch (e) {
+    // The pre-read is a courtesy: with the request id known (a button on a card) the cancel goes
+    // out and the service's own refusal (not pending, not found) is the guard.
+    if (!wanted) {
+      const u = unreadLatestOf(e);
+      throw new RefusedError(
+        endpoint,
+        'latestUnread',
+        'request',
+        `The latest ${serviceLabel(serviceCode)} request for site ${siteId} could not be read (${u.code}: ${u.message}): nothing was cancelled. Cancel it from the request's card, or try again later.`,
+      );
+    }
+    const cancelled = await client.cancelStatusRequest(siteId, { serviceCode, requestId: wanted });
+    return toRequestView(cancelled);
+  }
   if (!latestRaw) {
     throw new RefusedError(
       endpoint,

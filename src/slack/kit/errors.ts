@@ -8,6 +8,7 @@ import {
   AuthError,
   PermissionError,
   ProtocolError,
+  refusalExplanation,
   ServiceError,
   TransportError,
   ValidationError,
@@ -151,14 +152,14 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
   }
   if (err instanceof AuthError) {
     return {
-      why: 'The service refused the saved credentials (they are wrong, expired or were changed).',
+      why: `The service refused the saved credentials (they are wrong, expired or were changed). ${esc(truncate(refusalExplanation(err), 1200))}`,
       next: `Ask ${admins} to run ${code(`${cmd} setup`)} and enter the current credentials.`,
       unexpected: false,
     };
   }
   if (err instanceof PermissionError) {
     return {
-      why: 'The service account does not have permission for this operation.',
+      why: `The service account does not have permission for this operation (permissions are per API). ${esc(truncate(refusalExplanation(err), 1200))}`,
       next: `Ask the service administrator to grant the account access, or ask ${admins} to configure another account with ${code(`${cmd} setup`)}.`,
       unexpected: false,
     };

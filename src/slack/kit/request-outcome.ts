@@ -45,7 +45,7 @@ function outcomeLine(n: RequestOutcomeNotice, whose: 'your' | 'the'): string {
     case 'superseded':
       return `${ICON.superseded} ${subject} was *replaced* by a newer request${n.supersededBy ? ` (${code(n.supersededBy)})` : ''}; its final status can no longer be read.`;
     default:
-      return `${ICON.changed} ${subject} changed status: ${code(n.status)}.`;
+      return `${ICON.changed} ${subject} has the status ${code(n.status)}, which the bot does not know as pending, approved or cancelled; it is no longer followed here.`;
   }
 }
 

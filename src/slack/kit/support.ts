@@ -7,6 +7,7 @@
  */
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
+import { AuthError, PermissionError } from '../../api/errors.js';
 import type { AppDeps } from '../deps.js';
 import { fitMessage, type Message, type ModalView } from './blocks.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
@@ -99,7 +100,14 @@ export { errorOptions };
 /** Log an error at the right level (unexpected ones with the reference id). */
 export function logError(ctx: CommandContext, what: string, err: unknown, opts: { refId: string }): void {
   if (explainError(err, opts).unexpected) ctx.logger.error({ err, refId: ctx.refId }, what);
-  else ctx.logger.info({ refId: ctx.refId, kind: (err as Error)?.name }, what);
+  else if (err instanceof AuthError || err instanceof PermissionError) {
+    // A refused login: the API layer's explanation (server text masked, clock skew, the
+    // SERVICE_JWT_* hint) is what an operator needs; secrets are censored by the logger too.
+    ctx.logger.warn(
+      { refId: ctx.refId, kind: err.name, endpoint: err.endpoint, explanation: err.message },
+      what,
+    );
+  } else ctx.logger.info({ refId: ctx.refId, kind: (err as Error)?.name }, what);
 }
 
 /** Reply with an error (three parts) to the user, never throwing. */

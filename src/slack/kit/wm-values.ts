@@ -29,6 +29,7 @@ export const WM_ACTIONS = {
   registerBack: 'wm_register_back',
   registerInvalidCsv: 'wm_register_invalid_csv',
   registerResume: 'wm_register_resume',
+  setupCheck: 'wm_setup_check',
 } as const;
 
 /** Callback ids of the watermarking modals. */

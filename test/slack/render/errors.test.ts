@@ -24,8 +24,20 @@ describe('error rendering', () => {
     ],
     ['service known', new ServiceError('wm.modify', 'E2003', 'recipient in use')],
     ['service unknown', new ServiceError('wm.modify', 'X123', 'odd <@U1>')],
-    ['auth', new AuthError('wm.token', 'HTTP 401')],
-    ['permission', new PermissionError('svc.sites', 'HTTP 403')],
+    [
+      'auth',
+      new AuthError(
+        'wm.token',
+        'wm.token: the service refused the credentials or token (HTTP 401), saying "User information not found.".',
+      ),
+    ],
+    [
+      'permission',
+      new PermissionError(
+        'svc.sites',
+        'svc.sites: this account has no permission for this API (HTTP 403), the service says "No permission".',
+      ),
+    ],
     ['transport', new TransportError('wm.jobs', 'timeout', undefined, 3)],
     ['rate limited', new TransportError('wm.jobs', '429', 429, 4)],
     ['protocol', new ProtocolError('wm.jobs', 'data[0].job_status', 'expected string')],
@@ -73,6 +85,17 @@ describe('error rendering', () => {
   });
   it('auth errors send admins to setup; service errors explain the condition in plain words', () => {
     expect(explainError(new AuthError('e', 'm'), opts).next).toContain('`/dwm setup`');
+    // The API layer's explanation (server text, clock note), escaped, without the endpoint prefix.
+    const why = explainError(
+      new AuthError(
+        'svc.getSites',
+        'svc.getSites: the service refused it, saying "<!here> clock". The server\'s clock is 10 minutes ahead.',
+      ),
+      opts,
+    ).why;
+    expect(why).toContain(
+      'The service refused it, saying "&lt;!here&gt; clock". The server\'s clock is 10 minutes ahead.',
+    );
     expect(explainError(new ServiceError('e', 'E2003', 'm'), opts).why).toContain('pre-embedding');
   });
   it('a service error with an empty message shows its code alone, without a dangling colon', () => {

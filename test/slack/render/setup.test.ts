@@ -51,6 +51,12 @@ describe('setup views', () => {
       svc_account_seq: 'nope',
     });
   });
+  it('success with a note (a 403 on the site list) shows the note, escaped', () => {
+    const v = setupSuccessView(status, 'UTC', ['The site list is not permitted <!channel>.']);
+    const text = JSON.stringify(v.blocks);
+    expect(text).toContain('Verified and saved.');
+    expect(text).toContain('The site list is not permitted &lt;!channel&gt;.');
+  });
   it('verifying, success and status', () => {
     expect(verifyingView()).toMatchSnapshot();
     expect(setupSuccessView(status, 'Asia/Seoul')).toMatchSnapshot();

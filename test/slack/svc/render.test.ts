@@ -23,7 +23,7 @@ import {
   memberAddedMessage,
   membersMessage,
 } from '../../../src/slack/features/members/render.js';
-import { planCard, planRequestModal } from '../../../src/slack/features/plan/render.js';
+import { planBanner, planCard, planRequestModal } from '../../../src/slack/features/plan/render.js';
 import { settingsEditModal, settingsMessage } from '../../../src/slack/features/settings/render.js';
 import {
   siteRequestedMessage,
@@ -118,6 +118,36 @@ describe('plan', () => {
     safe(m);
     expect(JSON.stringify(m)).toContain('&lt;!channel&gt;');
   });
+  it('a latest request that could not be read: the card says so with the code and text (escaped), the requests stay offered', () => {
+    const unread = { code: 'NF-404', message: `No request <@U123> ${HOSTILE}` };
+    const m = planCard(
+      {
+        siteId: 'AB12',
+        serviceCode: 'PD001',
+        serviceLabel: 'DRM',
+        latest: null,
+        unreadLatest: unread,
+        actions: allowedActions(null, { unread }),
+      },
+      { ...meta, audience: 'admin' },
+    );
+    valid(m);
+    safe(m);
+    const text = JSON.stringify(m.blocks);
+    expect(text).toContain('No earlier request could be read (NF-404: No request &lt;@U123&gt;');
+    expect(text).not.toContain('No plan request for');
+    expect(text).toContain('svc_plan_request_trial');
+    expect(text).not.toContain('svc_plan_cancel');
+  });
+  it('a request sent without a readable earlier one: the banner says why', () => {
+    const r = {
+      ...planState(true).latest!,
+      earlierUnread: { code: 'HTTP 403', message: 'not permitted for this account' },
+    };
+    expect(planBanner('trial', 'U0ADMINA', r)).toContain(
+      'No earlier request could be read (HTTP 403: not permitted for this account).',
+    );
+  });
   it('request modal', () => {
     const v = planRequestModal('suspend', 'DEMO', 'PD002', '{"w":"T"}');
     validV(v);
@@ -193,6 +223,13 @@ describe('sites', () => {
     valid(m);
     safe(m);
     expect(JSON.stringify(m)).toContain('svc_site_requests_page_prev');
+    // A status word the bot does not know is shown as the service sent it, not cut or mapped.
+    const unknown = siteRequestsMessage(
+      { ...page, items: [{ ...page.items[0]!, serviceName: 'Kids', status: 'WAITING_REVIEW' }] },
+      {},
+      meta,
+    );
+    expect(JSON.stringify(unknown)).toContain('WAITING_REVIEW');
     const r = siteRequestedMessage({ seq: 9, name: HOSTILE }, meta);
     valid(r);
     safe(r);

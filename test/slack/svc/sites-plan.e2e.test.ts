@@ -273,6 +273,24 @@ describe('/drm plan', () => {
     expect(tampered.text).toContain('out of date');
   });
 
+  it('a product whose "no request yet" is a refusal the bot does not know: the card says so, and the first request is still sent', async () => {
+    bot.emulator!.setBehaviours({ planNone: 'notFound', planNoneCode: 'NF-404' });
+    try {
+      const card = await drm(bot, 'plan drm site:AB12', member);
+      expect(card.text).toContain(
+        'No earlier request could be read (NF-404: No request found for AB12 PD001.)',
+      );
+      expect(JSON.stringify(card.blocks)).toContain('svc_plan_request_trial');
+      const made = await posted(bot, 'plan trial drm site:AB12 two more weeks', member);
+      const text = JSON.stringify(made.args.blocks);
+      expect(text).toContain('sent a trial extension request');
+      expect(text).toContain('No earlier request could be read (NF-404');
+    } finally {
+      bot.emulator!.setBehaviours({});
+      await drm(bot, 'plan cancel drm site:AB12', admin);
+    }
+  });
+
   it('a service error is rendered with its code and what to do', async () => {
     bot.emulator!.faults.add({
       match: 'GET /svc/api/v2/plan/request/status',

@@ -129,7 +129,11 @@ export async function runPlanAction(
     ctx.timeZone(),
     a.action === 'cancel' ? replyAudience(ctx, a.shared ?? ctx.share) : ('everyone' as const),
   ]);
-  const card = planCard(state, {
+  // The re-read could not see the request just made (the service cannot read its latest request
+  // for this product): the card shows the request itself, the banner says why.
+  const shown: PlanState =
+    state.latest === null && a.action !== 'cancel' ? { ...state, latest: result } : state;
+  const card = planCard(shown, {
     workspace: ctx.workspace,
     audience,
     ...cardMetaOf(ctx, tz),

@@ -2,7 +2,7 @@
  * `/drm plan`: the latest service status change request as a card, the request modal and the
  * result card. Pure renderers.
  */
-import type { PlanAction, PlanRequestView, PlanState } from '../../../ops/service/plan.js';
+import type { PlanAction, PlanRequestView, PlanState, UnreadLatest } from '../../../ops/service/plan.js';
 import { PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import {
   actions,
@@ -125,6 +125,8 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
         fields: requestFields(r, o.timeZone),
       }),
     );
+  } else if (state.unreadLatest) {
+    blocks.push(section(`No earlier request could be read (${unreadText(state.unreadLatest)}).`));
   } else {
     blocks.push(section(`No plan request for ${esc(state.serviceLabel)} on site ${code(state.siteId)} yet.`));
   }
@@ -188,7 +190,9 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
   const text = esc(
     r
       ? `${state.serviceLabel} on ${state.siteId}: latest request ${r.typeLabel} is ${r.statusLabel}`
-      : `${state.serviceLabel} on ${state.siteId}: no plan request yet`,
+      : state.unreadLatest
+        ? `${state.serviceLabel} on ${state.siteId}: no earlier request could be read`
+        : `${state.serviceLabel} on ${state.siteId}: no plan request yet`,
   );
   return message(text, blocks);
 }
@@ -239,9 +243,15 @@ export function planRequestModal(
 }
 
 /** What was done, for the banner of the result card (bot-authored). */
+/** "CODE: message" of a latest request that could not be read, escaped and cut. */
+function unreadText(u: UnreadLatest): string {
+  return `${esc(truncate(u.code, 40))}: ${esc(truncate(u.message, 300))}`;
+}
+
 export function planBanner(action: PlanAction, userId: string, r: PlanRequestView): string {
   if (action === 'cancel') {
     return `:no_entry_sign: ${userMention(userId)} cancelled request ${code(r.requestId)}.`;
   }
-  return `:white_check_mark: ${userMention(userId)} sent a ${esc(r.typeLabel.toLowerCase())} request (${code(r.requestId)}); it is pending until the provider handles it.`;
+  const unread = r.earlierUnread ? ` No earlier request could be read (${unreadText(r.earlierUnread)}).` : '';
+  return `:white_check_mark: ${userMention(userId)} sent a ${esc(r.typeLabel.toLowerCase())} request (${code(r.requestId)}); it is pending until the provider handles it.${unread}`;
 }

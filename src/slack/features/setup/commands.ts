@@ -49,7 +49,7 @@ list.add({
     const defaults = { wmBaseUrl: ctx.deps.config.dwmBaseUrl, svcBaseUrl: ctx.deps.config.serviceApiBaseUrl };
     if (loaded?.readOnly) {
       const status = await setupStatus(ctx.deps, ctx.workspace);
-      await ctx.openView(setupReadOnlyView(status, 'UTC'));
+      await ctx.openView(setupReadOnlyView(status, 'UTC', ctx.workspace));
       return;
     }
     const c = loaded?.credentials;

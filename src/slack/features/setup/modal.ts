@@ -99,9 +99,16 @@ export const setupModal = modal<Meta, Data>({
           .audit({ action: 'setup.save', detail: `saved and verified sites ${sites}`, result: 'ok' })
           .catch((e: unknown) => ctx.logger.warn({ err: e }, 'audit append failed'));
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
-        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz));
+        if (result.notes)
+          ctx.logger.info({ refId: ctx.refId, notes: result.notes }, 'setup saved with a note');
+        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz, result.notes, ctx.workspace));
         return;
       }
+      // The service's explanation of a refusal (secrets masked by the API layer and the logger).
+      ctx.logger.warn(
+        { refId: ctx.refId, failures: result.failures.map((f) => ({ field: f.field, message: f.message })) },
+        'setup credentials did not verify',
+      );
       await ctx.audit({
         action: 'setup.save',
         detail: `verification failed for sites ${sites}: ${result.failures.map((f) => f.message).join(' ')}`,

@@ -2,9 +2,12 @@
  * Setup views: the form (with inline-error block ids), "Verifying…", success, read-only env view,
  * and the `/dwm setup status` card. Secrets are never shown back, only masked.
  */
+import type { DoctorReport, DoctorStatus } from '../../../ops/doctor.js';
 import type { SetupErrors, SetupField, SetupForm, SetupStatus } from '../../../ops/setup.js';
 import {
+  actions,
   type Block,
+  button,
   context,
   divider,
   fields,
@@ -17,9 +20,13 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { fieldErrors } from '../../kit/form-errors.js';
-import { code, dateToken, esc, userMention } from '../../kit/mrkdwn.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { encodeValue } from '../../kit/values.js';
+import { WM_ACTIONS } from '../../kit/wm-values.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
+/** The service check's view (no submission: Close only). */
+export const SETUP_CHECK_CALLBACK = 'drm_setup_check';
 
 /** Block id of each form field (inline errors are keyed by these). */
 export const SETUP_BLOCK: Record<SetupField, string> = {
@@ -108,6 +115,10 @@ export function setupFormView(opts: SetupFormOptions): ModalView {
       hint: opts.defaults.svcBaseUrl ? `Blank: ${opts.defaults.svcBaseUrl}` : 'Like https://api.example.com',
     }),
   );
+  // Saved credentials can be checked as they are (what is typed here is not used by the check).
+  if (opts.savedSecrets?.wmAccessKey || opts.savedSecrets?.svcSecretKey) {
+    blocks.push(divider(), ...checkBlocks(opts.workspace));
+  }
   return modal(SETUP_CALLBACK, 'Service setup', blocks, {
     submit: 'Verify and save',
     privateMetadata: JSON.stringify({ w: opts.workspace }),
@@ -158,11 +169,21 @@ function statusBlocks(s: SetupStatus, timeZone: string, showMasked: boolean): Bl
   return blocks;
 }
 
-export function setupSuccessView(s: SetupStatus, timeZone: string): ModalView {
+export function setupSuccessView(
+  s: SetupStatus,
+  timeZone: string,
+  notes: readonly string[] = [],
+  workspace?: string,
+): ModalView {
   return modal(
     SETUP_CALLBACK,
     'Service setup',
-    [section(':white_check_mark: *Verified and saved.*'), ...statusBlocks(s, timeZone, true)],
+    [
+      section(':white_check_mark: *Verified and saved.*'),
+      ...notes.map((n) => section(`:information_source: ${esc(truncate(n, 2900))}`)),
+      ...statusBlocks(s, timeZone, true),
+      ...checkBlocks(s.configured ? workspace : undefined),
+    ],
     {
       close: 'Done',
     },
@@ -170,7 +191,7 @@ export function setupSuccessView(s: SetupStatus, timeZone: string): ModalView {
 }
 
 /** Env credentials: shown masked, nothing to submit. */
-export function setupReadOnlyView(s: SetupStatus, timeZone: string): ModalView {
+export function setupReadOnlyView(s: SetupStatus, timeZone: string, workspace?: string): ModalView {
   return modal(
     SETUP_CALLBACK,
     'Service setup',
@@ -179,9 +200,74 @@ export function setupReadOnlyView(s: SetupStatus, timeZone: string): ModalView {
         ':lock: *This workspace uses credentials from the environment.* They can only be changed in the deployment (DWM_* and SERVICE_API_* variables).',
       ),
       ...statusBlocks(s, timeZone, true),
+      ...checkBlocks(s.configured ? workspace : undefined),
     ],
     { close: 'Close' },
   );
+}
+
+/**
+ * "Check the service": the read-only check (src/ops/doctor.ts) of the saved credentials, for
+ * admins (the button is declared admin-only in ./check.ts; members never see these views).
+ */
+function checkBlocks(workspace: string | undefined): Block[] {
+  if (!workspace) return [];
+  return [
+    actions(
+      [button('Check the service', WM_ACTIONS.setupCheck, { value: encodeValue({ w: workspace }) })],
+      'setup_check',
+    ),
+    context(
+      'Reads the service with the saved credentials (never changes anything) and says which settings it needs, as `npm run doctor` does.',
+    ),
+  ];
+}
+
+const CHECK_ICON: Record<DoctorStatus, string> = {
+  ok: ':white_check_mark:',
+  info: ':information_source:',
+  setting: ':warning:',
+  failed: ':x:',
+  'not-observed': ':grey_question:',
+};
+
+/** The check running (pushed at once, updated with the report). */
+export function serviceCheckingView(): ModalView {
+  return modal(
+    SETUP_CHECK_CALLBACK,
+    'Service check',
+    [section(':hourglass_flowing_sand: Checking the service (read-only)…')],
+    {
+      close: 'Close',
+    },
+  );
+}
+
+/** The report: one section per open point, then the .env lines to add. */
+export function serviceCheckView(report: DoctorReport): ModalView {
+  const blocks: Block[] = [
+    section(
+      report.needsAction
+        ? ':warning: *The service needs attention:* see the points marked below.'
+        : ':white_check_mark: *Nothing to set:* the bot reads this service as it answers.',
+    ),
+  ];
+  for (const f of report.findings) {
+    blocks.push(
+      section(
+        `${CHECK_ICON[f.status]} *${esc(f.point)}*\n${esc(truncate(`${f.reading}${f.next ? `. ${f.next}` : ''}`, 2700))}`,
+      ),
+    );
+  }
+  if (report.envLines.length) {
+    blocks.push(
+      section(
+        `*Add to the deployment's .env (then restart):*\n\`\`\`${esc(truncate(report.envLines.join('\n'), 2800))}\`\`\``,
+      ),
+    );
+  }
+  blocks.push(context('Only GET calls were made. The same check runs from a shell with `npm run doctor`.'));
+  return modal(SETUP_CHECK_CALLBACK, 'Service check', blocks, { close: 'Close' });
 }
 
 /** `/dwm setup status`. Masked keys only for admins (the reply is always ephemeral). */

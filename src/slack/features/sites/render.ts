@@ -100,7 +100,8 @@ export function siteRequestsMessage(
       { header: 'SEQ', width: 6, align: 'right' },
       { header: 'SITE', width: 4 },
       { header: 'NAME', width: 20 },
-      { header: 'STATUS', width: 10 },
+      // The service's own status words, as they are (the spec lists none): room for the longer ones.
+      { header: 'STATUS', width: 16 },
       { header: 'REQUESTED', width: 16 },
     ],
     rows,

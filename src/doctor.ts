@@ -1,0 +1,92 @@
+/**
+ * `npm run doctor`: the read-only service check (src/ops/doctor.ts) with the environment's
+ * credentials, or with a workspace's saved ones (`--workspace T0123ABCD`, read from the store
+ * with ENCRYPTION_KEY). Prints a short report and the .env lines to add; exits 1 when a setting
+ * is needed or a check failed, 2 when it cannot run (configuration, no credentials).
+ */
+import { pathToFileURL } from 'node:url';
+import { createApi } from './api/index.js';
+import type { WorkspaceCredentials } from './api/types.js';
+import { apiOptionsOf, ConfigError, type Env, loadConfig } from './config.js';
+import { loadEnvFile } from './env-file.js';
+import { createLogger, registerSecret } from './log.js';
+import { doctorSettingsOf, doctorText, runDoctor } from './ops/doctor.js';
+import { createStore, StoreConfigError } from './store/index.js';
+
+export interface DoctorCliResult {
+  code: number;
+  text: string;
+}
+
+/** Run the check for the environment (or a workspace's saved credentials); never exits. */
+export async function doctorCli(argv: readonly string[], env: Env): Promise<DoctorCliResult> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return { code: 2, text: `The check cannot run.\n${err.message}\n` };
+    throw err;
+  }
+  registerSecret(
+    config.envCredentials?.watermarking?.accessKey,
+    config.envCredentials?.service?.secretKey,
+    config.encryptionKey,
+  );
+  const i = argv.indexOf('--workspace');
+  const workspace = i >= 0 ? argv[i + 1] : undefined;
+  let credentials: WorkspaceCredentials | undefined = config.envCredentials;
+  if (workspace) {
+    let store: Awaited<ReturnType<typeof createStore>>;
+    try {
+      store = await createStore({
+        url: config.storeUrl,
+        encryptionKey: config.encryptionKey,
+        previousEncryptionKeys: config.previousEncryptionKeys,
+      });
+    } catch (err) {
+      if (err instanceof StoreConfigError)
+        return { code: 2, text: `The check cannot run.\n${err.message}\n` };
+      throw err;
+    }
+    try {
+      credentials = (await store.credentials.get(workspace))?.credentials;
+    } finally {
+      await store.close();
+    }
+    registerSecret(credentials?.watermarking?.accessKey, credentials?.service?.secretKey);
+    if (!credentials)
+      return {
+        code: 2,
+        text: `Workspace ${workspace} has no saved credentials: run /dwm setup there first.\n`,
+      };
+  }
+  if (!credentials) {
+    return {
+      code: 2,
+      text: "No credentials to check: set the DWM_* and/or SERVICE_API_* variables (docs/configuration.md), or give --workspace T0123ABCD to use a workspace's saved ones.\n",
+    };
+  }
+  const api = createApi(apiOptionsOf(config, createLogger({ level: 'silent' })));
+  try {
+    const report = await runDoctor({ api, credentials, settings: doctorSettingsOf(config), now: Date.now });
+    return { code: report.needsAction ? 1 : 0, text: doctorText(report) };
+  } finally {
+    await api.close();
+  }
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  loadEnvFile();
+  doctorCli(process.argv.slice(2), process.env).then(
+    (r) => {
+      process.stdout.write(r.text);
+      process.exit(r.code);
+    },
+    (err: unknown) => {
+      process.stderr.write(`The check failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(2);
+    },
+  );
+}
