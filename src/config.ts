@@ -39,6 +39,8 @@ export class ConfigError extends Error {
 
 export const GUEST_ACCESS_VALUES = ['none', 'member'] as const;
 export type GuestAccess = (typeof GUEST_ACCESS_VALUES)[number];
+export const WORKFLOW_UNATTENDED_VALUES = ['read-only', 'all'] as const;
+export type WorkflowUnattended = (typeof WORKFLOW_UNATTENDED_VALUES)[number];
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -88,6 +90,13 @@ export interface Config {
    * Optional here so hand-built configurations (tests) get the safe default.
    */
   guestAccess?: GuestAccess;
+  /**
+   * WORKFLOW_UNATTENDED: which Workflow Builder steps run when the bot cannot tell who runs them
+   * (an unattended workflow: "Requested by" empty, no person in the event). `read-only` (default):
+   * only the steps that read (job status, wait for a job); `all`: every step. Optional here so
+   * hand-built configurations (tests) get the safe default.
+   */
+  workflowUnattended?: WorkflowUnattended;
   pollIntervalSeconds: number;
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
@@ -434,6 +443,16 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'What Slack guest accounts (single- and multi-channel guests, often partners) and people of another organisation reaching the bot through a shared Slack Connect channel may do with the bot. `none`: they are refused every command, button, form, workflow step and the Home tab, and told who to ask. `member`: they act as members (never as admins, even admins of their own organisation, unless their id is in ADMIN_USER_IDS or added with `/dwm setup admins add`). With `none`, a user Slack does not know in this workspace (users.info: user_not_found) is refused too; when Slack cannot answer at all, members keep working (never as admins). See docs/security.md.',
     schema: z.enum(GUEST_ACCESS_VALUES, { error: `must be one of ${GUEST_ACCESS_VALUES.join(', ')}` }),
+  },
+  {
+    name: 'WORKFLOW_UNATTENDED',
+    required: 'no',
+    default: 'read-only',
+    description:
+      'Which Workflow Builder steps run when the bot cannot tell who runs them (Requested by empty and no person in the event: a scheduled or webhook workflow). `read-only`: only the steps that read (job status, wait for a job); the others fail saying so. `all`: every step (register recipients, trial extension too), audited under the bot. See docs/workflow-builder.md.',
+    schema: z.enum(WORKFLOW_UNATTENDED_VALUES, {
+      error: `must be one of ${WORKFLOW_UNATTENDED_VALUES.join(', ')}`,
+    }),
   },
   {
     name: 'POLL_INTERVAL_SECONDS',
@@ -925,6 +944,7 @@ export function loadConfig(env: Env = process.env): Config {
     serviceJwt: { sub: str('SERVICE_JWT_SUB')!, aud: str('SERVICE_JWT_AUD')!, iss: str('SERVICE_JWT_ISS')! },
     adminUserIds: (v.ADMIN_USER_IDS as string[] | undefined) ?? [],
     guestAccess: v.GUEST_ACCESS as GuestAccess,
+    workflowUnattended: v.WORKFLOW_UNATTENDED as WorkflowUnattended,
     pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,

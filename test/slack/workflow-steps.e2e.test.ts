@@ -338,6 +338,58 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     });
   });
 
+  it.each([
+    [
+      'a list as Recipients',
+      'register_recipients',
+      { recipients: ['a', 'b'], requested_by: 'U0USER0A' },
+      'the input "Recipients" (recipients) is a list, but the step takes text',
+    ],
+    [
+      'a number as Recipients',
+      'register_recipients',
+      { recipients: 12345, requested_by: 'U0USER0A' },
+      'the input "Recipients" (recipients) is a number, but the step takes text',
+    ],
+    [
+      'an object as Requested by',
+      'register_recipients',
+      { recipients: 'a', requested_by: { id: 'U0USER0A' } },
+      'the input "Requested by" (requested_by) is an object, but the step takes a person',
+    ],
+    [
+      'a number as Job id',
+      'job_status',
+      { job_id: 4812 },
+      'the input "Job id" (job_id) is a number, but the step takes text',
+    ],
+    [
+      'text as Timeout',
+      'wait_for_job',
+      { job_id: '1', timeout_hours: '12' },
+      'the input "Timeout (hours)" (timeout_hours) is text, but the step takes a number',
+    ],
+    [
+      'a list as Service',
+      'request_trial_extension',
+      { service: ['DRM'], requested_by: 'U0USER0A' },
+      'the input "Service" (service) is a list, but the step takes text',
+    ],
+  ])(
+    'an input of the wrong type (%s) is refused naming the input, never coerced; nothing upstream',
+    async (_n, callbackId, inputs, says) => {
+      const before = bot.emulator!.requestCounts();
+      const r = await bot.functionExecuted({ callbackId, inputs });
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeError');
+      expect(String(c.args.error)).toContain(says);
+      const after = bot.emulator!.requestCounts();
+      expect(
+        Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0)),
+      ).toEqual([]);
+    },
+  );
+
   it('job status: a job id that is not a number fails with the way to find one', async () => {
     const r = await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: 'abc' } });
     const c = await completion(bot, r.executionId);
