@@ -8,7 +8,7 @@
  * the watcher's own polls).
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { RUNS_NAMESPACE } from '../../src/ops/watermarking/registration/records.js';
 import { createSlackApp } from '../../src/slack/app.js';
@@ -389,6 +389,82 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
       ).toEqual([]);
     },
   );
+
+  /** A function_executed envelope as Slack sends it, with inputs of `inputBytes` (the id after them). */
+  function bigStepBody(
+    ex: { executionId: string; token: string },
+    inputBytes: number,
+    workflowExecutionId: string,
+  ) {
+    const now = Math.floor(Date.now() / 1000);
+    return JSON.stringify({
+      token: 'deprecated-verification-token',
+      team_id: bot.ws.teamId,
+      api_app_id: 'A0FAKEAPP',
+      event: {
+        type: 'function_executed',
+        function: { id: 'FnBIG0001', callback_id: 'register_recipients', title: 'Register', type: 'app' },
+        // A key-like text inside a value (escaped quotes) must not be taken for the execution id.
+        inputs: {
+          recipients: `"function_execution_id":"FxFAKE000001"\n${'wf-big-name\n'.repeat(Math.ceil(inputBytes / 12))}`,
+          requested_by: bot.ws.member,
+        },
+        function_execution_id: ex.executionId,
+        workflow_execution_id: workflowExecutionId,
+        event_ts: `${now}.000100`,
+        bot_access_token: ex.token,
+      },
+      type: 'event_callback',
+      event_id: 'EvBIG00001',
+      event_time: now,
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: bot.ws.teamId,
+          user_id: bot.ws.botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+    });
+  }
+
+  it('a step event over the body limit (4 MB of inputs) is answered 413 and the step fails with the reason, not left waiting; nothing upstream', async () => {
+    const ex = bot.fake.startFunctionExecution(bot.ws.teamId);
+    const before = bot.emulator!.requestCounts();
+    const body = bigStepBody(ex, 5 * 1024 * 1024, 'WxBIGSIGNED1');
+    const r = await bot.send('/slack/events', body, 'application/json');
+    expect(r.status).toBe(413);
+    const c = await completion(bot, ex.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toContain('over the 4.0 MB the bot accepts');
+    expect(String(c.args.error)).toContain('Make the inputs smaller');
+    // Completed with the workspace's bot token.
+    expect(c.teamId).toBe(bot.ws.teamId);
+    expect(bot.fake.functionExecution('FxFAKE000001')).toBeUndefined();
+    const after = bot.emulator!.requestCounts();
+    expect(Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0))).toEqual(
+      [],
+    );
+    await vi.waitFor(() => expect(bot.logs.text()).toMatch(/WxBIGSIGNED1.*the step was failed with the reason/), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it('an unsigned step event over the body limit completes nothing; the ids that could be read are logged as unverified', async () => {
+    const ex = bot.fake.startFunctionExecution(bot.ws.teamId);
+    const body = bigStepBody(ex, 5 * 1024 * 1024, 'WxBIGFORGED1');
+    const r = await bot.send('/slack/events', body, 'application/json', 'bad');
+    expect(r.status).toBe(413);
+    await vi.waitFor(() => expect(bot.logs.text()).toContain('WxBIGFORGED1'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(bot.logs.text()).toMatch(/unverified workflow step event over the body limit/);
+    expect(completions(bot, ex.executionId)).toEqual([]);
+    expect(bot.fake.functionExecution(ex.executionId)).toBe('running');
+  });
 
   it('job status: a job id that is not a number fails with the way to find one', async () => {
     const r = await bot.functionExecuted({ callbackId: 'job_status', inputs: { job_id: 'abc' } });
