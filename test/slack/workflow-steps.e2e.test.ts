@@ -89,6 +89,14 @@ function expectRendersUser(e: AuditEntry, user: string): void {
   }
 }
 
+/** The completion calls of an execution: the kind of token each was made with, and its answer. */
+function completionTokens(bot: TestBot, executionId: string): string[] {
+  return bot.fake
+    .calls()
+    .filter((c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === executionId)
+    .map((c) => `${c.tokenKind}:${c.ok ? 'ok' : c.error}`);
+}
+
 describe('Workflow Builder steps (function_executed through the real app)', () => {
   let bot: TestBot;
   beforeAll(async () => {
@@ -390,6 +398,16 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     },
   );
 
+  it("a step is completed with the workspace's bot token (it outlives the event's token)", async () => {
+    const jobId = bot.emulator!.createJob('DEMO', 'WF-TOKEN-000', [{ recipient: 'wf-tok-0' }]);
+    const r = await bot.functionExecuted({
+      callbackId: 'job_status',
+      inputs: { job_id: String(jobId), site: 'DEMO' },
+    });
+    await completion(bot, r.executionId);
+    expect(completionTokens(bot, r.executionId)).toEqual(['bot:ok']);
+  });
+
   /** A function_executed envelope as Slack sends it, with inputs of `inputBytes` (the id after them). */
   function bigStepBody(
     ex: { executionId: string; token: string },
@@ -446,10 +464,13 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     expect(Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0))).toEqual(
       [],
     );
-    await vi.waitFor(() => expect(bot.logs.text()).toMatch(/WxBIGSIGNED1.*the step was failed with the reason/), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      () => expect(bot.logs.text()).toMatch(/WxBIGSIGNED1.*the step was failed with the reason/),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
   });
 
   it('an unsigned step event over the body limit completes nothing; the ids that could be read are logged as unverified', async () => {
@@ -721,6 +742,49 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     expect(entry?.userId).toBe(bot.ws.member);
     expect(entry?.detail).toContain(`for user ${bot.ws.member}`);
     expectRendersUser(entry!, bot.ws.member);
+  });
+
+  it("Slack refusing the bot token's type: the completion is made once more with the event's token (at once, and for a wait the watcher completes)", async () => {
+    bot.fake.refuseCompletionTokens('bot');
+    const runtime = watchRuntime(bot.deps, bot.handle.app, 'token-type');
+    try {
+      const jobId = bot.emulator!.createJob('DEMO', 'WF-TOKEN-001', [{ recipient: 'wf-tok-1' }]);
+      const now = await bot.functionExecuted({
+        callbackId: 'job_status',
+        inputs: { job_id: String(jobId), site: 'DEMO' },
+      });
+      await vi.waitFor(
+        () =>
+          expect(completionTokens(bot, now.executionId)).toEqual([
+            'bot:not_allowed_token_type',
+            'function:ok',
+          ]),
+        {
+          timeout: 10_000,
+          interval: 20,
+        },
+      );
+      const waiting = await bot.functionExecuted({
+        callbackId: 'wait_for_job',
+        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1 },
+      });
+      await stored(bot, waiting.executionId);
+      bot.emulator!.finishJob('DEMO', jobId);
+      await runtime.watcher.pollOnce(bot.ws.teamId, 'DEMO');
+      await vi.waitFor(
+        () =>
+          expect(completionTokens(bot, waiting.executionId)).toEqual([
+            'bot:not_allowed_token_type',
+            'function:ok',
+          ]),
+        { timeout: 10_000, interval: 20 },
+      );
+      expect(bot.fake.functionExecution(waiting.executionId)).toBe('completed');
+      expect(bot.logs.text()).not.toMatch(/xwfp-/);
+    } finally {
+      bot.fake.refuseCompletionTokens();
+      await runtime.stop();
+    }
   });
 });
 

@@ -29,6 +29,7 @@ import { type CommandContext, createContext, errorOptions } from './context.js';
 import { explainError } from './errors.js';
 import { neutralise, SLACK_USER_ID_RE } from './mrkdwn.js';
 import { stepBarred } from './roles.js';
+import { callWithStepToken, rememberEventToken } from './step-completion.js';
 import { botClientFor } from './support.js';
 
 export type StepInputs = Record<string, unknown>;
@@ -200,126 +201,142 @@ export function unattendedText(title: string): string {
 /** Register every step's `app.function` listener. */
 export function registerSteps(app: App, deps: AppDeps, steps: readonly StepDeclaration[]): void {
   for (const decl of steps) {
-    app.function(
-      decl.callbackId,
-      { autoAcknowledge: true },
-      async ({ event, context, client, complete, fail }) => {
-        const inputs = (event.inputs ?? {}) as StepInputs;
-        const rawUser = decl.userInput ? inputs[decl.userInput] : undefined;
-        const userId =
-          typeof rawUser === 'string' && SLACK_USER_ID_RE.test(rawUser) && rawUser !== context.botUserId
-            ? rawUser
-            : undefined;
-        const others = eventPeople(inputs, context);
-        const workflowUserId = userId ? undefined : others[0];
-        const workspaceClient =
-          (await botClientFor(
-            deps,
-            context.enterpriseId && context.isEnterpriseInstall
-              ? context.enterpriseId
-              : (context.teamId ?? ''),
-          ).catch(() => undefined)) ?? client;
-        const ctx = createContext({
-          deps,
-          client: workspaceClient,
-          teamId: context.teamId,
-          enterpriseId: context.enterpriseId,
-          isEnterpriseInstall: context.isEnterpriseInstall,
-          // Audit entries name the user the workflow ran for; without one, the bot itself.
-          userId: userId ?? workflowUserId ?? context.botUserId ?? 'workflow',
-        });
-        const step: StepRun = {
-          ctx,
-          inputs,
-          executionId: event.function_execution_id,
-          workflowExecutionId: event.workflow_execution_id,
-          userId,
-          workflowUserId,
-          client: workspaceClient,
-        };
-        const who = auditWho({ ...step, userId: userId ?? workflowUserId });
-        const failWith = async (text: string, result: 'error' | 'refused') => {
-          await ctx
-            .audit({ action: decl.action, detail: `${decl.title}, ${who}: ${text.slice(0, 300)}`, result })
-            .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
-          // Plain text shown in Workflow Builder: neutralised like every plain_text (a quoted input
-          // cut inside an emoji would otherwise reach Slack fused with the next character).
-          await fail({ error: neutralise(text) }).catch((err: unknown) =>
-            ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
-          );
-        };
-        // The input check: a value of another type than the manifest's is refused, never coerced.
-        const wrongType = inputTypeError(decl.title, inputs, decl.inputs);
-        if (wrongType) {
-          await failWith(wrongType, 'refused');
-          return;
-        }
-        // The user check of every step (the only one), for every person the event names (the
-        // runner and whoever started the workflow: a guest clicking a workflow's button is refused
-        // even when Requested by names a member): a barred user (GUEST_ACCESS=none: a guest, a
-        // user Slack does not know in this workspace, a user of another organisation) fails the
-        // step with what / why / next, audited as refused.
-        const people = [...(userId ? [userId] : []), ...others.filter((p) => p !== userId)];
-        for (const person of people) {
-          const pctx =
-            person === ctx.userId
-              ? ctx
-              : createContext({
-                  deps,
-                  client: workspaceClient,
-                  teamId: context.teamId,
-                  enterpriseId: context.enterpriseId,
-                  isEnterpriseInstall: context.isEnterpriseInstall,
-                  userId: person,
-                });
-          let barred: string | undefined;
-          try {
-            barred = await stepBarred(pctx);
-          } catch (err) {
-            await failWith(await stepErrorText(ctx, decl.title, err), 'error');
-            return;
-          }
-          if (barred) {
-            await failWith(plainText(barred), 'refused');
-            return;
-          }
-        }
-        // No person at all (an unattended workflow): only steps that read, unless allowed.
-        if (people.length === 0 && decl.effect === 'write' && deps.config.workflowUnattended !== 'all') {
-          await failWith(unattendedText(decl.title), 'refused');
-          return;
-        }
+    app.function(decl.callbackId, { autoAcknowledge: true }, async ({ event, context, client }) => {
+      const inputs = (event.inputs ?? {}) as StepInputs;
+      const rawUser = decl.userInput ? inputs[decl.userInput] : undefined;
+      const userId =
+        typeof rawUser === 'string' && SLACK_USER_ID_RE.test(rawUser) && rawUser !== context.botUserId
+          ? rawUser
+          : undefined;
+      const others = eventPeople(inputs, context);
+      const workflowUserId = userId ? undefined : others[0];
+      const botClient = await botClientFor(
+        deps,
+        context.enterpriseId && context.isEnterpriseInstall ? context.enterpriseId : (context.teamId ?? ''),
+      ).catch(() => undefined);
+      const workspaceClient = botClient ?? client;
+      // The event's own token, kept in memory for a completion Slack refuses with the bot token
+      // (./step-completion.ts); Bolt's `client` holds it for the answers given now.
+      rememberEventToken(deps, event.function_execution_id, event.bot_access_token);
+      const completion = {
+        executionId: event.function_execution_id,
+        workspace: botClient,
+        eventClient: client,
+      };
+      const complete = (args: { outputs: Record<string, unknown> }) =>
+        callWithStepToken(deps, completion, (c) =>
+          c.functions.completeSuccess({
+            function_execution_id: event.function_execution_id,
+            outputs: args.outputs,
+          }),
+        );
+      const fail = (args: { error: string }) =>
+        callWithStepToken(deps, completion, (c) =>
+          c.functions.completeError({
+            function_execution_id: event.function_execution_id,
+            error: args.error,
+          }),
+        );
+      const ctx = createContext({
+        deps,
+        client: workspaceClient,
+        teamId: context.teamId,
+        enterpriseId: context.enterpriseId,
+        isEnterpriseInstall: context.isEnterpriseInstall,
+        // Audit entries name the user the workflow ran for; without one, the bot itself.
+        userId: userId ?? workflowUserId ?? context.botUserId ?? 'workflow',
+      });
+      const step: StepRun = {
+        ctx,
+        inputs,
+        executionId: event.function_execution_id,
+        workflowExecutionId: event.workflow_execution_id,
+        userId,
+        workflowUserId,
+        client: workspaceClient,
+      };
+      const who = auditWho({ ...step, userId: userId ?? workflowUserId });
+      const failWith = async (text: string, result: 'error' | 'refused') => {
+        await ctx
+          .audit({ action: decl.action, detail: `${decl.title}, ${who}: ${text.slice(0, 300)}`, result })
+          .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
+        // Plain text shown in Workflow Builder: neutralised like every plain_text (a quoted input
+        // cut inside an emoji would otherwise reach Slack fused with the next character).
+        await fail({ error: neutralise(text) }).catch((err: unknown) =>
+          ctx.logger.error({ err, executionId: step.executionId }, 'functions.completeError failed'),
+        );
+      };
+      // The input check: a value of another type than the manifest's is refused, never coerced.
+      const wrongType = inputTypeError(decl.title, inputs, decl.inputs);
+      if (wrongType) {
+        await failWith(wrongType, 'refused');
+        return;
+      }
+      // The user check of every step (the only one), for every person the event names (the
+      // runner and whoever started the workflow: a guest clicking a workflow's button is refused
+      // even when Requested by names a member): a barred user (GUEST_ACCESS=none: a guest, a
+      // user Slack does not know in this workspace, a user of another organisation) fails the
+      // step with what / why / next, audited as refused.
+      const people = [...(userId ? [userId] : []), ...others.filter((p) => p !== userId)];
+      for (const person of people) {
+        const pctx =
+          person === ctx.userId
+            ? ctx
+            : createContext({
+                deps,
+                client: workspaceClient,
+                teamId: context.teamId,
+                enterpriseId: context.enterpriseId,
+                isEnterpriseInstall: context.isEnterpriseInstall,
+                userId: person,
+              });
+        let barred: string | undefined;
         try {
-          const clients = await ctx.clients();
-          if (!clients.has(decl.needs)) throw new NotConfiguredError(decl.needs);
+          barred = await stepBarred(pctx);
         } catch (err) {
-          if (err instanceof NotConfiguredError) {
-            await failWith(notSetUpText(decl.title, err.part), 'refused');
-            return;
-          }
           await failWith(await stepErrorText(ctx, decl.title, err), 'error');
           return;
         }
-        try {
-          const r = await decl.run(step);
-          if ('later' in r) return;
-          await ctx
-            .audit({
-              action: decl.action,
-              detail: `${decl.title}, ${who}${decl.detail ? `: ${decl.detail(step, r.outputs)}` : ''}`,
-              result: 'ok',
-            })
-            .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
-          await complete({ outputs: r.outputs });
-        } catch (err) {
-          const refused = err instanceof StepRefusedError;
-          await failWith(
-            refused ? err.message : await stepErrorText(ctx, decl.title, err),
-            refused ? 'refused' : 'error',
-          );
+        if (barred) {
+          await failWith(plainText(barred), 'refused');
+          return;
         }
-      },
-    );
+      }
+      // No person at all (an unattended workflow): only steps that read, unless allowed.
+      if (people.length === 0 && decl.effect === 'write' && deps.config.workflowUnattended !== 'all') {
+        await failWith(unattendedText(decl.title), 'refused');
+        return;
+      }
+      try {
+        const clients = await ctx.clients();
+        if (!clients.has(decl.needs)) throw new NotConfiguredError(decl.needs);
+      } catch (err) {
+        if (err instanceof NotConfiguredError) {
+          await failWith(notSetUpText(decl.title, err.part), 'refused');
+          return;
+        }
+        await failWith(await stepErrorText(ctx, decl.title, err), 'error');
+        return;
+      }
+      try {
+        const r = await decl.run(step);
+        if ('later' in r) return;
+        await ctx
+          .audit({
+            action: decl.action,
+            detail: `${decl.title}, ${who}${decl.detail ? `: ${decl.detail(step, r.outputs)}` : ''}`,
+            result: 'ok',
+          })
+          .catch((err: unknown) => ctx.logger.warn({ err }, 'audit append failed'));
+        await complete({ outputs: r.outputs });
+      } catch (err) {
+        const refused = err instanceof StepRefusedError;
+        await failWith(
+          refused ? err.message : await stepErrorText(ctx, decl.title, err),
+          refused ? 'refused' : 'error',
+        );
+      }
+    });
   }
 }
 
