@@ -521,7 +521,8 @@ export const VARIABLES: VariableSpec[] = [
     name: 'SERVICE_TIMEOUT_MS',
     required: 'no',
     default: '10000',
-    description: 'Timeout of one call to the service APIs, ms.',
+    description:
+      'Idle timeout of a call to the service APIs, ms: the longest wait for the response headers, and for each next piece of the body. It does not bound a whole call: a server that keeps sending a byte now and then is cut off by UPSTREAM_CALL_DEADLINE_MS.',
     schema: intIn(100, 300_000),
   },
   {
@@ -652,7 +653,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: '30000',
     description:
-      'Total time one service call may take, ms: every attempt and retry wait, the headers and the whole body (a server sending a byte at a time is cut off here).',
+      'Whole-call deadline of one service call, ms: every attempt and retry wait, the connection, the headers and the whole body, however the time is spent (a server sending a byte every few seconds, each gap within SERVICE_TIMEOUT_MS, is cut off here). The same for commands and the job watcher; a command is acked at once and its answer follows, so a slow service delays the answer, never the ack.',
     schema: intIn(500, 600_000),
   },
   {
