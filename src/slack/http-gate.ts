@@ -277,6 +277,54 @@ function signatureHeadersValid(
   return Number(timestamp) >= Math.floor(nowMs / 1000) - SIGNATURE_WINDOW_MS / 1000;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Interactive payload types and what Slack always sends with them (Bolt reads these unchecked). */
+const INTERACTIVE_NEEDS: Record<string, readonly string[]> = {
+  block_actions: ['user'],
+  block_suggestion: ['user'],
+  view_submission: ['user', 'view'],
+  view_closed: ['user', 'view'],
+  shortcut: ['user'],
+  message_action: ['user'],
+  interactive_message: ['user'],
+  dialog_submission: ['user'],
+};
+
+/**
+ * A signed body of a shape Slack never sends, which Bolt would throw on (a 500 to the sender):
+ * an interactive `payload` that is not a JSON object with a string `type`, or lacks the `user`
+ * (and `view`) object Slack sends with that type; a JSON event body that is not an object with a
+ * string `type`, or an `event_callback` without its `event` object. Slash commands (form fields)
+ * and ssl_check are not looked at here. Exported for tests.
+ */
+export function malformedSlackBody(text: string, contentType: string): boolean {
+  if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    const raw = new URLSearchParams(text).get('payload');
+    if (raw === null) return false;
+    let p: unknown;
+    try {
+      p = JSON.parse(raw);
+    } catch {
+      return true;
+    }
+    if (!isObject(p) || typeof p.type !== 'string') return true;
+    return (INTERACTIVE_NEEDS[p.type] ?? []).some((k) => !isObject(p[k]));
+  }
+  if (contentType.startsWith('application/json')) {
+    let b: unknown;
+    try {
+      b = JSON.parse(text);
+    } catch {
+      return true;
+    }
+    if (!isObject(b) || typeof b.type !== 'string') return true;
+    return b.type === 'event_callback' && !isObject(b.event);
+  }
+  return false;
+}
+
 /** Wrap a receiver's request listener with the gate. Returns the wrapped listener. */
 export function createRequestGate(inner: Listener, opts: RequestGateOptions): Listener {
   const endpoints = new Set(opts.endpoints ?? ['/slack/events']);
@@ -368,6 +416,12 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
     if (!signed) {
       logger.warn({ path }, 'refused a request without a valid Slack signature');
       answer(req, res, 401);
+      return;
+    }
+    // Signed, but not a shape Slack sends (Bolt would throw reading it: a 500): answered 400.
+    if (malformedSlackBody(text, contentType)) {
+      logger.warn({ path }, 'refused a signed request whose payload is not of a shape Slack sends');
+      answer(req, res, 400);
       return;
     }
     let fresh = true;
