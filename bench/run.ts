@@ -6,6 +6,7 @@
 
 import { benchAck } from './ack.js';
 import { benchAdaptive } from './adaptive.js';
+import { benchHostile } from './hostile.js';
 import { type BenchContext, machineInfo, type Row, renderNotes, renderTable } from './lib.js';
 import { benchNotify } from './notify.js';
 import { benchPollCost } from './poll-cost.js';
@@ -29,6 +30,7 @@ export const FIGURES: Figure[] = [
   { id: '6', name: 'adaptive polling', run: benchAdaptive },
   { id: '7', name: 'replicas on Redis', run: benchReplicas },
   { id: '8', name: 'workflow waits listing', run: benchWaitsListing },
+  { id: '9', name: 'hostile input', run: benchHostile },
 ];
 
 export interface BenchResult {

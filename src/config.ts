@@ -43,6 +43,8 @@ export class ConfigError extends Error {
 
 export const GUEST_ACCESS_VALUES = ['none', 'member'] as const;
 export type GuestAccess = (typeof GUEST_ACCESS_VALUES)[number];
+export const WORKFLOW_UNATTENDED_VALUES = ['read-only', 'all'] as const;
+export type WorkflowUnattended = (typeof WORKFLOW_UNATTENDED_VALUES)[number];
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -100,6 +102,12 @@ export interface Config {
   personalDataUsergroupIds?: string[];
   /** EXPORT_RETENTION_DAYS: the bot's uploaded CSV files are deleted after this many days (0: kept). */
   exportRetentionDays?: number;
+   * WORKFLOW_UNATTENDED: which Workflow Builder steps run when the bot cannot tell who runs them
+   * (an unattended workflow: "Requested by" empty, no person in the event). `read-only` (default):
+   * only the steps that read (job status, wait for a job); `all`: every step. Optional here so
+   * hand-built configurations (tests) get the safe default.
+   */
+  workflowUnattended?: WorkflowUnattended;
   pollIntervalSeconds: number;
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
@@ -476,6 +484,14 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Days the CSV files the bot uploads (DRM data and job exports, in the requester\'s direct messages) are kept before the bot deletes them from Slack (files.delete). 0 keeps them. See docs/security.md ("Personal data").',
     schema: intIn(0, 3650),
+    name: 'WORKFLOW_UNATTENDED',
+    required: 'no',
+    default: 'read-only',
+    description:
+      'Which Workflow Builder steps run when the bot cannot tell who runs them (Requested by empty and no person in the event: a scheduled or webhook workflow). `read-only`: only the steps that read (job status, wait for a job); the others fail saying so. `all`: every step (register recipients, trial extension too), audited under the bot. See docs/workflow-builder.md.',
+    schema: z.enum(WORKFLOW_UNATTENDED_VALUES, {
+      error: `must be one of ${WORKFLOW_UNATTENDED_VALUES.join(', ')}`,
+    }),
   },
   {
     name: 'POLL_INTERVAL_SECONDS',
@@ -576,7 +592,8 @@ export const VARIABLES: VariableSpec[] = [
     name: 'SERVICE_TIMEOUT_MS',
     required: 'no',
     default: '10000',
-    description: 'Timeout of one call to the service APIs, ms.',
+    description:
+      'Idle timeout of a call to the service APIs, ms: the longest wait for the response headers, and for each next piece of the body. It does not bound a whole call: a server that keeps sending a byte now and then is cut off by UPSTREAM_CALL_DEADLINE_MS.',
     schema: intIn(100, 300_000),
   },
   {
@@ -740,7 +757,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: '30000',
     description:
-      'Total time one service call may take, ms: every attempt and retry wait, the headers and the whole body (a server sending a byte at a time is cut off here).',
+      'Whole-call deadline of one service call, ms: every attempt and retry wait, the connection, the headers and the whole body, however the time is spent (a server sending a byte every few seconds, each gap within SERVICE_TIMEOUT_MS, is cut off here). The same for commands and the job watcher; a command is acked at once and its answer follows, so a slow service delays the answer, never the ack.',
     schema: intIn(500, 600_000),
   },
   {
@@ -758,6 +775,55 @@ export const VARIABLES: VariableSpec[] = [
     schema: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'must be a channel id like C0123ABCD'),
   },
 ];
+
+/**
+ * Names a `.env` file may hold that are not the bot's settings but are read by Node or the
+ * platform itself (not warned about).
+ */
+const RUNTIME_NAMES = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'TZ']);
+
+/** Edit distance of two short names (insertions, deletions, substitutions), capped at `max + 1`. */
+function distance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * The names among `names` (e.g. those of a `.env` file) that are no setting of the bot, each with
+ * the setting it most likely meant (a typo such as METRIC_TOKEN would otherwise leave /metrics
+ * open without a word). Names only: never values.
+ */
+export function unknownSettings(names: readonly string[]): Array<{ name: string; meant?: string }> {
+  const known = VARIABLES.map((v) => v.name);
+  const out: Array<{ name: string; meant?: string }> = [];
+  for (const name of names) {
+    if (RUNTIME_NAMES.has(name) || known.includes(name)) continue;
+    const upper = name.toUpperCase();
+    let meant: string | undefined;
+    let best = 3;
+    for (const k of known) {
+      const d = upper === k ? 0 : distance(upper, k, 2);
+      if (d < best) {
+        best = d;
+        meant = k;
+      }
+    }
+    out.push(meant ? { name, meant } : { name });
+  }
+  return out;
+}
 
 /** The README configuration table (name, required, default, description), from VARIABLES. */
 export const CONFIG_DOC: ReadonlyArray<{
@@ -992,6 +1058,7 @@ export function loadConfig(env: Env = process.env): Config {
     guestAccess: v.GUEST_ACCESS as GuestAccess,
     personalDataUsergroupIds: (v.PERSONAL_DATA_USERGROUP as string[] | undefined) ?? [],
     exportRetentionDays: v.EXPORT_RETENTION_DAYS as number,
+    workflowUnattended: v.WORKFLOW_UNATTENDED as WorkflowUnattended,
     pollIntervalSeconds: v.POLL_INTERVAL_SECONDS as number,
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,

@@ -13,6 +13,11 @@
  * `ab#cd` and `docker run --env-file` keeps quotes literally: the same file is read three ways
  * (docs/configuration.md). A value that looks cut that way is reported (`cutAtHash`, names only,
  * never values: they may be secrets) so `main` can warn: quote it with single quotes.
+ *
+ * A file saved with a UTF-8 byte-order mark (Windows editors) would otherwise lose its first
+ * setting: Node's parser reads the name as "\uFEFFMETRICS_TOKEN", which no one asks for. The mark
+ * is dropped before parsing. Names that are not settings (a typo like METRIC_TOKEN) are reported
+ * by `main` (config.ts `unknownSettings`), never silently ignored.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -61,6 +66,8 @@ export function loadEnvFile(
       return { loaded: [], overridden: [], cutAtHash: [] };
     throw new Error(`cannot read ${file}: ${(err as Error).message}`);
   }
+  // A leading byte-order mark is not part of the first name.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const result: EnvFileResult = { path: file, loaded: [], overridden: [], cutAtHash: valuesCutAtHash(text) };
   for (const [name, value] of Object.entries(parseEnv(text))) {
     if (env[name] !== undefined) {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { loadSiteRequestStatuses, setSiteRequestStatuses } from './api/site-request-statuses.js';
-import { apiOptionsOf, type Config, ConfigError, type Env, loadConfig } from './config.js';
+import { apiOptionsOf, type Config, ConfigError, type Env, loadConfig, unknownSettings } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, type Logger, registerSecret, setLogger } from './log.js';
 import { checkEncryptionKeys, keyReadinessCheck } from './ops/key-check.js';
@@ -221,6 +221,15 @@ export async function main(): Promise<void> {
     if (envFile.cutAtHash.length)
       process.stderr.write(
         `Warning: in ${envFile.path}, ${envFile.cutAtHash.join(', ')} ${envFile.cutAtHash.length === 1 ? 'has' : 'have'} an unquoted value with "#": npm start reads only what comes before it. Put the value in single quotes (KEY='a#b'); see docs/configuration.md.\n`,
+      );
+    const unknown = unknownSettings([...envFile.loaded, ...envFile.overridden]);
+    if (unknown.length)
+      process.stderr.write(
+        `Warning: in ${envFile.path}, ${unknown
+          .map((u) => (u.meant ? `${u.name} (did you mean ${u.meant}?)` : u.name))
+          .join(
+            ', ',
+          )} ${unknown.length === 1 ? 'is not a setting' : 'are not settings'} of drm-chatops and ${unknown.length === 1 ? 'is' : 'are'} ignored; see docs/configuration.md.\n`,
       );
     bot = await startBot();
   } catch (err) {

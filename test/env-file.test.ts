@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlack } from '../dev/fakeslack/index.js';
+import { unknownSettings } from '../src/config.js';
 import { loadEnvFile, valuesCutAtHash } from '../src/env-file.js';
 
 describe('loadEnvFile', () => {
@@ -69,6 +70,24 @@ describe('loadEnvFile', () => {
     expect(valuesCutAtHash('A=\'x#y\'\nB="x#y"\nC=x\n')).toEqual([]);
   });
 
+  it('a file saved with a UTF-8 byte-order mark keeps its first setting', () => {
+    const file = join(dir, '.env-bom');
+    writeFileSync(file, `\uFEFFMETRICS_TOKEN=s3cret-metrics\r\nPORT=4000\r\n`);
+    const env: NodeJS.ProcessEnv = {};
+    const r = loadEnvFile(env, file);
+    expect(env).toEqual({ METRICS_TOKEN: 's3cret-metrics', PORT: '4000' });
+    expect(r.loaded.sort()).toEqual(['METRICS_TOKEN', 'PORT']);
+  });
+
+  it('names that are no setting are found, with the setting a typo most likely meant', () => {
+    expect(unknownSettings(['METRICS_TOKEN', 'PORT', 'NODE_ENV', 'TZ'])).toEqual([]);
+    expect(unknownSettings(['METRIC_TOKEN', 'metrics_token', 'SOMETHING_ELSE'])).toEqual([
+      { name: 'METRIC_TOKEN', meant: 'METRICS_TOKEN' },
+      { name: 'metrics_token', meant: 'METRICS_TOKEN' },
+      { name: 'SOMETHING_ELSE' },
+    ]);
+  });
+
   it('a missing file changes nothing and is not an error', () => {
     const env: NodeJS.ProcessEnv = { A: '1' };
     expect(loadEnvFile(env, join(dir, 'absent.env'))).toEqual({ loaded: [], overridden: [], cutAtHash: [] });
@@ -89,20 +108,23 @@ describe('npm start with a .env file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('starts from the settings in ./.env alone, serves /healthz, stops on SIGTERM', async () => {
+  it('starts from the settings in ./.env alone (saved with a byte-order mark), warns of a name that is no setting, serves /healthz, stops on SIGTERM', async () => {
     writeFileSync(
       join(dir, '.env'),
-      [
-        'SLACK_BOT_TOKEN=xoxb-1-envfile',
-        `SLACK_SIGNING_SECRET=${randomBytes(8).toString('hex')}`,
-        `SLACK_API_URL=${fake.apiUrl}`,
-        `ENCRYPTION_KEY=${randomBytes(32).toString('base64')}`,
-        'STORE_URL=memory://',
-        'PORT=0',
-        'HOST=127.0.0.1',
-        'LOG_LEVEL=info',
-        '',
-      ].join('\n'),
+      // The byte-order mark a Windows editor writes: the first setting must still count.
+      '\uFEFF' +
+        [
+          'SLACK_BOT_TOKEN=xoxb-1-envfile',
+          'METRIC_TOKEN=typo-secret-value',
+          `SLACK_SIGNING_SECRET=${randomBytes(8).toString('hex')}`,
+          `SLACK_API_URL=${fake.apiUrl}`,
+          `ENCRYPTION_KEY=${randomBytes(32).toString('base64')}`,
+          'STORE_URL=memory://',
+          'PORT=0',
+          'HOST=127.0.0.1',
+          'LOG_LEVEL=info',
+          '',
+        ].join('\n'),
     );
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     // Run from the directory holding the .env: only PATH comes from the parent's environment.
@@ -129,6 +151,8 @@ describe('npm start with a .env file', () => {
     try {
       expect(port, out).toBeDefined();
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(out).toMatch(/METRIC_TOKEN \(did you mean METRICS_TOKEN\?\) is not a setting/);
+      expect(out).not.toContain('typo-secret-value');
     } finally {
       child.kill('SIGTERM');
     }

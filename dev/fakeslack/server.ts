@@ -81,12 +81,22 @@ export interface FakeWorkspaceSpec {
   usergroups?: { id: string; users: string[] }[];
 }
 
+function kindOfToken(token: string): FakeCall['tokenKind'] {
+  if (token.startsWith('xoxb-')) return 'bot';
+  if (token.startsWith('xwfp-')) return 'function';
+  if (token.startsWith('xoxp-')) return 'user';
+  if (token.startsWith('xapp-')) return 'app';
+  return undefined;
+}
+
 export interface FakeCall {
   seq: number;
   /** Web API method, "upload" (file bytes), "download" (url_private) or "response_url". */
   method: string;
   /** Team of the token used (undefined when the token was missing or unknown). */
   teamId?: string;
+  /** The kind of token the call was made with (never the token itself). */
+  tokenKind?: 'bot' | 'function' | 'user' | 'app';
   /** Arguments with JSON-encoded fields (blocks, view, files...) decoded; secrets removed. */
   args: Obj;
   at: number;
@@ -302,6 +312,7 @@ export class FakeSlack {
   private readonly responsesList: FakeResponse[] = [];
   private readonly files = new Map<string, FakeFile>();
   private readonly codes = new Map<string, OAuthCode>();
+  private refusedCompletionTokens = new Set<string>();
   private readonly failures = new Map<
     string,
     Required<Omit<FailureSpec, 'retryAfterSeconds'>> & FailureSpec
@@ -452,6 +463,14 @@ export class FakeSlack {
     this.executions.set(executionId, { teamId, state: 'running' });
     this.tokens.set(token, teamId);
     return { executionId, token };
+  }
+
+  /**
+   * Refuse functions.completeSuccess / completeError made with a token of these kinds
+   * (`not_allowed_token_type`, as Slack answers a token type a method does not take); none by default.
+   */
+  refuseCompletionTokens(...kinds: Array<'bot' | 'function'>): void {
+    this.refusedCompletionTokens = new Set(kinds);
   }
 
   /** State of a step execution ('running' until completed or failed). */
@@ -745,6 +764,8 @@ export class FakeSlack {
   private async handleApi(method: string, req: IncomingMessage, body: Buffer, res: ServerResponse) {
     let args: Obj = {};
     let teamId: string | undefined;
+    let tokenKind: FakeCall['tokenKind'];
+    const record = (c: Omit<FakeCall, 'seq' | 'at'>) => this.record(tokenKind ? { ...c, tokenKind } : c);
     const recordArgs = () => {
       const { token: _t, client_secret: _s, ...rest } = args;
       return rest;
@@ -758,13 +779,14 @@ export class FakeSlack {
           ? args.token
           : '';
       teamId = token ? this.tokens.get(token) : undefined;
+      tokenKind = kindOfToken(token);
 
       const failure = this.takeFailure(method);
       if (failure) {
         if (failure.status === 429 || failure.error === 'ratelimited') {
           const retry = String(failure.retryAfterSeconds ?? 1);
           const payload = { ok: false, error: 'ratelimited' };
-          this.record({
+          record({
             method,
             teamId,
             args: recordArgs(),
@@ -776,7 +798,7 @@ export class FakeSlack {
           return this.send(res, 429, payload, { 'retry-after': retry });
         }
         if (failure.status >= 500) {
-          this.record({
+          record({
             method,
             teamId,
             args: recordArgs(),
@@ -805,15 +827,21 @@ export class FakeSlack {
       } else {
         if (!token) throw new SlackApiError('not_authed');
         if (!teamId) throw new SlackApiError('invalid_auth');
+        if (
+          method.startsWith('functions.complete') &&
+          tokenKind &&
+          this.refusedCompletionTokens.has(tokenKind)
+        )
+          throw new SlackApiError('not_allowed_token_type');
         result = await this.dispatch(method, this.ws(teamId), args);
       }
       const payload = { ok: true, ...result };
-      this.record({ method, teamId, args: recordArgs(), status: 200, ok: true, response: payload });
+      record({ method, teamId, args: recordArgs(), status: 200, ok: true, response: payload });
       return this.send(res, 200, payload);
     } catch (e) {
       if (!(e instanceof SlackApiError)) throw e;
       const payload = { ok: false, error: e.error, ...e.extra };
-      this.record({
+      record({
         method,
         teamId,
         args: recordArgs(),

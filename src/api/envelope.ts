@@ -382,7 +382,8 @@ function webPageTitle(res: HttpResponse): string | undefined {
   const html = /html/i.test(Array.isArray(type) ? type.join(',') : (type ?? ''));
   const head = res.text.trimStart().slice(0, 2000);
   if (!html && !/^<(!doctype\s+html|html|head|body|title|meta)\b/i.test(head)) return undefined;
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
+  // `[^<>]*`: an attribute run stops at the next tag, so "<title<title…" costs linear time.
+  const title = /<title[^<>]*>([^<]*)<\/title>/i.exec(head)?.[1] ?? '';
   return cleanServerText(title, 80);
 }
 

@@ -18,7 +18,7 @@ import type { AppDeps } from './deps.js';
 import { createDrain } from './drain.js';
 import { FEATURES } from './features/index.js';
 import { createHealth, type ReadinessCheck } from './health.js';
-import { createRequestGate } from './http-gate.js';
+import { createRequestGate, DEFAULT_BODY_LIMIT } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
@@ -27,6 +27,7 @@ import { handlerQueue } from './kit/handler-queue.js';
 import { boltClientOptions, newWebClient, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
+import { oversizedEventHandler } from './oversized-event.js';
 import { createSocketState } from './socket-state.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
@@ -209,6 +210,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       claims: deps.store.leases,
       logger,
       now: deps.now,
+      bodyLimit: DEFAULT_BODY_LIMIT,
+      // A Workflow Builder step whose event is too large fails with the reason (not left waiting).
+      onOversized: oversizedEventHandler(deps, DEFAULT_BODY_LIMIT),
     });
     base.receiver = receiver;
   }

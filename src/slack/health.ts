@@ -95,7 +95,8 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
   /** True when the request may see /readyz and /metrics; answers 401 itself otherwise. */
   const authorized = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!token) return true;
-    const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    // `\s+` then `\S`: the two parts cannot take the same characters (no backtracking between them).
+    const given = /^Bearer\s+(\S.*)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
     if (timingSafeEqual(digest(given), digest(token))) return true;
     res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
     return false;

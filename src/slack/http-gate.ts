@@ -14,6 +14,13 @@
  *   rejection and left the socket hanging).
  * Only the path is logged, never headers (they carry cookies and credentials) or the body.
  *
+ * A body over the limit (`bodyLimit`, 4 MB) is answered 413, never handed to Bolt. When the
+ * owner asks (`onOversized`), the gate keeps reading it up to `oversizedReadLimit` (hashing it for
+ * the signature, keeping only its first and last `OVERSIZED_KEEP_BYTES`) and hands those ends,
+ * with whether Slack signed the whole body, to the owner after the answer: a Workflow Builder
+ * step whose event is too large is then failed instead of waiting forever (../oversized-event.ts).
+ * A body declared larger than that read limit is read only to its first bytes (never signed).
+ *
  * Replay protection: Slack's signature only bounds a request's age (5 minutes), so a captured,
  * correctly signed request could be sent again within that window and would run again (Bolt does
  * not dedupe). Each (timestamp, signature) pair that passed verification is claimed once in the
@@ -24,7 +31,7 @@
  * 5-minute window still bounds a replay) and the failure is logged, so acks never wait on the
  * store.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, type Hmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 
@@ -33,6 +40,22 @@ export const REPLAY_WINDOW_MS = 6 * 60_000;
 export const SIGNATURE_WINDOW_MS = 5 * 60_000;
 /** Bolt's own default body limit; Slack's payloads are far smaller. */
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** How much of each end of an oversized body is kept for its owner (ids are read from them). */
+export const OVERSIZED_KEEP_BYTES = 64 * 1024;
+
+/** A Slack request over the body limit, after its 413 (see `onOversized`). */
+export interface OversizedRequest {
+  path: string;
+  /** The first OVERSIZED_KEEP_BYTES of the body (UTF-8, possibly cut inside a character). */
+  head: string;
+  /** The last OVERSIZED_KEEP_BYTES of the body read ('' when it is all in `head`). */
+  tail: string;
+  /** Bytes received. */
+  size: number;
+  /** Slack's signature verified over the whole body (read to its end within the limits). */
+  signed: boolean;
+}
 
 export interface ReplayClaims {
   acquire(key: string, holder: string, ttlMs: number): Promise<boolean>;
@@ -52,6 +75,10 @@ export interface RequestGateOptions {
   bodyLimit?: number;
   /** A body that has not arrived in full by then is answered 408. */
   bodyTimeoutMs?: number;
+  /** Called after the 413 of a Slack request over `bodyLimit` (errors are logged). */
+  onOversized?: (r: OversizedRequest) => void | Promise<void>;
+  /** How much of an oversized body is read to verify its signature (default 8 x bodyLimit). */
+  oversizedReadLimit?: number;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -102,34 +129,97 @@ class BodyError extends Error {
   }
 }
 
-function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
+/** An oversized body as read: its two ends, its size, and its HMAC when it was read to the end. */
+interface OverBody {
+  head: Buffer;
+  tail: Buffer;
+  size: number;
+  digest?: Buffer;
+}
+
+/** How an oversized body is read on (absent: refused at the limit, nothing kept). */
+interface OverflowRead {
+  /** Read at most this many bytes in all. */
+  readLimit: number;
+  /** The signature's HMAC, primed with `v0:{timestamp}:` (undefined: not signed, ends only). */
+  mac: (() => Hmac) | undefined;
+}
+
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  timeoutMs: number,
+  overflow?: OverflowRead,
+): Promise<{ body: Buffer } | { over: OverBody }> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
+    let cap = limit;
+    let hardLimit = overflow?.readLimit ?? limit;
     const declared = Number(header(req.headers['content-length']));
     if (Number.isFinite(declared) && declared > limit) {
-      reject(new BodyError(413));
-      return;
+      if (!overflow) {
+        reject(new BodyError(413));
+        return;
+      }
+      if (declared > overflow.readLimit) {
+        // Too large to read through: only its first bytes, for the ids they may hold.
+        cap = Math.min(limit, OVERSIZED_KEEP_BYTES);
+        hardLimit = cap;
+      }
     }
-    const timer = setTimeout(() => finish(new BodyError(408)), timeoutMs);
+    // Overflow mode: what is kept of the body, and the running signature.
+    let over: { head: Buffer; tail: Buffer; mac: Hmac | undefined } | undefined;
+    const overBody = (complete: boolean): OverBody => {
+      const o = over!;
+      const mac = complete ? o.mac?.digest() : undefined;
+      return { head: o.head, tail: o.tail, size, ...(mac ? { digest: mac } : {}) };
+    };
+    const timer = setTimeout(
+      () => (over ? finish(undefined, { over: overBody(false) }) : finish(new BodyError(408))),
+      timeoutMs,
+    );
     timer.unref?.();
-    const finish = (err?: Error, body?: Buffer) => {
+    const finish = (err?: Error, result?: { body: Buffer } | { over: OverBody }) => {
       clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       if (err) reject(err);
-      else resolve(body ?? Buffer.alloc(0));
+      else resolve(result ?? { body: Buffer.alloc(0) });
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        finish(new BodyError(413));
+      if (over) {
+        over.mac?.update(chunk);
+        over.tail = Buffer.concat([over.tail, chunk]);
+        if (over.tail.length > OVERSIZED_KEEP_BYTES) over.tail = over.tail.subarray(-OVERSIZED_KEEP_BYTES);
+        if (size > hardLimit) finish(undefined, { over: overBody(false) });
+        return;
+      }
+      if (size > cap) {
+        if (!overflow) {
+          finish(new BodyError(413));
+          return;
+        }
+        const all = Buffer.concat([...chunks, chunk]);
+        chunks = [];
+        const mac = overflow.mac?.();
+        mac?.update(all);
+        over = {
+          head: Buffer.from(all.subarray(0, OVERSIZED_KEEP_BYTES)),
+          tail:
+            all.length > OVERSIZED_KEEP_BYTES
+              ? Buffer.from(all.subarray(-OVERSIZED_KEEP_BYTES))
+              : Buffer.alloc(0),
+          mac,
+        };
+        if (size > hardLimit) finish(undefined, { over: overBody(false) });
         return;
       }
       chunks.push(chunk);
     };
-    const onEnd = () => finish(undefined, Buffer.concat(chunks));
+    const onEnd = () => finish(undefined, over ? { over: overBody(true) } : { body: Buffer.concat(chunks) });
     const onError = () => finish(new BodyError(400));
     req.on('data', onData);
     req.on('end', onEnd);
@@ -171,10 +261,68 @@ export function validSlackSignature(
   body: string,
   nowMs: number,
 ): boolean {
-  if (!signingSecret || !TIMESTAMP.test(timestamp) || !SIGNATURE.test(signature)) return false;
-  if (Number(timestamp) < Math.floor(nowMs / 1000) - SIGNATURE_WINDOW_MS / 1000) return false;
+  if (!signatureHeadersValid(signingSecret, timestamp, signature, nowMs)) return false;
   const expected = createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest();
   return timingSafeEqual(Buffer.from(signature.slice(3), 'hex'), expected);
+}
+
+/** The parts of the signature rule that do not need the body (format, age). */
+function signatureHeadersValid(
+  signingSecret: string,
+  timestamp: string,
+  signature: string,
+  nowMs: number,
+): boolean {
+  if (!signingSecret || !TIMESTAMP.test(timestamp) || !SIGNATURE.test(signature)) return false;
+  return Number(timestamp) >= Math.floor(nowMs / 1000) - SIGNATURE_WINDOW_MS / 1000;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Interactive payload types and what Slack always sends with them (Bolt reads these unchecked). */
+const INTERACTIVE_NEEDS: Record<string, readonly string[]> = {
+  block_actions: ['user'],
+  block_suggestion: ['user'],
+  view_submission: ['user', 'view'],
+  view_closed: ['user', 'view'],
+  shortcut: ['user'],
+  message_action: ['user'],
+  interactive_message: ['user'],
+  dialog_submission: ['user'],
+};
+
+/**
+ * A signed body of a shape Slack never sends, which Bolt would throw on (a 500 to the sender):
+ * an interactive `payload` that is not a JSON object with a string `type`, or lacks the `user`
+ * (and `view`) object Slack sends with that type; a JSON event body that is not an object with a
+ * string `type`, or an `event_callback` without its `event` object. Slash commands (form fields)
+ * and ssl_check are not looked at here. Exported for tests.
+ */
+export function malformedSlackBody(text: string, contentType: string): boolean {
+  if (contentType.startsWith('application/x-www-form-urlencoded')) {
+    const raw = new URLSearchParams(text).get('payload');
+    if (raw === null) return false;
+    let p: unknown;
+    try {
+      p = JSON.parse(raw);
+    } catch {
+      return true;
+    }
+    if (!isObject(p) || typeof p.type !== 'string') return true;
+    return (INTERACTIVE_NEEDS[p.type] ?? []).some((k) => !isObject(p[k]));
+  }
+  if (contentType.startsWith('application/json')) {
+    let b: unknown;
+    try {
+      b = JSON.parse(text);
+    } catch {
+      return true;
+    }
+    if (!isObject(b) || typeof b.type !== 'string') return true;
+    return b.type === 'event_callback' && !isObject(b.event);
+  }
+  return false;
 }
 
 /** Wrap a receiver's request listener with the gate. Returns the wrapped listener. */
@@ -186,6 +334,7 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
   const claimTimeoutMs = opts.claimTimeoutMs ?? 500;
   const bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
+  const oversizedReadLimit = opts.oversizedReadLimit ?? 8 * bodyLimit;
   const { logger } = opts;
   // A claim's holder only has to differ between requests (and processes): a random prefix per
   // gate and a counter, instead of 8 random bytes per request.
@@ -201,15 +350,57 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
       answer(req, res, 401);
       return;
     }
-    let body: Buffer;
+    const headersOk =
+      ts !== undefined && sig !== undefined && signatureHeadersValid(opts.signingSecret, ts, sig, opts.now());
+    let read: Awaited<ReturnType<typeof readBody>>;
     try {
-      body = await readBody(req, bodyLimit, bodyTimeoutMs);
+      read = await readBody(
+        req,
+        bodyLimit,
+        bodyTimeoutMs,
+        opts.onOversized
+          ? {
+              readLimit: oversizedReadLimit,
+              mac: headersOk ? () => createHmac('sha256', opts.signingSecret).update(`v0:${ts}:`) : undefined,
+            }
+          : undefined,
+      );
     } catch (err) {
       const status = err instanceof BodyError ? err.status : 400;
       logger.warn({ path, status }, 'refused a request whose body could not be read');
       answer(req, res, status);
       return;
     }
+    if ('over' in read) {
+      const o = read.over;
+      const signed =
+        headersOk && o.digest !== undefined && timingSafeEqual(Buffer.from(sig!.slice(3), 'hex'), o.digest);
+      logger.warn(
+        { path, status: 413, bytes: o.size, limit: bodyLimit, signed },
+        'refused a request over the body limit',
+      );
+      answer(req, res, 413);
+      // A signed one is claimed like any request: a replay of it is not handed on twice.
+      let fresh = true;
+      if (signed) {
+        fresh = await withTimeout(
+          opts.claims.acquire(replayKey(ts!, sig!), `${holderPrefix}${++claimSeq}`, REPLAY_WINDOW_MS),
+          claimTimeoutMs,
+        ).catch(() => true);
+      }
+      if (!fresh) return;
+      await Promise.resolve(
+        opts.onOversized?.({
+          path,
+          head: o.head.toString('utf8'),
+          tail: o.tail.toString('utf8'),
+          size: o.size,
+          signed,
+        }),
+      ).catch((err: unknown) => logger.error({ err, path }, 'handling an oversized request failed'));
+      return;
+    }
+    const body = read.body;
     (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
     const text = body.toString('utf8');
     const contentType = header(req.headers['content-type']) ?? '';
@@ -225,6 +416,12 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
     if (!signed) {
       logger.warn({ path }, 'refused a request without a valid Slack signature');
       answer(req, res, 401);
+      return;
+    }
+    // Signed, but not a shape Slack sends (Bolt would throw reading it: a 500): answered 400.
+    if (malformedSlackBody(text, contentType)) {
+      logger.warn({ path }, 'refused a signed request whose payload is not of a shape Slack sends');
+      answer(req, res, 400);
       return;
     }
     let fresh = true;

@@ -151,6 +151,96 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
     });
   });
 
+  /** The step's completion (completeSuccess / completeError) of an execution. */
+  function stepCompletion(executionId: string) {
+    return bot.fake.waitFor(
+      (c) =>
+        (c.method === 'functions.completeSuccess' || c.method === 'functions.completeError') &&
+        c.args.function_execution_id === executionId,
+      15_000,
+    );
+  }
+  /** Upstream calls (either API, token calls aside) made since `before`. */
+  function upstreamSince(before: Record<string, number>): string[] {
+    const after = bot.emulator!.requestCounts();
+    return Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0));
+  }
+  const interactivity = (id: string) => ({
+    interactivity_pointer: '1.2.abc',
+    interactor: { id, secret: 'x' },
+  });
+
+  it('a step with Requested by empty, started by a guest (the interactivity input), is refused like a step named for them: nothing upstream, audited under the guest', async () => {
+    const before = bot.emulator!.requestCounts();
+    const r = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: {
+        site: 'DEMO',
+        recipients: 'guest-wf-click-01',
+        requested_by: '',
+        interactivity: interactivity(GUEST),
+      },
+    });
+    const done = await stepCompletion(r.executionId);
+    expect(done.method).toBe('functions.completeError');
+    expect(String(done.args.error)).toContain("Guest accounts can't use this bot");
+    expect(upstreamSince(before)).toEqual([]);
+    // No report DM to the guest either.
+    expect(bot.fake.calls('chat.postMessage').filter((c) => c.args.channel === GUEST)).toEqual([]);
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    expect(
+      audit.find((a) => a.action === 'workflow.register' && a.detail.includes(r.workflowExecutionId)),
+    ).toMatchObject({ userId: GUEST, result: 'refused' });
+  });
+
+  it('a trial step whose Requested by names a member but which a guest started is refused: every person the event names is checked', async () => {
+    const before = bot.emulator!.requestCounts();
+    const r = await bot.functionExecuted({
+      callbackId: 'request_trial_extension',
+      inputs: {
+        site: 'DEMO',
+        service: 'DRM',
+        requested_by: bot.ws.member,
+        interactivity: interactivity(SINGLE),
+      },
+    });
+    const done = await stepCompletion(r.executionId);
+    expect(done.method).toBe('functions.completeError');
+    expect(String(done.args.error)).toContain("Guest accounts can't use this bot");
+    expect(upstreamSince(before)).toEqual([]);
+  });
+
+  it('a step that changes something, with no person at all (an unattended workflow), fails saying where unattended steps may run; a step that reads runs', async () => {
+    const before = bot.emulator!.requestCounts();
+    const r = await bot.functionExecuted({
+      callbackId: 'register_recipients',
+      inputs: { site: 'DEMO', recipients: 'nobody-wf-01', requested_by: '' },
+    });
+    const done = await stepCompletion(r.executionId);
+    expect(done.method).toBe('functions.completeError');
+    expect(String(done.args.error)).toContain('the bot cannot tell who runs this step');
+    expect(String(done.args.error)).toContain('WORKFLOW_UNATTENDED=all');
+    expect(upstreamSince(before)).toEqual([]);
+    const trial = await bot.functionExecuted({
+      callbackId: 'request_trial_extension',
+      inputs: { site: 'DEMO', service: 'DRM' },
+    });
+    expect((await stepCompletion(trial.executionId)).method).toBe('functions.completeError');
+    expect(upstreamSince(before)).toEqual([]);
+    const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
+    expect(
+      audit.find((a) => a.action === 'workflow.register' && a.detail.includes(r.workflowExecutionId)),
+    ).toMatchObject({ result: 'refused' });
+    // Reading a job's status needs no person.
+    const jobId = bot.emulator!.createJob('DEMO', 'WF-UNATTENDED-1', [{ recipient: 'wf-u-1' }]);
+    const read = await bot.functionExecuted({
+      callbackId: 'job_status',
+      inputs: { job_id: String(jobId), site: 'DEMO' },
+    });
+    const ok = await stepCompletion(read.executionId);
+    expect(ok.method, String(ok.args.error)).toBe('functions.completeSuccess');
+  });
+
   it('someone of another organisation clicking a member button on a card in the shared channel is refused, naming their organisation (audited)', async () => {
     // A member shares the plan card in the channel; its trial button is for members.
     const shared = await drm(bot, 'plan share', bot.ws.member);

@@ -132,7 +132,8 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     bot = await startTestBot({
       credentials: 'env',
       store: 'sqlite',
-      env: { REGISTRATION_INFLIGHT_GRACE_SECONDS: '1' },
+      // WORKFLOW_UNATTENDED=all: a registration step may run with no person (Requested by empty).
+      env: { REGISTRATION_INFLIGHT_GRACE_SECONDS: '1', WORKFLOW_UNATTENDED: 'all' },
     });
   });
   afterEach(async () => {

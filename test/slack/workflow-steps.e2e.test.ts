@@ -8,7 +8,7 @@
  * the watcher's own polls).
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeCall } from '../../dev/fakeslack/index.js';
 import { RUNS_NAMESPACE } from '../../src/ops/watermarking/registration/records.js';
 import { createSlackApp } from '../../src/slack/app.js';
@@ -87,6 +87,14 @@ function expectRendersUser(e: AuditEntry, user: string): void {
     expect(line.split(`<@${user}>`)).toHaveLength(2);
     expect(line).toContain(`for user ${user}`);
   }
+}
+
+/** The completion calls of an execution: the kind of token each was made with, and its answer. */
+function completionTokens(bot: TestBot, executionId: string): string[] {
+  return bot.fake
+    .calls()
+    .filter((c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === executionId)
+    .map((c) => `${c.tokenKind}:${c.ok ? 'ok' : c.error}`);
 }
 
 describe('Workflow Builder steps (function_executed through the real app)', () => {
@@ -336,6 +344,147 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
       failed_count: 1,
       failed_recipients: 'wf-s-2',
     });
+  });
+
+  it.each([
+    [
+      'a list as Recipients',
+      'register_recipients',
+      { recipients: ['a', 'b'], requested_by: 'U0USER0A' },
+      'the input "Recipients" (recipients) is a list, but the step takes text',
+    ],
+    [
+      'a number as Recipients',
+      'register_recipients',
+      { recipients: 12345, requested_by: 'U0USER0A' },
+      'the input "Recipients" (recipients) is a number, but the step takes text',
+    ],
+    [
+      'an object as Requested by',
+      'register_recipients',
+      { recipients: 'a', requested_by: { id: 'U0USER0A' } },
+      'the input "Requested by" (requested_by) is an object, but the step takes a person',
+    ],
+    [
+      'a number as Job id',
+      'job_status',
+      { job_id: 4812 },
+      'the input "Job id" (job_id) is a number, but the step takes text',
+    ],
+    [
+      'text as Timeout',
+      'wait_for_job',
+      { job_id: '1', timeout_hours: '12' },
+      'the input "Timeout (hours)" (timeout_hours) is text, but the step takes a number',
+    ],
+    [
+      'a list as Service',
+      'request_trial_extension',
+      { service: ['DRM'], requested_by: 'U0USER0A' },
+      'the input "Service" (service) is a list, but the step takes text',
+    ],
+  ])(
+    'an input of the wrong type (%s) is refused naming the input, never coerced; nothing upstream',
+    async (_n, callbackId, inputs, says) => {
+      const before = bot.emulator!.requestCounts();
+      const r = await bot.functionExecuted({ callbackId, inputs });
+      const c = await completion(bot, r.executionId);
+      expect(c.method).toBe('functions.completeError');
+      expect(String(c.args.error)).toContain(says);
+      const after = bot.emulator!.requestCounts();
+      expect(
+        Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0)),
+      ).toEqual([]);
+    },
+  );
+
+  it("a step is completed with the workspace's bot token (it outlives the event's token)", async () => {
+    const jobId = bot.emulator!.createJob('DEMO', 'WF-TOKEN-000', [{ recipient: 'wf-tok-0' }]);
+    const r = await bot.functionExecuted({
+      callbackId: 'job_status',
+      inputs: { job_id: String(jobId), site: 'DEMO' },
+    });
+    await completion(bot, r.executionId);
+    expect(completionTokens(bot, r.executionId)).toEqual(['bot:ok']);
+  });
+
+  /** A function_executed envelope as Slack sends it, with inputs of `inputBytes` (the id after them). */
+  function bigStepBody(
+    ex: { executionId: string; token: string },
+    inputBytes: number,
+    workflowExecutionId: string,
+  ) {
+    const now = Math.floor(Date.now() / 1000);
+    return JSON.stringify({
+      token: 'deprecated-verification-token',
+      team_id: bot.ws.teamId,
+      api_app_id: 'A0FAKEAPP',
+      event: {
+        type: 'function_executed',
+        function: { id: 'FnBIG0001', callback_id: 'register_recipients', title: 'Register', type: 'app' },
+        // A key-like text inside a value (escaped quotes) must not be taken for the execution id.
+        inputs: {
+          recipients: `"function_execution_id":"FxFAKE000001"\n${'wf-big-name\n'.repeat(Math.ceil(inputBytes / 12))}`,
+          requested_by: bot.ws.member,
+        },
+        function_execution_id: ex.executionId,
+        workflow_execution_id: workflowExecutionId,
+        event_ts: `${now}.000100`,
+        bot_access_token: ex.token,
+      },
+      type: 'event_callback',
+      event_id: 'EvBIG00001',
+      event_time: now,
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: bot.ws.teamId,
+          user_id: bot.ws.botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+    });
+  }
+
+  it('a step event over the body limit (4 MB of inputs) is answered 413 and the step fails with the reason, not left waiting; nothing upstream', async () => {
+    const ex = bot.fake.startFunctionExecution(bot.ws.teamId);
+    const before = bot.emulator!.requestCounts();
+    const body = bigStepBody(ex, 5 * 1024 * 1024, 'WxBIGSIGNED1');
+    const r = await bot.send('/slack/events', body, 'application/json');
+    expect(r.status).toBe(413);
+    const c = await completion(bot, ex.executionId);
+    expect(c.method).toBe('functions.completeError');
+    expect(String(c.args.error)).toContain('over the 4.0 MB the bot accepts');
+    expect(String(c.args.error)).toContain('Make the inputs smaller');
+    // Completed with the workspace's bot token.
+    expect(c.teamId).toBe(bot.ws.teamId);
+    expect(bot.fake.functionExecution('FxFAKE000001')).toBeUndefined();
+    const after = bot.emulator!.requestCounts();
+    expect(Object.keys(after).filter((k) => !k.includes('/token') && after[k] !== (before[k] ?? 0))).toEqual(
+      [],
+    );
+    await vi.waitFor(
+      () => expect(bot.logs.text()).toMatch(/WxBIGSIGNED1.*the step was failed with the reason/),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
+  });
+
+  it('an unsigned step event over the body limit completes nothing; the ids that could be read are logged as unverified', async () => {
+    const ex = bot.fake.startFunctionExecution(bot.ws.teamId);
+    const body = bigStepBody(ex, 5 * 1024 * 1024, 'WxBIGFORGED1');
+    const r = await bot.send('/slack/events', body, 'application/json', 'bad');
+    expect(r.status).toBe(413);
+    await vi.waitFor(() => expect(bot.logs.text()).toContain('WxBIGFORGED1'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(bot.logs.text()).toMatch(/unverified workflow step event over the body limit/);
+    expect(completions(bot, ex.executionId)).toEqual([]);
+    expect(bot.fake.functionExecution(ex.executionId)).toBe('running');
   });
 
   it('job status: a job id that is not a number fails with the way to find one', async () => {
@@ -593,6 +742,49 @@ describe('Workflow Builder steps: timeout, trial extension, workspace not set up
     expect(entry?.userId).toBe(bot.ws.member);
     expect(entry?.detail).toContain(`for user ${bot.ws.member}`);
     expectRendersUser(entry!, bot.ws.member);
+  });
+
+  it("Slack refusing the bot token's type: the completion is made once more with the event's token (at once, and for a wait the watcher completes)", async () => {
+    bot.fake.refuseCompletionTokens('bot');
+    const runtime = watchRuntime(bot.deps, bot.handle.app, 'token-type');
+    try {
+      const jobId = bot.emulator!.createJob('DEMO', 'WF-TOKEN-001', [{ recipient: 'wf-tok-1' }]);
+      const now = await bot.functionExecuted({
+        callbackId: 'job_status',
+        inputs: { job_id: String(jobId), site: 'DEMO' },
+      });
+      await vi.waitFor(
+        () =>
+          expect(completionTokens(bot, now.executionId)).toEqual([
+            'bot:not_allowed_token_type',
+            'function:ok',
+          ]),
+        {
+          timeout: 10_000,
+          interval: 20,
+        },
+      );
+      const waiting = await bot.functionExecuted({
+        callbackId: 'wait_for_job',
+        inputs: { job_id: String(jobId), site: 'DEMO', timeout_hours: 1 },
+      });
+      await stored(bot, waiting.executionId);
+      bot.emulator!.finishJob('DEMO', jobId);
+      await runtime.watcher.pollOnce(bot.ws.teamId, 'DEMO');
+      await vi.waitFor(
+        () =>
+          expect(completionTokens(bot, waiting.executionId)).toEqual([
+            'bot:not_allowed_token_type',
+            'function:ok',
+          ]),
+        { timeout: 10_000, interval: 20 },
+      );
+      expect(bot.fake.functionExecution(waiting.executionId)).toBe('completed');
+      expect(bot.logs.text()).not.toMatch(/xwfp-/);
+    } finally {
+      bot.fake.refuseCompletionTokens();
+      await runtime.stop();
+    }
   });
 });
 

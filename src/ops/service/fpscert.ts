@@ -15,6 +15,12 @@ import { opsEndpoint, requireSiteId } from './common.js';
  * room for any real certificate chain.
  */
 export const FPS_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * Largest accepted private key file. A PEM RSA key of 4096 bits, encrypted, is about 3.3 KB; 32 KiB
+ * leaves room for any real key (with comments) and bounds the shape check (./pem-key.ts) on a
+ * wrong file, e.g. a key and certificate chain in one .pem, or a file without its END line.
+ */
+export const FPS_KEY_MAX_BYTES = 32 * 1024;
 /** Longest accepted application secret key (the vendor's ASK is 32 hex characters). */
 export const ASK_MAX_CHARS = 256;
 export const CERT_EXTENSIONS = ['.der', '.cer'] as const;
@@ -56,8 +62,12 @@ function checkFile(
 }
 
 /** Every problem of the upload at once; no message contains the ASK, the password or file bytes. */
-export function checkFpsCertUpload(input: FpsCertInput, opts: { maxBytes?: number } = {}): ValidationIssue[] {
+export function checkFpsCertUpload(
+  input: FpsCertInput,
+  opts: { maxBytes?: number; keyMaxBytes?: number } = {},
+): ValidationIssue[] {
   const maxBytes = opts.maxBytes ?? FPS_FILE_MAX_BYTES;
+  const keyMaxBytes = Math.min(maxBytes, opts.keyMaxBytes ?? FPS_KEY_MAX_BYTES);
   const issues: ValidationIssue[] = [];
   const ask = typeof input.ask === 'string' ? input.ask.trim() : '';
   if (ask.length === 0) issues.push({ field: 'ask', message: 'The application secret key (ASK) is empty.' });
@@ -72,7 +82,7 @@ export function checkFpsCertUpload(input: FpsCertInput, opts: { maxBytes?: numbe
   if (pwFinding) issues.push({ field: 'key password', message: pwFinding });
   const cert = checkFile('certificate', input.fpsCert, CERT_EXTENSIONS, maxBytes);
   if (cert) issues.push({ field: 'certificate', message: cert });
-  const key = checkFile('private key', input.privateKey, KEY_EXTENSIONS, maxBytes);
+  const key = checkFile('private key', input.privateKey, KEY_EXTENSIONS, keyMaxBytes);
   if (key) issues.push({ field: 'private key', message: key });
   return issues;
 }

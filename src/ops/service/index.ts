@@ -3,6 +3,7 @@ export * from './common.js';
 export * from './drm-data.js';
 export * from './fpscert.js';
 export * from './members.js';
+export * from './pem-key.js';
 export * from './plan.js';
 export * from './settings.js';
 export * from './sites.js';

@@ -197,6 +197,15 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
   }
   registerSlashCommands(app, deps, registry);
   registerInteractions(app, deps, interactions, registry, homeActionsOf(features));
+  // No form of the bot has an external select: an options request (forged, or from a form of
+  // another version) gets an empty list at once, never Bolt's 3-second "not acknowledged" 404.
+  app.options(/(?:)/, async ({ ack }) => {
+    await ack({ options: [] });
+  });
+  // No modal asks to hear of its closing (notify_on_close): a view_closed payload is acked.
+  app.view({ callback_id: /(?:)/, type: 'view_closed' }, async ({ ack }) => {
+    await ack();
+  });
   for (const f of features) {
     for (const e of f.events ?? []) {
       app.event(e.event, (args) => (e as EventSpecOf<typeof e.event>).run(deps, args as never));

@@ -482,6 +482,19 @@ async function showFormAgain(
 const ANY_ID = /(?:)/;
 
 /**
+ * A button or form no declaration handles (a message of an older version, a link button, a forged
+ * id): acked at once with nothing (Slack shows no error, a form closes) instead of being left to
+ * Bolt's 3-second "not acknowledged" 404; logged with the id (cut) at debug level.
+ */
+async function ackUnknown(deps: AppDeps, ack: unknown, kind: string, id: unknown): Promise<void> {
+  deps.logger?.debug(
+    { kind, id: typeof id === 'string' ? id.slice(0, 80) : typeof id },
+    'no declaration handles this id: acked',
+  );
+  if (typeof ack === 'function') await (ack as () => Promise<void>)();
+}
+
+/**
  * Register the Bolt listeners of `interactions` (the only place buttons and modals are wired to
  * Bolt). Throws on two declarations for the same id: a click must have one meaning.
  *
@@ -489,7 +502,7 @@ const ANY_ID = /(?:)/;
  * (ids given as a pattern are tried in declaration order after the exact ones): Bolt runs the
  * matcher chain of EVERY registered listener for every request, slash commands included, so one
  * listener per declaration made each request's ack path pay for all of them. An id no declaration
- * handles reaches no listener, as before (Bolt logs it and it is not acked).
+ * handles is acked at once with nothing (`ackUnknown`).
  */
 export function registerInteractions(
   app: App,
@@ -528,8 +541,9 @@ export function registerInteractions(
   if (exactButtons.size + patternButtons.length > 0) {
     app.action(
       ANY_ID,
-      async ({ payload, next }: AnyBody) => {
+      async ({ payload, next, ack }: AnyBody) => {
         if (buttonFor(payload?.action_id)) await next();
+        else await ackUnknown(deps, ack, 'block action', payload?.action_id);
       },
       (args: AnyBody) =>
         runButton(deps, buttonFor(args.payload?.action_id) as ButtonInteraction, registry, homeActions, args),
@@ -538,8 +552,9 @@ export function registerInteractions(
   if (modals.size > 0) {
     app.view(
       ANY_ID,
-      async ({ body, next }: AnyBody) => {
+      async ({ body, next, ack }: AnyBody) => {
         if (modalFor(body)) await next();
+        else await ackUnknown(deps, ack, body?.type ?? 'view', body?.view?.callback_id);
       },
       (args: AnyBody) => runModal(deps, modalFor(args.body) as ModalInteraction, registry, args),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/api/errors.js';
-import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../src/ops/service/fpscert.js';
+import { FPS_FILE_MAX_BYTES, FPS_KEY_MAX_BYTES, registerFpsCert } from '../../../src/ops/service/fpscert.js';
 import { FakeServiceClient } from '../../support/fake-service.js';
 
 const ask = 'd4b1c2e3f4a5b6c7d8e9f0a1b2c3d4e5';
@@ -41,8 +41,12 @@ describe('registerFpsCert', () => {
       [{ privateKey: { filename: 'key.txt', data: new Uint8Array([1]) } }, /\.pem file/],
       [{ fpsCert: { filename: 'cert.der', data: new Uint8Array() } }, /is empty/],
       [
-        { privateKey: { filename: 'k.pem', data: new Uint8Array(FPS_FILE_MAX_BYTES + 1) } },
+        { fpsCert: { filename: 'c.der', data: new Uint8Array(FPS_FILE_MAX_BYTES + 1) } },
         /limit is 1048576/,
+      ],
+      [
+        { privateKey: { filename: 'k.pem', data: new Uint8Array(FPS_KEY_MAX_BYTES + 1) } },
+        /limit is 32768/,
       ],
       [{ fpsCert: undefined }, /certificate file is missing/],
     ];

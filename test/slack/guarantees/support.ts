@@ -56,6 +56,7 @@ export function captureApp(): CapturedApp {
     action: (constraint: string | RegExp, ...fns: Listener[]) => actions.push({ constraint, fns }),
     command: () => undefined,
     event: () => undefined,
+    options: () => undefined,
     use: () => undefined,
   } as unknown as App;
   // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here

@@ -533,6 +533,16 @@ describe('fpscert (admin)', () => {
     expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
   });
 
+  it('a key file larger than a key can be (a 1 MB PEM without its END line) comes back under the key input with the limit; nothing is sent', async () => {
+    await openForm();
+    const before = bot.emulator!.certificateUploads('DEMO').length;
+    const hostile = `-----BEGIN PRIVATE KEY-----\n${`${'A'.repeat(63)}\n`.repeat(16_000)}`;
+    const { upd } = await submitFiles('ASK=abc123\nPASSWORD=pw\n', hostile);
+    expect(under(upd, 'svc_fps_key_file')).toContain('key.pem is');
+    expect(under(upd, 'svc_fps_key_file')).toContain(`${32 * 1024}`);
+    expect(bot.emulator!.certificateUploads('DEMO')).toHaveLength(before);
+  });
+
   it('a wrong certificate file type comes back on the form with the reason', async () => {
     await openForm();
     const seq = lastSeq(bot);

@@ -16,7 +16,12 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { FPS_FILE_MAX_BYTES, registerFpsCert } from '../../../ops/service/index.js';
+import {
+  checkPemPrivateKey,
+  FPS_FILE_MAX_BYTES,
+  FPS_KEY_MAX_BYTES,
+  registerFpsCert,
+} from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
@@ -36,13 +41,6 @@ function fileId(values: any, block: string): string | undefined {
   const id = Array.isArray(files) ? files[0]?.id : undefined;
   return typeof id === 'string' && id ? id : undefined;
 }
-
-/**
- * One PEM private key block (PKCS#1 "RSA PRIVATE KEY", PKCS#8, or "ENCRYPTED PRIVATE KEY"):
- * matching BEGIN and END lines around base64 text. The service checks the key itself.
- */
-const PEM_KEY =
-  /^-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----\n[\s\S]*?[A-Za-z0-9+/]{16}[\s\S]*?\n-----END \1-----\n$/;
 
 /**
  * A key file's text as PEM: Windows line ends made "\n", spaces around the whole trimmed, and
@@ -133,11 +131,12 @@ export const fpsCertForm = modal<Meta, Data>({
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const [cert, key, secretsFile] = await Promise.all([
         readFor(FPS_BLOCK.cert, () => readSlackFileBytes(deps, client, certId, FPS_FILE_MAX_BYTES)),
-        readFor(FPS_BLOCK.keyFile, () => readSlackFileBytes(deps, client, keyFileId, FPS_FILE_MAX_BYTES)),
+        readFor(FPS_BLOCK.keyFile, () => readSlackFileBytes(deps, client, keyFileId, FPS_KEY_MAX_BYTES)),
         readFor(FPS_BLOCK.secrets, () => readSlackFileBytes(deps, client, secretsId, SECRETS_FILE_MAX_BYTES)),
       ]);
       const problems: Partial<Record<FpsFileBlock, string>> = {};
-      if (!PEM_KEY.test(normalisePem(new TextDecoder().decode(key.data)))) {
+      // One PEM private key block, checked in linear time (ops/service/pem-key.ts).
+      if (!checkPemPrivateKey(normalisePem(new TextDecoder().decode(key.data))).ok) {
         problems[FPS_BLOCK.keyFile] =
           `The file ${key.name} is not a PEM private key (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----): attach the .pem key file.`;
       }

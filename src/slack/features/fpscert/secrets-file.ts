@@ -41,6 +41,27 @@ function unquote(v: string): string {
   return t;
 }
 
+/**
+ * `NAME=value` or `NAME: value`: the name (letters, digits, `_` and spaces, trimmed) before the
+ * first `=` or `:`, and the rest. Split at that character, then each part checked with a
+ * single-quantifier anchored pattern: linear in the line's length (a lazy name followed by `\s*`
+ * in one pattern backtracks quadratically on a long run of spaces).
+ */
+function nameAndValue(line: string): { name: string; value: string } | undefined {
+  let at = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '=' || c === ':') {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) return undefined;
+  const name = line.slice(0, at).trimEnd();
+  if (!/^[A-Za-z_][A-Za-z0-9_ ]*$/.test(name)) return undefined;
+  return { name: name.trim(), value: line.slice(at + 1) };
+}
+
 /** Reads the secrets file's bytes; every problem at once. */
 export function parseSecretsFile(data: Uint8Array): SecretsFileResult {
   const problems: string[] = [];
@@ -62,8 +83,8 @@ export function parseSecretsFile(data: Uint8Array): SecretsFileResult {
   lines.forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
-    const m = /^([A-Za-z_][A-Za-z0-9_ ]*?)\s*[=:](.*)$/.exec(line);
-    const key = m ? NAMES[m[1]!.trim().toLowerCase().replace(/ /g, '_')] : undefined;
+    const m = nameAndValue(line);
+    const key = m ? NAMES[m.name.toLowerCase().replace(/ /g, '_')] : undefined;
     if (!m || !key) {
       problems.push(`Line ${i + 1} of the secrets file is not ASK=… or PASSWORD=….`);
       return;
@@ -72,7 +93,7 @@ export function parseSecretsFile(data: Uint8Array): SecretsFileResult {
       problems.push(`The secrets file has two ${key === 'ask' ? 'ASK' : 'PASSWORD'} lines: keep one.`);
       return;
     }
-    found[key] = unquote(m[2] ?? '');
+    found[key] = unquote(m.value);
   });
   if (found.ask === undefined) problems.push('The secrets file has no ASK line: add one, like ASK=0123….');
   else if (found.ask.length === 0) problems.push('The ASK in the secrets file is empty.');

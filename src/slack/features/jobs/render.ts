@@ -189,5 +189,5 @@ export function exportStartedMessage(jobId: number): Message {
 export function exportDoneMessage(jobId: number, rows: number, permalink?: string): Message {
   const where = permalink ? `<${permalink}|in your direct messages>` : 'in your direct messages';
   const t = `:white_check_mark: The CSV of job ${jobId} (${plural(rows, 'task')}) is ${where} with me.`;
-  return message(t.replace(/<[^|]+\|([^>]+)>/, '$1'), [section(t)]);
+  return message(t.replace(/<[^<|]+\|([^>]+)>/, '$1'), [section(t)]);
 }

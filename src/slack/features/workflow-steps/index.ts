@@ -35,6 +35,7 @@ import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
 import { runRegistrationInBackground } from '../../kit/registration-run.js';
 import { wakeWatchers } from '../../kit/runtime-hooks.js';
 import { STEP_IDS } from './ids.js';
+import { STEP_MANIFEST } from './manifest.js';
 import { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
 
 export { STEP_IDS } from './ids.js';
@@ -43,12 +44,17 @@ export { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
 /** How long a registration step may take before it fails (the run itself goes on). */
 export const REGISTRATION_WAIT_MS = 7 * 24 * 3_600_000;
 
+/** A step's manifest inputs (types and titles): the kit refuses a value of another type. */
+const inputsOf = (id: string) => STEP_MANIFEST[id]?.input_parameters.properties ?? {};
+
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 
 export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
   {
     callbackId: STEP_IDS.register,
+    effect: 'write',
+    inputs: inputsOf(STEP_IDS.register),
     title: 'register the recipients',
     action: 'workflow.register',
     userInput: 'requested_by',
@@ -120,6 +126,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
   },
   {
     callbackId: STEP_IDS.jobStatus,
+    effect: 'read',
+    inputs: inputsOf(STEP_IDS.jobStatus),
     title: 'read the job status',
     action: 'workflow.job-status',
     userInput: 'requested_by',
@@ -134,6 +142,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
   },
   {
     callbackId: STEP_IDS.waitForJob,
+    effect: 'read',
+    inputs: inputsOf(STEP_IDS.waitForJob),
     title: 'wait for the job',
     action: 'workflow.wait-job',
     userInput: 'requested_by',
@@ -170,6 +180,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
   },
   {
     callbackId: STEP_IDS.trial,
+    effect: 'write',
+    inputs: inputsOf(STEP_IDS.trial),
     title: 'request a trial extension',
     action: 'workflow.plan-trial',
     userInput: 'requested_by',

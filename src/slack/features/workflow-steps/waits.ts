@@ -5,12 +5,13 @@
  * - complete / fail: functions.completeSuccess / functions.completeError with the workspace's
  *   BOT token and the stored function_execution_id (Slack allows bot tokens to call them without
  *   a scope, so a step completes after a restart or on another replica, when the event's
- *   short-lived function token is gone);
+ *   short-lived function token is gone); refused naming the token type, once more with the
+ *   event's token while this process holds it (kit/step-completion.ts);
  * - jobOutputs: a finished job's outputs, worded as the job status step's (ops layer);
  * - check: a registration wait's stored report (its DM report message gives the report link);
  * - onFinished: the audit entry naming the workflow and the user it ran for.
  */
-import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { audit } from '../../../ops/audit.js';
 import { loadRun } from '../../../ops/watermarking/registration/records.js';
 import { checkRegistrationWait, jobStatusOutputs } from '../../../ops/workflow-steps.js';
@@ -28,6 +29,7 @@ import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import { auditLine } from '../../kit/context.js';
 import { auditWho } from '../../kit/functions.js';
+import { callWithStepToken, slackErrorCode } from '../../kit/step-completion.js';
 import { botClientFor } from '../../kit/support.js';
 
 /**
@@ -37,39 +39,18 @@ import { botClientFor } from '../../kit/support.js';
  */
 const FINISHED_ERRORS = new Set(['function_execution_not_found', 'execution_not_in_running_state']);
 
-function platformError(err: unknown): string | undefined {
-  if (
-    err &&
-    typeof err === 'object' &&
-    'code' in err &&
-    err.code === WebErrorCode.PlatformError &&
-    'data' in err &&
-    err.data &&
-    typeof err.data === 'object' &&
-    'error' in err.data
-  ) {
-    return String(err.data.error);
-  }
-  return undefined;
-}
-
-async function clientOrThrow(deps: AppDeps, wait: JobWait): Promise<WebClient> {
-  const client = await botClientFor(deps, wait.workspace);
-  if (!client) throw new Error(`no bot token for workspace ${wait.workspace} (app uninstalled?)`);
-  return client;
-}
-
 export function completionPort(deps: AppDeps): CompletionPort {
   const send = async (
     wait: JobWait,
     call: (c: WebClient) => Promise<unknown>,
   ): Promise<CompletionOutcome> => {
-    const client = await clientOrThrow(deps, wait);
+    // The workspace's bot token; the event's once more if Slack refuses its type (kit/step-completion.ts).
+    const workspace = await botClientFor(deps, wait.workspace);
     try {
-      await call(client);
+      await callWithStepToken(deps, { executionId: wait.executionId, workspace }, call);
       return 'sent';
     } catch (err) {
-      const code = platformError(err);
+      const code = slackErrorCode(err);
       if (code && FINISHED_ERRORS.has(code)) return 'alreadyCompleted';
       throw err;
     }
