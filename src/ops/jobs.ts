@@ -27,6 +27,7 @@ import {
   LIMITS,
 } from '../api/validate.js';
 import { writeCsv } from './csv.js';
+import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
 
 // ---------------------------------------------------------------------------------------------
 // Summary
@@ -222,7 +223,7 @@ export function resolveDate(
 export function buildJobQuery(
   filters: JobFilters,
   nowMs: number = Date.now(),
-): { ok: true; query: JobSearchQuery } | { ok: false; errors: ValidationIssue[] } {
+): { ok: true; query: JobSearchQuery; days?: ReaderDays } | { ok: false; errors: ValidationIssue[] } {
   const errors: ValidationIssue[] = [];
   const tz = filters.timeZone ?? 'UTC';
   const query: JobSearchQuery = {};
@@ -266,11 +267,42 @@ export function buildJobQuery(
   if (errors.length > 0) return { ok: false, errors };
   const at = query.from ? Date.parse(`${query.from}T12:00:00Z`) : nowMs;
   query.timeZone = offsetOf(tz, at);
-  return { ok: true, query };
+  const days = wmReaderDays(query, tz);
+  return { ok: true, query, ...(days ? { days } : {}) };
+}
+
+/**
+ * The reader's `from`/`to` days (already resolved, in `tz`) turned into the query's dates: the
+ * UTC days that cover them. The spec gives `from`/`to` as dates with no zone (`time_zone` is the
+ * zone "applied to returned times"), and the vendor's convention is UTC dates: asking for the
+ * covering UTC days loses no row whichever zone the service reads them in (UTC, or the query's
+ * time_zone), and the caller keeps only the rows of the reader's days (`inReaderRange` on
+ * reg_time), as the Service API lists do (src/ops/service/common.ts `readerDays`). Mutates
+ * `q` (its from/to become the UTC days); returns the reader's days, or undefined without dates.
+ */
+export function wmReaderDays(q: { from?: string; to?: string }, tz: string): ReaderDays | undefined {
+  if (q.from === undefined && q.to === undefined) return undefined;
+  const days = readerDays(
+    { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.to !== undefined ? { to: q.to } : {}) },
+    isIanaTimeZone(tz) ? tz : 'UTC',
+  );
+  if (days.utcFrom !== undefined) q.from = days.utcFrom;
+  if (days.utcTo !== undefined) q.to = days.utcTo;
+  return days;
 }
 
 export type ListJobsResult =
-  | { ok: true; page: WmPage<Job>; query: JobSearchQuery }
+  | {
+      ok: true;
+      page: WmPage<Job>;
+      query: JobSearchQuery;
+      /**
+       * The reader's days when `from`/`to` were given (the query holds the covering UTC days):
+       * `page.items` holds only the jobs registered in them; `page.totalCount` is the service's
+       * count for the covering UTC days.
+       */
+      days?: ReaderDays;
+    }
   | { ok: false; errors: ValidationIssue[] };
 
 /** Validate the filters, then search. Service failures are thrown (the caller renders them). */
@@ -283,7 +315,14 @@ export async function listJobs(
   const built = buildJobQuery(filters, opts.now ?? Date.now());
   if (!built.ok) return built;
   const page = await client.searchJobs(siteId, built.query);
-  return { ok: true, page, query: built.query };
+  if (!built.days) return { ok: true, page, query: built.query };
+  const days = built.days;
+  return {
+    ok: true,
+    page: { ...page, items: page.items.filter((j) => inReaderRange(days, j.regTime.epochMs)) },
+    query: built.query,
+    days,
+  };
 }
 
 /** Every job matching the filters (all pages, 1000 a page), up to `max` (default 5000). */
@@ -296,18 +335,26 @@ export async function listAllJobs(
   { ok: true; jobs: Job[]; totalCount: number; truncated: boolean } | { ok: false; errors: ValidationIssue[] }
 > {
   const max = opts.max ?? 5000;
+  const built = buildJobQuery({ ...filters, pageUnit: LIMITS.pageUnitMax }, opts.now ?? Date.now());
+  if (!built.ok) return built;
+  const days = built.days;
   const jobs: Job[] = [];
   let totalCount = 0;
+  let more = false;
   const walk = new PageWalk();
   for (let pageIndex = 1; ; pageIndex++) {
-    const r = await listJobs(client, siteId, { ...filters, pageUnit: LIMITS.pageUnitMax, pageIndex }, opts);
-    if (!r.ok) return r;
-    const fresh = walk.fresh(r.page.items, (j) => j.jobId);
-    jobs.push(...fresh);
-    // Without total_count (totalUnknown) the total is what was read.
-    totalCount = r.page.totalUnknown ? jobs.length : r.page.totalCount;
-    if (!walk.next(r.page, fresh.length) || jobs.length >= max) break;
+    const page = await client.searchJobs(siteId, { ...built.query, pageIndex });
+    // The walk reads the service's pages as sent; only then are the reader's days kept.
+    const fresh = walk.fresh(page.items, (j) => j.jobId);
+    jobs.push(...(days ? fresh.filter((j) => inReaderRange(days, j.regTime.epochMs)) : fresh));
+    // Without total_count (totalUnknown) the total is what was read; with the reader's days the
+    // service's count covers the wider UTC days, so the total is what was kept of them.
+    totalCount = page.totalUnknown || days ? jobs.length : page.totalCount;
+    more = walk.next(page, fresh.length);
+    if (!more || jobs.length >= max) break;
   }
+  // Stopped at `max` with the reader's days: more may match than were read.
+  if (days && more) totalCount = Math.max(totalCount, max + 1);
   return { ok: true, jobs: jobs.slice(0, max), totalCount, truncated: totalCount > max };
 }
 

@@ -133,15 +133,17 @@ describe('buildJobQuery', () => {
       },
       now,
     );
-    expect(r).toEqual({
+    // The reader's days (New York) are asked for as the UTC days that cover them.
+    expect(r).toMatchObject({
       ok: true,
       query: {
         statuses: ['DM600'],
         contentId: 'movie-01',
         from: '2026-01-10',
-        to: '2026-07-01',
+        to: '2026-07-02',
         timeZone: '-05:00',
       },
+      days: { zone: 'America/New_York', from: '2026-01-10', to: '2026-07-01' },
     });
     expect(buildJobQuery({ timeZone: 'Asia/Seoul' }, now)).toEqual({
       ok: true,

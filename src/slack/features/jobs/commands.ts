@@ -58,9 +58,11 @@ export async function showJobs(ctx: CommandContext, q: JobsQuery, replace = fals
     filters: {
       ...(r.query.statuses?.length ? { statuses: r.query.statuses } : {}),
       ...(r.query.contentId ? { contentId: r.query.contentId } : {}),
-      ...(r.query.from ? { from: r.query.from } : {}),
-      ...(r.query.to ? { to: r.query.to } : {}),
+      // The reader's days (the query holds the UTC days that cover them).
+      ...(r.days?.from ? { from: r.days.from } : {}),
+      ...(r.days?.to ? { to: r.days.to } : {}),
     },
+    ...(r.days ? { utcDays: { from: r.days.utcFrom, to: r.days.utcTo } } : {}),
     timeZone: tz,
     meta: cardMetaOf(ctx, tz, site),
   });
