@@ -107,6 +107,8 @@ export interface Config {
     jwtSecretEncoding: 'utf8' | 'base64';
     /** SERVICE_LICENSE_TIME_ZONE, normalised ("+09:00"; "+00:00" for UTC). */
     licenseTimeZone: string;
+    /** SERVICE_TIME_ZONE, normalised: the other Service API times the spec leaves unzoned. */
+    timeZone: string;
   };
   wmTokenMaxAgeSeconds: number;
   /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
@@ -168,6 +170,21 @@ const adminEntry = z
     /^([TE][A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/,
     'each must be a Slack user id scoped to its workspace, like T0123ABCD:U0123ABCD (or U0123ABCD with one workspace)',
   );
+
+/** A UTC offset setting: UTC, Z or an offset such as +09:00, normalised ("+09:00"). */
+function offsetSetting() {
+  return z
+    .string()
+    .trim()
+    .transform((x, ctx) => {
+      const n = normalizeTimeZone(x);
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be UTC or an offset such as +09:00 or -05:30' });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
 
 /**
  * The ADMIN_USER_IDS entries that apply in one workspace: the ones scoped to it (TEAM:USER) and,
@@ -529,17 +546,17 @@ export const VARIABLES: VariableSpec[] = [
     default: 'UTC',
     description:
       'UTC offset the Service API writes license times (reg_time of the license list) in; the spec does not say. UTC, or an offset such as +09:00. License alerts count the records of their window by this time: set it if alerts count too few or too many licenses. A time sent with its own offset keeps it.',
-    schema: z
-      .string()
-      .trim()
-      .transform((x, ctx) => {
-        const n = normalizeTimeZone(x);
-        if (n === null) {
-          ctx.addIssue({ code: 'custom', message: 'must be UTC or an offset such as +09:00 or -05:30' });
-          return z.NEVER;
-        }
-        return n;
-      }),
+    schema: offsetSetting(),
+  },
+  {
+    // The spec zones only reg_dt/update_dt ("UTC +00:00"); additional-site and packaging times
+    // have none (src/api/service.ts). Their reading: the request lists, outcomes and packaging.
+    name: 'SERVICE_TIME_ZONE',
+    required: 'no',
+    default: 'UTC',
+    description:
+      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
+    schema: offsetSetting(),
   },
   {
     name: 'SERVICE_JWT_ACCOUNT_SEQ_TYPE',
@@ -890,6 +907,7 @@ export function loadConfig(env: Env = process.env): Config {
       jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
       licenseTimeZone: v.SERVICE_LICENSE_TIME_ZONE as string,
+      timeZone: v.SERVICE_TIME_ZONE as string,
     },
     wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
     upstream: {

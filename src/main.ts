@@ -82,6 +82,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     retries: { max: config.serviceRetries },
     bodyEncoding: config.serviceApi.bodyEncoding,
     serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+    serviceTimeZone: config.serviceApi.timeZone,
     jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
     jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
     wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,

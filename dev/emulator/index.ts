@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import {
   applyBehaviours,
   capPaging,
-  unzoneQuery,
   type EmulatorBehaviours,
   unshiftBody,
   unshiftPath,
+  unzoneQuery,
 } from './behaviours.js';
 import { EmuError, HttpRefusal } from './errors.js';
 import { Faults } from './faults.js';

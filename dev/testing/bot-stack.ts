@@ -473,6 +473,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       logger,
       clock: now,
       serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+      serviceTimeZone: config.serviceApi.timeZone,
       claims: {
         subject: config.serviceJwt.sub,
         audience: config.serviceJwt.aud,

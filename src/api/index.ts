@@ -41,6 +41,8 @@ export interface ApiOptions {
   bodyEncoding?: 'json' | 'form';
   /** UTC offset of the license list's reg_time (SERVICE_LICENSE_TIME_ZONE; default UTC). */
   serviceLicenseTimeZone?: string;
+  /** UTC offset of the other unzoned Service API times (SERVICE_TIME_ZONE; default UTC). */
+  serviceTimeZone?: string;
   connectionsPerOrigin?: number;
   /**
    * The upstream allow-list (origins.ts): the configured base URLs plus UPSTREAM_ALLOWED_ORIGINS.
@@ -123,6 +125,7 @@ export function createApi(options: ApiOptions = {}): Api {
           bodyEncoding: options.bodyEncoding,
           cidLicensePath: options.cidLicensePath,
           licenseTimeZone: options.serviceLicenseTimeZone,
+          timeZone: options.serviceTimeZone,
         },
       ),
     close: () => http.close(),

@@ -54,7 +54,12 @@ describe.each([
     // The query asked for the UTC days that cover the reader's day.
     expect([r.query.from, r.query.to]).toEqual(['2026-11-19', '2026-11-20']);
     expect(r.days).toMatchObject({ from: '2026-11-20', to: '2026-11-20', zone: ZONE });
-    const all = await listAllJobs(wm, SITE, { from: '2026-11-20', to: '2026-11-20', timeZone: ZONE }, { now: T0 });
+    const all = await listAllJobs(
+      wm,
+      SITE,
+      { from: '2026-11-20', to: '2026-11-20', timeZone: ZONE },
+      { now: T0 },
+    );
     expect(all.ok && mine(all.jobs.map((j) => j.contentId))).toEqual(['reading-early', 'reading-late']);
   });
 });

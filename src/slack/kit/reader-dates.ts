@@ -67,6 +67,7 @@ export interface UtcDays {
  * listed (so a page may hold fewer rows than its size).
  */
 export function utcDaysNote(utc: UtcDays, countText: string, noun: string, pageUnit: number): string {
-  const span = utc.from && utc.to ? `${utc.from} to ${utc.to}` : utc.from ? `from ${utc.from}` : `up to ${utc.to}`;
+  const span =
+    utc.from && utc.to ? `${utc.from} to ${utc.to}` : utc.from ? `from ${utc.from}` : `up to ${utc.to}`;
   return `The service filters by UTC day: it was asked for ${span} UTC (${countText}), and only the ${noun} of your days are listed, so a page may hold fewer than ${pageUnit}.`;
 }

@@ -6,8 +6,8 @@
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
 import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
-import { inReaderRange } from '../../../ops/service/common.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
+import { inReaderRange } from '../../../ops/service/common.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, required, rest, values } from '../../kit/parse.js';

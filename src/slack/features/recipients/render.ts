@@ -25,8 +25,8 @@ import {
   type CardMeta,
   cardContext,
   count,
-  plural,
   encodeValue,
+  plural,
   type RecipientsPageValue,
   recipientsPageValue,
   timeText,
@@ -65,7 +65,9 @@ export function recipientListMessage(input: RecipientListInput): Message {
   const title = utc ? `Recipients on ${siteId}` : `Recipients on ${siteId}: ${count(totalCount)} total`;
   const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
   if (utc)
-    blocks.push(context(utcDaysNote(utc, plural(totalCount, 'recipient'), 'recipients registered on', pageUnit)));
+    blocks.push(
+      context(utcDaysNote(utc, plural(totalCount, 'recipient'), 'recipients registered on', pageUnit)),
+    );
   if (items.length === 0) {
     blocks.push(
       section(
