@@ -92,6 +92,8 @@ export interface Config {
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
   watchCallBudgetPerMinute: number;
+  /** WATCH_CLOCK_ALLOWANCE_SECONDS (src/watch/poller.ts `clockAllowanceMs`). */
+  watchClockAllowanceSeconds: number;
   watchConcurrency: number;
   /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/handler-queue.ts). */
   handlerConcurrency: number;
@@ -483,6 +485,15 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Upstream calls per minute the watcher may spend on one workspace (per replica); fast polls wait when it is spent. Keep it above 2 x sites / idle interval in minutes.',
     schema: intIn(10, 1_000_000),
+  },
+  {
+    // src/watch/poller.ts hearsFromMs: a watch hears every change after its creation.
+    name: 'WATCH_CLOCK_ALLOWANCE_SECONDS',
+    required: 'no',
+    default: '5',
+    description:
+      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one.",
+    schema: intIn(0, 3600),
   },
   {
     name: 'WATCH_CONCURRENCY',
@@ -897,6 +908,7 @@ export function loadConfig(env: Env = process.env): Config {
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,
     watchConcurrency: v.WATCH_CONCURRENCY as number,
+    watchClockAllowanceSeconds: v.WATCH_CLOCK_ALLOWANCE_SECONDS as number,
     handlerConcurrency: v.COMMAND_CONCURRENCY as number,
     handlerQueueMax: v.COMMAND_QUEUE_MAX as number,
     logLevel: v.LOG_LEVEL as LogLevel,

@@ -251,6 +251,11 @@ export interface Envelope {
    * without saying they sit in `data` (Service endpoint 8), so a client can look at both places.
    */
   raw: Record<string, unknown>;
+  /**
+   * How far the server's clock (its Date header) was from the bot's when it answered, ms
+   * (positive: the server is ahead); absent without a readable Date header. Set by the clients.
+   */
+  serverClockSkewMs?: number;
 }
 
 /** "data[3].job_status" from a zod issue path and a prefix. */

@@ -15,6 +15,7 @@ import {
   parseWith,
   readCleanList,
   reqText,
+  serverClockSkewMs,
   text,
 } from './envelope.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
@@ -224,7 +225,9 @@ export function createWatermarkingClient(
           body,
           headers: { authorization },
         });
-        return decodeEnvelope(endpoint, res, { api: 'wm', ...(deps.now ? { now: deps.now } : {}) });
+        const env = decodeEnvelope(endpoint, res, { api: 'wm', ...(deps.now ? { now: deps.now } : {}) });
+        const skew = serverClockSkewMs(res, (deps.now ?? Date.now)());
+        return skew === undefined ? env : { ...env, serverClockSkewMs: skew };
       }),
     );
   }
@@ -244,7 +247,7 @@ export function createWatermarkingClient(
 
   function page<T>(
     items: T[],
-    env: { totalCount?: number; timeZone?: string },
+    env: { totalCount?: number; timeZone?: string; serverClockSkewMs?: number },
     q: { pageIndex?: number; pageUnit?: number },
     tz: string,
   ): WmPage<T> {
@@ -259,6 +262,7 @@ export function createWatermarkingClient(
       pageIndex,
       pageUnit,
       timeZone: tz,
+      ...(env.serverClockSkewMs !== undefined ? { serverClockSkewMs: env.serverClockSkewMs } : {}),
     };
   }
 

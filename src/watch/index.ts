@@ -133,6 +133,8 @@ export interface WatcherOptions {
   pacer?: ChannelPacer;
   /** Clock skew allowed between bot and service when judging "new" terminal jobs. Default 5 min. */
   skewMs?: number;
+  /** WATCH_CLOCK_ALLOWANCE_SECONDS in ms (poller.ts `clockAllowanceMs`). Default 5 s. */
+  clockAllowanceMs?: number;
   /**
    * After a crash between posting and recording, Slack is searched for the message from this long
    * before the attempt (allowance for Slack's clock being behind ours). Default 120 s.
@@ -497,6 +499,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               now: () => clock.now(),
               checkpoint,
               ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+              ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
               ...(opts.waits && waitOutbox && jobWaits.length > 0
                 ? { waits: { waits: jobWaits, outbox: waitOutbox, jobOutputs: opts.waits.jobOutputs } }
                 : {}),
