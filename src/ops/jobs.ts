@@ -26,6 +26,7 @@ import {
   checkPageUnit,
   LIMITS,
 } from '../api/validate.js';
+import { taskFailed } from '../api/watermarking.js';
 import { writeCsv } from './csv.js';
 import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
 
@@ -34,15 +35,12 @@ import { inReaderRange, type ReaderDays, readerDays } from './service/common.js'
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A task failed when its status is TK005 or its pre-embedder code is set and not "0" (spec: "0"
- * means success, any other value failure). An empty code is read as "not reported yet", not as a
- * failure: tasks that have not run may carry no code, and flagging every waiting task as failed
- * would be the less robust reading.
+ * A task failed when its status is TK005 or its pre-embedder code is not the spec's success "0"
+ * (src/api/watermarking.ts `taskFailed`: an empty code is "not reported yet" on a task still
+ * waiting or running, and a failure on a finished one).
  */
 export function isTaskFailed(t: Pick<JobTask, 'status' | 'cliErrorCode'> & { failed?: boolean }): boolean {
-  // cli_error_code "0" means success; zero-padded forms ("00", "0000") are read the same way.
-  const code = t.cliErrorCode.trim();
-  return t.status === 'TK005' || (code !== '' && !/^0+$/.test(code));
+  return taskFailed(t.status, t.cliErrorCode);
 }
 
 export interface FailureCodeCount {

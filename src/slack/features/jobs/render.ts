@@ -124,7 +124,7 @@ export function taskLine(t: JobTask): string {
   const failed = isTaskFailed(t);
   const cli = t.cliErrorCode.trim();
   // The code in plain words (src/api/error-codes.ts); "What to do" follows the task list.
-  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · ${failureLabel(cli)}` : '';
+  const codePart = failed && cli && cli !== '0' ? ` · ${failureLabel(cli)}` : '';
   return `${taskStatus(t.status)} · ${esc(truncate(t.recipient, 128))} · DWM ID ${code(t.dwmId)}${codePart}`;
 }
 

@@ -31,7 +31,7 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
     const lines: string[] = [];
     let used = 0;
     for (const t of s.shown) {
-      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode.trim() && !/^0+$/.test(t.cliErrorCode.trim()) ? `: ${failureLabel(t.cliErrorCode)}` : ''}`;
+      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode.trim() && t.cliErrorCode.trim() !== '0' ? `: ${failureLabel(t.cliErrorCode)}` : ''}`;
       if (used + l.length + 1 > LIMITS.sectionText - 200) break;
       lines.push(l);
       used += l.length + 1;
