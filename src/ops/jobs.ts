@@ -62,6 +62,28 @@ export interface JobSummary {
   isTerminal: boolean;
   /** The job ended in ERROR or at least one task failed. */
   failed: boolean;
+  /**
+   * The service's total_count of the job's tasks when it is larger than the tasks it listed
+   * (`listedTasksNote`): the counts and failures above cover only the listed ones.
+   */
+  reportedTotal?: number;
+}
+
+/**
+ * "N of M tasks shown" when the task list's total_count (M) exceeds the tasks it holds (N), else
+ * undefined. The spec gives that list no paging parameters, so none are invented: the bot says
+ * how many it could read (cards, exports, workflow outputs).
+ */
+export function listedTasksNote(listed: number, total: number | undefined): string | undefined {
+  if (total === undefined || !(total > listed)) return undefined;
+  return `${listed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} tasks shown`;
+}
+
+/** The task list's total_count when the service reported one (WmPage), else undefined. */
+export function reportedTaskTotal(
+  page: Pick<WmPage<unknown>, 'totalCount' | 'totalUnknown'>,
+): number | undefined {
+  return page.totalUnknown ? undefined : page.totalCount;
 }
 
 function taskRank(t: JobTask): number {
@@ -71,7 +93,11 @@ function taskRank(t: JobTask): number {
   return 3;
 }
 
-export function summariseJob(job: Job, tasks: readonly JobTask[], opts: { limit?: number } = {}): JobSummary {
+export function summariseJob(
+  job: Job,
+  tasks: readonly JobTask[],
+  opts: { limit?: number; reportedTotal?: number | undefined } = {},
+): JobSummary {
   const limit = Math.max(0, opts.limit ?? 10);
   const counts = Object.fromEntries(TASK_STATUS_CODES.map((c) => [c, 0])) as Record<TaskStatusCode, number>;
   for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1;
@@ -95,6 +121,9 @@ export function summariseJob(job: Job, tasks: readonly JobTask[], opts: { limit?
     hiddenCount: tasks.length - shown.length,
     isTerminal: JOB_TERMINAL.includes(job.status),
     failed: job.status === 'DM600' || failures.length > 0,
+    ...(opts.reportedTotal !== undefined && opts.reportedTotal > tasks.length
+      ? { reportedTotal: opts.reportedTotal }
+      : {}),
   };
 }
 

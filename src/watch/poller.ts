@@ -143,7 +143,7 @@ export interface CycleWaits {
   waits: JobWait[];
   outbox: WaitOutbox;
   /** The step's outputs for a finished job. */
-  jobOutputs(job: Job, tasks: readonly JobTask[]): Record<string, unknown>;
+  jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
 }
 
 export interface CycleContext {
@@ -225,8 +225,9 @@ async function fetchAll(
   }
 }
 
-export function countTasks(tasks: JobTask[]): TaskCounts {
+export function countTasks(tasks: JobTask[], reportedTotal?: number): TaskCounts {
   const c: TaskCounts = {
+    ...(reportedTotal !== undefined && reportedTotal > tasks.length ? { reportedTotal } : {}),
     total: tasks.length,
     ready: 0,
     progressing: 0,
@@ -263,6 +264,8 @@ interface Change {
   kind: 'new' | 'changed' | 'final';
   prev?: JobMemo;
   tasks?: JobTask[];
+  /** The task list's total_count (when the service reported one). */
+  reportedTotal?: number;
 }
 
 /** The job's own time of its latest change (service clock, epoch ms): updateTime, else regTime. */
@@ -299,7 +302,9 @@ async function fetchTasks(ctx: CycleContext, changes: Change[], count: () => voi
     changes.map((c) =>
       limit(async () => {
         count();
-        c.tasks = (await ctx.client.getJobTasks(ctx.siteId, c.job.jobId)).items;
+        const page = await ctx.client.getJobTasks(ctx.siteId, c.job.jobId);
+        c.tasks = page.items;
+        if (!page.totalUnknown) c.reportedTotal = page.totalCount;
       }),
     ),
   );
@@ -547,6 +552,7 @@ async function resolveJobWaits(
     const change = seen.changes.find((c) => c.job.jobId === jobId && c.tasks);
     let job = change?.job ?? seen.terminal.get(jobId);
     let tasks: readonly JobTask[] | undefined = change?.tasks;
+    let reportedTotal = change?.reportedTotal;
     try {
       if (!job) {
         seen.count();
@@ -558,7 +564,9 @@ async function resolveJobWaits(
       if (!isTerminal(job.status) && !unlistedStatusSettled(job, seen.start, seen.start)) continue;
       if (!tasks) {
         seen.count();
-        tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;
+        const page = await ctx.client.getJobTasks(ctx.siteId, jobId);
+        tasks = page.items;
+        reportedTotal = page.totalUnknown ? undefined : page.totalCount;
       }
     } catch (e) {
       if (isLookupMiss(e)) continue;
@@ -569,7 +577,7 @@ async function resolveJobWaits(
       siteId: ctx.siteId,
       executionId: wait.executionId,
       reason: 'finished',
-      result: { ok: true, outputs: w.jobOutputs(job, tasks) },
+      result: { ok: true, outputs: w.jobOutputs(job, tasks, reportedTotal) },
       createdAt: seen.start,
       attempts: 0,
     });
@@ -603,7 +611,7 @@ function summaryOf(ctx: CycleContext, c: Change): JobSummary {
     status: c.job.status,
     regTimeMs: c.job.regTime.epochMs,
     updateTimeMs: c.job.updateTime.epochMs,
-    ...(c.tasks ? { tasks: countTasks(c.tasks) } : {}),
+    ...(c.tasks ? { tasks: countTasks(c.tasks, c.reportedTotal) } : {}),
   };
 }
 

@@ -52,6 +52,8 @@ export interface TaskCounts {
   failed: number;
   /** Failed tasks (at most 20 kept). */
   failures: TaskFailure[];
+  /** The list's total_count when larger than `total` (the tasks it listed): "N of M tasks shown". */
+  reportedTotal?: number;
 }
 
 export interface JobSummary {

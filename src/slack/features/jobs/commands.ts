@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { JOB_STATUS_HELP, listJobs, summariseJob } from '../../../ops/jobs.js';
+import { JOB_STATUS_HELP, listJobs, reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { listOption, option, required, values } from '../../kit/parse.js';
@@ -84,7 +84,10 @@ export async function showJob(
     wm.getJobTasks(site, jobId),
     ctx.timeZone(),
   ]);
-  const summary = summariseJob(job, tasks.items, { limit: JOB_CARD_TASK_LINES });
+  const summary = summariseJob(job, tasks.items, {
+    limit: JOB_CARD_TASK_LINES,
+    reportedTotal: reportedTaskTotal(tasks),
+  });
   await ctx.respond(
     jobCardMessage({
       summary,

@@ -16,6 +16,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
+import { listedTasksLine } from '../../kit/cards.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
 import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
 import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
@@ -185,6 +186,8 @@ export function jobCardMessage(input: JobCardInput): Message {
       );
     }
   }
+  const listed = listedTasksLine(summary.total, summary.reportedTotal);
+  if (listed) blocks.push(context(listed));
   const steps = failureNextSteps(summary.failureCodes.map((f) => f.code));
   if (steps) blocks.push(section(steps));
   const buttons = [button('Refresh', WM_ACTIONS.jobRefresh, { value, style: 'primary' })];

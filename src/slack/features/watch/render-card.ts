@@ -7,6 +7,7 @@
  * way to see everything (Export CSV) and the total count.
  */
 import type { JobStatusCode } from '../../../api/codes.js';
+import { listedTasksNote } from '../../../ops/jobs.js';
 import type {
   ChannelMessage,
   DigestData,
@@ -107,7 +108,7 @@ function countsFields(j: JobSummary): string[] {
   const t = j.tasks;
   const pairs: Array<[string, string]> = [['Status', jobStatus(j.status)]];
   if (t) {
-    pairs.push(['Tasks', String(t.total)]);
+    pairs.push(['Tasks', listedTasksNote(t.total, t.reportedTotal) ?? String(t.total)]);
     pairs.push([':large_green_circle: Complete', String(t.completed)]);
     pairs.push([':large_blue_circle: Progressing', String(t.progressing)]);
     pairs.push([':white_circle: Ready', String(t.ready)]);
