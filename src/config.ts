@@ -92,6 +92,8 @@ export interface Config {
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
   watchCallBudgetPerMinute: number;
+  /** WATCH_OUTAGE_NOTICE_MINUTES (src/watch/outage.ts). */
+  watchOutageNoticeMinutes: number;
   /** WATCH_CLOCK_ALLOWANCE_SECONDS (src/watch/poller.ts `clockAllowanceMs`). */
   watchClockAllowanceSeconds: number;
   watchConcurrency: number;
@@ -485,6 +487,15 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Upstream calls per minute the watcher may spend on one workspace (per replica); fast polls wait when it is spent. Keep it above 2 x sites / idle interval in minutes.',
     schema: intIn(10, 1_000_000),
+  },
+  {
+    // src/watch/outage.ts: an outage is not silence.
+    name: 'WATCH_OUTAGE_NOTICE_MINUTES',
+    required: 'no',
+    default: '15',
+    description:
+      "When a site's watermarking service has been unreachable or failing this long (not a refused login, which pauses the workspace at once), each channel watching the site is told once that its job notifications are delayed and why, and once when they resume, with what was caught up; /dwm watches and the Home tab show it while it lasts. An outage is not silence: without it, a channel cannot tell a quiet day from a dead service.",
+    schema: intIn(1, 24 * 60),
   },
   {
     // src/watch/poller.ts hearsFromMs: a watch hears every change after its creation.
@@ -909,6 +920,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,
     watchConcurrency: v.WATCH_CONCURRENCY as number,
     watchClockAllowanceSeconds: v.WATCH_CLOCK_ALLOWANCE_SECONDS as number,
+    watchOutageNoticeMinutes: v.WATCH_OUTAGE_NOTICE_MINUTES as number,
     handlerConcurrency: v.COMMAND_CONCURRENCY as number,
     handlerQueueMax: v.COMMAND_QUEUE_MAX as number,
     logLevel: v.LOG_LEVEL as LogLevel,
