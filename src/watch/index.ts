@@ -32,12 +32,6 @@
  *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
 import pLimit from 'p-limit';
-import {
-  OUTAGE_NOTICE_AFTER_MS,
-  type OutageDeps,
-  recordPollFailure,
-  recordPollSuccess,
-} from './outage.js';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
@@ -59,6 +53,7 @@ import {
   type WaitsPort,
   waitsRepo,
 } from './job-waits.js';
+import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
@@ -70,10 +65,10 @@ export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
 export type * from './notify-types.js';
+export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';
 export { plainRenderer } from './render.js';
-export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export {
   contentMatches,
   parseWatchArgs,

@@ -58,11 +58,13 @@ export async function siteOutages(store: Store, workspace: string): Promise<Site
 
 /** Why the site's polls fail, in words a channel can read (no secrets, no stack). */
 export function outageReason(e: unknown): string {
-  if (!isApiError(e)) return 'the bot could not finish its checks of the site (an unexpected error; see the logs)';
+  if (!isApiError(e))
+    return 'the bot could not finish its checks of the site (an unexpected error; see the logs)';
   switch (e.kind) {
     case 'transport': {
       const status = (e as { status?: number }).status;
-      if (status === 429) return 'the watermarking service keeps refusing the bot for sending too many requests (HTTP 429)';
+      if (status === 429)
+        return 'the watermarking service keeps refusing the bot for sending too many requests (HTTP 429)';
       return status !== undefined
         ? `the watermarking service answers with a server error (HTTP ${status})`
         : 'the watermarking service cannot be reached (no answer, or the connection failed)';
@@ -90,7 +92,8 @@ export interface OutageDeps {
 /** The channels (first active subscription of each) watching `siteId`. */
 function channelsOf(subs: readonly Subscription[], siteId: string): Map<string, Subscription> {
   const out = new Map<string, Subscription>();
-  for (const s of subs) if (!s.paused && s.siteId === siteId && !out.has(s.channelId)) out.set(s.channelId, s);
+  for (const s of subs)
+    if (!s.paused && s.siteId === siteId && !out.has(s.channelId)) out.set(s.channelId, s);
   return out;
 }
 
@@ -109,7 +112,10 @@ async function post(
     });
     return true;
   } catch (err) {
-    deps.log.warn({ workspace: ws, siteId: notice.siteId, channel: sub.channelId, err }, 'outage notice not posted');
+    deps.log.warn(
+      { workspace: ws, siteId: notice.siteId, channel: sub.channelId, err },
+      'outage notice not posted',
+    );
     return false;
   }
 }
@@ -132,7 +138,15 @@ export async function recordPollFailure(
   const o: SiteOutage =
     prev && prev.endedMs === undefined
       ? { ...prev, lastFailureMs: now, failures: prev.failures + 1, reason: outageReason(error) }
-      : { v: 1, siteId, sinceMs: now, lastFailureMs: now, reason: outageReason(error), failures: 1, told: [] };
+      : {
+          v: 1,
+          siteId,
+          sinceMs: now,
+          lastFailureMs: now,
+          reason: outageReason(error),
+          failures: 1,
+          told: [],
+        };
   if (now - o.sinceMs >= deps.noticeAfterMs) {
     for (const [channel, sub] of channelsOf(subs, siteId)) {
       if (o.told.includes(channel)) continue;

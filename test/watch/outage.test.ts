@@ -23,7 +23,9 @@ async function sub(w: Watcher, channelId: string) {
 }
 
 const outageTexts = (ch: string) =>
-  h.poster.messages.filter((m) => m.channel === ch && /Job notifications for site/.test(m.text)).map((m) => m.text);
+  h.poster.messages
+    .filter((m) => m.channel === ch && /Job notifications for site/.test(m.text))
+    .map((m) => m.text);
 
 describe('outage notices', () => {
   it('a site failing longer than the notice time: delayed once per channel, then resumed once with the catch-up', async () => {

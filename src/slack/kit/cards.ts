@@ -82,3 +82,11 @@ export function listedTasksLine(listed: number, reportedTotal: number | undefine
   if (!note) return undefined;
   return `:warning: ${note}: the service listed only these of the ${count(reportedTotal ?? listed)} it counts, and its task list has no paging to ask for the rest. Counts and failures here cover the ${count(listed)} listed.`;
 }
+
+/**
+ * A site whose job notifications are delayed by an outage of its service (src/watch/outage.ts),
+ * as one line of `/dwm watches` and the Home tab, while it lasts.
+ */
+export function outageLine(o: { siteId: string; sinceMs: number; reason: string }): string {
+  return `:hourglass_flowing_sand: Job notifications for site ${code(o.siteId)} are delayed since ${dateToken(o.sinceMs)}: ${esc(o.reason.slice(0, 300))}. They resume on their own when the service answers again.`;
+}
