@@ -29,6 +29,7 @@ import {
 import { taskFailed } from '../api/watermarking.js';
 import { writeCsv } from './csv.js';
 import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
+import { isIanaTimeZone } from './time-zones.js';
 
 // ---------------------------------------------------------------------------------------------
 // Summary
@@ -194,25 +195,7 @@ export interface JobFilters {
   pageIndex?: number;
 }
 
-/** True for a time zone name Intl knows. */
-/** Answers by zone name: building an Intl.DateTimeFormat costs ~0.2 ms, on every command. */
-const ianaZoneCache = new Map<string, boolean>();
-
-export function isIanaTimeZone(tz: string): boolean {
-  const known = ianaZoneCache.get(tz);
-  if (known !== undefined) return known;
-  let ok: boolean;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    ok = true;
-  } catch {
-    ok = false;
-  }
-  // Bounded: zone names come from users.info (a few hundred IANA names at most).
-  if (ianaZoneCache.size >= 1000) ianaZoneCache.clear();
-  ianaZoneCache.set(tz, ok);
-  return ok;
-}
+export { isIanaTimeZone } from './time-zones.js';
 
 /** "+hh:mm"/"-hh:mm" offset of an IANA zone at an instant. */
 export function offsetOf(timeZone: string, atMs: number): string {
