@@ -112,6 +112,10 @@ export interface Config {
   /** Adaptive polling (src/watch/adaptive.ts). */
   pollActiveIntervalSeconds: number;
   watchCallBudgetPerMinute: number;
+  /** WATCH_OUTAGE_NOTICE_MINUTES (src/watch/outage.ts). */
+  watchOutageNoticeMinutes: number;
+  /** WATCH_CLOCK_ALLOWANCE_SECONDS (src/watch/poller.ts `clockAllowanceMs`). */
+  watchClockAllowanceSeconds: number;
   watchConcurrency: number;
   /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/handler-queue.ts). */
   handlerConcurrency: number;
@@ -133,6 +137,8 @@ export interface Config {
     jwtSecretEncoding: 'utf8' | 'base64';
     /** SERVICE_LICENSE_TIME_ZONE, normalised ("+09:00"; "+00:00" for UTC). */
     licenseTimeZone: string;
+    /** SERVICE_TIME_ZONE, normalised: the other Service API times the spec leaves unzoned. */
+    timeZone: string;
   };
   wmTokenMaxAgeSeconds: number;
   /** SERVICE_ERROR_CODES as given (validated JSON), when set. */
@@ -201,6 +207,21 @@ const adminEntry = z
     /^([TE][A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/,
     'each must be a Slack user id scoped to its workspace, like T0123ABCD:U0123ABCD (or U0123ABCD with one workspace)',
   );
+
+/** A UTC offset setting: UTC, Z or an offset such as +09:00, normalised ("+09:00"). */
+function offsetSetting() {
+  return z
+    .string()
+    .trim()
+    .transform((x, ctx) => {
+      const n = normalizeTimeZone(x);
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be UTC or an offset such as +09:00 or -05:30' });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
 
 /**
  * The ADMIN_USER_IDS entries that apply in one workspace: the ones scoped to it (TEAM:USER) and,
@@ -526,6 +547,24 @@ export const VARIABLES: VariableSpec[] = [
     schema: intIn(10, 1_000_000),
   },
   {
+    // src/watch/outage.ts: an outage is not silence.
+    name: 'WATCH_OUTAGE_NOTICE_MINUTES',
+    required: 'no',
+    default: '15',
+    description:
+      "When a site's watermarking service has been unreachable or failing this long (not a refused login, which pauses the workspace at once), each channel watching the site is told once that its job notifications are delayed and why, and once when they resume, with what was caught up; /dwm watches and the Home tab show it while it lasts. An outage is not silence: without it, a channel cannot tell a quiet day from a dead service.",
+    schema: intIn(1, 24 * 60),
+  },
+  {
+    // src/watch/poller.ts hearsFromMs: a watch hears every change after its creation.
+    name: 'WATCH_CLOCK_ALLOWANCE_SECONDS',
+    required: 'no',
+    default: '5',
+    description:
+      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one.",
+    schema: intIn(0, 3600),
+  },
+  {
     name: 'WATCH_CONCURRENCY',
     required: 'no',
     default: '4',
@@ -628,17 +667,17 @@ export const VARIABLES: VariableSpec[] = [
     default: 'UTC',
     description:
       'UTC offset the Service API writes license times (reg_time of the license list) in; the spec does not say. UTC, or an offset such as +09:00. License alerts count the records of their window by this time: set it if alerts count too few or too many licenses. A time sent with its own offset keeps it.',
-    schema: z
-      .string()
-      .trim()
-      .transform((x, ctx) => {
-        const n = normalizeTimeZone(x);
-        if (n === null) {
-          ctx.addIssue({ code: 'custom', message: 'must be UTC or an offset such as +09:00 or -05:30' });
-          return z.NEVER;
-        }
-        return n;
-      }),
+    schema: offsetSetting(),
+  },
+  {
+    // The spec zones only reg_dt/update_dt ("UTC +00:00"); additional-site and packaging times
+    // have none (src/api/service.ts). Their reading: the request lists, outcomes and packaging.
+    name: 'SERVICE_TIME_ZONE',
+    required: 'no',
+    default: 'UTC',
+    description:
+      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
+    schema: offsetSetting(),
   },
   {
     name: 'SERVICE_JWT_ACCOUNT_SEQ_TYPE',
@@ -1063,6 +1102,8 @@ export function loadConfig(env: Env = process.env): Config {
     pollActiveIntervalSeconds: v.POLL_ACTIVE_INTERVAL_SECONDS as number,
     watchCallBudgetPerMinute: v.WATCH_CALL_BUDGET_PER_MINUTE as number,
     watchConcurrency: v.WATCH_CONCURRENCY as number,
+    watchClockAllowanceSeconds: v.WATCH_CLOCK_ALLOWANCE_SECONDS as number,
+    watchOutageNoticeMinutes: v.WATCH_OUTAGE_NOTICE_MINUTES as number,
     handlerConcurrency: v.COMMAND_CONCURRENCY as number,
     handlerQueueMax: v.COMMAND_QUEUE_MAX as number,
     workspaceLimits: {
@@ -1080,6 +1121,7 @@ export function loadConfig(env: Env = process.env): Config {
       jwtAccountSeqType: v.SERVICE_JWT_ACCOUNT_SEQ_TYPE as 'string' | 'number',
       jwtSecretEncoding: v.SERVICE_JWT_SECRET_ENCODING as 'utf8' | 'base64',
       licenseTimeZone: v.SERVICE_LICENSE_TIME_ZONE as string,
+      timeZone: v.SERVICE_TIME_ZONE as string,
     },
     wmTokenMaxAgeSeconds: v.WM_TOKEN_MAX_AGE_SECONDS as number,
     upstream: {
@@ -1113,6 +1155,7 @@ export function apiOptionsOf(config: Config, logger?: Logger): ApiOptions {
     bodyEncoding: config.serviceApi.bodyEncoding,
     apiCodeIn: config.serviceApi.apiCodeIn,
     serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
+    serviceTimeZone: config.serviceApi.timeZone,
     jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
     jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
     wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,

@@ -151,6 +151,8 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
           activeIntervalMs: config.pollActiveIntervalSeconds * 1000,
           callBudgetPerMinute: config.watchCallBudgetPerMinute,
           concurrency: config.watchConcurrency,
+          clockAllowanceMs: config.watchClockAllowanceSeconds * 1000,
+          outageNoticeMs: config.watchOutageNoticeMinutes * 60_000,
           // Re-read the watched sites every 10 s, not at every tick (thousands of sites on Redis).
           targetsCacheMs: 10_000,
         },

@@ -232,6 +232,7 @@ describe('choices the spec leaves open', () => {
       jwtAccountSeqType: 'string',
       jwtSecretEncoding: 'utf8',
       licenseTimeZone: '+00:00',
+      timeZone: '+00:00',
     });
     expect(c.wmTokenMaxAgeSeconds).toBe(3000);
     expect(c.serviceErrorCodes).toBeUndefined();
@@ -244,6 +245,7 @@ describe('choices the spec leaves open', () => {
       SERVICE_JWT_ACCOUNT_SEQ_TYPE: 'number',
       SERVICE_JWT_SECRET_ENCODING: 'base64',
       SERVICE_LICENSE_TIME_ZONE: '+0900',
+      SERVICE_TIME_ZONE: '-05:00',
       WM_TOKEN_MAX_AGE_SECONDS: '600',
       SERVICE_ERROR_CODES: '{"recipientInUse":"X-77"}',
     });
@@ -253,6 +255,7 @@ describe('choices the spec leaves open', () => {
       jwtAccountSeqType: 'number',
       jwtSecretEncoding: 'base64',
       licenseTimeZone: '+09:00',
+      timeZone: '-05:00',
     });
     expect(c.wmTokenMaxAgeSeconds).toBe(600);
     expect(c.serviceErrorCodes).toBe('{"recipientInUse":"X-77"}');

@@ -31,6 +31,15 @@
  *   the project's agreed one, as a service with its own codes answers.
  * - writeParamsIn: a POST/PUT's parameters (api_code included) are read only from the query
  *   string, a JSON body or a form body (http.ts `parseParams`); otherwise every placement is read.
+ * - wmDatesUtc: the watermarking job and recipient searches read `from`/`to` as UTC days (the
+ *   vendor's convention), not in the query's time_zone.
+ * - serviceTimeZone: the Service API times the spec leaves unzoned (additional-site reg_time /
+ *   update_time, packaging created_time / update_time) are written in this offset ("+09:00")
+ *   instead of UTC; the packaging cursors sent back are read in it. reg_dt / update_dt (UTC per
+ *   the spec) and the license list's compact reg_time (SERVICE_LICENSE_TIME_ZONE) are untouched.
+ * - taskListCap: the task list of a job (4.4) holds at most this many tasks while its
+ *   total_count still counts them all (the spec shows no paging for that list).
+ * - clockSkewMs may be negative: the service's clock is behind the bot's.
  */
 
 import type { EmuCondition } from './errors.js';
@@ -51,6 +60,9 @@ export interface EmulatorBehaviours {
   siteRequestStatusWords?: Readonly<Record<string, string>>;
   writeParamsIn?: ParamSource;
   errorCodes?: Readonly<Partial<Record<EmuCondition, string>>>;
+  wmDatesUtc?: boolean;
+  serviceTimeZone?: string;
+  taskListCap?: number;
 }
 
 /** Every behaviour on at once (tests "all of them"). */
@@ -65,6 +77,9 @@ export const ALL_BEHAVIOURS: Required<
     | 'siteRequestStatusWords'
     | 'writeParamsIn'
     | 'errorCodes'
+    | 'wmDatesUtc'
+    | 'serviceTimeZone'
+    | 'taskListCap'
   >
 > = {
   omitEmptyFields: true,
@@ -122,10 +137,60 @@ function transformValue(v: unknown, b: EmulatorBehaviours): unknown {
   return out;
 }
 
-/** The envelope as the deviating service sends it. */
-export function applyBehaviours(body: unknown, b: EmulatorBehaviours): unknown {
+/** Service API time keys the spec leaves unzoned (serviceTimeZone shifts them). */
+const UNZONED_SVC_KEYS = new Set(['reg_time', 'update_time', 'created_time']);
+const UTC_SPACE_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})$/;
+
+function offsetMs(tz: string): number {
+  const sign = tz.startsWith('-') ? -1 : 1;
+  return sign * (Number(tz.slice(1, 3)) * 60 + Number(tz.slice(4, 6))) * 60_000;
+}
+
+/** A `yyyy-MM-dd HH:mm:ss` time moved by `deltaMs` (same shape); other text unchanged. */
+function shiftTime(text: string, deltaMs: number): string {
+  const m = UTC_SPACE_RE.exec(text);
+  if (!m) return text;
+  const ms = Date.parse(`${m[1]}T${m[2]}Z`);
+  if (Number.isNaN(ms)) return text;
+  const sep = text.charAt(10);
+  return new Date(ms + deltaMs).toISOString().slice(0, 19).replace('T', sep);
+}
+
+function shiftUnzoned(v: unknown, deltaMs: number): unknown {
+  if (Array.isArray(v)) return v.map((x) => shiftUnzoned(x, deltaMs));
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    out[k] = UNZONED_SVC_KEYS.has(k) && typeof x === 'string' ? shiftTime(x, deltaMs) : x;
+  }
+  return out;
+}
+
+/** The packaging cursors of a Service API query read back from serviceTimeZone into UTC. */
+export function unzoneQuery(query: URLSearchParams, b: EmulatorBehaviours): URLSearchParams {
+  if (!b.serviceTimeZone) return query;
+  const q = new URLSearchParams(query);
+  for (const k of ['last_created_time_cid', 'last_update_time']) {
+    const v = q.get(k);
+    if (v) q.set(k, shiftTime(v, -offsetMs(b.serviceTimeZone)));
+  }
+  return q;
+}
+
+/** The envelope as the deviating service sends it (`api`: which API answers; default wm). */
+export function applyBehaviours(body: unknown, b: EmulatorBehaviours, api: 'wm' | 'svc' = 'wm'): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const env = { ...(body as Record<string, unknown>) };
+  if (api === 'svc' && b.serviceTimeZone && 'data' in env)
+    env.data = shiftUnzoned(env.data, offsetMs(b.serviceTimeZone));
+  if (
+    api === 'wm' &&
+    b.taskListCap !== undefined &&
+    Array.isArray(env.data) &&
+    env.data.length > b.taskListCap &&
+    env.data.some((x) => x && typeof x === 'object' && 'task_status' in x)
+  )
+    env.data = env.data.slice(0, b.taskListCap);
   if ('data' in env) env.data = transformValue(env.data, b);
   if (b.timeZoneText !== undefined && 'time_zone' in env) env.time_zone = b.timeZoneText;
   if (b.omitTotalCount) delete env.total_count;

@@ -14,6 +14,7 @@ import {
   type EmulatorBehaviours,
   unshiftBody,
   unshiftPath,
+  unzoneQuery,
 } from './behaviours.js';
 import { EmuError, HttpRefusal } from './errors.js';
 import { Faults } from './faults.js';
@@ -57,7 +58,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   let counts = new Map<string, number>();
 
   const mounts: { prefix: string; router: Router }[] = [
-    { prefix: '/wm', router: wmRouter(state) },
+    { prefix: '/wm', router: wmRouter(state, { behaviours: () => behaviours }) },
     {
       prefix: '/svc',
       router: svcRouter(state, {
@@ -133,7 +134,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         path,
         fullPath,
         rawUrl,
-        query: capPaging(url.searchParams, behaviours),
+        query: capPaging(
+          mount?.prefix === '/svc' ? unzoneQuery(url.searchParams, behaviours) : url.searchParams,
+          behaviours,
+        ),
         params: match.params,
         headers: req.headers,
         body,
@@ -157,7 +161,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       }
     }
     res.setHeader('date', new Date(now()).toUTCString());
-    sendJson(res, reply.status, applyBehaviours(reply.body, behaviours), reply.headers);
+    const api = mount?.prefix === '/svc' ? 'svc' : 'wm';
+    sendJson(res, reply.status, applyBehaviours(reply.body, behaviours, api), reply.headers);
   }
 
   const server = createServer((req, res) => {

@@ -4,7 +4,9 @@
  * EMULATOR_BEHAVIOURS switches spec deviations on (behaviours.ts), comma-separated:
  * omitEmptyFields, unknownCodes, bigIds, idsBeyondSafe, clockSkew (10 minutes ahead),
  * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), pageCap (pages of at most 100 items),
- * omitTotalCount, or all (pageCap and omitTotalCount are not part of all).
+ * omitTotalCount, wmDatesUtc, serviceTimeZone (+09:00), taskListCap (10 tasks a list), clockBehind
+ * (10 minutes behind), or all (pageCap, omitTotalCount, wmDatesUtc, serviceTimeZone, taskListCap and
+ * clockBehind are not part of all).
  */
 import { ALL_BEHAVIOURS, type EmulatorBehaviours } from './behaviours.js';
 import { startEmulator } from './index.js';
@@ -20,6 +22,10 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
     else if (w === 'timeZoneText') b.timeZoneText = ALL_BEHAVIOURS.timeZoneText;
     else if (w === 'pageCap') b.pageCap = 100;
     else if (w === 'omitTotalCount') b.omitTotalCount = true;
+    else if (w === 'wmDatesUtc') b.wmDatesUtc = true;
+    else if (w === 'serviceTimeZone') b.serviceTimeZone = '+09:00';
+    else if (w === 'taskListCap') b.taskListCap = 10;
+    else if (w === 'clockBehind') b.clockSkewMs = -ALL_BEHAVIOURS.clockSkewMs;
     else if (w) process.stderr.write(`EMULATOR_BEHAVIOURS: "${w}" is not a behaviour; ignored\n`);
   }
   return b;

@@ -10,10 +10,11 @@ import {
   checkSiteId,
   LIMITS,
 } from '../../src/api/validate.js';
+import type { EmulatorBehaviours } from './behaviours.js';
 import { EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_MESSAGE } from './errors.js';
 import { type Reply, type RequestContext, Router } from './http.js';
 import type { EmulatorState, JobRec, RecipientRec, SiteState, TaskRec } from './state.js';
-import { formatLocal, parseDateRange, parseTimeZone, type Tz } from './time.js';
+import { formatLocal, parseDateRange, parseTimeZone, type Tz, UTC } from './time.js';
 
 function ok(data: unknown, extra?: { tz?: Tz; totalCount?: number }): Reply {
   const body: Record<string, unknown> = { error_code: SUCCESS_CODE, error_message: SUCCESS_MESSAGE };
@@ -58,7 +59,12 @@ function basicCredentials(header: string | undefined): { accountId: string; acce
   return { accountId: decoded.slice(0, i), accessKey: decoded.slice(i + 1) };
 }
 
-export function wmRouter(state: EmulatorState): Router {
+export function wmRouter(
+  state: EmulatorState,
+  readings: { behaviours: () => EmulatorBehaviours } = { behaviours: () => ({}) },
+): Router {
+  /** The zone `from`/`to` are read in: the query's time_zone, or UTC (wmDatesUtc). */
+  const datesTz = (tz: Tz): Tz => (readings.behaviours().wmDatesUtc ? UTC : tz);
   /**
    * Bearer token check. 401 for a missing, malformed, unknown or expired token, and for a token
    * issued for another site (the caller's refresh then fetches one for the right site); 403 when
@@ -176,7 +182,7 @@ export function wmRouter(state: EmulatorState): Router {
         );
       }
     }
-    const { fromMs, toMs } = parseDateRange(q.get('from'), q.get('to'), tz);
+    const { fromMs, toMs } = parseDateRange(q.get('from'), q.get('to'), datesTz(tz));
     const paging = parsePaging(q);
     const all = state.searchJobs(site, {
       contentId: contentId === '' ? undefined : contentId,
@@ -213,7 +219,7 @@ export function wmRouter(state: EmulatorState): Router {
     const site = authorize(ctx);
     const tz = tzOf(ctx);
     const q = ctx.query;
-    const { fromMs, toMs } = parseDateRange(q.get('from'), q.get('to'), tz);
+    const { fromMs, toMs } = parseDateRange(q.get('from'), q.get('to'), datesTz(tz));
     const paging = parsePaging(q);
     const all = state.searchRecipients(site, { keywords: q.getAll('search_keyword'), fromMs, toMs });
     return ok(

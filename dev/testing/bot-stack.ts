@@ -475,6 +475,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
       bodyEncoding: config.serviceApi.bodyEncoding,
       apiCodeIn: config.serviceApi.apiCodeIn,
+      serviceTimeZone: config.serviceApi.timeZone,
       claims: {
         subject: config.serviceJwt.sub,
         audience: config.serviceJwt.aud,

@@ -15,7 +15,7 @@
  * - `time_zone` with or without its sign ("09:00" -> "+09:00"); a value that is not an offset at
  *   all ("Asia/Seoul", "GMT+09:00", "") is ignored with a warning (logged once per value) and the
  *   client falls back to the offset it asked for;
- * - `error_code` as 0 / "0" / "0000".
+ * - `error_code` as "0000" or the number 0 (other zero forms are failure codes, logged once).
  * Strict where it matters: ids must be integers that a JavaScript number holds exactly (an id
  * above 2^53-1, sent as a string, is refused with a ProtocolError instead of being silently
  * rounded to another id), site ids 4 alphanumerics; a violation is a ProtocolError naming the
@@ -116,10 +116,32 @@ export function codeOf<const T extends string>(codes: readonly T[], field = 'cod
   });
 }
 
+/**
+ * error_code: "0000" means success and any other value failure (both specs). A JSON number 0 is
+ * read as that same zero; any other zero form ("0", "00", 0.0 written "0.0") is kept as the
+ * failure code it is by the letter of the specs, and logged once (a service that writes its
+ * success that way shows every call failing with that code, which the log and the doctor name,
+ * rather than a real failure being taken for success).
+ */
 export const errorCodeSchema = z.union([z.string(), z.number()]).transform((v) => {
+  if (v === 0) return '0000';
   const s = String(v).trim();
-  return /^0+$/.test(s) ? '0000' : s;
+  if (s !== '0000' && /^0+(\.0*)?$/.test(s)) warnZeroForm('error_code', s);
+  return s;
 });
+
+const warnedZeros = new Set<string>();
+
+/** Logs once per field and text a zero that is not the spec's success form. */
+export function warnZeroForm(field: string, text: string): void {
+  const key = `${field}|${text}`;
+  if (warnedZeros.has(key) || warnedZeros.size > 100) return;
+  warnedZeros.add(key);
+  logger.warn(
+    { field, code: text.slice(0, 20) },
+    `the service sent ${field} "${text.slice(0, 20)}", a zero that is not the spec's success form: read as a failure code`,
+  );
+}
 
 /**
  * The envelope's time_zone: a normalised offset, or `{ ignored }` when the text is not an offset
@@ -251,6 +273,11 @@ export interface Envelope {
    * without saying they sit in `data` (Service endpoint 8), so a client can look at both places.
    */
   raw: Record<string, unknown>;
+  /**
+   * How far the server's clock (its Date header) was from the bot's when it answered, ms
+   * (positive: the server is ahead); absent without a readable Date header. Set by the clients.
+   */
+  serverClockSkewMs?: number;
 }
 
 /** "data[3].job_status" from a zod issue path and a prefix. */

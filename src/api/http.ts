@@ -254,7 +254,9 @@ export function buildTarget(
       if (Array.isArray(v)) for (const item of v) qs.append(k, String(item));
       else qs.append(k, String(v));
     }
-    q = qs.toString();
+    // URLSearchParams writes a space as "+", which a server decoding the query as a URI (RFC
+    // 3986) reads as a plus sign: spaces go as %20, read as a space by both kinds of decoder.
+    q = qs.toString().replace(/\+/g, '%20');
   }
   return { origin: base.origin, path: `${base.prefix}${path}${q ? `?${q}` : ''}` };
 }

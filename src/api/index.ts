@@ -43,6 +43,8 @@ export interface ApiOptions {
   apiCodeIn?: ApiCodeIn;
   /** UTC offset of the license list's reg_time (SERVICE_LICENSE_TIME_ZONE; default UTC). */
   serviceLicenseTimeZone?: string;
+  /** UTC offset of the other unzoned Service API times (SERVICE_TIME_ZONE; default UTC). */
+  serviceTimeZone?: string;
   connectionsPerOrigin?: number;
   /**
    * The upstream allow-list (origins.ts): the configured base URLs plus UPSTREAM_ALLOWED_ORIGINS.
@@ -126,6 +128,7 @@ export function createApi(options: ApiOptions = {}): Api {
           apiCodeIn: options.apiCodeIn,
           cidLicensePath: options.cidLicensePath,
           licenseTimeZone: options.serviceLicenseTimeZone,
+          timeZone: options.serviceTimeZone,
         },
       ),
     close: () => http.close(),

@@ -142,6 +142,11 @@ export interface ServiceClientOptions {
    * Default UTC. A time that carries its own offset or `Z` is read with that one.
    */
   licenseTimeZone?: string;
+  /**
+   * UTC offset of the other times the spec leaves unzoned (SERVICE_TIME_ZONE): additional-site
+   * reg_time / update_time and packaging created_time / update_time. Default UTC.
+   */
+  timeZone?: string;
 }
 
 export interface ServiceClientDeps {
@@ -156,7 +161,8 @@ export interface ServiceClientDeps {
 /**
  * Service API times are read as UTC. The spec says so for reg_dt/update_dt ("UTC +00:00"); for
  * the other times (additional-site reg_time/update_time, license reg_time, packaging times) it
- * shows no zone, and UTC is assumed the same way, except the license list's reg_time, whose
+ * shows no zone: additional-site and packaging times are read in `timeZone` (SERVICE_TIME_ZONE,
+ * default UTC), and the license list's reg_time, whose
  * offset is a setting (`licenseTimeZone`, SERVICE_LICENSE_TIME_ZONE, default UTC): the license
  * alerts count the records of a window by that time, so a service writing it in local time must
  * be read in that zone. A time string that carries its own offset or `Z` is read with that offset
@@ -384,6 +390,7 @@ export function createServiceClient(
   };
   const preferredCid: CidLicensePath = opts.cidLicensePath ?? 'cid-License';
   const licenseTz = normalizeTimeZone(opts.licenseTimeZone ?? UTC) ?? UTC;
+  const unzonedTz = normalizeTimeZone(opts.timeZone ?? UTC) ?? UTC;
   const cidMemo = deps.cidPathMemo ?? new Map<string, CidLicensePath>();
 
   /** One logical call: JWT, request, envelope; one re-sign and retry on 401 (nothing processed). */
@@ -495,8 +502,8 @@ export function createServiceClient(
           siteId: w.site_id,
           serviceName: w.service_name,
           status: w.status,
-          updateTime: parseServiceTime(w.update_time, UTC),
-          regTime: parseServiceTime(w.reg_time, UTC),
+          updateTime: parseServiceTime(w.update_time, unzonedTz),
+          regTime: parseServiceTime(w.reg_time, unzonedTz),
         }),
       );
       return svcPage(items, env, query);
@@ -764,8 +771,8 @@ export function createServiceClient(
         siteId: w.site_id,
         cid: w.cid,
         track: w.track || 'HD',
-        createdTime: parseServiceTime(w.created_time, UTC),
-        updateTime: parseServiceTime(w.update_time, UTC),
+        createdTime: parseServiceTime(w.created_time, unzonedTz),
+        updateTime: parseServiceTime(w.update_time, unzonedTz),
       }));
       // Keyset-paged, not page_index-paged: one "page" per cursor.
       return { items, count: env.count ?? items.length, pageIndex: 1, pageUnit: items.length };

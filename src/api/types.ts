@@ -66,6 +66,11 @@ export interface WmPage<T> {
   pageUnit: number;
   /** The time_zone the service applied, normalised to "+hh:mm"/"-hh:mm". */
   timeZone: string;
+  /**
+   * The server's clock minus the bot's when it answered (its Date header), ms; absent without
+   * one. The watcher allows for a service clock behind the bot's with it.
+   */
+  serverClockSkewMs?: number;
 }
 
 /** One page of a Service API DRM list. */

@@ -15,7 +15,9 @@ import {
   parseWith,
   readCleanList,
   reqText,
+  serverClockSkewMs,
   text,
+  warnZeroForm,
 } from './envelope.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
@@ -163,19 +165,33 @@ function toJob(w: JobWire, tz: string): Job {
   };
 }
 
+/** Task statuses of a task that has run to its end (codes.ts: COMPLETE, FAIL). */
+const FINISHED_TASK = new Set(['TK002', 'TK005']);
+
+/**
+ * A task failed when its status is TK005 or its pre-embedder code says so. Spec: cli_error_code
+ * "0" means success, any other value failure: "00" or "0000" too (logged once when read). An
+ * empty code on a task still waiting or running is "not reported yet"; on a finished task it is
+ * not the spec's success, so it is a failure (reported with no code) rather than a success the
+ * service never said.
+ */
+export function taskFailed(status: string, cliErrorCode: string): boolean {
+  const cli = cliErrorCode.trim();
+  if (status === 'TK005') return true;
+  if (cli === '') return FINISHED_TASK.has(status);
+  return cli !== '0';
+}
+
 function toTask(w: TaskWire, tz: string): JobTask {
   const cli = w.cli_error_code.trim();
-  // Spec: cli_error_code "0" is success, anything else a failure. "0000"/"00" (a zero-padded or
-  // numeric zero, as error_code uses) is read as that same zero, not as a failure; "" (a task
-  // that has not run yet) is not a failure either.
-  const cliOk = cli === '' || /^0+$/.test(cli);
+  if (cli !== '0' && /^0+$/.test(cli)) warnZeroForm('cli_error_code', cli);
   return {
     dwmId: w.dwm_id,
     recipient: w.recipient,
     description: w.description,
     status: w.task_status,
     cliErrorCode: cli,
-    failed: w.task_status === 'TK005' || !cliOk,
+    failed: taskFailed(w.task_status, cli),
     regTime: parseServiceTime(w.reg_time, tz),
     updateTime: parseServiceTime(w.update_time, tz),
   };
@@ -224,7 +240,9 @@ export function createWatermarkingClient(
           body,
           headers: { authorization },
         });
-        return decodeEnvelope(endpoint, res, { api: 'wm', ...(deps.now ? { now: deps.now } : {}) });
+        const env = decodeEnvelope(endpoint, res, { api: 'wm', ...(deps.now ? { now: deps.now } : {}) });
+        const skew = serverClockSkewMs(res, (deps.now ?? Date.now)());
+        return skew === undefined ? env : { ...env, serverClockSkewMs: skew };
       }),
     );
   }
@@ -244,7 +262,7 @@ export function createWatermarkingClient(
 
   function page<T>(
     items: T[],
-    env: { totalCount?: number; timeZone?: string },
+    env: { totalCount?: number; timeZone?: string; serverClockSkewMs?: number },
     q: { pageIndex?: number; pageUnit?: number },
     tz: string,
   ): WmPage<T> {
@@ -259,6 +277,7 @@ export function createWatermarkingClient(
       pageIndex,
       pageUnit,
       timeZone: tz,
+      ...(env.serverClockSkewMs !== undefined ? { serverClockSkewMs: env.serverClockSkewMs } : {}),
     };
   }
 

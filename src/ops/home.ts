@@ -17,6 +17,7 @@ import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, SERVICE_CODES, type ServiceCode } from '../api/codes.js';
 import type { Job, WatermarkingClient } from '../api/types.js';
 import type { WorkspaceKey } from '../store/types.js';
+import { type SiteOutage, siteOutages } from '../watch/outage.js';
 import { Subscriptions } from '../watch/subscriptions.js';
 import type { Subscription } from '../watch/types.js';
 import { type PlanRequestView, toRequestView } from './service/plan.js';
@@ -57,6 +58,8 @@ export interface HomeData {
   sites: Part<Array<{ siteId: string; site?: SiteView }>>;
   jobs: Part<JobsOverview>;
   watches: Part<Subscription[]>;
+  /** Sites whose job notifications are delayed by an outage of their service (src/watch/outage.ts). */
+  outages?: Part<SiteOutage[]>;
   plan: Part<LatestPlanRequest | null>;
 }
 
@@ -216,6 +219,7 @@ export async function gatherHome(
   }, timeoutMs + 500);
 
   const watches = part(() => new Subscriptions(deps.store, deps.now).list(workspace), timeoutMs);
+  const outages = part(() => siteOutages(deps.store, workspace), timeoutMs);
 
   const plan = part(async (): Promise<LatestPlanRequest | null> => {
     const c = needClients();
@@ -239,6 +243,7 @@ export async function gatherHome(
     sites: await sites,
     jobs: await jobs,
     watches: await watches,
+    outages: await outages,
     plan: await plan,
   };
 }

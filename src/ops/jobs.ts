@@ -26,22 +26,22 @@ import {
   checkPageUnit,
   LIMITS,
 } from '../api/validate.js';
+import { taskFailed } from '../api/watermarking.js';
 import { writeCsv } from './csv.js';
+import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
+import { isIanaTimeZone } from './time-zones.js';
 
 // ---------------------------------------------------------------------------------------------
 // Summary
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A task failed when its status is TK005 or its pre-embedder code is set and not "0" (spec: "0"
- * means success, any other value failure). An empty code is read as "not reported yet", not as a
- * failure: tasks that have not run may carry no code, and flagging every waiting task as failed
- * would be the less robust reading.
+ * A task failed when its status is TK005 or its pre-embedder code is not the spec's success "0"
+ * (src/api/watermarking.ts `taskFailed`: an empty code is "not reported yet" on a task still
+ * waiting or running, and a failure on a finished one).
  */
 export function isTaskFailed(t: Pick<JobTask, 'status' | 'cliErrorCode'> & { failed?: boolean }): boolean {
-  // cli_error_code "0" means success; zero-padded forms ("00", "0000") are read the same way.
-  const code = t.cliErrorCode.trim();
-  return t.status === 'TK005' || (code !== '' && !/^0+$/.test(code));
+  return taskFailed(t.status, t.cliErrorCode);
 }
 
 export interface FailureCodeCount {
@@ -63,6 +63,28 @@ export interface JobSummary {
   isTerminal: boolean;
   /** The job ended in ERROR or at least one task failed. */
   failed: boolean;
+  /**
+   * The service's total_count of the job's tasks when it is larger than the tasks it listed
+   * (`listedTasksNote`): the counts and failures above cover only the listed ones.
+   */
+  reportedTotal?: number;
+}
+
+/**
+ * "N of M tasks shown" when the task list's total_count (M) exceeds the tasks it holds (N), else
+ * undefined. The spec gives that list no paging parameters, so none are invented: the bot says
+ * how many it could read (cards, exports, workflow outputs).
+ */
+export function listedTasksNote(listed: number, total: number | undefined): string | undefined {
+  if (total === undefined || !(total > listed)) return undefined;
+  return `${listed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} tasks shown`;
+}
+
+/** The task list's total_count when the service reported one (WmPage), else undefined. */
+export function reportedTaskTotal(
+  page: Pick<WmPage<unknown>, 'totalCount' | 'totalUnknown'>,
+): number | undefined {
+  return page.totalUnknown ? undefined : page.totalCount;
 }
 
 function taskRank(t: JobTask): number {
@@ -72,7 +94,11 @@ function taskRank(t: JobTask): number {
   return 3;
 }
 
-export function summariseJob(job: Job, tasks: readonly JobTask[], opts: { limit?: number } = {}): JobSummary {
+export function summariseJob(
+  job: Job,
+  tasks: readonly JobTask[],
+  opts: { limit?: number; reportedTotal?: number | undefined } = {},
+): JobSummary {
   const limit = Math.max(0, opts.limit ?? 10);
   const counts = Object.fromEntries(TASK_STATUS_CODES.map((c) => [c, 0])) as Record<TaskStatusCode, number>;
   for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1;
@@ -96,6 +122,9 @@ export function summariseJob(job: Job, tasks: readonly JobTask[], opts: { limit?
     hiddenCount: tasks.length - shown.length,
     isTerminal: JOB_TERMINAL.includes(job.status),
     failed: job.status === 'DM600' || failures.length > 0,
+    ...(opts.reportedTotal !== undefined && opts.reportedTotal > tasks.length
+      ? { reportedTotal: opts.reportedTotal }
+      : {}),
   };
 }
 
@@ -166,25 +195,7 @@ export interface JobFilters {
   pageIndex?: number;
 }
 
-/** True for a time zone name Intl knows. */
-/** Answers by zone name: building an Intl.DateTimeFormat costs ~0.2 ms, on every command. */
-const ianaZoneCache = new Map<string, boolean>();
-
-export function isIanaTimeZone(tz: string): boolean {
-  const known = ianaZoneCache.get(tz);
-  if (known !== undefined) return known;
-  let ok: boolean;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    ok = true;
-  } catch {
-    ok = false;
-  }
-  // Bounded: zone names come from users.info (a few hundred IANA names at most).
-  if (ianaZoneCache.size >= 1000) ianaZoneCache.clear();
-  ianaZoneCache.set(tz, ok);
-  return ok;
-}
+export { isIanaTimeZone } from './time-zones.js';
 
 /** "+hh:mm"/"-hh:mm" offset of an IANA zone at an instant. */
 export function offsetOf(timeZone: string, atMs: number): string {
@@ -222,7 +233,7 @@ export function resolveDate(
 export function buildJobQuery(
   filters: JobFilters,
   nowMs: number = Date.now(),
-): { ok: true; query: JobSearchQuery } | { ok: false; errors: ValidationIssue[] } {
+): { ok: true; query: JobSearchQuery; days?: ReaderDays } | { ok: false; errors: ValidationIssue[] } {
   const errors: ValidationIssue[] = [];
   const tz = filters.timeZone ?? 'UTC';
   const query: JobSearchQuery = {};
@@ -266,11 +277,42 @@ export function buildJobQuery(
   if (errors.length > 0) return { ok: false, errors };
   const at = query.from ? Date.parse(`${query.from}T12:00:00Z`) : nowMs;
   query.timeZone = offsetOf(tz, at);
-  return { ok: true, query };
+  const days = wmReaderDays(query, tz);
+  return { ok: true, query, ...(days ? { days } : {}) };
+}
+
+/**
+ * The reader's `from`/`to` days (already resolved, in `tz`) turned into the query's dates: the
+ * UTC days that cover them. The spec gives `from`/`to` as dates with no zone (`time_zone` is the
+ * zone "applied to returned times"), and the vendor's convention is UTC dates: asking for the
+ * covering UTC days loses no row whichever zone the service reads them in (UTC, or the query's
+ * time_zone), and the caller keeps only the rows of the reader's days (`inReaderRange` on
+ * reg_time), as the Service API lists do (src/ops/service/common.ts `readerDays`). Mutates
+ * `q` (its from/to become the UTC days); returns the reader's days, or undefined without dates.
+ */
+export function wmReaderDays(q: { from?: string; to?: string }, tz: string): ReaderDays | undefined {
+  if (q.from === undefined && q.to === undefined) return undefined;
+  const days = readerDays(
+    { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.to !== undefined ? { to: q.to } : {}) },
+    isIanaTimeZone(tz) ? tz : 'UTC',
+  );
+  if (days.utcFrom !== undefined) q.from = days.utcFrom;
+  if (days.utcTo !== undefined) q.to = days.utcTo;
+  return days;
 }
 
 export type ListJobsResult =
-  | { ok: true; page: WmPage<Job>; query: JobSearchQuery }
+  | {
+      ok: true;
+      page: WmPage<Job>;
+      query: JobSearchQuery;
+      /**
+       * The reader's days when `from`/`to` were given (the query holds the covering UTC days):
+       * `page.items` holds only the jobs registered in them; `page.totalCount` is the service's
+       * count for the covering UTC days.
+       */
+      days?: ReaderDays;
+    }
   | { ok: false; errors: ValidationIssue[] };
 
 /** Validate the filters, then search. Service failures are thrown (the caller renders them). */
@@ -283,7 +325,14 @@ export async function listJobs(
   const built = buildJobQuery(filters, opts.now ?? Date.now());
   if (!built.ok) return built;
   const page = await client.searchJobs(siteId, built.query);
-  return { ok: true, page, query: built.query };
+  if (!built.days) return { ok: true, page, query: built.query };
+  const days = built.days;
+  return {
+    ok: true,
+    page: { ...page, items: page.items.filter((j) => inReaderRange(days, j.regTime.epochMs)) },
+    query: built.query,
+    days,
+  };
 }
 
 /** Every job matching the filters (all pages, 1000 a page), up to `max` (default 5000). */
@@ -296,18 +345,26 @@ export async function listAllJobs(
   { ok: true; jobs: Job[]; totalCount: number; truncated: boolean } | { ok: false; errors: ValidationIssue[] }
 > {
   const max = opts.max ?? 5000;
+  const built = buildJobQuery({ ...filters, pageUnit: LIMITS.pageUnitMax }, opts.now ?? Date.now());
+  if (!built.ok) return built;
+  const days = built.days;
   const jobs: Job[] = [];
   let totalCount = 0;
+  let more = false;
   const walk = new PageWalk();
   for (let pageIndex = 1; ; pageIndex++) {
-    const r = await listJobs(client, siteId, { ...filters, pageUnit: LIMITS.pageUnitMax, pageIndex }, opts);
-    if (!r.ok) return r;
-    const fresh = walk.fresh(r.page.items, (j) => j.jobId);
-    jobs.push(...fresh);
-    // Without total_count (totalUnknown) the total is what was read.
-    totalCount = r.page.totalUnknown ? jobs.length : r.page.totalCount;
-    if (!walk.next(r.page, fresh.length) || jobs.length >= max) break;
+    const page = await client.searchJobs(siteId, { ...built.query, pageIndex });
+    // The walk reads the service's pages as sent; only then are the reader's days kept.
+    const fresh = walk.fresh(page.items, (j) => j.jobId);
+    jobs.push(...(days ? fresh.filter((j) => inReaderRange(days, j.regTime.epochMs)) : fresh));
+    // Without total_count (totalUnknown) the total is what was read; with the reader's days the
+    // service's count covers the wider UTC days, so the total is what was kept of them.
+    totalCount = page.totalUnknown || days ? jobs.length : page.totalCount;
+    more = walk.next(page, fresh.length);
+    if (!more || jobs.length >= max) break;
   }
+  // Stopped at `max` with the reader's days: more may match than were read.
+  if (days && more) totalCount = Math.max(totalCount, max + 1);
   return { ok: true, jobs: jobs.slice(0, max), totalCount, truncated: totalCount > max };
 }
 

@@ -21,7 +21,7 @@ import { ValidationError } from '../api/errors.js';
 import type { Job, JobTask, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { JobWait, WaitCheck } from '../watch/job-waits.js';
-import { summariseJob } from './jobs.js';
+import { listedTasksNote, reportedTaskTotal, summariseJob } from './jobs.js';
 import { existingLookup } from './recipients.js';
 import { type RequestOutcomeDeps, requestChangeTracked } from './request-outcomes.js';
 import { PLAN_ACTIONS, type PlanRole, parseServiceCode, requestChange } from './service/index.js';
@@ -173,6 +173,8 @@ export interface JobStatusOutputs extends Record<string, unknown> {
   complete_count: number;
   failed_count: number;
   failed_recipients: string;
+  /** "N of M tasks shown" when the service listed fewer tasks than it counts; "" otherwise. */
+  tasks_shown: string;
 }
 
 export interface JobStatusResult {
@@ -194,8 +196,12 @@ export function parseJobId(raw: unknown): number {
 }
 
 /** The job status outputs of a job and its tasks (the job status step; a finished wait's). */
-export function jobStatusOutputs(job: Job, tasks: readonly JobTask[]): JobStatusOutputs {
-  const s = summariseJob(job, tasks, { limit: 0 });
+export function jobStatusOutputs(
+  job: Job,
+  tasks: readonly JobTask[],
+  reportedTotal?: number,
+): JobStatusOutputs {
+  const s = summariseJob(job, tasks, { limit: 0, reportedTotal });
   return {
     job_id: String(job.jobId),
     status: JOB_STATUS[job.status] ?? job.status,
@@ -203,6 +209,7 @@ export function jobStatusOutputs(job: Job, tasks: readonly JobTask[]): JobStatus
     complete_count: s.counts.TK002 ?? 0,
     failed_count: s.failures.length,
     failed_recipients: nameList(s.failures.map((t) => t.recipient)),
+    tasks_shown: listedTasksNote(tasks.length, s.reportedTotal) ?? '',
   };
 }
 
@@ -212,7 +219,10 @@ export async function jobStatus(
   jobId: number,
 ): Promise<JobStatusResult> {
   const [job, tasks] = await Promise.all([wm.getJob(siteId, jobId), wm.getJobTasks(siteId, jobId)]);
-  return { finished: JOB_TERMINAL.includes(job.status), outputs: jobStatusOutputs(job, tasks.items) };
+  return {
+    finished: JOB_TERMINAL.includes(job.status),
+    outputs: jobStatusOutputs(job, tasks.items, reportedTaskTotal(tasks)),
+  };
 }
 
 /** Timeout of the wait step in hours: default 24, at least a minute, at most 30 days. */

@@ -53,6 +53,7 @@ import {
   type WaitsPort,
   waitsRepo,
 } from './job-waits.js';
+import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
@@ -64,6 +65,7 @@ export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
 export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
 export type * from './notify-types.js';
+export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';
 export { plainRenderer } from './render.js';
@@ -133,6 +135,13 @@ export interface WatcherOptions {
   pacer?: ChannelPacer;
   /** Clock skew allowed between bot and service when judging "new" terminal jobs. Default 5 min. */
   skewMs?: number;
+  /**
+   * WATCH_OUTAGE_NOTICE_MINUTES in ms: a site failing this long tells its channels their
+   * notifications are delayed (outage.ts). Default 15 min.
+   */
+  outageNoticeMs?: number;
+  /** WATCH_CLOCK_ALLOWANCE_SECONDS in ms (poller.ts `clockAllowanceMs`). Default 5 s. */
+  clockAllowanceMs?: number;
   /**
    * After a crash between posting and recording, Slack is searched for the message from this long
    * before the attempt (allowance for Slack's clock being behind ours). Default 120 s.
@@ -256,6 +265,14 @@ export function preferredReplica(live: readonly string[], site: string): string 
 export function createWatcher(opts: WatcherOptions): Watcher {
   const clock = opts.clock ?? systemClock;
   const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
+  const outageDeps: OutageDeps = {
+    store: opts.store,
+    poster: opts.poster,
+    renderer: opts.renderer,
+    noticeAfterMs: opts.outageNoticeMs ?? OUTAGE_NOTICE_AFTER_MS,
+    now: () => clock.now(),
+    log,
+  };
   const intervalMs = opts.intervalMs ?? 60_000;
   const jitter = opts.jitter ?? 0.1;
   const random = opts.random ?? Math.random;
@@ -502,6 +519,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               now: () => clock.now(),
               checkpoint,
               ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+              ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
               ...(opts.waits && waitOutbox && jobWaits.length > 0
                 ? { waits: { waits: jobWaits, outbox: waitOutbox, jobOutputs: opts.waits.jobOutputs } }
                 : {}),
@@ -509,6 +527,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
             st.lastPollAt = clock.now();
             st.lastResult = out.cycle;
             delete st.lastError;
+            const caught = { changes: out.cycle.changed, finished: out.cycle.finals };
+            await recordPollSuccess(outageDeps, ws, siteId, subs, caught).catch((err: unknown) =>
+              log.warn({ workspace: ws, siteId, err }, 'outage end not recorded'),
+            );
             st.consecutiveFailures = 0;
             const next = nextPollDelay(policy, st.quietCycles, out.cycle, random());
             st.quietCycles = next.quiet;
@@ -542,6 +564,11 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               out.error = kind;
               pollCycles.inc({ outcome: 'error' });
               log.warn({ workspace: ws, siteId, kind, err: e, backoffMs: backoff }, 'poll cycle failed');
+              try {
+                await recordPollFailure(outageDeps, ws, siteId, subs, e);
+              } catch (err) {
+                log.warn({ workspace: ws, siteId, err }, 'outage not recorded');
+              }
               emit({
                 type: 'poll-failed',
                 workspace: ws,

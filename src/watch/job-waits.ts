@@ -113,7 +113,8 @@ export interface CompletionPort {
 /** What the watcher needs to serve waits (given by the Slack side, see watch-runtime.ts). */
 export interface WaitsPort extends CompletionPort {
   /** The step's outputs for a finished job (the ops layer's wording, as the job status step). */
-  jobOutputs(job: Job, tasks: readonly JobTask[]): Record<string, unknown>;
+  /** `reportedTotal`: the task list's total_count, when larger than the tasks it listed. */
+  jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
   /** Waits that are not for a job (a registration): finished yet? No upstream call expected. */
   check(wait: JobWait): Promise<WaitCheck>;
   /** Called after a wait was completed or failed by this replica (audit, metrics). */

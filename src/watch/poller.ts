@@ -25,9 +25,11 @@
  * a subscription hears every change whose time is at or after its creation, in its very first
  * cycle too, whether the site was polled before or not. The comparison is at whole seconds (the
  * service's time resolution): a change stamped with the same second as the subscription's
- * creation cannot be told from one just before it and counts as before it (what was on screen
- * when the user typed /dwm watch is not replayed). A change without a parseable time falls back
- * to the detection window (announced when the subscription existed when the window began).
+ * creation counts as after it, and so does one stamped a little before it by a service whose
+ * clock is behind the bot's (its Date header says by how much, plus `clockAllowanceMs`):
+ * announcing a job that ended a moment before the watch is better than losing one. A change
+ * without a parseable time falls back to the detection window (announced when the subscription
+ * existed when the window began).
  *
  * "Newly seen terminal": a job in the window that was neither in our in-flight set nor seen
  * before counts as new only when it was registered after the previous cycle started (minus
@@ -141,7 +143,7 @@ export interface CycleWaits {
   waits: JobWait[];
   outbox: WaitOutbox;
   /** The step's outputs for a finished job. */
-  jobOutputs(job: Job, tasks: readonly JobTask[]): Record<string, unknown>;
+  jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
 }
 
 export interface CycleContext {
@@ -155,6 +157,11 @@ export interface CycleContext {
   /** Renews the lease; throws when it was lost (the cycle then stops before saving state). */
   checkpoint: () => Promise<void>;
   skewMs?: number;
+  /**
+   * Allowance on top of the service's measured clock skew when a subscription's first cycle
+   * decides which changes came after its creation (WATCH_CLOCK_ALLOWANCE_SECONDS). Default 5 s.
+   */
+  clockAllowanceMs?: number;
   taskConcurrency?: number;
   /** Workflow waits on this site (their job's terminal change completes them). */
   waits?: CycleWaits;
@@ -184,12 +191,18 @@ function windowFrom(ms: number): string {
   return utcDate(ms - FROM_MARGIN_MS);
 }
 
+/** The server's clock minus the bot's, as last answered (Date header); see `hearsFromMs`. */
+interface ClockReading {
+  skewMs?: number;
+}
+
 async function fetchAll(
   client: WatermarkingClient,
   siteId: string,
   statuses: readonly JobStatusCode[],
   from: string | undefined,
   count: () => void,
+  clock?: ClockReading,
 ): Promise<Job[]> {
   const out: Job[] = [];
   // A service may cap the page below PAGE_UNIT or leave total_count out: PageWalk decides the end.
@@ -205,14 +218,16 @@ async function fetchAll(
       // `from` is a UTC date (windowFrom): say so, rather than rely on the service's default zone.
       timeZone: '+00:00',
     });
+    if (clock && page.serverClockSkewMs !== undefined) clock.skewMs = page.serverClockSkewMs;
     const fresh = walk.fresh(page.items, (j) => j.jobId);
     out.push(...fresh);
     if (!walk.next(page, fresh.length)) return out;
   }
 }
 
-export function countTasks(tasks: JobTask[]): TaskCounts {
+export function countTasks(tasks: JobTask[], reportedTotal?: number): TaskCounts {
   const c: TaskCounts = {
+    ...(reportedTotal !== undefined && reportedTotal > tasks.length ? { reportedTotal } : {}),
     total: tasks.length,
     ready: 0,
     progressing: 0,
@@ -249,6 +264,8 @@ interface Change {
   kind: 'new' | 'changed' | 'final';
   prev?: JobMemo;
   tasks?: JobTask[];
+  /** The task list's total_count (when the service reported one). */
+  reportedTotal?: number;
 }
 
 /** The job's own time of its latest change (service clock, epoch ms): updateTime, else regTime. */
@@ -256,13 +273,27 @@ export function changeTimeMs(j: Job): number | null {
   return j.updateTime.epochMs ?? j.regTime.epochMs ?? null;
 }
 
+/** Default of `clockAllowanceMs` (WATCH_CLOCK_ALLOWANCE_SECONDS): the Date header's second, network time. */
+export const CLOCK_ALLOWANCE_MS = 5_000;
+
 /**
- * The earliest change time (service clock, whole seconds) a subscription hears of: the second
- * after the one it was created in (see the header on ties).
+ * How much earlier than a subscription's creation (bot clock) a change stamped by the service
+ * may be and still be one made after it: the service's clock is behind the bot's by
+ * `-skewMs` (its Date header), plus the allowance. A service ahead of the bot needs none.
  */
-function hearsFromMs(s: Subscription): number {
+export function hearsEarlierMs(skewMs: number | undefined, allowanceMs = CLOCK_ALLOWANCE_MS): number {
+  return Math.max(0, -(skewMs ?? 0)) + Math.max(0, allowanceMs);
+}
+
+/**
+ * The earliest change time (service clock, whole seconds) a subscription hears of: the start of
+ * the second it was created in, moved back by `earlierMs` (`hearsEarlierMs`). A change stamped
+ * in the same second as the creation, or a little before it by a clock behind the bot's, is
+ * heard: announcing a job that ended a moment before the watch is better than losing one.
+ */
+function hearsFromMs(s: Subscription, earlierMs = 0): number {
   const t = Date.parse(s.createdAt);
-  return Number.isFinite(t) ? Math.floor(t / 1000) * 1000 + 1000 : Number.NEGATIVE_INFINITY;
+  return Number.isFinite(t) ? Math.floor(t / 1000) * 1000 - earlierMs : Number.NEGATIVE_INFINITY;
 }
 
 async function fetchTasks(ctx: CycleContext, changes: Change[], count: () => void): Promise<void> {
@@ -271,7 +302,9 @@ async function fetchTasks(ctx: CycleContext, changes: Change[], count: () => voi
     changes.map((c) =>
       limit(async () => {
         count();
-        c.tasks = (await ctx.client.getJobTasks(ctx.siteId, c.job.jobId)).items;
+        const page = await ctx.client.getJobTasks(ctx.siteId, c.job.jobId);
+        c.tasks = page.items;
+        if (!page.totalUnknown) c.reportedTotal = page.totalCount;
       }),
     ),
   );
@@ -305,14 +338,22 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     // Jobs that changed after the earliest active subscription was created are announced now
     // (each subscription hears those at or after its own creation, see buildIntents); the window
     // reaches back to that creation (a subscription made while the bot was down).
-    let since = Number.POSITIVE_INFINITY;
-    for (const s of ctx.subscriptions) if (!s.paused) since = Math.min(since, hearsFromMs(s));
-    since = Math.max(since, start - FIRST_POLL_LOOKBACK_MS);
-    const fromMs = Number.isFinite(since) ? Math.min(start, since) - skew : start - skew;
-    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
+    const earliest = (earlierMs: number) => {
+      let t = Number.POSITIVE_INFINITY;
+      for (const s of ctx.subscriptions) if (!s.paused) t = Math.min(t, hearsFromMs(s, earlierMs));
+      return Math.max(t, start - FIRST_POLL_LOOKBACK_MS);
+    };
+    const before = earliest(0);
+    const fromMs = Number.isFinite(before) ? Math.min(start, before) - skew : start - skew;
+    const clock: ClockReading = {};
+    const recent = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count, clock);
     await ctx.checkpoint();
-    const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
+    const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count, clock);
     res.inflight = inflight.length;
+    // The service's clock as it answered: a change it stamped a little before the watch's
+    // creation by the bot's clock may have been made after it (see hearsFromMs).
+    const earlierMs = hearsEarlierMs(clock.skewMs, ctx.clockAllowanceMs);
+    const since = earliest(earlierMs);
     const terminalSeen: Record<string, number> = {};
     const keepAfter = start - 3 * skew;
     const isNew = (j: Job) => {
@@ -345,7 +386,7 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
     });
     if (changes.length > 0) {
       await ctx.checkpoint();
-      const entries = buildIntents(ctx, changes, start);
+      const entries = buildIntents(ctx, changes, start, Number.NEGATIVE_INFINITY, earlierMs);
       res.intents = entries.length;
       res.added = await ctx.outbox.add(entries);
       res.changed = changes.length;
@@ -365,7 +406,8 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   }
 
   // 1. in-flight set
-  const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count);
+  const clock: ClockReading = {};
+  const inflight = await fetchAll(ctx.client, ctx.siteId, JOB_IN_FLIGHT, undefined, count, clock);
   res.inflight = inflight.length;
   await ctx.checkpoint();
 
@@ -381,8 +423,10 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   }
   const departed = Object.entries(state.jobs).filter(([id]) => !inflightIds.has(Number(id)));
 
-  // 3. one terminal-window query
-  const threshold = state.lastCycleStartMs - skew;
+  // 3. one terminal-window query (a service clock behind the bot's stamps its jobs earlier: the
+  // threshold of "registered after the previous cycle" moves back by that lag too)
+  const lagMs = Math.max(0, -(clock.skewMs ?? 0));
+  const threshold = state.lastCycleStartMs - skew - lagMs;
   let fromMs = threshold;
   for (const [, m] of departed) if (m.r > 0 && m.r < fromMs) fromMs = m.r;
   const terminal = await fetchAll(ctx.client, ctx.siteId, JOB_TERMINAL, windowFrom(fromMs), count);
@@ -443,7 +487,13 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   });
 
   // intents
-  const entries = buildIntents(ctx, changes, start, state.lastCycleStartMs);
+  const entries = buildIntents(
+    ctx,
+    changes,
+    start,
+    state.lastCycleStartMs,
+    hearsEarlierMs(clock.skewMs, ctx.clockAllowanceMs),
+  );
   res.intents = entries.length;
   res.added = await ctx.outbox.add(entries);
   await ctx.checkpoint();
@@ -502,6 +552,7 @@ async function resolveJobWaits(
     const change = seen.changes.find((c) => c.job.jobId === jobId && c.tasks);
     let job = change?.job ?? seen.terminal.get(jobId);
     let tasks: readonly JobTask[] | undefined = change?.tasks;
+    let reportedTotal = change?.reportedTotal;
     try {
       if (!job) {
         seen.count();
@@ -513,7 +564,9 @@ async function resolveJobWaits(
       if (!isTerminal(job.status) && !unlistedStatusSettled(job, seen.start, seen.start)) continue;
       if (!tasks) {
         seen.count();
-        tasks = (await ctx.client.getJobTasks(ctx.siteId, jobId)).items;
+        const page = await ctx.client.getJobTasks(ctx.siteId, jobId);
+        tasks = page.items;
+        reportedTotal = page.totalUnknown ? undefined : page.totalCount;
       }
     } catch (e) {
       if (isLookupMiss(e)) continue;
@@ -524,7 +577,7 @@ async function resolveJobWaits(
       siteId: ctx.siteId,
       executionId: wait.executionId,
       reason: 'finished',
-      result: { ok: true, outputs: w.jobOutputs(job, tasks) },
+      result: { ok: true, outputs: w.jobOutputs(job, tasks, reportedTotal) },
       createdAt: seen.start,
       attempts: 0,
     });
@@ -558,7 +611,7 @@ function summaryOf(ctx: CycleContext, c: Change): JobSummary {
     status: c.job.status,
     regTimeMs: c.job.regTime.epochMs,
     updateTimeMs: c.job.updateTime.epochMs,
-    ...(c.tasks ? { tasks: countTasks(c.tasks) } : {}),
+    ...(c.tasks ? { tasks: countTasks(c.tasks, c.reportedTotal) } : {}),
   };
 }
 
@@ -569,8 +622,9 @@ function summaryOf(ctx: CycleContext, c: Change): JobSummary {
  * A subscription that existed when the detection window began (`prevCycleStart`, the previous
  * cycle's start) hears every change detected in it. In its first cycle (created after the window
  * began, or the site's baseline), it hears a change when the job's own time of that change
- * (`changeTimeMs`: its updateTime, the finish time of a finished job) is in a later second than
- * its creation (`hearsFromMs`), whether or not the site was polled before (for another channel,
+ * (`changeTimeMs`: its updateTime, the finish time of a finished job) is not before the second
+ * of its creation, moved back by the service's clock lag and the allowance (`earlierMs`,
+ * `hearsFromMs`), whether or not the site was polled before (for another channel,
  * or before an unwatch left its poll state behind). Older changes are not announced to it (no
  * flood of old jobs); a change without a parseable time is not either. (A resumed subscription
  * keeps its createdAt: changes detected after the resume are delivered to it.)
@@ -580,6 +634,7 @@ export function buildIntents(
   changes: Change[],
   cycleStart: number,
   prevCycleStart = Number.NEGATIVE_INFINITY,
+  earlierMs = 0,
 ): OutboxEntry[] {
   const ws = ctx.workspace;
   const out: OutboxEntry[] = [];
@@ -597,7 +652,7 @@ export function buildIntents(
     if (!Number.isFinite(created) || created <= prevCycleStart) return true;
     // Its first cycle (the window began before it): the job's own time decides.
     const at = changeTimeMs(c.job);
-    return at !== null && hearsFromMs(s) <= at;
+    return at !== null && hearsFromMs(s, earlierMs) <= at;
   };
   const group = `${ctx.siteId}:${cycleStart}`;
   for (const [channel, subs] of channels) {

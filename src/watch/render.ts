@@ -4,7 +4,7 @@
  */
 import { codeLabel, JOB_STATUS, type JobStatusCode } from '../api/codes.js';
 import { explainFailureCode } from '../api/error-codes.js';
-import type { JobSummary, TaskFailure, WatchRenderer } from './types.js';
+import type { JobSummary, OutageNotice, TaskFailure, WatchRenderer } from './types.js';
 
 const EMOJI: Record<JobStatusCode, string> = {
   DM000: ':white_circle:',
@@ -85,9 +85,20 @@ const unclamped: WatchRenderer = {
   },
 };
 
+/** The outage notice in plain text (outage.ts). */
+function outageText(n: OutageNotice): string {
+  const since = new Date(n.sinceMs).toISOString().slice(0, 16).replace('T', ' ');
+  if (n.kind === 'delayed') {
+    return `Job notifications for site \`${escapeSlack(n.siteId)}\` are delayed: ${escapeSlack(n.reason)}, since ${since} UTC. The bot keeps trying and announces what happened meanwhile when the service answers again.`;
+  }
+  const c = n.caughtUp ?? { changes: 0, finished: 0 };
+  return `Job notifications for site \`${escapeSlack(n.siteId)}\` resumed: the service answers again (it had failed since ${since} UTC). Caught up: ${c.changes} job change${c.changes === 1 ? '' : 's'}, ${c.finished} finished.`;
+}
+
 /** Service data (content ids, recipient names) can be long: every text is clamped to Slack's limit. */
 export const plainRenderer: WatchRenderer = {
   renderJobCard: (j, sub) => ({ text: clamp(unclamped.renderJobCard(j, sub).text) }),
   renderThreadUpdate: (u, sub) => ({ text: clamp(unclamped.renderThreadUpdate(u, sub).text) }),
   renderDigest: (d, sub) => ({ text: clamp(unclamped.renderDigest(d, sub).text) }),
+  renderOutageNotice: (n) => ({ text: clamp(outageText(n)) }),
 };

@@ -52,6 +52,8 @@ export interface TaskCounts {
   failed: number;
   /** Failed tasks (at most 20 kept). */
   failures: TaskFailure[];
+  /** The list's total_count when larger than `total` (the tasks it listed): "N of M tasks shown". */
+  reportedTotal?: number;
 }
 
 export interface JobSummary {
@@ -86,10 +88,29 @@ export interface ChannelMessage {
   blocks?: unknown[];
 }
 
+/**
+ * A site's notifications are delayed by an outage of its service, or resumed after one
+ * (outage.ts): told once to each channel watching the site.
+ */
+export interface OutageNotice {
+  kind: 'delayed' | 'resumed';
+  siteId: string;
+  /** When the polls started failing, epoch ms. */
+  sinceMs: number;
+  /** Why, in words. */
+  reason: string;
+  /** 'resumed': when a poll succeeded again. */
+  endedMs?: number;
+  /** 'resumed': what that poll caught up (job changes announced, of which finished jobs). */
+  caughtUp?: { changes: number; finished: number };
+}
+
 export interface WatchRenderer {
   renderJobCard(summary: JobSummary, sub: Subscription): ChannelMessage;
   renderThreadUpdate(update: ThreadUpdate, sub: Subscription): ChannelMessage;
   renderDigest(digest: DigestData, sub: Subscription): ChannelMessage;
+  /** The delayed / resumed notice of an outage (outage.ts); without it, none is posted. */
+  renderOutageNotice?(notice: OutageNotice, sub: Subscription): ChannelMessage;
 }
 
 // ---------------------------------------------------------------------------------------------

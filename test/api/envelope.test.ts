@@ -35,9 +35,14 @@ const res = (body: unknown, status = 200): HttpResponse => ({
 });
 
 describe('decodeEnvelope', () => {
-  it('accepts error_code as "0000", "0" and 0', () => {
-    for (const code of ['0000', '0', 0]) {
+  it('success is error_code "0000" or the number 0 only; another zero form is the failure code it is', () => {
+    for (const code of ['0000', 0]) {
       expect(decodeEnvelope('e', res({ error_code: code, data: { a: 1 } })).data).toEqual({ a: 1 });
+    }
+    for (const code of ['0', '00', '000']) {
+      expect(() => decodeEnvelope('e', res({ error_code: code, data: { a: 1 } }))).toThrow(
+        expect.objectContaining({ kind: 'service', code }),
+      );
     }
   });
   it('turns other codes into ServiceError with code and message', () => {

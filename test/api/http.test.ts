@@ -31,6 +31,13 @@ describe('buildTarget', () => {
     expect(t.origin).toBe('http://127.0.0.1:4010');
     expect(t.path).toBe('/wm/api/job/AB12?job_status=DM000&job_status=DM001&time_zone=%2B09%3A00');
   });
+  it('encodes a space as %20 (a "+" is read as a plus sign by a URI decoder) and a plus as %2B', () => {
+    const t = buildTarget('http://127.0.0.1:4010/svc', '/api/v2/drm/license', {
+      search_keyword: 'Galaxy S24 Ultra',
+      cid: 'a+b',
+    });
+    expect(t.path).toBe('/svc/api/v2/drm/license?search_keyword=Galaxy%20S24%20Ultra&cid=a%2Bb');
+  });
   it('refuses a non-http base URL', () => {
     expect(() => buildTarget('ftp://x/', '/a')).toThrow(/http/);
   });

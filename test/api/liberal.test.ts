@@ -37,7 +37,7 @@ describe('optional fields left out (not null, not "")', () => {
     const wm = await wmServer(
       (url) => {
         if (url.includes('/recipient') && url.includes('/api/job/')) {
-          return [{ dwm_id: 5, recipient: 'alice', task_status: 'TK002' }];
+          return [{ dwm_id: 5, recipient: 'alice', task_status: 'TK001' }];
         }
         if (url.includes('/api/recipient/')) return [{ dwm_id: 5, name: 'alice' }];
         return [{ job_id: 1, content_id: 'c', job_status: 'DM000' }];

@@ -48,7 +48,7 @@ describe('envelope tolerance', () => {
 });
 
 describe('watermarking: cli_error_code', () => {
-  it('"0000" / numeric 0 is success like "0"; a real code or TK005 is a failure', async () => {
+  it('"0" / numeric 0 is success; "0000", a real code, TK005 or a finished task with no code is a failure', async () => {
     const task = (dwm_id: number, task_status: string, cli_error_code: unknown) => ({
       dwm_id,
       recipient: `r${dwm_id}`,
@@ -68,8 +68,9 @@ describe('watermarking: cli_error_code', () => {
           task(3, 'TK001', null),
           task(4, 'TK002', 'E-417'),
           task(5, 'TK005', '0'),
+          task(6, 'TK002', ''),
         ],
-        { time_zone: '+00:00', total_count: 5 },
+        { time_zone: '+00:00', total_count: 6 },
       );
     });
     api = createApi();
@@ -77,11 +78,12 @@ describe('watermarking: cli_error_code', () => {
       .watermarking({ accountId: 'a', accessKey: 'k', baseUrl: server.url })
       .getJobTasks('AB12', 1);
     expect(page.items.map((t) => [t.dwmId, t.failed])).toEqual([
-      [1, false],
+      [1, true],
       [2, false],
       [3, false],
       [4, true],
       [5, true],
+      [6, true],
     ]);
   });
 });

@@ -35,15 +35,18 @@ function task(dwmId: number, status: TaskStatusCode, cliErrorCode = '0'): JobTas
 }
 
 describe('isTaskFailed', () => {
-  it('is TK005 or a cli code other than "0"; an empty code is not reported yet', () => {
+  it('is TK005 or a cli code other than "0"; an empty code is not reported yet on a task still running', () => {
     expect(isTaskFailed(task(1, 'TK005'))).toBe(true);
     expect(isTaskFailed(task(1, 'TK002', 'E42'))).toBe(true);
     expect(isTaskFailed(task(1, 'TK002', '0'))).toBe(false);
     expect(isTaskFailed(task(1, 'TK000', ''))).toBe(false);
-    // Zero-padded success codes are success; a code with a non-zero digit is a failure.
-    expect(isTaskFailed(task(1, 'TK002', '0000'))).toBe(false);
-    expect(isTaskFailed(task(1, 'TK002', ' 00 '))).toBe(false);
+    expect(isTaskFailed(task(1, 'TK001', ''))).toBe(false);
+    // The spec's success is "0": other zero forms are other values, so failures (logged once).
+    expect(isTaskFailed(task(1, 'TK002', '0000'))).toBe(true);
+    expect(isTaskFailed(task(1, 'TK002', ' 00 '))).toBe(true);
     expect(isTaskFailed(task(1, 'TK002', '0010'))).toBe(true);
+    // A finished task with no code: the service never said it succeeded.
+    expect(isTaskFailed(task(1, 'TK002', ''))).toBe(true);
   });
 });
 
@@ -133,15 +136,17 @@ describe('buildJobQuery', () => {
       },
       now,
     );
-    expect(r).toEqual({
+    // The reader's days (New York) are asked for as the UTC days that cover them.
+    expect(r).toMatchObject({
       ok: true,
       query: {
         statuses: ['DM600'],
         contentId: 'movie-01',
         from: '2026-01-10',
-        to: '2026-07-01',
+        to: '2026-07-02',
         timeZone: '-05:00',
       },
+      days: { zone: 'America/New_York', from: '2026-01-10', to: '2026-07-01' },
     });
     expect(buildJobQuery({ timeZone: 'Asia/Seoul' }, now)).toEqual({
       ok: true,

@@ -343,6 +343,7 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
       complete_count: 2,
       failed_count: 1,
       failed_recipients: 'wf-s-2',
+      tasks_shown: '',
     });
   });
 
@@ -565,6 +566,7 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
         complete_count: 2,
         failed_count: 0,
         failed_recipients: '',
+        tasks_shown: '',
       });
       // One poll (the other replica was refused the site's lease): its two list queries and the
       // finished job's tasks.

@@ -34,6 +34,9 @@ function dwmIds(jobId: number): Promise<number[]> {
     .then((p) => p.items.map((t) => t.dwmId));
 }
 
+/** More than the default clock allowance (WATCH_CLOCK_ALLOWANCE_SECONDS, 5 s). */
+const AFTER_ALLOWANCE = 10_000;
+
 /** Advance a poll interval and poll. */
 async function cycle(w: Watcher, site = SITE) {
   h.tick();
@@ -47,8 +50,9 @@ describe('watcher against the emulator', () => {
     const old = newJob('old-finished');
     h.emu.finishJob(SITE, old);
     const running = newJob('running-at-start');
-    // The service's times have whole seconds: the watch comes a second after those jobs moved.
-    h.tick(1000);
+    // The watch comes after those jobs moved by more than the clock allowance (a change within
+    // it is announced: see 'a job that finished in the same second as the watch').
+    h.tick(AFTER_ALLOWANCE);
     await sub(w, 'C1');
     await sub(w, 'C2');
 
@@ -82,7 +86,7 @@ describe('watcher against the emulator', () => {
     h.tick();
     h.emu.finishJob(SITE, running);
     h.emu.setJobStatus(SITE, other, 'DM001');
-    h.tick(1000);
+    h.tick(AFTER_ALLOWANCE);
     await sub(w, 'C2');
     await cycle(w);
     expect(
@@ -230,7 +234,7 @@ describe('watcher against the emulator', () => {
     const before = newJob('before-watch');
     h.emu.finishJob(SITE, before);
     const runningBefore = newJob('running-before-watch');
-    h.tick(1000);
+    h.tick(AFTER_ALLOWANCE);
     await sub(w, 'C1');
     h.tick(20_000);
     const quick = newJob('quick-after-watch');
@@ -289,6 +293,62 @@ describe('watcher against the emulator', () => {
     expect(h.poster.duplicateKeys()).toEqual([]);
   });
 
+  it('a job that finished in the same second as the watch, or a moment before it, is announced', async () => {
+    h = await startHarness();
+    const w = h.watcher();
+    const older = newJob('well-before-watch');
+    h.emu.finishJob(SITE, older);
+    h.tick(AFTER_ALLOWANCE);
+    const moment = newJob('a-moment-before-watch');
+    h.emu.finishJob(SITE, moment);
+    h.tick(2000);
+    const same = newJob('same-second-as-watch');
+    h.emu.finishJob(SITE, same);
+    await sub(w, 'C1');
+    await w.pollOnce(WS, SITE);
+    const keys = h.poster.messages.map((m) => m.key);
+    expect(keys).toContain(`${WS}|C1|${same}|card:DM500`);
+    expect(keys).toContain(`${WS}|C1|${moment}|card:DM500`);
+    expect(keys.some((k) => k.includes(`|${older}|`))).toBe(false);
+  });
+
+  it("a service whose clock is behind the bot's: a job that finishes after the watch is announced in the first cycle", async () => {
+    h = await startHarness();
+    // The service stamps times (and its Date header) ten minutes behind the bot's clock.
+    h.emu.setBehaviours({ clockSkewMs: -10 * 60_000 });
+    const w = h.watcher();
+    const before = newJob('finished-an-hour-before');
+    h.emu.finishJob(SITE, before);
+    h.tick(3600_000);
+    await sub(w, 'C1');
+    h.tick(20_000);
+    const after = newJob('finished-after-watch');
+    h.emu.finishJob(SITE, after);
+    const first = await w.pollOnce(WS, SITE);
+    expect(first.cycle?.baseline).toBe(true);
+    const keys = h.poster.messages.map((m) => m.key);
+    expect(keys).toContain(`${WS}|C1|${after}|card:DM500`);
+    expect(keys.some((k) => k.includes(`|${before}|`))).toBe(false);
+    // A second watch on the now polled site, in its first cycle, too.
+    await sub(w, 'C2');
+    h.tick(1000);
+    const later = newJob('finished-after-second-watch');
+    h.emu.finishJob(SITE, later);
+    await cycle(w);
+    expect(h.poster.messages.map((m) => m.key)).toContain(`${WS}|C2|${later}|card:DM500`);
+  });
+
+  it('with no allowance, a change stamped before the watch by a clock in step is not announced', async () => {
+    h = await startHarness();
+    const w = h.watcher({ clockAllowanceMs: 0 });
+    const before = newJob('two-seconds-before');
+    h.emu.finishJob(SITE, before);
+    h.tick(2000);
+    await sub(w, 'C1');
+    await w.pollOnce(WS, SITE);
+    expect(h.poster.messages).toEqual([]);
+  });
+
   it('a burst of more than 5 completions becomes one digest per channel', async () => {
     h = await startHarness();
     const w = h.watcher();
@@ -313,7 +373,7 @@ describe('watcher against the emulator', () => {
     h = await startHarness();
     const w1 = h.watcher();
     const job = newJob('overnight');
-    h.tick(1000);
+    h.tick(AFTER_ALLOWANCE);
     await sub(w1, 'C1');
     await w1.pollOnce(WS, SITE);
     await w1.stop();
@@ -328,8 +388,9 @@ describe('watcher against the emulator', () => {
   it('calls per cycle equal ceil(inflight/1000) + 1 + changed', async () => {
     h = await startHarness();
     const w = h.watcher();
-    await sub(w, 'C1');
     const ids = h.emu.bulkCreateJobs(SITE, 2300, { status: 'DM001', tasksPerJob: 1 });
+    h.tick(AFTER_ALLOWANCE);
+    await sub(w, 'C1');
     h.emu.resetRequestCounts();
     const base = await w.pollOnce(WS, SITE);
     const c0 = h.emu.requestCounts();

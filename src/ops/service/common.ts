@@ -16,7 +16,7 @@ import {
   checkSiteId,
   LIMITS,
 } from '../../api/validate.js';
-import { isIanaTimeZone } from '../jobs.js';
+import { isIanaTimeZone } from '../time-zones.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
 export function opsEndpoint(name: string): string {

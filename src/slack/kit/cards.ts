@@ -4,6 +4,7 @@
  * these next to their action ids and button value schemas.
  */
 import type { TimeValue } from '../../api/types.js';
+import { listedTasksNote } from '../../ops/jobs.js';
 import type { CommandContext } from './context-types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
@@ -70,4 +71,22 @@ export function cardContext(m: CardMeta): string {
   if (m.atMs !== undefined) parts.push(dateToken(m.atMs, m.timeZone ?? 'UTC'));
   if (m.refId) parts.push(`ref ${code(m.refId)}`);
   return parts.join(' · ');
+}
+
+/**
+ * The line under a job's tasks when the service listed fewer than its total_count: "N of M tasks
+ * shown" and why (src/ops/jobs.ts `listedTasksNote`); undefined when every task was listed.
+ */
+export function listedTasksLine(listed: number, reportedTotal: number | undefined): string | undefined {
+  const note = listedTasksNote(listed, reportedTotal);
+  if (!note) return undefined;
+  return `:warning: ${note}: the service listed only these of the ${count(reportedTotal ?? listed)} it counts, and its task list has no paging to ask for the rest. Counts and failures here cover the ${count(listed)} listed.`;
+}
+
+/**
+ * A site whose job notifications are delayed by an outage of its service (src/watch/outage.ts),
+ * as one line of `/dwm watches` and the Home tab, while it lasts.
+ */
+export function outageLine(o: { siteId: string; sinceMs: number; reason: string }): string {
+  return `:hourglass_flowing_sand: Job notifications for site ${code(o.siteId)} are delayed since ${dateToken(o.sinceMs)}: ${esc(o.reason.slice(0, 300))}. They resume on their own when the service answers again.`;
 }

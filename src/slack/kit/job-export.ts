@@ -3,8 +3,8 @@
  * failures first, as ONE file name (`job-<site>-<job>-tasks.csv`) sent to the user in a direct
  * message (recipient names are never re-posted to a channel), audited like the other exports.
  */
-import { taskCsv } from '../../ops/jobs.js';
-import { plural } from './cards.js';
+import { reportedTaskTotal, taskCsv } from '../../ops/jobs.js';
+import { listedTasksLine, plural } from './cards.js';
 import type { CommandContext } from './context-types.js';
 import { uploadFile } from './files.js';
 import { code } from './mrkdwn.js';
@@ -42,7 +42,12 @@ export async function sendJobTasks(
       filename: jobTasksFilename(siteId, jobId),
       title: `Job ${jobId} tasks (site ${siteId})`,
       content: taskCsv(tasks.items),
-      comment: jobTasksComment(siteId, jobId, tasks.items.length),
+      comment: [
+        jobTasksComment(siteId, jobId, tasks.items.length),
+        listedTasksLine(tasks.items.length, reportedTaskTotal(tasks)),
+      ]
+        .filter(Boolean)
+        .join('\n'),
     },
     ctx,
   );

@@ -54,3 +54,20 @@ export function datesLine(
         : `up to ${d.utcTo}`;
   return `${head} The service counts per UTC day, so these figures cover ${utc} UTC.`;
 }
+
+/** The UTC days a watermarking list was asked for, covering the reader's `from:`/`to:` days. */
+export interface UtcDays {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/**
+ * The line under a watermarking list filtered by the reader's days: the service was asked for the
+ * covering UTC days, its total_count is of those, and only the rows of the reader's days are
+ * listed (so a page may hold fewer rows than its size).
+ */
+export function utcDaysNote(utc: UtcDays, countText: string, noun: string, pageUnit: number): string {
+  const span =
+    utc.from && utc.to ? `${utc.from} to ${utc.to}` : utc.from ? `from ${utc.from}` : `up to ${utc.to}`;
+  return `The service filters by UTC day: it was asked for ${span} UTC (${countText}), and only the ${noun} of your days are listed, so a page may hold fewer than ${pageUnit}.`;
+}

@@ -151,6 +151,23 @@ describe('homeView', () => {
     expect(text).toContain('An admin can run');
   });
 
+  it('a watched site whose notifications an outage delays is named under the watches while it lasts', () => {
+    const outage = {
+      v: 1 as const,
+      siteId: 'DEMO',
+      sinceMs: Date.UTC(2026, 10, 27, 22, 0),
+      lastFailureMs: Date.UTC(2026, 10, 27, 22, 30),
+      reason: 'the watermarking service cannot be reached (no answer, or the connection failed)',
+      failures: 9,
+      told: ['C0CHAN1'],
+    };
+    const during = blocksText(homeView(data({ outages: { ok: true, value: [outage] } }), { isAdmin: false }));
+    expect(during).toContain('Job notifications for site `DEMO` are delayed since');
+    expect(during).toContain('cannot be reached');
+    const after = blocksText(homeView(data({ outages: { ok: true, value: [] } }), { isAdmin: false }));
+    expect(after).not.toContain('are delayed');
+  });
+
   it('Setup only for admins; buttons carry the site and never a secret', () => {
     const ids = (admin: boolean) =>
       (

@@ -56,6 +56,9 @@ async function setup(
     env: o.env ?? {},
     store: o.store ?? 'memory',
   });
+  // The demo data's jobs moved when the stack started: the watches come later than the clock
+  // allowance (WATCH_CLOCK_ALLOWANCE_SECONDS), so a first cycle does not announce them.
+  clock.advance(10_000);
   const runtime = newRuntime(bot, clock, o.posters, o.features);
   return {
     bot,

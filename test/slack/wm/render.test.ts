@@ -99,6 +99,26 @@ describe('jobs renderers', () => {
     expect(s).toContain('wm_jobs_page_next');
   });
 
+  it("list of the reader's days: the service's count is named as that of the UTC days asked for, not as theirs", () => {
+    const m = jobListMessage({
+      siteId: 'DEMO',
+      workspace: 'T1',
+      jobs: [job(1)],
+      totalCount: 14,
+      pageIndex: 1,
+      pageUnit: 10,
+      filters: { from: '2026-01-02', to: '2026-01-02' },
+      utcDays: { from: '2026-01-01', to: '2026-01-02' },
+      timeZone: 'Asia/Seoul',
+    });
+    expect(validateMessageBlocks(m.blocks)).toEqual([]);
+    const s = JSON.stringify(m.blocks);
+    expect(s).not.toContain('14 total');
+    expect(s).not.toContain('Showing');
+    expect(s).toContain('asked for 2026-01-01 to 2026-01-02 UTC (14 jobs)');
+    expect(s).toContain('Page 1 of 2');
+  });
+
   it('card: failures first with codes, "and N more", hostile and huge strings escaped and cut', () => {
     const tasks = [
       ...Array.from({ length: 5000 }, (_, i) => task(i + 10)),

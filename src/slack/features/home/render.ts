@@ -21,6 +21,7 @@ import {
   LIMITS,
   section,
 } from '../../kit/blocks.js';
+import { outageLine } from '../../kit/cards.js';
 import type { HomeEntryPoint } from '../../kit/home-actions.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
@@ -261,8 +262,11 @@ function watchesBlocks(data: HomeData, max: number, cmd: string): Block[] {
     ];
   }
   const sorted = [...w.value].sort((a, b) => Number(!!b.paused) - Number(!!a.paused));
+  const watched = new Set(w.value.map((s) => s.siteId));
+  const delayed = data.outages?.ok ? data.outages.value.filter((o) => watched.has(o.siteId)) : [];
   return [
     ...out,
+    ...(delayed.length ? [section(delayed.slice(0, 5).map(outageLine).join('\n'))] : []),
     ...list(sorted.map(watchLine), sorted.length, max, `Run ${code(`${cmd} watches`)} in a channel.`),
   ];
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { JOB_STATUS_HELP, listJobs, summariseJob } from '../../../ops/jobs.js';
+import { JOB_STATUS_HELP, listJobs, reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { listOption, option, required, values } from '../../kit/parse.js';
@@ -58,9 +58,11 @@ export async function showJobs(ctx: CommandContext, q: JobsQuery, replace = fals
     filters: {
       ...(r.query.statuses?.length ? { statuses: r.query.statuses } : {}),
       ...(r.query.contentId ? { contentId: r.query.contentId } : {}),
-      ...(r.query.from ? { from: r.query.from } : {}),
-      ...(r.query.to ? { to: r.query.to } : {}),
+      // The reader's days (the query holds the UTC days that cover them).
+      ...(r.days?.from ? { from: r.days.from } : {}),
+      ...(r.days?.to ? { to: r.days.to } : {}),
     },
+    ...(r.days ? { utcDays: { from: r.days.utcFrom, to: r.days.utcTo } } : {}),
     timeZone: tz,
     meta: cardMetaOf(ctx, tz, site),
   });
@@ -82,7 +84,10 @@ export async function showJob(
     wm.getJobTasks(site, jobId),
     ctx.timeZone(),
   ]);
-  const summary = summariseJob(job, tasks.items, { limit: JOB_CARD_TASK_LINES });
+  const summary = summariseJob(job, tasks.items, {
+    limit: JOB_CARD_TASK_LINES,
+    reportedTotal: reportedTaskTotal(tasks),
+  });
   await ctx.respond(
     jobCardMessage({
       summary,

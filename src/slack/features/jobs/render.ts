@@ -16,8 +16,10 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
+import { listedTasksLine } from '../../kit/cards.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
 import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
+import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
   type CardMeta,
@@ -40,6 +42,11 @@ export interface JobListInput {
   /** Filters as resolved (status codes, content id, yyyy-MM-dd dates). */
   filters: { statuses?: string[]; contentId?: string; from?: string; to?: string };
   timeZone: string;
+  /**
+   * Set when `from`/`to` were given: the UTC days the service was asked for (they cover the
+   * reader's days). Its total_count is of those days; the rows shown are the reader's days only.
+   */
+  utcDays?: UtcDays;
   meta?: CardMeta;
 }
 
@@ -57,14 +64,19 @@ function filterText(f: JobListInput['filters'], timeZone: string): string {
 export function jobListMessage(input: JobListInput): Message {
   const { jobs, totalCount, pageIndex, pageUnit, siteId } = input;
   const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
-  const title = `Jobs on ${siteId}: ${count(totalCount)} total`;
+  const utc = input.utcDays;
+  // With the reader's days, the service's count is of the covering UTC days: not said as theirs.
+  const title = utc ? `Jobs on ${siteId}` : `Jobs on ${siteId}: ${count(totalCount)} total`;
   const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
+  if (utc) blocks.push(context(utcDaysNote(utc, plural(totalCount, 'job'), 'jobs started on', pageUnit)));
   if (jobs.length === 0) {
     blocks.push(
       section(
         totalCount === 0
           ? 'No jobs match these filters. Try fewer filters, or a wider date range with `from:` and `to:`.'
-          : `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`,
+          : pageIndex > pages
+            ? `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`
+            : `No job on page ${pageIndex} of the service's list started on your days${pages > 1 ? ': try the other pages' : ''}.`,
       ),
     );
   }
@@ -88,7 +100,14 @@ export function jobListMessage(input: JobListInput): Message {
     return encodeValue(v);
   };
   const nav = pagingButtons(countedPaging(pageIndex, pages, WM_ACTIONS.jobsPage, pageValue)).buttons;
-  if (jobs.length > 0) blocks.push(context(showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages)));
+  if (jobs.length > 0)
+    blocks.push(
+      context(
+        utc
+          ? `Page ${pageIndex} of ${pages} of the service's list`
+          : showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages),
+      ),
+    );
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);
@@ -106,7 +125,7 @@ export function taskLine(t: JobTask): string {
   const failed = isTaskFailed(t);
   const cli = t.cliErrorCode.trim();
   // The code in plain words (src/api/error-codes.ts); "What to do" follows the task list.
-  const codePart = failed && cli && !/^0+$/.test(cli) ? ` · ${failureLabel(cli)}` : '';
+  const codePart = failed && cli && cli !== '0' ? ` · ${failureLabel(cli)}` : '';
   return `${taskStatus(t.status)} · ${esc(truncate(t.recipient, 128))} · DWM ID ${code(t.dwmId)}${codePart}`;
 }
 
@@ -167,6 +186,8 @@ export function jobCardMessage(input: JobCardInput): Message {
       );
     }
   }
+  const listed = listedTasksLine(summary.total, summary.reportedTotal);
+  if (listed) blocks.push(context(listed));
   const steps = failureNextSteps(summary.failureCodes.map((f) => f.code));
   if (steps) blocks.push(section(steps));
   const buttons = [button('Refresh', WM_ACTIONS.jobRefresh, { value, style: 'primary' })];

@@ -5,8 +5,9 @@
  */
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
-import { offsetOf, resolveDate } from '../../../ops/jobs.js';
+import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
+import { inReaderRange } from '../../../ops/service/common.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { option, required, rest, values } from '../../kit/parse.js';
@@ -58,13 +59,19 @@ export async function showRecipients(
   if (range) issues.push({ field: 'from', message: range });
   if (issues.length) throw new ValidationError('recipients', issues);
   const timeZone = offsetOf(tz, dates.from ? Date.parse(`${dates.from}T12:00:00Z`) : now);
-  const page = await wm.searchRecipients(site, {
+  // The service is asked for the UTC days covering the reader's days; only theirs are shown.
+  const asked = { ...dates };
+  const days = wmReaderDays(asked, tz);
+  const read = await wm.searchRecipients(site, {
     ...(keywords.length ? { keywords } : {}),
-    ...dates,
+    ...asked,
     timeZone,
     pageUnit: RECIPIENTS_PAGE_UNIT,
     pageIndex: q.page,
   });
+  const page = days
+    ? { ...read, items: read.items.filter((r) => inReaderRange(days, r.regTime.epochMs)) }
+    : read;
   await ctx.respond(
     recipientListMessage({
       siteId: site,
@@ -75,6 +82,7 @@ export async function showRecipients(
       pageUnit: RECIPIENTS_PAGE_UNIT,
       filters: { ...(keywords.length ? { keywords } : {}), ...dates },
       timeZone: tz,
+      ...(days ? { utcDays: { from: days.utcFrom, to: days.utcTo } } : {}),
       meta: cardMetaOf(ctx, tz, site),
     }),
     replace ? { replaceOriginal: true } : {},

@@ -20,11 +20,13 @@ import {
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
 import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
+import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
 import {
   type CardMeta,
   cardContext,
   count,
   encodeValue,
+  plural,
   type RecipientsPageValue,
   recipientsPageValue,
   timeText,
@@ -41,6 +43,8 @@ export interface RecipientListInput {
   pageUnit: number;
   filters: { keywords?: string[]; from?: string; to?: string };
   timeZone: string;
+  /** Set with `from`/`to`: the covering UTC days asked for (see the jobs list). */
+  utcDays?: UtcDays;
   meta?: CardMeta;
 }
 
@@ -57,14 +61,21 @@ function filterText(f: RecipientListInput['filters'], timeZone: string): string 
 export function recipientListMessage(input: RecipientListInput): Message {
   const { items, totalCount, pageIndex, pageUnit, siteId } = input;
   const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
-  const title = `Recipients on ${siteId}: ${count(totalCount)} total`;
+  const utc = input.utcDays;
+  const title = utc ? `Recipients on ${siteId}` : `Recipients on ${siteId}: ${count(totalCount)} total`;
   const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
+  if (utc)
+    blocks.push(
+      context(utcDaysNote(utc, plural(totalCount, 'recipient'), 'recipients registered on', pageUnit)),
+    );
   if (items.length === 0) {
     blocks.push(
       section(
         totalCount === 0
           ? 'No recipients match. Try a shorter keyword (names match when they contain it), or no dates.'
-          : `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`,
+          : pageIndex > pages
+            ? `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`
+            : `No recipient on page ${pageIndex} of the service's list was registered on your days${pages > 1 ? ': try the other pages' : ''}.`,
       ),
     );
   }
@@ -94,7 +105,13 @@ export function recipientListMessage(input: RecipientListInput): Message {
     countedPaging(pageIndex, pages, WM_ACTIONS.recipientsPage, pageValue),
   );
   if (items.length > 0)
-    blocks.push(context(showingLine(pageIndex, pageUnit, items.length, totalCount, pages)));
+    blocks.push(
+      context(
+        utc
+          ? `Page ${pageIndex} of ${pages} of the service's list`
+          : showingLine(pageIndex, pageUnit, items.length, totalCount, pages),
+      ),
+    );
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
   if (unpageable)
     blocks.push(

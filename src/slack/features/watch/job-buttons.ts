@@ -7,7 +7,7 @@
  * Export CSV sends the full task list to the user in a direct message (recipients are not
  * re-posted to the channel).
  */
-import { summariseJob } from '../../../ops/jobs.js';
+import { reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { message, section } from '../../kit/blocks.js';
 import { button } from '../../kit/interactions.js';
 import { sendJobTasks } from '../../kit/job-export.js';
@@ -36,7 +36,12 @@ export const detailsButton = button<JobRef>({
     const site = clients.site(ref.s);
     const wm = clients.watermarking();
     const [job, tasks] = await Promise.all([wm.getJob(site, ref.j), wm.getJobTasks(site, ref.j)]);
-    await ctx.respond(jobDetailsMessage(site, summariseJob(job, tasks.items, { limit: 20 })));
+    await ctx.respond(
+      jobDetailsMessage(
+        site,
+        summariseJob(job, tasks.items, { limit: 20, reportedTotal: reportedTaskTotal(tasks) }),
+      ),
+    );
   },
 });
 

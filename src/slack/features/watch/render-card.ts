@@ -7,10 +7,12 @@
  * way to see everything (Export CSV) and the total count.
  */
 import type { JobStatusCode } from '../../../api/codes.js';
+import { listedTasksNote } from '../../../ops/jobs.js';
 import type {
   ChannelMessage,
   DigestData,
   JobSummary,
+  OutageNotice,
   Subscription,
   TaskFailure,
   ThreadUpdate,
@@ -107,7 +109,7 @@ function countsFields(j: JobSummary): string[] {
   const t = j.tasks;
   const pairs: Array<[string, string]> = [['Status', jobStatus(j.status)]];
   if (t) {
-    pairs.push(['Tasks', String(t.total)]);
+    pairs.push(['Tasks', listedTasksNote(t.total, t.reportedTotal) ?? String(t.total)]);
     pairs.push([':large_green_circle: Complete', String(t.completed)]);
     pairs.push([':large_blue_circle: Progressing', String(t.progressing)]);
     pairs.push([':white_circle: Ready', String(t.ready)]);
@@ -275,11 +277,40 @@ export function renderDigest(d: DigestData, sub: Subscription): Message {
   );
 }
 
+/**
+ * An outage of the site's service (src/watch/outage.ts), told once to each watching channel: its
+ * notifications are delayed and why; then, once, that they resumed and what was caught up.
+ */
+export function renderOutageNotice(n: OutageNotice, sub: Subscription): Message {
+  const site = code(n.siteId);
+  if (n.kind === 'delayed') {
+    const text = `:hourglass_flowing_sand: Job notifications for site ${site} are delayed: ${esc(truncate(n.reason, 300))}, since ${dateToken(n.sinceMs)}.`;
+    return message(`Job notifications for site ${esc(n.siteId)} are delayed`, [
+      section(text),
+      context(
+        `The bot keeps trying on its own; nothing is lost: what happens meanwhile is announced here when the service answers again. ${watchOwnerText(sub)}`,
+      ),
+    ]);
+  }
+  const c = n.caughtUp ?? { changes: 0, finished: 0 };
+  const caught =
+    c.changes === 0
+      ? 'No job changed meanwhile.'
+      : `Caught up: ${c.changes} job change${c.changes === 1 ? '' : 's'}${c.finished ? ` (${c.finished} finished)` : ''}, announced above.`;
+  return message(`Job notifications for site ${esc(n.siteId)} resumed`, [
+    section(
+      `:white_check_mark: Job notifications for site ${site} resumed: the service answers again (it had failed since ${dateToken(n.sinceMs)}${n.endedMs !== undefined ? `, until ${dateToken(n.endedMs)}` : ''}). ${caught}`,
+    ),
+    context(watchOwnerText(sub)),
+  ]);
+}
+
 /** The renderer handed to `createWatcher`. */
 export const blockRenderer: WatchRenderer = {
   renderJobCard: (j, sub) => asChannelMessage(renderJobCard(j, sub)),
   renderThreadUpdate: (u, sub) => asChannelMessage(renderThreadUpdate(u, sub)),
   renderDigest: (d, sub) => asChannelMessage(renderDigest(d, sub)),
+  renderOutageNotice: (n, sub) => asChannelMessage(renderOutageNotice(n, sub)),
 };
 
 function asChannelMessage(m: Message): ChannelMessage {

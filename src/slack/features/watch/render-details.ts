@@ -1,6 +1,7 @@
 /** The Details reply of a job card: the job's summary from `summariseJob` (problems first). */
 import type { JobSummary as OpsJobSummary } from '../../../ops/jobs.js';
 import { type Block, context, fields, LIMITS, type Message, message, section } from '../../kit/blocks.js';
+import { listedTasksLine } from '../../kit/cards.js';
 import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 
@@ -31,7 +32,7 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
     const lines: string[] = [];
     let used = 0;
     for (const t of s.shown) {
-      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode.trim() && !/^0+$/.test(t.cliErrorCode.trim()) ? `: ${failureLabel(t.cliErrorCode)}` : ''}`;
+      const l = `• ${esc(truncate(t.recipient, 120)) || '(no recipient)'} (${code(t.dwmId)}): ${taskStatus(t.status)}${t.cliErrorCode.trim() && t.cliErrorCode.trim() !== '0' ? `: ${failureLabel(t.cliErrorCode)}` : ''}`;
       if (used + l.length + 1 > LIMITS.sectionText - 200) break;
       lines.push(l);
       used += l.length + 1;
@@ -40,6 +41,8 @@ export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
     if (more > 0) lines.push(`…and ${more} more of ${s.total}: use *Export CSV* for every task.`);
     blocks.push(section(lines.join('\n')));
   }
+  const listed = listedTasksLine(s.total, s.reportedTotal);
+  if (listed) blocks.push(context(listed));
   const steps = failureNextSteps(s.failureCodes.map((c) => c.code));
   if (steps) blocks.push(section(steps));
   const when: string[] = [`Site ${code(siteId)}`];

@@ -24,6 +24,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { sharedChannelMessage } from '../../kit/channel-replies.js';
+import { outageLine } from '../../kit/cards.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { pagingButtons } from '../../kit/paging.js';
 import type { Audience } from '../../kit/roles.js';
@@ -180,6 +181,7 @@ export function watchesMessage(
   channelId: string,
   page: number,
   viewer: WatchesViewer,
+  outages: ReadonlyArray<{ siteId: string; sinceMs: number; reason: string }> = [],
 ): Message {
   if (subs.length === 0) {
     return message('This channel watches no jobs.', [
@@ -200,6 +202,7 @@ export function watchesMessage(
       `*${subs.length} job subscription${subs.length === 1 ? '' : 's'} in ${channelMention(channelId)}*${paused ? ` · :double_vertical_bar: ${paused} paused` : ''}`,
     ),
   ];
+  if (outages.length) blocks.push(section(outages.slice(0, 5).map(outageLine).join('\n')));
   for (const s of shown) {
     const created = Date.parse(s.createdAt);
     const when = Number.isFinite(created) ? dateToken(created) : esc(s.createdAt);

@@ -9,6 +9,7 @@
  */
 import type { WatchFilters } from '../../../watch/index.js';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
+import { type SiteOutage, siteOutages } from '../../../watch/outage.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import type { Message } from '../../kit/blocks.js';
@@ -18,6 +19,13 @@ import { renderRefused } from '../../kit/errors.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
 
 export const subscriptionsOf = (ctx: CommandContext) => new Subscriptions(ctx.deps.store, ctx.deps.now);
+
+/** Outages of the service delaying the notifications of these subscriptions' sites, while they last. */
+export async function outagesOf(ctx: CommandContext, subs: readonly Subscription[]): Promise<SiteOutage[]> {
+  if (subs.length === 0) return [];
+  const sites = new Set(subs.map((s) => s.siteId));
+  return (await siteOutages(ctx.deps.store, ctx.workspace)).filter((o) => sites.has(o.siteId));
+}
 
 /** The user may manage `sub` (created it, or is an admin). */
 export async function mayManage(ctx: CommandContext, sub: Subscription): Promise<boolean> {

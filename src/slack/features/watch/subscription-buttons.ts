@@ -12,7 +12,7 @@ import { renderRefused } from '../../kit/errors.js';
 import { button } from '../../kit/interactions.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 import { filtersText, inviteMessage, SHARED_PAGE_SUFFIX, watchesMessage } from './render-subscriptions.js';
-import { mayManage, subscriptionsOf } from './shared.js';
+import { mayManage, outagesOf, subscriptionsOf } from './shared.js';
 
 const SUB_ID = /^sub_[a-f0-9]{16}$/;
 
@@ -152,6 +152,8 @@ export const pageButton = button<{ page: number; shared: boolean }>({
     if (!channelId) return;
     const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
     const viewer = { audience: shared ? ('everyone' as const) : await ctx.role(), userId: ctx.userId };
-    await ctx.respond(watchesMessage(list, channelId, page, viewer), { replaceOriginal: true });
+    await ctx.respond(watchesMessage(list, channelId, page, viewer, await outagesOf(ctx, list)), {
+      replaceOriginal: true,
+    });
   },
 });

@@ -2,7 +2,7 @@
 import { commandList } from '../../kit/registry.js';
 import { replyAudience } from '../../kit/roles.js';
 import { watchesMessage } from './render-subscriptions.js';
-import { subscriptionsOf } from './shared.js';
+import { outagesOf, subscriptionsOf } from './shared.js';
 
 const list = commandList();
 
@@ -19,7 +19,8 @@ list.add({
     const list = await subscriptionsOf(ctx).list(ctx.workspace, { channelId });
     // Resume/Unsubscribe only where this reader may use them (a shared list has none).
     const viewer = { audience: await replyAudience(ctx), userId: ctx.userId };
-    await ctx.respond(watchesMessage(list, channelId, 0, viewer));
+    // Sites of this channel whose notifications an outage of the service delays, while it lasts.
+    await ctx.respond(watchesMessage(list, channelId, 0, viewer, await outagesOf(ctx, list)));
   },
 });
 

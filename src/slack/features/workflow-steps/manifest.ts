@@ -62,6 +62,12 @@ const jobOutputs: Record<string, ManifestParam> = {
     title: 'Failed recipients',
     description: 'The names of the failed recipients, one per line (empty when none failed).',
   },
+  tasks_shown: {
+    type: 'string',
+    title: 'Tasks shown',
+    description:
+      'Empty, or "N of M tasks shown" when the service listed fewer tasks than it counts: the counts and names cover those N.',
+  },
 };
 const jobRequired = Object.keys(jobOutputs);
 

@@ -1,0 +1,59 @@
+/**
+ * Service API times the spec leaves unzoned (additional-site requests, packaging history) under
+ * both readings: written in UTC (the emulator's default) or in a local offset
+ * (`serviceTimeZone`), read with SERVICE_TIME_ZONE set to match. The instants the bot reads are
+ * the same either way, and the packaging keyset (cursors sent back as the service wrote them)
+ * walks the same records. Loopback only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../dev/emulator/index.js';
+import type { EmulatorHandle } from '../../dev/emulator/types.js';
+import { type Api, createApi } from '../../src/api/index.js';
+import { collectAll, iteratePackaging } from '../../src/api/paging.js';
+import { listSiteRequests } from '../../src/ops/service/sites.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const SITE = 'DEMO';
+let emu: EmulatorHandle;
+const apis: Api[] = [];
+
+beforeAll(async () => {
+  emu = await startEmulator({ now: () => T0 });
+});
+afterAll(async () => {
+  for (const a of apis) await a.close();
+  await emu?.close();
+});
+
+async function read(serviceTimeZone?: string) {
+  const api = createApi({
+    retries: { max: 0 },
+    jwtTtlSeconds: 0,
+    clock: () => T0,
+    ...(serviceTimeZone ? { serviceTimeZone } : {}),
+  });
+  apis.push(api);
+  const svc = api.service({ ...emu.demo.service, baseUrl: emu.serviceBaseUrl });
+  const requests = await listSiteRequests(svc, { pageSize: 1000 });
+  const packaging = await collectAll(iteratePackaging(svc, SITE));
+  return {
+    requests: requests.items.map((r) => [r.seq, r.regTime.epochMs, r.updateTime.epochMs]),
+    packaging: packaging.map((r) => [r.cid, r.createdTime.epochMs, r.updateTime.epochMs]),
+  };
+}
+
+describe('unzoned Service API times', () => {
+  it('read in SERVICE_TIME_ZONE give the same instants as UTC times read as UTC', async () => {
+    // Pages of three: the packaging walk goes through several cursors.
+    emu.setBehaviours({ pageCap: 3 });
+    const utc = await read();
+    expect(utc.requests.length).toBeGreaterThan(0);
+    expect(utc.packaging.length).toBeGreaterThan(3);
+    emu.setBehaviours({ pageCap: 3, serviceTimeZone: '+09:00' });
+    expect(await read('+09:00')).toEqual(utc);
+    // Without the setting, a service writing local times is read nine hours late.
+    const wrong = await read();
+    expect(wrong.requests[0]?.[1]).toBe((utc.requests[0]?.[1] as number) + 9 * 3600_000);
+    emu.setBehaviours({});
+  });
+});
