@@ -17,12 +17,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { DM_READ_SCOPES, HISTORY_SCOPES } from '../src/slack/startup-check.js';
 
 export const PLACEHOLDER = 'https://drm-chatops.example.com';
 
-/** Scopes `--minimal-scopes` leaves out, and the ones `--dm-watches` keeps of them. */
-export const HISTORY_SCOPES = ['channels:history', 'groups:history', 'im:history', 'mpim:history'] as const;
-export const DM_READ_SCOPES = ['im:read', 'mpim:read'] as const;
+/** Scopes `--minimal-scopes` leaves out, and the ones `--dm-watches` keeps of them (the bot's own lists). */
+export { DM_READ_SCOPES, HISTORY_SCOPES } from '../src/slack/startup-check.js';
 
 export interface ManifestOptions {
   socket?: boolean;

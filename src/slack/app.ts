@@ -28,6 +28,7 @@ import { boltClientOptions, newWebClient, slackApiUrl } from './kit/web-client.j
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
+import { describeSlackFailure, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
@@ -213,6 +214,10 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     base.receiver = receiver;
   }
 
+  // Single workspace without known ids: Bolt would call auth.test in its constructor and leave a
+  // refused or unreachable token as an unhandled rejection with a stack. Deferred instead: start()
+  // makes that call itself and says in words what is wrong (./startup-check.ts).
+  let deferred = false;
   if (config.distribution === 'single') {
     base.token = config.slack.botToken;
     if (config.slack.botId && config.slack.botUserId) {
@@ -220,6 +225,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       base.botId = config.slack.botId;
       base.botUserId = config.slack.botUserId;
       base.tokenVerificationEnabled = false;
+    } else {
+      base.deferInitialization = true;
+      deferred = true;
     }
   }
 
@@ -319,14 +327,58 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   let started = false;
   let stopped: Promise<void> | undefined;
 
+  /**
+   * The start-up check of the bot token (deferred initialisation, above): auth.test once, its
+   * failure said in words (the bot keeps running, /readyz not ready: health.ts asks again), the
+   * granted scopes compared with what the bot asks for. Then Bolt is initialised without a second
+   * call: with the ids auth.test gave, or (the token refused or Slack unreachable) resolving them at
+   * the first request.
+   */
+  async function initialise(): Promise<void> {
+    const boltApp = app as unknown as {
+      tokenVerificationEnabled: boolean;
+      argAuthorization?: { botId?: string; botUserId?: string; botToken?: string };
+    };
+    try {
+      const r = await app.client.auth.test();
+      boltApp.argAuthorization = {
+        botToken: config.slack.botToken as string,
+        botId: r.bot_id as string,
+        botUserId: r.user_id as string,
+      };
+      const granted = r.response_metadata?.scopes;
+      if (granted) {
+        const report = scopeReport(granted, BOT_SCOPES);
+        if (report.missing.length) {
+          const optionalOnly = report.missing.every((x) => OPTIONAL_SCOPES.has(x));
+          logger[optionalOnly ? 'info' : 'warn'](
+            { missing: report.missing },
+            `Slack did not grant ${report.missing.length === 1 ? 'a scope' : `${report.missing.length} scopes`} the bot asks for, so these are off: ${report.off.join('; ')}.${optionalOnly ? ' (A least-privilege install: fine if intended.)' : " Add them under the app's OAuth & Permissions (npm run manifest prints them all) and reinstall."}`,
+          );
+        } else logger.info({ scopes: granted.length }, 'Slack granted every scope the bot asks for');
+      }
+    } catch (e) {
+      const f = describeSlackFailure(e, 'SLACK_BOT_TOKEN', apiUrl);
+      logger.error({ code: f.code }, f.words);
+    }
+    boltApp.tokenVerificationEnabled = false;
+    await app.init();
+  }
+
   return {
     app,
     lifecycle,
     readiness: health.readiness,
     async start() {
       await registered;
+      if (deferred) await initialise();
       if (socket) {
-        await app.start();
+        try {
+          await app.start();
+        } catch (e) {
+          // Slack refused the app-level token, or could not be reached: said in words.
+          throw new Error(describeSlackFailure(e, 'SLACK_APP_TOKEN', apiUrl).words, { cause: e });
+        }
         started = true;
         logger.info(
           { mode: 'socket', distribution: config.distribution, port: config.port },
