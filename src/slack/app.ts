@@ -81,6 +81,37 @@ export interface SlackAppHandle {
   stop(): Promise<void>;
 }
 
+/** How long an event id is remembered: Slack retries an event 3 times within about 5 minutes. */
+export const EVENT_ONCE_MS = 10 * 60_000;
+
+/**
+ * True the first time an Events API event id is seen (a lease in the store, shared by replicas).
+ * When the store does not answer within 500 ms the event runs (availability first, as the
+ * request gate's replay claim): a store outage may then let a redelivery run twice.
+ */
+function eventOnce(deps: AppDeps): (eventId: string) => Promise<boolean> {
+  // A holder per delivery: the same holder would re-acquire (renew) its own lease.
+  const prefix = randomBytes(6).toString('hex');
+  let seq = 0;
+  return async (eventId) => {
+    const holder = `${prefix}-${++seq}`;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        deps.store.leases.acquire(`event-once:${eventId}`, holder, EVENT_ONCE_MS),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), 500);
+        }),
+      ]);
+    } catch (err) {
+      deps.logger.warn({ err, eventId }, 'could not record the event id; handling it');
+      return true;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  };
+}
+
 /** Short reference id shown to users and written in the log with the error. */
 export function newErrorRef(): string {
   return randomBytes(4).toString('hex');
@@ -238,8 +269,25 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   // its ack keeps the form open with the reason under the first field instead.
   const storeDownForms = new WeakSet<object>();
   const processEvent = app.processEvent.bind(app);
-  app.processEvent = (event) => {
-    const body = event.body as { type?: unknown; view?: Parameters<typeof keepFormOpen>[0] };
+  const firstDelivery = eventOnce(deps);
+  app.processEvent = async (event) => {
+    const body = event.body as {
+      type?: unknown;
+      event_id?: unknown;
+      view?: Parameters<typeof keepFormOpen>[0];
+    };
+    // An Events API event Slack delivers again (Socket Mode: retry_attempt > 0; HTTP:
+    // X-Slack-Retry-Num) runs once: acked, nothing done the second time.
+    if (body?.type === 'event_callback' && typeof body.event_id === 'string') {
+      if (!(await firstDelivery(body.event_id))) {
+        logger.info(
+          { eventId: body.event_id, retryNum: event.retryNum },
+          'event delivered again: handled once',
+        );
+        await event.ack();
+        return;
+      }
+    }
     if (body?.type !== 'view_submission') return processEvent(event);
     return processEvent({
       ...event,
@@ -373,18 +421,31 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       await registered;
       if (deferred) await initialise();
       if (socket) {
+        // Bolt's Socket Mode receiver serves the health, metrics and OAuth routes on its own HTTP
+        // server, listening on a port only (every interface): bound to HOST here, as in HTTP mode.
+        const srv = (app as unknown as { receiver: { httpServer?: Server } }).receiver.httpServer;
+        let bound: Promise<number> | undefined;
+        if (srv) {
+          const listen = srv.listen.bind(srv) as (port: number, host: string) => Server;
+          srv.listen = ((port: number) => listen(port, config.host)) as Server['listen'];
+          bound = new Promise<number>((resolve, reject) => {
+            srv.once('listening', () => resolve((srv.address() as AddressInfo).port));
+            srv.once('error', reject);
+          });
+        }
         try {
           await app.start();
         } catch (e) {
           // Slack refused the app-level token, or could not be reached: said in words.
           throw new Error(describeSlackFailure(e, 'SLACK_APP_TOKEN', apiUrl).words, { cause: e });
         }
+        const port = bound ? await bound : config.port;
         started = true;
         logger.info(
-          { mode: 'socket', distribution: config.distribution, port: config.port },
+          { mode: 'socket', distribution: config.distribution, host: config.host, port },
           'Slack app connected',
         );
-        return { port: config.port };
+        return { port };
       }
       const server = (await app.start({ port: config.port, host: config.host })) as Server;
       started = true;
