@@ -5,7 +5,7 @@
  * registry). `npm run readme` (scripts/gen-readme.ts) rewrites them; test/readme.test.ts fails when
  * one differs.
  */
-import { CONFIG_DOC, configDocMarkdown } from '../src/config.js';
+import { CONFIG_DOC, configDocMarkdown, MINIMUM_VARIABLES } from '../src/config.js';
 import { withCommandsSection } from '../src/slack/kit/help.js';
 import type { CommandRegistry } from '../src/slack/kit/registry.js';
 
@@ -114,8 +114,10 @@ export function envExample(): string {
     '# cp .env.example .env, then uncomment and fill in what your set-up needs. `npm start` and',
     '# `docker compose up` read .env; a variable set in the environment wins over the file.',
     '# .env holds secrets: it is git- and docker-ignored, never commit it.',
-    '# Minimum (one workspace, HTTP mode): SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, ENCRYPTION_KEY.',
-    '# Socket Mode: SLACK_APP_TOKEN instead of SLACK_SIGNING_SECRET. Reference: docs/configuration.md',
+    `# Minimum, Socket Mode: ${MINIMUM_VARIABLES.socket.join(', ')}.`,
+    `# Minimum, HTTP mode: ${MINIMUM_VARIABLES.http.join(', ')}.`,
+    '# The two URLs come from your service provider (`npm run emulator` prints local ones).',
+    '# Reference: docs/configuration.md',
     '# Quoting: the same file is read three ways. `npm start` cuts an unquoted value at `#`',
     '# (KEY=a#b gives a), Compose keeps a#b but expands `$`: put a value containing `#`, `$` or',
     "# spaces in single quotes (KEY='a#b$c'), which both read literally. `docker run --env-file`",

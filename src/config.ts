@@ -163,6 +163,16 @@ export interface Config {
   serviceJwtTtlSeconds: number;
 }
 
+/**
+ * The least a set-up needs, by mode: README's path, .env.example and docs/configuration.md name
+ * these (tests check it). The two URLs come from the service provider; `/dwm setup` cannot save
+ * keys for a host the operator did not configure (src/api/origins.ts).
+ */
+export const MINIMUM_VARIABLES = {
+  socket: ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'ENCRYPTION_KEY', 'DWM_BASE_URL', 'SERVICE_API_BASE_URL'],
+  http: ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'ENCRYPTION_KEY', 'DWM_BASE_URL', 'SERVICE_API_BASE_URL'],
+} as const;
+
 // ---------------------------------------------------------------------------------------------
 // Variable table
 // ---------------------------------------------------------------------------------------------
@@ -398,14 +408,16 @@ export const VARIABLES: VariableSpec[] = [
   },
   {
     name: 'DWM_BASE_URL',
-    required: 'with DWM credentials',
-    description: 'Watermarking API base URL (a path prefix is allowed).',
+    required: 'minimum (for watermarking)',
+    description:
+      'Watermarking API base URL, given by your service provider (a path prefix is allowed). `/dwm setup` sends the keys an admin types only here: an admin cannot type another host unless it is in UPSTREAM_ALLOWED_ORIGINS.',
     schema: httpUrl.transform((s) => s.replace(/\/+$/, '')),
   },
   {
     name: 'SERVICE_API_BASE_URL',
-    required: 'with Service API credentials',
-    description: 'Service API base URL; /api/v2/... paths are appended.',
+    required: 'minimum (for the Service API)',
+    description:
+      'Service API base URL, given by your service provider; /api/v2/... paths are appended. Like DWM_BASE_URL, the only host `/dwm setup` sends the Service API key to, unless UPSTREAM_ALLOWED_ORIGINS lists others.',
     schema: httpUrl.transform((s) => s.replace(/\/+$/, '')),
   },
   {

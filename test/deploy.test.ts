@@ -90,4 +90,18 @@ describe('docker-compose.yml', () => {
     for (const m of envFiles) expect(m[1]!.trim()).toBe('');
     expect(compose).toMatch(/env_file:\n\s+- path: \.env\n\s+required: false\n/);
   });
+
+  it('runs one bot and Redis by default; the two extra replicas are a profile without a published port', () => {
+    const compose = read('docker-compose.yml');
+    const services = compose.slice(compose.indexOf('\nservices:\n'), compose.indexOf('\nvolumes:\n'));
+    const blocks = services.split(/\n(?= {2}[a-z0-9-]+:)/).filter((b) => /^ {2}[a-z0-9-]+:/.test(b));
+    const byName = new Map(blocks.map((b) => [/^ {2}([a-z0-9-]+):/.exec(b)![1]!, b]));
+    expect([...byName.keys()]).toEqual(['redis', 'bot', 'bot-2', 'bot-3']);
+    for (const name of ['redis', 'bot']) expect(byName.get(name), name).not.toContain('profiles:');
+    expect(byName.get('bot')).toMatch(/ports:\n\s+- "3000:3000"/);
+    for (const name of ['bot-2', 'bot-3']) {
+      expect(byName.get(name), name).toContain('profiles: [replicas]');
+      expect(byName.get(name), name).toContain('ports: !reset []');
+    }
+  });
 });

@@ -15,7 +15,7 @@ import {
   OVERVIEW_START,
   replaceBetween,
 } from '../scripts/readme.js';
-import { CONFIG_DOC } from '../src/config.js';
+import { CONFIG_DOC, MINIMUM_VARIABLES } from '../src/config.js';
 import { BOT_SCOPES } from '../src/slack/app.js';
 import { registry } from '../src/slack/features/index.js';
 import { COMMANDS_END, COMMANDS_START } from '../src/slack/kit/help.js';
@@ -99,10 +99,14 @@ describe('README', () => {
     for (const b of blocks) expect(b).toMatch(/\n {6}should_escape: true(\n|$)/);
   });
 
-  it('explains every dependency', () => {
+  it('names every dependency, and docs/dependencies.md explains each', () => {
     const deps = section('Dependencies');
-    for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)])
+    const why = read('docs/dependencies.md');
+    for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]) {
       expect(deps, name).toContain(`\`${name}\``);
+      expect(why, name).toContain(`\`${name}\``);
+    }
+    expect(deps).toContain('](docs/dependencies.md)');
   });
 
   it('keeps the two-command quick start true, and npm start runs the build (no tsx)', () => {
@@ -116,9 +120,19 @@ describe('README', () => {
   });
 
   it('covers what a newcomer needs, and links the rest', () => {
-    for (const s of ['Create the Slack app', 'Run it', 'Commands', 'Documentation']) section(s);
-    expect(section('Run it')).toContain('Socket Mode');
+    for (const s of [
+      'Try it in your own workspace',
+      'HTTP mode and many workspaces',
+      'Commands',
+      'Documentation',
+    ])
+      section(s);
+    expect(readme.indexOf('## Try it in your own workspace')).toBeLessThan(readme.indexOf('## HTTP mode'));
+    expect(section('Try it in your own workspace')).toMatch(
+      /^\s*## Try it in your own workspace\s+Socket Mode/,
+    );
     for (const doc of [
+      'docs/deployment.md',
       'docs/configuration.md',
       'docs/commands.md',
       'docs/operations.md',
@@ -139,6 +153,76 @@ describe('README', () => {
       'ratelimited',
     ])
       expect(t).toContain(`\`${code}\``);
+  });
+});
+
+/** The numbered steps of a section: "1. …" lines with their continuation lines. */
+function steps(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (/^\d+\. /.test(line)) out.push(line);
+    else if (out.length && /^ {3}\S/.test(line)) out[out.length - 1] += ` ${line.trim()}`;
+  }
+  return out;
+}
+
+describe("README's path into a workspace", () => {
+  const socket = section('Try it in your own workspace');
+  const http = section('HTTP mode and many workspaces');
+
+  it('is numbered 1..n, at most 10 steps in Socket Mode, and names the whole minimum', () => {
+    const s = steps(socket);
+    expect(s.length).toBeGreaterThanOrEqual(8);
+    expect(s.length).toBeLessThanOrEqual(10);
+    for (const [i, step] of s.entries()) expect(step.startsWith(`${i + 1}. `), step).toBe(true);
+    for (const [i, step] of steps(http).entries()) expect(step.startsWith(`${i + 1}. `), step).toBe(true);
+    const named = new Set([...socket.matchAll(/`([A-Z][A-Z0-9_]{3,})`/g)].map((m) => m[1]!));
+    for (const v of MINIMUM_VARIABLES.socket) expect(named, v).toContain(v);
+    const httpNamed = new Set([...http.matchAll(/`([A-Z][A-Z0-9_]{3,})`/g)].map((m) => m[1]!));
+    expect(httpNamed).toContain('SLACK_SIGNING_SECRET');
+  });
+
+  it('every command and variable it names exists', () => {
+    const text = `${socket}\n${http}`;
+    const variables = new Set(CONFIG_DOC.map((v) => v.name));
+    for (const m of text.matchAll(/`([A-Z][A-Z0-9_]{3,})/g)) expect(variables, m[1]).toContain(m[1]);
+    for (const m of text.matchAll(/npm run ([a-z:]+)/g))
+      expect(Object.keys(pkg.scripts), m[0]).toContain(m[1]);
+    for (const m of text.matchAll(/`npm (start|ci|test)\b/g))
+      expect(m[1] === 'ci' || m[1]! in pkg.scripts).toBe(true);
+    const slash = [...text.matchAll(/`\/(dwm|drm) ([a-z]+)/g)];
+    expect(slash.length).toBeGreaterThanOrEqual(2);
+    for (const m of slash)
+      expect(
+        registry.entries(`/${m[1]}` as '/dwm').some((e) => e.path[0] === m[2]),
+        m[0],
+      ).toBe(true);
+    // The manifest options it names are the generator's.
+    for (const m of text.matchAll(/npm run manifest -- (--[a-z-]+)/g))
+      expect(['--socket', '--url', '--minimal-scopes']).toContain(m[1]);
+    for (const link of text.matchAll(/\]\(((?:docs\/)[a-z-]+\.md)/g)) read(link[1]!);
+  });
+
+  it('stays under 15 KB (reference material lives in docs/)', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThan(15 * 1024);
+  });
+
+  it('gives one figure for the install time everywhere', () => {
+    let seen = 0;
+    for (const doc of ['README.md', 'docs/operations.md', 'docs/troubleshooting.md']) {
+      // Sentences about the install alone (`npm ci` taking time), not about whole CI runs.
+      const sentences = read(doc)
+        .replace(/\s+/g, ' ')
+        .split(/(?<=\.) /)
+        .filter((x) => /npm ci/.test(x) && /\bminutes?\b/.test(x) && /takes|spends|first/.test(x));
+      for (const x of sentences) {
+        const figures = [...x.matchAll(/(?:about |\d+ to )?\d+ minutes?/g)].map((m) => m[0]);
+        if (figures.length === 0) continue;
+        expect(figures, `${doc}: ${x}`).toEqual(['about 4 minutes']);
+        seen++;
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * `npm run emulator`: the emulator standalone on 127.0.0.1:PORT (default 4010) with demo data.
- * Prints the base URLs and the demo credentials (they are fake, for the local demo only).
+ * Prints the .env lines that point the bot at it and the demo credentials to type in /dwm setup
+ * (they are fake, for the local demo only): banner.ts.
  * EMULATOR_BEHAVIOURS switches spec deviations on (behaviours.ts), comma-separated:
  * omitEmptyFields, unknownCodes, bigIds, idsBeyondSafe, clockSkew (10 minutes ahead),
  * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), pageCap (pages of at most 100 items),
@@ -8,6 +9,8 @@
  * (10 minutes behind), or all (pageCap, omitTotalCount, wmDatesUtc, serviceTimeZone, taskListCap and
  * clockBehind are not part of all).
  */
+
+import { emulatorBanner } from './banner.js';
 import { ALL_BEHAVIOURS, type EmulatorBehaviours } from './behaviours.js';
 import { startEmulator } from './index.js';
 
@@ -34,20 +37,7 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
 const port = Number(process.env.PORT ?? 4010);
 const behaviours = behavioursFrom(process.env.EMULATOR_BEHAVIOURS);
 const emu = await startEmulator({ port: Number.isInteger(port) ? port : 4010, behaviours });
-const d = emu.demo;
-process.stdout.write(
-  [
-    'drm-chatops emulator running (demo data, fake credentials)',
-    `  Watermarking API: ${emu.wmBaseUrl}`,
-    `  Service API:      ${emu.serviceBaseUrl}   (paths /api/v2/...)`,
-    `  Sites: ${d.siteIds.join(', ')} (default ${d.defaultSiteId})`,
-    `  Watermarking account: ${d.watermarking.accountId} / access key ${d.watermarking.accessKey}`,
-    `  Service account: ${d.service.accountId} (seq ${d.service.accountSeq}) / secret ${d.service.secretKey}`,
-    `  Spec deviations: ${Object.keys(behaviours).join(', ') || 'none'} (EMULATOR_BEHAVIOURS)`,
-    'Press Ctrl+C to stop.',
-    '',
-  ].join('\n'),
-);
+process.stdout.write(emulatorBanner(emu, behaviours));
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

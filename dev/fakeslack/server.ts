@@ -79,6 +79,11 @@ export interface FakeWorkspaceSpec {
   users?: FakeUserSpec[];
   channels?: FakeChannelSpec[];
   usergroups?: { id: string; users: string[] }[];
+  /**
+   * The bot scopes granted at install: every answer to the workspace's token then carries them in
+   * the `x-oauth-scopes` header, as Slack's does. Unset: no header (the bot cannot tell).
+   */
+  scopes?: string[];
 }
 
 function kindOfToken(token: string): FakeCall['tokenKind'] {
@@ -202,8 +207,9 @@ export interface FakeSlackOptions {
 }
 
 interface Workspace
-  extends Required<Omit<FakeWorkspaceSpec, 'enterpriseId' | 'users' | 'channels' | 'usergroups'>> {
+  extends Required<Omit<FakeWorkspaceSpec, 'enterpriseId' | 'users' | 'channels' | 'usergroups' | 'scopes'>> {
   enterpriseId?: string;
+  scopes?: string[];
   users: Map<string, FakeUserSpec>;
   channels: Map<string, FakeChannelSpec>;
   usergroups: Map<string, string[]>;
@@ -388,6 +394,7 @@ export class FakeSlack {
       usergroups: new Map(),
     };
     if (spec.enterpriseId) ws.enterpriseId = spec.enterpriseId;
+    if (spec.scopes) ws.scopes = [...spec.scopes];
     this.workspaces.set(spec.teamId, ws);
     this.tokens.set(spec.botToken, spec.teamId);
     // The bot's own user, as users.info returns it.
@@ -837,7 +844,8 @@ export class FakeSlack {
       }
       const payload = { ok: true, ...result };
       record({ method, teamId, args: recordArgs(), status: 200, ok: true, response: payload });
-      return this.send(res, 200, payload);
+      const scopes = teamId ? this.workspaces.get(teamId)?.scopes : undefined;
+      return this.send(res, 200, payload, scopes ? { 'x-oauth-scopes': scopes.join(',') } : {});
     } catch (e) {
       if (!(e instanceof SlackApiError)) throw e;
       const payload = { ok: false, error: e.error, ...e.extra };

@@ -68,6 +68,11 @@ export function parseAllowedOrigin(entry: string): { origin: string } | { proble
   return { origin: canonicalOrigin(e) as string };
 }
 
+/** The origin as an operator writes it in the allow-list: https without its default :443. */
+export function shownOrigin(origin: string): string {
+  return origin.startsWith('https:') ? origin.replace(/:443$/, '') : origin;
+}
+
 export interface OriginPolicyOptions {
   /** Base URLs the operator configured (allowed with their own scheme); undefined entries skipped. */
   configured?: ReadonlyArray<string | undefined>;
@@ -115,6 +120,8 @@ export class OriginPolicy {
     }
     if (this.origins.has(origin)) return null;
     const kind = cls === 'name' ? '' : ` (${describeAddressClass(cls)})`;
+    // The fix comes first, so that it survives any cut (Slack cuts inline errors and messages).
+    const shown = shownOrigin(origin);
     if (origin.startsWith('http:')) {
       const secure = origin.replace(/^http:/, 'https:').replace(/:80$/, ':443');
       const httpsOk = this.origins.has(secure);
@@ -122,14 +129,14 @@ export class OriginPolicy {
         reason: 'http-not-allowed',
         origin,
         message:
-          `Plain http to ${origin}${kind} is refused: use https://${httpsOk ? ' (that origin is allowed)' : ''}. ` +
-          `If this service only speaks http, the operator can allow it by adding ${origin} to ${ALLOW_LIST_VARIABLE}.`,
+          `Not allowed: use https://${httpsOk ? ' (that origin is allowed)' : ''}, or add ${shown} to ${ALLOW_LIST_VARIABLE}, then restart. ` +
+          `Plain http to ${origin}${kind} is refused unless the operator lists it.`,
       };
     }
     return {
       reason: 'not-listed',
       origin,
-      message: `${origin}${kind} is not an allowed upstream. The operator can allow it by adding ${origin} to ${ALLOW_LIST_VARIABLE} (the configured base URLs are allowed by default).`,
+      message: `Not allowed: add ${shown} to ${ALLOW_LIST_VARIABLE}, then restart. ${origin}${kind} is not an allowed upstream (the configured base URLs are allowed by default).`,
     };
   }
 }

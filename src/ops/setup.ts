@@ -92,6 +92,21 @@ function sameOrigin(a: string, b: string): boolean {
   return x !== null && x === canonicalOrigin(b);
 }
 
+/**
+ * A part's URL is missing. When the form had no URL field (undefined: the operator configured no
+ * URL and allows no other host, so the admin cannot type one), the fix is the operator's, first.
+ */
+function missingUrl(api: string, variable: string, typed: string | undefined): string {
+  return typed === undefined
+    ? `Not set: whoever runs the bot sets ${variable} (the ${api} URL your service provider gives), then restarts it.`
+    : `Give the ${api} URL, like ${variable === 'DWM_BASE_URL' ? 'https://wm.example.com' : 'https://api.example.com'}.`;
+}
+
+/** An allow-list refusal (its fix first), then which URL it was. */
+function refusedUrl(message: string, part: 'watermarking' | 'service'): string {
+  return `${message.replace(/\.$/, '')} (the ${part === 'watermarking' ? 'Watermarking' : 'Service'} API URL).`;
+}
+
 /** The allow-list check setup uses (src/api/origins.ts OriginPolicy satisfies it). */
 export interface UpstreamCheck {
   check(url: string): OriginRefusal | null;
@@ -154,7 +169,7 @@ export function checkSetupForm(
           ? `The Watermarking API URL moves from ${hostOf(keptWm.baseUrl)} to ${hostOf(baseUrl)}: enter the access key again. A saved key is only sent to the host it was saved for.`
           : 'Give the watermarking access key.';
     }
-    if (!baseUrl) errors.wmBaseUrl = 'Give the Watermarking API URL, like https://wm.example.com.';
+    if (!baseUrl) errors.wmBaseUrl = missingUrl('Watermarking API', 'DWM_BASE_URL', raw.wmBaseUrl);
     else if (!isUrl(baseUrl)) errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
     else {
       const refused = defaults.upstream?.check(baseUrl);
@@ -182,7 +197,7 @@ export function checkSetupForm(
           ? `The Service API URL moves from ${hostOf(keptSvc.baseUrl)} to ${hostOf(baseUrl)}: enter the secret key again. A saved key is only sent to the host it was saved for.`
           : 'Give the Service API secret key.';
     }
-    if (!baseUrl) errors.svcBaseUrl = 'Give the Service API URL, like https://api.example.com.';
+    if (!baseUrl) errors.svcBaseUrl = missingUrl('Service API', 'SERVICE_API_BASE_URL', raw.svcBaseUrl);
     else if (!isUrl(baseUrl)) errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
     else {
       const refused = defaults.upstream?.check(baseUrl);
@@ -276,7 +291,7 @@ function describe(
   }
   if (e instanceof OriginRefusedError) {
     // Refused before any connection (the upstream allow-list): say what and how to allow it.
-    return { ...base, field: urlField, message: `${api} URL was refused: ${e.refusal.message}` };
+    return { ...base, field: urlField, message: refusedUrl(e.refusal.message, part) };
   }
   if (e instanceof TransportError && e.status !== undefined) {
     // Something answered, but not as the service (what it answered is not echoed: setup must not
@@ -343,11 +358,10 @@ export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): P
   const refused = (part: 'watermarking' | 'service', url: string | undefined): boolean => {
     const r = url ? policy?.check(url) : null;
     if (!r) return false;
-    const api = part === 'watermarking' ? 'The Watermarking API' : 'The Service API';
     failures.push({
       part,
       field: part === 'watermarking' ? 'wmBaseUrl' : 'svcBaseUrl',
-      message: `${api} URL was refused: ${r.message}`,
+      message: refusedUrl(r.message, part),
     });
     return true;
   };

@@ -29,6 +29,7 @@ import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.
 import { createSingleUseStateStore } from './oauth-state.js';
 import { oversizedEventHandler } from './oversized-event.js';
 import { createSocketState } from './socket-state.js';
+import { describeSlackFailure, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
@@ -79,6 +80,37 @@ export interface SlackAppHandle {
   drain(ms: number): Promise<{ finished: number; unfinished: number }>;
   /** Stop receiving. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** How long an event id is remembered: Slack retries an event 3 times within about 5 minutes. */
+export const EVENT_ONCE_MS = 10 * 60_000;
+
+/**
+ * True the first time an Events API event id is seen (a lease in the store, shared by replicas).
+ * When the store does not answer within 500 ms the event runs (availability first, as the
+ * request gate's replay claim): a store outage may then let a redelivery run twice.
+ */
+function eventOnce(deps: AppDeps): (eventId: string) => Promise<boolean> {
+  // A holder per delivery: the same holder would re-acquire (renew) its own lease.
+  const prefix = randomBytes(6).toString('hex');
+  let seq = 0;
+  return async (eventId) => {
+    const holder = `${prefix}-${++seq}`;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        deps.store.leases.acquire(`event-once:${eventId}`, holder, EVENT_ONCE_MS),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), 500);
+        }),
+      ]);
+    } catch (err) {
+      deps.logger.warn({ err, eventId }, 'could not record the event id; handling it');
+      return true;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  };
 }
 
 /** Short reference id shown to users and written in the log with the error. */
@@ -217,6 +249,10 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     base.receiver = receiver;
   }
 
+  // Single workspace without known ids: Bolt would call auth.test in its constructor and leave a
+  // refused or unreachable token as an unhandled rejection with a stack. Deferred instead: start()
+  // makes that call itself and says in words what is wrong (./startup-check.ts).
+  let deferred = false;
   if (config.distribution === 'single') {
     base.token = config.slack.botToken;
     if (config.slack.botId && config.slack.botUserId) {
@@ -224,6 +260,9 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       base.botId = config.slack.botId;
       base.botUserId = config.slack.botUserId;
       base.tokenVerificationEnabled = false;
+    } else {
+      base.deferInitialization = true;
+      deferred = true;
     }
   }
 
@@ -234,8 +273,25 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   // its ack keeps the form open with the reason under the first field instead.
   const storeDownForms = new WeakSet<object>();
   const processEvent = app.processEvent.bind(app);
-  app.processEvent = (event) => {
-    const body = event.body as { type?: unknown; view?: Parameters<typeof keepFormOpen>[0] };
+  const firstDelivery = eventOnce(deps);
+  app.processEvent = async (event) => {
+    const body = event.body as {
+      type?: unknown;
+      event_id?: unknown;
+      view?: Parameters<typeof keepFormOpen>[0];
+    };
+    // An Events API event Slack delivers again (Socket Mode: retry_attempt > 0; HTTP:
+    // X-Slack-Retry-Num) runs once: acked, nothing done the second time.
+    if (body?.type === 'event_callback' && typeof body.event_id === 'string') {
+      if (!(await firstDelivery(body.event_id))) {
+        logger.info(
+          { eventId: body.event_id, retryNum: event.retryNum },
+          'event delivered again: handled once',
+        );
+        await event.ack();
+        return;
+      }
+    }
     if (body?.type !== 'view_submission') return processEvent(event);
     return processEvent({
       ...event,
@@ -323,20 +379,77 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   let started = false;
   let stopped: Promise<void> | undefined;
 
+  /**
+   * The start-up check of the bot token (deferred initialisation, above): auth.test once, its
+   * failure said in words (the bot keeps running, /readyz not ready: health.ts asks again), the
+   * granted scopes compared with what the bot asks for. Then Bolt is initialised without a second
+   * call: with the ids auth.test gave, or (the token refused or Slack unreachable) resolving them at
+   * the first request.
+   */
+  async function initialise(): Promise<void> {
+    const boltApp = app as unknown as {
+      tokenVerificationEnabled: boolean;
+      argAuthorization?: { botId?: string; botUserId?: string; botToken?: string };
+    };
+    try {
+      const r = await app.client.auth.test();
+      boltApp.argAuthorization = {
+        botToken: config.slack.botToken as string,
+        botId: r.bot_id as string,
+        botUserId: r.user_id as string,
+      };
+      const granted = r.response_metadata?.scopes;
+      if (granted) {
+        const report = scopeReport(granted, BOT_SCOPES);
+        if (report.missing.length) {
+          const optionalOnly = report.missing.every((x) => OPTIONAL_SCOPES.has(x));
+          logger[optionalOnly ? 'info' : 'warn'](
+            { missing: report.missing },
+            `Slack did not grant ${report.missing.length === 1 ? 'a scope' : `${report.missing.length} scopes`} the bot asks for, so these are off: ${report.off.join('; ')}.${optionalOnly ? ' (A least-privilege install: fine if intended.)' : " Add them under the app's OAuth & Permissions (npm run manifest prints them all) and reinstall."}`,
+          );
+        } else logger.info({ scopes: granted.length }, 'Slack granted every scope the bot asks for');
+      }
+    } catch (e) {
+      const f = describeSlackFailure(e, 'SLACK_BOT_TOKEN', apiUrl);
+      logger.error({ code: f.code }, f.words);
+    }
+    boltApp.tokenVerificationEnabled = false;
+    await app.init();
+  }
+
   return {
     app,
     lifecycle,
     readiness: health.readiness,
     async start() {
       await registered;
+      if (deferred) await initialise();
       if (socket) {
-        await app.start();
+        // Bolt's Socket Mode receiver serves the health, metrics and OAuth routes on its own HTTP
+        // server, listening on a port only (every interface): bound to HOST here, as in HTTP mode.
+        const srv = (app as unknown as { receiver: { httpServer?: Server } }).receiver.httpServer;
+        let bound: Promise<number> | undefined;
+        if (srv) {
+          const listen = srv.listen.bind(srv) as (port: number, host: string) => Server;
+          srv.listen = ((port: number) => listen(port, config.host)) as Server['listen'];
+          bound = new Promise<number>((resolve, reject) => {
+            srv.once('listening', () => resolve((srv.address() as AddressInfo).port));
+            srv.once('error', reject);
+          });
+        }
+        try {
+          await app.start();
+        } catch (e) {
+          // Slack refused the app-level token, or could not be reached: said in words.
+          throw new Error(describeSlackFailure(e, 'SLACK_APP_TOKEN', apiUrl).words, { cause: e });
+        }
+        const port = bound ? await bound : config.port;
         started = true;
         logger.info(
-          { mode: 'socket', distribution: config.distribution, port: config.port },
+          { mode: 'socket', distribution: config.distribution, host: config.host, port },
           'Slack app connected',
         );
-        return { port: config.port };
+        return { port };
       }
       const server = (await app.start({ port: config.port, host: config.host })) as Server;
       started = true;

@@ -15,6 +15,8 @@ import type { CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { registry } from '../metrics.js';
 import type { AppDeps } from './deps.js';
+import { slackApiUrl } from './kit/web-client.js';
+import { describeSlackFailure } from './startup-check.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -57,9 +59,10 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
           const r = await opts.client.api.test();
           return { name: 'slack', ok: Boolean(r.ok) };
         } catch (e) {
-          // Only the Slack error code (e.g. invalid_auth) or the error class: never the token.
-          const code = (e as { data?: { error?: string } }).data?.error ?? (e as Error).name ?? 'error';
-          return { name: 'slack', ok: false, detail: String(code) };
+          // In words, with the Slack error code (e.g. invalid_auth) or the network error's: never
+          // the token.
+          const f = describeSlackFailure(e, 'SLACK_BOT_TOKEN', slackApiUrl(deps.config));
+          return { name: 'slack', ok: false, detail: f.words };
         }
       })().then((check) => {
         slackCache = { at: deps.now(), check };

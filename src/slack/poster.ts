@@ -77,8 +77,17 @@ function slackBlocks(blocks: unknown[]): KnownBlock[] {
   return blocks as KnownBlock[];
 }
 
+export interface PosterOptions {
+  /**
+   * The history scope of a conversation is not granted (a least-privilege install,
+   * `npm run manifest -- --minimal-scopes`): the lookup answers "not found", so a notification
+   * whose posting a crash left in doubt is posted again (at-least-once) instead of failing.
+   */
+  onNoHistoryScope?: (channel: string) => void;
+}
+
 /** A ChannelPoster over one WebClient (a client per workspace; see `createPosterFactory`). */
-export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
+export function createPoster(client: () => Promise<WebClient>, po: PosterOptions = {}): ChannelPoster {
   const call = async <T>(fn: (c: WebClient) => Promise<T>): Promise<T> => {
     try {
       return await fn(await client());
@@ -120,45 +129,60 @@ export function createPoster(client: () => Promise<WebClient>): ChannelPoster {
       );
     },
     async findByMetadata(channel: string, deliveryKey: string, sinceTs: string, threadTs?: string) {
-      let cursor: string | undefined;
-      for (let page = 0; page < HISTORY_MAX_PAGES; page++) {
-        const r = await call((c) =>
-          threadTs
-            ? c.conversations.replies({
-                channel,
-                ts: threadTs,
-                oldest: sinceTs,
-                inclusive: true,
-                include_all_metadata: true,
-                limit: HISTORY_PAGE,
-                ...(cursor ? { cursor } : {}),
-              })
-            : c.conversations.history({
-                channel,
-                oldest: sinceTs,
-                inclusive: true,
-                include_all_metadata: true,
-                limit: HISTORY_PAGE,
-                ...(cursor ? { cursor } : {}),
-              }),
-        );
-        for (const m of (r.messages ?? []) as HistoryMessage[]) {
-          if (
-            m.metadata?.event_type === DELIVERY_EVENT_TYPE &&
-            m.metadata.event_payload?.key === deliveryKey &&
-            typeof m.ts === 'string' &&
-            // replies() returns the parent too: it is the card, never this thread message.
-            !(threadTs && m.ts === threadTs)
-          ) {
-            return { ts: m.ts };
-          }
-        }
-        cursor = r.response_metadata?.next_cursor || undefined;
-        if (!r.has_more || !cursor) return undefined;
+      try {
+        return await findIn(channel, deliveryKey, sinceTs, threadTs);
+      } catch (e) {
+        if (!(e instanceof DeliveryError && e.code === 'missing_scope')) throw e;
+        po.onNoHistoryScope?.(channel);
+        return undefined;
       }
-      return undefined;
     },
   };
+
+  async function findIn(
+    channel: string,
+    deliveryKey: string,
+    sinceTs: string,
+    threadTs?: string,
+  ): Promise<{ ts: string } | undefined> {
+    let cursor: string | undefined;
+    for (let page = 0; page < HISTORY_MAX_PAGES; page++) {
+      const r = await call((c) =>
+        threadTs
+          ? c.conversations.replies({
+              channel,
+              ts: threadTs,
+              oldest: sinceTs,
+              inclusive: true,
+              include_all_metadata: true,
+              limit: HISTORY_PAGE,
+              ...(cursor ? { cursor } : {}),
+            })
+          : c.conversations.history({
+              channel,
+              oldest: sinceTs,
+              inclusive: true,
+              include_all_metadata: true,
+              limit: HISTORY_PAGE,
+              ...(cursor ? { cursor } : {}),
+            }),
+      );
+      for (const m of (r.messages ?? []) as HistoryMessage[]) {
+        if (
+          m.metadata?.event_type === DELIVERY_EVENT_TYPE &&
+          m.metadata.event_payload?.key === deliveryKey &&
+          typeof m.ts === 'string' &&
+          // replies() returns the parent too: it is the card, never this thread message.
+          !(threadTs && m.ts === threadTs)
+        ) {
+          return { ts: m.ts };
+        }
+      }
+      cursor = r.response_metadata?.next_cursor || undefined;
+      if (!r.has_more || !cursor) return undefined;
+    }
+    return undefined;
+  }
 }
 
 /**
@@ -202,11 +226,22 @@ export function createPosterFactory(deps: {
     return c;
   }
   const checkDeps = { config: deps.config, store: deps.store, now: deps.now ?? Date.now };
+  // Said once per workspace: every lookup there would say the same.
+  const toldNoHistory = new Set<WorkspaceKey>();
   return {
     client,
     poster: (ws) =>
       guardSharedChannels(
-        createPoster(() => client(ws)),
+        createPoster(() => client(ws), {
+          onNoHistoryScope: (channel) => {
+            if (toldNoHistory.has(ws)) return;
+            toldNoHistory.add(ws);
+            deps.logger.info(
+              { workspace: ws, channel },
+              'No history scope granted: a notification whose posting a crash left in doubt is posted again (at-least-once) instead of looked for.',
+            );
+          },
+        }),
         (channel) => sharedAndNotAllowed(checkDeps, ws, () => client(ws), channel),
       ),
     forget: (ws) => clients.forget(ws),

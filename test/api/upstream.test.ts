@@ -84,12 +84,12 @@ describe('OriginPolicy', () => {
       origin: 'https://api.example.com:443',
     });
     expect(policy.check('https://10.0.0.5:8080')?.message).toBe(
-      'https://10.0.0.5:8080 (a private-network address) is not an allowed upstream. The operator can allow it by adding https://10.0.0.5:8080 to UPSTREAM_ALLOWED_ORIGINS (the configured base URLs are allowed by default).',
+      'Not allowed: add https://10.0.0.5:8080 to UPSTREAM_ALLOWED_ORIGINS, then restart. https://10.0.0.5:8080 (a private-network address) is not an allowed upstream (the configured base URLs are allowed by default).',
     );
     expect(policy.check('http://wm.example.com/wm')).toMatchObject({
       reason: 'http-not-allowed',
       message:
-        'Plain http to http://wm.example.com:80 is refused: use https:// (that origin is allowed). If this service only speaks http, the operator can allow it by adding http://wm.example.com:80 to UPSTREAM_ALLOWED_ORIGINS.',
+        'Not allowed: use https:// (that origin is allowed), or add http://wm.example.com:80 to UPSTREAM_ALLOWED_ORIGINS, then restart. Plain http to http://wm.example.com:80 is refused unless the operator lists it.',
     });
     const meta = new OriginPolicy({ allowed: ['http://169.254.169.254:80'] });
     expect(meta.check('http://169.254.169.254/latest/meta-data')?.reason).toBe('metadata');
@@ -207,7 +207,9 @@ describe('HttpClient: the allow-list in the HTTP layer', () => {
     const err = await get(strict, `${target.url}/wm`).catch((e) => e);
     expect(err).toBeInstanceOf(OriginRefusedError);
     expect(err.refusal.reason).toBe('http-not-allowed');
-    expect(err.issues[0].message).toContain(`adding ${target.url} to UPSTREAM_ALLOWED_ORIGINS`);
+    expect(err.issues[0].message).toContain(
+      `Not allowed: use https://, or add ${target.url} to UPSTREAM_ALLOWED_ORIGINS`,
+    );
     expect(target.connections()).toBe(0);
     expect(strict.openOrigins()).toEqual([allowed.url]);
 

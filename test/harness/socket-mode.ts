@@ -26,6 +26,8 @@ export interface FakeSocketMode {
     type: 'slash_commands' | 'interactive' | 'events_api',
     payload: unknown,
     timeoutMs?: number,
+    /** Slack's redelivery count of the envelope (default 0). */
+    retryAttempt?: number,
   ): Promise<SocketAck>;
   drop(): void;
   close(): Promise<void>;
@@ -87,7 +89,7 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
         check();
       });
     },
-    send(type, payload, timeoutMs = 5000) {
+    send(type, payload, timeoutMs = 5000, retryAttempt = 0) {
       const ws = [...sockets][0];
       if (!ws) return Promise.reject(new Error('no Socket Mode connection'));
       const envelopeId = randomUUID();
@@ -106,8 +108,8 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
             type,
             payload,
             accepts_response_payload: type !== 'events_api',
-            retry_attempt: 0,
-            retry_reason: '',
+            retry_attempt: retryAttempt,
+            retry_reason: retryAttempt > 0 ? 'timeout' : '',
           }),
         );
       });

@@ -135,7 +135,7 @@ describe('checkSetupForm', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.errors.wmBaseUrl).toBe(
-      'Plain http to http://127.0.0.9:4010 (a loopback address (this machine)) is refused: use https://. If this service only speaks http, the operator can allow it by adding http://127.0.0.9:4010 to UPSTREAM_ALLOWED_ORIGINS.',
+      'Not allowed: use https://, or add http://127.0.0.9:4010 to UPSTREAM_ALLOWED_ORIGINS, then restart. Plain http to http://127.0.0.9:4010 (a loopback address (this machine)) is refused unless the operator lists it.',
     );
     expect(r.errors.svcBaseUrl).toMatch(/cloud metadata address; the bot never connects there/);
     const okForm = checkSetupForm(form({ svcBaseUrl: 'https://svc.example.com/v2' }), undefined, {
@@ -336,7 +336,7 @@ describe('verify, save, status (emulator)', () => {
       if (v.ok) return;
       expect(v.failures.map((f) => f.field).sort()).toEqual(['svcBaseUrl', 'wmBaseUrl']);
       expect(v.failures.find((f) => f.part === 'service')?.message).toBe(
-        `The Service API URL was refused: Plain http to http://127.0.0.9:${port} (a loopback address (this machine)) is refused: use https://. If this service only speaks http, the operator can allow it by adding http://127.0.0.9:${port} to UPSTREAM_ALLOWED_ORIGINS.`,
+        `Not allowed: use https://, or add http://127.0.0.9:${port} to UPSTREAM_ALLOWED_ORIGINS, then restart. Plain http to http://127.0.0.9:${port} (a loopback address (this machine)) is refused unless the operator lists it (the Service API URL).`,
       );
       expect(connections).toBe(0);
       expect(guarded.http.openOrigins()).toEqual([]);
@@ -386,5 +386,27 @@ describe('verify, save, status (emulator)', () => {
     } finally {
       await new Promise<void>((r) => web.close(() => r()));
     }
+  });
+});
+
+describe('setup without a configured URL', () => {
+  it('a URL the form could not show is refused with the operator fix first (DWM_BASE_URL, restart)', () => {
+    const r = checkSetupForm(
+      { siteIds: 'AB12', wmAccountId: 'acc', wmAccessKey: 'key-123456789' },
+      undefined,
+      {},
+    );
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.wmBaseUrl).toBe(
+      'Not set: whoever runs the bot sets DWM_BASE_URL (the Watermarking API URL your service provider gives), then restarts it.',
+    );
+    // A URL field shown and left blank asks for the URL.
+    const typed = checkSetupForm(
+      { siteIds: 'AB12', wmAccountId: 'acc', wmAccessKey: 'key-123456789', wmBaseUrl: '' },
+      undefined,
+      {},
+    );
+    expect(!typed.ok && typed.errors.wmBaseUrl).toMatch(/^Give the Watermarking API URL/);
   });
 });

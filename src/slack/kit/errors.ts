@@ -118,7 +118,7 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
   if (err instanceof NotConfiguredError) {
     return {
       why: esc(err.message),
-      next: `Run ${code(`${cmd} setup`)} to connect the service (admins: ${admins}).`,
+      next: `An admin connects it with ${code(`${cmd} setup`)} (site ids and service keys, checked live): if that is not you, ask ${admins}.`,
       unexpected: false,
     };
   }

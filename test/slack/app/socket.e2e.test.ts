@@ -117,6 +117,49 @@ describe('Socket Mode (loopback)', () => {
     expect(JSON.stringify(reply.args)).not.toContain(':x:');
   });
 
+  it('an events_api envelope Slack redelivers (retry_attempt > 0) is handled once', async () => {
+    const event = {
+      token: 'deprecated',
+      team_id: TEAM,
+      api_app_id: 'A0FAKEAPP',
+      type: 'event_callback',
+      event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: TEAM, user_id: 'U0SOCKBOT', is_bot: true, is_enterprise_install: false }],
+      event: { type: 'app_home_opened', user: USER, channel: 'D0SOCK', tab: 'home' },
+    };
+    const publishes = () => fake.calls('views.publish').filter((c) => c.ok).length;
+    /** Wait until no new views.publish came for 600 ms; the count then. */
+    const settled = async () => {
+      let n = publishes();
+      for (let i = 0; i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 600));
+        if (publishes() === n) return n;
+        n = publishes();
+      }
+      return n;
+    };
+    const before = publishes();
+    await sm.send('events_api', event);
+    const once = await settled();
+    expect(once).toBeGreaterThan(before);
+    const again = await sm.send('events_api', event, 5000, 1);
+    expect(again.envelope_id).toBeTruthy();
+    expect(await settled()).toBe(once);
+    // Another event is handled as usual.
+    await sm.send('events_api', { ...event, event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}` });
+    expect(await settled()).toBeGreaterThan(once);
+  });
+
+  it('serves the health routes on HOST only (as in HTTP mode), on the port it reports', async () => {
+    const srv = (bot.handle.app as unknown as { receiver: { httpServer?: import('node:http').Server } })
+      .receiver.httpServer;
+    const addr = srv?.address() as import('node:net').AddressInfo;
+    expect(addr.address).toBe('127.0.0.1');
+    expect(bot.port).toBe(addr.port);
+    expect((await fetch(`http://127.0.0.1:${bot.port}/healthz`)).status).toBe(200);
+  });
+
   it('a dropped connection makes it not ready, and the client reconnects by itself', async () => {
     const before = sm.opened();
     sm.drop();

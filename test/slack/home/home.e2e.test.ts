@@ -272,12 +272,30 @@ describe('App Home (nothing set up)', () => {
     await bot?.close();
   });
 
-  it('says the service is not set up, and the service parts say so too', async () => {
+  it('first words to an admin: where to start (Setup), then invite and watch; the service parts say so too', async () => {
     const seq = lastSeq(bot);
     await bot.event({ type: 'app_home_opened', user: bot.ws.admin, channel: 'D0HOME', tab: 'home' });
     const text = viewText(await homePublished(bot, bot.ws.admin, seq));
-    expect(text).toContain('The service is not set up');
-    expect(text).toContain('Press *Setup*');
+    expect(text).toContain('Welcome to DRM ChatOps. Start here:* press *Setup* (or run `/dwm setup`)');
+    expect(text).toContain('`/invite @drm-chatops` and `/dwm watch`');
     expect(text).toContain('not configured: run /dwm setup');
+  });
+
+  it('first words to a member: who to ask, never a bare "not set up"', async () => {
+    const seq = lastSeq(bot);
+    await bot.event({ type: 'app_home_opened', user: bot.ws.member, channel: 'D0HOME', tab: 'home' });
+    const text = viewText(await homePublished(bot, bot.ws.member, seq));
+    expect(text).toContain('DRM ChatOps is not set up in this workspace yet.* Ask ');
+    expect(text).toMatch(/Ask (<@U[A-Z0-9]+>|a workspace admin)[^.]* to run `\/dwm setup`/);
+    expect(text).not.toContain('Press *Setup*');
+  });
+
+  it('the first /dwm command without credentials says who sets it up, for an admin and for a member', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('jobs', { user: bot.ws.member });
+    const reply = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    const text = JSON.stringify(reply.args);
+    expect(text).toContain('No service credentials are configured for this workspace');
+    expect(text).toMatch(/An admin connects it with `\/dwm setup`.*if that is not you, ask /);
   });
 });

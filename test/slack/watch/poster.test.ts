@@ -107,3 +107,18 @@ describe('ChannelPoster over the Web API', () => {
     expect((toDeliveryError({ code: 'slack_webapi_request_error' }) as DeliveryError).code).toBe('network');
   });
 });
+
+describe('a least-privilege install (no history scope)', () => {
+  it('the lookup after a crash answers "not found" (the notification is posted again) and says why once per call', async () => {
+    const logger = createLogger({ level: 'silent', destination: { write: () => undefined } });
+    const client = backgroundClient({ config: { slack: { apiUrl: fake.apiUrl } } as never, logger }, TOKEN);
+    const told: string[] = [];
+    const p = createPoster(async () => client, { onNoHistoryScope: (ch) => told.push(ch) });
+    fake.fail('conversations.history', { error: 'missing_scope' });
+    await expect(p.findByMetadata(CH, 'k-no-scope', '0')).resolves.toBeUndefined();
+    expect(told).toEqual([CH]);
+    // Other refusals still surface (the core classifies them).
+    fake.fail('conversations.history', { error: 'channel_not_found' });
+    await expect(p.findByMetadata(CH, 'k-other', '0')).rejects.toMatchObject({ code: 'channel_not_found' });
+  });
+});

@@ -98,10 +98,14 @@ export async function publishHome(
       return undefined;
     }),
   ]);
+  // Nothing set up yet: a member is told who to ask.
+  const notSetUp = role !== 'admin' && d.connection.ok && !d.connection.value.configured;
+  const admins = notSetUp ? await adminContacts(deps, workspace).catch(() => undefined) : undefined;
   const view = homeView(d, {
     isAdmin: role === 'admin',
     timeZone: info.tz,
     ...(notify ? { notify } : {}),
+    ...(admins ? { admins } : {}),
   });
   await client.views.publish({ user_id: userId, view: view });
 }

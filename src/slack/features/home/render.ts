@@ -57,6 +57,8 @@ export interface HomeRenderOptions {
   command?: string;
   /** The viewer's pending requests, alert subscriptions and digests (./render-notify.ts). */
   notify?: NotifyHomeSummary;
+  /** Who can set the bot up, mrkdwn ("<@U1>, <@U2>"): named to a member while nothing is set up. */
+  admins?: string;
 }
 
 /** Longest line of a list (a hostile 10,000-character content id stays one short line). */
@@ -129,9 +131,13 @@ function connectionBlocks(data: HomeData, opts: HomeRenderOptions, tz: string): 
   if (!c.ok) return [unavailable('Connection status', c)];
   const s = c.value;
   if (!s.configured) {
+    // The app's first words: what to do next, for the one who can (an admin) and for everyone
+    // else (who to ask), never a bare "not set up".
     return [
       section(
-        `:grey_question: *The service is not set up for this workspace.* ${opts.isAdmin ? 'Press *Setup* or run' : 'An admin can run'} ${code(`${cmd} setup`)}.`,
+        opts.isAdmin
+          ? `:wave: *Welcome to DRM ChatOps. Start here:* press *Setup* (or run ${code(`${cmd} setup`)}) and enter the site ids and the service keys; they are checked live, then stored encrypted. Then, in a channel: ${code('/invite @drm-chatops')} and ${code(`${cmd} watch`)}.`
+          : `:wave: *DRM ChatOps is not set up in this workspace yet.* Ask ${opts.admins ?? 'a workspace admin'} to run ${code(`${cmd} setup`)}; until then the commands have nothing to show.`,
       ),
     ];
   }

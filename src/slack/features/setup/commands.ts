@@ -2,7 +2,13 @@
 import { maskSecret, setupStatus } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
 import { commandList } from '../../kit/registry.js';
-import { setupFormView, setupReadOnlyView, setupShareRefused, setupStatusMessage } from './render.js';
+import {
+  setupDefaults,
+  setupFormView,
+  setupReadOnlyView,
+  setupShareRefused,
+  setupStatusMessage,
+} from './render.js';
 
 const list = commandList();
 
@@ -46,7 +52,7 @@ list.add({
     // Open first: the trigger id lasts 3 s. Only local reads happen before (a store get of the
     // credentials, and the config): no Slack or service call.
     const loaded = await loadCredentials(ctx.deps, ctx.workspace, { unreadable: 'absent' });
-    const defaults = { wmBaseUrl: ctx.deps.config.dwmBaseUrl, svcBaseUrl: ctx.deps.config.serviceApiBaseUrl };
+    const defaults = setupDefaults(ctx.deps);
     if (loaded?.readOnly) {
       const status = await setupStatus(ctx.deps, ctx.workspace);
       await ctx.openView(setupReadOnlyView(status, 'UTC', ctx.workspace));

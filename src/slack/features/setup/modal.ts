@@ -25,6 +25,7 @@ import { showOutcome } from '../../kit/support.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,
+  setupDefaults,
   setupFormView,
   setupInlineErrors,
   setupSuccessView,
@@ -47,7 +48,7 @@ interface Data {
   form: Partial<SetupForm>;
   loaded: Awaited<ReturnType<typeof loadCredentials>>;
   checked: Extract<ReturnType<typeof checkSetupForm>, { ok: true }>;
-  defaults: { wmBaseUrl: string | undefined; svcBaseUrl: string | undefined };
+  defaults: ReturnType<typeof setupDefaults>;
 }
 
 export const setupModal = modal<Meta, Data>({
@@ -72,13 +73,10 @@ export const setupModal = modal<Meta, Data>({
     if (loaded?.readOnly) return { answer: 'close' };
     const form = readSetupForm(view);
     // The upstream allow-list checks the URLs inline, before any connection.
-    const defaults = {
-      wmBaseUrl: deps.config.dwmBaseUrl,
-      svcBaseUrl: deps.config.serviceApiBaseUrl,
-      upstream: deps.api.originPolicy,
-    };
+    const defaults = setupDefaults(deps);
     const checked = checkSetupForm(form, loaded?.credentials, defaults);
-    if (!checked.ok) return { errors: setupInlineErrors(checked.errors) };
+    if (!checked.ok)
+      return { errors: setupInlineErrors(checked.errors, new Set(Object.keys(view.state.values))) };
     return { ok: { form, loaded, checked, defaults } };
   },
   async submit(ctx, _meta, { form, loaded, checked, defaults }, { view, client }) {

@@ -3,7 +3,9 @@
  * and the `/dwm setup status` card. Secrets are never shown back, only masked.
  */
 import type { DoctorReport, DoctorStatus } from '../../../ops/doctor.js';
+import { canonicalOrigin, shownOrigin } from '../../../api/origins.js';
 import type { SetupErrors, SetupField, SetupForm, SetupStatus } from '../../../ops/setup.js';
+import type { AppDeps } from '../../deps.js';
 import {
   actions,
   type Block,
@@ -41,9 +43,29 @@ export const SETUP_BLOCK: Record<SetupField, string> = {
   svcBaseUrl: 'svc_base_url',
 };
 
-/** Inline errors for `response_action: 'errors'`, keyed by block id. */
-export function setupInlineErrors(errors: SetupErrors): Record<string, string> {
-  return fieldErrors(errors, SETUP_BLOCK);
+/**
+ * Inline errors for `response_action: 'errors'`, keyed by block id. With `present` (the block ids
+ * of the submitted view), an error of a field the form did not show (a URL shown as text) goes
+ * under that part's account id: Slack refuses errors keyed by a block the view does not have.
+ */
+export function setupInlineErrors(
+  errors: SetupErrors,
+  present?: ReadonlySet<string>,
+): Record<string, string> {
+  const moved: SetupErrors = { ...errors };
+  if (present) {
+    for (const [url, account] of [
+      ['wmBaseUrl', 'wmAccountId'],
+      ['svcBaseUrl', 'svcAccountId'],
+    ] as const) {
+      const m = moved[url];
+      if (m && !present.has(SETUP_BLOCK[url])) {
+        delete moved[url];
+        moved[account] = moved[account] ? `${m} ${moved[account]}` : m;
+      }
+    }
+  }
+  return fieldErrors(moved, SETUP_BLOCK);
 }
 
 export interface SetupFormOptions {
@@ -53,11 +75,71 @@ export interface SetupFormOptions {
   values?: Partial<SetupForm>;
   /** Masked saved secrets ("••••abcd"): blank keeps them. */
   savedSecrets?: { wmAccessKey?: string; svcSecretKey?: string };
-  defaults: { wmBaseUrl?: string | undefined; svcBaseUrl?: string | undefined };
+  defaults: {
+    wmBaseUrl?: string | undefined;
+    svcBaseUrl?: string | undefined;
+    /**
+     * Every origin the bot may call (the upstream allow-list: the configured base URLs and
+     * UPSTREAM_ALLOWED_ORIGINS). With none besides a part's configured URL, the form shows that URL
+     * as text instead of a field: an admin cannot send the keys to another host.
+     */
+    allowed?: readonly string[] | undefined;
+  };
   /** Shown on top after a failed live check (mrkdwn lines, already escaped). */
   failure?: string[];
   /** After a failed check: typed secrets were discarded and must be entered again. */
   secretsDiscarded?: boolean;
+}
+
+/** The configured URLs and the upstream allow-list, for the form and its check. */
+export function setupDefaults(deps: Pick<AppDeps, 'config' | 'api'>) {
+  return {
+    wmBaseUrl: deps.config.dwmBaseUrl,
+    svcBaseUrl: deps.config.serviceApiBaseUrl,
+    upstream: deps.api.originPolicy,
+    allowed: deps.api.originPolicy?.list(),
+  };
+}
+
+/**
+ * A part's URL in the form. The configured URL (DWM_BASE_URL / SERVICE_API_BASE_URL) is shown as
+ * text when the allow-list holds no other origin (nothing else could be accepted); a field only
+ * when the operator allowed other hosts (UPSTREAM_ALLOWED_ORIGINS), filled with the URL in use.
+ * With no URL at all, the form says who sets it: never an "(optional)" field that refuses blank.
+ */
+function urlBlocks(part: 'wm' | 'svc', opts: SetupFormOptions): Block[] {
+  const wm = part === 'wm';
+  const api = wm ? 'Watermarking API' : 'Service API';
+  const variable = wm ? 'DWM_BASE_URL' : 'SERVICE_API_BASE_URL';
+  const configured = wm ? opts.defaults.wmBaseUrl : opts.defaults.svcBaseUrl;
+  const typed = wm ? opts.values?.wmBaseUrl : opts.values?.svcBaseUrl;
+  // The other part's configured URL is on the list too, but is not a host for this part.
+  const configuredOrigins = new Set(
+    [opts.defaults.wmBaseUrl, opts.defaults.svcBaseUrl].map((u) => (u ? canonicalOrigin(u) : null)),
+  );
+  const others = (opts.defaults.allowed ?? []).filter((o) => !configuredOrigins.has(o)).map(shownOrigin);
+  // No allow-list given (a bot built without one): any URL may be typed.
+  if (opts.defaults.allowed !== undefined && others.length === 0) {
+    if (configured)
+      return [context(`${api} URL: ${esc(configured)} (${code(variable)}, set by whoever runs the bot).`)];
+    return [
+      context(
+        `:warning: No ${api} URL yet: whoever runs the bot sets ${code(variable)} (the URL your service provider gives), then restarts it.`,
+      ),
+    ];
+  }
+  const allowedText = others.length
+    ? ` Allowed hosts: ${others.slice(0, 5).join(', ')}${others.length > 5 ? ', …' : ''}${configured ? ` and ${configured}` : ''}.`
+    : '';
+  return [
+    textInput(wm ? SETUP_BLOCK.wmBaseUrl : SETUP_BLOCK.svcBaseUrl, `${api} URL`, {
+      initial: typed || configured,
+      optional: true,
+      hint: configured
+        ? `Blank: ${configured}.${allowedText}`
+        : `Needed with this API's account, like https://${wm ? 'wm' : 'api'}.example.com.${allowedText}`,
+    }),
+  ];
 }
 
 export function setupFormView(opts: SetupFormOptions): ModalView {
@@ -97,11 +179,7 @@ export function setupFormView(opts: SetupFormOptions): ModalView {
       optional: true,
       hint: keepHint(opts.savedSecrets?.wmAccessKey),
     }),
-    textInput(SETUP_BLOCK.wmBaseUrl, 'Watermarking API URL', {
-      initial: v.wmBaseUrl,
-      optional: true,
-      hint: opts.defaults.wmBaseUrl ? `Blank: ${opts.defaults.wmBaseUrl}` : 'Like https://wm.example.com',
-    }),
+    ...urlBlocks('wm', opts),
     header('Service API'),
     textInput(SETUP_BLOCK.svcAccountId, 'Account id', { initial: v.svcAccountId, optional: true }),
     textInput(SETUP_BLOCK.svcAccountSeq, 'Account sequence', { initial: v.svcAccountSeq, optional: true }),
@@ -109,11 +187,7 @@ export function setupFormView(opts: SetupFormOptions): ModalView {
       optional: true,
       hint: keepHint(opts.savedSecrets?.svcSecretKey),
     }),
-    textInput(SETUP_BLOCK.svcBaseUrl, 'Service API URL', {
-      initial: v.svcBaseUrl,
-      optional: true,
-      hint: opts.defaults.svcBaseUrl ? `Blank: ${opts.defaults.svcBaseUrl}` : 'Like https://api.example.com',
-    }),
+    ...urlBlocks('svc', opts),
   );
   // Saved credentials can be checked as they are (what is typed here is not used by the check).
   if (opts.savedSecrets?.wmAccessKey || opts.savedSecrets?.svcSecretKey) {

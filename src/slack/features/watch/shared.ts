@@ -16,6 +16,7 @@ import type { Message } from '../../kit/blocks.js';
 import { botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
+import { wakeWatchers } from '../../kit/runtime-hooks.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
 
 export const subscriptionsOf = (ctx: CommandContext) => new Subscriptions(ctx.deps.store, ctx.deps.now);
@@ -79,6 +80,9 @@ export async function subscribeChannel(
     createdBy: ctx.userId,
     limit: ctx.deps.config.workspaceLimits?.watches ?? DEFAULT_WORKSPACE_LIMITS.watches,
   });
+  // This replica's watcher takes the site on now, not at its next idle listing (up to
+  // POLL_INTERVAL_SECONDS later): the first card of a new watch comes within seconds.
+  wakeWatchers(ctx.deps, ctx.workspace, siteId);
   await ctx.audit({
     action: 'watch.create',
     detail: `${r.outcome} ${r.subscription.id} in ${channelId}: ${filtersText(r.subscription).replace(/[`*]/g, '')}`,
