@@ -18,6 +18,7 @@ import { registerSteps, type StepDeclaration } from './functions.js';
 import { type HomeAction, homeActionsOf } from './home-actions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
+import { runSuggestion } from './run-suggestion.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
@@ -119,7 +120,7 @@ export function commandRegistry(features: readonly Feature[]): CommandRegistry {
 
 /** Every interaction of the list, the kit's own ("fill in what is missing" form) included. */
 export function interactionsOf(features: readonly Feature[]): Interaction[] {
-  return [missingArgsForm, ...features.flatMap((f) => f.interactions ?? [])];
+  return [missingArgsForm, runSuggestion, ...features.flatMap((f) => f.interactions ?? [])];
 }
 
 type Body = {
