@@ -18,10 +18,10 @@ import { registerSteps, type StepDeclaration } from './functions.js';
 import { type HomeAction, homeActionsOf } from './home-actions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
 import { missingArgsForm } from './missing-args-form.js';
-import { runSuggestion } from './run-suggestion.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
+import { runSuggestion } from './run-suggestion.js';
 import { registerSlashCommands } from './slash.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
 

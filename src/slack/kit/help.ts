@@ -108,10 +108,7 @@ export function groupHelp(
     ),
   );
   const shownEntries = role === 'admin' ? all : everyone;
-  return message(
-    `${title}. Commands: ${shownEntries.map((e) => name(command, e.path)).join(', ')}.`,
-    blocks,
-  );
+  return message(`${title}. Commands: ${shownEntries.map((e) => name(command, e.path)).join(', ')}.`, blocks);
 }
 
 /** Help card of one entry: usage, description, arguments, examples, who may run it. */

@@ -7,6 +7,7 @@
  * way to see everything (Export CSV) and the total count.
  */
 import type { JobStatusCode } from '../../../api/codes.js';
+import { explainFailureCode } from '../../../api/error-codes.js';
 import type {
   ChannelMessage,
   DigestData,
@@ -27,7 +28,6 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
-import { explainFailureCode } from '../../../api/error-codes.js';
 import { failureLabel, failureLabelPlain, jobStatus } from '../../kit/status.js';
 
 /** Action ids of the card buttons (handled in ./job-buttons.ts). */
@@ -175,7 +175,8 @@ function failuresText(failures: readonly TaskFailure[], failedCount: number): st
   }
   const listed = [...byCode.values()].slice(0, CODES_SHOWN).reduce((n, fs) => n + fs.length, 0);
   const more = failedCount - listed;
-  if (more > 0) lines.push(`…and ${plural(more, 'more failed recipient')}: *Export CSV* lists every task with its code.`);
+  if (more > 0)
+    lines.push(`…and ${plural(more, 'more failed recipient')}: *Export CSV* lists every task with its code.`);
   return truncateMrkdwn(lines.join('\n'), LIMITS.sectionText);
 }
 
@@ -273,7 +274,9 @@ export function renderThreadUpdate(u: ThreadUpdate, sub: Subscription): Message 
       const text = sentence(j, ended(j));
       // A broadcast stands alone in the channel: the first line, which watch, and the buttons.
       if (u.broadcast) return message(text, [section(headline(j)), cardContext(j, sub), jobButtons(j, sub)]);
-      return message(text, [section(`${emojiOf(j.status)} ${ended(j).replace(/^./, (c) => c.toUpperCase())}.`)]);
+      return message(text, [
+        section(`${emojiOf(j.status)} ${ended(j).replace(/^./, (c) => c.toUpperCase())}.`),
+      ]);
     }
   }
 }
@@ -302,10 +305,7 @@ export function renderDigest(d: DigestData, sub: Subscription): Message {
     section(`${head}\n${truncateMrkdwn(lines.join('\n'), LIMITS.sectionText - head.length - 1)}`),
     context(watchOwnerText(sub)),
   ];
-  return message(
-    `${plural(d.jobs.length, 'job')} finished on site ${esc(d.siteId)}: ${counts}.`,
-    blocks,
-  );
+  return message(`${plural(d.jobs.length, 'job')} finished on site ${esc(d.siteId)}: ${counts}.`, blocks);
 }
 
 /** The renderer handed to `createWatcher`. */
