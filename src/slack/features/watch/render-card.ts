@@ -255,8 +255,8 @@ export function renderThreadUpdate(u: ThreadUpdate, sub: Subscription): Message 
       ]);
     }
     case 'progress': {
-      const p = j.tasks ? progressText(j.tasks) : 'tasks not counted yet';
-      return message(sentence(j, `progress: ${p}`), [section(`Progress: ${p}.`)]);
+      const p = j.tasks ? progressText(j.tasks) : 'no task counts yet';
+      return message(sentence(j, `has ${p}`), [section(`Progress: ${p}.`)]);
     }
     case 'task-failed': {
       const f = u.failure;
