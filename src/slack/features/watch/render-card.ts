@@ -156,7 +156,7 @@ const recipientOf = (f: TaskFailure) => name(f.recipient) || `task ${code(f.dwmI
 
 /**
  * The failures grouped by code, each code once with its words and what to do:
- * "• alice, bob: the pre-embedder stopped … (`3`). Check that the content file …".
+ * "• alice, bob: the pre-embedder stopped … (`3`)." then "What to do: check that the content file …".
  * More codes than fit: "and N more" points to Export CSV.
  */
 function failuresText(failures: readonly TaskFailure[], failedCount: number): string {
@@ -171,7 +171,7 @@ function failuresText(failures: readonly TaskFailure[], failedCount: number): st
     const rest = fs.length - names.length;
     const who = rest > 0 ? `${names.join(', ')} and ${rest} more` : names.join(', ');
     const e = explainFailureCode(c);
-    lines.push(`• ${who}: ${failureLabel(c)}. ${esc(e.next)}`);
+    lines.push(`• ${who}: ${failureLabel(c)}.\n      _What to do:_ ${esc(e.next)}`);
   }
   const listed = [...byCode.values()].slice(0, CODES_SHOWN).reduce((n, fs) => n + fs.length, 0);
   const more = failedCount - listed;
