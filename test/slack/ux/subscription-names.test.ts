@@ -95,6 +95,10 @@ describe('subscription names', () => {
     idOnlyWithHint(s);
     const p = visible(pausedNotice(sub, 'not_in_channel', 'the bot was removed'));
     expect(p).toContain('Watch of <#C0123ABC>: site `AB12`');
+    // The notification text (what a phone shows) names the channel too.
+    expect(pausedNotice(sub, 'not_in_channel', 'the bot was removed').text).toBe(
+      'Job notifications for <#C0123ABC> are paused: the bot was removed.',
+    );
     expect(p).not.toContain(sub.id);
   });
 });

@@ -342,7 +342,9 @@ export function notInChannelText(channelId: string, admins: string): string {
 
 /** To the creator of a subscription the core paused after a permanent Slack error. */
 export function pausedNotice(sub: Subscription, code_: string, reason: string): Message {
-  return message(`Job notifications in a channel are paused: ${esc(truncate(reason, 500))}`, [
+  // The notification names the channel: a person with several watches knows which one at once.
+  const why = esc(truncate(reason, 500)).replace(/[.\s]+$/, '');
+  return message(`Job notifications for ${channelMention(sub.channelId)} are paused: ${why}.`, [
     section(
       `:double_vertical_bar: *Job notifications for ${channelMention(sub.channelId)} are paused.*\nSlack answered ${code(code_)}: ${esc(truncate(reason, 1000))}`,
     ),
