@@ -133,7 +133,7 @@ async function demoCard(): Promise<SampleCard> {
   const ofJob = (c: FakeCall) =>
     (c.method === 'chat.postMessage' || c.method === 'chat.update') &&
     String(c.args.channel) === sampleCardInputs().sub.channelId &&
-    String(c.args.text ?? '').startsWith(`Job ${job.jobId} · `);
+    String(c.args.text ?? '').startsWith(`Job ${job.jobId} (`);
   const card = calls.filter((c) => ofJob(c) && !c.args.thread_ts).at(-1);
   const reply = calls
     .filter((c) => ofJob(c) && c.args.thread_ts && c.args.text?.toString().includes('ended in'))

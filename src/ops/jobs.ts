@@ -158,9 +158,9 @@ const STATUS_WORDS: Record<string, JobStatusCode[]> = {
   finished: ['DM500', 'DM600'],
 };
 
-export const JOB_STATUS_HELP = `Use a status name (${Object.values(JOB_STATUS)
+export const JOB_STATUS_HELP = `Use ${Object.values(JOB_STATUS)
   .map((n) => n.toLowerCase())
-  .join(', ')}, or active / finished) or a code (${JOB_STATUS_CODES.join(', ')}).`;
+  .join(', ')}, active or finished.`;
 
 /** Status words or codes (case-insensitive; comma or space separated) to codes. */
 export function parseJobStatuses(

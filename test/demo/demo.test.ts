@@ -43,7 +43,7 @@ describe('npm run demo', () => {
       expect(r.out).toContain(`✓ ${step}`);
     expect(r.out).not.toContain('block-kit-builder');
     expect(r.out).toContain('Invalid lines');
-    expect(r.out).toContain('feature-2026-final ended in ERROR');
+    expect(r.out).toContain('feature-2026-final failed: 1 of 2 recipients');
     expect(r.out).toContain('npm run demo -- --full');
     // Short: the final state of each message or view, truncated (the full output is ~650 lines).
     expect(r.out.split('\n').length).toBeLessThan(300);

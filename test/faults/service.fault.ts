@@ -43,14 +43,14 @@ interface FaultCase {
 }
 
 const CASES: FaultCase[] = [
-  { name: '5xx burst (503 on every call)', rules: [{ status: 503 }], expect: /answered HTTP 503/ },
+  { name: '5xx burst (503 on every call)', rules: [{ status: 503 }], expect: /HTTP 503/ },
   { name: 'one 503 then healthy (retried GET)', rules: [{ status: 503, times: 1 }], expect: 'ok' },
   {
     name: 'slow: 3.5 s > timeout, past Slack 3 s',
     rules: [{ latencyMs: 3500 }],
-    expect: /could not be reached/,
+    expect: /Can't reach the watermarking service right now/,
   },
-  { name: 'connection reset', rules: [{ drop: true }], expect: /could not be reached/ },
+  { name: 'connection reset', rules: [{ drop: true }], expect: /Can't reach the watermarking service right now/ },
   { name: 'malformed JSON', rules: [{ malformed: true }], expect: /unexpected format/ },
   {
     name: 'wrong envelope shape',

@@ -71,6 +71,31 @@ describe('with env credentials', () => {
     expect(String(resp.args.text)).toContain('Did you mean /dwm setup?');
   });
 
+  it("a typo's button runs the suggestion as if typed, the rest of the words kept, with the command's role check", async () => {
+    const seq = lastSeq(bot);
+    await bot.command('setpu status', { user: bot.ws.member });
+    const resp = await nextResponse(bot, seq);
+    const blocks = resp.args.blocks as Array<{
+      accessory?: { action_id: string; value: string; text: { text: string } };
+    }>;
+    const run = blocks[0]?.accessory;
+    expect(run?.text.text).toBe('Run /dwm setup status');
+    const seq2 = lastSeq(bot);
+    await bot.action({ actionId: run!.action_id, value: run!.value, user: bot.ws.member });
+    const ran = await nextResponse(bot, seq2);
+    // `/dwm setup status` answers (a member may run it), not another "did you mean".
+    expect(textOfCall(ran)).not.toContain('Did you mean');
+    expect(textOfCall(ran).toLowerCase()).toContain('service setup');
+    // A suggestion of an admin command is refused to a member like the typed command.
+    const seq3 = lastSeq(bot);
+    await bot.command('setpu', { user: bot.ws.member });
+    const resp3 = await nextResponse(bot, seq3);
+    const admin = (resp3.args.blocks as typeof blocks)[0]?.accessory;
+    const seq4 = lastSeq(bot);
+    await bot.action({ actionId: admin!.action_id, value: admin!.value, user: bot.ws.member });
+    expect(textOfCall(await nextResponse(bot, seq4))).toContain('Only admins can run /dwm setup');
+  });
+
   it('an admin command is refused to a member, who is told whom to ask; audited', async () => {
     const seq = lastSeq(bot);
     await bot.command('audit', { command: '/drm', user: bot.ws.member });

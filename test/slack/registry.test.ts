@@ -86,17 +86,25 @@ describe('dispatch', () => {
   it('help at every level', async () => {
     const top = fakeContext();
     await reg.dispatch(top, 'help');
-    expect(textOf(top.replies[0]!.msg)).toContain('/dwm jobs show &lt;job id&gt;');
+    // The list names the bare command; its syntax is in `help <command>`.
+    expect(textOf(top.replies[0]!.msg)).toContain('`/dwm jobs show`');
+    expect(textOf(top.replies[0]!.msg)).not.toContain('&lt;job id&gt;');
     expect(top.replies[0]!.msg).toMatchSnapshot('top help');
 
     const empty = fakeContext();
     await reg.dispatch(empty, '');
     expect(empty.replies[0]!.msg).toEqual(top.replies[0]!.msg);
 
-    const group = fakeContext({ command: '/drm' });
+    // An admin sees the admin-only commands in their own section.
+    const group = fakeContext({ command: '/drm', role: 'admin' });
     await reg.dispatch(group, 'plan help');
     expect(textOf(group.replies[0]!.msg)).toContain('/drm plan trial');
-    expect(textOf(group.replies[0]!.msg)).toContain('_admins_');
+    expect(textOf(group.replies[0]!.msg)).toContain('*Admins only*');
+    // A member is told admins have more, without the list.
+    const memberGroup = fakeContext({ command: '/drm', role: 'member' });
+    await reg.dispatch(memberGroup, 'plan help');
+    expect(textOf(memberGroup.replies[0]!.msg)).not.toContain('/drm plan trial');
+    expect(textOf(memberGroup.replies[0]!.msg)).toContain('Admins have 1 more command here');
 
     const one = fakeContext();
     await reg.dispatch(one, 'help jobs show');

@@ -3,7 +3,7 @@
  * message when it gave one) / what to do next. Unexpected errors show a reference id that is also
  * in the log. Never a stack trace or a secret: only codes, the service's own message, field names.
  */
-import { ERROR_CONDITION_TEXT, errorCondition } from '../../api/error-codes.js';
+import { ERROR_CONDITION_TEXT, type ErrorCondition, errorCondition } from '../../api/error-codes.js';
 import {
   AuthError,
   PermissionError,
@@ -267,8 +267,83 @@ function slackFailure(err: unknown, admins: string): ErrorExplanation | undefine
   }
 }
 
+/** Lookups that found nothing: not failures. What the service's "not found" means, and where to look. */
+const NOT_FOUND_NEXT: Partial<Record<ErrorCondition, string>> = {
+  jobNotFound: `${code('/dwm jobs')} lists recent jobs.`,
+  recipientNotFound: `${code('/dwm recipients')} searches the registered recipients.`,
+  requestNotFound: `${code('/drm plan')} shows the latest request of each product.`,
+  memberNotFound: `${code('/drm members')} lists the sub-members.`,
+  siteNotFound: `${code('/drm sites')} lists the sites of the account.`,
+};
+
+/** The service's code and message, for support: the last (context) line of a short reply. */
+export function serviceCodeLine(err: ServiceError): string {
+  const said = err.serviceMessage.trim();
+  return `Service code ${code(err.code)}${said ? `: ${esc(truncate(said, 200))}` : ''}`;
+}
+
+/**
+ * A lookup that found nothing, in at most 3 lines: what was not found in words, where to look,
+ * and the service's code last in a context line (for support). `words` is mrkdwn.
+ */
+export function notFoundMessage(words: string, next: string, err?: ServiceError): Message {
+  const blocks: Block[] = [section(`:mag: ${words} ${next}`)];
+  if (err) blocks.push(context(serviceCodeLine(err)));
+  return message(`${words.replace(/[`*_]/g, '')} ${next.replace(/[`*_]/g, '')}`, blocks);
+}
+
+const SERVICE_NAMES: Readonly<Record<string, string>> = {
+  wm: 'the watermarking service',
+  svc: 'the DRM service',
+};
+
+/**
+ * The short forms of two everyday answers, or undefined:
+ * - a lookup that found nothing (the service's "not found" conditions): `notFoundMessage`;
+ * - a read that could not reach the service: "Can't reach the watermarking service right now, so
+ *   `/dwm jobs` couldn't run. Try again in a minute." (no retry count, no "nothing was changed":
+ *   a read changes nothing). A change keeps its precise wording (explainError).
+ */
+function shortForm(what: string, err: unknown): Message | undefined {
+  if (err instanceof ServiceError) {
+    const condition = errorCondition(err);
+    const next = condition ? NOT_FOUND_NEXT[condition] : undefined;
+    if (condition && next) return notFoundMessage(esc(ERROR_CONDITION_TEXT[condition]), next, err);
+    return undefined;
+  }
+  if (
+    err instanceof TransportError &&
+    !Object.hasOwn(WRITE_NEXT, err.endpoint) &&
+    (err.status === undefined || err.status === 429 || err.status >= 500)
+  ) {
+    const service = SERVICE_NAMES[err.endpoint.split('.')[0] ?? ''] ?? 'the service';
+    const command = what.replace(/ failed$/, '');
+    const didnt = command.startsWith('/')
+      ? `${code(command)} couldn't run`
+      : command.startsWith("Couldn't ")
+        ? `the bot couldn't ${esc(command.slice("Couldn't ".length).replace(/\.$/, ''))}`
+        : "that couldn't be done";
+    const waitMin = err.retryAfterMs !== undefined ? Math.ceil(err.retryAfterMs / 60_000) : 1;
+    const when =
+      waitMin > 1
+        ? `The service asked to wait ${waitMin} minutes: try again after that.`
+        : 'Try again in a minute.';
+    const head =
+      err.status === 429
+        ? `${service.replace(/^t/, 'T')} is busy right now`
+        : `Can't reach ${service} right now`;
+    const text = `${head}, so ${didnt}. ${when}`;
+    const blocks: Block[] = [section(`:warning: ${text}`)];
+    if (err.status !== undefined) blocks.push(context(`The service answered HTTP ${err.status}.`));
+    return message(text.replace(/`/g, ''), blocks);
+  }
+  return undefined;
+}
+
 /** Blocks for a failure: ":warning: *<what> failed*", why, next, reference context. */
 export function errorBlocks(what: string, err: unknown, opts: ErrorRenderOptions): Block[] {
+  const short = shortForm(what, err);
+  if (short?.blocks) return short.blocks;
   const e = explainError(err, opts);
   // A typo or a bad value is not an outage: it is said as a correction to make, with no reference
   // id (the style guide gives reference ids to unexpected errors only).
@@ -281,6 +356,8 @@ export function errorBlocks(what: string, err: unknown, opts: ErrorRenderOptions
 
 /** A whole error message (fallback text + blocks). `what` is plain text, e.g. "Couldn't list jobs". */
 export function renderError(what: string, err: unknown, opts: ErrorRenderOptions): Message {
+  const short = shortForm(what, err);
+  if (short) return short;
   const e = explainError(err, opts);
   const usage = err instanceof ParseError || err instanceof ValidationError;
   const lead = usage

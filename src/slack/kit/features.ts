@@ -21,6 +21,7 @@ import { missingArgsForm } from './missing-args-form.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
 import { decodeSlackText, tokenize } from './parse.js';
 import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
+import { runSuggestion } from './run-suggestion.js';
 import { registerSlashCommands } from './slash.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
 
@@ -123,7 +124,7 @@ export function commandRegistry(features: readonly Feature[]): CommandRegistry {
 
 /** Every interaction of the list, the kit's own ("fill in what is missing" form) included. */
 export function interactionsOf(features: readonly Feature[]): Interaction[] {
-  return [missingArgsForm, ...features.flatMap((f) => f.interactions ?? [])];
+  return [missingArgsForm, runSuggestion, ...features.flatMap((f) => f.interactions ?? [])];
 }
 
 type Body = {

@@ -3,11 +3,12 @@
  * reference for the README (`commandsMarkdown`), so help and docs can never drift apart.
  */
 
-import { type Block, context, header, type Message, message, section } from './blocks.js';
+import { actions, type Block, button, context, header, type Message, message, section } from './blocks.js';
 import type { RegisteredEntry } from './command-entry.js';
-import type { SlashCommand } from './context-types.js';
-import { code, esc } from './mrkdwn.js';
+import type { Role, SlashCommand } from './context-types.js';
+import { code, esc, truncate } from './mrkdwn.js';
 import { type ArgsSpec, usageOf } from './parse.js';
+import { encodeValue } from './values.js';
 
 /** What help reads from the registry (./registry.ts's CommandRegistry). */
 export interface CommandRegistry {
@@ -31,12 +32,39 @@ function usage(command: SlashCommand, e: RegisteredEntry): string {
 const lock = (e: RegisteredEntry) =>
   e.role === 'admin' ? (e.personalData ? ' :lock: _admins, personal-data group_' : ' :lock: _admins_') : '';
 
-/** Lines "`usage` — summary", chunked into sections under 3000 characters. */
-function listBlocks(command: SlashCommand, entries: RegisteredEntry[]): Block[] {
+/**
+ * The task a command serves, by its first word: help lists commands grouped by task, in the order
+ * of each task's first command. A first word not listed here goes under "More".
+ */
+const TASKS: ReadonlyArray<readonly [task: string, words: readonly string[]]> = [
+  ['Jobs', ['job', 'jobs']],
+  ['Recipients', ['recipients', 'recipient', 'register']],
+  ['Notifications in this channel', ['watch', 'unwatch', 'watches', 'digest', 'alerts']],
+  ['Sites and plans', ['sites', 'site', 'plan']],
+  ['Licenses and usage', ['licenses', 'users', 'devices', 'cids', 'packaging', 'stats']],
+  ['Set-up', ['setup', 'members', 'settings', 'fpscert', 'audit', 'debug']],
+];
+const taskOf = (e: RegisteredEntry) => TASKS.find(([, ws]) => ws.includes(e.path[0] ?? ''))?.[0] ?? 'More';
+
+/** The summary's first clause, for one line in a list ("Register recipients: a form…" -> "Register recipients"). */
+const shortSummary = (summary: string) => summary.split(/ \(|: | — |; /)[0]!.replace(/[.,]$/, '');
+
+/** One line per command, the bare command (no options), grouped by task, in sections under 3000. */
+function listBlocks(command: SlashCommand, entries: RegisteredEntry[], grouped: boolean): Block[] {
+  const byTask = new Map<string, RegisteredEntry[]>();
+  for (const e of entries) {
+    const t = grouped ? taskOf(e) : '';
+    byTask.set(t, [...(byTask.get(t) ?? []), e]);
+  }
+  // Groups in the order of their first command (the registry's order: everyday commands first).
+  const lines: string[] = [];
+  for (const [t, es] of byTask) {
+    if (t) lines.push(`*${t}*`);
+    for (const e of es) lines.push(`${code(name(command, e.path))} ${esc(shortSummary(e.summary))}`);
+  }
   const blocks: Block[] = [];
   let chunk = '';
-  for (const e of entries) {
-    const line = `${code(usage(command, e))}\n      ${esc(e.summary)}${lock(e)}`;
+  for (const line of lines) {
     if (chunk.length + line.length + 1 > 2900) {
       blocks.push(section(chunk));
       chunk = '';
@@ -47,26 +75,48 @@ function listBlocks(command: SlashCommand, entries: RegisteredEntry[]): Block[] 
   return blocks;
 }
 
-/** Help for a command or a group of subcommands (`/dwm help`, `/drm plan help`). */
-export function groupHelp(reg: CommandRegistry, command: SlashCommand, path: readonly string[]): Message {
-  const entries = reg.under(command, path).filter((e) => !e.hidden);
+/**
+ * Help for a command or a group of subcommands (`/dwm help`, `/drm plan help`): one line per
+ * command, grouped by task. A member sees what they can run and one line saying admins have more;
+ * an admin sees the admin-only commands in their own section. Full syntax: `help <command>`.
+ */
+export function groupHelp(
+  reg: CommandRegistry,
+  command: SlashCommand,
+  path: readonly string[],
+  role: Role = 'member',
+): Message {
+  const all = reg.under(command, path).filter((e) => !e.hidden);
+  const everyone = all.filter((e) => e.role !== 'admin');
+  const adminOnly = all.filter((e) => e.role === 'admin');
   const title = path.length ? `${name(command, path)} commands` : `${command}: ${TITLES[command]}`;
+  const grouped = path.length === 0;
   const blocks: Block[] = [header(title)];
-  if (entries.length === 0) blocks.push(section('No commands here yet.'));
-  else blocks.push(...listBlocks(command, entries));
+  if (all.length === 0) blocks.push(section('No commands here yet.'));
+  if (everyone.length) blocks.push(...listBlocks(command, everyone, grouped));
+  if (adminOnly.length && role === 'admin') {
+    blocks.push(section(':lock: *Admins only*'), ...listBlocks(command, adminOnly, false));
+  } else if (adminOnly.length) {
+    blocks.push(
+      context(
+        `:lock: Admins have ${adminOnly.length} more command${adminOnly.length === 1 ? '' : 's'} here (set-up and administration).`,
+      ),
+    );
+  }
   blocks.push(
     context(
-      `Options are written ${code('key:value')}; quote values with spaces (${code('content:"a b"')}). Add ${code('share')} to post the answer in the channel. ${code(`${name(command, path)} help <command>`)} explains one command.`,
+      `${code(`${name(command, path)} help <command>`)} shows a command's options and examples. Add ${code('share')} to post an answer in the channel.`,
     ),
   );
-  return message(`${title}: ${entries.map((e) => name(command, e.path)).join(', ')}`, blocks);
+  const shownEntries = role === 'admin' ? all : everyone;
+  return message(`${title}. Commands: ${shownEntries.map((e) => name(command, e.path)).join(', ')}.`, blocks);
 }
 
 /** Help card of one entry: usage, description, arguments, examples, who may run it. */
 export function entryHelp(_reg: CommandRegistry, command: SlashCommand, e: RegisteredEntry): Message {
   const blocks: Block[] = [
     header(name(command, e.path)),
-    section(`${esc(e.summary)}\n${code(usage(command, e))}`),
+    section(`${esc(e.summary)}${lock(e)}\n${code(usage(command, e))}`),
   ];
   if (e.description) blocks.push(section(e.description));
   const args = Object.entries(e.args as ArgsSpec);
@@ -80,34 +130,56 @@ export function entryHelp(_reg: CommandRegistry, command: SlashCommand, e: Regis
   if (e.examples?.length) {
     blocks.push(section(`*Examples*\n${e.examples.map((x) => code(`${command} ${x}`)).join('\n')}`));
   }
-  if (e.aliases?.length) blocks.push(context(`Also: ${e.aliases.map((a) => code(a)).join(', ')}`));
+  const also = e.aliases?.length ? `Also: ${e.aliases.map((a) => code(a)).join(', ')}. ` : '';
+  const who =
+    e.role !== 'admin'
+      ? 'Anyone in the workspace can run this.'
+      : e.personalData
+        ? ":lock: Admins only, and members of the user groups in PERSONAL_DATA_USERGROUP: it shows end viewers' personal data."
+        : ':lock: Admins only.';
   blocks.push(
     context(
-      e.role !== 'admin'
-        ? 'Anyone in the workspace can run this.'
-        : e.personalData
-          ? ":lock: Admins only, and members of the user groups in PERSONAL_DATA_USERGROUP: it shows end viewers' personal data."
-          : ':lock: Admins only.',
+      `${also}${who} Options are written ${code('key:value')}; quote values with spaces (${code('content:"a b"')}).`,
     ),
   );
-  return message(`${name(command, e.path)}: ${e.summary}`, blocks);
+  return message(`Help for ${name(command, e.path)}: ${e.summary.replace(/\.$/, '')}.`, blocks);
 }
 
-/** "Unknown command `jbos`. Did you mean `/dwm jobs`?" plus the list at that level. */
+/** The action id of the "Run /dwm jobs" button of a typo reply (./run-suggestion.ts). */
+export const RUN_SUGGESTION_ACTION = 'kit_run_suggestion';
+
+/**
+ * "No `jbos` command. Did you mean `/dwm jobs`?" with a button that runs the suggestion (the rest
+ * of what was typed kept), and where the list is: at most 3 lines.
+ */
 export function unknownCommand(
-  reg: CommandRegistry,
+  _reg: CommandRegistry,
   command: SlashCommand,
   path: readonly string[],
   word: string,
   suggestions: readonly string[],
+  opts: { workspace?: string; rest?: string } = {},
 ): Message {
   const where = path.length ? ` under ${code(name(command, path))}` : '';
-  const mean = suggestions.length ? ` Did you mean ${suggestions.map((s) => code(s)).join(' or ')}?` : '';
-  const first = `:grey_question: There is no ${code(word)} command${where}.${mean}`;
-  const help = groupHelp(reg, command, path);
+  const shown = suggestions.slice(0, 3);
+  const mean = shown.length ? ` Did you mean ${shown.map((s) => code(s)).join(' or ')}?` : '';
+  const first = `:grey_question: No ${code(truncate(word, 60))} command${where}.${mean}`;
+  const rest = opts.rest ? ` ${opts.rest}` : '';
+  const runs = shown.map((s) => `${s}${rest}`).filter((t) => t.length <= 1500);
+  const buttons = runs.map((t) =>
+    button(truncate(`Run ${t}`, 75), `${RUN_SUGGESTION_ACTION}_${runs.indexOf(t)}`, {
+      value: encodeValue({ w: opts.workspace ?? '', t }),
+    }),
+  );
+  const blocks: Block[] = [
+    section(first, buttons.length === 1 ? { accessory: buttons[0] } : {}),
+    ...(buttons.length > 1 ? [actions(buttons)] : []),
+    context(`${code(`${name(command, path)} help`)} lists the commands.`),
+  ];
+  const plainWhere = path.length ? ` under ${name(command, path)}` : '';
   return message(
-    `There is no ${esc(word)} command${path.length ? ` under ${name(command, path)}` : ''}.${mean ? mean.replace(/`/g, '') : ''}`,
-    [section(first), ...(help.blocks ?? []).slice(1)],
+    `There is no ${esc(truncate(word, 60))} command${plainWhere}.${shown.length ? ` Did you mean ${shown.join(' or ')}?` : ''}`,
+    blocks,
   );
 }
 

@@ -4,17 +4,7 @@
  * line in an attached CSV, Resume / Retry failed). Pure.
  */
 import type { RegistrationReport, ReportSummary } from '../../ops/watermarking/registration/run.js';
-import {
-  actions,
-  type Block,
-  button,
-  context,
-  fields,
-  header,
-  type Message,
-  message,
-  section,
-} from './blocks.js';
+import { actions, type Block, button, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
 import { count, encodeValue, plural, WM_ACTIONS } from './wm-values.js';
 
@@ -24,21 +14,20 @@ function bar(done: number, total: number): string {
   return `${'▰'.repeat(filled)}${'▱'.repeat(width - filled)}`;
 }
 
+/**
+ * The progress of a registration, in the reader's terms: how many names are registered of how
+ * many, and failures when there are any. No batch numbers, report ids or restart talk.
+ */
 export function registerProgressMessage(s: ReportSummary): Message {
   const c = s.counts;
-  const t = `Registering recipients on ${s.siteId}: batch ${c.batchesDone + c.batchesFailed} of ${c.batchesTotal}`;
+  const toSend = c.registered + c.failed + c.outstanding;
+  const failed = c.failed ? `, ${count(c.failed)} failed` : '';
+  const t = `Registering recipients on ${s.siteId}: ${count(c.registered)} of ${count(toSend)} registered so far${failed}.`;
   return message(t, [
     section(
-      `:hourglass_flowing_sand: *Registering recipients on site ${code(s.siteId)}*\n${bar(c.batchesDone + c.batchesFailed, c.batchesTotal)} batch ${c.batchesDone + c.batchesFailed} of ${c.batchesTotal}`,
-      {
-        fields: fields([
-          ['Registered so far', count(c.registered)],
-          ['Failed so far', count(c.failed)],
-          ['Still to send', count(c.outstanding)],
-        ]),
-      },
+      `:hourglass_flowing_sand: *Registering recipients on site ${code(s.siteId)}*\n${bar(c.batchesDone + c.batchesFailed, c.batchesTotal)} ${count(c.registered)} of ${plural(toSend, 'name')} registered so far${failed}.`,
     ),
-    context(`Report ${code(s.id)} · kept for 7 days; a restart of the bot picks it up where it stopped.`),
+    context('The report comes here when it is done.'),
   ]);
 }
 
@@ -57,6 +46,22 @@ export interface ReportMessageInput {
 /** Registered rows listed inline when the CSV is not attached. */
 const INLINE_ROWS = 20;
 
+/** "1 already registered, 2 invalid lines": what was skipped and why, counters only when not zero. */
+function skippedParts(c: ReportSummary['counts']): string[] {
+  const parts: Array<[number, string]> = [
+    [c.alreadyRegistered, 'already registered'],
+    [c.registeredMeanwhile, 'registered meanwhile by someone else'],
+    [c.duplicatesInInput, 'repeated in the list'],
+    [c.invalid, c.invalid === 1 ? 'invalid line' : 'invalid lines'],
+  ];
+  return parts.filter(([n]) => n > 0).map(([n, w]) => `${count(n)} ${w}`);
+}
+
+/**
+ * The final report: one sentence ("Registered 4 recipients on DEMO. Skipped 3: 1 already
+ * registered, 2 invalid lines."), counters only when not zero; what failed and why; the
+ * registered rows inline or every line in the attached CSV; Resume / Retry failed.
+ */
 export function registerReportMessage(input: ReportMessageInput): Message {
   const s = input.summary;
   const c = s.counts;
@@ -66,38 +71,27 @@ export function registerReportMessage(input: ReportMessageInput): Message {
       : s.status === 'interrupted'
         ? ':double_vertical_bar:'
         : ':warning:';
-  const headline =
-    s.status === 'interrupted'
-      ? `Registration on ${s.siteId} stopped before the end`
-      : `Registration on ${s.siteId} finished`;
   const skipped = c.alreadyRegistered + c.registeredMeanwhile + c.duplicatesInInput + c.invalid;
-  const blocks: Block[] = [
-    header(`${headline}`),
-    section(
-      `${icon} ${plural(c.registered, 'recipient')} registered, ${count(skipped)} skipped, ${count(c.failed)} failed.`,
-      {
-        fields: fields([
-          ['Registered', count(c.registered)],
-          ['Already registered', count(c.alreadyRegistered)],
-          ['Registered meanwhile by someone else', count(c.registeredMeanwhile)],
-          ['Duplicates in the list', count(c.duplicatesInInput)],
-          ['Invalid lines', count(c.invalid)],
-          ['Failed', count(c.failed)],
-          ['Batches', `${c.batchesDone} done, ${c.batchesFailed} failed, of ${c.batchesTotal}`],
-        ]),
-      },
-    ),
-  ];
+  const sentences = (site: string) => {
+    const out = [`Registered ${plural(c.registered, 'recipient')} on ${site}.`];
+    if (skipped > 0) out.push(`Skipped ${count(skipped)}: ${skippedParts(c).join(', ')}.`);
+    if (c.failed > 0) out.push(`${count(c.failed)} failed.`);
+    if (s.status === 'interrupted')
+      out.push(`It stopped before the end: ${plural(c.outstanding, 'name')} not sent yet.`);
+    return out.join(' ');
+  };
+  const text = sentences(esc(s.siteId));
+  const blocks: Block[] = [section(`${icon} ${sentences(code(s.siteId))}`)];
   if (s.interruptedReason) blocks.push(section(`:double_vertical_bar: ${esc(s.interruptedReason)}`));
   if (s.failedBatches.length > 0) {
     const lines = s.failedBatches
       .slice(0, 20)
       .map(
         (b) =>
-          `Batch ${b.index + 1} (${plural(b.names, 'name')}): ${b.code ? `${code(b.code)} ` : ''}${esc(truncate(b.message, 300))}`,
+          `• ${plural(b.names, 'name')} refused: ${esc(truncate(b.message, 300))}${b.code ? ` (${code(b.code)})` : ''}`,
       );
-    if (s.failedBatches.length > 20) lines.push(`…and ${s.failedBatches.length - 20} more failed batches.`);
-    blocks.push(section(`*Failed batches* (the other batches were registered)\n${lines.join('\n')}`));
+    if (s.failedBatches.length > 20) lines.push(`…and ${s.failedBatches.length - 20} more.`);
+    blocks.push(section(`*What failed* (everything else was registered)\n${lines.join('\n')}`));
   }
   if (!input.csvAttached && input.report.registered.length > 0) {
     const rows = [...input.report.registered]
@@ -129,6 +123,5 @@ export function registerReportMessage(input: ReportMessageInput): Message {
       ),
     );
   }
-  blocks.push(context(`Report ${code(s.id)}`));
-  return message(`${headline}: ${c.registered} registered, ${skipped} skipped, ${c.failed} failed.`, blocks);
+  return message(text, blocks);
 }

@@ -29,7 +29,7 @@ import {
   tokenize,
   usageOf,
 } from './parse.js';
-import { admit, personalDataGroups } from './roles.js';
+import { admit, personalDataGroups, roleOfStanding } from './roles.js';
 
 /** What a dispatch may need beyond the context: the slash command's response_url. */
 export interface DispatchExtra {
@@ -60,7 +60,15 @@ export function commandList() {
 export type Resolution =
   | { kind: 'entry'; entry: RegisteredEntry; rest: Token[] }
   | { kind: 'help'; command: SlashCommand; path: string[] }
-  | { kind: 'unknown'; command: SlashCommand; path: string[]; word: string; suggestions: string[] };
+  | {
+      kind: 'unknown';
+      command: SlashCommand;
+      path: string[];
+      word: string;
+      suggestions: string[];
+      /** What was typed after the unknown word (kept when the suggestion is run). */
+      rest: string;
+    };
 
 const HELP_WORDS = new Set(['help', '?', '-h', '--help']);
 
@@ -159,6 +167,10 @@ export class CommandRegistry {
       path,
       word,
       suggestions: this.suggestions(command, path, word.toLowerCase()),
+      rest: rest
+        .slice(1)
+        .map((t) => t.raw)
+        .join(' '),
     };
   }
 
@@ -249,13 +261,18 @@ export class CommandRegistry {
         const msg =
           helpEntry && this.under(command, r.path).length === 1
             ? entryHelp(this, command, helpEntry)
-            : groupHelp(this, command, r.path);
+            : groupHelp(this, command, r.path, roleOfStanding(await ctx.standing()));
         await ctx.respond(msg);
         return;
       }
       if (r.kind === 'unknown') {
         outcome = 'unknown';
-        await ctx.respond(unknownCommand(this, command, r.path, r.word, r.suggestions));
+        await ctx.respond(
+          unknownCommand(this, command, r.path, r.word, r.suggestions, {
+            workspace: ctx.workspace,
+            rest: r.rest,
+          }),
+        );
         return;
       }
       if (!parsed) {

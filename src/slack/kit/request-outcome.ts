@@ -40,18 +40,20 @@ function outcomeLine(n: RequestOutcomeNotice, whose: 'your' | 'the'): string {
         return `${ICON.cancelled} ${subject} was *cancelled* by ${userMention(n.cancelledBy)} through the bot.`;
       }
       return n.kind === 'site'
-        ? `${ICON.cancelled} ${subject} was *refused or cancelled* by the provider (status ${code(n.status)}).`
+        ? `${ICON.cancelled} ${subject} was *refused or cancelled* by the provider.`
         : `${ICON.cancelled} ${subject} was *cancelled outside the bot* (on the provider's console or through the Service API), not by anyone here.`;
     case 'superseded':
       return `${ICON.superseded} ${subject} was *replaced* by a newer request${n.supersededBy ? ` (${code(n.supersededBy)})` : ''}; its final status can no longer be read.`;
     default:
-      return `${ICON.changed} ${subject} has the status ${code(n.status)}, which the bot does not know as pending, approved or cancelled; it is no longer followed here.`;
+      return `${ICON.changed} ${subject} has the status ${statusText(n)}, which the bot does not know as pending, approved or cancelled; it is no longer followed here.`;
   }
 }
 
+/** The status in words ("Approved"), never its code; a status the bot does not know shows as given. */
 function statusText(n: RequestOutcomeNotice): string {
-  if (n.status in REQUEST_STATUS) return `${esc(n.statusLabel)} (${code(n.status)})`;
-  return esc(n.statusLabel || n.status);
+  if (n.status in REQUEST_STATUS)
+    return esc(n.statusLabel || REQUEST_STATUS[n.status as keyof typeof REQUEST_STATUS]);
+  return n.statusLabel ? esc(n.statusLabel) : `unknown (${code(n.status)})`;
 }
 
 function detailFields(n: RequestOutcomeNotice, zone: string): string[] {

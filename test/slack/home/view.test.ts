@@ -245,7 +245,7 @@ describe('homeView', () => {
     const text = blocksText(v);
     expect(text).toContain('Jobs in flight (5000)');
     expect(text).toContain('Failures in the last 24 hours (1000)');
-    expect(text).toContain('and 4985 more');
+    expect(text).toContain('and 4990 more');
     expect(text).toContain('and 985 more');
     expect(text).toContain('Jobs of 975 more sites were not looked up');
   });

@@ -40,6 +40,23 @@ describe('request outcome renderers', () => {
     expect(JSON.stringify(requestOutcomeDm(base, 'Not/AZone').blocks)).toContain('2026-11-22 23:30 UTC');
   });
 
+  it('say the status in words ("Approved"), never its code', () => {
+    const refused = {
+      ...base,
+      kind: 'site',
+      outcome: 'cancelled',
+      status: 'ST002',
+      statusLabel: 'Cancelled',
+    } as const;
+    for (const n of [base, refused as unknown as RequestOutcomeNotice]) {
+      for (const m of all(n, 'UTC')) {
+        const t = JSON.stringify(m);
+        expect(t).not.toMatch(/ST00\d/);
+      }
+    }
+    expect(JSON.stringify(requestOutcomeDm(base, 'UTC').blocks)).toContain('*Outcome*\\nApproved"');
+  });
+
   it('times are date tokens (the card sits in a shared channel: each reader sees their own zone)', () => {
     for (const m of all({ ...base, outcome: 'superseded', status: 'superseded' }, 'Asia/Seoul')) {
       const t = JSON.stringify(m.blocks);

@@ -10,6 +10,7 @@ import {
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
 import { explainError, renderError, renderRefused } from '../../../src/slack/kit/errors.js';
 import { ParseError } from '../../../src/slack/kit/parse.js';
+import { countLines } from '../../support/lines.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };
 
@@ -134,5 +135,52 @@ describe('a change whose outcome is unknown', () => {
     expect(explainError(lost('svc.listSubMembers'), opts).why).not.toContain('cannot tell');
     const busy = new TransportError('svc.createSubMember', '429', 429, 1, undefined, false);
     expect(explainError(busy, opts).next).toContain('Nothing was changed');
+  });
+});
+
+describe('everyday errors in words', () => {
+  const opts = { refId: 'ref-1', command: '/dwm' };
+  const lines = (m: { blocks?: unknown[] }) => countLines(m as never);
+
+  it('a lookup that found nothing says so in words, at most 3 lines, the code only in a last context line', () => {
+    const m = renderError(
+      '/dwm job failed',
+      new ServiceError('wm.getJob', 'E3001', 'Job 987654 not found'),
+      opts,
+    );
+    expect(lines(m)).toBeLessThanOrEqual(3);
+    const blocks = m.blocks as Array<{ type: string }>;
+    const first = JSON.stringify(blocks.slice(0, -1));
+    expect(first).not.toContain('E3001');
+    expect(first).toContain('No job has that id.');
+    expect(first).toContain('`/dwm jobs` lists recent jobs');
+    expect(first).not.toContain('failed');
+    expect(blocks.at(-1)?.type).toBe('context');
+    expect(JSON.stringify(blocks.at(-1))).toContain('Service code `E3001`: Job 987654 not found');
+    expect(m.text).toBe('No job has that id. /dwm jobs lists recent jobs.');
+  });
+
+  it('a read that cannot reach the service says so plainly: no retry count, no "nothing was changed"', () => {
+    const m = renderError(
+      '/dwm jobs failed',
+      new TransportError('wm.searchJobs', 'timeout', undefined, 4),
+      opts,
+    );
+    const all = JSON.stringify(m);
+    expect(m.text).toBe(
+      "Can't reach the watermarking service right now, so /dwm jobs couldn't run. Try again in a minute.",
+    );
+    expect(all).not.toContain('Tried');
+    expect(all).not.toContain('Nothing was changed');
+    expect(lines(m)).toBeLessThanOrEqual(3);
+  });
+
+  it('a change keeps its precise wording', () => {
+    const m = renderError(
+      '/drm members add failed',
+      new TransportError('svc.createSubMember', 'reset', undefined, 1, undefined, true),
+      opts,
+    );
+    expect(JSON.stringify(m)).toContain('cannot tell whether the change was made');
   });
 });

@@ -74,7 +74,7 @@ describe('a change whose answer is lost', () => {
     }
   });
 
-  it('controls: a 429 on the change (not processed) and a failed read still say nothing was changed', async () => {
+  it('controls: a 429 on the change (not processed) says nothing was changed; a failed read says only that the service cannot be reached', async () => {
     const emu = bot.emulator!;
     emu.faults.clear();
     emu.faults.add({ match: 'POST /svc/api/v2/account/member', status: 429, times: 1 });
@@ -90,7 +90,10 @@ describe('a change whose answer is lost', () => {
     try {
       const r = await drm(bot, 'members', bot.ws.admin);
       expect(r.text).toMatch(/HTTP 503/);
-      expect(r.text).toMatch(NOTHING_CHANGED);
+      expect(r.text).toContain("Can't reach the DRM service right now, so `/drm members` couldn't run.");
+      // A read changes nothing: it does not say so, nor how many times it tried.
+      expect(r.text).not.toMatch(NOTHING_CHANGED);
+      expect(r.text).not.toMatch(/Tried \d/);
       expect(r.text).not.toMatch(UNKNOWN);
     } finally {
       emu.faults.clear();
@@ -108,7 +111,7 @@ describe('a change whose answer is lost', () => {
     });
     try {
       const r = await drm(bot, 'members', bot.ws.admin);
-      expect(r.text).toMatch(/rate limited/);
+      expect(r.text).toMatch(/The DRM service is busy right now/);
       expect(r.text).toContain('The service asked to wait 10 minutes: try again after that.');
       expect(r.text).not.toContain('Try again in a minute');
     } finally {

@@ -52,12 +52,6 @@ function visible(x: unknown): string {
   return out.join('\n');
 }
 /** Every place the subscription id occurs must come with the unwatch hint. */
-function idOnlyWithHint(text: string) {
-  const hits = text.split(sub.id).length - 1;
-  const hinted = text.split(`${sub.id}\` (to type in \`/dwm unwatch id:…\`)`).length - 1;
-  expect(hits).toBe(hinted);
-}
-
 describe('subscription names', () => {
   it('name: channel mention, site, statuses, content', () => {
     expect(subscriptionName(sub)).toBe(
@@ -81,20 +75,32 @@ describe('subscription names', () => {
     }
   });
 
-  it('/dwm watches: creator by mention, the name, the id only with what to type it in', () => {
-    const t = visible(watchesMessage([sub], 'C0123ABC', 0, { audience: 'member', userId: 'U0CREATOR' }));
+  it('/dwm watches: creator by mention, the name, a Stop button instead of an id to copy', () => {
+    const m = watchesMessage([sub], 'C0123ABC', 0, { audience: 'member', userId: 'U0CREATOR' });
+    const t = visible(m);
     expect(t).toContain('Created by <@U0CREATOR>');
     expect(t).toContain('<#C0123ABC>: site `AB12`, ERROR and COMPLETED jobs');
-    expect(t).toContain(sub.id);
-    idOnlyWithHint(t);
+    expect(t).not.toContain(sub.id);
+    expect(JSON.stringify(m.blocks)).toContain('"text":"Stop this watch"');
+    // Shared in the channel (no button there): the id, with what to type it in.
+    const shared = visible(watchesMessage([sub], 'C0123ABC', 0, { audience: 'everyone' } as never));
+    expect(shared).toContain(`\`/dwm unwatch id:${sub.id}\``);
+    expect(shared.split(sub.id).length - 1).toBe(1);
   });
 
   it('subscribed reply and paused notice: mention and name, id only with the hint', () => {
-    const s = visible(subscribedMessage(sub, 'created', 'U0CREATOR'));
+    const sm = subscribedMessage(sub, 'created', 'U0CREATOR');
+    const s = visible(sm);
     expect(s).toContain('<@U0CREATOR>');
-    idOnlyWithHint(s);
+    // A button stops it: no id to copy.
+    expect(s).not.toContain(sub.id);
+    expect(JSON.stringify(sm.blocks)).toContain('"text":"Stop this watch"');
     const p = visible(pausedNotice(sub, 'not_in_channel', 'the bot was removed'));
     expect(p).toContain('Watch of <#C0123ABC>: site `AB12`');
+    // The notification text (what a phone shows) names the channel too.
+    expect(pausedNotice(sub, 'not_in_channel', 'the bot was removed').text).toBe(
+      'Job notifications for <#C0123ABC> are paused: the bot was removed.',
+    );
     expect(p).not.toContain(sub.id);
   });
 });

@@ -320,7 +320,7 @@ describe('notifications', () => {
     await poll(s);
     for (const ch of [s.channel, failCh]) {
       expect(cards(b, ch)).toHaveLength(2);
-      expect(json(cardOf(b, ch, 'trailer-ok')?.blocks)).toContain('READY');
+      expect(json(cardOf(b, ch, 'trailer-ok')?.blocks)).toContain('is ready to start');
     }
     s.clock.advance(1000);
     const [, eve] = await dwmIds(s, badJob);
@@ -334,20 +334,23 @@ describe('notifications', () => {
       const bad = cardOf(b, ch, 'trailer-bad')!;
       expect(cards(b, ch)).toHaveLength(2); // edited, never re-posted
       expect(ok.edited).toBe(true);
-      expect(json(ok.blocks)).toContain('COMPLETED');
-      expect(json(bad.blocks)).toContain('ERROR');
+      expect(json(ok.blocks)).toContain('trailer-ok completed: 2 recipients');
+      expect(json(bad.blocks)).toContain('trailer-bad failed: 1 of 2 recipients');
       expect(json(bad.blocks)).toContain('E-417');
       expect(json(bad.blocks)).toContain('eve');
       expect(json(bad.blocks)).toContain('watch-job-details');
-      const okFinal = thread(b, ch, ok.ts).filter((m) => json(m.blocks).includes('completed.'));
-      const badFinal = thread(b, ch, bad.ts).filter((m) => json(m.blocks).includes('ended in ERROR'));
+      const okFinal = thread(b, ch, ok.ts).filter((m) => String(m.text).includes('completed: 2 recipients'));
+      const badFinal = thread(b, ch, bad.ts).filter((m) => String(m.text).includes('ended in ERROR'));
       expect(okFinal).toHaveLength(1);
       expect(badFinal).toHaveLength(1);
       expect(badFinal[0]?.replyBroadcast).toBe(true);
       // mode all broadcasts completion too; mode failures keeps it in the thread
       expect(okFinal[0]?.replyBroadcast ?? false).toBe(ch === s.channel);
-      expect(json(badFinal[0]?.blocks)).toContain('Failed recipients (1)');
-      expect(json(badFinal[0]?.blocks)).toContain('E-417');
+      // The broadcast stands alone in the channel: the first line and the buttons (the codes are
+      // on the card, not copied again).
+      expect(json(badFinal[0]?.blocks)).toContain('failed: 1 of 2 recipients');
+      expect(json(badFinal[0]?.blocks)).toContain('watch-job-details');
+      expect(json(badFinal[0]?.blocks)).not.toContain('E-417');
     }
     expect(duplicates(keysOf(b))).toEqual([]);
     // (Pacing is asserted in the one-channel 429 test: with two channels the shared virtual

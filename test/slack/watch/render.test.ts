@@ -95,7 +95,7 @@ describe('job card', () => {
     );
     assertValid(m);
     const text = JSON.stringify(m.blocks);
-    expect(text).toContain('ERROR');
+    expect(text).toContain('failed: 2 of 4 recipients');
     expect(text).toContain('user-1');
     expect(text).toContain('E-417');
     expect(text).toContain('watch-job-details');
@@ -113,7 +113,7 @@ describe('job card', () => {
     );
     assertValid(m);
     const text = JSON.stringify(m.blocks);
-    expect(text).toContain('Failed recipients (5000)');
+    expect(text).toContain('failed: 5000 of 5000 recipients');
     expect(text).toContain('…and 4980 more');
     expect(text).toContain('Export CSV');
   });
@@ -170,8 +170,8 @@ describe('thread updates and digest', () => {
     assertValid(m);
     const lines = JSON.stringify(m.blocks);
     expect(lines.indexOf('ep-9')).toBeLessThan(lines.indexOf('ep-0'));
-    expect(lines).toContain('…and 15 more');
-    expect(m.text).toBe('40 jobs finished on site AB12: 36 completed, 4 failed');
+    expect(lines).toContain('…and 30 more');
+    expect(m.text).toBe('40 jobs finished on site AB12: 36 completed, 4 failed.');
     expect(m).toMatchSnapshot();
   });
 

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
+import { countLines } from '../../support/lines.js';
 import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './helpers.js';
 
 describe('/dwm jobs and /dwm job', () => {
@@ -117,11 +118,18 @@ describe('/dwm jobs and /dwm job', () => {
     expect(bot.fake.messages(bot.ws.channel).some((m) => m.files?.includes(fileId))).toBe(false);
   });
 
-  it('an unknown job id is explained with the service code', async () => {
+  it('an unknown job id is said in words (not as a failure), the service code last', async () => {
     const seq = lastSeq(bot);
     await bot.command('job 99999999');
     const r = await nextCall(bot, 'response_url', seq);
-    expect(String(r.args.text)).toMatch(/E3001|No job/);
+    expect(String(r.args.text)).toMatch(
+      /^Job 99999999 isn't on site [A-Z0-9]+\. \/dwm jobs lists recent jobs\.$/,
+    );
+    const blocks = r.args.blocks as Array<{ type: string }>;
+    expect(countLines({ blocks } as never)).toBeLessThanOrEqual(3);
+    expect(JSON.stringify(blocks.slice(0, -1))).not.toMatch(/E3001|failed/);
+    expect(blocks.at(-1)?.type).toBe('context');
+    expect(JSON.stringify(blocks.at(-1))).toContain('E3001');
   });
 
   it('a button value naming another workspace is refused', async () => {

@@ -80,7 +80,7 @@ describe('final registration report', () => {
         c.seq > seq &&
         c.method === 'chat.postMessage' &&
         c.ok &&
-        JSON.stringify(c.args).includes('3 recipients registered'),
+        JSON.stringify(c.args).includes('Registered 3 recipients'),
       8000,
     );
     expect(post.args.channel).toBe(admin);

@@ -116,16 +116,18 @@ describe('/dwm register', () => {
     const seq2 = lastSeq(bot);
     const confirm = await bot.viewSubmission({ user: admin, view: preview2 });
     expect(JSON.stringify(confirm.json)).toContain('direct messages');
-    const report = await waitForDm(bot, admin, (t) => t.includes('finished'));
+    const report = await waitForDm(bot, admin, (t) => t.includes('Registered '));
     const rt = `${report.text} ${JSON.stringify(report.blocks)}`;
-    expect(rt).toContain('3 registered');
+    // One sentence, counters only when not zero, no internals (report id, batches).
+    expect(report.text).toMatch(/^Registered 3 recipients on DEMO\. Skipped \d+: [a-z0-9 ,]+\.$/);
+    expect(rt).not.toMatch(/[Bb]atch|Report `|0 failed/);
     expect(rt).toContain('e2e-new-4');
     expect(rt).toContain('DWM ID');
     expect(report.edited).toBe(true); // the progress message was replaced in place
     expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq2).length).toBeGreaterThan(0);
     expect(bot.emulator!.recipientCount('DEMO')).toBe(43);
     // The audit entry is written after the report is shown: wait for it (not a fixed delay).
-    // Written after the "finished" message: wait for it.
+    // Written after the report: wait for it.
     const entry = await vi.waitFor(
       async () => {
         const e = (await bot.store.audit.list(bot.ws.teamId)).find((x) => x.action === 'recipient.register');
@@ -213,10 +215,10 @@ describe('/dwm register', () => {
     const report = await waitForDm(
       bot,
       admin,
-      (t) => t.includes('finished') && t.includes('failed') && t.includes('Batch refused'),
+      (t) => t.includes('Registered ') && t.includes('failed') && t.includes('Batch refused'),
     );
     const rt = JSON.stringify(report.blocks);
-    expect(rt).toContain('850 recipients registered');
+    expect(rt).toContain('Registered 850 recipients');
     expect(rt).toContain('150 failed');
     expect(rt).toContain('E1001');
     expect(emu.recipientCount('DEMO')).toBe(before + 850);
@@ -235,11 +237,7 @@ describe('/dwm register', () => {
     const retry = buttons((report.blocks ?? []) as never).find((b) => b.action_id === 'wm_register_resume');
     expect(retry?.text).toBe('Retry failed');
     await bot.action({ actionId: retry!.action_id, value: retry!.value!, user: admin, channel: admin });
-    const complete = await waitForDm(
-      bot,
-      admin,
-      (t) => t.includes('1,000 recipients registered') || t.includes('1000 recipients registered'),
-    );
+    const complete = await waitForDm(bot, admin, (t) => t.includes('Registered 1,000 recipients'));
     expect(complete.ts).toBe(report.ts);
     expect(emu.recipientCount('DEMO')).toBe(before + 1000);
   });
@@ -278,7 +276,7 @@ describe('/dwm register', () => {
     const done = await waitForDm(
       bot,
       admin,
-      (t) => t.includes('finished') && t.includes('180 recipients registered'),
+      (t) => t.includes('Registered ') && t.includes('Registered 180 recipients'),
     );
     expect(done.ts).toBe(stopped.ts);
     expect(emu.recipientCount('DEMO')).toBe(before + 180);
@@ -322,7 +320,7 @@ describe('/dwm register after a restart', () => {
     expect(r.resumed).toEqual([reportId]);
     expect(bot.emulator!.recipientCount('DEMO')).toBe(count + 300);
     const updated = fake.messages(admin).find((m) => m.ts === msg.ts)!;
-    expect(JSON.stringify(updated.blocks)).toContain('300 recipients registered');
+    expect(JSON.stringify(updated.blocks)).toContain('Registered 300 recipients');
     // Nothing left pending: a second call does nothing.
     expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([]);
   });

@@ -98,7 +98,7 @@ function channelMention(id: string): string {
 
 function jobLine(j: Job & { siteId: string }, tz: string): string {
   const when = j.updateTime.epochMs ?? j.regTime.epochMs;
-  return `${jobStatus(j.status)} · job ${code(j.jobId)} · ${esc(truncate(j.contentId, 80))} · site ${code(j.siteId)}${when !== null ? ` · ${dateToken(when, tz)}` : ''}`;
+  return `${jobStatus(j.status)} · job ${code(j.jobId)} · ${esc(truncate(j.contentId, 40))} · site ${code(j.siteId)}${when !== null ? ` · ${dateToken(when, tz)}` : ''}`;
 }
 
 function watchLine(s: Subscription): string {
@@ -170,7 +170,11 @@ function connectionBlocks(data: HomeData, opts: HomeRenderOptions, tz: string): 
   return blocks;
 }
 
-function jobsBlocks(data: HomeData, max: number, tz: string, cmd: string): Block[] {
+/** Jobs listed per Home list (failures, in flight): the rest is "and N more" with the command. */
+const JOBS_SHOWN = 10;
+
+function jobsBlocks(data: HomeData, maxLines: number, tz: string, cmd: string): Block[] {
+  const max = Math.min(maxLines, JOBS_SHOWN);
   const j = data.jobs;
   if (!j.ok) {
     return [

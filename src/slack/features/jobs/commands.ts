@@ -3,10 +3,13 @@
  * The show functions are shared with the buttons (paging, Details, Refresh).
  */
 import { z } from 'zod';
-import { ValidationError } from '../../../api/errors.js';
+import { isServiceCondition } from '../../../api/error-codes.js';
+import { type ServiceError, ValidationError } from '../../../api/errors.js';
 import { JOB_STATUS_HELP, listJobs, reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
+import { notFoundMessage } from '../../kit/errors.js';
+import { code } from '../../kit/mrkdwn.js';
 import { listOption, option, required, values } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { wmSiteOption } from '../../kit/wm-values.js';
@@ -79,11 +82,23 @@ export async function showJob(
   const c = await ctx.clients();
   const site = c.site(siteReq);
   const wm = c.watermarking();
-  const [job, tasks, tz] = await Promise.all([
-    wm.getJob(site, jobId),
-    wm.getJobTasks(site, jobId),
-    ctx.timeZone(),
-  ]);
+  let got: [Awaited<ReturnType<typeof wm.getJob>>, Awaited<ReturnType<typeof wm.getJobTasks>>, string];
+  try {
+    got = await Promise.all([wm.getJob(site, jobId), wm.getJobTasks(site, jobId), ctx.timeZone()]);
+  } catch (e) {
+    // A job that is not there is not a failure: said in words, the service's code last.
+    if (!isServiceCondition(e, 'jobNotFound')) throw e;
+    await ctx.respond(
+      notFoundMessage(
+        `Job ${code(jobId)} isn't on site ${code(site)}.`,
+        `${code('/dwm jobs')} lists recent jobs.`,
+        e as ServiceError,
+      ),
+      replace ? { replaceOriginal: true } : {},
+    );
+    return;
+  }
+  const [job, tasks, tz] = got;
   const summary = summariseJob(job, tasks.items, {
     limit: JOB_CARD_TASK_LINES,
     reportedTotal: reportedTaskTotal(tasks),

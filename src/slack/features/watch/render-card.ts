@@ -8,6 +8,7 @@
  */
 import type { JobStatusCode } from '../../../api/codes.js';
 import { listedTasksNote } from '../../../ops/jobs.js';
+import { explainFailureCode } from '../../../api/error-codes.js';
 import type {
   ChannelMessage,
   DigestData,
@@ -23,14 +24,13 @@ import {
   type Block,
   button,
   context,
-  fields,
   LIMITS,
   type Message,
   message,
   section,
 } from '../../kit/blocks.js';
 import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
-import { failureLabel, failureLabelPlain, failureNextSteps, jobStatus } from '../../kit/status.js';
+import { failureLabel, failureLabelPlain, jobStatus } from '../../kit/status.js';
 
 /** Action ids of the card buttons (handled in ./job-buttons.ts). */
 export const WATCH_ACTIONS = {
@@ -82,10 +82,12 @@ export function parseJobRef(value: string | undefined): JobRef | undefined {
 
 /** Longest content id / recipient shown before cutting (the CSV has the full text). */
 const NAME_MAX = 120;
-/** Failed recipients listed on a card (the core keeps at most 20). */
-const FAILURES_SHOWN = 20;
-/** Jobs listed in a digest. */
-const DIGEST_SHOWN = 25;
+/** Failure codes listed on a card, one line each with its words (the core keeps 20 failures). */
+const CODES_SHOWN = 3;
+/** Recipients named per failure code before "and N more". */
+const NAMES_PER_CODE = 3;
+/** Jobs listed in a digest (the rest: "and N more" with the command that lists them all). */
+const DIGEST_SHOWN = 10;
 
 const name = (s: string) => esc(truncate(s, NAME_MAX));
 
@@ -96,28 +98,55 @@ function title(j: JobSummary): string {
   return `Job ${code(j.jobId)} · ${name(contentOf(j))}`;
 }
 
-/** Plain fallback text (notifications, screen readers): escaped, no blocks needed. */
-function fallback(j: JobSummary, what: string): string {
-  return truncateMrkdwn(`Job ${j.jobId} · ${esc(truncate(contentOf(j), NAME_MAX))}: ${what}`, 3000);
-}
-
 function statusWord(s: JobStatusCode): string {
   return jobStatus(s).replace(/^:[a-z_]+: /, '');
 }
 
-function countsFields(j: JobSummary): string[] {
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * How the job stands, in words, for the first line: "failed: 1 of 2 recipients",
+ * "completed: 2 recipients", "is preprocessing: 1 of 3 recipients done, 1 in progress".
+ * Counters only when not zero.
+ */
+function standing(j: JobSummary): string {
   const t = j.tasks;
-  const pairs: Array<[string, string]> = [['Status', jobStatus(j.status)]];
-  if (t) {
-    pairs.push(['Tasks', listedTasksNote(t.total, t.reportedTotal) ?? String(t.total)]);
-    pairs.push([':large_green_circle: Complete', String(t.completed)]);
-    pairs.push([':large_blue_circle: Progressing', String(t.progressing)]);
-    pairs.push([':white_circle: Ready', String(t.ready)]);
-    pairs.push([':red_circle: Failed', String(t.failed)]);
-  } else {
-    pairs.push(['Tasks', 'not counted yet']);
+  switch (j.status) {
+    case 'DM600':
+      return t?.failed ? `failed: ${t.failed} of ${plural(t.total, 'recipient')}` : 'failed';
+    case 'DM500':
+      if (!t) return 'completed';
+      return t.failed
+        ? `completed, but ${t.failed} of ${plural(t.total, 'recipient')} failed`
+        : `completed: ${plural(t.total, 'recipient')}`;
+    case 'DM001':
+      return `is preprocessing${t ? `: ${progressText(t)}` : ''}`;
+    case 'DM000':
+      return `is ready to start${t?.total ? ` (${plural(t.total, 'recipient')})` : ''}`;
+    default:
+      return `is ${statusWord(j.status)}`;
   }
-  return fields(pairs);
+}
+
+/** "1 of 3 recipients done, 1 in progress, 1 failed": counters only when not zero. */
+function progressText(t: NonNullable<JobSummary['tasks']>): string {
+  const parts = [`${t.completed} of ${plural(t.total, 'recipient')} done`];
+  if (t.progressing) parts.push(`${t.progressing} in progress`);
+  if (t.failed) parts.push(`${t.failed} failed`);
+  return parts.join(', ');
+}
+
+/** The emoji of the job's status (the words are in the line beside it). */
+const emojiOf = (s: JobStatusCode) => jobStatus(s).match(/^:[a-z_]+:/)?.[0] ?? ':grey_question:';
+
+/** The first line: what it is and how it stands, once. */
+function headline(j: JobSummary): string {
+  return `${emojiOf(j.status)} *${title(j)} ${standing(j)}*`;
+}
+
+/** Plain fallback text (notifications, screen readers): a sentence that stands alone. */
+function sentence(j: JobSummary, what: string): string {
+  return truncateMrkdwn(`Job ${j.jobId} (${esc(truncate(contentOf(j), NAME_MAX))}) ${what}.`, 3000);
 }
 
 /** The code a failure is explained by: its cli_error_code, or its status when none was given. */
@@ -125,31 +154,32 @@ function failureCodeOf(f: TaskFailure): string {
   return f.cliErrorCode.trim() || f.status;
 }
 
-function failureLine(f: TaskFailure): string {
-  return `• ${name(f.recipient) || '(no recipient)'} (${code(f.dwmId)}): ${failureLabel(failureCodeOf(f))}`;
-}
+const recipientOf = (f: TaskFailure) => name(f.recipient) || `task ${code(f.dwmId)}`;
 
-/** Failed recipients with their codes, within one section; "and N more" points to Export CSV. */
-function failuresSection(j: JobSummary): Block | undefined {
-  const t = j.tasks;
-  if (!t || t.failed === 0) return undefined;
-  const head = `*Failed recipients (${t.failed}):*`;
-  const lines: string[] = [];
-  let used = head.length;
-  const shown = t.failures.slice(0, FAILURES_SHOWN);
-  for (const f of shown) {
-    const l = failureLine(f);
-    if (used + l.length + 1 > LIMITS.sectionText - 120) break;
-    lines.push(l);
-    used += l.length + 1;
+/**
+ * The failures grouped by code, each code once with its words and what to do:
+ * "• alice, bob: the pre-embedder stopped … (`3`)." then "What to do: check that the content file …".
+ * More codes than fit: "and N more" points to Export CSV.
+ */
+function failuresText(failures: readonly TaskFailure[], failedCount: number): string {
+  const byCode = new Map<string, TaskFailure[]>();
+  for (const f of failures) {
+    const c = failureCodeOf(f);
+    byCode.set(c, [...(byCode.get(c) ?? []), f]);
   }
-  const more = t.failed - lines.length;
-  if (more > 0) lines.push(`…and ${more} more: use *Export CSV* for every task with its code.`);
-  const steps = failureNextSteps(shown.map(failureCodeOf), 3);
-  const text = [head, ...lines].join('\n');
-  return section(
-    steps && text.length + steps.length + 2 <= LIMITS.sectionText ? `${text}\n\n${steps}` : text,
-  );
+  const lines: string[] = [];
+  for (const [c, fs] of [...byCode].slice(0, CODES_SHOWN)) {
+    const names = fs.slice(0, NAMES_PER_CODE).map(recipientOf);
+    const rest = fs.length - names.length;
+    const who = rest > 0 ? `${names.join(', ')} and ${rest} more` : names.join(', ');
+    const e = explainFailureCode(c);
+    lines.push(`• ${who}: ${failureLabel(c)}.\n      _What to do:_ ${esc(e.next)}`);
+  }
+  const listed = [...byCode.values()].slice(0, CODES_SHOWN).reduce((n, fs) => n + fs.length, 0);
+  const more = failedCount - listed;
+  if (more > 0)
+    lines.push(`…and ${plural(more, 'more failed recipient')}: *Export CSV* lists every task with its code.`);
+  return truncateMrkdwn(lines.join('\n'), LIMITS.sectionText);
 }
 
 /**
@@ -174,14 +204,17 @@ export function subscriptionName(
  * pinged each time. `/dwm watches` (ephemeral, no notification) names them with a mention.
  */
 export function watchOwnerText(sub: Subscription): string {
-  return `Watch of ${subscriptionName(sub)} · \`/dwm watches\` shows who set it up`;
+  return `Watch of ${subscriptionName(sub)}`;
 }
 
+/** One context line: which watch, and when the job last changed. */
 function cardContext(j: JobSummary, sub: Subscription): Block {
-  const parts = [`Site ${code(j.siteId)}`];
-  if (j.regTimeMs !== null) parts.push(`registered ${dateToken(j.regTimeMs)}`);
-  if (j.updateTimeMs !== null) parts.push(`updated ${dateToken(j.updateTimeMs)}`);
-  return context(parts.join(' · '), watchOwnerText(sub));
+  const when = j.updateTimeMs ?? j.regTimeMs;
+  // The service listed fewer tasks than its total_count: the counts above cover the listed ones.
+  const listed = j.tasks ? listedTasksNote(j.tasks.total, j.tasks.reportedTotal) : undefined;
+  return context(
+    `${watchOwnerText(sub)}${when !== null ? ` · updated ${dateToken(when)}` : ''}${listed ? ` · ${listed}` : ''}`,
+  );
 }
 
 function jobButtons(j: JobSummary, sub: Subscription): Block {
@@ -195,86 +228,90 @@ function jobButtons(j: JobSummary, sub: Subscription): Block {
   );
 }
 
+/** In plain words for the fallback: "failed: 1 of 2 recipients". */
+const standingPlain = (j: JobSummary) => standing(j).replace(/[*`]/g, '');
+
+/**
+ * The job card, edited in place as the job moves: the status once in the first line, the failures
+ * by code with their words and what to do, one context line, Details and Export CSV. A job that
+ * completed with nothing failed is its first line and the buttons.
+ */
 export function renderJobCard(j: JobSummary, sub: Subscription): Message {
-  const blocks: Block[] = [
-    section(`*${title(j)}*\n${jobStatus(j.status)}`),
-    section(undefined, { fields: countsFields(j) }),
-  ];
-  const f = failuresSection(j);
-  if (f) blocks.push(f);
+  const text = sentence(j, standingPlain(j));
+  const failed = j.tasks?.failed ?? 0;
+  if (j.status === 'DM500' && failed === 0) {
+    const when = j.updateTimeMs ?? j.regTimeMs;
+    const tail = `site ${code(j.siteId)}${when !== null ? ` · ${dateToken(when)}` : ''}`;
+    return message(text, [section(`${headline(j)} · ${tail}`), jobButtons(j, sub)]);
+  }
+  const blocks: Block[] = [section(headline(j))];
+  if (j.tasks && failed > 0) blocks.push(section(failuresText(j.tasks.failures, failed)));
   blocks.push(cardContext(j, sub), jobButtons(j, sub));
-  const t = j.tasks;
-  const counts = t
-    ? ` · ${t.completed}/${t.total} tasks complete${t.failed ? `, ${t.failed} failed` : ''}`
-    : '';
-  return message(fallback(j, `${statusWord(j.status)}${counts}`), blocks);
+  return message(text, blocks);
 }
 
-function tasksText(j: JobSummary): string {
-  const t = j.tasks;
-  if (!t) return '';
-  return `${t.completed} of ${t.total} tasks complete, ${t.progressing} progressing, ${t.ready} ready${t.failed ? `, ${t.failed} failed` : ''}.`;
-}
-
+/** A thread reply: only what changed (never a copy of the card). */
 export function renderThreadUpdate(u: ThreadUpdate, sub: Subscription): Message {
   const j = u.summary;
   switch (u.kind) {
     case 'status': {
-      const text = `Moved from ${jobStatus(u.previous)} to ${jobStatus(j.status)}. ${tasksText(j)}`.trim();
-      return message(fallback(j, `moved from ${statusWord(u.previous)} to ${statusWord(j.status)}`), [
+      const text = `${jobStatus(u.previous)} → ${jobStatus(j.status)}`;
+      return message(sentence(j, `moved from ${statusWord(u.previous)} to ${statusWord(j.status)}`), [
         section(text),
       ]);
     }
-    case 'progress':
-      return message(fallback(j, tasksText(j) || 'progress'), [
-        section(`Progress: ${tasksText(j) || 'tasks not counted yet.'}`),
-      ]);
+    case 'progress': {
+      const p = j.tasks ? progressText(j.tasks) : 'no task counts yet';
+      return message(sentence(j, `has ${p}`), [section(`Progress: ${p}.`)]);
+    }
     case 'task-failed': {
       const f = u.failure;
-      const text = `:red_circle: Watermarking for recipient ${name(f.recipient) || '(no recipient)'} (task ${code(f.dwmId)}) failed: ${failureLabel(failureCodeOf(f))}.`;
-      const steps = failureNextSteps([failureCodeOf(f)]);
-      return message(fallback(j, `a task failed: ${esc(failureLabelPlain(failureCodeOf(f)))}`), [
-        section(steps ? `${text}\n${steps}` : text),
-      ]);
+      const c = failureCodeOf(f);
+      const who = esc(truncate(f.recipient, NAME_MAX)) || `task ${f.dwmId}`;
+      return message(
+        truncateMrkdwn(
+          `In job ${j.jobId} (${esc(truncate(contentOf(j), NAME_MAX))}), ${who} failed: ${esc(failureLabelPlain(c))}.`,
+          3000,
+        ),
+        [section(`:red_circle: ${recipientOf(f)} failed: ${failureLabel(c)}.`)],
+      );
     }
     case 'final': {
-      const failed = j.status === 'DM600';
-      const head = failed
-        ? `:red_circle: *${title(j)} ended in ERROR.*`
-        : `:large_green_circle: *${title(j)} completed.*`;
-      const blocks: Block[] = [section(`${head}\n${tasksText(j)}`.trim())];
-      const f = failuresSection(j);
-      if (f) blocks.push(f);
-      // A broadcast stands alone in the channel: give it the context and the buttons.
-      if (u.broadcast) blocks.push(cardContext(j, sub), jobButtons(j, sub));
-      return message(fallback(j, failed ? 'ended in ERROR' : 'completed'), blocks);
+      const text = sentence(j, ended(j));
+      // A broadcast stands alone in the channel: the first line, which watch, and the buttons.
+      if (u.broadcast) return message(text, [section(headline(j)), cardContext(j, sub), jobButtons(j, sub)]);
+      return message(text, [
+        section(`${emojiOf(j.status)} ${ended(j).replace(/^./, (c) => c.toUpperCase())}.`),
+      ]);
     }
   }
 }
 
-/** One message for a burst of finished jobs: failures first, what fits, the total. */
+/** "ended in ERROR: 1 of 2 recipients failed", "completed: 2 recipients". */
+function ended(j: JobSummary): string {
+  const t = j.tasks;
+  if (j.status === 'DM600')
+    return `ended in ERROR${t?.failed ? `: ${t.failed} of ${plural(t.total, 'recipient')} failed` : ''}`;
+  return standing(j);
+}
+
+/** One message for a burst of finished jobs: failures first, at most 10, "and N more", the total. */
 export function renderDigest(d: DigestData, sub: Subscription): Message {
   const jobs = [...d.jobs].sort(
     (a, b) => Number(b.status === 'DM600') - Number(a.status === 'DM600') || a.jobId - b.jobId,
   );
-  const head = `*${d.jobs.length} jobs finished on site ${code(d.siteId)}:* ${d.completed} completed, ${d.failed} failed.`;
-  const lines: string[] = [];
-  let used = 0;
-  for (const j of jobs.slice(0, DIGEST_SHOWN)) {
-    const t = j.tasks;
-    const failedTasks = t?.failed ? ` · ${t.failed} failed task${t.failed === 1 ? '' : 's'}` : '';
-    const l = `• ${title(j)}: ${jobStatus(j.status)}${failedTasks}`;
-    if (used + l.length + 1 > LIMITS.sectionText - 200) break;
-    lines.push(l);
-    used += l.length + 1;
-  }
+  const counts = [d.completed ? `${d.completed} completed` : '', d.failed ? `${d.failed} failed` : '']
+    .filter(Boolean)
+    .join(', ');
+  const head = `*${plural(d.jobs.length, 'job')} finished on site ${code(d.siteId)}:* ${counts}.`;
+  const lines = jobs.slice(0, DIGEST_SHOWN).map((j) => `• ${emojiOf(j.status)} ${title(j)} ${standing(j)}`);
   const more = d.jobs.length - lines.length;
-  if (more > 0) lines.push(`…and ${more} more: list them with ${code(`/dwm jobs site:${d.siteId}`)}.`);
-  const blocks: Block[] = [section(head), section(lines.join('\n')), context(watchOwnerText(sub))];
-  return message(
-    `${d.jobs.length} jobs finished on site ${esc(d.siteId)}: ${d.completed} completed, ${d.failed} failed`,
-    blocks,
-  );
+  if (more > 0) lines.push(`…and ${more} more: ${code(`/dwm jobs site:${d.siteId}`)} lists them.`);
+  const blocks: Block[] = [
+    section(`${head}\n${truncateMrkdwn(lines.join('\n'), LIMITS.sectionText - head.length - 1)}`),
+    context(watchOwnerText(sub)),
+  ];
+  return message(`${plural(d.jobs.length, 'job')} finished on site ${esc(d.siteId)}: ${counts}.`, blocks);
 }
 
 /**

@@ -42,11 +42,6 @@ export const WATCH_BLOCK = {
 /** Kept here for the files that import it from the watch feature (it lives in the kit). */
 export { channelMention };
 
-/** Where the id of a subscription is shown, why: it is typed in `/dwm unwatch id:…`. */
-function idForUnwatch(id: string): string {
-  return `id ${code(id)} (to type in \`/dwm unwatch id:…\`)`;
-}
-
 /** "completed, error" or "every status". */
 function statusesText(s: readonly JobStatusCode[]): string {
   return s.length === 0 ? 'every status' : s.map((c) => jobStatus(c)).join(', ');
@@ -102,8 +97,24 @@ export function subscribedMessage(sub: Subscription, outcome: CreateOutcome, use
     section(
       'Each job gets one card here, updated as it moves; progress and task failures go in its thread. `/dwm watches` lists the subscriptions, `/dwm unwatch` stops them.',
     ),
-    context(`Set up by ${userMention(userId)} · ${idForUnwatch(sub.id)}`),
+    context(`Set up by ${userMention(userId)}`),
+    actions([stopButton(sub)], `watch-sub-${sub.id}`),
   ]);
+}
+
+/** Stops one subscription (its creator or an admin, checked at click time): no id to copy. */
+function stopButton(s: Subscription): ButtonElement {
+  return button('Stop this watch', WATCH_ACTIONS.unsubscribe, {
+    value: s.id,
+    style: 'danger',
+    confirm: confirmDialog(
+      'Stop this watch?',
+      `Job notifications for site ${s.siteId} (${statusesText(s.statuses)}) will stop in this channel. Messages already posted stay.`,
+      'Stop',
+      'Cancel',
+      'danger',
+    ),
+  });
 }
 
 export function watchIssuesMessage(issues: ValidationIssue[]): Message {
@@ -204,6 +215,10 @@ export function watchesMessage(
   ];
   if (outages.length) blocks.push(section(outages.slice(0, 5).map(outageLine).join('\n')));
   for (const s of shown) {
+    // Who may stop it gets a button; the id (to type) is shown only in a shared list, where no
+    // button is offered (the context line below gives the command with it).
+    const manage =
+      viewer.audience === 'admin' || (viewer.audience === 'member' && s.createdBy === viewer.userId);
     const created = Date.parse(s.createdAt);
     const when = Number.isFinite(created) ? dateToken(created) : esc(s.createdAt);
     const pausedLine = s.paused
@@ -211,11 +226,9 @@ export function watchesMessage(
       : '';
     blocks.push(
       section(
-        `*${subscriptionName(s)}* · ${modeText(s)}\nCreated by ${userMention(s.createdBy)} ${when} · ${idForUnwatch(s.id)}${pausedLine}`,
+        `*${subscriptionName(s)}* · ${modeText(s)}\nCreated by ${userMention(s.createdBy)} ${when}${pausedLine}`,
       ),
     );
-    const manage =
-      viewer.audience === 'admin' || (viewer.audience === 'member' && s.createdBy === viewer.userId);
     if (!manage) {
       blocks.push(
         context(
@@ -228,19 +241,7 @@ export function watchesMessage(
     }
     const btns: ButtonElement[] = [];
     if (s.paused) btns.push(button('Resume', WATCH_ACTIONS.resume, { value: s.id, style: 'primary' }));
-    btns.push(
-      button('Unsubscribe', WATCH_ACTIONS.unsubscribe, {
-        value: s.id,
-        style: 'danger',
-        confirm: confirmDialog(
-          'Stop this subscription?',
-          `Job notifications for site ${s.siteId} (${statusesText(s.statuses)}) will stop in this channel. Messages already posted stay.`,
-          'Unsubscribe',
-          'Cancel',
-          'danger',
-        ),
-      }),
-    );
+    btns.push(stopButton(s));
     blocks.push(actions(btns, `watch-sub-${s.id}`));
   }
   const ctx = [`Showing ${p * WATCHES_PAGE + 1}–${p * WATCHES_PAGE + shown.length} of ${subs.length}`];
@@ -350,7 +351,9 @@ export function notInChannelText(channelId: string, admins: string): string {
 
 /** To the creator of a subscription the core paused after a permanent Slack error. */
 export function pausedNotice(sub: Subscription, code_: string, reason: string): Message {
-  return message(`Job notifications in a channel are paused: ${esc(truncate(reason, 500))}`, [
+  // The notification names the channel: a person with several watches knows which one at once.
+  const why = esc(truncate(reason, 500)).replace(/[.\s]+$/, '');
+  return message(`Job notifications for ${channelMention(sub.channelId)} are paused: ${why}.`, [
     section(
       `:double_vertical_bar: *Job notifications for ${channelMention(sub.channelId)} are paused.*\n${code_ === SHARED_CHANNEL ? 'The app stopped them' : `Slack answered ${code(code_)}`}: ${esc(truncate(reason, 1000))}`,
     ),

@@ -1,0 +1,209 @@
+/**
+ * The style guide's budgets (/work/shared/notes/slack-style.md), counted on the real blocks as
+ * Slack lays them out (test/support/lines.ts: fields in two columns, long lines wrapped), so a
+ * later change cannot grow an everyday message back unnoticed. Also: every message's top-level
+ * text (what notifications and screen readers read) is a sentence that stands alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/slack/features/index.js';
+import {
+  renderDigest,
+  renderJobCard,
+  renderThreadUpdate,
+} from '../../src/slack/features/watch/render-card.js';
+import type { Message } from '../../src/slack/kit/blocks.js';
+import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
+import { tokenize } from '../../src/slack/kit/parse.js';
+import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
+import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
+import { fakeContext } from './fake-context.js';
+
+const T = Date.UTC(2026, 10, 22, 9, 0, 0);
+const sub: Subscription = {
+  id: 'sub_0123456789abcdef',
+  workspace: 'T1',
+  channelId: 'C0RELEASES',
+  siteId: 'EMU1',
+  statuses: [],
+  mode: 'all',
+  createdBy: 'U0CREATOR',
+  createdAt: new Date(T).toISOString(),
+};
+const failure = (i: number, cliErrorCode = '3'): TaskFailure => ({
+  dwmId: 1001 + i,
+  recipient: `recipient-${i}`,
+  status: 'TK005',
+  cliErrorCode,
+});
+function job(over: Partial<JobSummary> = {}): JobSummary {
+  return {
+    workspace: 'T1',
+    siteId: 'EMU1',
+    jobId: 1086,
+    contentId: 'feature-final',
+    status: 'DM600',
+    regTimeMs: T,
+    updateTimeMs: T + 60_000,
+    tasks: { total: 2, ready: 0, progressing: 0, completed: 1, failed: 1, failures: [failure(0)] },
+    ...over,
+  };
+}
+const completed = job({
+  status: 'DM500',
+  tasks: { total: 2, ready: 0, progressing: 0, completed: 2, failed: 0, failures: [] },
+});
+
+/** Fails with the message as a reader sees it, so the diff says what grew. */
+function withinBudget(m: Message, budget: number) {
+  const n = countLines(m);
+  expect(n, `${n} lines (budget ${budget}):\n${shown(m)}`).toBeLessThanOrEqual(budget);
+}
+
+/** A top-level text that stands alone: a sentence (capital or code first, full stop), no markup. */
+function standsAlone(m: Message) {
+  expect(m.text, m.text).toMatch(/^[A-Z0-9/]/);
+  expect(m.text, m.text).toMatch(/[.?!]$/);
+  expect(m.text).not.toMatch(/:[a-z_]+:/);
+  expect(m.text).not.toContain('*');
+}
+
+describe('the line counter', () => {
+  it('lays fields out in two columns and wraps long lines', () => {
+    const fields = {
+      type: 'section',
+      fields: ['*A*\n1', '*B*\n2', '*C*\n3'].map((text) => ({ type: 'mrkdwn', text })),
+    } as never;
+    expect(blockLines(fields)).toBe(4); // two rows of two lines
+    expect(textLines('x'.repeat(200), 90)).toBe(3);
+    expect(textLines('a\n\nb', 90)).toBe(3);
+    expect(visibleText('*Job* `1` <!date^1^{date}|Nov 22> <https://x|label> :red_circle:')).toBe(
+      'Job 1 Nov 22 label ◼',
+    );
+    expect(countLines({ text: 'x', blocks: [{ type: 'actions', elements: [{}, {}] } as never] })).toBe(1);
+  });
+});
+
+describe('job notifications', () => {
+  it('a failed job with one failed recipient: at most 8 lines, the status once, no zero counters, the code once', () => {
+    const m = renderJobCard(job(), sub);
+    withinBudget(m, 8);
+    const seen = shown(m);
+    expect(seen.split('\n')[0]).toContain('Job 1086 · feature-final failed: 1 of 2 recipients');
+    expect(seen.match(/\bfailed\b|ERROR/g)?.length).toBe(1);
+    expect(seen).not.toMatch(/: 0\b|\b0 (in progress|ready|failed)/);
+    expect(seen.match(/\(3\)/g)?.length).toBe(1);
+    expect(seen).toContain('[Details] [Export CSV]');
+    expect(m.text).toBe('Job 1086 (feature-final) failed: 1 of 2 recipients.');
+  });
+
+  it('failures sharing a code name the code once', () => {
+    const many = job({
+      tasks: {
+        total: 9,
+        ready: 0,
+        progressing: 0,
+        completed: 4,
+        failed: 5,
+        failures: [0, 1, 2, 3, 4].map((i) => failure(i)),
+      },
+    });
+    const m = renderJobCard(many, sub);
+    withinBudget(m, 8);
+    expect(shown(m).match(/\(3\)/g)?.length).toBe(1);
+    expect(shown(m)).toContain('recipient-0, recipient-1, recipient-2 and 2 more');
+  });
+
+  it('a completed job is one line plus its buttons', () => {
+    const m = renderJobCard(completed, sub);
+    withinBudget(m, 2);
+    expect(m.blocks?.at(-1)?.type).toBe('actions');
+    standsAlone(m);
+  });
+
+  it('a job in progress shows only the counters that are not zero', () => {
+    const m = renderJobCard(
+      job({
+        status: 'DM001',
+        tasks: { total: 3, ready: 2, progressing: 0, completed: 1, failed: 0, failures: [] },
+      }),
+      sub,
+    );
+    withinBudget(m, 4);
+    expect(shown(m)).toContain('is preprocessing: 1 of 3 recipients done');
+    expect(shown(m)).not.toContain('0 in progress');
+    standsAlone(m);
+  });
+
+  it('a thread reply carries only what changed, never a copy of the card', () => {
+    const j = job();
+    const card = shown(renderJobCard(j, sub));
+    const replies = [
+      renderThreadUpdate({ kind: 'status', summary: j, previous: 'DM001' }, sub),
+      renderThreadUpdate({ kind: 'task-failed', summary: j, failure: failure(0) }, sub),
+      renderThreadUpdate({ kind: 'final', summary: j, broadcast: false }, sub),
+      renderThreadUpdate({ kind: 'progress', summary: j }, sub),
+    ];
+    expect(shown(replies[0]!)).toBe('◼ PREPROCESSING → ◼ ERROR');
+    for (const r of replies) {
+      withinBudget(r, 2);
+      standsAlone(r);
+      // The card's what-to-do line is on the card only.
+      expect(shown(r)).not.toContain('Check that the content file');
+    }
+    expect(card).toContain('Check that the content file');
+  });
+
+  it('a burst digest lists at most 10 jobs, failures first, then "and N more"', () => {
+    const jobs = [
+      completed,
+      ...Array.from({ length: 14 }, (_, i) => ({ ...completed, jobId: 2000 + i })),
+      job(),
+    ];
+    const m = renderDigest({ siteId: 'EMU1', jobs, completed: 15, failed: 1 }, sub);
+    withinBudget(m, 13);
+    const lines = shown(m).split('\n');
+    expect(lines[1]).toContain('Job 1086 · feature-final failed');
+    expect(shown(m)).toContain('…and 6 more');
+    standsAlone(m);
+  });
+});
+
+describe('corrections and help', () => {
+  it('a typo answers in at most 3 lines, with a button that runs the suggestion', () => {
+    const r = registry.resolve('/dwm', tokenize('jbos status:error'));
+    if (r.kind !== 'unknown') throw new Error(r.kind);
+    const m = unknownCommand(registry, '/dwm', r.path, r.word, r.suggestions, {
+      workspace: 'T1',
+      rest: r.rest,
+    });
+    withinBudget(m, 3);
+    expect(shown(m)).toContain('No jbos command. Did you mean /dwm jobs?');
+    const section = m.blocks?.[0] as { accessory?: { text: { text: string }; value: string } };
+    expect(section.accessory?.text.text).toBe('Run /dwm jobs status:error');
+    standsAlone(m);
+  });
+
+  for (const command of ['/dwm', '/drm'] as const) {
+    it(`a member's ${command} help fits one screen and lists no admin-only command`, async () => {
+      const ctx = fakeContext({ command, role: 'member' });
+      await registry.dispatch(ctx, 'help');
+      const m = ctx.replies[0]!.msg;
+      withinBudget(m, 30);
+      const seen = shown(m);
+      for (const e of registry.entries(command).filter((x) => x.role === 'admin'))
+        expect(seen.split('\n')).not.toContain(
+          expect.stringMatching(new RegExp(`^${command} ${e.path.join(' ')} `)),
+        );
+      expect(seen).toMatch(/Admins have \d+ more commands/);
+      // One line per command: no option syntax in the list.
+      expect(seen).not.toMatch(/<[a-z ]+>\]?$/m);
+      standsAlone(m);
+    });
+
+    it(`an admin's ${command} help shows the admin-only commands in their own section`, () => {
+      const m = groupHelp(registry, command, [], 'admin');
+      expect(shown(m)).toContain('Admins only');
+      expect(shown(m)).toContain(`${command} setup audit-channel`);
+    });
+  }
+});
