@@ -9,6 +9,7 @@
  *   when SLACK_CLIENT_ID/SECRET/STATE_SECRET are set, else `single` (SLACK_BOT_TOKEN).
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
 import { parseAllowedOrigin } from './api/origins.js';
@@ -677,13 +678,54 @@ export function configDocMarkdown(): string {
 // Loading
 // ---------------------------------------------------------------------------------------------
 
+/** The secret settings (every one can be given as NAME_FILE: a file holding the value). */
+export const SECRET_VARIABLES: readonly string[] = VARIABLES.filter((v) => v.secret).map((v) => v.name);
+
+/**
+ * NAME_FILE for a secret setting (Docker and Kubernetes secrets are files): the file's text,
+ * without surrounding white space (the trailing newline editors add). Only when NAME itself is
+ * unset or empty (NAME wins). Throws when the file cannot be read or is empty; the message names
+ * the variable and the path, never the contents.
+ */
+export function secretFromFile(env: Env, name: string): string | undefined {
+  const path = env[`${name}_FILE`]?.trim();
+  if (!path || env[name]?.trim()) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(
+      `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); it should hold ${name}.`,
+    );
+  }
+  const value = text.trim();
+  if (!value) throw new Error(`${path} is empty; it should hold ${name}.`);
+  return value;
+}
+
+/** One setting as the process sees it: NAME, else NAME_FILE for a secret one (tools use this). */
+export function settingFromEnv(env: Env, name: string): string | undefined {
+  const s = env[name]?.trim();
+  if (s) return s;
+  return SECRET_VARIABLES.includes(name) ? secretFromFile(env, name) : undefined;
+}
+
 /** Parse and check the environment. Throws ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const issues: ConfigIssue[] = [];
   const v: Record<string, unknown> = {};
+  const fromFile = new Map<string, string | undefined>();
+  for (const spec of VARIABLES) {
+    if (!spec.secret) continue;
+    try {
+      fromFile.set(spec.name, secretFromFile(env, spec.name));
+    } catch (e) {
+      issues.push({ variable: `${spec.name}_FILE`, message: (e as Error).message });
+    }
+  }
   const raw = (name: string): string | undefined => {
     const s = env[name]?.trim();
-    return s ? s : undefined;
+    return s ? s : fromFile.get(name);
   };
 
   for (const spec of VARIABLES) {

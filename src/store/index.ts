@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { Keyv, type KeyvOptions } from 'keyv';
 import { type Backend, LocalBackend } from './backend.js';
 import { boundedBackend } from './bounded.js';
+import { type Dumpable, type DumpEndpoint, storeEndpoint } from './dump.js';
 import { StoreConfigError } from './errors.js';
 import { DEFAULT_ROOT, KeySpace } from './keys.js';
 import { deserializeEntry, serializeEntry } from './keyv-format.js';
@@ -25,6 +26,15 @@ import {
 import type { AtomicDocRepo, DocSchema, Store } from './types.js';
 import { createVault } from './vault.js';
 
+export {
+  BackupFileError,
+  CopyRefusedError,
+  type CopyResult,
+  copyStore,
+  type DumpEndpoint,
+  type DumpSummary,
+  fileEndpoint,
+} from './dump.js';
 export { StoreConfigError, StoreDataError, StoreUnavailableError, VaultError } from './errors.js';
 export { assertWorkspaceKey, DEFAULT_ROOT, KeySpace, workspaceKeyOf } from './keys.js';
 export { AUDIT_CAP } from './repos.js';
@@ -214,18 +224,21 @@ const KEYV_FORMAT = {
   deserialize: deserializeEntry,
 } as unknown as Pick<KeyvOptions, 'serialize' | 'deserialize'>;
 
-async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend> {
+async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Backend & Dumpable> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
+    const map = opts.memoryMap ?? new Map<string, unknown>();
     const keyv = new Keyv<string>({
-      store: opts.memoryMap ?? new Map(),
+      store: map,
       useKeyPrefix: false,
       namespace: undefined,
       // Entries stay objects in the Map: nothing to encode or parse on every read and write.
       serialize: undefined,
       deserialize: undefined,
     });
-    return new LocalBackend('memory', keyv, ks.ping());
+    return new LocalBackend('memory', keyv, ks.ping(), async (prefix) =>
+      [...map.keys()].filter((k) => k.startsWith(prefix)),
+    );
   }
   if (loc.backend === 'sqlite') {
     const file = resolve(loc.path);
@@ -250,7 +263,15 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     keyv.on('error', () => {
       /* surfaced by the failing call itself */
     });
-    const backend = new LocalBackend('sqlite', keyv, ks.ping());
+    const table = sqlite.opts.table ?? 'keyv';
+    const backend = new LocalBackend('sqlite', keyv, ks.ping(), async (prefix) => {
+      const rows = (await sqlite.query(
+        `SELECT key FROM ${table} WHERE substr(key, 1, ?) = ?`,
+        prefix.length,
+        prefix,
+      )) as Array<{ key: string }>;
+      return rows.map((r) => r.key);
+    });
     try {
       await keyv.get(ks.ping());
       await setJournal(sqlite.query, opts.sqliteJournal ?? 'wal');
@@ -302,6 +323,22 @@ async function openBackend(opts: CreateStoreOptions, ks: KeySpace): Promise<Back
     if (!graceful) forceClose(client);
   };
   return new RedisBackend(keyv, client as unknown as RedisCommander, disconnect);
+}
+
+/**
+ * A store opened for the copy tool (./dump.ts): raw keys only, no vault (values are copied as
+ * they are stored; no ENCRYPTION_KEY is needed).
+ */
+export async function openStoreEndpoint(
+  url: string,
+  opts: { namespace?: string; connectTimeoutMs?: number } = {},
+): Promise<DumpEndpoint> {
+  const ks = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
+  const backend = await openBackend(
+    { url, encryptionKey: '', ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}) },
+    ks,
+  );
+  return storeEndpoint(`store ${redactUrl(url)}`, backend, ks.root);
 }
 
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
