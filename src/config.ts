@@ -101,6 +101,12 @@ export interface Config {
   serviceTimeoutMs: number;
   serviceRetries: number;
   auditChannelId?: string;
+  /** AUDIT_CAP: audit entries kept per workspace. */
+  auditCap: number;
+  /** UNINSTALL_GRACE_DAYS: an uninstalled workspace's data is kept this long (a reinstall restores it). */
+  uninstallGraceDays: number;
+  /** AUDIT_RETENTION_DAYS: audit entries kept this long after the workspace's data was deleted. */
+  auditRetentionDays: number;
   /** Choices the spec leaves open (see the variable table). */
   serviceApi: {
     bodyEncoding: 'json' | 'form';
@@ -651,6 +657,30 @@ export const VARIABLES: VariableSpec[] = [
     description: 'Channel id (C... or G...) where the audit log is mirrored (single workspace default).',
     schema: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'must be a channel id like C0123ABCD'),
   },
+  {
+    name: 'AUDIT_CAP',
+    required: 'no',
+    default: '5000',
+    description:
+      'Audit entries kept in the store per workspace; the oldest is dropped when one more is added. Every entry is also a log line with the key "audit", for a log pipeline that keeps more.',
+    schema: intIn(100, 1_000_000),
+  },
+  {
+    name: 'UNINSTALL_GRACE_DAYS',
+    required: 'no',
+    default: '3',
+    description:
+      "Days an uninstalled workspace's data is kept (nothing runs for it meanwhile); reinstalling within them restores everything. Then it is deleted, retried until the store takes it. 0 deletes at the next sweep (about an hour).",
+    schema: intIn(0, 365),
+  },
+  {
+    name: 'AUDIT_RETENTION_DAYS',
+    required: 'no',
+    default: '90',
+    description:
+      "Days a workspace's audit entries are kept after its data was deleted (uninstall plus grace period), for a security review; then they are deleted too.",
+    schema: intIn(0, 3650),
+  },
 ];
 
 /** The README configuration table (name, required, default, description), from VARIABLES. */
@@ -940,6 +970,9 @@ export function loadConfig(env: Env = process.env): Config {
       callDeadlineMs: v.UPSTREAM_CALL_DEADLINE_MS as number,
     },
     serviceJwtTtlSeconds: v.SERVICE_JWT_TTL_SECONDS as number,
+    auditCap: v.AUDIT_CAP as number,
+    uninstallGraceDays: v.UNINSTALL_GRACE_DAYS as number,
+    auditRetentionDays: v.AUDIT_RETENTION_DAYS as number,
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');

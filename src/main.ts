@@ -75,6 +75,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
     encryptionKey: config.encryptionKey,
     previousEncryptionKeys: config.previousEncryptionKeys,
     sqliteJournal: config.sqliteJournal,
+    auditCap: config.auditCap,
   });
   const api = createApi({
     logger,

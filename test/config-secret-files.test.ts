@@ -1,7 +1,7 @@
 /**
  * Secret settings read from files (NAME_FILE), as Docker and Kubernetes mount secrets.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -74,5 +74,11 @@ describe('secret settings from files', () => {
       PORT_FILE: file('port', '4444'),
     });
     expect(c.port).toBe(3000);
+  });
+
+  it('docs/configuration.md names every secret setting that has a _FILE form', () => {
+    const doc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    const para = doc.split('**Files, for secrets**')[1]!.split('\n- **')[0]!;
+    for (const name of SECRET_VARIABLES) expect(para).toContain(`\`${name}\``);
   });
 });

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Keyv, type KeyvOptions } from 'keyv';
+import { logger as processLogger } from '../log.js';
 import { type Backend, LocalBackend } from './backend.js';
 import { boundedBackend } from './bounded.js';
 import { type Dumpable, type DumpEndpoint, storeEndpoint } from './dump.js';
@@ -23,7 +24,7 @@ import {
   leaseRepo,
   settingsRepo,
 } from './repos.js';
-import type { AtomicDocRepo, DocSchema, Store } from './types.js';
+import type { AtomicDocRepo, AuditEntry, AuditRepo, DocSchema, Store, WorkspaceKey } from './types.js';
 import { createVault } from './vault.js';
 
 export {
@@ -106,8 +107,13 @@ export interface CreateStoreOptions {
   namespace?: string;
   /** memory:// only: the Map to keep data in (tests inspect the raw contents). */
   memoryMap?: Map<string, unknown>;
-  /** Audit entries kept per workspace (default 5000). */
+  /** Audit entries kept per workspace (AUDIT_CAP, default 5000). */
   auditCap?: number;
+  /**
+   * Also write every audit entry as a log line with the key `audit` (default true): a security
+   * team's log pipeline collects them whatever happens to the store.
+   */
+  auditLog?: boolean;
   /** Redis connect timeout in ms (default 5000). */
   connectTimeoutMs?: number;
   /** ping() answers false after this many ms (default 2000). */
@@ -341,6 +347,35 @@ export async function openStoreEndpoint(
   return storeEndpoint(`store ${redactUrl(url)}`, backend, ks.root);
 }
 
+/**
+ * The audit log line: `{"audit":{workspace,id,at,userId,action,detail,result,siteId?,stored},"msg":"audit"}`
+ * at level info, written even when LOG_LEVEL is above info (only `silent` silences it). `stored`
+ * false: the store refused the entry (an outage); the line is then the only record.
+ */
+function logAudit(workspace: WorkspaceKey, entry: Partial<AuditEntry>, stored: boolean): void {
+  const base = processLogger;
+  const log =
+    base.isLevelEnabled('info') || base.level === 'silent' ? base : base.child({}, { level: 'info' });
+  log.info({ audit: { workspace, ...entry, stored } }, 'audit');
+}
+
+function loggedAudit(inner: AuditRepo): AuditRepo {
+  return {
+    ...inner,
+    async append(key, entry) {
+      let saved: AuditEntry;
+      try {
+        saved = await inner.append(key, entry);
+      } catch (e) {
+        logAudit(key, { ...entry, at: new Date().toISOString() }, false);
+        throw e;
+      }
+      logAudit(key, saved, true);
+      return saved;
+    },
+  };
+}
+
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   // Keys first: a bad ENCRYPTION_KEY is refused before any connection is opened.
   const vault = createVault({
@@ -356,7 +391,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     const installations = installationRepo(b, vault, ks);
     const credentials = credentialsRepo(b, vault, ks);
     const settings = settingsRepo(b, ks);
-    const audit = auditRepo(b, ks, opts.auditCap);
+    const auditStore = auditRepo(b, ks, opts.auditCap);
+    const audit = opts.auditLog === false ? auditStore : loggedAudit(auditStore);
     const leases = leaseRepo(b, ks);
     const docCache = new Map<string, AtomicDocRepo<unknown>>();
     const nsRegistry = b === backend ? registry : new DocNamespaceRegistry(b, ks);
