@@ -26,6 +26,7 @@
  * registers its kick while running.
  */
 import type { Logger } from '../log.js';
+import { activeCredentials } from '../ops/retention.js';
 import { loadCredentials } from '../ops/workspace.js';
 import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
@@ -150,7 +151,8 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const notifier = createNotifier({
     store: deps.store,
     api: deps.api,
-    credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
+    // None while the workspace is uninstalled (its grace period): nothing runs for it.
+    credentials: async (ws) => (await activeCredentials(deps, ws))?.credentials,
     ports: (ws) =>
       createNotifyPorts({
         client: () => posters.client(ws),

@@ -415,11 +415,11 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       audit,
       leases,
       docs,
-      async purgeWorkspace(key) {
+      async purgeWorkspace(key, purgeOpts = {}) {
         await installations.delete(key);
         await credentials.delete(key);
         await settings.delete(key);
-        await audit.deleteAll(key);
+        if (!purgeOpts.keepAudit) await audit.deleteAll(key);
         for (const ns of await nsRegistry.all()) await docs(ns).deleteAll(key);
       },
       async reencryptAll() {
