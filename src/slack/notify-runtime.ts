@@ -27,7 +27,6 @@
  */
 import type { Logger } from '../log.js';
 import { activeCredentials } from '../ops/retention.js';
-import { loadCredentials } from '../ops/workspace.js';
 import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
 import type { NotifyEvent } from '../watch/notify-types.js';
