@@ -41,6 +41,7 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup erase-user (admin)',
       'debug (admin)',
     ]);
     expect(order('/drm')).toEqual([
@@ -72,6 +73,7 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup erase-user (admin)',
       'audit (admin)',
     ]);
   });
