@@ -14,7 +14,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { registry } from '../metrics.js';
+import { registry, setStoreProbe } from '../metrics.js';
 import { versions } from '../ops/debug.js';
 import type { AppDeps } from './deps.js';
 
@@ -46,6 +46,7 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
   let slackCache: { at: number; check: ReadinessCheck } | undefined;
   let inflight: Promise<ReadinessCheck> | undefined;
   const version = versions().app;
+  setStoreProbe(() => deps.store.ping());
 
   async function slackCheck(): Promise<ReadinessCheck> {
     const now = deps.now();
