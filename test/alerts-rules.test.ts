@@ -78,7 +78,9 @@ interface Rule {
 }
 
 const rules = (() => {
-  const doc = parseYaml(read('docs/alerts.rules.yml')) as { groups: Array<{ name: string; rules: Rule[] }> };
+  const doc = parseYaml(read('docs/alerts.rules.yml')) as unknown as {
+    groups: Array<{ name: string; rules: Rule[] }>;
+  };
   return doc.groups.flatMap((g) => g.rules);
 })();
 

@@ -24,6 +24,8 @@ describe('store_up', () => {
   });
 });
 
+const OPTS = { metadata: { event_type: 'drmchatops_delivery', event_payload: { key: 'k1' } } } as never;
+
 describe('slack_call_errors_total', () => {
   const count = async (code: string) =>
     (await slackCallErrors.get()).values.find((v) => v.labels.code === code)?.value ?? 0;
@@ -44,9 +46,9 @@ describe('slack_call_errors_total', () => {
       ),
     ).rejects.toBeDefined();
     await expect(
-      refuse({ code: 'slack_webapi_rate_limited_error', retryAfter: 3 }).post('C1', { text: 'x' }, {}),
+      refuse({ code: 'slack_webapi_rate_limited_error', retryAfter: 3 }).post('C1', { text: 'x' }, OPTS),
     ).rejects.toBeDefined();
-    await expect(refuse(new Error('weird')).post('C1', { text: 'x' }, {})).rejects.toBeDefined();
+    await expect(refuse(new Error('weird')).post('C1', { text: 'x' }, OPTS)).rejects.toBeDefined();
     expect(await count('not_in_channel')).toBe(before.nic + 1);
     expect(await count('ratelimited')).toBe(before.rl + 1);
     expect(await count('other')).toBe(before.other + 1);
