@@ -42,7 +42,7 @@ describe('slack_call_errors_total', () => {
       refuse({ code: 'slack_webapi_platform_error', data: { error: 'not_in_channel' } }).post(
         'C1',
         { text: 'x' },
-        {},
+        OPTS,
       ),
     ).rejects.toBeDefined();
     await expect(
