@@ -83,7 +83,7 @@ export async function activeCredentials(
   deps: OpsDeps,
   ws: WorkspaceKey,
 ): Promise<LoadedCredentials | undefined> {
-  if (await retentionOf(deps.store, ws)) return undefined;
+  if ((await retentionOf(deps.store, ws))?.phase === 'grace') return undefined;
   return loadCredentials(deps, ws);
 }
 
@@ -109,10 +109,15 @@ export async function sweepRetention(
     if (!doc) continue;
     const now = deps.now();
     try {
-      if (doc.phase === 'grace' && (await reinstalled(ws))) {
+      if (await reinstalled(ws)) {
+        // Live again: within the grace everything is back; after it, the workspace starts afresh
+        // and its audit entries are kept like any live workspace's.
         await docs.delete(GLOBAL, ws);
         out.restored.push(ws);
-        deps.logger.info({ workspace: ws }, 'workspace reinstalled within its grace period: data kept');
+        deps.logger.info(
+          { workspace: ws, phase: doc.phase },
+          'uninstalled workspace reinstalled: nothing more is deleted',
+        );
         continue;
       }
       if (Date.parse(doc.until) > now) continue;
