@@ -36,6 +36,11 @@ RUN npm run build \
  && cd /app && node -e "new (require('sqlite3').Database)(':memory:').close()"
 
 FROM node:24.21-bookworm-slim AS runtime
+# The release (package.json "version"): image:verify passes it and tags the image with it; the
+# running bot reports the same version on /healthz and in /dwm debug.
+ARG APP_VERSION=unknown
+LABEL org.opencontainers.image.title="drm-chatops" \
+      org.opencontainers.image.version="${APP_VERSION}"
 # Running the bot needs node alone: npm (which carries node-gyp), npx, corepack, yarn and the C
 # headers for native builds are removed from the runtime stage.
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \

@@ -29,9 +29,18 @@
 # IMAGE_DEBIAN_MIRROR (default: the mirror of this machine's apt sources), IMAGE_CA_BUNDLE
 # (default /etc/ssl/certs/ca-certificates.crt), IMAGE_REBUILD_BASE=1 (rebuild the base image),
 # IMAGE_SKIP_BUILD=1 (check the image built by the last run again, without building),
-# IMAGE_KEEP=0 (remove the built image at the end; by default it is kept for inspection).
+# IMAGE_KEEP=0 (remove the built image at the end; by default it is kept for inspection),
+# IMAGE_OUT_DIR (default ./image-out: where the software bill of materials is written).
+#
+# Version: the image is built with APP_VERSION = package.json's "version" (its
+# org.opencontainers.image.version label), tagged localhost/drm-chatops:<version> too, and
+# /healthz of the running image must report that version. The software bill of materials of the
+# production dependencies (`npm sbom --omit=dev`, CycloneDX, from the lockfile) is written next to
+# it as $IMAGE_OUT_DIR/drm-chatops-<version>.cdx.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+APP_VERSION="$(node -p "require('./package.json').version")"
+OUT_DIR="${IMAGE_OUT_DIR:-$PWD/image-out}"
 
 CACHE="${IMAGE_CACHE_DIR:-/var/cache/drm-chatops-image}"
 TAG="${IMAGE_TAG:-localhost/drm-chatops:verify}"
@@ -178,7 +187,8 @@ OLD_ID="$("${B[@]}" inspect --type image --format '{{.FromImageID}}' "$TAG" 2>/d
 bud() {
   "${B[@]}" bud --isolation chroot --pull-never --format docker --layers=false \
     -v "$CA:/etc/ssl/certs/host-ca.crt:ro" -v "$WORK/npmrc:/root/.npmrc:ro" \
-    -t "$TAG" . >"$WORK/build.log" 2>&1
+    --build-arg APP_VERSION="$APP_VERSION" \
+    -t "$TAG" -t "localhost/drm-chatops:$APP_VERSION" . >"$WORK/build.log" 2>&1
 }
 # The build downloads (Debian packages, npm packages): one more attempt after a network error, so
 # a blip of the mirror or the registry does not fail CI; any other failure is reported at once.
@@ -193,7 +203,7 @@ if ! bud; then
     fail "the image did not build"
   fi
 fi
-say "built $TAG"
+say "built $TAG (also tagged localhost/drm-chatops:$APP_VERSION)"
 # The previous build lost its tag: remove it (vfs keeps full copies of every layer).
 NEW_ID="$("${B[@]}" inspect --type image --format '{{.FromImageID}}' "$TAG" 2>/dev/null || true)"
 if [ -n "$OLD_ID" ] && [ "$OLD_ID" != "$NEW_ID" ]; then "${B[@]}" rmi "$OLD_ID" >/dev/null 2>&1 || true; fi
@@ -216,6 +226,19 @@ health="$(conf Healthcheck)"
 volumes="$(conf Volumes)"
 [[ "$volumes" == *'"/data"'* ]] && ok "VOLUME /data" || problem "no /data volume in the image (${volumes:-none})"
 cmd="$(conf Cmd)"
+labels="$(conf Labels)"
+[[ "$labels" == *"\"org.opencontainers.image.version\":\"$APP_VERSION\""* ]] &&
+  ok "label org.opencontainers.image.version $APP_VERSION (package.json)" ||
+  problem "image version label is not $APP_VERSION: ${labels:-no labels}"
+mkdir -p "$OUT_DIR"
+SBOM="$OUT_DIR/drm-chatops-$APP_VERSION.cdx.json"
+if npm sbom --omit=dev --package-lock-only --sbom-format cyclonedx >"$SBOM.tmp" 2>"$WORK/sbom.log"; then
+  mv "$SBOM.tmp" "$SBOM"
+  ok "software bill of materials: $SBOM"
+else
+  rm -f "$SBOM.tmp"
+  problem "npm sbom failed: $(head -n 3 "$WORK/sbom.log" | tr '\n' ' ')"
+fi
 
 c="$("${B[@]}" from --pull-never "$TAG")"
 CONTAINERS+=("$c")
@@ -318,6 +341,9 @@ if [ "$code" != 200 ]; then
   fail "/healthz did not answer 200 within 60 s (last: ${code:-no answer})"
 fi
 ok "/healthz 200"
+hv="$(curl -s --max-time 2 "http://127.0.0.1:$PORT/healthz" || true)"
+[[ "$hv" == *"\"version\":\"$APP_VERSION\""* ]] && ok "/healthz reports version $APP_VERSION" ||
+  problem "/healthz does not report version $APP_VERSION: $hv"
 ready="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/readyz" || true)"
 [ "$ready" = 200 ] && ok "/readyz 200" || problem "/readyz answered ${ready:-nothing}"
 

@@ -9,6 +9,7 @@
  *   when SLACK_CLIENT_ID/SECRET/STATE_SECRET are set, else `single` (SLACK_BOT_TOKEN).
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
 import type { ApiOptions } from './api/index.js';
@@ -129,6 +130,12 @@ export interface Config {
   serviceTimeoutMs: number;
   serviceRetries: number;
   auditChannelId?: string;
+  /** AUDIT_CAP: audit entries kept per workspace. */
+  auditCap: number;
+  /** UNINSTALL_GRACE_DAYS: an uninstalled workspace's data is kept this long (a reinstall restores it). */
+  uninstallGraceDays: number;
+  /** AUDIT_RETENTION_DAYS: audit entries kept this long after the workspace's data was deleted. */
+  auditRetentionDays: number;
   /** Choices the spec leaves open (see the variable table). */
   serviceApi: {
     bodyEncoding: 'json' | 'form' | 'query';
@@ -825,6 +832,30 @@ export const VARIABLES: VariableSpec[] = [
     description: 'Channel id (C... or G...) where the audit log is mirrored (single workspace default).',
     schema: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'must be a channel id like C0123ABCD'),
   },
+  {
+    name: 'AUDIT_CAP',
+    required: 'no',
+    default: '5000',
+    description:
+      'Audit entries kept in the store per workspace; the oldest is dropped when one more is added. Every entry is also a log line with the key "audit", for a log pipeline that keeps more.',
+    schema: intIn(100, 1_000_000),
+  },
+  {
+    name: 'UNINSTALL_GRACE_DAYS',
+    required: 'no',
+    default: '3',
+    description:
+      "Days an uninstalled workspace's data is kept (nothing runs for it meanwhile); reinstalling within them restores everything. Then it is deleted, retried until the store takes it. 0 deletes at the next sweep (about an hour).",
+    schema: intIn(0, 365),
+  },
+  {
+    name: 'AUDIT_RETENTION_DAYS',
+    required: 'no',
+    default: '90',
+    description:
+      "Days a workspace's audit entries are kept after its data was deleted (uninstall plus grace period), for a security review; then they are deleted too.",
+    schema: intIn(0, 3650),
+  },
 ];
 
 /**
@@ -901,13 +932,54 @@ export function configDocMarkdown(): string {
 // Loading
 // ---------------------------------------------------------------------------------------------
 
+/** The secret settings (every one can be given as NAME_FILE: a file holding the value). */
+export const SECRET_VARIABLES: readonly string[] = VARIABLES.filter((v) => v.secret).map((v) => v.name);
+
+/**
+ * NAME_FILE for a secret setting (Docker and Kubernetes secrets are files): the file's text,
+ * without surrounding white space (the trailing newline editors add). Only when NAME itself is
+ * unset or empty (NAME wins). Throws when the file cannot be read or is empty; the message names
+ * the variable and the path, never the contents.
+ */
+export function secretFromFile(env: Env, name: string): string | undefined {
+  const path = env[`${name}_FILE`]?.trim();
+  if (!path || env[name]?.trim()) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(
+      `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); it should hold ${name}.`,
+    );
+  }
+  const value = text.trim();
+  if (!value) throw new Error(`${path} is empty; it should hold ${name}.`);
+  return value;
+}
+
+/** One setting as the process sees it: NAME, else NAME_FILE for a secret one (tools use this). */
+export function settingFromEnv(env: Env, name: string): string | undefined {
+  const s = env[name]?.trim();
+  if (s) return s;
+  return SECRET_VARIABLES.includes(name) ? secretFromFile(env, name) : undefined;
+}
+
 /** Parse and check the environment. Throws ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
   const issues: ConfigIssue[] = [];
   const v: Record<string, unknown> = {};
+  const fromFile = new Map<string, string | undefined>();
+  for (const spec of VARIABLES) {
+    if (!spec.secret) continue;
+    try {
+      fromFile.set(spec.name, secretFromFile(env, spec.name));
+    } catch (e) {
+      issues.push({ variable: `${spec.name}_FILE`, message: (e as Error).message });
+    }
+  }
   const raw = (name: string): string | undefined => {
     const s = env[name]?.trim();
-    return s ? s : undefined;
+    return s ? s : fromFile.get(name);
   };
 
   for (const spec of VARIABLES) {
@@ -1142,6 +1214,9 @@ export function loadConfig(env: Env = process.env): Config {
       callDeadlineMs: v.UPSTREAM_CALL_DEADLINE_MS as number,
     },
     serviceJwtTtlSeconds: v.SERVICE_JWT_TTL_SECONDS as number,
+    auditCap: v.AUDIT_CAP as number,
+    uninstallGraceDays: v.UNINSTALL_GRACE_DAYS as number,
+    auditRetentionDays: v.AUDIT_RETENTION_DAYS as number,
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');

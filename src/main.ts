@@ -21,7 +21,7 @@ import { stopAppSender } from './slack/background-sender.js';
 import type { AppDeps } from './slack/deps.js';
 import { FEATURES, resumePendingRegistrations } from './slack/features/index.js';
 import { notifyRenderersOf } from './slack/kit/features.js';
-import { createLifecycle, type Lifecycle } from './slack/lifecycle.js';
+import { createLifecycle, type Lifecycle, startRetentionSweeper } from './slack/lifecycle.js';
 import { createNotifyRuntime } from './slack/notify-runtime.js';
 import { createWatchRuntime } from './slack/watch-runtime.js';
 import { createStore, runMigrations, StoreConfigError } from './store/index.js';
@@ -85,6 +85,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
         { document: d.what, version: d.version, known: d.known },
         'a stored document was written by a newer release: left as it is (finish the rolling upgrade)',
       ),
+    auditCap: config.auditCap,
   });
   // Stored data of an older release is moved to this release's layout once, before anything
   // reads it (one replica runs it under the store's lease; the others wait for it).
@@ -172,6 +173,9 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
       lifecycle.onStop('notifications', () => notify.stop());
       notify.start();
     }
+    // Uninstalled workspaces past their grace period, audit entries past their retention
+    // (src/ops/retention.ts): deleted by a periodic sweep, retried until the store takes it.
+    lifecycle.onStop('retention sweep', startRetentionSweeper(backgroundDeps));
     if (opts.resumeRegistrations !== false) {
       // Bulk registrations interrupted by a stop or crash continue from their stored report
       // (batches already done are never re-sent). Not awaited: start-up must not wait on the service.

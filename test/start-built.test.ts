@@ -135,4 +135,36 @@ describe('the built entry', () => {
     expect(log).toMatch(/Warning: in \S+\.env, LOG_LEVEL has an unquoted value with "#"/);
     expect(log).not.toContain('the rest is cut');
   }, 40_000);
+
+  it('the built store tool (node dist/src/store-tool.js) backs a SQLite store up to a file and restores it', async () => {
+    expect(pkg.scripts['store:copy']).toBe('node dist/src/store-tool.js copy');
+    expect(pkg.scripts['store:backup']).toBe('node dist/src/store-tool.js backup');
+    expect(pkg.scripts['store:restore']).toBe('node dist/src/store-tool.js restore');
+    const { createStore } = await import('../src/store/index.js');
+    const key = randomBytes(32).toString('base64');
+    const src = `sqlite://${join(runDir, 'tool-src.sqlite')}`;
+    const s = await createStore({ url: src, encryptionKey: key });
+    await s.docs('watches').put('T1', 'w1', { site: 'SIT1' });
+    await s.close();
+    const tool = (args: string[]) =>
+      spawnSync(process.execPath, [join(out, 'src/store-tool.js'), ...args], {
+        cwd: runDir,
+        env: { PATH: process.env.PATH ?? '' },
+        encoding: 'utf8',
+      });
+    const file = join(runDir, 'tool-backup.jsonl');
+    const backup = tool(['backup', '--from', src, '--to', `file:${file}`]);
+    expect(backup.status, backup.stderr).toBe(0);
+    expect(backup.stdout).toContain('counts verified');
+    const dst = `sqlite://${join(runDir, 'tool-dst.sqlite')}`;
+    expect(tool(['restore', '--from', `file:${file}`, '--to', dst]).status).toBe(0);
+    // A second restore onto the now non-empty store is refused (exit 1), usage errors exit 2.
+    const again = tool(['restore', '--from', `file:${file}`, '--to', dst]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('--force');
+    expect(tool(['wipe']).status).toBe(2);
+    const d = await createStore({ url: dst, encryptionKey: key });
+    expect(await d.docs('watches').get('T1', 'w1')).toEqual({ site: 'SIT1' });
+    await d.close();
+  }, 30_000);
 });

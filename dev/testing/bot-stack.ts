@@ -467,6 +467,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       encryptionKey: config.encryptionKey,
       previousEncryptionKeys: config.previousEncryptionKeys,
       namespace,
+      auditCap: config.auditCap,
     });
     cleanups.push(() => store.close());
     const api = createApi({

@@ -1,6 +1,7 @@
 /**
  * Operational HTTP routes served next to the Slack endpoints:
- *   /healthz  liveness: the process answers (no dependency checked; a restart would not help them).
+ *   /healthz  liveness: the process answers (no dependency checked; a restart would not help them),
+ *             with the app's version (package.json) so a rolling upgrade can be followed.
  *   /readyz   readiness: the store answers a ping and Slack's Web API is reachable with our
  *             credentials (auth.test in single-workspace mode, api.test with OAuth). The Slack
  *             result is cached (success 60 s, failure 10 s) so probes don't hammer Slack.
@@ -13,7 +14,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { registry } from '../metrics.js';
+import { registry, setStoreProbe } from '../metrics.js';
+import { versions } from '../ops/debug.js';
 import type { AppDeps } from './deps.js';
 import { slackApiUrl } from './kit/web-client.js';
 import { describeSlackFailure } from './startup-check.js';
@@ -45,6 +47,8 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
   const failTtl = opts.failTtlMs ?? 10_000;
   let slackCache: { at: number; check: ReadinessCheck } | undefined;
   let inflight: Promise<ReadinessCheck> | undefined;
+  const version = versions().app;
+  setStoreProbe(() => deps.store.ping());
 
   async function slackCheck(): Promise<ReadinessCheck> {
     const now = deps.now();
@@ -109,7 +113,7 @@ export function createHealth(deps: AppDeps, opts: HealthOptions) {
     {
       path: '/healthz',
       method: ['GET', 'HEAD'],
-      handler: (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 200, { status: 'ok' }),
+      handler: (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 200, { status: 'ok', version }),
     },
     {
       path: '/readyz',

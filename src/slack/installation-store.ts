@@ -8,6 +8,7 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
+import { clearRetention } from '../ops/retention.js';
 import { workspaceKeyOf } from '../store/keys.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 
@@ -71,6 +72,14 @@ export function createInstallationStore(store: Store, logger: Logger): Installat
         throw new Error('Refusing to store an installation without a bot token.');
       }
       await store.installations.save(key, installation);
+      // Reinstalled within the grace period of an uninstall: the workspace's data is kept.
+      const wasUninstalled = await clearRetention(store, key);
+      if (wasUninstalled) {
+        log.info(
+          { workspace: key, uninstalledAt: wasUninstalled.uninstalledAt, phase: wasUninstalled.phase },
+          'workspace reinstalled: the uninstall is undone',
+        );
+      }
       log.info(
         {
           workspace: key,

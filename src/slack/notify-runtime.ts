@@ -30,7 +30,7 @@
  * older than EXPORT_RETENTION_DAYS are deleted from Slack).
  */
 import type { Logger } from '../log.js';
-import { loadCredentials } from '../ops/workspace.js';
+import { activeCredentials } from '../ops/retention.js';
 import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
 import type { NotifyEvent } from '../watch/notify-types.js';
@@ -158,7 +158,8 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
   const notifier = createNotifier({
     store: deps.store,
     api: deps.api,
-    credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
+    // None while the workspace is uninstalled (its grace period): nothing runs for it.
+    credentials: async (ws) => (await activeCredentials(deps, ws))?.credentials,
     ports: (ws) =>
       createNotifyPorts({
         client: () => posters.client(ws),

@@ -18,6 +18,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
+import { slackCallErrors } from '../metrics.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 import {
   type ChannelMessage,
@@ -92,7 +93,10 @@ export function createPoster(client: () => Promise<WebClient>, po: PosterOptions
     try {
       return await fn(await client());
     } catch (e) {
-      throw toDeliveryError(e);
+      const err = toDeliveryError(e);
+      const code = err instanceof DeliveryError && /^[a-z0-9_]{1,40}$/.test(err.code) ? err.code : 'other';
+      slackCallErrors.inc({ code });
+      throw err;
     }
   };
   return {

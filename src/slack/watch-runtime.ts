@@ -34,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { App } from '@slack/bolt';
 import { configAdminIds } from '../config.js';
+import { activeCredentials } from '../ops/retention.js';
 import { loadCredentials } from '../ops/workspace.js';
 import {
   type Clock,
@@ -170,7 +171,8 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
   const watcher = createWatcher({
     store: deps.store,
     api: deps.api,
-    credentials: async (ws) => (await loadCredentials(deps, ws))?.credentials,
+    // None while the workspace is uninstalled (its grace period): nothing runs for it.
+    credentials: async (ws) => (await activeCredentials(deps, ws))?.credentials,
     poster: (ws) => posters.poster(ws),
     renderer: render.jobCard,
     clock,

@@ -8,6 +8,8 @@
  */
 import type { Keyv } from 'keyv';
 import { deserializeEntry } from './keyv-format.js';
+import type { Dumpable, DumpRecord } from './dump.js';
+import { kindOfKey } from './dump.js';
 import { KeyedMutex } from './mutex.js';
 import { rawVersion } from './versions.js';
 
@@ -69,7 +71,7 @@ function parseArray(raw: string | undefined): string[] {
  * Sets and lists are JSON arrays stored under their key (the audit list, capped at 5,000 entries,
  * is rewritten on each append: fine for chat-ops volumes; use Redis for heavy multi-replica use).
  */
-export class LocalBackend implements Backend {
+export class LocalBackend implements Backend, Dumpable {
   private readonly mutex = new KeyedMutex();
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
   private closed = false;
@@ -84,6 +86,8 @@ export class LocalBackend implements Backend {
      * workspace's documents are read with.
      */
     private readonly readMany?: (keys: string[]) => Promise<Array<string | undefined>>,
+    /** Every stored key starting with a prefix (the copy tool's scan; see ./dump.ts). */
+    private readonly keysWithPrefix: (prefix: string) => Promise<string[]> = async () => [],
   ) {
     // keyv swallows store errors by default in set/delete/get: a failed SQLite write (SQLITE_BUSY,
     // SQLITE_FULL, a read-only file) resolved as if it succeeded, and ping() (keyv.get) answered
@@ -255,6 +259,36 @@ export class LocalBackend implements Backend {
 
   async leaseHolder(key: string): Promise<string | undefined> {
     return this.liveLease(key)?.holder;
+  }
+
+  listKeys(prefix: string): Promise<string[]> {
+    return this.keysWithPrefix(prefix);
+  }
+
+  async exportKey(key: string): Promise<DumpRecord | undefined> {
+    const kind = kindOfKey(key);
+    if (kind === 'skip') return undefined;
+    const raw = await this.read(key);
+    if (!raw) return undefined;
+    if (kind === 'str')
+      return raw.expires === undefined
+        ? { k: key, t: 'str', v: raw.value }
+        : { k: key, t: 'str', v: raw.value, x: raw.expires };
+    return { k: key, t: kind, m: parseArray(raw.value) };
+  }
+
+  async importRecord(rec: DumpRecord): Promise<void> {
+    await this.mutex.run(rec.k, async () => {
+      if (rec.t === 'str') {
+        const ttl = rec.x === undefined ? undefined : rec.x - Date.now();
+        if (ttl !== undefined && ttl <= 0) await this.keyv.delete(rec.k);
+        else await this.keyv.set(rec.k, rec.v, ttl);
+      } else if (rec.m.length === 0) {
+        await this.keyv.delete(rec.k);
+      } else {
+        await this.keyv.set(rec.k, JSON.stringify(rec.m));
+      }
+    });
   }
 
   async ping(): Promise<boolean> {

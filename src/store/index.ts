@@ -7,8 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Keyv, type KeyvOptions } from 'keyv';
+import { logger as processLogger } from '../log.js';
 import { type Backend, LocalBackend } from './backend.js';
 import { boundedBackend } from './bounded.js';
+import { type Dumpable, type DumpEndpoint, storeEndpoint } from './dump.js';
 import { StoreConfigError } from './errors.js';
 import { DEFAULT_ROOT, KeySpace } from './keys.js';
 import { deserializeEntry, serializeEntry } from './keyv-format.js';
@@ -22,11 +24,20 @@ import {
   leaseRepo,
   settingsRepo,
 } from './repos.js';
-import type { AtomicDocRepo, DocSchema, Store } from './types.js';
+import type { AtomicDocRepo, AuditEntry, AuditRepo, DocSchema, Store, WorkspaceKey } from './types.js';
 import { createVault } from './vault.js';
 import { CURRENT_VERSIONS, type NewerDocument, onceReporter, type SchemaVersions } from './versions.js';
 
 export type { Backend } from './backend.js';
+export {
+  BackupFileError,
+  CopyRefusedError,
+  type CopyResult,
+  copyStore,
+  type DumpEndpoint,
+  type DumpSummary,
+  fileEndpoint,
+} from './dump.js';
 export {
   StoreConfigError,
   StoreDataError,
@@ -112,8 +123,13 @@ export interface CreateStoreOptions {
   namespace?: string;
   /** memory:// only: the Map to keep data in (tests inspect the raw contents). */
   memoryMap?: Map<string, unknown>;
-  /** Audit entries kept per workspace (default 5000). */
+  /** Audit entries kept per workspace (AUDIT_CAP, default 5000). */
   auditCap?: number;
+  /**
+   * Also write every audit entry as a log line with the key `audit` (default true): a security
+   * team's log pipeline collects them whatever happens to the store.
+   */
+  auditLog?: boolean;
   /** Redis connect timeout in ms (default 5000). */
   connectTimeoutMs?: number;
   /** ping() answers false after this many ms (default 2000). */
@@ -243,7 +259,7 @@ const KEYV_FORMAT = {
  */
 export async function openRawBackend(
   opts: Pick<CreateStoreOptions, 'url' | 'namespace' | 'memoryMap' | 'connectTimeoutMs' | 'sqliteJournal'>,
-): Promise<{ backend: Backend; keys: KeySpace }> {
+): Promise<{ backend: Backend & Dumpable; keys: KeySpace }> {
   const keys = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
   return { backend: await openBackend(opts, keys), keys };
 }
@@ -251,18 +267,21 @@ export async function openRawBackend(
 async function openBackend(
   opts: Pick<CreateStoreOptions, 'url' | 'memoryMap' | 'connectTimeoutMs' | 'sqliteJournal'>,
   ks: KeySpace,
-): Promise<Backend> {
+): Promise<Backend & Dumpable> {
   const loc = parseStoreUrl(opts.url);
   if (loc.backend === 'memory') {
+    const map = opts.memoryMap ?? new Map<string, unknown>();
     const keyv = new Keyv<string>({
-      store: opts.memoryMap ?? new Map(),
+      store: map,
       useKeyPrefix: false,
       namespace: undefined,
       // Entries stay objects in the Map: nothing to encode or parse on every read and write.
       serialize: undefined,
       deserialize: undefined,
     });
-    return new LocalBackend('memory', keyv, ks.ping());
+    return new LocalBackend('memory', keyv, ks.ping(), undefined, async (prefix) =>
+      [...map.keys()].filter((k) => k.startsWith(prefix)),
+    );
   }
   if (loc.backend === 'sqlite') {
     const file = resolve(loc.path);
@@ -299,7 +318,15 @@ async function openBackend(
       }
       return keys.map((k) => found.get(k));
     };
-    const backend = new LocalBackend('sqlite', keyv, ks.ping(), readMany);
+    const keysWithPrefix = async (prefix: string): Promise<string[]> => {
+      const rows = (await sqlite.query(
+        `SELECT key FROM ${table} WHERE substr(key, 1, ?) = ?`,
+        prefix.length,
+        prefix,
+      )) as Array<{ key: string }>;
+      return rows.map((r) => r.key);
+    };
+    const backend = new LocalBackend('sqlite', keyv, ks.ping(), readMany, keysWithPrefix);
     try {
       await keyv.get(ks.ping());
       await setJournal(sqlite.query, opts.sqliteJournal ?? 'wal');
@@ -353,6 +380,51 @@ async function openBackend(
   return new RedisBackend(keyv, client as unknown as RedisCommander, disconnect);
 }
 
+/**
+ * A store opened for the copy tool (./dump.ts): raw keys only, no vault (values are copied as
+ * they are stored; no ENCRYPTION_KEY is needed).
+ */
+export async function openStoreEndpoint(
+  url: string,
+  opts: { namespace?: string; connectTimeoutMs?: number } = {},
+): Promise<DumpEndpoint> {
+  const ks = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
+  const backend = await openBackend(
+    { url, encryptionKey: '', ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}) },
+    ks,
+  );
+  return storeEndpoint(`store ${redactUrl(url)}`, backend, ks.root);
+}
+
+/**
+ * The audit log line: `{"audit":{workspace,id,at,userId,action,detail,result,siteId?,stored},"msg":"audit"}`
+ * at level info, written even when LOG_LEVEL is above info (only `silent` silences it). `stored`
+ * false: the store refused the entry (an outage); the line is then the only record.
+ */
+function logAudit(workspace: WorkspaceKey, entry: Partial<AuditEntry>, stored: boolean): void {
+  const base = processLogger;
+  const log =
+    base.isLevelEnabled('info') || base.level === 'silent' ? base : base.child({}, { level: 'info' });
+  log.info({ audit: { workspace, ...entry, stored } }, 'audit');
+}
+
+function loggedAudit(inner: AuditRepo): AuditRepo {
+  return {
+    ...inner,
+    async append(key, entry) {
+      let saved: AuditEntry;
+      try {
+        saved = await inner.append(key, entry);
+      } catch (e) {
+        logAudit(key, { ...entry, at: new Date().toISOString() }, false);
+        throw e;
+      }
+      logAudit(key, saved, true);
+      return saved;
+    },
+  };
+}
+
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   // Keys first: a bad ENCRYPTION_KEY is refused before any connection is opened.
   const vault = createVault({
@@ -372,7 +444,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     const installations = installationRepo(b, vault, ks, vctx);
     const credentials = credentialsRepo(b, vault, ks, vctx);
     const settings = settingsRepo(b, ks, vctx);
-    const audit = auditRepo(b, ks, vctx, opts.auditCap);
+    const auditStore = auditRepo(b, ks, vctx, opts.auditCap);
+    const audit = opts.auditLog === false ? auditStore : loggedAudit(auditStore);
     const leases = leaseRepo(b, ks);
     const docCache = new Map<string, AtomicDocRepo<unknown>>();
     const nsRegistry = b === backend ? registry : new DocNamespaceRegistry(b, ks);
@@ -395,11 +468,11 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       audit,
       leases,
       docs,
-      async purgeWorkspace(key) {
+      async purgeWorkspace(key, purgeOpts = {}) {
         await installations.delete(key);
         await credentials.delete(key);
         await settings.delete(key);
-        await audit.deleteAll(key);
+        if (!purgeOpts.keepAudit) await audit.deleteAll(key);
         for (const ns of await nsRegistry.all()) await docs(ns).deleteAll(key);
       },
       async reencryptAll() {

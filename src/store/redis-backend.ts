@@ -17,6 +17,7 @@
  */
 import type { Keyv } from 'keyv';
 import { type Backend, KEEP, type UpdateFn } from './backend.js';
+import { type Dumpable, type DumpRecord, kindOfKey } from './dump.js';
 import { StoreDataError } from './errors.js';
 
 /** The slice of the node-redis client we use; sendCommand keeps us off its heavy generic types. */
@@ -101,7 +102,7 @@ interface RawEntry {
   expires?: number;
 }
 
-export class RedisBackend implements Backend {
+export class RedisBackend implements Backend, Dumpable {
   readonly kind = 'redis' as const;
   private closed = false;
 
@@ -246,6 +247,50 @@ export class RedisBackend implements Backend {
   async leaseHolder(key: string): Promise<string | undefined> {
     const r = await this.client.sendCommand(['GET', key]);
     return typeof r === 'string' ? r : undefined;
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
+    const match = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    const keys = new Set<string>();
+    let cursor = '0';
+    // SCAN ends when the cursor comes back to 0; bounded in case a server misbehaves.
+    for (let i = 0; i < 1_000_000; i++) {
+      const r = (await this.client.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', '500'])) as [
+        string,
+        string[],
+      ];
+      for (const k of r[1]) keys.add(String(k));
+      cursor = String(r[0]);
+      if (cursor === '0') break;
+    }
+    return [...keys];
+  }
+
+  async exportKey(key: string): Promise<DumpRecord | undefined> {
+    if (kindOfKey(key) === 'skip') return undefined;
+    const type = String(await this.client.sendCommand(['TYPE', key]));
+    if (type === 'set') return { k: key, t: 'set', m: await this.sMembers(key) };
+    if (type === 'list') return { k: key, t: 'list', m: await this.lRange(key, 0, -1) };
+    if (type !== 'string') return undefined;
+    const raw = (await this.client.sendCommand(['GET', key])) as string | null;
+    const entry = raw === null ? undefined : await this.deserialize(raw);
+    if (!entry) return undefined;
+    return entry.expires === undefined
+      ? { k: key, t: 'str', v: entry.value }
+      : { k: key, t: 'str', v: entry.value, x: entry.expires };
+  }
+
+  async importRecord(rec: DumpRecord): Promise<void> {
+    await this.client.sendCommand(['DEL', rec.k]);
+    if (rec.t === 'str') {
+      const ttl = rec.x === undefined ? undefined : rec.x - Date.now();
+      if (ttl === undefined || ttl > 0) await this.keyv.set(rec.k, rec.v, ttl);
+      return;
+    }
+    for (let i = 0; i < rec.m.length; i += 500) {
+      const chunk = rec.m.slice(i, i + 500);
+      await this.client.sendCommand([rec.t === 'set' ? 'SADD' : 'RPUSH', rec.k, ...chunk]);
+    }
   }
 
   async ping(): Promise<boolean> {

@@ -154,7 +154,7 @@ export interface Store {
   docs<T>(namespace: string, schema?: DocSchema<T>): AtomicDocRepo<T>;
   /** Remove everything stored for a workspace (uninstall): installation, credentials, settings,
    * audit and the workspace's documents in every namespace ever written. */
-  purgeWorkspace(key: WorkspaceKey): Promise<void>;
+  purgeWorkspace(key: WorkspaceKey, opts?: { keepAudit?: boolean }): Promise<void>;
   /** Key rotation: re-encrypt installations and credentials under ENCRYPTION_KEY. */
   reencryptAll(): Promise<{ installations: number; credentials: number }>;
   /** Store reachable (readyz). */

@@ -35,7 +35,7 @@ import pLimit from 'p-limit';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { leasesHeld, pollCycles } from '../metrics.js';
+import { leasesHeld, pollCycles, pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { systemClock } from './clock.js';
@@ -164,6 +164,14 @@ export interface SiteStatus {
   lastDelayMs?: number;
   /** Another live replica is preferred for this site (this one leaves it alone). */
   notPreferred?: boolean;
+  /**
+   * Last time the site was looked after: a successful poll, or a skip on purpose (workspace
+   * paused for refused credentials, no credentials, uninstalled, nothing to watch). Failures and
+   * lease skips do not count (drmchatops_watch_oldest_poll_age_seconds).
+   */
+  lastAttendedAt?: number;
+  /** When this replica first saw the site. */
+  trackedSince?: number;
 }
 
 export interface WatcherStatus {
@@ -274,6 +282,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     log,
   };
   const intervalMs = opts.intervalMs ?? 60_000;
+  pollIntervalSeconds.set(intervalMs / 1000);
   const jitter = opts.jitter ?? 0.1;
   const random = opts.random ?? Math.random;
   const policy: AdaptivePolicy = {
@@ -433,6 +442,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         nextPollAt: clock.now(),
         leaseHeld: false,
         quietCycles: 0,
+        trackedSince: clock.now(),
       };
       sites.set(k, s);
     }
@@ -525,6 +535,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
                 : {}),
             });
             st.lastPollAt = clock.now();
+            st.lastAttendedAt = st.lastPollAt;
             st.lastResult = out.cycle;
             delete st.lastError;
             const caught = { changes: out.cycle.changed, finished: out.cycle.finals };
@@ -755,7 +766,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     try {
       await heartbeat(now);
       const candidates: Target[] = [];
-      for (const t of await targets()) {
+      const listed = await targets();
+      for (const t of listed) {
         if (inflight.has(t.key)) continue;
         const st = t.st;
         if (isPreferred(t)) {
@@ -774,6 +786,16 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
         st.leaseHeld = false;
       }
+      // Watch health: the preferred sites' longest wait since they were last looked after.
+      let oldest = 0;
+      let mine = 0;
+      for (const t of listed) {
+        if (!isPreferred(t)) continue;
+        mine++;
+        oldest = Math.max(oldest, now - (t.st.lastAttendedAt ?? t.st.trackedSince ?? now));
+      }
+      watchOldestPollAge.set(oldest / 1000);
+      watchSites.set(mine);
       due = admit(candidates, now);
       for (const t of due) inflight.add(t.key);
       scanRetryAt = 0;
@@ -808,7 +830,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
               // Another replica holds it: look again soon, so a dead holder's sites move quickly.
               st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
               st.nextPollAt = clock.now() + st.lastDelayMs;
-            } else if (r.skipped) st.nextPollAt = clock.now() + jittered();
+            } else if (r.skipped) {
+              st.nextPollAt = clock.now() + jittered();
+              st.lastAttendedAt = clock.now();
+            }
           } catch (err) {
             log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
             siteStatus(ws, site).nextPollAt = clock.now() + jittered();

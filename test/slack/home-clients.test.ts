@@ -6,7 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web-client.js';
-import { purgeWorkspace } from '../../src/slack/lifecycle.js';
+import { workspaceUninstalled } from '../../src/slack/lifecycle.js';
 import { createPosterFactory } from '../../src/slack/poster.js';
 import { memoryDeps } from './guarantees/support.js';
 
@@ -22,7 +22,7 @@ describe('Web API clients cache', () => {
     const b = await clients.forWorkspace('T1');
     expect(b).not.toBe(a);
     expect(clients.size).toBe(1);
-    await purgeWorkspace(deps, 'T1', 'app_uninstalled');
+    await workspaceUninstalled(deps, 'T1', 'app_uninstalled');
     expect(clients.size).toBe(0);
     await deps.store.close();
   });
@@ -31,9 +31,9 @@ describe('Web API clients cache', () => {
     const deps = await memoryDeps();
     const seen: string[] = [];
     const off = (await import('../../src/slack/lifecycle.js')).onUninstall(deps, (ws) => seen.push(ws));
-    await purgeWorkspace(deps, 'T1', 'app_uninstalled');
+    await workspaceUninstalled(deps, 'T1', 'app_uninstalled');
     off();
-    await purgeWorkspace(deps, 'T2', 'tokens_revoked');
+    await workspaceUninstalled(deps, 'T2', 'tokens_revoked');
     expect(seen).toEqual(['T1']);
     await deps.store.close();
   });
@@ -55,7 +55,7 @@ describe('Web API clients cache', () => {
     // Background queues retry and pace themselves: no SDK retries, 429s rejected at once.
     expect(policy(queued)).toEqual({ retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
     expect(policy(interactive)).toEqual({ retryConfig: SLACK_RETRY_POLICY, rejectRateLimitedCalls: false });
-    await purgeWorkspace(deps, 'T1', 'app_uninstalled');
+    await workspaceUninstalled(deps, 'T1', 'app_uninstalled');
     expect(webClients(deps).size).toBe(0);
     await deps.store.close();
   });

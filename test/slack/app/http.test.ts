@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 
@@ -39,10 +40,11 @@ describe('Slack app over HTTP (real app, fake Slack)', () => {
     expect(r.text).toContain('challenge-123');
   });
 
-  it('serves /healthz', async () => {
+  it('serves /healthz with the release version of package.json', async () => {
     const r = await bot.get('/healthz');
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ status: 'ok' });
+    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    expect(r.json).toEqual({ status: 'ok', version });
   });
 
   it('serves /readyz with the store and Slack checks, and caches auth.test', async () => {

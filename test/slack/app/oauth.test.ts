@@ -2,9 +2,12 @@
  * OAuth distribution: install routes, the installation store, several workspaces isolated from
  * each other, and uninstall cleanup of one workspace only.
  */
-import type { App } from '@slack/bolt';
+import type { App, Installation } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { activeCredentials, retentionOf } from '../../../src/ops/retention.js';
+import { createInstallationStore } from '../../../src/slack/installation-store.js';
+import { runRetentionSweep } from '../../../src/slack/lifecycle.js';
 import { startTestBot, type TestBot, testWorkspace } from '../../harness/index.js';
 
 async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
@@ -183,13 +186,19 @@ describe('OAuth distribution with two workspaces', () => {
   });
 });
 
-describe('uninstall cleanup', () => {
+describe('uninstall: grace period, then deletion', () => {
   let bot: TestBot;
+  let t = Date.now();
+  const DAY = 86_400_000;
   beforeAll(async () => {
-    bot = await startTestBot({ workspaces: 2, register: () => undefined });
+    bot = await startTestBot({ workspaces: 3, register: () => undefined, now: () => t });
   });
   afterAll(async () => {
     await bot?.close();
+  });
+  // Signed requests are checked against the bot's clock: each test starts at the real time.
+  beforeEach(() => {
+    t = Date.now();
   });
 
   async function seed(key: string) {
@@ -209,39 +218,107 @@ describe('uninstall cleanup', () => {
       watches: await bot.store.docs('watches').list(key),
     };
   }
+  const uninstalled = async (key: string) => ((await retentionOf(bot.store, key)) ? true : undefined);
 
-  it("app_uninstalled removes that workspace's data and only that", async () => {
+  it("app_uninstalled keeps that workspace's data for the grace period (nothing runs), then deletes all but the audit, then the audit", async () => {
     const [a, b] = bot.workspaces as [typeof bot.ws, typeof bot.ws];
     await seed(a.teamId);
     await seed(b.teamId);
+    const aBefore = await snapshot(a.teamId);
     const bBefore = await snapshot(b.teamId);
-    expect(bBefore.installation).toBeDefined();
-    expect(bBefore.credentials).toBeDefined();
+    expect(aBefore.credentials).toBeDefined();
 
     const r = await bot.event({ type: 'app_uninstalled' }, { team: a });
     expect(r.status).toBe(200);
-    await until(async () => ((await bot.store.installations.get(a.teamId)) === undefined ? true : undefined));
+    await until(() => uninstalled(a.teamId));
+    // The dead installation goes at once; the rest is kept, but background work gets no credentials.
+    const aGrace = await snapshot(a.teamId);
+    expect(aGrace.installation).toBeUndefined();
+    expect({ ...aGrace, installation: aBefore.installation }).toEqual(aBefore);
+    expect(await activeCredentials(bot.deps, a.teamId)).toBeUndefined();
+    expect(await activeCredentials(bot.deps, b.teamId)).toBeDefined();
+
+    // Within the grace period the sweep deletes nothing.
+    t += 2 * DAY;
+    expect((await runRetentionSweep(bot.deps))?.deleted).toEqual([]);
+    expect((await snapshot(a.teamId)).credentials).toBeDefined();
+
+    // After it: everything but the audit entries goes.
+    t += 2 * DAY;
+    expect((await runRetentionSweep(bot.deps))?.deleted).toEqual([a.teamId]);
     const aAfter = await snapshot(a.teamId);
     expect(aAfter.credentials).toBeUndefined();
     expect(aAfter.settings.adminUserIds).toEqual([]);
-    expect(aAfter.settings.auditChannelId).toBeUndefined();
-    expect(aAfter.audit).toEqual([]);
     expect(aAfter.reports).toEqual([]);
     expect(aAfter.watches).toEqual([]);
+    expect(aAfter.audit.map((e) => e.action)).toEqual(['setup.save']);
+
+    // The audit entries are kept AUDIT_RETENTION_DAYS (90) more.
+    t += 89 * DAY;
+    expect((await runRetentionSweep(bot.deps))?.auditDeleted).toEqual([]);
+    t += 2 * DAY;
+    expect((await runRetentionSweep(bot.deps))?.auditDeleted).toEqual([a.teamId]);
+    expect((await snapshot(a.teamId)).audit).toEqual([]);
+    expect(await retentionOf(bot.store, a.teamId)).toBeUndefined();
 
     expect(await snapshot(b.teamId)).toEqual(bBefore);
-    expect(bot.logs.text()).toContain('workspace data removed after uninstall');
+    expect(bot.logs.text()).toContain('workspace uninstalled');
   });
 
-  it('tokens_revoked for user tokens only keeps the data; for the bot token removes it', async () => {
-    const b = bot.workspaces[1]!;
-    await bot.event({ type: 'tokens_revoked', tokens: { oauth: ['U1'], bot: [] } }, { team: b });
-    await new Promise((res) => setTimeout(res, 150));
-    expect(await bot.store.installations.get(b.teamId)).toBeDefined();
+  it('a reinstall within the grace period restores the workspace: nothing is deleted', async () => {
+    const c = bot.workspaces[2]!;
+    await seed(c.teamId);
+    const before = await snapshot(c.teamId);
+    await bot.event({ type: 'app_uninstalled' }, { team: c });
+    await until(() => uninstalled(c.teamId));
+    // Reinstalled: Bolt's OAuth callback saves a new installation.
+    await createInstallationStore(bot.store, bot.deps.logger).storeInstallation(
+      before.installation as Installation,
+    );
+    expect(await retentionOf(bot.store, c.teamId)).toBeUndefined();
+    t += 30 * DAY;
+    await runRetentionSweep(bot.deps);
+    expect(await snapshot(c.teamId)).toEqual(before);
+    expect(await activeCredentials(bot.deps, c.teamId)).toBeDefined();
+  });
 
-    await bot.event({ type: 'tokens_revoked', tokens: { bot: [b.botUserId] } }, { team: b });
-    await until(async () => ((await bot.store.installations.get(b.teamId)) === undefined ? true : undefined));
+  it('a deletion the store refuses is retried at the next sweep until it succeeds', async () => {
+    const b = bot.workspaces[1]!;
+    await bot.event({ type: 'app_uninstalled' }, { team: b });
+    await until(() => uninstalled(b.teamId));
+    t += 4 * DAY;
+    const purge = bot.store.purgeWorkspace;
+    let fail = 2;
+    const deps = {
+      ...bot.deps,
+      store: Object.assign(Object.create(bot.store), {
+        purgeWorkspace: (k: string, o?: { keepAudit?: boolean }) =>
+          fail-- > 0 ? Promise.reject(new Error('store down')) : purge.call(bot.store, k, o),
+      }),
+    };
+    expect((await runRetentionSweep(deps))?.failed).toEqual([b.teamId]);
+    expect((await retentionOf(bot.store, b.teamId))?.attempts).toBe(1);
+    expect((await runRetentionSweep(deps))?.failed).toEqual([b.teamId]);
+    expect(await bot.store.credentials.get(b.teamId)).toBeDefined();
+    expect((await runRetentionSweep(deps))?.deleted).toEqual([b.teamId]);
     expect(await bot.store.credentials.get(b.teamId)).toBeUndefined();
-    expect(await bot.store.docs('reports').list(b.teamId)).toEqual([]);
+  });
+
+  it('tokens_revoked for user tokens only keeps everything; for the bot token starts the grace period', async () => {
+    const { spec, ...d } = testWorkspace(5);
+    bot.fake.addWorkspace(spec);
+    await bot.store.installations.save(d.teamId, {
+      team: { id: d.teamId },
+      bot: { token: 'xoxb-5-revoked-test', userId: d.botUserId, id: d.botId },
+      isEnterpriseInstall: false,
+    });
+    await bot.event({ type: 'tokens_revoked', tokens: { oauth: ['U1'], bot: [] } }, { team: d });
+    await new Promise((res) => setTimeout(res, 150));
+    expect(await bot.store.installations.get(d.teamId)).toBeDefined();
+    expect(await retentionOf(bot.store, d.teamId)).toBeUndefined();
+
+    await bot.event({ type: 'tokens_revoked', tokens: { bot: [d.botUserId] } }, { team: d });
+    await until(() => uninstalled(d.teamId));
+    expect(await bot.store.installations.get(d.teamId)).toBeUndefined();
   });
 });

@@ -44,6 +44,7 @@ describe('help order', () => {
       'setup shared-channels (admin)',
       'setup shared-channel allow (admin)',
       'setup shared-channel revoke (admin)',
+      'setup erase-user (admin)',
       'debug (admin)',
     ]);
     expect(order('/drm')).toEqual([
@@ -78,6 +79,7 @@ describe('help order', () => {
       'setup shared-channels (admin)',
       'setup shared-channel allow (admin)',
       'setup shared-channel revoke (admin)',
+      'setup erase-user (admin)',
       'audit (admin)',
     ]);
   });

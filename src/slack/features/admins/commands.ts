@@ -6,12 +6,14 @@
 import { z } from 'zod';
 import { configAdminIds } from '../../../config.js';
 import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
+import { type EraseUserResult, eraseUserData } from '../../../ops/erase-user.js';
 import type { WorkspaceSettings } from '../../../store/types.js';
 import type { CommandContext } from '../../kit/context.js';
 import { required, rest } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { clearRoleCaches } from '../../kit/roles.js';
-import { adminsMessage } from './render.js';
+import { audited } from '../../kit/support.js';
+import { adminsMessage, erasedMessage } from './render.js';
 
 const list = commandList();
 
@@ -126,6 +128,32 @@ list.add({
     const next = await setAuditChannel(ctx.deps, ctx.workspace, id);
     await ctx.audit({ action: 'audit.channel', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
     await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');
+  },
+});
+
+list.add({
+  command: both,
+  path: ['setup', 'erase-user'],
+  args: {
+    users: rest(word, {
+      hint: '@user…',
+      description: 'People whose data the bot erases here.',
+      required: true,
+      picker: 'users',
+    }),
+  },
+  role: 'admin',
+  summary: "Erase people's data here: watches, alerts and digests they created, their pending DMs",
+  examples: ['setup erase-user @sam'],
+  async handler(ctx, args) {
+    const results: Array<{ userId: string; erased: EraseUserResult }> = [];
+    for (const userId of [...new Set(args.users)]) {
+      const erased = await audited(ctx, 'user.erase', `erased the data of user ${userId}`, undefined, () =>
+        eraseUserData({ store: ctx.deps.store, now: ctx.deps.now }, ctx.workspace, userId),
+      );
+      results.push({ userId, erased });
+    }
+    await ctx.respond(erasedMessage(results));
   },
 });
 

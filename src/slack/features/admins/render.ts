@@ -1,7 +1,7 @@
 /** The `/dwm setup admins` card: who counts as an admin and where the audit log is mirrored. */
 import type { WorkspaceSettings } from '../../../store/types.js';
 import { type Block, context, header, type Message, message, section } from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
+import { code, esc, userMention } from '../../kit/mrkdwn.js';
 
 export interface AdminsView {
   settings: WorkspaceSettings;
@@ -41,4 +41,25 @@ export function adminsMessage(v: AdminsView): Message {
     ),
   );
   return message(v.changed ?? 'Admins of drm-chatops', blocks);
+}
+
+/** What `/dwm setup erase-user` erased, per person. */
+export function erasedMessage(
+  results: Array<{
+    userId: string;
+    erased: { watches: number; alerts: number; digests: number; requests: number; pendingDms: number };
+  }>,
+): Message {
+  const lines = results.map(({ userId, erased: e }) => {
+    const parts = [
+      `${e.watches} job watch(es)`,
+      `${e.alerts} license alert(s)`,
+      `${e.digests} daily digest(s)`,
+      `${e.requests} tracked request(s)`,
+      `${e.pendingDms} pending direct message(s)`,
+    ];
+    return `${userMention(userId)}: erased ${parts.join(', ')}.`;
+  });
+  const note = 'The audit log keeps what they did (it holds no secret); their Slack account is not touched.';
+  return message(lines.join('\n'), [section(lines.join('\n')), context(note)]);
 }

@@ -71,5 +71,12 @@ export const invalidCsvButton = button({
       },
       ctx,
     );
+    // Recipient names left the form for a file in a DM: an export, audited like the others.
+    await ctx.audit({
+      action: 'register.export.preview',
+      detail: `exported ${rows} rows of a registration preview`,
+      result: 'ok',
+      siteId: draft.siteId,
+    });
   },
 });
