@@ -103,6 +103,7 @@ export interface Config {
   personalDataUsergroupIds?: string[];
   /** EXPORT_RETENTION_DAYS: the bot's uploaded CSV files are deleted after this many days (0: kept). */
   exportRetentionDays?: number;
+  /**
    * WORKFLOW_UNATTENDED: which Workflow Builder steps run when the bot cannot tell who runs them
    * (an unattended workflow: "Requested by" empty, no person in the event). `read-only` (default):
    * only the steps that read (job status, wait for a job); `all`: every step. Optional here so
@@ -524,6 +525,8 @@ export const VARIABLES: VariableSpec[] = [
     description:
       'Days the CSV files the bot uploads (DRM data and job exports, in the requester\'s direct messages) are kept before the bot deletes them from Slack (files.delete). 0 keeps them. See docs/security.md ("Personal data").',
     schema: intIn(0, 3650),
+  },
+  {
     name: 'WORKFLOW_UNATTENDED',
     required: 'no',
     default: 'read-only',

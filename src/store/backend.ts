@@ -7,9 +7,9 @@
  *    updates use native Redis commands and Lua so no write is lost between replicas.
  */
 import type { Keyv } from 'keyv';
-import { deserializeEntry } from './keyv-format.js';
 import type { Dumpable, DumpRecord } from './dump.js';
 import { kindOfKey } from './dump.js';
+import { deserializeEntry } from './keyv-format.js';
 import { KeyedMutex } from './mutex.js';
 import { rawVersion } from './versions.js';
 

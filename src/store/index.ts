@@ -390,7 +390,7 @@ export async function openStoreEndpoint(
 ): Promise<DumpEndpoint> {
   const ks = new KeySpace(opts.namespace ?? DEFAULT_ROOT);
   const backend = await openBackend(
-    { url, encryptionKey: '', ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}) },
+    { url, ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}) },
     ks,
   );
   return storeEndpoint(`store ${redactUrl(url)}`, backend, ks.root);

@@ -50,7 +50,11 @@ const CASES: FaultCase[] = [
     rules: [{ latencyMs: 3500 }],
     expect: /Can't reach the watermarking service right now/,
   },
-  { name: 'connection reset', rules: [{ drop: true }], expect: /Can't reach the watermarking service right now/ },
+  {
+    name: 'connection reset',
+    rules: [{ drop: true }],
+    expect: /Can't reach the watermarking service right now/,
+  },
   { name: 'malformed JSON', rules: [{ malformed: true }], expect: /unexpected format/ },
   {
     name: 'wrong envelope shape',

@@ -65,6 +65,7 @@ function settings(
       jwtAccountSeqType: 'string',
       jwtSecretEncoding: 'utf8',
       licenseTimeZone: '+00:00',
+      timeZone: 'UTC',
     },
   });
 }

@@ -2,8 +2,9 @@
  * Setup views: the form (with inline-error block ids), "Verifying…", success, read-only env view,
  * and the `/dwm setup status` card. Secrets are never shown back, only masked.
  */
-import type { DoctorReport, DoctorStatus } from '../../../ops/doctor.js';
+
 import { canonicalOrigin, shownOrigin } from '../../../api/origins.js';
+import type { DoctorReport, DoctorStatus } from '../../../ops/doctor.js';
 import type { SetupErrors, SetupField, SetupForm, SetupStatus } from '../../../ops/setup.js';
 import type { AppDeps } from '../../deps.js';
 import {

@@ -7,8 +7,8 @@
  * way to see everything (Export CSV) and the total count.
  */
 import type { JobStatusCode } from '../../../api/codes.js';
-import { listedTasksNote } from '../../../ops/jobs.js';
 import { explainFailureCode } from '../../../api/error-codes.js';
+import { listedTasksNote } from '../../../ops/jobs.js';
 import type {
   ChannelMessage,
   DigestData,

@@ -23,8 +23,8 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks.js';
-import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import { outageLine } from '../../kit/cards.js';
+import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { pagingButtons } from '../../kit/paging.js';
 import type { Audience } from '../../kit/roles.js';
