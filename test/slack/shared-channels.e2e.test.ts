@@ -152,6 +152,39 @@ describe('creating in a channel shared with another organisation', () => {
 });
 
 describe('a channel that becomes shared later', () => {
+  it('a table shared in the channel before shows no further page there once it is shared (audited)', async () => {
+    const { b, ws } = await setup();
+    const ch = b.ws.channel;
+    const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
+    expect(table.args.response_type).toBe('in_channel');
+    const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
+    const next = (
+      (table.args.blocks ?? []) as Array<{
+        type: string;
+        elements?: Array<{ action_id: string; value?: string }>;
+      }>
+    )
+      .flatMap((x) => (x.type === 'actions' ? (x.elements ?? []) : []))
+      .find((e) => e.action_id === 'svc_data_page_next');
+    expect(posted && next).toBeTruthy();
+
+    b.fake.shareChannel(ws, ch, 'external');
+    const seq = lastSeq(b);
+    await b.action({
+      actionId: next!.action_id,
+      value: next!.value!,
+      user: b.ws.admin,
+      channel: ch,
+      messageTs: posted!.ts,
+    });
+    const reply = await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    expect(json(reply.args)).toContain('shared with another organisation');
+    expect(reply.args.replace_original).not.toBe(true);
+    expect(reply.args.response_type).toBe('ephemeral');
+    const audit = await b.store.audit.list(ws);
+    expect(audit.some((e) => e.action === 'share.refused' && e.detail.includes('licenses page'))).toBe(true);
+  });
+
   it('channel_shared pauses its watch, alert and digest once, and tells each creator', async () => {
     const { b, site, ws } = await setup();
     const ch = b.ws.channel;
