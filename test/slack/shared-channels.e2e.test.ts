@@ -266,7 +266,7 @@ describe('a channel that becomes shared later', () => {
 
     b.fake.shareChannel(ws, ch, 'external');
     // Within the cache period the channel is still taken as not shared; after it, read again.
-    s!.clock.advance(11 * 60_000);
+    s!.clock.advance(31 * 60_000);
     b.emulator!.createJob(site, 'after-share', [{ recipient: 'bob' }]);
     await watch!.watcher.pollOnce(ws, site);
     await watch!.idle();
@@ -288,13 +288,13 @@ describe('a channel that becomes shared later', () => {
   it('without the event, the digest is paused at its time, not posted, and its creator told once', async () => {
     const { b, ws } = await setup();
     const ch = b.ws.channel;
-    const at = new Date(s!.clock.now() + 20 * 60_000);
+    const at = new Date(s!.clock.now() + 35 * 60_000);
     const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
     const r = await run(b, `digest daily ${hhmm} UTC`, { channel: ch });
     expect(json(r.args)).toContain('Daily digest scheduled');
     b.fake.shareChannel(ws, ch, 'external');
     // Past the sharing cache period and the digest's time, a minute at a time.
-    for (let i = 0; i < 30; i++) await tick(s!, s!.runtime, 60_000);
+    for (let i = 0; i < 40; i++) await tick(s!, s!.runtime, 60_000);
     expect((await s!.runtime.notifier.digests.get(ws, ch))?.paused?.code).toBe(SHARED_CHANNEL);
     expect(b.fake.messages(ch).some((m) => json(m).toLowerCase().includes('digest'))).toBe(false);
     await until(() => {
