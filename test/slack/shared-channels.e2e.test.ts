@@ -93,6 +93,31 @@ describe('creating in a channel shared with another organisation', () => {
     expect(await subsIn(ORG)).toHaveLength(1);
   });
 
+  it('the watch form submitted for a shared channel is refused the same way', async () => {
+    const { b, site } = await setup();
+    let seq = lastSeq(b);
+    await b.command('watch', { channel: SHARED });
+    await b.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 8000);
+    seq = lastSeq(b);
+    await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: site } } },
+        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+        watch_content: { value: { type: 'plain_text_input', value: '' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'all' } } },
+      },
+    });
+    const refused = await b.fake.waitFor(
+      (c) =>
+        c.method === 'views.update' &&
+        c.seq > seq &&
+        json(c.args).includes('shared with another organisation'),
+      8000,
+    );
+    expect(json(refused.args)).toContain('/dwm setup shared-channel allow #channel');
+    expect(await subsIn(SHARED)).toHaveLength(0);
+  });
+
   it('the share option is refused there (answered only to the user, audited); allowed elsewhere', async () => {
     const { b, ws } = await setup();
     const r = await run(b, 'sites share', { command: '/drm', channel: SHARED });
