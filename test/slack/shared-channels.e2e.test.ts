@@ -93,6 +93,31 @@ describe('creating in a channel shared with another organisation', () => {
     expect(await subsIn(ORG)).toHaveLength(1);
   });
 
+  it('the watch form submitted for a shared channel is refused the same way', async () => {
+    const { b, site } = await setup();
+    let seq = lastSeq(b);
+    await b.command('watch', { channel: SHARED });
+    await b.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq, 8000);
+    seq = lastSeq(b);
+    await b.viewSubmission({
+      values: {
+        watch_site: { value: { type: 'static_select', selected_option: { value: site } } },
+        watch_statuses: { value: { type: 'checkboxes', selected_options: [{ value: 'DM600' }] } },
+        watch_content: { value: { type: 'plain_text_input', value: '' } },
+        watch_mode: { value: { type: 'radio_buttons', selected_option: { value: 'all' } } },
+      },
+    });
+    const refused = await b.fake.waitFor(
+      (c) =>
+        c.method === 'views.update' &&
+        c.seq > seq &&
+        json(c.args).includes('shared with another organisation'),
+      8000,
+    );
+    expect(json(refused.args)).toContain('/dwm setup shared-channel allow #channel');
+    expect(await subsIn(SHARED)).toHaveLength(0);
+  });
+
   it('the share option is refused there (answered only to the user, audited); allowed elsewhere', async () => {
     const { b, ws } = await setup();
     const r = await run(b, 'sites share', { command: '/drm', channel: SHARED });
@@ -152,6 +177,39 @@ describe('creating in a channel shared with another organisation', () => {
 });
 
 describe('a channel that becomes shared later', () => {
+  it('a table shared in the channel before shows no further page there once it is shared (audited)', async () => {
+    const { b, ws } = await setup();
+    const ch = b.ws.channel;
+    const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
+    expect(table.args.response_type).toBe('in_channel');
+    const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
+    const next = (
+      (table.args.blocks ?? []) as Array<{
+        type: string;
+        elements?: Array<{ action_id: string; value?: string }>;
+      }>
+    )
+      .flatMap((x) => (x.type === 'actions' ? (x.elements ?? []) : []))
+      .find((e) => e.action_id === 'svc_data_page_next');
+    expect(posted && next).toBeTruthy();
+
+    b.fake.shareChannel(ws, ch, 'external');
+    const seq = lastSeq(b);
+    await b.action({
+      actionId: next!.action_id,
+      value: next!.value!,
+      user: b.ws.admin,
+      channel: ch,
+      messageTs: posted!.ts,
+    });
+    const reply = await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    expect(json(reply.args)).toContain('shared with another organisation');
+    expect(reply.args.replace_original).not.toBe(true);
+    expect(reply.args.response_type).toBe('ephemeral');
+    const audit = await b.store.audit.list(ws);
+    expect(audit.some((e) => e.action === 'share.refused' && e.detail.includes('licenses page'))).toBe(true);
+  });
+
   it('channel_shared pauses its watch, alert and digest once, and tells each creator', async () => {
     const { b, site, ws } = await setup();
     const ch = b.ws.channel;
@@ -233,7 +291,7 @@ describe('a channel that becomes shared later', () => {
 
     b.fake.shareChannel(ws, ch, 'external');
     // Within the cache period the channel is still taken as not shared; after it, read again.
-    s!.clock.advance(11 * 60_000);
+    s!.clock.advance(31 * 60_000);
     b.emulator!.createJob(site, 'after-share', [{ recipient: 'bob' }]);
     await watch!.watcher.pollOnce(ws, site);
     await watch!.idle();
@@ -255,13 +313,13 @@ describe('a channel that becomes shared later', () => {
   it('without the event, the digest is paused at its time, not posted, and its creator told once', async () => {
     const { b, ws } = await setup();
     const ch = b.ws.channel;
-    const at = new Date(s!.clock.now() + 20 * 60_000);
+    const at = new Date(s!.clock.now() + 35 * 60_000);
     const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
     const r = await run(b, `digest daily ${hhmm} UTC`, { channel: ch });
     expect(json(r.args)).toContain('Daily digest scheduled');
     b.fake.shareChannel(ws, ch, 'external');
     // Past the sharing cache period and the digest's time, a minute at a time.
-    for (let i = 0; i < 30; i++) await tick(s!, s!.runtime, 60_000);
+    for (let i = 0; i < 40; i++) await tick(s!, s!.runtime, 60_000);
     expect((await s!.runtime.notifier.digests.get(ws, ch))?.paused?.code).toBe(SHARED_CHANNEL);
     expect(b.fake.messages(ch).some((m) => json(m).toLowerCase().includes('digest'))).toBe(false);
     await until(() => {

@@ -43,8 +43,12 @@ export function isExternallyShared(ch: SharingFields, own: readonly string[]): b
   return false;
 }
 
-/** How long a channel's sharing, as read from conversations.info, is reused by the senders. */
-export const SHARING_CACHE_MS = 10 * 60_000;
+/**
+ * How long a channel's sharing, as read from conversations.info, is reused by the senders: the
+ * channel_shared event is the prompt path, this check the backstop. conversations.info is Tier 3
+ * (about 50 calls a minute): 30 minutes keeps a thousand busy channels near 35 calls a minute.
+ */
+export const SHARING_CACHE_MS = 30 * 60_000;
 
 /** Per app: `ws|channel` -> shared with another organisation (conversations.info, or the events). */
 const sharingOf = appState<TtlLru<boolean>, Pick<AppDeps, 'config'>>(

@@ -4,7 +4,8 @@
  * who asks (whom to ask instead). Pure.
  */
 import { type Message, message, section } from './blocks.js';
-import type { PostAbility } from './channel-access.js';
+import { mayShareIn, type PostAbility } from './channel-access.js';
+import type { CommandContext } from './context.js';
 import { channelMention, code, esc, userMention } from './mrkdwn.js';
 
 /**
@@ -79,4 +80,40 @@ export function sharedChannelMessage(channelId: string, what: string): Message {
       ),
     ],
   );
+}
+
+/**
+ * Something is about to be posted for everyone in `channelId` (the `share` option, a page of a
+ * table shared there): refused (told privately, and audited as `share.refused`) in a channel
+ * shared with another organisation that no admin allowed, and in one the app cannot read (it
+ * cannot tell whether it is shared). `detail` names what was refused in the audit, `what` in the
+ * reply ("share this reply in the channel"). Returns true when refused.
+ */
+export async function refuseSharingIn(
+  ctx: CommandContext,
+  channelId: string,
+  detail: string,
+  what: string,
+): Promise<boolean> {
+  const may = await mayShareIn(ctx, channelId);
+  if (may === 'ok') return false;
+  await ctx.audit({
+    action: 'share.refused',
+    detail: `${detail} in ${channelId}: ${may === 'external' ? 'shared with another organisation' : 'channel not readable'}`,
+    result: 'refused',
+  });
+  await ctx.respond(
+    may === 'external'
+      ? sharedChannelMessage(channelId, what)
+      : message(
+          `Couldn't ${what}: the app cannot read this channel, so it cannot check whether it is shared with another organisation.`,
+          [
+            section(
+              `:lock: *Couldn't ${esc(what)}*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}, or run the command again without ${code('share')} to see the answer only yourself.`,
+            ),
+          ],
+        ),
+    { share: false },
+  );
+  return true;
 }

@@ -9,16 +9,14 @@
  */
 
 import { commandsTotal } from '../../metrics.js';
-import { type ModalView, message, section } from './blocks.js';
-import { mayShareIn } from './channel-access.js';
-import { sharedChannelMessage } from './channel-replies.js';
+import type { ModalView } from './blocks.js';
+import { refuseSharingIn } from './channel-replies.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { type CommandContext, errorOptions } from './context.js';
 import type { Role, SlashCommand } from './context-types.js';
 import { explainError, renderError } from './errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';
-import { code } from './mrkdwn.js';
 import {
   type ArgsSpec,
   decodeSlackText,
@@ -307,7 +305,11 @@ export class CommandRegistry {
         await ctx.respond(renderError(`Couldn't run ${what}`, err, this.errOpts(ctx)));
         return;
       }
-      if (parsed.share && ctx.channelId && (await this.shareRefused(ctx, ctx.channelId, what))) {
+      if (
+        parsed.share &&
+        ctx.channelId &&
+        (await refuseSharingIn(ctx, ctx.channelId, `${what} share`, 'share this reply in the channel'))
+      ) {
         outcome = 'refused';
         return;
       }
@@ -326,35 +328,6 @@ export class CommandRegistry {
     } finally {
       commandsTotal.inc({ command: what, outcome });
     }
-  }
-
-  /**
-   * The `share` option posts the answer for everyone in the channel: refused (told privately, and
-   * audited) in a channel shared with another organisation that no admin allowed, and in one the
-   * app cannot read (it cannot tell whether it is shared). Returns true when refused.
-   */
-  private async shareRefused(ctx: CommandContext, channelId: string, what: string): Promise<boolean> {
-    const may = await mayShareIn(ctx, channelId);
-    if (may === 'ok') return false;
-    await ctx.audit({
-      action: 'share.refused',
-      detail: `${what} share in ${channelId}: ${may === 'external' ? 'shared with another organisation' : 'channel not readable'}`,
-      result: 'refused',
-    });
-    await ctx.respond(
-      may === 'external'
-        ? sharedChannelMessage(channelId, 'share this reply in the channel')
-        : message(
-            "Couldn't share this reply: the app cannot read this channel, so it cannot check whether it is shared with another organisation.",
-            [
-              section(
-                `:lock: *Couldn't share this reply in the channel*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}, or run the command again without ${code('share')} to see the answer only yourself.`,
-              ),
-            ],
-          ),
-      { share: false },
-    );
-    return true;
   }
 
   /**

@@ -11,6 +11,7 @@
 import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
 import { message } from '../../kit/blocks.js';
+import { refuseSharingIn } from '../../kit/channel-replies.js';
 import { errorBlocks } from '../../kit/errors.js';
 import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions.js';
@@ -29,12 +30,24 @@ export const pageButton = button({
   personalData: true,
   refusal: () => ({ what: "read end viewers' DRM data", action: 'data.page' }),
   failure: (v) => `Couldn't list ${v.k}`,
-  // The table's zone (a shared table keeps its days for every reader) and its audience.
-  run: (ctx, v, { body }) =>
-    showData(ctx, v.k, v.s, v.f, v.p, true, {
-      ...(v.z ? { timeZone: v.z } : {}),
-      shared: body?.container?.is_ephemeral === false,
-    }),
+  // The table's zone (a shared table keeps its days for every reader) and its audience. A table
+  // shared in a channel that is now shared with another organisation shows no further page there.
+  async run(ctx, v, { body }) {
+    const shared = body?.container?.is_ephemeral === false;
+    if (
+      shared &&
+      ctx.channelId &&
+      (await refuseSharingIn(
+        ctx,
+        ctx.channelId,
+        `${v.k} page`,
+        'show another page of this table in the channel',
+      ))
+    ) {
+      return;
+    }
+    await showData(ctx, v.k, v.s, v.f, v.p, true, { ...(v.z ? { timeZone: v.z } : {}), shared });
+  },
 });
 
 export const packagingMoreButton = button({
