@@ -40,14 +40,8 @@ describe('registerFpsCert', () => {
       [{ fpsCert: { filename: 'cert.pem', data: new Uint8Array([1]) } }, /\.der or \.cer file/],
       [{ privateKey: { filename: 'key.txt', data: new Uint8Array([1]) } }, /\.pem file/],
       [{ fpsCert: { filename: 'cert.der', data: new Uint8Array() } }, /is empty/],
-      [
-        { fpsCert: { filename: 'c.der', data: new Uint8Array(FPS_FILE_MAX_BYTES + 1) } },
-        /limit is 1048576/,
-      ],
-      [
-        { privateKey: { filename: 'k.pem', data: new Uint8Array(FPS_KEY_MAX_BYTES + 1) } },
-        /limit is 32768/,
-      ],
+      [{ fpsCert: { filename: 'c.der', data: new Uint8Array(FPS_FILE_MAX_BYTES + 1) } }, /limit is 1048576/],
+      [{ privateKey: { filename: 'k.pem', data: new Uint8Array(FPS_KEY_MAX_BYTES + 1) } }, /limit is 32768/],
       [{ fpsCert: undefined }, /certificate file is missing/],
     ];
     for (const [over, msg] of cases) {
