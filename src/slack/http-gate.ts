@@ -300,29 +300,20 @@ const INTERACTIVE_NEEDS: Record<string, readonly string[]> = {
  * and ssl_check are not looked at here. Exported for tests.
  */
 export function malformedSlackBody(text: string, contentType: string): boolean {
-  if (contentType.startsWith('application/x-www-form-urlencoded')) {
-    const raw = new URLSearchParams(text).get('payload');
-    if (raw === null) return false;
-    let p: unknown;
-    try {
-      p = JSON.parse(raw);
-    } catch {
-      return true;
-    }
-    if (!isObject(p) || typeof p.type !== 'string') return true;
-    return (INTERACTIVE_NEEDS[p.type] ?? []).some((k) => !isObject(p[k]));
+  let json: string | null = null;
+  if (contentType.startsWith('application/x-www-form-urlencoded'))
+    json = new URLSearchParams(text).get('payload');
+  else if (contentType.startsWith('application/json')) json = text;
+  if (json === null) return false;
+  let b: unknown;
+  try {
+    b = JSON.parse(json);
+  } catch {
+    return true;
   }
-  if (contentType.startsWith('application/json')) {
-    let b: unknown;
-    try {
-      b = JSON.parse(text);
-    } catch {
-      return true;
-    }
-    if (!isObject(b) || typeof b.type !== 'string') return true;
-    return b.type === 'event_callback' && !isObject(b.event);
-  }
-  return false;
+  if (!isObject(b) || typeof b.type !== 'string') return true;
+  if (b.type === 'event_callback') return !isObject(b.event);
+  return (INTERACTIVE_NEEDS[b.type] ?? []).some((k) => !isObject(b[k]));
 }
 
 /** Wrap a receiver's request listener with the gate. Returns the wrapped listener. */
@@ -340,6 +331,22 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
   // gate and a counter, instead of 8 random bytes per request.
   const holderPrefix = `once-${randomBytes(6).toString('hex')}-`;
   let claimSeq = 0;
+
+  /**
+   * Claim a verified request once (see the file header): false for a replay; true when the store
+   * does not answer in time (processed anyway, logged).
+   */
+  async function claimOnce(ts: string, sig: string, path: string): Promise<boolean> {
+    try {
+      return await withTimeout(
+        opts.claims.acquire(replayKey(ts, sig), `${holderPrefix}${++claimSeq}`, REPLAY_WINDOW_MS),
+        claimTimeoutMs,
+      );
+    } catch (err) {
+      logger.error({ err, path }, 'replay check failed (store slow or unreachable): processing the request');
+      return true;
+    }
+  }
 
   async function slackRequest(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const ts = header(req.headers['x-slack-request-timestamp']);
@@ -381,14 +388,7 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
       );
       answer(req, res, 413);
       // A signed one is claimed like any request: a replay of it is not handed on twice.
-      let fresh = true;
-      if (signed) {
-        fresh = await withTimeout(
-          opts.claims.acquire(replayKey(ts!, sig!), `${holderPrefix}${++claimSeq}`, REPLAY_WINDOW_MS),
-          claimTimeoutMs,
-        ).catch(() => true);
-      }
-      if (!fresh) return;
+      if (signed && !(await claimOnce(ts!, sig!, path))) return;
       await Promise.resolve(
         opts.onOversized?.({
           path,
@@ -424,16 +424,7 @@ export function createRequestGate(inner: Listener, opts: RequestGateOptions): Li
       answer(req, res, 400);
       return;
     }
-    let fresh = true;
-    try {
-      fresh = await withTimeout(
-        opts.claims.acquire(replayKey(ts, sig), `${holderPrefix}${++claimSeq}`, REPLAY_WINDOW_MS),
-        claimTimeoutMs,
-      );
-    } catch (err) {
-      logger.error({ err, path }, 'replay check failed (store slow or unreachable): processing the request');
-    }
-    if (!fresh) {
+    if (!(await claimOnce(ts, sig, path))) {
       logger.warn({ path }, 'ignored a replayed request (same timestamp and signature)');
       answer(req, res, 200);
       return;

@@ -590,3 +590,23 @@ describe('waitFor', () => {
     await expect(fake.waitFor((c) => c.method === 'views.open', 50)).rejects.toThrow(/chat\.postMessage/);
   });
 });
+
+describe('Workflow Builder step completions', () => {
+  it('records the kind of token of each call (never the token), and can refuse a token type for completions', async () => {
+    const ex = fake.startFunctionExecution(A.teamId);
+    const fn = new WebClient(ex.token, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    fake.refuseCompletionTokens('bot');
+    try {
+      await expect(
+        a.functions.completeSuccess({ function_execution_id: ex.executionId, outputs: {} }),
+      ).rejects.toMatchObject(err('not_allowed_token_type'));
+      await fn.functions.completeSuccess({ function_execution_id: ex.executionId, outputs: {} });
+    } finally {
+      fake.refuseCompletionTokens();
+    }
+    const calls = fake.calls().filter((c) => c.args.function_execution_id === ex.executionId);
+    expect(calls.map((c) => `${c.tokenKind}:${c.ok}`)).toEqual(['bot:false', 'function:true']);
+    expect(JSON.stringify(calls)).not.toContain(ex.token);
+    expect(fake.functionExecution(ex.executionId)).toBe('completed');
+  });
+});
