@@ -17,8 +17,9 @@ import { type Config, type Env, loadConfig } from '../../src/config.js';
 import { createLogger, type Logger, logger as processLogger, setLogger } from '../../src/log.js';
 import { BOT_SCOPES, createSlackApp, type RegisterFn, type SlackAppHandle } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
-import { createStore } from '../../src/store/index.js';
+import { createStore, runMigrations } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
+import { WATCH_MIGRATIONS } from '../../src/watch/migrations.js';
 import { startEmulator } from '../emulator/index.js';
 import type { EmulatorHandle } from '../emulator/types.js';
 import { FakeSlack, type FakeView, type FakeWorkspaceSpec, viewAckProblems } from '../fakeslack/index.js';
@@ -470,6 +471,8 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       auditCap: config.auditCap,
     });
     cleanups.push(() => store.close());
+    // As in main.ts: the stored data migrations run before anything is served.
+    await runMigrations(store, WATCH_MIGRATIONS, { holder: `test-bot:${randomBytes(4).toString('hex')}` });
     const api = createApi({
       logger,
       clock: now,

@@ -22,6 +22,8 @@ import { kickNotify } from '../../../src/slack/kit/notify-kick.js';
 import { requestOutcomeRenderers } from '../../../src/slack/kit/request-outcome.js';
 import type { NotifyRuntime } from '../../../src/slack/notify-runtime.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
+import { appliedMigrations } from '../../../src/store/migrations.js';
+import { WATCH_MIGRATIONS } from '../../../src/watch/migrations.js';
 import { NoticeOutbox } from '../../../src/watch/notify-outbox.js';
 import type { TestBot } from '../../harness/index.js';
 import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
@@ -289,6 +291,13 @@ describe('startBot', () => {
       8000,
     );
     expect(String(dm.args.channel)).toMatch(/^D/);
+    await bot.shutdown('test end');
+    bot = undefined;
+  });
+
+  it('the start applies the stored data migrations before anything is served', async () => {
+    bot = await start(false);
+    expect(await appliedMigrations(bot.deps.store)).toEqual(WATCH_MIGRATIONS.map((m) => m.id).sort());
     await bot.shutdown('test end');
     bot = undefined;
   });
