@@ -561,31 +561,34 @@ const planStatuses: DoctorCheck = {
   },
 };
 
-const missingJob: DoctorCheck = {
-  id: 'wm.jobNotFound',
-  point: 'A job that does not exist',
-  async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const p = await ctx.wmGet(site, `/api/job/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
-      time_zone: '+00:00',
-    });
-    return notFoundFinding(ctx, noneReading(p), 'jobNotFound', 'a job id that cannot exist');
-  },
-};
+/** A watermarking lookup of an id no service hands out: how "not found" is said, and its code. */
+function missingCheck(
+  id: string,
+  point: string,
+  kind: 'job' | 'recipient',
+  condition: 'jobNotFound' | 'recipientNotFound',
+): DoctorCheck {
+  return {
+    id,
+    point,
+    async run(ctx) {
+      const site = firstSite(ctx);
+      if (!ctx.wm || !site) return notObserved('no watermarking credentials');
+      const p = await ctx.wmGet(site, `/api/${kind}/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
+        time_zone: '+00:00',
+      });
+      return notFoundFinding(ctx, noneReading(p), condition, `a ${kind} id that cannot exist`);
+    },
+  };
+}
 
-const missingRecipient: DoctorCheck = {
-  id: 'wm.recipientNotFound',
-  point: 'A recipient that does not exist',
-  async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const p = await ctx.wmGet(site, `/api/recipient/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
-      time_zone: '+00:00',
-    });
-    return notFoundFinding(ctx, noneReading(p), 'recipientNotFound', 'a recipient id that cannot exist');
-  },
-};
+const missingJob = missingCheck('wm.jobNotFound', 'A job that does not exist', 'job', 'jobNotFound');
+const missingRecipient = missingCheck(
+  'wm.recipientNotFound',
+  'A recipient that does not exist',
+  'recipient',
+  'recipientNotFound',
+);
 
 const siteRequestStatuses: DoctorCheck = {
   id: 'svc.siteRequestStatuses',
