@@ -4,7 +4,11 @@
  * EMULATOR_BEHAVIOURS switches spec deviations on (behaviours.ts), comma-separated:
  * omitEmptyFields, unknownCodes, bigIds, idsBeyondSafe, clockSkew (10 minutes ahead),
  * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), pageCap (pages of at most 100 items),
- * omitTotalCount, or all (pageCap and omitTotalCount are not part of all).
+ * omitTotalCount, or all (pageCap and omitTotalCount are not part of all); and the readings of
+ * the open points `npm run doctor` finds: planNone=empty|notFound (endpoint 8's "no request yet";
+ * notFound with the code NF-404), siteRequestWords (ON_HOLD / GRANTED / DECLINED instead of
+ * requested / approved / cancelled), notFoundCodes (J404 / R404 for a missing job / recipient),
+ * writeParamsIn=query|json|form (where POST/PUT parameters are read).
  */
 import { ALL_BEHAVIOURS, type EmulatorBehaviours } from './behaviours.js';
 import { startEmulator } from './index.js';
@@ -20,6 +24,13 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
     else if (w === 'timeZoneText') b.timeZoneText = ALL_BEHAVIOURS.timeZoneText;
     else if (w === 'pageCap') b.pageCap = 100;
     else if (w === 'omitTotalCount') b.omitTotalCount = true;
+    else if (w === 'planNone=empty') b.planNone = 'empty';
+    else if (w === 'planNone=notFound') Object.assign(b, { planNone: 'notFound', planNoneCode: 'NF-404' });
+    else if (w === 'siteRequestWords')
+      b.siteRequestStatusWords = { requested: 'ON_HOLD', approved: 'GRANTED', cancelled: 'DECLINED' };
+    else if (w === 'notFoundCodes') b.errorCodes = { jobNotFound: 'J404', recipientNotFound: 'R404' };
+    else if (w === 'writeParamsIn=query' || w === 'writeParamsIn=json' || w === 'writeParamsIn=form')
+      b.writeParamsIn = w.slice('writeParamsIn='.length) as 'query' | 'json' | 'form';
     else if (w) process.stderr.write(`EMULATOR_BEHAVIOURS: "${w}" is not a behaviour; ignored\n`);
   }
   return b;

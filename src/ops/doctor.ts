@@ -278,7 +278,7 @@ function firstSite(ctx: DoctorContext): string | undefined {
 
 function describeSkew(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
-  const amount = s >= 120 ? `${Math.round(s / 60)} minutes` : `${s} seconds`;
+  const amount = s >= 120 ? `${Math.round(s / 60)} minutes` : `${s} second${s === 1 ? '' : 's'}`;
   return `${amount} ${ms > 0 ? 'ahead of' : 'behind'} the bot's clock`;
 }
 
