@@ -17,7 +17,7 @@
  */
 import { API_CODE, type ServiceEndpointName } from '../api/codes.js';
 import { decodeEnvelope, type Envelope } from '../api/envelope.js';
-import { type ErrorCodeTable, loadErrorCodes } from '../api/error-codes.js';
+import { type ErrorCodeTable, errorCondition, loadErrorCodes } from '../api/error-codes.js';
 import { AuthError, isApiError, PermissionError, refusalExplanation, ServiceError } from '../api/errors.js';
 import type { HttpClient, HttpResponse, QueryParams } from '../api/http.js';
 import type { JwtSigner } from '../api/jwt.js';
@@ -262,8 +262,10 @@ function notFoundFinding(
   if (r.kind === 'failed') return { status: 'failed', reading: `could not be read: ${failureText(r.err)}` };
   if (r.kind === 'data') return notObserved(`${what} answered with data: nothing to learn from`);
   if (r.kind !== 'refusal') return { status: 'ok', reading: `${noneWords(r)}: read as none` };
-  const known = ctx.settings.errorCodes[condition];
-  if (r.code === known) return { status: 'ok', reading: `${noneWords(r)}: the code the bot expects` };
+  // Through the table's own lookup (robust to a table with several codes per condition).
+  const known = String(ctx.settings.errorCodes[condition]);
+  if (errorCondition(r.code, ctx.settings.errorCodes) === condition)
+    return { status: 'ok', reading: `${noneWords(r)}: the code the bot expects` };
   return {
     status: 'setting',
     reading: `${noneWords(r)}; the bot expects ${known} for this`,
@@ -532,7 +534,7 @@ const planNone: DoctorCheck = {
     }
     // Refusals first: a code the table does not know is the one that needs a setting.
     const refusal = none.find(
-      (r) => r.kind === 'refusal' && r.code !== ctx.settings.errorCodes.requestNotFound,
+      (r) => r.kind === 'refusal' && errorCondition(r.code, ctx.settings.errorCodes) !== 'requestNotFound',
     );
     return notFoundFinding(ctx, refusal ?? (none[0] as NoneReading), 'requestNotFound', 'endpoint 8');
   },
