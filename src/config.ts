@@ -679,7 +679,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'query',
     description:
-      'Where api_code goes in Service API POST/PUT calls, the certificate upload included (not shown in the spec, as above): query (the query string), body (the JSON body or form) or both. body needs SERVICE_BODY_ENCODING json or form.',
+      'Where api_code goes in Service API POST/PUT calls, the certificate upload included (the spec: "Placement of api_code ... in POST and PUT calls ...: not shown"): query (the query string), body (the JSON body or form) or both. body needs SERVICE_BODY_ENCODING json or form.',
     schema: z.enum(['query', 'body', 'both'], { error: 'must be query, body or both' }),
   },
   {
@@ -762,7 +762,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: '60',
     description:
-      'An additional-site request whose status is a word SERVICE_SITE_REQUEST_STATUSES does not know stays followed; the requester is told the word as it is once it has stood unchanged this long (the spec shows no status transitions of these requests). 0 tells it at the next poll.',
+      'An additional-site request whose status is a word SERVICE_SITE_REQUEST_STATUSES does not know stays followed; the requester is told the word as it is once it has stood unchanged this long (the spec: "Transitions ... of additional-site request status ...: not shown"). Also applies to a plan request status the spec does not list. 0 tells it at the next poll.',
     schema: intIn(0, 43_200),
   },
   {

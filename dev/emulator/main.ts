@@ -7,7 +7,11 @@
  * duplicateCode (DUP-01), timeZoneText (Asia/Seoul), pageCap (pages of at most 100 items),
  * omitTotalCount, wmDatesUtc, serviceTimeZone (+09:00), taskListCap (10 tasks a list), clockBehind
  * (10 minutes behind), or all (pageCap, omitTotalCount, wmDatesUtc, serviceTimeZone, taskListCap and
- * clockBehind are not part of all).
+ * clockBehind are not part of all); and the readings of the open points `npm run doctor` finds:
+ * planNone=empty|notFound (endpoint 8's "no request yet"; notFound with the code NF-404),
+ * siteRequestWords (ON_HOLD / GRANTED / DECLINED instead of requested / approved / cancelled),
+ * notFoundCodes (J404 / R404 for a missing job / recipient), writeParamsIn=query|json|form (where
+ * POST/PUT parameters are read).
  */
 
 import { emulatorBanner } from './banner.js';
@@ -29,6 +33,13 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
     else if (w === 'serviceTimeZone') b.serviceTimeZone = '+09:00';
     else if (w === 'taskListCap') b.taskListCap = 10;
     else if (w === 'clockBehind') b.clockSkewMs = -ALL_BEHAVIOURS.clockSkewMs;
+    else if (w === 'planNone=empty') b.planNone = 'empty';
+    else if (w === 'planNone=notFound') Object.assign(b, { planNone: 'notFound', planNoneCode: 'NF-404' });
+    else if (w === 'siteRequestWords')
+      b.siteRequestStatusWords = { requested: 'ON_HOLD', approved: 'GRANTED', cancelled: 'DECLINED' };
+    else if (w === 'notFoundCodes') b.errorCodes = { jobNotFound: 'J404', recipientNotFound: 'R404' };
+    else if (w === 'writeParamsIn=query' || w === 'writeParamsIn=json' || w === 'writeParamsIn=form')
+      b.writeParamsIn = w.slice('writeParamsIn='.length) as 'query' | 'json' | 'form';
     else if (w) process.stderr.write(`EMULATOR_BEHAVIOURS: "${w}" is not a behaviour; ignored\n`);
   }
   return b;

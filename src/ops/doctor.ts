@@ -17,7 +17,7 @@
  */
 import { API_CODE, type ServiceEndpointName } from '../api/codes.js';
 import { decodeEnvelope, type Envelope } from '../api/envelope.js';
-import { type ErrorCodeTable, loadErrorCodes } from '../api/error-codes.js';
+import { type ErrorCodeTable, errorCondition, loadErrorCodes } from '../api/error-codes.js';
 import { AuthError, isApiError, PermissionError, refusalExplanation, ServiceError } from '../api/errors.js';
 import type { HttpClient, HttpResponse, QueryParams } from '../api/http.js';
 import type { JwtSigner } from '../api/jwt.js';
@@ -262,8 +262,10 @@ function notFoundFinding(
   if (r.kind === 'failed') return { status: 'failed', reading: `could not be read: ${failureText(r.err)}` };
   if (r.kind === 'data') return notObserved(`${what} answered with data: nothing to learn from`);
   if (r.kind !== 'refusal') return { status: 'ok', reading: `${noneWords(r)}: read as none` };
-  const known = ctx.settings.errorCodes[condition];
-  if (r.code === known) return { status: 'ok', reading: `${noneWords(r)}: the code the bot expects` };
+  // Through the table's own lookup (robust to a table with several codes per condition).
+  const known = String(ctx.settings.errorCodes[condition]);
+  if (errorCondition(r.code, ctx.settings.errorCodes) === condition)
+    return { status: 'ok', reading: `${noneWords(r)}: the code the bot expects` };
   return {
     status: 'setting',
     reading: `${noneWords(r)}; the bot expects ${known} for this`,
@@ -278,7 +280,7 @@ function firstSite(ctx: DoctorContext): string | undefined {
 
 function describeSkew(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
-  const amount = s >= 120 ? `${Math.round(s / 60)} minutes` : `${s} seconds`;
+  const amount = s >= 120 ? `${Math.round(s / 60)} minutes` : `${s} second${s === 1 ? '' : 's'}`;
   return `${amount} ${ms > 0 ? 'ahead of' : 'behind'} the bot's clock`;
 }
 
@@ -532,7 +534,7 @@ const planNone: DoctorCheck = {
     }
     // Refusals first: a code the table does not know is the one that needs a setting.
     const refusal = none.find(
-      (r) => r.kind === 'refusal' && r.code !== ctx.settings.errorCodes.requestNotFound,
+      (r) => r.kind === 'refusal' && errorCondition(r.code, ctx.settings.errorCodes) !== 'requestNotFound',
     );
     return notFoundFinding(ctx, refusal ?? (none[0] as NoneReading), 'requestNotFound', 'endpoint 8');
   },
@@ -561,31 +563,34 @@ const planStatuses: DoctorCheck = {
   },
 };
 
-const missingJob: DoctorCheck = {
-  id: 'wm.jobNotFound',
-  point: 'A job that does not exist',
-  async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const p = await ctx.wmGet(site, `/api/job/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
-      time_zone: '+00:00',
-    });
-    return notFoundFinding(ctx, noneReading(p), 'jobNotFound', 'a job id that cannot exist');
-  },
-};
+/** A watermarking lookup of an id no service hands out: how "not found" is said, and its code. */
+function missingCheck(
+  id: string,
+  point: string,
+  kind: 'job' | 'recipient',
+  condition: 'jobNotFound' | 'recipientNotFound',
+): DoctorCheck {
+  return {
+    id,
+    point,
+    async run(ctx) {
+      const site = firstSite(ctx);
+      if (!ctx.wm || !site) return notObserved('no watermarking credentials');
+      const p = await ctx.wmGet(site, `/api/${kind}/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
+        time_zone: '+00:00',
+      });
+      return notFoundFinding(ctx, noneReading(p), condition, `a ${kind} id that cannot exist`);
+    },
+  };
+}
 
-const missingRecipient: DoctorCheck = {
-  id: 'wm.recipientNotFound',
-  point: 'A recipient that does not exist',
-  async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const p = await ctx.wmGet(site, `/api/recipient/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
-      time_zone: '+00:00',
-    });
-    return notFoundFinding(ctx, noneReading(p), 'recipientNotFound', 'a recipient id that cannot exist');
-  },
-};
+const missingJob = missingCheck('wm.jobNotFound', 'A job that does not exist', 'job', 'jobNotFound');
+const missingRecipient = missingCheck(
+  'wm.recipientNotFound',
+  'A recipient that does not exist',
+  'recipient',
+  'recipientNotFound',
+);
 
 const siteRequestStatuses: DoctorCheck = {
   id: 'svc.siteRequestStatuses',

@@ -4,9 +4,9 @@
  * the card's channel + ts). While a workspace has tracked requests, each poll reads their status:
  *
  * - plan requests: endpoint 8 (latest request of site + product), one call per site + product
- *   however many requests are tracked there. ST003 -> approved, ST002 -> cancelled; a status the spec does not list is
- *   treated as an unknown word (below). A different
- *   latest request id means ours was replaced upstream (only the latest is readable): superseded.
+ *   however many requests are tracked there. ST003 -> approved, ST002 -> cancelled; a status the
+ *   spec does not list is treated as an unknown word (below). A different latest request id
+ *   means ours was replaced upstream (only the latest is readable): superseded.
  * - additional-site requests: endpoint 3 listed from the day of the oldest tracked request,
  *   paged until every tracked seq is found (at most `maxSitePages` pages). The spec lists no status
  *   values: the words are read with SERVICE_SITE_REQUEST_STATUSES (src/api/site-request-statuses.ts).

@@ -13,6 +13,8 @@ import { type Api, createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
 import { doctorCli } from '../../src/doctor.js';
 import {
+  DOCTOR_CHECKS,
+  type DoctorCheck,
   type DoctorReport,
   type DoctorSettings,
   doctorSettingsOf,
@@ -184,6 +186,36 @@ describe('the service check', () => {
       status: 'info',
       reading: expect.stringContaining('not in the spec: ST004'),
     });
+  });
+
+  it('a new open point is one more entry in the list; a check that throws is a failed finding, not the end', async () => {
+    const extra: DoctorCheck = {
+      id: 'extra',
+      point: 'An extra point',
+      run: async () => ({
+        status: 'setting',
+        reading: 'seen',
+        env: [{ name: 'SERVICE_ERROR_CODES', entries: { internal: 'X9' } }],
+      }),
+    };
+    const broken: DoctorCheck = {
+      id: 'broken',
+      point: 'A broken check',
+      run: async () => {
+        throw new Error('boom');
+      },
+    };
+    emu.setBehaviours({ planNone: 'notFound', planNoneCode: 'NF-404' });
+    const r = await runDoctor({
+      api,
+      credentials: creds(),
+      settings: settings(),
+      now: () => T0,
+      checks: [...DOCTOR_CHECKS, extra, broken],
+    });
+    expect(r.findings.map((f) => f.id).slice(-2)).toEqual(['extra', 'broken']);
+    expect(finding(r, 'broken')).toMatchObject({ status: 'failed', reading: 'the check failed: boom' });
+    expect(r.envLines).toEqual(['SERVICE_ERROR_CODES={"requestNotFound":"NF-404","internal":"X9"}']);
   });
 
   it("refused credentials: failed with the service's explanation, the other checks still run", async () => {

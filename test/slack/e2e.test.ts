@@ -202,6 +202,10 @@ describe('setup modal flow (no credentials yet)', () => {
     expect(failedView).toContain(emu.demo.watermarking.accountId); // non-secret kept
     expect(failedView).not.toContain('wrong-access-key-0000');
     expect(failedView).not.toContain(emu.demo.service.secretKey);
+    // The service's own explanation of the refusal is shown and logged (never the key typed).
+    expect(failedView).toContain('HTTP 401');
+    const logged = bot.logs.entries().filter((e) => e.msg === 'setup credentials did not verify');
+    expect(JSON.stringify(logged)).toContain('HTTP 401');
     expect(await bot.store.credentials.get(bot.ws.teamId)).toBeUndefined();
 
     // 3. Success: saved (encrypted by the vault), success view with masked keys.

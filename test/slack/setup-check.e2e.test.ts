@@ -3,20 +3,8 @@
  * (the report in a view pushed over it); members are refused; only GET calls reach the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
-import { blocksText, buttons, lastSeq, nextCall } from './wm/helpers.js';
-
-async function waitForView(bot: TestBot, user: string, pred: (v: FakeView) => boolean, ms = 15_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = bot.fake.lastView(user, 'modal');
-    if (v && pred(v)) return v;
-    if (Date.now() > until)
-      throw new Error(`view not reached; last: ${JSON.stringify(v?.blocks).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { blocksText, buttons, lastSeq, nextCall, waitForView } from './wm/helpers.js';
 
 describe('/dwm setup: Check the service', () => {
   let bot: TestBot;

@@ -1,5 +1,5 @@
 /** Small helpers for the watermarking end-to-end tests (what reached the fake Slack). */
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
+import type { FakeCall, FakeView } from '../../../dev/fakeslack/index.js';
 import type { TestBot } from '../../harness/index.js';
 
 export function lastSeq(bot: TestBot): number {
@@ -43,4 +43,16 @@ export function blocksText(blocks: unknown): string {
 /** A response_url reply's blocks. */
 export function replyBlocks(c: FakeCall): unknown[] {
   return (c.args.blocks as unknown[]) ?? [];
+}
+
+/** The user's modal once `pred` holds (polls the fake Slack's views; throws after `ms`). */
+export async function waitForView(bot: TestBot, user: string, pred: (v: FakeView) => boolean, ms = 15_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = bot.fake.lastView(user, 'modal');
+    if (v && pred(v)) return v;
+    if (Date.now() > until)
+      throw new Error(`view not reached; last: ${JSON.stringify(v?.blocks).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

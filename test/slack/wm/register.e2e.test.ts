@@ -5,11 +5,10 @@
  * restart. Signed requests against the real app, the seeded emulator, the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { storeInterruptedRun } from '../../support/interrupted-run.js';
-import { blocksText, buttons, lastSeq, nextCall } from './helpers.js';
+import { blocksText, buttons, lastSeq, nextCall, waitForView } from './helpers.js';
 
 const textValues = (text: string) => ({
   recipients_text: { value: { type: 'plain_text_input', value: text } },
@@ -18,17 +17,6 @@ const fileValues = (fileId: string) => ({
   recipients_text: { value: { type: 'plain_text_input', value: null } },
   recipients_file: { value: { type: 'file_input', files: [{ id: fileId, name: 'list.csv' }] } },
 });
-
-async function waitForView(bot: TestBot, user: string, pred: (v: FakeView) => boolean, ms = 15_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = bot.fake.lastView(user, 'modal');
-    if (v && pred(v)) return v;
-    if (Date.now() > until)
-      throw new Error(`view not reached; last: ${JSON.stringify(v?.blocks).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function waitForDm(bot: TestBot, user: string, pred: (text: string) => boolean, ms = 30_000) {
   const until = Date.now() + ms;
