@@ -110,10 +110,13 @@ describe('licenseAlert', () => {
   it('names the site, the window, "N of M failed", top error codes, content ids and devices', () => {
     const m = licenseAlertMessage(spike(), 'Europe/Berlin');
     const j = json(m);
-    expect(j).toContain('License failures on site AB12');
-    expect(j).toContain('13 of 40 failed (33%)');
-    expect(j).toContain('in the last 15 minutes');
-    expect(j).toContain('`1003` × 9');
+    expect(j).toContain('License failures on site `AB12`: 13 of 40 failed (33%) in the last 15 minutes');
+    // A code the bot has no words for says so (the Service API documents none).
+    expect(j).toContain('unknown code `1003` × 9');
+    // One footer line, and a Stop button (its creator or an admin, checked when clicked).
+    expect((m.blocks ?? []).filter((b) => b.type === 'context')).toHaveLength(1);
+    expect(j).toContain('"action_id":"alerts_stop"');
+    expect(j).toContain('"value":"{\\"w\\":\\"T1\\",\\"c\\":\\"C0123ABC\\",\\"s\\":\\"AB12\\"}"');
     expect(j).toContain('`movie-trailer-01` × 10');
     expect(j).toContain('Pixel 8 (dev-1) × 13');
     // times are tokens with a fallback in the reader's zone
@@ -144,7 +147,7 @@ describe('licenseAlert', () => {
     };
     for (const m of [licenseAlertMessage(spike(), 'UTC'), licenseAlertMessage(recovery, 'UTC')]) {
       expect(JSON.stringify(m)).not.toContain('<@U0CREATOR>');
-      expect(json(m)).toContain('`/drm alerts` shows who set it up');
+      expect(json(m)).toContain('`/drm alerts`');
     }
     const reply = json(subscribedMessage({ status: 'created', subscription: sub }, 'U0CREATOR'));
     expect(reply).not.toContain(sub.id);
