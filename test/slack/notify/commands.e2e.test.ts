@@ -214,6 +214,21 @@ describe('/drm alerts', () => {
     const none = await run('alerts');
     expect(json(none.args)).toContain('gets no license-failure alerts');
   });
+
+  it("the alert's Stop button stops it like the command: refused to someone else, done for its creator", async () => {
+    await run(`alerts watch site:${site} ratio:20`);
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(1);
+    const value = JSON.stringify({ w: ws, c: bot.ws.channel, s: site });
+    const click = async (user: string) => {
+      const seq = lastSeq();
+      await bot.action({ actionId: 'alerts_stop', value, user, channel: bot.ws.channel });
+      return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    };
+    expect(json((await click(OTHER)).args)).toContain('Only admins can stop alerts someone else set up');
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(1);
+    expect(json((await click(bot.ws.member)).args)).toContain('Stopped the license-failure alerts');
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(0);
+  });
 });
 
 describe('/dwm digest', () => {
