@@ -35,6 +35,7 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks.js';
+import { RUN_SUGGESTION_ACTION } from '../../kit/help.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { encodeValue } from '../../kit/values.js';
 
@@ -123,9 +124,18 @@ function footer(sub: AlertSubscription, lead: string): Block {
   );
 }
 
-/** Stop: the channel's alerts for this site (its creator or an admin; the op checks who clicks). */
-function stopActions(sub: AlertSubscription): Block {
+/**
+ * Show failed licenses (the site's failed license requests, newest first: `/drm licenses site:…
+ * status:fail` run for the one who clicks, as if typed) and Stop (the channel's alerts for this
+ * site; its creator or an admin, the op checks who clicks).
+ */
+function alertActions(sub: AlertSubscription): Block {
+  const site = sub.siteId.replace(/[^A-Za-z0-9]/g, '');
   return actions([
+    button('Show failed licenses', `${RUN_SUGGESTION_ACTION}_0`, {
+      value: encodeValue({ w: sub.workspace, t: `/drm licenses site:${site} status:fail` }),
+      style: 'primary',
+    }),
     button('Stop these alerts', ALERT_STOP_ACTION, {
       value: encodeValue({ w: sub.workspace, c: sub.channelId, s: sub.siteId }),
       style: 'danger',
@@ -198,7 +208,7 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
     section(undefined, { fields: statsFields(s) }),
     ...truncNote,
     footer(sub, when),
-    ...(recovered ? [] : [stopActions(sub)]),
+    ...(recovered ? [] : [alertActions(sub)]),
   ]);
 }
 
