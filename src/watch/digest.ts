@@ -314,6 +314,9 @@ export interface ComposeInput {
   maxPages?: number;
   /** Site reads running at once, all sections together. Default 4. */
   concurrency?: number;
+  /** Carried to the digest as they are (see `Digest`). */
+  workspace?: string;
+  alertRatioPct?: Record<string, number>;
 }
 
 function errorText(what: string, e: unknown): string {
@@ -474,6 +477,8 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
 
   return {
     channelId: input.channelId,
+    ...(input.workspace ? { workspace: input.workspace } : {}),
+    ...(input.alertRatioPct ? { alertRatioPct: input.alertRatioPct } : {}),
     fromMs,
     toMs,
     zone: input.zone,

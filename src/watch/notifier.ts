@@ -157,8 +157,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   async function compose(ws: string, p: DigestPayload, now: number): Promise<Digest> {
     const creds = await opts.credentials(ws);
+    // The channel's license alerts say when a failure ratio is worth red (per site).
+    const alertRatioPct: Record<string, number> = {};
+    for (const a of await alerts.list(ws, { channelId: p.channelId }).catch(() => []))
+      alertRatioPct[a.siteId] = Math.min(alertRatioPct[a.siteId] ?? 100, a.ratioPct);
     return composeDigest({
       channelId: p.channelId,
+      workspace: ws,
+      alertRatioPct,
       zone: p.zone,
       siteIds: creds?.siteIds ?? [],
       ...(creds?.watermarking ? { wm: opts.api.watermarking(creds.watermarking) } : {}),

@@ -210,6 +210,13 @@ export interface DigestPendingRequest {
 
 export interface Digest {
   channelId: string;
+  /** The workspace (its failed jobs' Details buttons name it); absent in digests stored before it. */
+  workspace?: string;
+  /**
+   * The channel's license-alert ratio per site, in percent (`/drm alerts watch`): a site's license
+   * line is red only past it (the digest's default below, when the channel has no alert).
+   */
+  alertRatioPct?: Record<string, number>;
   /** The window: the 24 h before `toMs`. */
   fromMs: number;
   toMs: number;

@@ -5,6 +5,7 @@
  * text (what notifications and screen readers read) is a sentence that stands alone.
  */
 import { describe, expect, it } from 'vitest';
+import { ServiceError, TransportError } from '../../src/api/errors.js';
 import { registry } from '../../src/slack/features/index.js';
 import {
   renderDigest,
@@ -12,8 +13,10 @@ import {
   renderThreadUpdate,
 } from '../../src/slack/features/watch/render-card.js';
 import type { Message } from '../../src/slack/kit/blocks.js';
+import { renderError } from '../../src/slack/kit/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
 import { tokenize } from '../../src/slack/kit/parse.js';
+import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
 import { fakeContext } from './fake-context.js';
@@ -206,4 +209,64 @@ describe('corrections and help', () => {
       expect(shown(m)).toContain(`${command} setup audit-channel`);
     });
   }
+});
+
+describe('lookups, outages and reports', () => {
+  const opts = { refId: 'ref-1', command: '/dwm' };
+
+  it('a lookup that found nothing: at most 3 lines, in words', () => {
+    const m = renderError(
+      '/dwm recipient failed',
+      new ServiceError('wm.getRecipient', 'E2004', 'not found'),
+      opts,
+    );
+    withinBudget(m, 3);
+    standsAlone(m);
+  });
+
+  it('a read that cannot reach the service: at most 3 lines, a sentence', () => {
+    const m = renderError('/dwm jobs failed', new TransportError('wm.searchJobs', '503', 503, 4), opts);
+    withinBudget(m, 3);
+    standsAlone(m);
+  });
+
+  const counts = {
+    registered: 4,
+    alreadyRegistered: 1,
+    registeredMeanwhile: 0,
+    duplicatesInInput: 0,
+    invalid: 2,
+    failed: 0,
+    outstanding: 0,
+    batchesTotal: 1,
+    batchesDone: 1,
+    batchesFailed: 0,
+  };
+  const summary = {
+    id: '0b7f4c1e-5d1a-4f3e-9a61-3c2d1e0f9a8b',
+    siteId: 'DEMO',
+    status: 'completed' as const,
+    counts,
+    failedBatches: [],
+    rows: 7,
+    needsCsv: false,
+  };
+
+  it('a registration report is one sentence, counters only when not zero, no internals', () => {
+    const m = registerReportMessage({ summary, report: { registered: [], failed: [] }, csvAttached: false });
+    expect(m.text).toBe('Registered 4 recipients on DEMO. Skipped 3: 1 already registered, 2 invalid lines.');
+    withinBudget(m, 2);
+    expect(JSON.stringify(m)).not.toMatch(/0b7f4c1e|[Bb]atch|restart/);
+  });
+
+  it('registration progress says how many, without batch numbers, ids or restart talk', () => {
+    const m = registerProgressMessage({
+      ...summary,
+      status: 'running' as never,
+      counts: { ...counts, registered: 1, outstanding: 3 },
+    });
+    expect(m.text).toBe('Registering recipients on DEMO: 1 of 4 registered so far.');
+    withinBudget(m, 3);
+    expect(JSON.stringify(m)).not.toMatch(/0b7f4c1e|[Bb]atch|restart/);
+  });
 });

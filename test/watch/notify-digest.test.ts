@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/watch/digest.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
 import type { Notifier } from '../../src/watch/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/watch/notify-types.js';
 import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/notify-harness.js';
@@ -138,6 +139,26 @@ describe('daily digest against the emulator', () => {
     expect(digests()).toHaveLength(2);
     expect((digests()[1]?.body as Digest | undefined)?.day).toBe('2026-11-23');
     expect(h.ports.duplicateKeys()).toEqual([]);
+  });
+
+  it("carries the workspace and the channel's license-alert ratio per site (what makes a site red)", async () => {
+    h = await startNotifyHarness({ start: START });
+    const n = h.notifier();
+    await n.alerts.put(WS, {
+      id: alertSubscriptionId(CH, SITE),
+      workspace: WS,
+      channelId: CH,
+      siteId: SITE,
+      ...ALERT_DEFAULTS,
+      ratioPct: 12,
+      createdBy: 'U0ALERTER',
+      createdAt: new Date(h.clock.now()).toISOString(),
+    });
+    await schedule(n);
+    await runUntil(n, DUE + 60_000);
+    const d = digests()[0]?.body as Digest;
+    expect(d.workspace).toBe(WS);
+    expect(d.alertRatioPct).toEqual({ [SITE]: 12 });
   });
 
   it('two replicas sharing the store post it once', async () => {

@@ -34,7 +34,7 @@ export function registerProgressMessage(s: ReportSummary): Message {
 export interface ReportMessageInput {
   summary: ReportSummary;
   report: Pick<RegistrationReport, 'registered' | 'failed'>;
-  /** A CSV of every line is attached (more rows than fit). */
+  /** The full report (a CSV of every line) is attached below the message. */
   csvAttached: boolean;
   /**
    * The workspace the run belongs to: with it, a run that stopped before the end gets a Resume
@@ -93,7 +93,7 @@ export function registerReportMessage(input: ReportMessageInput): Message {
     if (s.failedBatches.length > 20) lines.push(`…and ${s.failedBatches.length - 20} more.`);
     blocks.push(section(`*What failed* (everything else was registered)\n${lines.join('\n')}`));
   }
-  if (!input.csvAttached && input.report.registered.length > 0) {
+  if (!s.needsCsv && input.report.registered.length > 0) {
     const rows = [...input.report.registered]
       .sort((a, b) => a.line - b.line)
       .slice(0, INLINE_ROWS)
@@ -102,7 +102,9 @@ export function registerReportMessage(input: ReportMessageInput): Message {
   }
   if (input.csvAttached) {
     blocks.push(
-      context(`Every line with its outcome and DWM ID is in the CSV file below (${plural(s.rows, 'row')}).`),
+      context(
+        `The full report, every line with its outcome and DWM ID, is in the CSV file below (${plural(s.rows, 'row')}).`,
+      ),
     );
   }
   if (input.workspace && (s.status === 'interrupted' || (s.status === 'completed' && c.failed > 0))) {

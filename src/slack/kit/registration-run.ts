@@ -154,7 +154,10 @@ export async function finish(
   logger: Logger,
 ): Promise<void> {
   const summary = summariseReport(report);
-  const msg = registerReportMessage({ summary, report, csvAttached: summary.needsCsv, workspace });
+  // The full report (every line with its outcome and DWM ID) always follows as a file; the message
+  // lists the registered rows too when they are few.
+  const withFile = summary.rows > 0 && Boolean(run.channel);
+  const msg = registerReportMessage({ summary, report, csvAttached: withFile, workspace });
   const to = await reportRecipient(deps, client, workspace, run).catch((err: unknown) => {
     logger.warn({ err, reportId: report.id }, 'could not tell whom to show the registration report');
     return undefined;
@@ -190,7 +193,7 @@ export async function finish(
       );
   }
   try {
-    if (to && summary.needsCsv && run.channel) {
+    if (to && withFile && run.channel) {
       await uploadFile(
         client,
         run.channel,

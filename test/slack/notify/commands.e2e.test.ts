@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import { registry as metrics } from '../../../src/metrics.js';
+import { licenseAlertMessage } from '../../../src/slack/features/alerts/render.js';
 import { DigestSchedules } from '../../../src/watch/digest.js';
 import { AlertSubscriptions } from '../../../src/watch/license-alerts.js';
 import { NoticeOutbox } from '../../../src/watch/notify-outbox.js';
@@ -213,6 +214,74 @@ describe('/drm alerts', () => {
     );
     const none = await run('alerts');
     expect(json(none.args)).toContain('gets no license-failure alerts');
+  });
+
+  it("the alert's Show failed licenses button lists the site's failed licenses for the one who clicks", async () => {
+    const alert = licenseAlertMessage(
+      {
+        kind: 'alert',
+        state: 'open',
+        subscription: {
+          id: 'x',
+          workspace: ws,
+          channelId: bot.ws.channel,
+          siteId: site,
+          ratioPct: 20,
+          minRequests: 20,
+          windowMinutes: 15,
+          createdBy: bot.ws.member,
+          createdAt: new Date().toISOString(),
+        },
+        stats: {
+          siteId: site,
+          fromMs: 0,
+          toMs: 1,
+          total: 2,
+          failed: 1,
+          ratio: 0.5,
+          truncated: false,
+          topErrors: [],
+          topContent: [],
+          topDevices: [],
+        },
+        startedAt: 0,
+        peakRatio: 0.5,
+      } as never,
+      'UTC',
+    );
+    const show = (alert.blocks ?? [])
+      .flatMap((b) => (b.type === 'actions' ? b.elements : []))
+      .find((e) => (e as { text?: { text?: string } }).text?.text === 'Show failed licenses') as
+      | { action_id: string; value: string }
+      | undefined;
+    expect(show).toBeDefined();
+    const seq = lastSeq();
+    await bot.action({
+      actionId: show!.action_id,
+      value: show!.value,
+      user: bot.ws.member,
+      channel: bot.ws.channel,
+    });
+    const r = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    expect(r.args.response_type).toBe('ephemeral');
+    expect(json(r.args)).not.toContain('Did you mean');
+    expect(json(r.args)).not.toMatch(/:warning:|Couldn't|Only admins/);
+    expect(json(r.args).toLowerCase()).toContain('license');
+  });
+
+  it("the alert's Stop button stops it like the command: refused to someone else, done for its creator", async () => {
+    await run(`alerts watch site:${site} ratio:20`);
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(1);
+    const value = JSON.stringify({ w: ws, c: bot.ws.channel, s: site });
+    const click = async (user: string) => {
+      const seq = lastSeq();
+      await bot.action({ actionId: 'alerts_stop', value, user, channel: bot.ws.channel });
+      return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    };
+    expect(json((await click(OTHER)).args)).toContain('Only admins can stop alerts someone else set up');
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(1);
+    expect(json((await click(bot.ws.member)).args)).toContain('Stopped the license-failure alerts');
+    expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(0);
   });
 });
 

@@ -110,10 +110,13 @@ describe('licenseAlert', () => {
   it('names the site, the window, "N of M failed", top error codes, content ids and devices', () => {
     const m = licenseAlertMessage(spike(), 'Europe/Berlin');
     const j = json(m);
-    expect(j).toContain('License failures on site AB12');
-    expect(j).toContain('13 of 40 failed (33%)');
-    expect(j).toContain('in the last 15 minutes');
-    expect(j).toContain('`1003` × 9');
+    expect(j).toContain('License failures on site `AB12`: 13 of 40 failed (33%) in the last 15 minutes');
+    // A code the bot has no words for says so (the Service API documents none).
+    expect(j).toContain('unknown code `1003` × 9');
+    // One footer line, and a Stop button (its creator or an admin, checked when clicked).
+    expect((m.blocks ?? []).filter((b) => b.type === 'context')).toHaveLength(1);
+    expect(j).toContain('"action_id":"alerts_stop"');
+    expect(j).toContain('"value":"{\\"w\\":\\"T1\\",\\"c\\":\\"C0123ABC\\",\\"s\\":\\"AB12\\"}"');
     expect(j).toContain('`movie-trailer-01` × 10');
     expect(j).toContain('Pixel 8 (dev-1) × 13');
     // times are tokens with a fallback in the reader's zone
@@ -144,7 +147,7 @@ describe('licenseAlert', () => {
     };
     for (const m of [licenseAlertMessage(spike(), 'UTC'), licenseAlertMessage(recovery, 'UTC')]) {
       expect(JSON.stringify(m)).not.toContain('<@U0CREATOR>');
-      expect(json(m)).toContain('`/drm alerts` shows who set it up');
+      expect(json(m)).toContain('`/drm alerts`');
     }
     const reply = json(subscribedMessage({ status: 'created', subscription: sub }, 'U0CREATOR'));
     expect(reply).not.toContain(sub.id);
@@ -285,8 +288,11 @@ describe('digest', () => {
     expect(j).toContain('Job `4812` · content `movie-trailer-01` · 3 failed recipients');
     expect(j).toContain('failed recipients unknown');
     expect(j).toContain('*Recipients registered*: 6');
-    expect(j).toContain('Site `AB12`: 120 issued · 5 failed (4% failed)');
-    expect(j).toContain('Site `CD34`: 30 issued · 0 failed');
+    // 4% failed is under the default 5% line: amber, said in words.
+    expect(j).toContain(
+      ':large_orange_circle: Site `AB12`, under the 5% line: 120 issued · 5 failed (4% failed)',
+    );
+    expect(j).toContain(':large_green_circle: Site `CD34`, no failures: 30 issued · 0 failed');
     expect(j).toContain('Trial extension `RG100`');
     expect(j).toContain(':hourglass_flowing_sand: Pending');
     expect(j).toContain('Asia/Seoul');
@@ -322,7 +328,23 @@ describe('digest', () => {
     const j = json(m);
     expect(j).toContain('*Jobs*\\n:warning: Could not be loaded: The jobs could not be read (timeout)');
     expect(j).toContain('*Pending plan requests*\\n:warning: Could not be loaded');
-    expect(j).toContain('Site `AB12`: 120 issued');
+    expect(j).toContain('Site `AB12`, under the 5% line: 120 issued');
+    expect(validateMessageBlocks(m.blocks)).toEqual([]);
+  });
+
+  it("licenses are red only past the channel's alert ratio for the site (else the default 5%)", () => {
+    const j = json(digestMessage(digest({ alertRatioPct: { AB12: 3 } })));
+    expect(j).toContain(':red_circle: Site `AB12`, over the 3% line: 120 issued · 5 failed (4% failed)');
+  });
+
+  it('each failed job opens with a Details button (no id to type)', () => {
+    const m = digestMessage(digest({ workspace: 'T1' }));
+    const details = (m.blocks ?? []).flatMap((b) => {
+      const a = (b as { accessory?: { action_id: string; value: string } }).accessory;
+      return a ? [a] : [];
+    });
+    expect(details.map((d) => d.action_id)).toEqual(['wm_job_details', 'wm_job_details']);
+    expect(JSON.parse(details[0]!.value)).toEqual({ w: 'T1', s: 'AB12', j: 4812 });
     expect(validateMessageBlocks(m.blocks)).toEqual([]);
   });
 

@@ -111,6 +111,12 @@ describe('/dwm register', () => {
     expect(rt).not.toMatch(/[Bb]atch|Report `|0 failed/);
     expect(rt).toContain('e2e-new-4');
     expect(rt).toContain('DWM ID');
+    // The full report follows as a file even when the rows fit in the message.
+    expect(rt).toContain('The full report');
+    await bot.fake.waitFor(
+      (c) => c.method === 'files.completeUploadExternal' && c.ok && c.seq > seq2,
+      10_000,
+    );
     expect(report.edited).toBe(true); // the progress message was replaced in place
     expect(bot.fake.calls('chat.update').filter((c) => c.seq > seq2).length).toBeGreaterThan(0);
     expect(bot.emulator!.recipientCount('DEMO')).toBe(43);

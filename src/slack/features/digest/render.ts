@@ -18,12 +18,25 @@ import type {
   DigestSchedule,
   Section,
 } from '../../../watch/notify-types.js';
-import { type Block, context, divider, header, type Message, message, section } from '../../kit/blocks.js';
+import {
+  type Block,
+  button,
+  context,
+  divider,
+  header,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks.js';
 import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus, requestStatus } from '../../kit/status.js';
+import { encodeValue } from '../../kit/values.js';
+import { WM_ACTIONS } from '../../kit/wm-values.js';
 
 /** Lines per list (failed jobs, sites, requests) before "and N more". */
 export const DIGEST_LIST_MAX = 15;
+/** Failed jobs listed with a Details button each (one block each); the rest are counted. */
+const FAILED_JOBS_OPENABLE = 10;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -73,7 +86,7 @@ function listText(title: string, rows: string[], how: string, extra = 0): string
 /** A site id in code, cut (ids are 4 characters; a hostile one is not). */
 const site = (id: string) => code(truncate(id, 40));
 
-function jobsBlocks(s: Section<DigestJobs>): Block[] {
+function jobsBlocks(s: Section<DigestJobs>, workspace: string | undefined): Block[] {
   if (!s.ok) return [failedSection('Jobs', s)];
   const j = s.value;
   const total = Object.values(j.byStatus).reduce((a, b) => a + b, 0);
@@ -97,18 +110,39 @@ function jobsBlocks(s: Section<DigestJobs>): Block[] {
         f.failedRecipients === null
           ? 'failed recipients unknown (the tasks could not be read)'
           : plural(f.failedRecipients, 'failed recipient');
-      return `• Job ${code(f.jobId)} · content ${code(truncate(f.contentId, 120))} · ${recipients} · site ${site(f.siteId)}`;
+      return {
+        f,
+        text: `• Job ${code(f.jobId)} · content ${code(truncate(f.contentId, 120))} · ${recipients} · site ${site(f.siteId)}`,
+      };
     });
-    blocks.push(
-      section(
-        listText(
-          `:red_circle: *Failed jobs* (${failedTotal})`,
-          rows,
-          `see them with ${code('/dwm jobs status:error')}`,
-          j.failedMore,
+    if (!workspace) {
+      blocks.push(
+        section(
+          listText(
+            `:red_circle: *Failed jobs* (${failedTotal})`,
+            rows.map((r) => r.text),
+            `see them with ${code('/dwm jobs status:error')}`,
+            j.failedMore,
+          ),
         ),
-      ),
-    );
+      );
+    } else {
+      // Each failed job opens with a button (its card, with its failures and Export CSV): no id to type.
+      blocks.push(section(`:red_circle: *Failed jobs* (${failedTotal})`));
+      const shown = rows.slice(0, FAILED_JOBS_OPENABLE);
+      for (const r of shown) {
+        blocks.push(
+          section(r.text, {
+            accessory: button('Details', WM_ACTIONS.jobDetails, {
+              value: encodeValue({ w: workspace, s: r.f.siteId, j: r.f.jobId }),
+            }),
+          }),
+        );
+      }
+      const hidden = failedTotal - shown.length;
+      if (hidden > 0)
+        blocks.push(context(`…and ${hidden} more: see them with ${code('/dwm jobs status:error')}.`));
+    }
   }
   if (j.truncated)
     blocks.push(context('A site had more jobs than the digest reads: the counts are a floor.'));
@@ -130,15 +164,29 @@ function registrationsBlocks(s: Section<DigestRegistrations>): Block[] {
   ];
 }
 
-function licensesBlocks(s: Section<DigestLicenses>): Block[] {
+/**
+ * A site's license failures are red only past this ratio (percent) when the channel has no license
+ * alert for the site (its alert's ratio is used then); amber below it, green with none.
+ */
+export const DIGEST_RED_RATIO_PCT = 5;
+
+function licensesBlocks(s: Section<DigestLicenses>, alertRatioPct: Record<string, number> = {}): Block[] {
   if (!s.ok) return [failedSection('Licenses', s)];
   const sites = [...s.value.perSite].sort((a, b) => b.fail - a.fail || a.siteId.localeCompare(b.siteId));
   if (sites.length === 0) return [section('*Licenses*: no site.')];
   const rows = sites.map((p) => {
     const total = p.success + p.fail;
-    const ratio = p.fail > 0 && total > 0 ? ` (${Math.round((p.fail * 100) / total)}% failed)` : '';
-    const icon = p.fail > 0 ? ':red_circle:' : ':large_green_circle:';
-    return `${icon} Site ${site(p.siteId)}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
+    const pct = total > 0 ? (p.fail * 100) / total : 0;
+    const line = alertRatioPct[p.siteId] ?? DIGEST_RED_RATIO_PCT;
+    const ratio = p.fail > 0 && total > 0 ? ` (${Math.round(pct)}% failed)` : '';
+    // The status in words beside the colour: "over the 5% line" / "under the 5% line".
+    const [icon, words] =
+      p.fail === 0
+        ? [':large_green_circle:', 'no failures']
+        : pct >= line
+          ? [':red_circle:', `over the ${line}% line`]
+          : [':large_orange_circle:', `under the ${line}% line`];
+    return `${icon} Site ${site(p.siteId)}, ${words}: ${p.truncated ? 'at least ' : ''}${p.success} issued · ${p.fail} failed${ratio}`;
   });
   return [section(listText('*Licenses*', rows, `see a site with ${code('/drm licenses site:<site id>')}`))];
 }
@@ -195,9 +243,9 @@ export function digestMessage(d: Digest): Message {
   }
   blocks.push(
     divider(),
-    ...jobsBlocks(d.jobs),
+    ...jobsBlocks(d.jobs, d.workspace),
     ...registrationsBlocks(d.registrations),
-    ...licensesBlocks(d.licenses),
+    ...licensesBlocks(d.licenses, d.alertRatioPct),
     ...pendingBlocks(d.pendingRequests, zone),
   );
   blocks.push(
