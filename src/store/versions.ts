@@ -54,6 +54,7 @@ export const DOC_VERSIONS: Readonly<Record<string, number>> = {
   'watch-parents': 1,
   'watch-pollstate': 1,
   'channel-slots': 1,
+  'watch-outage': 1,
   // src/watch: workflow waits (per-workspace layout; 'wf-waits-index' is the retired global index)
   'wf-waits': 1,
   'wf-waits-ws': 1,
@@ -73,6 +74,10 @@ export const DOC_VERSIONS: Readonly<Record<string, number>> = {
   'wm-reports': 1,
   'wm-reg-runs': 1,
   'wm-reg-index': 1,
+  // src/ops: the bot's uploaded exports (deleted after EXPORT_RETENTION_DAYS), uninstall retention
+  'bot-exports': 1,
+  'bot-exports-registry': 1,
+  retention: 1,
   // src/slack
   'home-viewers': 1,
   'watch-runtime': 1,

@@ -208,7 +208,7 @@ describe('dispatch', () => {
     expect(ctx.replies[0]!.share).toBe(false);
     const nc = fakeContext();
     await reg.dispatch(nc, 'nocfg');
-    expect(textOf(nc.replies[0]!.msg)).toContain('Run `/dwm setup`');
+    expect(textOf(nc.replies[0]!.msg)).toContain('`/dwm setup`');
   });
   it('unexpected errors show a reference id and no message or stack', async () => {
     reg.add({

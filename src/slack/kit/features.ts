@@ -41,6 +41,11 @@ interface EventSpecOf<E extends FeatureEvent> {
 
 export type EventSpec = { [E in FeatureEvent]: EventSpecOf<E> }[FeatureEvent];
 
+/** One event listener; generic over the event so Bolt's arguments keep their type (no cast). */
+function registerEvent<E extends FeatureEvent>(app: App, deps: AppDeps, e: EventSpecOf<E>): void {
+  app.event(e.event, (args) => e.run(deps, args));
+}
+
 export interface Feature {
   /** Folder name, e.g. 'jobs'. */
   name: string;
@@ -209,7 +214,10 @@ export function registerFeatures(app: App, deps: AppDeps, features: readonly Fea
   });
   for (const f of features) {
     for (const e of f.events ?? []) {
-      app.event(e.event, (args) => (e as EventSpecOf<typeof e.event>).run(deps, args as never));
+      // Narrowed per event, so each listener keeps Bolt's argument type for its event.
+      if (e.event === 'app_home_opened') registerEvent(app, deps, e);
+      else if (e.event === 'channel_shared') registerEvent(app, deps, e);
+      else registerEvent(app, deps, e);
     }
     if (f.functions) registerSteps(app, deps, f.functions);
   }

@@ -41,10 +41,10 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup erase-user (admin)',
       'setup shared-channels (admin)',
       'setup shared-channel allow (admin)',
       'setup shared-channel revoke (admin)',
-      'setup erase-user (admin)',
       'debug (admin)',
     ]);
     expect(order('/drm')).toEqual([
@@ -76,10 +76,10 @@ describe('help order', () => {
       'setup admins remove (admin)',
       'setup admins group (admin)',
       'setup audit-channel (admin)',
+      'setup erase-user (admin)',
       'setup shared-channels (admin)',
       'setup shared-channel allow (admin)',
       'setup shared-channel revoke (admin)',
-      'setup erase-user (admin)',
       'audit (admin)',
     ]);
   });
