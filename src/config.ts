@@ -606,7 +606,7 @@ export const VARIABLES: VariableSpec[] = [
     name: 'SERVICE_ERROR_CODES',
     required: 'no',
     description:
-      'JSON object mapping conditions to the service\'s error_code values, when they differ from the defaults (e.g. {"recipientInUse":"E2003"}); see src/api/error-codes.ts.',
+      'JSON object mapping conditions to the service\'s error_code values, when they differ from the defaults (e.g. {"recipientInUse":"E2003"}): the specs list no error codes ("not shown"). A condition may take several codes (["E2003","409"]), and a key prefixed wm. or svc. (e.g. "svc.requestNotFound") gives codes that mean it on that API only, since the two APIs are separate services. See src/api/error-codes.ts.',
     schema: z.string().refine(
       (x) => {
         try {
@@ -616,7 +616,10 @@ export const VARIABLES: VariableSpec[] = [
           return false;
         }
       },
-      { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
+      {
+        error:
+          'must be a JSON object of condition name (optionally prefixed wm. or svc.) to a code string or a list of them, like {"recipientInUse":"E2003","svc.requestNotFound":["E4001","404"]}',
+      },
     ),
   },
   {

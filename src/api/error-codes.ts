@@ -1,7 +1,8 @@
 /**
  * Service error conditions. The specs do not list the error_code values; this is the project's
  * agreed set (the emulator answers with it). A real deployment may use other codes, so the table
- * is overridable with env SERVICE_ERROR_CODES = JSON {"<condition>": "<code>"}. Upper layers
+ * is overridable with env SERVICE_ERROR_CODES = JSON {"<condition>": "<code>" | ["<code>", ...],
+ * "wm.<condition>" | "svc.<condition>": ...} (several codes per condition, and per API). Upper layers
  * explain a failure by condition (`errorCondition(err)`), never by message text.
  *
  * Also the table of job/task failure codes (`cli_error_code`) in plain words, overridable with env
@@ -29,7 +30,19 @@ export const DEFAULT_ERROR_CODES = {
 
 export type ErrorCondition = keyof typeof DEFAULT_ERROR_CODES;
 export const ERROR_CONDITIONS = Object.keys(DEFAULT_ERROR_CODES) as ErrorCondition[];
-export type ErrorCodeTable = Record<ErrorCondition, string>;
+
+/** Which API answered: the two APIs are separate services and may number their errors apart. */
+export type ApiName = 'wm' | 'svc';
+
+/** Codes beyond the one per condition: more per condition for both APIs, or for one API only. */
+export type ExtraCodes = Partial<Record<'any' | ApiName, Partial<Record<ErrorCondition, readonly string[]>>>>;
+
+/**
+ * The code of each condition (the one the emulator and fakes answer with), and, when
+ * SERVICE_ERROR_CODES gives them, more codes per condition (`extra.any`) or per API
+ * (`extra.wm` / `extra.svc`, from keys such as "svc.requestNotFound").
+ */
+export type ErrorCodeTable = Record<ErrorCondition, string> & { extra?: ExtraCodes };
 
 /** Plain-words explanation of each condition (what happened, what to do). */
 export const ERROR_CONDITION_TEXT: Record<ErrorCondition, string> = {
@@ -49,7 +62,8 @@ export const ERROR_CONDITION_TEXT: Record<ErrorCondition, string> = {
   internal: 'The service had an internal error; try again later.',
 };
 
-const overrideSchema = z.record(z.string(), z.string().min(1));
+const codeList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]);
+const overrideSchema = z.record(z.string(), codeList);
 
 /**
  * The one loader of the code tables' settings: a JSON object from the environment, checked with
@@ -76,19 +90,42 @@ function readOverride<T>(
 }
 
 /**
- * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES).
- * Unknown condition names in the override are ignored; malformed JSON throws with a clear message.
+ * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES): a
+ * condition name to one code or a list of codes (the first is the condition's code, every one is
+ * read as it), for both APIs; or, prefixed with `wm.` or `svc.`, codes that mean the condition on
+ * that API only (added to the table's). Unknown condition names are ignored; malformed JSON or a
+ * wrong shape throws with a clear message.
  */
 export function loadErrorCodes(json: string | undefined = process.env.SERVICE_ERROR_CODES): ErrorCodeTable {
   const table: ErrorCodeTable = { ...DEFAULT_ERROR_CODES };
   const overrides = readOverride('SERVICE_ERROR_CODES', json, overrideSchema, {
-    example: '{"duplicateRecipient":"E2002", ...}',
-    wrongShape: 'a JSON object of condition name to code strings.',
+    example: '{"duplicateRecipient":"E2002","svc.requestNotFound":["404","E4001"], ...}',
+    wrongShape:
+      'a JSON object of condition name (optionally prefixed wm. or svc.) to a code string or a list of code strings.',
   });
-  for (const [k, v] of Object.entries(overrides ?? {})) {
-    if ((ERROR_CONDITIONS as string[]).includes(k)) table[k as ErrorCondition] = v;
+  const extra: ExtraCodes = {};
+  for (const [key, v] of Object.entries(overrides ?? {})) {
+    const m = /^(?:(wm|svc)\.)?(.+)$/.exec(key);
+    const api = m?.[1] as ApiName | undefined;
+    const cond = m?.[2] ?? '';
+    if (!(ERROR_CONDITIONS as string[]).includes(cond)) continue;
+    const c = cond as ErrorCondition;
+    const codes = (Array.isArray(v) ? v : [v]).map((x) => x.trim()).filter(Boolean);
+    if (codes.length === 0) continue;
+    if (api) {
+      extra[api] = { ...extra[api], [c]: codes };
+    } else {
+      table[c] = codes[0] as string;
+      if (codes.length > 1) extra.any = { ...extra.any, [c]: codes };
+    }
   }
+  if (Object.keys(extra).length > 0) table.extra = extra;
   return table;
+}
+
+/** The API of an endpoint name ("wm.searchJobs" -> wm, "svc.getSites" -> svc). */
+function apiOf(endpoint: string): ApiName | undefined {
+  return endpoint.startsWith('wm.') ? 'wm' : endpoint.startsWith('svc.') ? 'svc' : undefined;
 }
 
 let active: ErrorCodeTable | undefined;
@@ -104,19 +141,24 @@ export function setErrorCodes(table: ErrorCodeTable): void {
   active = table;
 }
 
-/** The condition of a ServiceError (or a raw code), if it is a known one. */
+/**
+ * The condition of a ServiceError (or a raw code), if it is a known one. A ServiceError's API
+ * (from its endpoint, or `api`) also matches the codes given for that API only.
+ */
 export function errorCondition(
   errOrCode: unknown,
   table: ErrorCodeTable = errorCodes(),
+  api?: ApiName,
 ): ErrorCondition | undefined {
-  const code =
-    typeof errOrCode === 'string'
-      ? errOrCode
-      : errOrCode instanceof ServiceError
-        ? errOrCode.code
-        : undefined;
+  const err = errOrCode instanceof ServiceError ? errOrCode : undefined;
+  const code = typeof errOrCode === 'string' ? errOrCode : err?.code;
   if (code === undefined) return undefined;
-  return ERROR_CONDITIONS.find((c) => table[c] === code);
+  const which = api ?? (err ? apiOf(err.endpoint) : undefined);
+  const perApi = which ? table.extra?.[which] : undefined;
+  return (
+    ERROR_CONDITIONS.find((c) => perApi?.[c]?.includes(code)) ??
+    ERROR_CONDITIONS.find((c) => table[c] === code || table.extra?.any?.[c]?.includes(code))
+  );
 }
 
 /** True when `e` is a ServiceError of the given condition. */
