@@ -626,7 +626,7 @@ export const VARIABLES: VariableSpec[] = [
     name: 'JOB_FAILURE_CODES',
     required: 'no',
     description:
-      'JSON object adding or replacing explanations of job/task failure codes (cli_error_code), e.g. {"E-417":{"meaning":"embedding failed","next":"start the job again"}}; codes not in the table show as "unknown (CODE)". See src/api/error-codes.ts.',
+      'JSON object giving job/task failure codes (cli_error_code) words, e.g. {"E-417":{"meaning":"embedding failed","next":"start the job again"}}. The spec says only that "0" means success and "any other value means failure", so the bot ships no meaning of its own (a code 3 must not get a made-up cause): codes not given here show as "unknown (CODE)". Examples in docs/configuration.md.',
     schema: z.string().refine(
       (x) => {
         try {

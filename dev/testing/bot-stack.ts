@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Installation } from '@slack/bolt';
+import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { type ApiOptions, createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
@@ -461,6 +462,8 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       ...(typeof opts.env === 'function' ? opts.env({ ...(emulator ? { emulator } : {}), fake }) : opts.env),
     };
     const config = loadConfig(env);
+    // As main.ts does: the process's table of failure codes in words (JOB_FAILURE_CODES).
+    setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
 
     const store = await createStore({
       url: config.storeUrl,

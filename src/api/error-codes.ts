@@ -178,38 +178,15 @@ export interface FailureExplanation {
 
 /**
  * The failure codes of watermarking tasks (`cli_error_code`, or the task status when no code was
- * given). The spec lists no table ("any other value means failure"); these are the codes the
- * emulator and the spec examples use, with the project's reading of them. A real pre-embedder may
- * use other codes or mean other things: deployments replace or add entries with env
- * JOB_FAILURE_CODES = JSON {"<code>": {"meaning": "...", "next": "..."}} (same loader as
- * SERVICE_ERROR_CODES). Codes are matched case-insensitively after trimming; a code not in the
+ * given) in plain words. The spec lists no table ("any other value means failure"), so the bot
+ * gives no code a meaning of its own: a real code `3` must not get a made-up cause. The one
+ * built-in entry is the spec's own task status FAIL reported without a code. Deployments that
+ * know their pre-embedder's codes give them words with env JOB_FAILURE_CODES = JSON
+ * {"<code>": {"meaning": "...", "next": "..."}} (same loader as SERVICE_ERROR_CODES; examples in
+ * docs/configuration.md). Codes are matched case-insensitively after trimming; a code not in the
  * table is shown as "unknown (CODE)" with `UNKNOWN_FAILURE_NEXT`.
  */
 export const DEFAULT_FAILURE_CODES: Readonly<Record<string, FailureExplanation>> = {
-  '3': {
-    meaning: 'the pre-embedder stopped with exit status 3 (it could not process the source content)',
-    next: 'Check that the content file of this job is complete and readable, then start the job again.',
-  },
-  'E-102': {
-    meaning: 'the source content was not found or could not be read',
-    next: 'Check that the content exists where the job expects it, then start the job again.',
-  },
-  'E-221': {
-    meaning: 'the source content has a format or codec the pre-embedder does not support',
-    next: 'Re-encode the content in a supported format, then start the job again.',
-  },
-  'E-417': {
-    meaning: 'the watermark could not be embedded for this recipient',
-    next: 'Start the job again for this recipient; if it fails again, send the job id and DWM id to the watermarking provider.',
-  },
-  'E-500': {
-    meaning: 'the pre-embedder had an internal error',
-    next: 'Start the job again later; if it repeats, send the job id to the watermarking provider.',
-  },
-  'E-503': {
-    meaning: 'the pre-embedder was busy or unavailable',
-    next: 'Wait a few minutes and start the job again.',
-  },
   TK005: {
     meaning: 'the task failed and the service gave no error code',
     next: 'Export the job as CSV for the full task list; if it repeats, send the job id to the watermarking provider.',
