@@ -42,6 +42,7 @@ export function packagingReply(
     ...cardMetaOf(ctx, timeZone),
     ...(continued ? { continued: true } : {}),
     ...(page.dates ? { dates: page.dates } : {}),
+    ...(page.moreMayExist ? { moreMayExist: true } : {}),
   });
 }
 

@@ -208,7 +208,7 @@ export function dataTableMessage(
 export function packagingMessage(
   items: PackagingRecord[],
   nextCursor: string | null,
-  meta: TableMeta & { continued?: boolean; dates?: PageResult<unknown>['dates'] },
+  meta: TableMeta & { continued?: boolean; dates?: PageResult<unknown>['dates']; moreMayExist?: boolean },
 ): Message {
   const table = codeTable(
     [
@@ -239,6 +239,13 @@ export function packagingMessage(
   if (items.length) blocks.push(section(table.text));
   if (table.shown < items.length)
     blocks.push(context(`…and ${items.length - table.shown} more records on this page not shown.`));
+  if (meta.moreMayExist) {
+    blocks.push(
+      context(
+        'More records may exist: the service cannot be asked for the ones after this page (a record without a created or update time to continue from, or more records of one second than its page holds). Narrow the dates or search to see the rest.',
+      ),
+    );
+  }
   if (nextCursor) {
     blocks.push(
       actions(
