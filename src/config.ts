@@ -10,7 +10,7 @@
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
 import { z } from 'zod';
-import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
+import { loadErrorCodes, loadFailureCodes, loadLicenseErrorCodes } from './api/error-codes.js';
 import { parseAllowedOrigin } from './api/origins.js';
 import { normalizeTimeZone } from './api/time.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
@@ -119,6 +119,8 @@ export interface Config {
   serviceErrorCodes?: string;
   /** JOB_FAILURE_CODES as given (validated JSON), when set. */
   jobFailureCodes?: string;
+  /** LICENSE_ERROR_CODES as given (validated JSON), when set. */
+  licenseErrorCodes?: string;
   /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
   upstream: {
     /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
@@ -623,6 +625,23 @@ export const VARIABLES: VariableSpec[] = [
     ),
   },
   {
+    name: 'LICENSE_ERROR_CODES',
+    required: 'no',
+    description:
+      'JSON object giving the error codes of failed DRM license records words, e.g. {"E-LIC-07":"the device is not allowed by the license policy"}. The spec says only that "0000" means the license was issued ("the list of other error codes and their causes: not shown"), so the bot ships none: codes not given here are shown as they are. Used in license lists and license alerts.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadLicenseErrorCodes(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of license error code to its meaning (text)' },
+    ),
+  },
+  {
     name: 'JOB_FAILURE_CODES',
     required: 'no',
     description:
@@ -946,6 +965,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
+  if (str('LICENSE_ERROR_CODES')) config.licenseErrorCodes = str('LICENSE_ERROR_CODES');
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');

@@ -7,7 +7,14 @@
  * the process exits 1.
  */
 import { pathToFileURL } from 'node:url';
-import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
+import {
+  loadErrorCodes,
+  loadFailureCodes,
+  loadLicenseErrorCodes,
+  setErrorCodes,
+  setFailureCodes,
+  setLicenseErrorCodes,
+} from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { type Config, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
@@ -70,6 +77,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   setLogger(logger);
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
   setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
+  setLicenseErrorCodes(loadLicenseErrorCodes(config.licenseErrorCodes ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,

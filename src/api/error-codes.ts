@@ -248,3 +248,45 @@ export function explainFailureCode(code: string, table: FailureCodeTable = failu
   if (hit) return { code: c, known: true, ...hit };
   return { code: c, known: false, meaning: `unknown (${c})`, next: UNKNOWN_FAILURE_NEXT };
 }
+
+// ---------------------------------------------------------------------------------------------
+// License failure codes (error_code of a failed DRM license record), in plain words
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Words for the error codes of failed license records. The Service API spec says only that
+ * "0000" means the license was issued ("the list of other error codes and their causes: not
+ * shown"), so nothing is built in: a deployment that knows its codes gives them words with env
+ * LICENSE_ERROR_CODES = JSON {"<code>": "<meaning>"} (same loader as SERVICE_ERROR_CODES). Codes
+ * are matched after trimming, case-insensitively; an unknown code is shown as it is.
+ */
+export type LicenseErrorTable = Readonly<Record<string, string>>;
+
+const licenseOverrideSchema = z.record(z.string().trim().min(1).max(64), z.string().trim().min(1).max(200));
+
+export function loadLicenseErrorCodes(
+  json: string | undefined = process.env.LICENSE_ERROR_CODES,
+): LicenseErrorTable {
+  const table: Record<string, string> = {};
+  const overrides = readOverride('LICENSE_ERROR_CODES', json, licenseOverrideSchema, {
+    example: '{"E-LIC-07":"the device is not allowed by the license policy"}',
+    wrongShape: 'a JSON object of license error code to its meaning (text).',
+  });
+  for (const [k, v] of Object.entries(overrides ?? {})) table[failureKey(k)] = v;
+  return table;
+}
+
+let activeLicense: LicenseErrorTable | undefined;
+
+/** Replace the process license error table (tests, or the config loader). */
+export function setLicenseErrorCodes(table: LicenseErrorTable): void {
+  activeLicense = table;
+}
+
+/** The meaning LICENSE_ERROR_CODES gives a license error code, or undefined (shown as it is). */
+export function explainLicenseError(code: string, table?: LicenseErrorTable): string | undefined {
+  activeLicense ??= loadLicenseErrorCodes();
+  const t = table ?? activeLicense;
+  const k = failureKey(code);
+  return k !== '' && Object.hasOwn(t, k) ? t[k] : undefined;
+}

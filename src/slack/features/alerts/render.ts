@@ -9,6 +9,7 @@
  * reader's zone. The license error codes have no documented table (the Service API spec says the
  * list "is not shown"), so a code is shown as the service sent it.
  */
+import { explainLicenseError } from '../../../api/error-codes.js';
 import type { AlertListItem, StopAlertsResult, SubscribeAlertsResult } from '../../../ops/alerts.js';
 import { ALERT_LIMITS } from '../../../ops/alerts.js';
 import { alertText } from '../../../ops/notify-text.js';
@@ -91,7 +92,13 @@ function countsText(s: WindowStats): string {
 
 function statsFields(s: WindowStats): string[] {
   return fields([
-    ['Top error codes', rankedLines(s.topErrors, (k) => code(k))],
+    [
+      'Top error codes',
+      rankedLines(s.topErrors, (k) => {
+        const meaning = explainLicenseError(k);
+        return meaning ? `${code(k)} (${esc(meaning)})` : code(k);
+      }),
+    ],
     ['Most affected content', rankedLines(s.topContent, (k) => code(k))],
     ['Most affected devices', rankedLines(s.topDevices, (k) => esc(k))],
   ]);

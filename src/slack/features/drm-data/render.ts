@@ -5,6 +5,7 @@
  * lines). Problems come first: failed licenses are listed before successful ones on a page, users
  * and devices with failures before the others. Pure renderers.
  */
+import { explainLicenseError } from '../../../api/error-codes.js';
 import type { CidLicense, DrmDevice, DrmUser, LicenseRecord, PackagingRecord } from '../../../api/types.js';
 import type { PageResult } from '../../../ops/service/common.js';
 import type { ExportKind, ExportProgress, ExportResult } from '../../../ops/service/drm-data.js';
@@ -19,7 +20,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
+import { code, esc, truncate } from '../../kit/mrkdwn.js';
 import { pagingButtons, svcPaging } from '../../kit/paging.js';
 import { datesLine } from '../../kit/reader-dates.js';
 import {
@@ -179,6 +180,8 @@ export function dataTableMessage(
   const dl = datesLine(page.dates, { shared: meta.shared === true });
   if (dl) blocks.push(context(dl));
   if (page.items.length) blocks.push(section(table.text));
+  const codesNote = kind === 'licenses' ? licenseCodesNote(page.items as LicenseRecord[]) : undefined;
+  if (codesNote) blocks.push(context(codesNote));
   if (table.shown < page.items.length) {
     blocks.push(
       context(`…and ${page.items.length - table.shown} more on this page: use Export CSV to see every row.`),
@@ -202,6 +205,19 @@ export function dataTableMessage(
     `${TITLES[kind]} on ${meta.siteId}, page ${page.page}: ${plural(page.items.length, 'row')}`,
     blocks,
   );
+}
+
+/**
+ * The failed licenses' codes of a page with the words LICENSE_ERROR_CODES gives them (none are
+ * built in: the spec gives no code a cause); undefined when none has words.
+ */
+function licenseCodesNote(items: readonly LicenseRecord[]): string | undefined {
+  const codes = [...new Set(items.filter((r) => r.status !== 'success').map((r) => r.errorCode.trim()))];
+  const said = codes.flatMap((c) => {
+    const meaning = explainLicenseError(c);
+    return meaning ? [`${code(c)}: ${esc(truncate(meaning, 200))}`] : [];
+  });
+  return said.length ? `Error codes: ${said.slice(0, 10).join(' · ')}` : undefined;
 }
 
 /** One packaging page with "More" (keyset cursor). */
