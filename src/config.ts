@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadErrorCodes, loadFailureCodes } from './api/error-codes.js';
+import { loadErrorCodes, loadFailureCodes, loadLicenseErrorCodes } from './api/error-codes.js';
 import type { ApiOptions } from './api/index.js';
 import { parseAllowedOrigin } from './api/origins.js';
 import { loadSiteRequestStatuses } from './api/site-request-statuses.js';
@@ -160,6 +160,8 @@ export interface Config {
    * get the default (src/watch/requests.ts SITE_UNKNOWN_STATUS_SETTLED_MS).
    */
   siteRequestUnknownStatusMs?: number;
+  /** LICENSE_ERROR_CODES as given (validated JSON), when set. */
+  licenseErrorCodes?: string;
   /** Which upstream hosts the bot talks to and how much it reads (src/api/origins.ts, http.ts). */
   upstream: {
     /** UPSTREAM_ALLOWED_ORIGINS, normalised; the configured base URLs are allowed besides. */
@@ -727,7 +729,7 @@ export const VARIABLES: VariableSpec[] = [
     name: 'SERVICE_ERROR_CODES',
     required: 'no',
     description:
-      'JSON object mapping conditions to the service\'s error_code values, when they differ from the defaults (e.g. {"recipientInUse":"E2003"}); see src/api/error-codes.ts.',
+      'JSON object mapping conditions to the service\'s error_code values, when they differ from the defaults (e.g. {"recipientInUse":"E2003"}): the specs list no error codes ("not shown"). A condition may take several codes (["E2003","409"]), and a key prefixed wm. or svc. (e.g. "svc.requestNotFound") gives codes that mean it on that API only, since the two APIs are separate services. See src/api/error-codes.ts.',
     schema: z.string().refine(
       (x) => {
         try {
@@ -737,7 +739,27 @@ export const VARIABLES: VariableSpec[] = [
           return false;
         }
       },
-      { error: 'must be a JSON object of condition name to code string, like {"recipientInUse":"E2003"}' },
+      {
+        error:
+          'must be a JSON object of condition name (optionally prefixed wm. or svc.) to a code string or a list of them, like {"recipientInUse":"E2003","svc.requestNotFound":["E4001","404"]}',
+      },
+    ),
+  },
+  {
+    name: 'LICENSE_ERROR_CODES',
+    required: 'no',
+    description:
+      'JSON object giving the error codes of failed DRM license records words, e.g. {"E-LIC-07":"the device is not allowed by the license policy"}. The spec says only that "0000" means the license was issued ("the list of other error codes and their causes: not shown"), so the bot ships none: codes not given here are shown as they are. Used in license lists and license alerts.',
+    schema: z.string().refine(
+      (x) => {
+        try {
+          loadLicenseErrorCodes(x);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be a JSON object of license error code to its meaning (text)' },
     ),
   },
   {
@@ -769,7 +791,7 @@ export const VARIABLES: VariableSpec[] = [
     name: 'JOB_FAILURE_CODES',
     required: 'no',
     description:
-      'JSON object adding or replacing explanations of job/task failure codes (cli_error_code), e.g. {"E-417":{"meaning":"embedding failed","next":"start the job again"}}; codes not in the table show as "unknown (CODE)". See src/api/error-codes.ts.',
+      'JSON object giving job/task failure codes (cli_error_code) words, e.g. {"E-417":{"meaning":"embedding failed","next":"start the job again"}}. The spec says only that "0" means success and "any other value means failure", so the bot ships no meaning of its own (a code 3 must not get a made-up cause): codes not given here show as "unknown (CODE)". Examples in docs/configuration.md.',
     schema: z.string().refine(
       (x) => {
         try {
@@ -1225,6 +1247,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
   if (str('SERVICE_SITE_REQUEST_STATUSES')) config.siteRequestStatuses = str('SERVICE_SITE_REQUEST_STATUSES');
   config.siteRequestUnknownStatusMs = (v.SITE_REQUEST_UNKNOWN_STATUS_MINUTES as number) * 60_000;
+  if (str('LICENSE_ERROR_CODES')) config.licenseErrorCodes = str('LICENSE_ERROR_CODES');
   if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
   if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
   if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');

@@ -9,7 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { loadErrorCodes, loadFailureCodes, setErrorCodes, setFailureCodes } from './api/error-codes.js';
+import {
+  loadErrorCodes,
+  loadFailureCodes,
+  loadLicenseErrorCodes,
+  setErrorCodes,
+  setFailureCodes,
+  setLicenseErrorCodes,
+} from './api/error-codes.js';
 import { createApi } from './api/index.js';
 import { loadSiteRequestStatuses, setSiteRequestStatuses } from './api/site-request-statuses.js';
 import { apiOptionsOf, type Config, ConfigError, type Env, loadConfig, unknownSettings } from './config.js';
@@ -75,6 +82,7 @@ export async function startBot(opts: StartOptions = {}): Promise<RunningBot> {
   setErrorCodes(loadErrorCodes(config.serviceErrorCodes ?? '{}'));
   setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
   setSiteRequestStatuses(loadSiteRequestStatuses(config.siteRequestStatuses ?? '{}'));
+  setLicenseErrorCodes(loadLicenseErrorCodes(config.licenseErrorCodes ?? '{}'));
   const store = await createStore({
     url: config.storeUrl,
     encryptionKey: config.encryptionKey,

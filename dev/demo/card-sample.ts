@@ -8,9 +8,11 @@
  * apart from dates (the inputs here are stale).
  */
 
+import { failureCodes, loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
 import { subscriptionId } from '../../src/watch/subscriptions.js';
 import type { ChannelMessage, JobSummary, Subscription } from '../../src/watch/types.js';
+import { DEMO_JOB_FAILURE_CODES } from './failure-codes.js';
 
 /** The time shown on the sample card (registered and updated). */
 export const SAMPLE_TIME_MS = Date.UTC(2026, 10, 25, 7, 20);
@@ -55,13 +57,19 @@ export function sampleCardInputs(): { job: JobSummary; sub: Subscription } {
   return { job, sub };
 }
 
-/** The card and its thread reply, as the bot renders them. */
+/** The card and its thread reply, as the bot renders them (with the demo's JOB_FAILURE_CODES). */
 export function sampleCard(): SampleCard {
   const { job, sub } = sampleCardInputs();
-  return {
-    card: blockRenderer.renderJobCard(job, sub),
-    reply: blockRenderer.renderThreadUpdate({ kind: 'final', summary: job, broadcast: false }, sub),
-  };
+  const before = failureCodes();
+  setFailureCodes(loadFailureCodes(DEMO_JOB_FAILURE_CODES));
+  try {
+    return {
+      card: blockRenderer.renderJobCard(job, sub),
+      reply: blockRenderer.renderThreadUpdate({ kind: 'final', summary: job, broadcast: false }, sub),
+    };
+  } finally {
+    setFailureCodes(before);
+  }
 }
 
 /** Slack date tokens replaced by one placeholder: what differs between two runs of the demo. */

@@ -5,11 +5,13 @@
  * which the demo drives step by step (pollOnce), not by its timer. Every secret is generated at
  * start; nothing leaves 127.0.0.1.
  */
+
 import { randomBytes } from 'node:crypto';
 import { FEATURES } from '../../src/slack/features/index.js';
 import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
 import type { EmulatorHandle } from '../emulator/types.js';
 import { startTestBot, type TestBot, type WorkspaceFixture } from '../testing/bot-stack.js';
+import { DEMO_JOB_FAILURE_CODES } from './failure-codes.js';
 
 export interface DemoStack extends TestBot {
   emulator: EmulatorHandle;
@@ -60,6 +62,8 @@ export async function startDemoStack(opts: { logLevel?: string } = {}): Promise<
     env: ({ emulator }) => ({
       DWM_BASE_URL: emulator!.wmBaseUrl,
       SERVICE_API_BASE_URL: emulator!.serviceBaseUrl,
+      // The demo's words for its failure codes (the product ships none: the specs give none).
+      JOB_FAILURE_CODES: DEMO_JOB_FAILURE_CODES,
     }),
   });
   const emulator = bot.emulator!;

@@ -11,6 +11,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Installation } from '@slack/bolt';
+import {
+  loadFailureCodes,
+  loadLicenseErrorCodes,
+  setFailureCodes,
+  setLicenseErrorCodes,
+} from '../../src/api/error-codes.js';
 import { type ApiOptions, createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
@@ -462,6 +468,9 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       ...(typeof opts.env === 'function' ? opts.env({ ...(emulator ? { emulator } : {}), fake }) : opts.env),
     };
     const config = loadConfig(env);
+    // As main.ts does: the process's table of failure codes in words (JOB_FAILURE_CODES).
+    setFailureCodes(loadFailureCodes(config.jobFailureCodes ?? '{}'));
+    setLicenseErrorCodes(loadLicenseErrorCodes(config.licenseErrorCodes ?? '{}'));
 
     const store = await createStore({
       url: config.storeUrl,

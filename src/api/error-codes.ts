@@ -1,7 +1,8 @@
 /**
  * Service error conditions. The specs do not list the error_code values; this is the project's
  * agreed set (the emulator answers with it). A real deployment may use other codes, so the table
- * is overridable with env SERVICE_ERROR_CODES = JSON {"<condition>": "<code>"}. Upper layers
+ * is overridable with env SERVICE_ERROR_CODES = JSON {"<condition>": "<code>" | ["<code>", ...],
+ * "wm.<condition>" | "svc.<condition>": ...} (several codes per condition, and per API). Upper layers
  * explain a failure by condition (`errorCondition(err)`), never by message text.
  *
  * Also the table of job/task failure codes (`cli_error_code`) in plain words, overridable with env
@@ -29,7 +30,19 @@ export const DEFAULT_ERROR_CODES = {
 
 export type ErrorCondition = keyof typeof DEFAULT_ERROR_CODES;
 export const ERROR_CONDITIONS = Object.keys(DEFAULT_ERROR_CODES) as ErrorCondition[];
-export type ErrorCodeTable = Record<ErrorCondition, string>;
+
+/** Which API answered: the two APIs are separate services and may number their errors apart. */
+export type ApiName = 'wm' | 'svc';
+
+/** Codes beyond the one per condition: more per condition for both APIs, or for one API only. */
+export type ExtraCodes = Partial<Record<'any' | ApiName, Partial<Record<ErrorCondition, readonly string[]>>>>;
+
+/**
+ * The code of each condition (the one the emulator and fakes answer with), and, when
+ * SERVICE_ERROR_CODES gives them, more codes per condition (`extra.any`) or per API
+ * (`extra.wm` / `extra.svc`, from keys such as "svc.requestNotFound").
+ */
+export type ErrorCodeTable = Record<ErrorCondition, string> & { extra?: ExtraCodes };
 
 /** Plain-words explanation of each condition (what happened, what to do). */
 export const ERROR_CONDITION_TEXT: Record<ErrorCondition, string> = {
@@ -49,7 +62,8 @@ export const ERROR_CONDITION_TEXT: Record<ErrorCondition, string> = {
   internal: 'The service had an internal error; try again later.',
 };
 
-const overrideSchema = z.record(z.string(), z.string().min(1));
+const codeList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]);
+const overrideSchema = z.record(z.string(), codeList);
 
 /**
  * The one loader of the code tables' settings: a JSON object from the environment, checked with
@@ -76,19 +90,42 @@ export function readOverride<T>(
 }
 
 /**
- * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES).
- * Unknown condition names in the override are ignored; malformed JSON throws with a clear message.
+ * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES): a
+ * condition name to one code or a list of codes (the first is the condition's code, every one is
+ * read as it), for both APIs; or, prefixed with `wm.` or `svc.`, codes that mean the condition on
+ * that API only (added to the table's). Unknown condition names are ignored; malformed JSON or a
+ * wrong shape throws with a clear message.
  */
 export function loadErrorCodes(json: string | undefined = process.env.SERVICE_ERROR_CODES): ErrorCodeTable {
   const table: ErrorCodeTable = { ...DEFAULT_ERROR_CODES };
   const overrides = readOverride('SERVICE_ERROR_CODES', json, overrideSchema, {
-    example: '{"duplicateRecipient":"E2002", ...}',
-    wrongShape: 'a JSON object of condition name to code strings.',
+    example: '{"duplicateRecipient":"E2002","svc.requestNotFound":["404","E4001"], ...}',
+    wrongShape:
+      'a JSON object of condition name (optionally prefixed wm. or svc.) to a code string or a list of code strings.',
   });
-  for (const [k, v] of Object.entries(overrides ?? {})) {
-    if ((ERROR_CONDITIONS as string[]).includes(k)) table[k as ErrorCondition] = v;
+  const extra: ExtraCodes = {};
+  for (const [key, v] of Object.entries(overrides ?? {})) {
+    const m = /^(?:(wm|svc)\.)?(.+)$/.exec(key);
+    const api = m?.[1] as ApiName | undefined;
+    const cond = m?.[2] ?? '';
+    if (!(ERROR_CONDITIONS as string[]).includes(cond)) continue;
+    const c = cond as ErrorCondition;
+    const codes = (Array.isArray(v) ? v : [v]).map((x) => x.trim()).filter(Boolean);
+    if (codes.length === 0) continue;
+    if (api) {
+      extra[api] = { ...extra[api], [c]: codes };
+    } else {
+      table[c] = codes[0] as string;
+      if (codes.length > 1) extra.any = { ...extra.any, [c]: codes };
+    }
   }
+  if (Object.keys(extra).length > 0) table.extra = extra;
   return table;
+}
+
+/** The API of an endpoint name ("wm.searchJobs" -> wm, "svc.getSites" -> svc). */
+function apiOf(endpoint: string): ApiName | undefined {
+  return endpoint.startsWith('wm.') ? 'wm' : endpoint.startsWith('svc.') ? 'svc' : undefined;
 }
 
 let active: ErrorCodeTable | undefined;
@@ -104,19 +141,24 @@ export function setErrorCodes(table: ErrorCodeTable): void {
   active = table;
 }
 
-/** The condition of a ServiceError (or a raw code), if it is a known one. */
+/**
+ * The condition of a ServiceError (or a raw code), if it is a known one. A ServiceError's API
+ * (from its endpoint, or `api`) also matches the codes given for that API only.
+ */
 export function errorCondition(
   errOrCode: unknown,
   table: ErrorCodeTable = errorCodes(),
+  api?: ApiName,
 ): ErrorCondition | undefined {
-  const code =
-    typeof errOrCode === 'string'
-      ? errOrCode
-      : errOrCode instanceof ServiceError
-        ? errOrCode.code
-        : undefined;
+  const err = errOrCode instanceof ServiceError ? errOrCode : undefined;
+  const code = typeof errOrCode === 'string' ? errOrCode : err?.code;
   if (code === undefined) return undefined;
-  return ERROR_CONDITIONS.find((c) => table[c] === code);
+  const which = api ?? (err ? apiOf(err.endpoint) : undefined);
+  const perApi = which ? table.extra?.[which] : undefined;
+  return (
+    ERROR_CONDITIONS.find((c) => perApi?.[c]?.includes(code)) ??
+    ERROR_CONDITIONS.find((c) => table[c] === code || table.extra?.any?.[c]?.includes(code))
+  );
 }
 
 /** True when `e` is a ServiceError of the given condition. */
@@ -136,38 +178,15 @@ export interface FailureExplanation {
 
 /**
  * The failure codes of watermarking tasks (`cli_error_code`, or the task status when no code was
- * given). The spec lists no table ("any other value means failure"); these are the codes the
- * emulator and the spec examples use, with the project's reading of them. A real pre-embedder may
- * use other codes or mean other things: deployments replace or add entries with env
- * JOB_FAILURE_CODES = JSON {"<code>": {"meaning": "...", "next": "..."}} (same loader as
- * SERVICE_ERROR_CODES). Codes are matched case-insensitively after trimming; a code not in the
+ * given) in plain words. The spec lists no table ("any other value means failure"), so the bot
+ * gives no code a meaning of its own: a real code `3` must not get a made-up cause. The one
+ * built-in entry is the spec's own task status FAIL reported without a code. Deployments that
+ * know their pre-embedder's codes give them words with env JOB_FAILURE_CODES = JSON
+ * {"<code>": {"meaning": "...", "next": "..."}} (same loader as SERVICE_ERROR_CODES; examples in
+ * docs/configuration.md). Codes are matched case-insensitively after trimming; a code not in the
  * table is shown as "unknown (CODE)" with `UNKNOWN_FAILURE_NEXT`.
  */
 export const DEFAULT_FAILURE_CODES: Readonly<Record<string, FailureExplanation>> = {
-  '3': {
-    meaning: 'the pre-embedder stopped with exit status 3 (it could not process the source content)',
-    next: 'Check that the content file of this job is complete and readable, then start the job again.',
-  },
-  'E-102': {
-    meaning: 'the source content was not found or could not be read',
-    next: 'Check that the content exists where the job expects it, then start the job again.',
-  },
-  'E-221': {
-    meaning: 'the source content has a format or codec the pre-embedder does not support',
-    next: 'Re-encode the content in a supported format, then start the job again.',
-  },
-  'E-417': {
-    meaning: 'the watermark could not be embedded for this recipient',
-    next: 'Start the job again for this recipient; if it fails again, send the job id and DWM id to the watermarking provider.',
-  },
-  'E-500': {
-    meaning: 'the pre-embedder had an internal error',
-    next: 'Start the job again later; if it repeats, send the job id to the watermarking provider.',
-  },
-  'E-503': {
-    meaning: 'the pre-embedder was busy or unavailable',
-    next: 'Wait a few minutes and start the job again.',
-  },
   TK005: {
     meaning: 'the task failed and the service gave no error code',
     next: 'Export the job as CSV for the full task list; if it repeats, send the job id to the watermarking provider.',
@@ -228,4 +247,46 @@ export function explainFailureCode(code: string, table: FailureCodeTable = failu
   const hit = Object.hasOwn(table, failureKey(c)) ? table[failureKey(c)] : undefined;
   if (hit) return { code: c, known: true, ...hit };
   return { code: c, known: false, meaning: `unknown (${c})`, next: UNKNOWN_FAILURE_NEXT };
+}
+
+// ---------------------------------------------------------------------------------------------
+// License failure codes (error_code of a failed DRM license record), in plain words
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Words for the error codes of failed license records. The Service API spec says only that
+ * "0000" means the license was issued ("the list of other error codes and their causes: not
+ * shown"), so nothing is built in: a deployment that knows its codes gives them words with env
+ * LICENSE_ERROR_CODES = JSON {"<code>": "<meaning>"} (same loader as SERVICE_ERROR_CODES). Codes
+ * are matched after trimming, case-insensitively; an unknown code is shown as it is.
+ */
+export type LicenseErrorTable = Readonly<Record<string, string>>;
+
+const licenseOverrideSchema = z.record(z.string().trim().min(1).max(64), z.string().trim().min(1).max(200));
+
+export function loadLicenseErrorCodes(
+  json: string | undefined = process.env.LICENSE_ERROR_CODES,
+): LicenseErrorTable {
+  const table: Record<string, string> = {};
+  const overrides = readOverride('LICENSE_ERROR_CODES', json, licenseOverrideSchema, {
+    example: '{"E-LIC-07":"the device is not allowed by the license policy"}',
+    wrongShape: 'a JSON object of license error code to its meaning (text).',
+  });
+  for (const [k, v] of Object.entries(overrides ?? {})) table[failureKey(k)] = v;
+  return table;
+}
+
+let activeLicense: LicenseErrorTable | undefined;
+
+/** Replace the process license error table (tests, or the config loader). */
+export function setLicenseErrorCodes(table: LicenseErrorTable): void {
+  activeLicense = table;
+}
+
+/** The meaning LICENSE_ERROR_CODES gives a license error code, or undefined (shown as it is). */
+export function explainLicenseError(code: string, table?: LicenseErrorTable): string | undefined {
+  activeLicense ??= loadLicenseErrorCodes();
+  const t = table ?? activeLicense;
+  const k = failureKey(code);
+  return k !== '' && Object.hasOwn(t, k) ? t[k] : undefined;
 }

@@ -24,6 +24,7 @@ import { z } from 'zod';
 import { REQUEST_STATUS, REQUEST_TYPE, type ServiceCode } from '../api/codes.js';
 import { AuthError, PermissionError } from '../api/errors.js';
 import { type SiteRequestStatusTable, siteRequestReading } from '../api/site-request-statuses.js';
+import { PageWalk } from '../api/paging.js';
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
@@ -289,7 +290,7 @@ export interface RequestPollInput {
   now: () => number;
   /** Requests undecided for longer are no longer polled. Default 90 days. */
   maxAgeMs?: number;
-  /** Page cap for the additional-site request list. Default 10 (of 100). */
+  /** Page cap for the additional-site request list. Default 10 (of up to 100 each). */
   maxSitePages?: number;
   /** The additional-site status words (default: the process table, SERVICE_SITE_REQUEST_STATUSES). */
   siteStatuses?: SiteRequestStatusTable;
@@ -418,11 +419,14 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
     const from = dayOf(Math.min(...sites.map((t) => t.requestedAt)) - 24 * 3600_000);
     const maxPages = input.maxSitePages ?? 10;
     const found = new Map<string, AdditionalSiteRequest>();
-    for (let page = 1; page <= maxPages && found.size < wanted.size; page++) {
+    // The common page walker: a service capping pages below 100 is not taken as the last page.
+    const walk = new PageWalk(maxPages);
+    for (let page = 1; found.size < wanted.size; page++) {
       res.calls++;
       const p = await client.listAdditionalSiteRequests({ from, pageUnit: 100, pageIndex: page });
-      for (const r of p.items) if (wanted.has(String(r.seq))) found.set(String(r.seq), r);
-      if (p.items.length < 100) break;
+      const fresh = walk.fresh(p.items, (r) => r.seq);
+      for (const r of fresh) if (wanted.has(String(r.seq))) found.set(String(r.seq), r);
+      if (!walk.next(p, fresh.length)) break;
     }
     const now = input.now();
     for (const [seq, r] of found) {

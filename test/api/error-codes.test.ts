@@ -24,8 +24,25 @@ describe('error codes', () => {
     expect(errorCondition('E2002', t)).toBeUndefined();
     expect(loadErrorCodes('')).toEqual(DEFAULT_ERROR_CODES);
   });
+  it('takes several codes per condition, and codes that mean a condition on one API only', () => {
+    const t = loadErrorCodes(
+      '{"jobNotFound":["J404","E3001"],"svc.requestNotFound":["404"],"wm.jobNotFound":"W1"}',
+    );
+    expect(t.jobNotFound).toBe('J404');
+    expect(errorCondition('J404', t)).toBe('jobNotFound');
+    expect(errorCondition('E3001', t)).toBe('jobNotFound');
+    // Per API: the code means the condition on that API's answers only.
+    expect(errorCondition(new ServiceError('svc.getLatestStatusRequest', '404', ''), t)).toBe(
+      'requestNotFound',
+    );
+    expect(errorCondition(new ServiceError('wm.getJob', '404', ''), t)).toBeUndefined();
+    expect(errorCondition(new ServiceError('wm.getJob', 'W1', ''), t)).toBe('jobNotFound');
+    expect(errorCondition(new ServiceError('svc.x', 'W1', ''), t)).toBeUndefined();
+    // The default code of a condition given for one API only still holds.
+    expect(errorCondition(new ServiceError('svc.x', 'E4001', ''), t)).toBe('requestNotFound');
+  });
   it('explains a malformed override', () => {
     expect(() => loadErrorCodes('{nope')).toThrow(/SERVICE_ERROR_CODES is not valid JSON/);
-    expect(() => loadErrorCodes('{"internal": 5}')).toThrow(/condition name to code strings/);
+    expect(() => loadErrorCodes('{"internal": 5}')).toThrow(/condition name .* to a code string or a list/);
   });
 });

@@ -151,6 +151,8 @@ function expected(v: unknown, b: EmulatorBehaviours, key = ''): unknown {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expected(x, b, k)]));
   }
   if (b.bigIds && ID_KEYS.has(key) && typeof v === 'number') return v + BIG_ID_OFFSET;
+  // The server's clock as its Date header says (read by the watcher): moved by the skew.
+  if (key === 'serverClockSkewMs' && typeof v === 'number') return v + (b.clockSkewMs ?? 0);
   if (b.unknownCodes && typeof v === 'string' && CODE_MAP[v]) return CODE_MAP[v];
   return v;
 }

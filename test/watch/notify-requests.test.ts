@@ -370,6 +370,24 @@ describe('plan-request outcomes', () => {
     expect(await listTrackedRequests(deps(), WS)).toHaveLength(1);
   });
 
+  it('a service that caps the request list at 3 a page: the outcome of a request on a later page is still found', async () => {
+    h = await startNotifyHarness();
+    const n = h.notifier();
+    const client = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    for (let i = 0; i < 4; i++) await client.requestAdditionalSite(`Before ${i}`);
+    const r = await requestAdditionalSiteTracked(deps(), WS, client, {
+      name: 'Middle Site',
+      requestedBy: USER,
+    });
+    for (let i = 0; i < 4; i++) await client.requestAdditionalSite(`After ${i}`);
+    h.emu.setBehaviours({ pageCap: 3 });
+    h.emu.decideSiteRequest(SVC_ACCOUNT, r.seq, 'approved', 'MIDL');
+    await run(n, 120_000);
+    const dms = h.ports.of('dm');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.body).toMatchObject({ kind: 'site', requestId: String(r.seq), outcome: 'approved' });
+  });
+
   it('a crash right after the DM was posted does not DM again after the restart', async () => {
     h = await startNotifyHarness();
     const first = h.notifier({ holderId: 'replica-1' });

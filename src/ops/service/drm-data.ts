@@ -466,7 +466,17 @@ export interface PackagingCursor {
   query: PackagingQuery;
   /** The reader's range as instants (rows outside it are left out of every page). */
   range?: { startMs?: number; endMs?: number };
+  /**
+   * The cids of the records already shown at the cursor's exact times: a service whose stored
+   * times are finer than the seconds it prints sends them again; they are dropped, and only they,
+   * not the other records of the same second. Left out when they do not fit a button value (then
+   * every record at the cursor's times is dropped, as before).
+   */
+  lastCids?: string[];
 }
+
+/** Characters of cids a cursor carries at most (a button value holds 2,000 characters). */
+const CURSOR_CIDS_MAX_CHARS = 900;
 
 const cursorSchema = z
   .object({
@@ -480,6 +490,7 @@ const cursorSchema = z
     lu: z.string().max(100),
     a: z.number().int().optional(),
     b: z.number().int().optional(),
+    i: z.array(z.string().max(CURSOR_CIDS_MAX_CHARS)).max(200).optional(),
   })
   .strict();
 
@@ -505,6 +516,8 @@ export function encodeCursor(cursor: PackagingCursor): string {
   if (q.searchKeyword) body.k = q.searchKeyword;
   if (cursor.range?.startMs !== undefined) body.a = cursor.range.startMs;
   if (cursor.range?.endMs !== undefined) body.b = cursor.range.endMs;
+  if (cursor.lastCids && JSON.stringify(cursor.lastCids).length <= CURSOR_CIDS_MAX_CHARS)
+    body.i = cursor.lastCids;
   const text = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   if (text.length > CURSOR_MAX_CHARS) {
     invalid(
@@ -540,7 +553,10 @@ export function decodeCursor(text: string): PackagingCursor {
     ...(b.a !== undefined ? { startMs: b.a } : {}),
     ...(b.b !== undefined ? { endMs: b.b } : {}),
   };
-  return b.a !== undefined || b.b !== undefined ? { siteId: b.s, query, range } : { siteId: b.s, query };
+  const out: PackagingCursor =
+    b.a !== undefined || b.b !== undefined ? { siteId: b.s, query, range } : { siteId: b.s, query };
+  if (b.i !== undefined) out.lastCids = b.i;
+  return out;
 }
 
 export interface PackagingPage {
@@ -549,6 +565,12 @@ export interface PackagingPage {
   items: PackagingRecord[];
   /** Button value for "More", or null when this page was empty (nothing after it). */
   nextCursor: string | null;
+  /**
+   * No "More" although records may follow: the last record has no time to continue from (the
+   * keyset needs its created and update times), or the service sent only records already shown
+   * (more of one second than its page holds). Said to the reader, never taken as the end.
+   */
+  moreMayExist?: boolean;
 }
 
 /**
@@ -566,8 +588,9 @@ export async function listPackaging(
   let query: PackagingQuery;
   let range: PackagingCursor['range'];
   let days: ReaderDays | undefined;
+  let lastCids: string[] | undefined;
   if ('cursor' in start) {
-    ({ siteId, query, range } = decodeCursor(start.cursor));
+    ({ siteId, query, range, lastCids } = decodeCursor(start.cursor));
   } else {
     siteId = requireSiteId(opsEndpoint('drm.packaging'), start.siteId);
     query = toPackagingQuery(start.filters ?? {});
@@ -580,25 +603,53 @@ export async function listPackaging(
   }
   const page = await client.listPackaging(siteId, query);
   // Only records later than the cursor are wanted. A service whose stored times are finer than
-  // the seconds it prints can send the cursor's own record again (its real time is a fraction of
-  // a second later): drop records sitting exactly at the cursor, and stop when nothing moved,
-  // so "More" never shows the same record twice nor loops.
+  // the seconds it prints can send the records of the cursor's second again (their real times
+  // are a fraction of a second later): those already shown are dropped (by cid), and only they,
+  // so "More" never shows a record twice nor loses a sibling of the same second. Without the
+  // cids (a cursor too long to carry them), every record sitting exactly at the cursor is dropped.
   const at = query.lastCreatedTimeCid;
   const items =
     at === undefined
       ? page.items
-      : page.items.filter((r) => !(r.createdTime.raw === at && r.updateTime.raw === query.lastUpdateTime));
+      : page.items.filter(
+          (r) =>
+            !(
+              r.createdTime.raw === at &&
+              r.updateTime.raw === query.lastUpdateTime &&
+              (lastCids === undefined || lastCids.includes(r.cid))
+            ),
+        );
   // The keyset moves over every row the service sent; only the reader's days are shown.
   const last = items.at(-1);
-  const nextCursor = last
-    ? encodeCursor({
-        siteId,
-        query: { ...query, lastCreatedTimeCid: last.createdTime.raw, lastUpdateTime: last.updateTime.raw },
-        ...(range ? { range } : {}),
-      })
-    : null;
+  // A record without a time cannot be continued from: stop, saying more may exist.
+  const timeless = last !== undefined && (last.createdTime.raw === '' || last.updateTime.raw === '');
+  // The cids shown at the last record's exact times (with the earlier ones when still the same).
+  const shownAt = (l: PackagingRecord): string[] => {
+    const same = (r: PackagingRecord) =>
+      r.createdTime.raw === l.createdTime.raw && r.updateTime.raw === l.updateTime.raw;
+    const before =
+      l.createdTime.raw === at && l.updateTime.raw === query.lastUpdateTime ? (lastCids ?? []) : [];
+    return [...new Set([...before, ...items.filter(same).map((r) => r.cid)])];
+  };
+  const nextCursor =
+    last && !timeless
+      ? encodeCursor({
+          siteId,
+          query: { ...query, lastCreatedTimeCid: last.createdTime.raw, lastUpdateTime: last.updateTime.raw },
+          ...(range ? { range } : {}),
+          lastCids: shownAt(last),
+        })
+      : null;
+  // Every record sent was one already shown (a page full of the cursor's second): the keyset
+  // cannot move past them, so this is not known to be the end.
+  const stuck = items.length === 0 && page.items.length > 1 && at !== undefined;
+  const moreMayExist = timeless || stuck;
   const shown = range
     ? items.filter((r) => inReaderRange({ zone: 'UTC', ...range }, r.createdTime.epochMs))
     : items;
-  return days ? { items: shown, nextCursor, dates: { ...days, exact: true } } : { items: shown, nextCursor };
+  const out: PackagingPage = days
+    ? { items: shown, nextCursor, dates: { ...days, exact: true } }
+    : { items: shown, nextCursor };
+  if (moreMayExist) out.moreMayExist = true;
+  return out;
 }

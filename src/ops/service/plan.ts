@@ -248,7 +248,7 @@ export async function requestChange(
     invalid(
       endpoint,
       'message',
-      `The message is ${text.length} characters long; the limit is ${PLAN_MESSAGE_MAX}.`,
+      `The message is ${text.length} characters long; this bot takes at most ${PLAN_MESSAGE_MAX} (its own limit: the service documents none).`,
     );
   }
   let unread: UnreadLatest | undefined;

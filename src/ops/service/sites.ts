@@ -69,7 +69,8 @@ export function checkSiteName(name: string): string | null {
   const n = name.trim();
   if (n.length === 0) return 'The site name is empty: give the name of the new site, like "Movies EU".';
   if (n.length > SITE_NAME_MAX) {
-    return `The site name is ${n.length} characters long; the limit is ${SITE_NAME_MAX}.`;
+    // The limit is the bot's own (the spec gives none): said as such, not as the service's.
+    return `The site name is ${n.length} characters long; this bot takes at most ${SITE_NAME_MAX} (its own limit: the service documents none).`;
   }
   if (/[\u0000-\u001f\u007f]/.test(n)) return 'The site name contains control characters: use plain text.';
   return null;

@@ -132,7 +132,9 @@ describe('requestChange', () => {
   it('refuses cancel as a new request and an over-long message', async () => {
     const c = new FakeServiceClient();
     await expect(requestChange(c, 'AB12', 'drm', 'cancel')).rejects.toThrow(/not a new request/);
-    await expect(requestChange(c, 'AB12', 'drm', 'trial', 'x'.repeat(501))).rejects.toThrow(/limit is 500/);
+    await expect(requestChange(c, 'AB12', 'drm', 'trial', 'x'.repeat(501))).rejects.toThrow(
+      /at most 500 \(its own limit: the service documents none\)/,
+    );
     expect(c.calls).toHaveLength(0);
   });
 

@@ -33,7 +33,10 @@ describe('requestAdditionalSite', () => {
   it.each([
     ['', /empty/],
     ['   ', /empty/],
-    ['x'.repeat(SITE_NAME_MAX + 1), /limit is 100/],
+    [
+      'x'.repeat(SITE_NAME_MAX + 1),
+      /this bot takes at most 100 \(its own limit: the service documents none\)/,
+    ],
     ['bad\u0007name', /control characters/],
   ])('refuses %j before calling the service', async (name, msg) => {
     const c = new FakeServiceClient();

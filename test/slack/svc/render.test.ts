@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
+import { loadLicenseErrorCodes, setLicenseErrorCodes } from '../../../src/api/error-codes.js';
 import type { LicenseRecord, PackagingRecord, TimeValue } from '../../../src/api/types.js';
 import { toMemberView } from '../../../src/ops/service/members.js';
 import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
@@ -261,6 +262,20 @@ describe('DRM data', () => {
     expect(m).toMatchSnapshot();
     const table = JSON.stringify(m.blocks);
     expect(table.indexOf('FAIL')).toBeLessThan(table.indexOf(' ok'));
+  });
+  it('license error codes get words only from LICENSE_ERROR_CODES (none built in: the spec gives none)', () => {
+    const page = { items: [lic(2, 'fail'), lic(3, 'success')], page: 1, pageSize: 25, hasMore: false };
+    const render = () =>
+      JSON.stringify(dataTableMessage('licenses', page, {}, { ...meta, siteId: 'DEMO' }).blocks);
+    try {
+      setLicenseErrorCodes(loadLicenseErrorCodes(''));
+      expect(render()).not.toContain('Error codes:');
+      setLicenseErrorCodes(loadLicenseErrorCodes('{"e1":"the device is not allowed by the license policy"}'));
+      expect(render()).toContain('Error codes: `E1`: the device is not allowed by the license policy');
+    } finally {
+      setLicenseErrorCodes(loadLicenseErrorCodes(''));
+    }
+    expect(() => loadLicenseErrorCodes('{"E1": 3}')).toThrow(/LICENSE_ERROR_CODES must be/);
   });
   it('the zone: "your" for the reader alone, by name when shared; the buttons carry the table\'s zone', () => {
     const page = {

@@ -4,7 +4,8 @@
  * codes read "unknown (CODE)" with a generic next step; JOB_FAILURE_CODES adds and replaces
  * entries through the same loader as SERVICE_ERROR_CODES.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_FAILURE_CODES, DEMO_JOB_FAILURE_CODES } from '../../../dev/demo/failure-codes.js';
 import {
   DEFAULT_FAILURE_CODES,
   explainFailureCode,
@@ -64,13 +65,25 @@ const watchSummary = (codes: string[]): JobSummary => ({
 });
 
 const all = (x: unknown) => JSON.stringify(x);
-const E417 = DEFAULT_FAILURE_CODES['E-417']!;
+const E417 = DEMO_FAILURE_CODES['E-417']!;
 
+// The surfaces are shown with words for their codes as a deployment gives them (the demo's).
+beforeEach(() => setFailureCodes(loadFailureCodes(DEMO_JOB_FAILURE_CODES)));
 afterEach(() => setFailureCodes(loadFailureCodes('')));
 
 describe('failure code table', () => {
-  it('explains the codes the emulator and the demo use, and unknown codes generically', () => {
-    for (const c of ['3', 'E-102', 'E-221', 'E-417', 'E-500', 'E-503', 'TK005']) {
+  it('ships no meaning the specs do not give: a real code 3 is unknown, not a made-up cause', () => {
+    const shipped = loadFailureCodes('');
+    expect(Object.keys(DEFAULT_FAILURE_CODES)).toEqual(['TK005']);
+    for (const c of ['3', 'E-417', 'E-503']) {
+      expect(explainFailureCode(c, shipped), c).toMatchObject({ known: false, meaning: `unknown (${c})` });
+    }
+    // The spec's task status FAIL without a code is said as what it is.
+    expect(explainFailureCode('TK005', shipped).known).toBe(true);
+  });
+
+  it("explains the codes JOB_FAILURE_CODES gives (the demo's), and unknown codes generically", () => {
+    for (const c of ['3', 'E-417', 'E-503', 'TK005']) {
       expect(explainFailureCode(c).known, c).toBe(true);
     }
     expect(explainFailureCode(' e-417 ')).toMatchObject({
@@ -98,7 +111,7 @@ describe('failure code table', () => {
       next: 'free space',
     });
     expect(explainFailureCode('E-417', t)).toMatchObject({ meaning: 'm', next: 'n' });
-    expect(explainFailureCode('E-503', t).known).toBe(true);
+    expect(explainFailureCode('TK005', t).known).toBe(true);
     expect(() => loadFailureCodes('{nope')).toThrow(/JOB_FAILURE_CODES is not valid JSON/);
     expect(() => loadFailureCodes('{"X":"just text"}')).toThrow(/JOB_FAILURE_CODES must be/);
     // The shared loader keeps the Service API table's messages.
@@ -141,16 +154,16 @@ describe('failure codes on every surface', () => {
   it('channel card, thread update and plain-text notifications', () => {
     const s = watchSummary(['E-503', 'Q-77']);
     const card = all(renderJobCard(s, sub));
-    expect(card).toContain(DEFAULT_FAILURE_CODES['E-503']!.meaning);
+    expect(card).toContain(DEMO_FAILURE_CODES['E-503']!.meaning);
     expect(card).toContain('unknown (`Q-77`)');
-    expect(card).toContain(DEFAULT_FAILURE_CODES['E-503']!.next);
+    expect(card).toContain(DEMO_FAILURE_CODES['E-503']!.next);
     const failure = s.tasks!.failures[0]!;
     const upd = renderThreadUpdate({ kind: 'task-failed', summary: s, failure }, sub);
-    expect(upd.text).toContain(DEFAULT_FAILURE_CODES['E-503']!.meaning);
+    expect(upd.text).toContain(DEMO_FAILURE_CODES['E-503']!.meaning);
     // What to do is on the card, once: the thread reply says only what changed.
-    expect(all(upd)).not.toContain(DEFAULT_FAILURE_CODES['E-503']!.next);
+    expect(all(upd)).not.toContain(DEMO_FAILURE_CODES['E-503']!.next);
     const plain = plainRenderer.renderThreadUpdate({ kind: 'task-failed', summary: s, failure }, sub);
-    expect(plain.text).toContain(DEFAULT_FAILURE_CODES['E-503']!.meaning);
+    expect(plain.text).toContain(DEMO_FAILURE_CODES['E-503']!.meaning);
     const fin = plainRenderer.renderThreadUpdate({ kind: 'final', summary: s, broadcast: false }, sub);
     expect(fin.text).toContain('unknown (`Q-77`)');
   });

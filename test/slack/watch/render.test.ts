@@ -8,6 +8,7 @@ import {
   parseJobRef,
   renderDigest,
   renderJobCard,
+  renderOutageNotice,
   renderThreadUpdate,
 } from '../../../src/slack/features/watch/render-card.js';
 import { jobDetailsMessage } from '../../../src/slack/features/watch/render-details.js';
@@ -78,6 +79,55 @@ describe('job card', () => {
     const m = renderJobCard(summary(), sub);
     assertValid(m);
     expect(m).toMatchSnapshot();
+  });
+
+  it('a task list the service capped (total_count above the tasks listed) says "N of M tasks shown"', () => {
+    const capped = renderJobCard(
+      summary({
+        tasks: {
+          total: 3,
+          ready: 1,
+          progressing: 1,
+          completed: 1,
+          failed: 0,
+          failures: [],
+          reportedTotal: 40,
+        },
+      }),
+      sub,
+    );
+    assertValid(capped);
+    expect(JSON.stringify(capped.blocks)).toContain('3 of 40 tasks shown');
+    expect(JSON.stringify(renderJobCard(summary(), sub).blocks)).not.toContain('tasks shown');
+  });
+
+  it('outage notices: delayed with the reason, resumed with the catch-up', () => {
+    const delayed = renderOutageNotice(
+      {
+        kind: 'delayed',
+        siteId: 'AB12',
+        sinceMs: T,
+        reason: 'the watermarking service answers with a server error (HTTP 503)',
+      },
+      sub,
+    );
+    assertValid(delayed);
+    expect(JSON.stringify(delayed.blocks)).toContain(
+      'are delayed: the watermarking service answers with a server error (HTTP 503)',
+    );
+    const resumed = renderOutageNotice(
+      {
+        kind: 'resumed',
+        siteId: 'AB12',
+        sinceMs: T,
+        reason: 'x',
+        endedMs: T + 3600_000,
+        caughtUp: { changes: 2, finished: 1 },
+      },
+      sub,
+    );
+    assertValid(resumed);
+    expect(JSON.stringify(resumed.blocks)).toContain('Caught up: 2 job changes (1 finished)');
   });
 
   it('a job the service sent without a content id says so in its title and fallback', () => {

@@ -9,6 +9,7 @@
  * reader's zone. The license error codes have no documented table (the Service API spec says the
  * list "is not shown"), so a code is shown as the service sent it.
  */
+import { explainLicenseError } from '../../../api/error-codes.js';
 import type { AlertListItem, StopAlertsResult, SubscribeAlertsResult } from '../../../ops/alerts.js';
 import { ALERT_LIMITS } from '../../../ops/alerts.js';
 import { alertText } from '../../../ops/notify-text.js';
@@ -96,10 +97,12 @@ function countsText(s: WindowStats): string {
 
 /**
  * A license error code in words. The Service API does not document the codes ("not shown"), so
- * the bot knows none by itself: a code is said to be unknown, with the code for support.
+ * the bot knows none by itself: words come from LICENSE_ERROR_CODES; a code not given there is
+ * said to be unknown, with the code for support.
  */
 function licenseCodeWords(k: string): string {
-  return `unknown code ${code(k)}`;
+  const meaning = explainLicenseError(k);
+  return meaning ? `${esc(meaning)} (${code(k)})` : `unknown code ${code(k)}`;
 }
 
 function statsFields(s: WindowStats): string[] {

@@ -44,6 +44,7 @@ export function packagingReply(
     ...cardMetaOf(ctx, timeZone),
     ...(continued ? { continued: true } : {}),
     ...(page.dates ? { dates: page.dates } : {}),
+    ...(page.moreMayExist ? { moreMayExist: true } : {}),
   });
 }
 

@@ -5,6 +5,7 @@
  * lines). Problems come first: failed licenses are listed before successful ones on a page, users
  * and devices with failures before the others. Pure renderers.
  */
+import { explainLicenseError } from '../../../api/error-codes.js';
 import type { CidLicense, DrmDevice, DrmUser, LicenseRecord, PackagingRecord } from '../../../api/types.js';
 import type { PageResult } from '../../../ops/service/common.js';
 import type { ExportKind, ExportProgress, ExportResult } from '../../../ops/service/drm-data.js';
@@ -19,7 +20,7 @@ import {
   message,
   section,
 } from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
+import { code, esc, truncate } from '../../kit/mrkdwn.js';
 import { pagingButtons, svcPaging } from '../../kit/paging.js';
 import { datesLine } from '../../kit/reader-dates.js';
 import {
@@ -179,6 +180,8 @@ export function dataTableMessage(
   const dl = datesLine(page.dates, { shared: meta.shared === true });
   if (dl) blocks.push(context(dl));
   if (page.items.length) blocks.push(section(table.text));
+  const codesNote = kind === 'licenses' ? licenseCodesNote(page.items as LicenseRecord[]) : undefined;
+  if (codesNote) blocks.push(context(codesNote));
   if (table.shown < page.items.length) {
     blocks.push(
       context(`…and ${page.items.length - table.shown} more on this page: use Export CSV to see every row.`),
@@ -204,11 +207,24 @@ export function dataTableMessage(
   );
 }
 
+/**
+ * The failed licenses' codes of a page with the words LICENSE_ERROR_CODES gives them (none are
+ * built in: the spec gives no code a cause); undefined when none has words.
+ */
+function licenseCodesNote(items: readonly LicenseRecord[]): string | undefined {
+  const codes = [...new Set(items.filter((r) => r.status !== 'success').map((r) => r.errorCode.trim()))];
+  const said = codes.flatMap((c) => {
+    const meaning = explainLicenseError(c);
+    return meaning ? [`${code(c)}: ${esc(truncate(meaning, 200))}`] : [];
+  });
+  return said.length ? `Error codes: ${said.slice(0, 10).join(' · ')}` : undefined;
+}
+
 /** One packaging page with "More" (keyset cursor). */
 export function packagingMessage(
   items: PackagingRecord[],
   nextCursor: string | null,
-  meta: TableMeta & { continued?: boolean; dates?: PageResult<unknown>['dates'] },
+  meta: TableMeta & { continued?: boolean; dates?: PageResult<unknown>['dates']; moreMayExist?: boolean },
 ): Message {
   const table = codeTable(
     [
@@ -239,6 +255,13 @@ export function packagingMessage(
   if (items.length) blocks.push(section(table.text));
   if (table.shown < items.length)
     blocks.push(context(`…and ${items.length - table.shown} more records on this page not shown.`));
+  if (meta.moreMayExist) {
+    blocks.push(
+      context(
+        'More records may exist: the service cannot be asked for the ones after this page (a record without a created or update time to continue from, or more records of one second than its page holds). Narrow the dates or search to see the rest.',
+      ),
+    );
+  }
   if (nextCursor) {
     blocks.push(
       actions(

@@ -86,7 +86,9 @@ export const planModal = modal<Meta, Data>({
     }
     if (message.length > PLAN_MESSAGE_MAX) {
       return {
-        errors: { [PLAN_BLOCK.message]: `At most ${PLAN_MESSAGE_MAX} characters (now ${message.length}).` },
+        errors: {
+          [PLAN_BLOCK.message]: `At most ${PLAN_MESSAGE_MAX} characters, this bot's own limit (now ${message.length}).`,
+        },
       };
     }
     return { ok: { service, message } };
