@@ -12,6 +12,7 @@ import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
 import { benchReplicas } from './replicas.js';
 import { benchScale } from './scale.js';
+import { benchSocketRefresh } from './socket-refresh.js';
 
 export interface Figure {
   id: string;
@@ -27,6 +28,7 @@ export const FIGURES: Figure[] = [
   { id: '5', name: 'bulk registration', run: benchRegistration },
   { id: '6', name: 'adaptive polling', run: benchAdaptive },
   { id: '7', name: 'replicas on Redis', run: benchReplicas },
+  { id: '8', name: 'Socket Mode refresh gap', run: benchSocketRefresh },
 ];
 
 export interface BenchResult {

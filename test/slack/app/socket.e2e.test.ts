@@ -160,6 +160,13 @@ describe('Socket Mode (loopback)', () => {
     expect((await fetch(`http://127.0.0.1:${bot.port}/healthz`)).status).toBe(200);
   });
 
+  it("Slack's routine refresh: the client closes, reconnects through apps.connections.open and is ready again", async () => {
+    const before = sm.opened();
+    sm.refresh();
+    await sm.waitOpened(before + 1, 20_000);
+    await waitFor(async () => (await socketCheck())?.ok === true, 'ready after the refresh', 20_000);
+  }, 30_000);
+
   it('a dropped connection makes it not ready, and the client reconnects by itself', async () => {
     const before = sm.opened();
     sm.drop();
