@@ -29,6 +29,7 @@ import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
 import { describeSlackFailure, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
+import { withWelcome } from './welcome.js';
 
 /** Bot scopes requested at install; keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
@@ -191,7 +192,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
           clientSecret: config.slack.clientSecret,
           stateSecret: config.slack.stateSecret,
           scopes: BOT_SCOPES,
-          installationStore: createInstallationStore(deps.store, logger),
+          installationStore: withWelcome(createInstallationStore(deps.store, logger), deps),
           installerOptions: {
             directInstall: true,
             stateVerification: true,
