@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type AppOptions, HTTPReceiver, type SocketModeReceiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
+import type { Config } from '../config.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
 import { createDrain } from './drain.js';
@@ -28,10 +29,10 @@ import { boltClientOptions, newWebClient, slackApiUrl } from './kit/web-client.j
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';
 import { createSingleUseStateStore } from './oauth-state.js';
 import { createSocketState } from './socket-state.js';
-import { describeSlackFailure, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
+import { describeSlackFailure, HISTORY_SCOPES, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
 import { withWelcome } from './welcome.js';
 
-/** Bot scopes requested at install; keep in sync with manifest.yml. */
+/** Every bot scope (SLACK_BOT_SCOPES=full); keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
@@ -51,6 +52,14 @@ export const BOT_SCOPES = [
   'files:write',
   'im:write',
 ];
+
+/** The scopes the bot asks for at install and expects at start-up (SLACK_BOT_SCOPES). */
+export function botScopesOf(config: Pick<Config, 'slack'>): string[] {
+  const set = config.slack.scopeSet ?? 'full';
+  if (set === 'full') return [...BOT_SCOPES];
+  const left = new Set<string>(set === 'minimal' ? OPTIONAL_SCOPES : HISTORY_SCOPES);
+  return BOT_SCOPES.filter((x) => !left.has(x));
+}
 
 export type RegisterFn = (app: App, deps: AppDeps, ctx: { lifecycle: Lifecycle }) => void | Promise<void>;
 
@@ -191,7 +200,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
           clientId: config.slack.clientId,
           clientSecret: config.slack.clientSecret,
           stateSecret: config.slack.stateSecret,
-          scopes: BOT_SCOPES,
+          scopes: botScopesOf(config),
           installationStore: withWelcome(createInstallationStore(deps.store, logger), deps),
           installerOptions: {
             directInstall: true,
@@ -397,7 +406,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       };
       const granted = r.response_metadata?.scopes;
       if (granted) {
-        const report = scopeReport(granted, BOT_SCOPES);
+        const report = scopeReport(granted, botScopesOf(config));
         if (report.missing.length) {
           const optionalOnly = report.missing.every((x) => OPTIONAL_SCOPES.has(x));
           logger[optionalOnly ? 'info' : 'warn'](
