@@ -430,6 +430,15 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     async start() {
       await registered;
       if (deferred) await initialise();
+      if (
+        !config.dwmBaseUrl &&
+        !config.serviceApiBaseUrl &&
+        !config.envCredentials &&
+        !config.upstream.allowedOrigins.length
+      )
+        logger.warn(
+          'Neither DWM_BASE_URL nor SERVICE_API_BASE_URL is set: /dwm setup cannot save any credentials until they are (the URLs your service provider gives; npm run emulator prints local ones). Set them and restart.',
+        );
       if (socket) {
         // Bolt's Socket Mode receiver serves the health, metrics and OAuth routes on its own HTTP
         // server, listening on a port only (every interface): bound to HOST here, as in HTTP mode.

@@ -117,6 +117,17 @@ describe('start-up check of the Slack token', () => {
   });
 });
 
+describe('the service URLs at start-up', () => {
+  it('says that setup cannot save anything without DWM_BASE_URL or SERVICE_API_BASE_URL, and not when one is set', async () => {
+    const { capture } = await start(TOKEN, fake.apiUrl);
+    expect(capture.text()).toContain(
+      'Neither DWM_BASE_URL nor SERVICE_API_BASE_URL is set: /dwm setup cannot save',
+    );
+    const { capture: withUrl } = await start(TOKEN, fake.apiUrl, { DWM_BASE_URL: 'https://wm.example.com' });
+    expect(withUrl.text()).not.toContain('Neither DWM_BASE_URL');
+  });
+});
+
 describe('a least-privilege install (SLACK_BOT_SCOPES=minimal)', () => {
   it('is expected: no warning when Slack granted the minimal set', async () => {
     const t = 'xoxb-start-minimal-0002';
