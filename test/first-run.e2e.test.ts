@@ -12,10 +12,9 @@
  * asked), the admin submits the credentials the emulator printed, they verify and save; `/dwm
  * watch site:…` in the channel; a job finishes at the service; its card is posted in the channel.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import { type EmulatorHandle, startEmulator } from '../dev/emulator/index.js';
 import { type FakeCall, FakeSlack } from '../dev/fakeslack/index.js';
 import { MINIMUM_VARIABLES } from '../src/config.js';
 import { type FakeSocketMode, startFakeSocketMode } from './harness/socket-mode.js';
+import { buildIntoTemp } from './support/build.js';
 
 const repo = resolve(new URL('..', import.meta.url).pathname);
 const TEAM = 'T0FIRST';
@@ -43,17 +43,8 @@ let child: ReturnType<typeof spawn> | undefined;
 let log = '';
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'drm-first-'));
+  out = buildIntoTemp('drm-first-');
   runDir = mkdtempSync(join(tmpdir(), 'drm-first-run-'));
-  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(realpathSync(join(repo, 'node_modules')), join(out, 'node_modules'), 'dir');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const r = spawnSync(
-    process.execPath,
-    [tsc, '-p', join(repo, 'tsconfig.build.json'), '--outDir', out, '--noCheck'],
-    { encoding: 'utf8', timeout: 150_000 },
-  );
-  if (r.status !== 0) throw new Error(`tsc failed: ${r.stdout}${r.stderr}`);
   fake = await FakeSlack.start();
   fake.addWorkspace({
     teamId: TEAM,
