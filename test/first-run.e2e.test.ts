@@ -228,6 +228,34 @@ describe("README's Socket Mode path, with the built bot", () => {
   }, 120_000);
 });
 
+describe('npm run emulator', () => {
+  it('prints the .env lines README says to paste (the two service URLs, on loopback)', async () => {
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.emulator).toBe('tsx dev/emulator/main.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'dev/emulator/main.ts'], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await until('the banner', () => (text.includes('Press Ctrl+C') ? true : undefined), 30_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exit).toBe(0);
+    const lines = envLinesOf(text);
+    expect(Object.keys(lines).sort()).toEqual(['DWM_BASE_URL', 'SERVICE_API_BASE_URL']);
+    for (const url of Object.values(lines)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/(wm|svc)$/);
+  }, 40_000);
+});
+
 describe("README's path names what exists", () => {
   it('README names every minimum variable', () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8');
