@@ -310,8 +310,21 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   // First middleware: counts the requests in flight for the drain at shutdown.
   const drain = createDrain(logger);
   app.use(drain.middleware);
-  if (socket)
-    socketState.attach((app as unknown as { receiver: SocketModeReceiver }).receiver.client, logger);
+  if (socket) {
+    const client = (app as unknown as { receiver: SocketModeReceiver }).receiver.client;
+    socketState.attach(client, logger);
+    // @slack/socket-mode 3.x reconnects with `start().then(...)` and no catch: a stop while a
+    // reconnection waits for Slack's hello rejects that start with `undefined`, an unhandled
+    // rejection at every such shutdown. A start that fails because the client is shutting down
+    // ends quietly; every other failure still reaches its caller (app.start() at start-up).
+    const sm = client as unknown as { start: () => Promise<unknown>; shuttingDown?: boolean };
+    const startClient = sm.start.bind(sm);
+    sm.start = () =>
+      startClient().catch((err: unknown) => {
+        if (sm.shuttingDown) return undefined;
+        throw err;
+      });
+  }
 
   app.error(async (args) => {
     const { error, body } = args as unknown as {

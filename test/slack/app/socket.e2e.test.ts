@@ -175,4 +175,21 @@ describe('Socket Mode (loopback)', () => {
     await sm.waitOpened(before + 1, 20_000);
     await waitFor(async () => (await socketCheck())?.ok === true, 'ready after the reconnection', 20_000);
   }, 30_000);
+
+  it('stopping while a reconnection is under way leaves no unhandled rejection (the last test: it stops the bot)', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (r: unknown) => rejections.push(r ?? 'undefined');
+    process.on('unhandledRejection', onRejection);
+    try {
+      const before = sm.opened();
+      sm.refresh();
+      // The new connection is open; its hello is not handled yet when the stop begins.
+      await sm.waitOpened(before + 1, 20_000);
+      await bot.shutdown('test: stop during a reconnection');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  }, 30_000);
 });
