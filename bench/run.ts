@@ -14,6 +14,7 @@ import { benchRegistration } from './registration.js';
 import { benchReplicas } from './replicas.js';
 import { benchScale } from './scale.js';
 import { benchWaitsListing } from './waits-listing.js';
+import { benchSocketRefresh } from './socket-refresh.js';
 
 export interface Figure {
   id: string;
@@ -31,6 +32,7 @@ export const FIGURES: Figure[] = [
   { id: '7', name: 'replicas on Redis', run: benchReplicas },
   { id: '8', name: 'workflow waits listing', run: benchWaitsListing },
   { id: '9', name: 'hostile input', run: benchHostile },
+  { id: '10', name: 'Socket Mode refresh gap', run: benchSocketRefresh },
 ];
 
 export interface BenchResult {

@@ -43,6 +43,8 @@ export class ConfigError extends Error {
 }
 
 export const GUEST_ACCESS_VALUES = ['none', 'member'] as const;
+export const SLACK_SCOPE_SETS = ['full', 'minimal', 'minimal-dm'] as const;
+export type SlackScopeSet = (typeof SLACK_SCOPE_SETS)[number];
 export type GuestAccess = (typeof GUEST_ACCESS_VALUES)[number];
 export const WORKFLOW_UNATTENDED_VALUES = ['read-only', 'all'] as const;
 export type WorkflowUnattended = (typeof WORKFLOW_UNATTENDED_VALUES)[number];
@@ -63,6 +65,8 @@ export interface Config {
     stateSecret?: string;
     /** Web API base ending in "/", e.g. https://slack.com/api/ (a local fake in tests/demo). */
     apiUrl?: string;
+    /** SLACK_BOT_SCOPES (optional here so hand-built configurations get `full`). */
+    scopeSet?: SlackScopeSet;
     /** Known bot ids (tests/demo): with both set, Bolt skips its auth.test at start. */
     botId?: string;
     botUserId?: string;
@@ -321,6 +325,14 @@ export const VARIABLES: VariableSpec[] = [
     description: 'Random secret (at least 16 characters) used to sign the OAuth state parameter.',
     schema: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 32`)'),
     secret: true,
+  },
+  {
+    name: 'SLACK_BOT_SCOPES',
+    required: 'no',
+    default: 'full',
+    description:
+      'Which bot scopes the bot asks for and expects: `full` (every scope of manifest.yml), `minimal` (without the history scopes and im:read / mpim:read: a crash can then repeat a notification once, and watches in DMs are off) or `minimal-dm` (without the history scopes only). Match it with `npm run manifest -- --minimal-scopes [--dm-watches]`. OAuth installs request this set; at start-up the granted scopes are compared with it.',
+    schema: z.enum(SLACK_SCOPE_SETS, { error: `must be one of ${SLACK_SCOPE_SETS.join(', ')}` }),
   },
   {
     name: 'SLACK_API_URL',
@@ -1174,7 +1186,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (issues.length > 0) throw new ConfigError(issues);
 
   const slack: Config['slack'] = {};
-  const setIf = <K extends keyof Config['slack']>(k: K, name: string) => {
+  const setIf = <K extends Exclude<keyof Config['slack'], 'scopeSet'>>(k: K, name: string) => {
     const x = str(name);
     if (x !== undefined) slack[k] = x;
   };
@@ -1187,6 +1199,7 @@ export function loadConfig(env: Env = process.env): Config {
   setIf('apiUrl', 'SLACK_API_URL');
   setIf('botId', 'SLACK_BOT_ID');
   setIf('botUserId', 'SLACK_BOT_USER_ID');
+  slack.scopeSet = v.SLACK_BOT_SCOPES as SlackScopeSet;
 
   const config: Config = {
     mode,

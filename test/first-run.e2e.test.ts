@@ -12,10 +12,9 @@
  * asked), the admin submits the credentials the emulator printed, they verify and save; `/dwm
  * watch site:…` in the channel; a job finishes at the service; its card is posted in the channel.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import { type EmulatorHandle, startEmulator } from '../dev/emulator/index.js';
 import { type FakeCall, FakeSlack } from '../dev/fakeslack/index.js';
 import { MINIMUM_VARIABLES } from '../src/config.js';
 import { type FakeSocketMode, startFakeSocketMode } from './harness/socket-mode.js';
+import { buildIntoTemp } from './support/build.js';
 
 const repo = resolve(new URL('..', import.meta.url).pathname);
 const TEAM = 'T0FIRST';
@@ -43,17 +43,8 @@ let child: ReturnType<typeof spawn> | undefined;
 let log = '';
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'drm-first-'));
+  out = buildIntoTemp('drm-first-');
   runDir = mkdtempSync(join(tmpdir(), 'drm-first-run-'));
-  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(realpathSync(join(repo, 'node_modules')), join(out, 'node_modules'), 'dir');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const r = spawnSync(
-    process.execPath,
-    [tsc, '-p', join(repo, 'tsconfig.build.json'), '--outDir', out, '--noCheck'],
-    { encoding: 'utf8', timeout: 150_000 },
-  );
-  if (r.status !== 0) throw new Error(`tsc failed: ${r.stdout}${r.stderr}`);
   fake = await FakeSlack.start();
   fake.addWorkspace({
     teamId: TEAM,
@@ -235,6 +226,34 @@ describe("README's Socket Mode path, with the built bot", () => {
     // Nothing went wrong on the way: no unhandled rejection, no error logged.
     expect(log).not.toMatch(/unhandled promise rejection|"level":"(error|fatal)"/);
   }, 120_000);
+});
+
+describe('npm run emulator', () => {
+  it('prints the .env lines README says to paste (the two service URLs, on loopback)', async () => {
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.emulator).toBe('tsx dev/emulator/main.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'dev/emulator/main.ts'], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await until('the banner', () => (text.includes('Press Ctrl+C') ? true : undefined), 30_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exit).toBe(0);
+    const lines = envLinesOf(text);
+    expect(Object.keys(lines).sort()).toEqual(['DWM_BASE_URL', 'SERVICE_API_BASE_URL']);
+    for (const url of Object.values(lines)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/(wm|svc)$/);
+  }, 40_000);
 });
 
 describe("README's path names what exists", () => {

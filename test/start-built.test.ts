@@ -7,22 +7,15 @@
  * minimal .env, waits for /healthz 200 on a loopback port and stops it with SIGTERM (exit 0).
  * Traffic: loopback only (the bot and a fake Slack Web API).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { builtinModules, createRequire } from 'node:module';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSlack } from '../dev/fakeslack/index.js';
+import { buildIntoTemp } from './support/build.js';
 
 const repo = resolve(new URL('..', import.meta.url).pathname);
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
@@ -35,18 +28,8 @@ let runDir: string;
 let fake: FakeSlack;
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'drm-built-'));
+  out = buildIntoTemp('drm-built-');
   runDir = mkdtempSync(join(tmpdir(), 'drm-built-run-'));
-  // The emitted ES modules need the package's "type": "module" and its node_modules next to them.
-  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-  symlinkSync(realpathSync(join(repo, 'node_modules')), join(out, 'node_modules'), 'dir');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const r = spawnSync(
-    process.execPath,
-    [tsc, '-p', join(repo, 'tsconfig.build.json'), '--outDir', out, '--noCheck'],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  if (r.status !== 0) throw new Error(`tsc failed: ${r.stdout}${r.stderr}`);
   fake = await FakeSlack.start();
   fake.addWorkspace({ teamId: 'T0BUILT', botToken: 'xoxb-1-built' });
 }, 150_000);

@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type AppOptions, HTTPReceiver, type SocketModeReceiver } from '@slack/bolt';
 import type { RetryOptions } from '@slack/web-api';
+import type { Config } from '../config.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { AppDeps } from './deps.js';
 import { createDrain } from './drain.js';
@@ -29,9 +30,10 @@ import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.
 import { createSingleUseStateStore } from './oauth-state.js';
 import { oversizedEventHandler } from './oversized-event.js';
 import { createSocketState } from './socket-state.js';
-import { describeSlackFailure, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
+import { describeSlackFailure, HISTORY_SCOPES, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
+import { withWelcome } from './welcome.js';
 
-/** Bot scopes requested at install; keep in sync with manifest.yml. */
+/** Every bot scope (SLACK_BOT_SCOPES=full); keep in sync with manifest.yml. */
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
@@ -51,6 +53,14 @@ export const BOT_SCOPES = [
   'files:write',
   'im:write',
 ];
+
+/** The scopes the bot asks for at install and expects at start-up (SLACK_BOT_SCOPES). */
+export function botScopesOf(config: Pick<Config, 'slack'>): string[] {
+  const set = config.slack.scopeSet ?? 'full';
+  if (set === 'full') return [...BOT_SCOPES];
+  const left = new Set<string>(set === 'minimal' ? OPTIONAL_SCOPES : HISTORY_SCOPES);
+  return BOT_SCOPES.filter((x) => !left.has(x));
+}
 
 export type RegisterFn = (app: App, deps: AppDeps, ctx: { lifecycle: Lifecycle }) => void | Promise<void>;
 
@@ -191,8 +201,8 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
           clientId: config.slack.clientId,
           clientSecret: config.slack.clientSecret,
           stateSecret: config.slack.stateSecret,
-          scopes: BOT_SCOPES,
-          installationStore: createInstallationStore(deps.store, logger),
+          scopes: botScopesOf(config),
+          installationStore: withWelcome(createInstallationStore(deps.store, logger), deps),
           installerOptions: {
             directInstall: true,
             stateVerification: true,
@@ -304,8 +314,21 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   // First middleware: counts the requests in flight for the drain at shutdown.
   const drain = createDrain(logger);
   app.use(drain.middleware);
-  if (socket)
-    socketState.attach((app as unknown as { receiver: SocketModeReceiver }).receiver.client, logger);
+  if (socket) {
+    const client = (app as unknown as { receiver: SocketModeReceiver }).receiver.client;
+    socketState.attach(client, logger);
+    // @slack/socket-mode 3.x reconnects with `start().then(...)` and no catch: a stop while a
+    // reconnection waits for Slack's hello rejects that start with `undefined`, an unhandled
+    // rejection at every such shutdown. A start that fails because the client is shutting down
+    // ends quietly; every other failure still reaches its caller (app.start() at start-up).
+    const sm = client as unknown as { start: () => Promise<unknown>; shuttingDown?: boolean };
+    const startClient = sm.start.bind(sm);
+    sm.start = () =>
+      startClient().catch((err: unknown) => {
+        if (sm.shuttingDown) return undefined;
+        throw err;
+      });
+  }
 
   app.error(async (args) => {
     const { error, body } = args as unknown as {
@@ -400,7 +423,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       };
       const granted = r.response_metadata?.scopes;
       if (granted) {
-        const report = scopeReport(granted, BOT_SCOPES);
+        const report = scopeReport(granted, botScopesOf(config));
         if (report.missing.length) {
           const optionalOnly = report.missing.every((x) => OPTIONAL_SCOPES.has(x));
           logger[optionalOnly ? 'info' : 'warn'](
@@ -424,6 +447,15 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
     async start() {
       await registered;
       if (deferred) await initialise();
+      if (
+        !config.dwmBaseUrl &&
+        !config.serviceApiBaseUrl &&
+        !config.envCredentials &&
+        !config.upstream.allowedOrigins.length
+      )
+        logger.warn(
+          'Neither DWM_BASE_URL nor SERVICE_API_BASE_URL is set: /dwm setup cannot save any credentials until they are (the URLs your service provider gives; npm run emulator prints local ones). Set them and restart.',
+        );
       if (socket) {
         // Bolt's Socket Mode receiver serves the health, metrics and OAuth routes on its own HTTP
         // server, listening on a port only (every interface): bound to HOST here, as in HTTP mode.

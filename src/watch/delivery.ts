@@ -306,8 +306,12 @@ export class Deliverer {
         const c = classifyDeliveryError(err);
         if (c.type === 'rate' || c.type === 'transient') {
           notifications.inc({ outcome: 'retried' });
-          // A 429 was not processed by Slack: the message was not posted.
-          if (c.type === 'rate') for (const g of group) g.state = 'pending';
+          // A 429 of chat.postMessage was not processed by Slack: the message was not posted. A
+          // 429 of the lookup (history reads are limited to one a minute for some apps) says
+          // nothing of the earlier post: the entries stay in doubt ('sending') and are looked up
+          // again, never posted blind (that would post them twice).
+          if (c.type === 'rate' && !LOOKUP_ERRORS.has(err as object))
+            for (const g of group) g.state = 'pending';
           const wait =
             c.type === 'rate'
               ? c.retryAfterMs
@@ -459,7 +463,13 @@ export class Deliverer {
     if (sending.length > 0) {
       // Recovery: we may have posted before dying. Look for the message carrying this key.
       const since = Math.min(...sending.map((g) => g.sendingAt ?? 0)) - this.o.recoveryWindowMs;
-      const found = await poster.findByMetadata(channel, messageKey, toSlackTs(since), opts.threadTs);
+      let found: { ts: string } | undefined;
+      try {
+        found = await poster.findByMetadata(channel, messageKey, toSlackTs(since), opts.threadTs);
+      } catch (e) {
+        if (e !== null && typeof e === 'object') LOOKUP_ERRORS.add(e);
+        throw e;
+      }
       if (found) {
         this.d.logger.info({ channel, key: messageKey }, 'recovered a delivery already posted');
         return found.ts;
@@ -479,6 +489,9 @@ export class Deliverer {
     return ts;
   }
 }
+
+/** Errors thrown by the recovery lookup (findByMetadata), told apart from those of the post. */
+const LOOKUP_ERRORS = new WeakSet<object>();
 
 /** Slack refusals of a message's content that its plain text alone can get past. */
 const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);

@@ -111,7 +111,7 @@ describe('bench --quick', () => {
     expect(result.failures).toEqual([]);
     const figures = new Set(result.rows.map((r) => r.figure.split(' ')[0]));
     expect([...figures].sort()).toEqual(FIGURES.map((f) => f.id).sort());
-    for (const id of ['1', '2', '3', '4', '5', '6', '7', '8']) expect(figures.has(id)).toBe(true);
+    for (const id of ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']) expect(figures.has(id)).toBe(true);
     // The JSON contract: every id the issue lists, with a number and a PASS/FAIL/info result.
     const records = jsonRecords(result.rows);
     const ids = records.map((r) => r.id);

@@ -30,6 +30,11 @@ export interface FakeSocketMode {
     retryAttempt?: number,
   ): Promise<SocketAck>;
   drop(): void;
+  /**
+   * Slack's routine refresh: a `disconnect` message (reason `refresh_requested`) on every open
+   * connection; the client then closes it and opens a new one through apps.connections.open.
+   */
+  refresh(): void;
   close(): Promise<void>;
 }
 
@@ -116,6 +121,16 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
     },
     drop() {
       for (const ws of sockets) ws.terminate();
+    },
+    refresh() {
+      for (const ws of sockets)
+        ws.send(
+          JSON.stringify({
+            type: 'disconnect',
+            reason: 'refresh_requested',
+            debug_info: { host: 'fake-socket-mode' },
+          }),
+        );
     },
     async close() {
       for (const ws of sockets) ws.terminate();

@@ -15,6 +15,7 @@ import {
   PLACEHOLDER,
   parseManifestArgs,
 } from '../../scripts/manifest.js';
+import { botScopesOf } from '../../src/slack/app.js';
 
 const root = new URL('../../', import.meta.url);
 const shipped = readFileSync(new URL('manifest.yml', root), 'utf8');
@@ -87,6 +88,11 @@ describe('npm run manifest', () => {
     const dm = botScopes(generateManifest(shipped, { socket: true, minimalScopes: true, dmWatches: true }));
     expect(dm).toEqual(full.filter((s) => !(HISTORY_SCOPES as readonly string[]).includes(s)));
     expect(min).toEqual(expect.arrayContaining(['commands', 'chat:write', 'im:write']));
+    // The bot asks for (OAuth) and expects (start-up check) the same sets: SLACK_BOT_SCOPES.
+    const sorted = (x: readonly string[]) => [...x].sort();
+    expect(sorted(botScopesOf({ slack: { scopeSet: 'minimal' } }))).toEqual(sorted(min));
+    expect(sorted(botScopesOf({ slack: { scopeSet: 'minimal-dm' } }))).toEqual(sorted(dm));
+    expect(sorted(botScopesOf({ slack: {} }))).toEqual(sorted(full));
   });
 
   it('refuses what Slack would refuse, in words', () => {

@@ -88,9 +88,17 @@ describe('OAuth distribution with two workspaces', () => {
     expect(callback.pathname).toBe('/slack/oauth_redirect');
     const done = await bot.get(`${callback.pathname}${callback.search}`, { cookie });
     expect(done.status).toBe(200);
-    expect(((await bot.store.installations.get(ws.teamId)) as { bot?: { token?: string } })?.bot?.token).toBe(
-      ws.botToken,
+    const saved = (await bot.store.installations.get(ws.teamId)) as {
+      bot?: { token?: string };
+      user?: { id?: string };
+    };
+    expect(saved?.bot?.token).toBe(ws.botToken);
+    // The app's first words: the installer gets one message saying what to do next.
+    const welcome = await bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === saved?.user?.id,
+      5000,
     );
+    expect(String(welcome.args.text)).toMatch(/DRM ChatOps is installed\.\* Next: run `\/dwm setup`/);
   });
 
   it('refuses a state that was already used, even with its cookie and a new code', async () => {

@@ -160,6 +160,13 @@ describe('Socket Mode (loopback)', () => {
     expect((await fetch(`http://127.0.0.1:${bot.port}/healthz`)).status).toBe(200);
   });
 
+  it("Slack's routine refresh: the client closes, reconnects through apps.connections.open and is ready again", async () => {
+    const before = sm.opened();
+    sm.refresh();
+    await sm.waitOpened(before + 1, 20_000);
+    await waitFor(async () => (await socketCheck())?.ok === true, 'ready after the refresh', 20_000);
+  }, 30_000);
+
   it('a dropped connection makes it not ready, and the client reconnects by itself', async () => {
     const before = sm.opened();
     sm.drop();
@@ -167,5 +174,22 @@ describe('Socket Mode (loopback)', () => {
     expect((await bot.handle.readiness()).ready).toBe(false);
     await sm.waitOpened(before + 1, 20_000);
     await waitFor(async () => (await socketCheck())?.ok === true, 'ready after the reconnection', 20_000);
+  }, 30_000);
+
+  it('stopping while a reconnection is under way leaves no unhandled rejection (the last test: it stops the bot)', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (r: unknown) => rejections.push(r ?? 'undefined');
+    process.on('unhandledRejection', onRejection);
+    try {
+      const before = sm.opened();
+      sm.refresh();
+      // The new connection is open; its hello is not handled yet when the stop begins.
+      await sm.waitOpened(before + 1, 20_000);
+      await bot.shutdown('test: stop during a reconnection');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   }, 30_000);
 });

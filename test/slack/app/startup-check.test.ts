@@ -12,7 +12,7 @@ import { FakeSlack } from '../../../dev/fakeslack/index.js';
 import { captureLogs } from '../../../dev/testing/bot-stack.js';
 import { createApi } from '../../../src/api/index.js';
 import { loadConfig } from '../../../src/config.js';
-import { BOT_SCOPES, createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
+import { BOT_SCOPES, botScopesOf, createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
 import { describeSlackFailure, scopeReport } from '../../../src/slack/startup-check.js';
 import { createStore } from '../../../src/store/index.js';
 
@@ -45,8 +45,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function start(token: string, apiUrl: string) {
+async function start(token: string, apiUrl: string, extra: Record<string, string> = {}) {
   const config = loadConfig({
+    ...extra,
     SLACK_BOT_TOKEN: token,
     SLACK_SIGNING_SECRET: randomBytes(8).toString('hex'),
     SLACK_API_URL: apiUrl,
@@ -113,6 +114,31 @@ describe('start-up check of the Slack token', () => {
     );
     expect(String(warn?.msg)).toContain('reinstall');
     expect(capture.entries().filter((e) => e.level === 'error')).toEqual([]);
+  });
+});
+
+describe('the service URLs at start-up', () => {
+  it('says that setup cannot save anything without DWM_BASE_URL or SERVICE_API_BASE_URL, and not when one is set', async () => {
+    const { capture } = await start(TOKEN, fake.apiUrl);
+    expect(capture.text()).toContain(
+      'Neither DWM_BASE_URL nor SERVICE_API_BASE_URL is set: /dwm setup cannot save',
+    );
+    const { capture: withUrl } = await start(TOKEN, fake.apiUrl, { DWM_BASE_URL: 'https://wm.example.com' });
+    expect(withUrl.text()).not.toContain('Neither DWM_BASE_URL');
+  });
+});
+
+describe('a least-privilege install (SLACK_BOT_SCOPES=minimal)', () => {
+  it('is expected: no warning when Slack granted the minimal set', async () => {
+    const t = 'xoxb-start-minimal-0002';
+    fake.addWorkspace({
+      teamId: 'T0STARTMIN',
+      botToken: t,
+      scopes: botScopesOf({ slack: { scopeSet: 'minimal' } }),
+    });
+    const { capture } = await start(t, fake.apiUrl, { SLACK_BOT_SCOPES: 'minimal' });
+    expect(capture.text()).not.toContain('did not grant');
+    expect(capture.text()).toContain('Slack granted every scope the bot asks for');
   });
 });
 
