@@ -13,8 +13,8 @@ import { benchPollCost } from './poll-cost.js';
 import { benchRegistration } from './registration.js';
 import { benchReplicas } from './replicas.js';
 import { benchScale } from './scale.js';
-import { benchWaitsListing } from './waits-listing.js';
 import { benchSocketRefresh } from './socket-refresh.js';
+import { benchWaitsListing } from './waits-listing.js';
 
 export interface Figure {
   id: string;

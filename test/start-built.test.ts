@@ -7,7 +7,7 @@
  * minimal .env, waits for /healthz 200 on a loopback port and stops it with SIGTERM (exit 0).
  * Traffic: loopback only (the bot and a fake Slack Web API).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';

@@ -23,8 +23,8 @@
 import { z } from 'zod';
 import { REQUEST_STATUS, REQUEST_TYPE, type ServiceCode } from '../api/codes.js';
 import { AuthError, PermissionError } from '../api/errors.js';
-import { type SiteRequestStatusTable, siteRequestReading } from '../api/site-request-statuses.js';
 import { PageWalk } from '../api/paging.js';
+import { type SiteRequestStatusTable, siteRequestReading } from '../api/site-request-statuses.js';
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
