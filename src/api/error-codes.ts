@@ -195,7 +195,7 @@ export const DEFAULT_FAILURE_CODES: Readonly<Record<string, FailureExplanation>>
 
 /** The next step shown with a code the table does not know. */
 export const UNKNOWN_FAILURE_NEXT =
-  'Export the job as CSV for every failed task; if it repeats, send the job id and this code to the watermarking provider (and add the code to JOB_FAILURE_CODES).';
+  "Export CSV shows each recipient's result; if this code comes back, send the job id and the code to the watermarking provider.";
 
 export type FailureCodeTable = Readonly<Record<string, FailureExplanation>>;
 

@@ -4,7 +4,9 @@
  * later change cannot grow an everyday message back unnoticed. Also: every message's top-level
  * text (what notifications and screen readers read) is a sentence that stands alone.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
+import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
 import { registry } from '../../src/slack/features/index.js';
 import {
@@ -87,6 +89,19 @@ describe('the line counter', () => {
 });
 
 describe('job notifications', () => {
+  // Code 3 has words here as an operator's JOB_FAILURE_CODES gives them (the bot ships none).
+  beforeEach(() => setFailureCodes(loadFailureCodes(DEMO_JOB_FAILURE_CODES)));
+  afterEach(() => setFailureCodes(loadFailureCodes('')));
+
+  it('a failed job whose code has no words: still at most 8 lines, the status once', () => {
+    setFailureCodes(loadFailureCodes(''));
+    const m = renderJobCard(job(), sub);
+    withinBudget(m, 8);
+    const seen = shown(m);
+    expect(seen.match(/\bfailed\b|ERROR/g)?.length).toBe(1);
+    expect(seen).toContain('unknown (3)');
+  });
+
   it('a failed job with one failed recipient: at most 8 lines, the status once, no zero counters, the code once', () => {
     const m = renderJobCard(job(), sub);
     withinBudget(m, 8);
