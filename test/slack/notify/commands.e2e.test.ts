@@ -255,18 +255,21 @@ describe('/drm alerts', () => {
       | { action_id: string; value: string }
       | undefined;
     expect(show).toBeDefined();
-    const seq = lastSeq();
-    await bot.action({
-      actionId: show!.action_id,
-      value: show!.value,
-      user: bot.ws.member,
-      channel: bot.ws.channel,
-    });
-    const r = await bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    const click = async (user: string) => {
+      const seq = lastSeq();
+      await bot.action({ actionId: show!.action_id, value: show!.value, user, channel: bot.ws.channel });
+      return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    };
+    // License records name end viewers: an admin sees them, only to them.
+    const r = await click(bot.ws.admin);
     expect(r.args.response_type).toBe('ephemeral');
     expect(json(r.args)).not.toContain('Did you mean');
     expect(json(r.args)).not.toMatch(/:warning:|Couldn't|Only admins/);
     expect(json(r.args).toLowerCase()).toContain('license');
+    // A member reading the channel is refused, as for the command itself.
+    const m = await click(bot.ws.member);
+    expect(m.args.response_type).toBe('ephemeral');
+    expect(json(m.args)).toContain('Only admins');
   });
 
   it("the alert's Stop button stops it like the command: refused to someone else, done for its creator", async () => {
