@@ -64,7 +64,7 @@ export async function benchSocketRefresh(ctx: BenchContext): Promise<Row[]> {
       id: 'socket.refresh_gap_ms',
       num: Math.round(gap),
       unit: 'ms',
-      figure: '8 Socket Mode refresh gap (no connection)',
+      figure: '10 Socket Mode refresh gap (no connection)',
       value: fmtMs(gap),
       reference: '-',
       ratio: undefined,

@@ -215,7 +215,11 @@ describe("README's Socket Mode path, with the built bot", () => {
     emu.finishJob(d.defaultSiteId, jobId);
     const card = await until(
       'the job card in the channel',
-      () => fake.messages(CHANNEL).find((m) => !m.threadTs && text(m.blocks).includes(contentId)),
+      // The card may first show the job as it was when the watch began; it is edited in place.
+      () =>
+        fake
+          .messages(CHANNEL)
+          .find((m) => !m.threadTs && text(m.blocks).includes(contentId) && /complete/i.test(text(m.blocks))),
       30_000,
     );
     expect(text(card.blocks)).toContain(String(jobId));
