@@ -84,8 +84,9 @@ export interface UnreadLatest {
 export function unreadLatestOf(e: unknown): UnreadLatest {
   if (e instanceof ServiceError) return { code: e.code, message: e.serviceMessage };
   if (e instanceof PermissionError) return { code: 'HTTP 403', message: 'not permitted for this account' };
-  if (e instanceof ApiError) return { code: e.kind, message: e.message };
-  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
+  // Anything else is told in words, never with the client's internals (parse paths, stacks).
+  if (e instanceof ApiError) return { code: e.kind, message: 'the service did not answer as expected' };
+  return { code: 'error', message: 'the service did not answer as expected' };
 }
 
 /**
@@ -295,6 +296,9 @@ export async function cancelRequest(
     // The pre-read is a courtesy: with the request id known (a button on a card) the cancel goes
     // out and the service's own refusal (not pending, not found) is the guard.
     if (!wanted) {
+      // An outage or an unreadable answer is the error replies' to word (what happened, what to
+      // do); only a refusal of this one read is told here.
+      if (!(e instanceof ServiceError || e instanceof PermissionError)) throw e;
       const u = unreadLatestOf(e);
       throw new RefusedError(
         endpoint,
