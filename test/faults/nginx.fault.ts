@@ -16,6 +16,7 @@ import { type ChildHandle, startChild } from '../../dev/testing/child.js';
 import { findNginx, type NginxHandle, startNginx } from '../../dev/testing/nginx.js';
 import { freeLoopbackPort } from '../../dev/testing/ports.js';
 import { startTestRedis, type TestRedis } from '../../dev/testing/redis.js';
+import { scenario } from './support/summary.js';
 
 const repo = resolve(new URL('../..', import.meta.url).pathname);
 const nginx = findNginx();
@@ -135,26 +136,37 @@ async function answers(n: number, ms = 15_000): Promise<number> {
 
 describe.skipIf(!nginx)('three HTTP replicas behind nginx (deploy/nginx.conf)', () => {
   it('signed requests to the one URL are answered and spread over all three; with one killed, still all answered', async () => {
-    const ports = replicas.map((r) => String(r.port));
-    for (let i = 0; i < 12; i++) expect(await command(i)).toBe(200);
-    expect(await answers(12)).toBe(12);
-    const first = upstreams();
-    expect(first).toHaveLength(12);
-    const per = ports.map((p) => first.filter((u) => u.at(-1) === p).length);
-    expect(
-      per.every((n) => n >= 2),
-      `requests per replica ${per.join('/')}`,
-    ).toBe(true);
+    await scenario(
+      { scenario: 'lb: three HTTP replicas behind nginx', injected: 'kill -9 of one replica' },
+      async () => {
+        const ports = replicas.map((r) => String(r.port));
+        for (let i = 0; i < 12; i++) expect(await command(i)).toBe(200);
+        expect(await answers(12)).toBe(12);
+        const first = upstreams();
+        expect(first).toHaveLength(12);
+        const per = ports.map((p) => first.filter((u) => u.at(-1) === p).length);
+        expect(
+          per.every((n) => n >= 2),
+          `requests per replica ${per.join('/')}`,
+        ).toBe(true);
 
-    // One replica dies (kill -9): nginx skips it; no request goes unanswered.
-    const dead = replicas[1]!;
-    await dead.child.kill9();
-    for (let i = 12; i < 21; i++) expect(await command(i)).toBe(200);
-    expect(await answers(21)).toBe(21);
-    const after = upstreams().slice(12);
-    expect(after).toHaveLength(9);
-    for (const u of after) expect(u.at(-1)).not.toBe(String(dead.port));
-    const live = ports.filter((p) => p !== String(dead.port));
-    for (const p of live) expect(after.some((u) => u.at(-1) === p)).toBe(true);
+        // One replica dies (kill -9): nginx skips it; no request goes unanswered.
+        const dead = replicas[1]!;
+        await dead.child.kill9();
+        for (let i = 12; i < 21; i++) expect(await command(i)).toBe(200);
+        expect(await answers(21)).toBe(21);
+        const after = upstreams().slice(12);
+        expect(after).toHaveLength(9);
+        for (const u of after) expect(u.at(-1)).not.toBe(String(dead.port));
+        const live = ports.filter((p) => p !== String(dead.port));
+        for (const p of live) expect(after.some((u) => u.at(-1) === p)).toBe(true);
+        const got = fake.calls('response_url').filter((c) => c.ok).length;
+        return {
+          outcome: `21 requests answered (${per.join('/')} before the kill), then by the other two`,
+          lost: Math.max(0, 21 - got),
+          duplicated: Math.max(0, got - 21),
+        };
+      },
+    );
   });
 });
