@@ -331,7 +331,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'full',
     description:
-      'Which bot scopes the bot asks for and expects: `full` (every scope of manifest.yml), `minimal` (without the history scopes and im:read / mpim:read: a crash can then repeat a notification once, and watches in DMs are off) or `minimal-dm` (without the history scopes only). Match it with `npm run manifest -- --minimal-scopes [--dm-watches]`. OAuth installs request this set; at start-up the granted scopes are compared with it.',
+      'Which bot scopes the bot asks for and expects: `full` (every scope of manifest.yml), `minimal` (without the history scopes and im:read / mpim:read: a crash can then repeat a notification once, and watches in DMs are off) or `minimal-dm` (without the history scopes only). Match it with `npm run manifest -- --minimal-scopes [--dm-watches]`. OAuth installs request this set; the granted scopes are compared with it at start-up (one workspace) or at each install (OAuth: the welcome message to the installer says which features are off).',
     schema: z.enum(SLACK_SCOPE_SETS, { error: `must be one of ${SLACK_SCOPE_SETS.join(', ')}` }),
   },
   {

@@ -91,17 +91,40 @@ describe('docker-compose.yml', () => {
     expect(compose).toMatch(/env_file:\n\s+- path: \.env\n\s+required: false\n/);
   });
 
-  it('runs one bot and Redis by default; the two extra replicas are a profile without a published port', () => {
-    const compose = read('docker-compose.yml');
-    const services = compose.slice(compose.indexOf('\nservices:\n'), compose.indexOf('\nvolumes:\n'));
-    const blocks = services.split(/\n(?= {2}[a-z0-9-]+:)/).filter((b) => /^ {2}[a-z0-9-]+:/.test(b));
-    const byName = new Map(blocks.map((b) => [/^ {2}([a-z0-9-]+):/.exec(b)![1]!, b]));
-    expect([...byName.keys()]).toEqual(['redis', 'bot', 'bot-2', 'bot-3']);
+  const compose = read('docker-compose.yml');
+  const services = compose.slice(compose.indexOf('\nservices:\n'), compose.indexOf('\nvolumes:\n'));
+  const blocks = services.split(/\n(?= {2}[a-z0-9-]+:)/).filter((b) => /^ {2}[a-z0-9-]+:/.test(b));
+  const byName = new Map(blocks.map((b) => [/^ {2}([a-z0-9-]+):/.exec(b)![1]!, b]));
+
+  it("runs one bot and Redis by default; the extra replicas (and HTTP mode's load balancer) are profiles without a bot port", () => {
+    expect([...byName.keys()]).toEqual(['redis', 'bot', 'bot-2', 'bot-3', 'lb']);
     for (const name of ['redis', 'bot']) expect(byName.get(name), name).not.toContain('profiles:');
     expect(byName.get('bot')).toMatch(/ports:\n\s+- "3000:3000"/);
     for (const name of ['bot-2', 'bot-3']) {
-      expect(byName.get(name), name).toContain('profiles: [replicas]');
+      expect(byName.get(name), name).toContain('profiles: [replicas, http-replicas]');
       expect(byName.get(name), name).toContain('ports: !reset []');
     }
+    expect(byName.get('lb')).toContain('profiles: [http-replicas]');
+  });
+
+  it("HTTP mode's load balancer runs the shipped nginx.conf in front of every bot of its profile", () => {
+    const lb = byName.get('lb')!;
+    expect(lb).toContain('- ./deploy/nginx.conf:/etc/nginx/nginx.conf:ro');
+    // nginx >= 1.27.3: `resolve` in an upstream block.
+    const [, major, minor] = /image: nginx:(\d+)\.(\d+)/.exec(lb) ?? [];
+    expect(Number(major) * 100 + Number(minor)).toBeGreaterThanOrEqual(128);
+    const conf = read('deploy/nginx.conf');
+    const servers = [...conf.matchAll(/^\s*server ([a-z0-9-]+):(\d+) [^;]*\bresolve;$/gm)];
+    const bots = [...byName.keys()].filter((n) => /^bot(-\d+)?$/.test(n));
+    expect(servers.map((m) => m[1])).toEqual(bots);
+    const port = /PORT: "(\d+)"/.exec(byName.get('bot')!)![1];
+    for (const m of servers) expect(m[2]).toBe(port);
+    for (const b of bots) expect(lb).toMatch(new RegExp(`${b}:\\n\\s+condition: service_healthy`));
+    const listen = /^\s*listen (\d+);$/m.exec(conf)![1];
+    expect(lb).toMatch(new RegExp(`ports:\\n\\s+- "\\d+:${listen}"`));
+    // Only the Slack routes go through; a replica that was sent a request is never sent it again.
+    expect(conf).toMatch(/location \/slack\/ \{[^}]*proxy_pass http:\/\/drm_chatops;/);
+    expect(conf).toMatch(/proxy_next_upstream error timeout;/);
+    expect(conf).not.toMatch(/non_idempotent/);
   });
 });

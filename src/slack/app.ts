@@ -30,7 +30,14 @@ import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.
 import { createSingleUseStateStore } from './oauth-state.js';
 import { oversizedEventHandler } from './oversized-event.js';
 import { createSocketState } from './socket-state.js';
-import { describeSlackFailure, HISTORY_SCOPES, OPTIONAL_SCOPES, scopeReport } from './startup-check.js';
+import {
+  describeSlackFailure,
+  HISTORY_SCOPES,
+  leastPrivilegeOnly,
+  OPTIONAL_SCOPES,
+  scopeReport,
+  scopeWords,
+} from './startup-check.js';
 import { withWelcome } from './welcome.js';
 
 /** Every bot scope (SLACK_BOT_SCOPES=full); keep in sync with manifest.yml. */
@@ -202,7 +209,11 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
           clientSecret: config.slack.clientSecret,
           stateSecret: config.slack.stateSecret,
           scopes: botScopesOf(config),
-          installationStore: withWelcome(createInstallationStore(deps.store, logger), deps),
+          installationStore: withWelcome(
+            createInstallationStore(deps.store, logger),
+            deps,
+            botScopesOf(config),
+          ),
           installerOptions: {
             directInstall: true,
             stateVerification: true,
@@ -425,10 +436,12 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
       if (granted) {
         const report = scopeReport(granted, botScopesOf(config));
         if (report.missing.length) {
-          const optionalOnly = report.missing.every((x) => OPTIONAL_SCOPES.has(x));
-          logger[optionalOnly ? 'info' : 'warn'](
+          logger[leastPrivilegeOnly(report) ? 'info' : 'warn'](
             { missing: report.missing },
-            `Slack did not grant ${report.missing.length === 1 ? 'a scope' : `${report.missing.length} scopes`} the bot asks for, so these are off: ${report.off.join('; ')}.${optionalOnly ? ' (A least-privilege install: fine if intended.)' : " Add them under the app's OAuth & Permissions (npm run manifest prints them all) and reinstall."}`,
+            scopeWords(
+              report,
+              "Add them under the app's OAuth & Permissions (npm run manifest prints them all) and reinstall.",
+            ),
           );
         } else logger.info({ scopes: granted.length }, 'Slack granted every scope the bot asks for');
       }

@@ -63,6 +63,21 @@ export function scopeReport(granted: readonly string[], wanted: readonly string[
   };
 }
 
+/** True when only scopes a least-privilege install leaves out are missing (a choice, not a fault). */
+export function leastPrivilegeOnly(report: ScopeReport): boolean {
+  return report.missing.every((x) => OPTIONAL_SCOPES.has(x));
+}
+
+/**
+ * The check's words for missing scopes: what Slack did not grant and which features are off, then
+ * `fix` (what the reader can do), unless it is a least-privilege install. Said at start-up (one
+ * workspace: the log) and, with OAuth, to the installer at install time (welcome.ts).
+ */
+export function scopeWords(report: ScopeReport, fix: string): string {
+  const n = report.missing.length;
+  return `Slack did not grant ${n === 1 ? 'a scope' : `${n} scopes`} the bot asks for, so these are off: ${report.off.join('; ')}.${leastPrivilegeOnly(report) ? ' (A least-privilege install: fine if intended.)' : ` ${fix}`}`;
+}
+
 /** Slack error codes that mean the token itself is refused. */
 const REFUSED_TOKEN = new Set([
   'invalid_auth',

@@ -7,19 +7,39 @@
 import type { Installation, InstallationStore } from '@slack/bolt';
 import type { AppDeps } from './deps.js';
 import { newWebClient } from './kit/web-client.js';
+import { leastPrivilegeOnly, scopeReport, scopeWords } from './startup-check.js';
 
 export const WELCOME_TEXT =
   ':wave: *DRM ChatOps is installed.* Next: run `/dwm setup` to connect this workspace to the service (the site ids and the service keys; they are checked live, then stored encrypted). Then, in a channel: `/invite @drm-chatops` and `/dwm watch`. Members who open the app before that are told to ask you.';
 
-/** The installation store, with the welcome message sent after each installation is stored. */
+/** What the installer can do about scopes Slack did not grant. */
+export const SCOPE_FIX_FOR_INSTALLER =
+  'To turn them on, install the app again and allow every permission it asks for (where apps need approval, ask a Slack admin of the workspace to approve these scopes).';
+
+/**
+ * The welcome for an installation granted `granted` of the `wanted` scopes (undefined: Slack did
+ * not say, nothing is added).
+ */
+export function welcomeText(granted: readonly string[] | undefined, wanted: readonly string[]): string {
+  if (!granted) return WELCOME_TEXT;
+  const report = scopeReport(granted, wanted);
+  if (!report.missing.length) return WELCOME_TEXT;
+  return `${WELCOME_TEXT}\n\n${leastPrivilegeOnly(report) ? ':information_source:' : ':warning:'} ${scopeWords(report, SCOPE_FIX_FOR_INSTALLER)}`;
+}
+
+/**
+ * The installation store, with the welcome message sent after each installation is stored;
+ * `wantedScopes` are the bot scopes the install asks for (botScopesOf).
+ */
 export function withWelcome(
   inner: InstallationStore,
   deps: Pick<AppDeps, 'config' | 'logger'>,
+  wantedScopes: readonly string[],
 ): InstallationStore {
   const store: InstallationStore = {
     async storeInstallation(installation, logger) {
       await inner.storeInstallation(installation, logger);
-      void welcome(deps, installation as Installation);
+      void welcome(deps, installation as Installation, wantedScopes);
     },
     fetchInstallation: (query, logger) => inner.fetchInstallation(query, logger),
   };
@@ -28,14 +48,28 @@ export function withWelcome(
   return store;
 }
 
-async function welcome(deps: Pick<AppDeps, 'config' | 'logger'>, installation: Installation): Promise<void> {
+async function welcome(
+  deps: Pick<AppDeps, 'config' | 'logger'>,
+  installation: Installation,
+  wanted: readonly string[],
+): Promise<void> {
+  const granted = installation.bot?.scopes;
+  const team = installation.enterprise?.id ?? installation.team?.id;
+  if (granted) {
+    const report = scopeReport(granted, wanted);
+    if (report.missing.length)
+      deps.logger[leastPrivilegeOnly(report) ? 'info' : 'warn'](
+        { teamId: team, missing: report.missing },
+        scopeWords(report, 'The installer is told so in the welcome message.'),
+      );
+  }
   const token = installation.bot?.token;
   const user = installation.user?.id;
   if (!token || !user) return;
   try {
     await newWebClient(deps, token, { retryConfig: { retries: 1 } }).chat.postMessage({
       channel: user,
-      text: WELCOME_TEXT,
+      text: welcomeText(granted, wanted),
     });
   } catch (err) {
     deps.logger.warn({ err, userId: user }, 'could not send the welcome message to the installer');

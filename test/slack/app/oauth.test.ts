@@ -6,8 +6,11 @@ import type { App, Installation } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activeCredentials, retentionOf } from '../../../src/ops/retention.js';
+import { botScopesOf } from '../../../src/slack/app.js';
 import { createInstallationStore } from '../../../src/slack/installation-store.js';
 import { runRetentionSweep } from '../../../src/slack/lifecycle.js';
+import { OPTIONAL_SCOPES, SCOPE_FEATURES } from '../../../src/slack/startup-check.js';
+import { SCOPE_FIX_FOR_INSTALLER } from '../../../src/slack/welcome.js';
 import { startTestBot, type TestBot, testWorkspace } from '../../harness/index.js';
 
 async function until<T>(fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
@@ -99,6 +102,54 @@ describe('OAuth distribution with two workspaces', () => {
       5000,
     );
     expect(String(welcome.args.text)).toMatch(/DRM ChatOps is installed\.\* Next: run `\/dwm setup`/);
+    // Slack granted every scope the install page asked for: nothing is said about scopes.
+    expect(String(welcome.args.text)).not.toContain('did not grant');
+  });
+
+  /** Install `ws` through the redirect route with Slack granting `scopes`; the welcome DM's text. */
+  async function installGranting(ws: ReturnType<typeof testWorkspace>, scopes: string[]): Promise<string> {
+    const install = await bot.get('/slack/install');
+    const state = new URL(install.headers.get('location')!).searchParams.get('state')!;
+    const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const code = bot.fake.oauthCode({ teamId: ws.teamId, userId: ws.admin, scope: scopes.join(',') });
+    const r = await bot.get(
+      `/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
+      { cookie },
+    );
+    expect(r.status).toBe(200);
+    const dm = await bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === ws.admin,
+      5000,
+    );
+    return String(dm.args.text);
+  }
+
+  it('an install Slack granted fewer scopes: the welcome says which features are off and what to do', async () => {
+    const ws = testWorkspace(11);
+    bot.fake.addWorkspace(ws.spec);
+    const granted = botScopesOf(bot.config).filter(
+      (x) => !['files:read', 'files:write', 'users:read'].includes(x),
+    );
+    const text = await installGranting(ws, granted);
+    expect(text).toMatch(/DRM ChatOps is installed\.\* Next: run `\/dwm setup`/);
+    expect(text).toContain('Slack did not grant 3 scopes the bot asks for, so these are off:');
+    expect(text).toContain(`files:write: ${SCOPE_FEATURES['files:write']} is off`);
+    expect(text).toContain(`users:read: ${SCOPE_FEATURES['users:read']} is off`);
+    expect(text).toContain(SCOPE_FIX_FOR_INSTALLER);
+    // The operator's log says it too, with the workspace.
+    const warn = bot.logs.lines().find((l) => l.includes('did not grant') && l.includes(ws.teamId));
+    expect(warn).toBeDefined();
+  });
+
+  it('a least-privilege install (no history or DM-read scopes): the welcome says what is off, as a choice', async () => {
+    const ws = testWorkspace(12);
+    bot.fake.addWorkspace(ws.spec);
+    const granted = botScopesOf(bot.config).filter((x) => !OPTIONAL_SCOPES.has(x));
+    const text = await installGranting(ws, granted);
+    expect(text).toContain('the bot asks for, so these are off:');
+    expect(text).toContain(`im:read: ${SCOPE_FEATURES['im:read']} is off`);
+    expect(text).toContain('(A least-privilege install: fine if intended.)');
+    expect(text).not.toContain(SCOPE_FIX_FOR_INSTALLER);
   });
 
   it('refuses a state that was already used, even with its cookie and a new code', async () => {
