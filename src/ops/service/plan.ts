@@ -19,7 +19,7 @@ import {
   type RequestStatusCode,
   type ServiceCode,
 } from '../../api/codes.js';
-import { ApiError, PermissionError, ServiceError } from '../../api/errors.js';
+import { isPerItemRefusal, type UnreadLatest, unreadLatestOf } from '../../api/errors.js';
 import type { ServiceClient, StatusRequest, TimeValue } from '../../api/types.js';
 import {
   invalid,
@@ -75,18 +75,8 @@ export interface PlanRequestView {
 }
 
 /** Why the latest request could not be read: the service's code and text, as it gave them. */
-export interface UnreadLatest {
-  code: string;
-  message: string;
-}
-
-/** The code and message of a failed read of the latest request, for the card. */
-export function unreadLatestOf(e: unknown): UnreadLatest {
-  if (e instanceof ServiceError) return { code: e.code, message: e.serviceMessage };
-  if (e instanceof PermissionError) return { code: 'HTTP 403', message: 'not permitted for this account' };
-  if (e instanceof ApiError) return { code: e.kind, message: e.message };
-  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
-}
+export type { UnreadLatest };
+export { unreadLatestOf };
 
 /**
  * The latest request, or the reason it could not be read. "No request yet" is already none (the
@@ -101,7 +91,7 @@ async function readLatest(
   try {
     return { latest: await client.getLatestStatusRequest(siteId, serviceCode) };
   } catch (e) {
-    if (e instanceof ServiceError || e instanceof PermissionError) {
+    if (isPerItemRefusal(e)) {
       return { latest: null, unread: unreadLatestOf(e) };
     }
     throw e;
