@@ -712,7 +712,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'UTC',
     description:
-      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
+      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time; its from/to days are sent as the days of this offset that cover the days asked); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
     schema: offsetSetting(),
   },
   {
