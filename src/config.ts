@@ -597,7 +597,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: '5',
     description:
-      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one.",
+      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one. npm run doctor proposes a value when the service's clock is further behind than this.",
     schema: intIn(0, 3600),
   },
   {
