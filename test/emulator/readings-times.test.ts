@@ -26,7 +26,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
-async function read(serviceTimeZone?: string) {
+/** A Service API client of the emulator's demo account, reading unzoned times in `serviceTimeZone`. */
+function serviceClient(serviceTimeZone?: string) {
   const api = createApi({
     retries: { max: 0 },
     jwtTtlSeconds: 0,
@@ -35,6 +36,11 @@ async function read(serviceTimeZone?: string) {
   });
   apis.push(api);
   const svc = api.service({ ...emu.demo.service, baseUrl: emu.serviceBaseUrl });
+  return svc;
+}
+
+async function read(serviceTimeZone?: string) {
+  const svc = serviceClient(serviceTimeZone);
   const requests = await listSiteRequests(svc, { pageSize: 1000 });
   const packaging = await collectAll(iteratePackaging(svc, SITE));
   return {
@@ -45,14 +51,7 @@ async function read(serviceTimeZone?: string) {
 
 /** The packaging records of one UTC day, every "More" page walked (bounded). */
 async function packagingOfDay(day: string, serviceTimeZone?: string): Promise<string[]> {
-  const api = createApi({
-    retries: { max: 0 },
-    jwtTtlSeconds: 0,
-    clock: () => T0,
-    ...(serviceTimeZone ? { serviceTimeZone } : {}),
-  });
-  apis.push(api);
-  const svc = api.service({ ...emu.demo.service, baseUrl: emu.serviceBaseUrl });
+  const svc = serviceClient(serviceTimeZone);
   const cids: string[] = [];
   let page = await listPackaging(svc, { siteId: SITE, filters: { from: day, to: day, timeZone: 'UTC' } });
   for (let i = 0; i < 50; i++) {
@@ -66,9 +65,7 @@ async function packagingOfDay(day: string, serviceTimeZone?: string): Promise<st
 describe('unzoned Service API times', () => {
   it('packaging from/to go out as the days of SERVICE_TIME_ZONE: a day reads the same records either way', async () => {
     emu.setBehaviours({});
-    const api = createApi({ retries: { max: 0 }, jwtTtlSeconds: 0, clock: () => T0 });
-    apis.push(api);
-    const svc = api.service({ ...emu.demo.service, baseUrl: emu.serviceBaseUrl });
+    const svc = serviceClient();
     // A record late in its UTC day: a +09:00 service files it under the next local day.
     const late = (await collectAll(iteratePackaging(svc, SITE))).find(
       (r) => r.createdTime.epochMs !== null && new Date(r.createdTime.epochMs).getUTCHours() >= 16,
