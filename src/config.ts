@@ -597,7 +597,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: '5',
     description:
-      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one.",
+      "How much earlier than a watch's creation a job change stamped by the watermarking service may be and still be announced to it, on top of how far the service's clock is behind the bot's (read from its Date header at each poll). The service stamps times with its own clock and whole seconds: without this, a job that finished in the same second as /dwm watch, or just before it on a service whose clock is behind, would be told to no one. A larger value may announce a job that ended a moment before the watch, which is better than losing one. npm run doctor proposes a value when the service's clock is further behind than this.",
     schema: intIn(0, 3600),
   },
   {
@@ -712,7 +712,7 @@ export const VARIABLES: VariableSpec[] = [
     required: 'no',
     default: 'UTC',
     description:
-      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
+      'UTC offset the Service API writes the times its spec leaves unzoned in: additional-site requests (reg_time, update_time) and packaging history (created_time, update_time; its from/to days are sent as the days of this offset that cover the days asked); the spec gives a zone only for reg_dt/update_dt of plan requests ("UTC +00:00"). UTC, or an offset such as +09:00. Set it when request or packaging times show hours off, or a from:/to: day misses rows at its edges. License times have their own setting (SERVICE_LICENSE_TIME_ZONE); a time sent with its own offset keeps it.',
     schema: offsetSetting(),
   },
   {

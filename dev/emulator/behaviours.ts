@@ -35,7 +35,7 @@
  *   vendor's convention), not in the query's time_zone.
  * - serviceTimeZone: the Service API times the spec leaves unzoned (additional-site reg_time /
  *   update_time, packaging created_time / update_time) are written in this offset ("+09:00")
- *   instead of UTC; the packaging cursors sent back are read in it. reg_dt / update_dt (UTC per
+ *   instead of UTC; the packaging cursors sent back, and the packaging `from`/`to` days, are read in it. reg_dt / update_dt (UTC per
  *   the spec) and the license list's compact reg_time (SERVICE_LICENSE_TIME_ZONE) are untouched.
  * - taskListCap: the task list of a job (4.4) holds at most this many tasks while its
  *   total_count still counts them all (the spec shows no paging for that list).

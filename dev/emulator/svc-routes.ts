@@ -32,7 +32,15 @@ import { EMU_ERROR_CODES, EmuError, HttpRefusal, invalid, SUCCESS_CODE, SUCCESS_
 import { type Params, parseParams, type RequestContext, Router } from './http.js';
 import type { EmulatorState, SiteState } from './state.js';
 import type { LicenseRec, StatusRequestRec, SvcAccount } from './svc-state.js';
-import { formatCompact, formatDate, formatUtcSpace, parseDateRange, parseUtcDateTime } from './time.js';
+import {
+  formatCompact,
+  formatDate,
+  formatUtcSpace,
+  parseDateRange,
+  parseTimeZone,
+  parseUtcDateTime,
+  UTC,
+} from './time.js';
 import { pageOf, parseIntParam, parsePaging } from './wm-routes.js';
 
 export interface SvcRouteOptions {
@@ -575,10 +583,17 @@ export function svcRouter(state: EmulatorState, opts: SvcRouteOptions): Router {
   // 15 Packaging history, oldest first, keyset-paged: with last_created_time_cid and
   // last_update_time set, only records after (created, updated) are returned. Page size: page_unit
   // (not listed for this endpoint in the spec; tolerated, default 25). from/to apply to
-  // created_time. search_condition: records only carry cid, so the other categories match nothing.
+  // created_time (days of serviceTimeZone under that behaviour). search_condition: records only carry cid, so the other categories match nothing.
   route('GET', '/api/v2/drm/pack', 'listPackaging', ({ ctx, p, acc }) => {
     const site = ownedSite(acc, p.get('site_id'));
-    const { fromMs, toMs } = parseDateRange(optional(p, 'from'), optional(p, 'to'));
+    // A service writing its unzoned times in a local offset (behaviour serviceTimeZone) reads
+    // the from/to days in that offset too.
+    const zone = opts.behaviours?.().serviceTimeZone;
+    const { fromMs, toMs } = parseDateRange(
+      optional(p, 'from'),
+      optional(p, 'to'),
+      zone ? parseTimeZone(zone) : UTC,
+    );
     const condition = searchConditionOf(p);
     const keyword = optional(p, 'search_keyword');
     const lc = optional(p, 'last_created_time_cid');

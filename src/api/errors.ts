@@ -126,3 +126,27 @@ export function refusalExplanation(e: AuthError | PermissionError): string {
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError;
 }
+
+/** Why a read could not be done: the service's code and text, as it gave them (for a card line). */
+export interface UnreadLatest {
+  code: string;
+  message: string;
+}
+
+/** The code and message of a failed read (e.g. of a product's latest plan request), for the card. */
+export function unreadLatestOf(e: unknown): UnreadLatest {
+  if (e instanceof ServiceError) return { code: e.code, message: e.serviceMessage };
+  if (e instanceof PermissionError) return { code: 'HTTP 403', message: 'not permitted for this account' };
+  // Anything else is told in words, never with the client's internals (parse paths, stacks).
+  if (e instanceof ApiError) return { code: e.kind, message: 'the service did not answer as expected' };
+  return { code: 'error', message: 'the service did not answer as expected' };
+}
+
+/**
+ * A refusal of one product's read that should not fail a whole list of products: the service
+ * answered (an error code the table does not know, a 403 for this one API). Transport failures and
+ * protocol errors are not: the whole section is unavailable then.
+ */
+export function isPerItemRefusal(e: unknown): e is ServiceError | PermissionError {
+  return e instanceof ServiceError || e instanceof PermissionError;
+}

@@ -54,7 +54,7 @@ import { AuthError, ServiceError, TransportError } from './errors.js';
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from './http.js';
 import { runCall } from './http.js';
 import type { JwtSigner } from './jwt.js';
-import { normalizeTimeZone, parseServiceTime } from './time.js';
+import { coveringDaysIn, normalizeTimeZone, parseServiceTime } from './time.js';
 import type {
   AdditionalSiteRequest,
   PageQuery,
@@ -144,7 +144,8 @@ export interface ServiceClientOptions {
   licenseTimeZone?: string;
   /**
    * UTC offset of the other times the spec leaves unzoned (SERVICE_TIME_ZONE): additional-site
-   * reg_time / update_time and packaging created_time / update_time. Default UTC.
+   * reg_time / update_time and packaging created_time / update_time, and the packaging list's
+   * `from`/`to` days (sent as the days of this offset that cover the UTC days asked). Default UTC.
    */
   timeZone?: string;
 }
@@ -758,10 +759,13 @@ export function createServiceClient(
             : null,
         ],
       ]);
+      // The service reads its unzoned from/to in the zone it writes created_time in
+      // (SERVICE_TIME_ZONE): the UTC days asked for go out as that zone's days covering them.
+      const days = coveringDaysIn({ from: query.from, to: query.to }, unzonedTz);
       const env = await call(name, 'GET', '/drm/pack', {
         site_id: siteId,
-        from: query.from,
-        to: query.to,
+        from: days.from,
+        to: days.to,
         search_condition: query.searchCondition,
         search_keyword: query.searchKeyword,
         last_created_time_cid: query.lastCreatedTimeCid,

@@ -139,3 +139,34 @@ export function formatServiceTime(epochMs: number, timeZone = '+00:00'): string 
   const d = new Date(epochMs + offsetMinutes(timeZone) * 60_000);
   return d.toISOString().slice(0, 19);
 }
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * UTC days (yyyy-MM-dd bounds, as the bot's queries carry them) as the days of a service that
+ * reads `from`/`to` in the offset `tz` (SERVICE_TIME_ZONE): the days of that offset that cover
+ * them, so no record of the asked UTC days is left out (the reader's own days are cut from the
+ * answer above). A bound that is not a date is sent as given.
+ */
+export function coveringDaysIn(
+  range: { from?: string; to?: string },
+  tz: string,
+): { from?: string; to?: string } {
+  const off = cachedOffsetMinutes(tz) * 60_000;
+  if (off === 0) return range;
+  const day = (ms: number) => new Date(ms + off).toISOString().slice(0, 10);
+  const start = (d: string) => {
+    const ms = Date.parse(`${d}T00:00:00Z`);
+    return /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(ms) ? ms : null;
+  };
+  const out: { from?: string; to?: string } = {};
+  if (range.from !== undefined) {
+    const s = start(range.from);
+    out.from = s === null ? range.from : day(s);
+  }
+  if (range.to !== undefined) {
+    const s = start(range.to);
+    out.to = s === null ? range.to : day(s + DAY_MS - 1);
+  }
+  return out;
+}

@@ -17,7 +17,7 @@
  */
 import { API_CODE, type ServiceEndpointName } from '../api/codes.js';
 import { decodeEnvelope, type Envelope } from '../api/envelope.js';
-import { type ErrorCodeTable, errorCondition, loadErrorCodes } from '../api/error-codes.js';
+import { type ApiName, type ErrorCodeTable, errorCondition, loadErrorCodes } from '../api/error-codes.js';
 import { AuthError, isApiError, PermissionError, refusalExplanation, ServiceError } from '../api/errors.js';
 import type { HttpClient, HttpResponse, QueryParams } from '../api/http.js';
 import type { JwtSigner } from '../api/jwt.js';
@@ -29,6 +29,7 @@ import {
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
 import type { WmTokenManager } from '../api/wm-token.js';
 import type { Config } from '../config.js';
+import { CLOCK_ALLOWANCE_MS } from '../watch/poller.js';
 
 export type DoctorStatus = 'ok' | 'info' | 'setting' | 'failed' | 'not-observed';
 
@@ -53,6 +54,8 @@ export interface DoctorSettings {
   siteStatuses: SiteRequestStatusTable;
   /** SERVICE_JWT_TTL_SECONDS (0: no exp claim). */
   jwtTtlSeconds: number;
+  /** WATCH_CLOCK_ALLOWANCE_SECONDS (default 5): how far behind a service clock a watch allows for. */
+  watchClockAllowanceSeconds?: number;
   /** The raw values of the JSON settings, merged into the proposed lines. */
   serviceErrorCodesJson?: string;
   siteStatusesJson?: string;
@@ -90,6 +93,9 @@ export interface Probe {
   err?: unknown;
   body?: Record<string, unknown>;
 }
+
+/** WATCH_CLOCK_ALLOWANCE_SECONDS's default (the poller's). */
+const DEFAULT_WATCH_CLOCK_ALLOWANCE_SECONDS = CLOCK_ALLOWANCE_MS / 1000;
 
 /** An id no service hands out (beyond every seeded or realistic id, still a safe integer). */
 export const IMPOSSIBLE_ID = 987_654_321_987;
@@ -258,19 +264,22 @@ function notFoundFinding(
   r: NoneReading,
   condition: 'jobNotFound' | 'recipientNotFound' | 'requestNotFound',
   what: string,
+  api: ApiName,
 ): Omit<DoctorFinding, 'id' | 'point'> {
   if (r.kind === 'failed') return { status: 'failed', reading: `could not be read: ${failureText(r.err)}` };
   if (r.kind === 'data') return notObserved(`${what} answered with data: nothing to learn from`);
   if (r.kind !== 'refusal') return { status: 'ok', reading: `${noneWords(r)}: read as none` };
   // Through the table's own lookup (robust to a table with several codes per condition).
   const known = String(ctx.settings.errorCodes[condition]);
-  if (errorCondition(r.code, ctx.settings.errorCodes) === condition)
+  if (errorCondition(r.code, ctx.settings.errorCodes, api) === condition)
     return { status: 'ok', reading: `${noneWords(r)}: the code the bot expects` };
+  // Learnt from one API only: the per-API key, so the other API's codes keep their meaning.
+  const key = `${api}.${condition}`;
   return {
     status: 'setting',
     reading: `${noneWords(r)}; the bot expects ${known} for this`,
-    next: `Tell the bot the code ${r.code} means ${condition}.`,
-    env: [{ name: 'SERVICE_ERROR_CODES', entries: { [condition]: r.code } }],
+    next: `Tell the bot the code ${r.code} means ${condition} on the ${api === 'wm' ? 'watermarking' : 'Service'} API.`,
+    env: [{ name: 'SERVICE_ERROR_CODES', entries: { [key]: r.code } }],
   };
 }
 
@@ -378,6 +387,20 @@ const clockSkew: DoctorCheck = {
         reading: `${text}: a JWT living ${ttl} s looks expired to the Service API`,
         next: 'Fix the clock of either side, or lengthen the JWT lifetime.',
         env: [{ name: 'SERVICE_JWT_TTL_SECONDS', value: String(need) }],
+      };
+    }
+    // A watch hears job changes stamped up to the allowance (plus the skew its polls measure)
+    // before its creation: a service further behind than the allowance stamps a change made just
+    // after /dwm watch earlier than that until a poll has measured its clock.
+    const allowance = ctx.settings.watchClockAllowanceSeconds ?? DEFAULT_WATCH_CLOCK_ALLOWANCE_SECONDS;
+    const behindMs = Math.max(0, ...seen.map((s) => -s.skew));
+    if (behindMs > allowance * 1000) {
+      const need = Math.min(3600, Math.ceil(behindMs / 1000) + DEFAULT_WATCH_CLOCK_ALLOWANCE_SECONDS);
+      return {
+        status: 'setting',
+        reading: `${text}: more than the ${allowance} s a watch allows for (WATCH_CLOCK_ALLOWANCE_SECONDS)`,
+        next: 'Fix the clock of the service, or raise the allowance so a job change right after /dwm watch is told.',
+        env: [{ name: 'WATCH_CLOCK_ALLOWANCE_SECONDS', value: String(need) }],
       };
     }
     const off = seen.some((s) => Math.abs(s.skew) > 5_000);
@@ -534,9 +557,10 @@ const planNone: DoctorCheck = {
     }
     // Refusals first: a code the table does not know is the one that needs a setting.
     const refusal = none.find(
-      (r) => r.kind === 'refusal' && errorCondition(r.code, ctx.settings.errorCodes) !== 'requestNotFound',
+      (r) =>
+        r.kind === 'refusal' && errorCondition(r.code, ctx.settings.errorCodes, 'svc') !== 'requestNotFound',
     );
-    return notFoundFinding(ctx, refusal ?? (none[0] as NoneReading), 'requestNotFound', 'endpoint 8');
+    return notFoundFinding(ctx, refusal ?? (none[0] as NoneReading), 'requestNotFound', 'endpoint 8', 'svc');
   },
 };
 
@@ -579,7 +603,7 @@ function missingCheck(
       const p = await ctx.wmGet(site, `/api/${kind}/${encodeURIComponent(site)}/${IMPOSSIBLE_ID}`, {
         time_zone: '+00:00',
       });
-      return notFoundFinding(ctx, noneReading(p), condition, `a ${kind} id that cannot exist`);
+      return notFoundFinding(ctx, noneReading(p), condition, `a ${kind} id that cannot exist`, 'wm');
     },
   };
 }
@@ -732,9 +756,13 @@ export function doctorText(report: DoctorReport): string {
 
 /** The settings in force, from the configuration (the same loaders as the bot's start). */
 export function doctorSettingsOf(
-  config: Pick<Config, 'serviceErrorCodes' | 'siteRequestStatuses' | 'serviceJwtTtlSeconds' | 'serviceApi'>,
+  config: Pick<Config, 'serviceErrorCodes' | 'siteRequestStatuses' | 'serviceJwtTtlSeconds' | 'serviceApi'> &
+    Partial<Pick<Config, 'watchClockAllowanceSeconds'>>,
 ): DoctorSettings {
   return {
+    ...(config.watchClockAllowanceSeconds !== undefined
+      ? { watchClockAllowanceSeconds: config.watchClockAllowanceSeconds }
+      : {}),
     errorCodes: loadErrorCodes(config.serviceErrorCodes ?? '{}'),
     siteStatuses: loadSiteRequestStatuses(config.siteRequestStatuses ?? '{}'),
     jwtTtlSeconds: config.serviceJwtTtlSeconds,

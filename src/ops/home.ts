@@ -15,6 +15,7 @@
  */
 import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, SERVICE_CODES, type ServiceCode } from '../api/codes.js';
+import { isPerItemRefusal, type UnreadLatest, unreadLatestOf } from '../api/errors.js';
 import type { Job, WatermarkingClient } from '../api/types.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { type SiteOutage, siteOutages } from '../watch/outage.js';
@@ -49,6 +50,13 @@ export interface LatestPlanRequest extends PlanRequestView {
   serviceCode: ServiceCode;
 }
 
+/** A product of the default site whose latest plan request could not be read (the rest still show). */
+export interface UnreadPlanProduct {
+  siteId: string;
+  serviceCode: ServiceCode;
+  unread: UnreadLatest;
+}
+
 export interface HomeData {
   workspace: WorkspaceKey;
   /** Epoch ms when gathered. */
@@ -61,6 +69,11 @@ export interface HomeData {
   /** Sites whose job notifications are delayed by an outage of their service (src/watch/outage.ts). */
   outages?: Part<SiteOutage[]>;
   plan: Part<LatestPlanRequest | null>;
+  /**
+   * Products whose latest request the service refused to read (a code the error-code table does
+   * not know, a 403 for this API): named with the service's code and text, the section stays.
+   */
+  planUnread?: UnreadPlanProduct[];
 }
 
 export interface HomeOptions {
@@ -221,14 +234,21 @@ export async function gatherHome(
   const watches = part(() => new Subscriptions(deps.store, deps.now).list(workspace), timeoutMs);
   const outages = part(() => siteOutages(deps.store, workspace), timeoutMs);
 
+  const planUnread: UnreadPlanProduct[] = [];
   const plan = part(async (): Promise<LatestPlanRequest | null> => {
     const c = needClients();
     const svc = c.service();
     const siteId = c.defaultSiteId;
     const found = await Promise.all(
       SERVICE_CODES.map(async (serviceCode) => {
-        const r = await svc.getLatestStatusRequest(siteId, serviceCode);
-        return r ? { ...toRequestView(r), siteId, serviceCode } : null;
+        try {
+          const r = await svc.getLatestStatusRequest(siteId, serviceCode);
+          return r ? { ...toRequestView(r), siteId, serviceCode } : null;
+        } catch (e) {
+          if (!isPerItemRefusal(e)) throw e;
+          planUnread.push({ siteId, serviceCode, unread: unreadLatestOf(e) });
+          return null;
+        }
       }),
     );
     const all = found.filter((x): x is LatestPlanRequest => x !== null);
@@ -245,5 +265,8 @@ export async function gatherHome(
     watches: await watches,
     outages: await outages,
     plan: await plan,
+    ...(planUnread.length
+      ? { planUnread: [...planUnread].sort((a, b) => a.serviceCode.localeCompare(b.serviceCode)) }
+      : {}),
   };
 }

@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
-import { isApiError } from '../api/errors.js';
+import { isApiError, isPerItemRefusal, unreadLatestOf } from '../api/errors.js';
 import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
@@ -41,6 +41,7 @@ import type {
   DigestPendingRequest,
   DigestRegistrations,
   DigestSchedule,
+  DigestUnreadRequest,
   NotifyEvent,
   Section,
 } from './notify-types.js';
@@ -445,13 +446,23 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         }),
       }));
 
+  const pendingUnread: DigestUnreadRequest[] = [];
   const pendingP: Promise<Section<DigestPendingRequest[]>> = !svc
     ? Promise.resolve({ ok: false, error: SETUP_SVC })
     : section('The pending plan requests', async () => {
         const bySite = await perSite(async (siteId) => {
           const out: DigestPendingRequest[] = [];
           for (const code of Object.keys(SERVICE_CODE) as ServiceCode[]) {
-            const r = await svc.getLatestStatusRequest(siteId, code);
+            let r: Awaited<ReturnType<typeof svc.getLatestStatusRequest>>;
+            try {
+              r = await svc.getLatestStatusRequest(siteId, code);
+            } catch (e) {
+              // One product's refusal (a code the table does not know, a 403) is named; the rest stay.
+              if (!isPerItemRefusal(e)) throw e;
+              const u = unreadLatestOf(e);
+              pendingUnread.push({ siteId, serviceCode: code, serviceLabel: SERVICE_CODE[code], ...u });
+              continue;
+            }
             if (!r || (r.status ?? 'ST001') !== 'ST001') continue;
             out.push({
               siteId,
@@ -487,6 +498,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
     registrations,
     licenses,
     pendingRequests,
+    ...(pendingRequests.ok && pendingUnread.length ? { pendingUnread } : {}),
   };
 }
 

@@ -208,6 +208,16 @@ export interface DigestPendingRequest {
   regTimeMs: number | null;
 }
 
+/** A product whose latest plan request the service refused to read (the section still shows the rest). */
+export interface DigestUnreadRequest {
+  siteId: string;
+  serviceCode: ServiceCode;
+  serviceLabel: string;
+  /** The service's code and text, as it gave them. */
+  code: string;
+  message: string;
+}
+
 export interface Digest {
   channelId: string;
   /** The workspace (its failed jobs' Details buttons name it); absent in digests stored before it. */
@@ -234,6 +244,8 @@ export interface Digest {
   registrations: Section<DigestRegistrations>;
   licenses: Section<DigestLicenses>;
   pendingRequests: Section<DigestPendingRequest[]>;
+  /** Products whose latest request could not be read (absent when none, and in older digests). */
+  pendingUnread?: DigestUnreadRequest[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,11 +9,16 @@
  * One record per workspace + site in the store (namespace `watch-outage`), written by the replica
  * holding the site's lease (pollOnce), so replicas share it and a restart forgets nothing: the
  * outage's start, its reason in words, and the channels already told (each told once). Posting
- * goes through the watcher's ChannelPoster with a delivery key in the metadata, and a failed post
+ * follows the job notifications' exactly-once scheme (delivery.ts): the notice's delivery key and
+ * time are saved in the record as `sending` BEFORE the post, the posted message carries the key in
+ * its metadata, and the channel is marked told after. A process that dies between the post and
+ * that write leaves the key `sending`: the next poll looks for a message carrying it
+ * (`findByMetadata`) before posting again, so a notice is neither repeated nor lost. A failed post
  * is tried again at the next failing (or resuming) poll; nothing here knows Slack.
  */
 import { isApiError } from '../api/errors.js';
 import type { DocRepo, Store } from '../store/types.js';
+import { toSlackTs } from './delivery.js';
 import type { ChannelPoster, OutageNotice, Subscription, WatchRenderer } from './types.js';
 import { DELIVERY_EVENT_TYPE } from './types.js';
 
@@ -39,7 +44,15 @@ export interface SiteOutage {
   endedMs?: number;
   /** What the recovering poll caught up (job changes announced). */
   caughtUp?: { changes: number; finished: number };
+  /**
+   * Notices whose post was started and not yet recorded: delivery key -> when (bot clock). A key
+   * still here on the next poll is looked up in the channel before posting again.
+   */
+  sending?: Record<string, { channel: string; atMs: number; kind: OutageNotice['kind'] }>;
 }
+
+/** How far before a `sending` mark the channel is searched for the notice (clock differences). */
+export const OUTAGE_RECOVERY_WINDOW_MS = 120_000;
 
 export function outageRepo(store: Store): DocRepo<SiteOutage> {
   return store.docs<SiteOutage>(OUTAGE_NS);
@@ -97,19 +110,44 @@ function channelsOf(subs: readonly Subscription[], siteId: string): Map<string, 
   return out;
 }
 
+/**
+ * A notice marked `sending` by a process that may have died after posting it: true (and the mark
+ * cleared) when the channel has a message carrying its key. Throws when Slack cannot be asked.
+ */
+async function foundInChannel(deps: OutageDeps, ws: string, o: SiteOutage, key: string): Promise<boolean> {
+  const mark = o.sending?.[key];
+  if (!mark) return false;
+  const found = await deps
+    .poster(ws)
+    .findByMetadata(mark.channel, key, toSlackTs(mark.atMs - OUTAGE_RECOVERY_WINDOW_MS));
+  if (!found) return false;
+  delete o.sending?.[key];
+  return true;
+}
+
+/**
+ * Posts one notice exactly once (see the header): true when it is in the channel (posted now, or
+ * found there from a post a dead process made), false when it could not be posted this time.
+ */
 async function post(
   deps: OutageDeps,
   ws: string,
+  o: SiteOutage,
   sub: Subscription,
   notice: OutageNotice,
   key: string,
 ): Promise<boolean> {
   const render = deps.renderer.renderOutageNotice;
   if (!render) return false;
+  const poster = deps.poster(ws);
   try {
-    await deps.poster(ws).post(sub.channelId, render(notice, sub), {
+    if (o.sending?.[key] && (await foundInChannel(deps, ws, o, key))) return true;
+    o.sending = { ...o.sending, [key]: { channel: sub.channelId, atMs: deps.now(), kind: notice.kind } };
+    await outageRepo(deps.store).put(ws, notice.siteId, o);
+    await poster.post(sub.channelId, render(notice, sub), {
       metadata: { event_type: DELIVERY_EVENT_TYPE, event_payload: { key } },
     });
+    delete o.sending[key];
     return true;
   } catch (err) {
     deps.log.warn(
@@ -151,7 +189,7 @@ export async function recordPollFailure(
     for (const [channel, sub] of channelsOf(subs, siteId)) {
       if (o.told.includes(channel)) continue;
       const notice: OutageNotice = { kind: 'delayed', siteId, sinceMs: o.sinceMs, reason: o.reason };
-      if (await post(deps, ws, sub, notice, `${ws}|${channel}|outage:${siteId}:${o.sinceMs}:delayed`))
+      if (await post(deps, ws, o, sub, notice, `${ws}|${channel}|outage:${siteId}:${o.sinceMs}:delayed`))
         o.told = [...o.told, channel];
     }
   }
@@ -173,6 +211,17 @@ export async function recordPollSuccess(
   const repo = outageRepo(deps.store);
   const prev = await repo.get(ws, siteId);
   if (!prev) return;
+  // A "delayed" notice a dead process posted but did not record: its channel was told, so it
+  // hears "resumed" too.
+  for (const [key, mark] of Object.entries(prev.sending ?? {})) {
+    if (mark.kind !== 'delayed' || prev.told.includes(mark.channel)) continue;
+    try {
+      if (await foundInChannel(deps, ws, prev, key)) prev.told = [...prev.told, mark.channel];
+    } catch (err) {
+      deps.log.warn({ workspace: ws, siteId, channel: mark.channel, err }, 'outage notice not looked up');
+      return; // asked again at the next poll
+    }
+  }
   if (prev.told.length === 0) {
     await repo.delete(ws, siteId);
     return;
@@ -200,7 +249,7 @@ export async function recordPollSuccess(
       endedMs: o.endedMs as number,
       caughtUp: o.caughtUp as { changes: number; finished: number },
     };
-    if (await post(deps, ws, sub, notice, `${ws}|${channel}|outage:${siteId}:${o.sinceMs}:resumed`))
+    if (await post(deps, ws, o, sub, notice, `${ws}|${channel}|outage:${siteId}:${o.sinceMs}:resumed`))
       o.resumedTold = [...(o.resumedTold ?? []), channel];
   }
   if (o.told.every((c) => o.resumedTold?.includes(c))) await repo.delete(ws, siteId);

@@ -10,6 +10,7 @@ import { startEmulator } from '../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import { collectAll, iteratePackaging } from '../../src/api/paging.js';
+import { listPackaging } from '../../src/ops/service/drm-data.js';
 import { listSiteRequests } from '../../src/ops/service/sites.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -25,7 +26,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
-async function read(serviceTimeZone?: string) {
+/** A Service API client of the emulator's demo account, reading unzoned times in `serviceTimeZone`. */
+function serviceClient(serviceTimeZone?: string) {
   const api = createApi({
     retries: { max: 0 },
     jwtTtlSeconds: 0,
@@ -34,6 +36,11 @@ async function read(serviceTimeZone?: string) {
   });
   apis.push(api);
   const svc = api.service({ ...emu.demo.service, baseUrl: emu.serviceBaseUrl });
+  return svc;
+}
+
+async function read(serviceTimeZone?: string) {
+  const svc = serviceClient(serviceTimeZone);
   const requests = await listSiteRequests(svc, { pageSize: 1000 });
   const packaging = await collectAll(iteratePackaging(svc, SITE));
   return {
@@ -42,7 +49,36 @@ async function read(serviceTimeZone?: string) {
   };
 }
 
+/** The packaging records of one UTC day, every "More" page walked (bounded). */
+async function packagingOfDay(day: string, serviceTimeZone?: string): Promise<string[]> {
+  const svc = serviceClient(serviceTimeZone);
+  const cids: string[] = [];
+  let page = await listPackaging(svc, { siteId: SITE, filters: { from: day, to: day, timeZone: 'UTC' } });
+  for (let i = 0; i < 50; i++) {
+    cids.push(...page.items.map((r) => r.cid));
+    if (!page.nextCursor) break;
+    page = await listPackaging(svc, { cursor: page.nextCursor });
+  }
+  return cids;
+}
+
 describe('unzoned Service API times', () => {
+  it('packaging from/to go out as the days of SERVICE_TIME_ZONE: a day reads the same records either way', async () => {
+    emu.setBehaviours({});
+    const svc = serviceClient();
+    // A record late in its UTC day: a +09:00 service files it under the next local day.
+    const late = (await collectAll(iteratePackaging(svc, SITE))).find(
+      (r) => r.createdTime.epochMs !== null && new Date(r.createdTime.epochMs).getUTCHours() >= 16,
+    );
+    expect(late).toBeDefined();
+    const day = new Date(late?.createdTime.epochMs as number).toISOString().slice(0, 10);
+    const utc = await packagingOfDay(day);
+    expect(utc).toContain(late?.cid);
+    emu.setBehaviours({ pageCap: 3, serviceTimeZone: '+09:00' });
+    expect(await packagingOfDay(day, '+09:00')).toEqual(utc);
+    emu.setBehaviours({});
+  });
+
   it('read in SERVICE_TIME_ZONE give the same instants as UTC times read as UTC', async () => {
     // Pages of three: the packaging walk goes through several cursors.
     emu.setBehaviours({ pageCap: 3 });

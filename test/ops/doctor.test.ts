@@ -106,7 +106,10 @@ describe('the service check', () => {
       settings({ SERVICE_ERROR_CODES: current }),
     );
     expect(finding(r, 'svc.planNone')).toMatchObject({ status: 'setting' });
-    expect(r.envLines).toEqual(['SERVICE_ERROR_CODES={"recipientInUse":"X-77","requestNotFound":"NF-404"}']);
+    // Learnt on the Service API only: the per-API key, the watermarking API's codes untouched.
+    expect(r.envLines).toEqual([
+      'SERVICE_ERROR_CODES={"recipientInUse":"X-77","svc.requestNotFound":"NF-404"}',
+    ]);
     expect(r.needsAction).toBe(true);
     const fixed = await check(
       { planNone: 'notFound', planNoneCode: 'NF-404' },
@@ -128,7 +131,16 @@ describe('the service check', () => {
     const r = await check({ errorCodes: { jobNotFound: 'J404', recipientNotFound: 'R404' } });
     expect(finding(r, 'wm.jobNotFound').status).toBe('setting');
     expect(finding(r, 'wm.recipientNotFound').status).toBe('setting');
-    expect(r.envLines).toEqual(['SERVICE_ERROR_CODES={"jobNotFound":"J404","recipientNotFound":"R404"}']);
+    expect(r.envLines).toEqual([
+      'SERVICE_ERROR_CODES={"wm.jobNotFound":"J404","wm.recipientNotFound":"R404"}',
+    ]);
+    // With the proposed line in force, the same service needs nothing more.
+    const fixed = await check(
+      { errorCodes: { jobNotFound: 'J404', recipientNotFound: 'R404' } },
+      settings({ SERVICE_ERROR_CODES: r.envLines[0]!.slice('SERVICE_ERROR_CODES='.length) }),
+    );
+    expect(finding(fixed, 'wm.jobNotFound').status).toBe('ok');
+    expect(finding(fixed, 'wm.recipientNotFound').status).toBe('ok');
   });
 
   it('additional-site status words the bot does not know: named, with a line to complete; known words need nothing', async () => {
@@ -154,13 +166,26 @@ describe('the service check', () => {
     expect(finding(r, 'svc.login').reading).toContain('20 minutes ahead');
     expect(finding(r, 'clock')).toMatchObject({ status: 'setting' });
     expect(r.envLines).toEqual(['SERVICE_JWT_TTL_SECONDS=1500']);
-    // A clock behind is reported, nothing to set.
+    // A clock behind by a few seconds (within WATCH_CLOCK_ALLOWANCE_SECONDS) is reported, nothing to set.
+    const slightly = await check({ clockSkewMs: -3_000 });
+    expect(finding(slightly, 'clock').status).not.toBe('setting');
+    expect(slightly.envLines).toEqual([]);
+  });
+
+  it('a service clock behind by more than WATCH_CLOCK_ALLOWANCE_SECONDS (clockBehind): proposes the line raising it; with it, nothing to set', async () => {
     const behind = await check({ clockSkewMs: -3 * 60_000 });
     expect(finding(behind, 'clock')).toMatchObject({
-      status: 'info',
+      status: 'setting',
       reading: expect.stringContaining('3 minutes behind'),
     });
-    expect(behind.envLines).toEqual([]);
+    expect(behind.envLines).toEqual(['WATCH_CLOCK_ALLOWANCE_SECONDS=185']);
+    expect(behind.needsAction).toBe(true);
+    const raised = await check(
+      { clockSkewMs: -3 * 60_000 },
+      { ...settings(), watchClockAllowanceSeconds: 185 },
+    );
+    expect(finding(raised, 'clock').status).toBe('info');
+    expect(raised.envLines).toEqual([]);
   });
 
   it('time_zone named, total_count left out, pages capped: each reported, none needs a setting', async () => {
@@ -215,7 +240,7 @@ describe('the service check', () => {
     });
     expect(r.findings.map((f) => f.id).slice(-2)).toEqual(['extra', 'broken']);
     expect(finding(r, 'broken')).toMatchObject({ status: 'failed', reading: 'the check failed: boom' });
-    expect(r.envLines).toEqual(['SERVICE_ERROR_CODES={"requestNotFound":"NF-404","internal":"X9"}']);
+    expect(r.envLines).toEqual(['SERVICE_ERROR_CODES={"svc.requestNotFound":"NF-404","internal":"X9"}']);
   });
 
   it("refused credentials: failed with the service's explanation, the other checks still run", async () => {
@@ -236,6 +261,12 @@ describe('the service check', () => {
 });
 
 describe('npm run doctor (the CLI core)', () => {
+  // The CLI reads the bot's real clock: an emulator on the same clock (a service clock days
+  // behind would rightly need WATCH_CLOCK_ALLOWANCE_SECONDS raised).
+  beforeEach(async () => {
+    await emu.close();
+    emu = await startEmulator({});
+  });
   const env = () => ({
     SLACK_BOT_TOKEN: 'xoxb-1-abc',
     SLACK_SIGNING_SECRET: 'sig-secret-value',

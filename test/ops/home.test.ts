@@ -1,7 +1,7 @@
 /** Home data gathering: isolation of parts and sites, timeouts, 24-hour failure window, site cap. */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TransportError } from '../../src/api/errors.js';
+import { ServiceError, TransportError } from '../../src/api/errors.js';
 import type {
   ApiFactory,
   Job,
@@ -13,6 +13,7 @@ import type {
 } from '../../src/api/types.js';
 import { gatherHome, part, reasonOf } from '../../src/ops/home.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
+import { homeView } from '../../src/slack/features/home/render.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { Subscriptions } from '../../src/watch/subscriptions.js';
@@ -147,6 +148,24 @@ describe('gatherHome', () => {
     // The failure query asks from the UTC date of now - 24 h.
     const failQ = searches.find((s) => s.siteId === 'DEMO' && s.q?.statuses?.includes('DM600'));
     expect(failQ?.q?.from).toBe('2026-11-21');
+  });
+
+  it('names a product whose latest plan request the service refuses with an unknown code, and keeps the others', async () => {
+    await store.credentials.put('T1', { credentials: creds(['DEMO']), verifiedAt: '', savedBy: 'U1' });
+    const read = svc.getLatestStatusRequest!.bind(svc);
+    svc.getLatestStatusRequest = async (siteId, serviceCode) => {
+      if (serviceCode === 'PD001')
+        throw new ServiceError('svc.getLatestStatusRequest', '7777', 'no such thing here');
+      return read(siteId, serviceCode);
+    };
+    const d = await gatherHome(deps(), 'T1');
+    expect(d.plan).toMatchObject({ ok: true, value: { requestId: 'R1', serviceCode: 'PD002' } });
+    expect(d.planUnread).toEqual([
+      { siteId: 'DEMO', serviceCode: 'PD001', unread: { code: '7777', message: 'no such thing here' } },
+    ]);
+    const text = JSON.stringify(homeView(d, { isAdmin: false }).blocks);
+    expect(text).toContain('no earlier request could be read (7777: no such thing here)');
+    expect(text).toContain('request `R1`');
   });
 
   it('looks up jobs of at most maxSites sites and counts the rest', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { digestMessage } from '../../src/slack/features/digest/render.js';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/watch/digest.js';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
 import type { Notifier } from '../../src/watch/notifier.js';
@@ -291,6 +292,28 @@ describe('daily digest against the emulator', () => {
     expect(d.jobs.ok).toBe(true);
     expect(d.licenses).toEqual({ ok: false, error: expect.stringContaining('/dwm setup') });
     expect(d.pendingRequests.ok).toBe(false);
+  });
+
+  it('a product whose latest request is refused with a code the table does not know is named; the section keeps the rest', async () => {
+    h = await startNotifyHarness({ start: START });
+    // This service says "no request yet" with a not-found code the error-code table is not told.
+    h.emu.setBehaviours({ planNone: 'notFound', planNoneCode: 'NF-404' });
+    const svc = h.api.service(h.creds.service as NonNullable<typeof h.creds.service>);
+    const pending = await svc.registerStatusRequest(SITE, { serviceCode: 'PD001', requestType: 'SM003' });
+    const n = h.notifier();
+    await schedule(n);
+    await runUntil(n, DUE + 60_000);
+    const d = digests()[0]?.body as Digest;
+    expect(d.pendingRequests).toMatchObject({
+      ok: true,
+      value: [{ siteId: SITE, requestId: pending.requestId }],
+    });
+    expect(d.pendingUnread?.length).toBeGreaterThan(0);
+    expect(d.pendingUnread?.every((u) => u.code === 'NF-404')).toBe(true);
+    expect(d.pendingUnread?.some((u) => u.siteId === SITE2)).toBe(true);
+    const blocks = JSON.stringify(digestMessage(d).blocks);
+    expect(blocks).toContain('no earlier request could be read (NF-404: ');
+    expect(blocks).toContain(pending.requestId);
   });
 
   it('runs on its own timer once started, and stops', async () => {

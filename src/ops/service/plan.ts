@@ -19,7 +19,7 @@ import {
   type RequestStatusCode,
   type ServiceCode,
 } from '../../api/codes.js';
-import { ApiError, PermissionError, ServiceError } from '../../api/errors.js';
+import { isPerItemRefusal, type UnreadLatest, unreadLatestOf } from '../../api/errors.js';
 import type { ServiceClient, StatusRequest, TimeValue } from '../../api/types.js';
 import {
   invalid,
@@ -75,19 +75,8 @@ export interface PlanRequestView {
 }
 
 /** Why the latest request could not be read: the service's code and text, as it gave them. */
-export interface UnreadLatest {
-  code: string;
-  message: string;
-}
-
-/** The code and message of a failed read of the latest request, for the card. */
-export function unreadLatestOf(e: unknown): UnreadLatest {
-  if (e instanceof ServiceError) return { code: e.code, message: e.serviceMessage };
-  if (e instanceof PermissionError) return { code: 'HTTP 403', message: 'not permitted for this account' };
-  // Anything else is told in words, never with the client's internals (parse paths, stacks).
-  if (e instanceof ApiError) return { code: e.kind, message: 'the service did not answer as expected' };
-  return { code: 'error', message: 'the service did not answer as expected' };
-}
+export type { UnreadLatest };
+export { unreadLatestOf };
 
 /**
  * The latest request, or the reason it could not be read. "No request yet" is already none (the
@@ -102,7 +91,7 @@ async function readLatest(
   try {
     return { latest: await client.getLatestStatusRequest(siteId, serviceCode) };
   } catch (e) {
-    if (e instanceof ServiceError || e instanceof PermissionError) {
+    if (isPerItemRefusal(e)) {
       return { latest: null, unread: unreadLatestOf(e) };
     }
     throw e;
@@ -298,7 +287,7 @@ export async function cancelRequest(
     if (!wanted) {
       // An outage or an unreadable answer is the error replies' to word (what happened, what to
       // do); only a refusal of this one read is told here.
-      if (!(e instanceof ServiceError || e instanceof PermissionError)) throw e;
+      if (!isPerItemRefusal(e)) throw e;
       const u = unreadLatestOf(e);
       throw new RefusedError(
         endpoint,

@@ -16,6 +16,7 @@ import type {
   DigestPendingRequest,
   DigestRegistrations,
   DigestSchedule,
+  DigestUnreadRequest,
   Section,
 } from '../../../watch/notify-types.js';
 import {
@@ -191,9 +192,34 @@ function licensesBlocks(s: Section<DigestLicenses>, alertRatioPct: Record<string
   return [section(listText('*Licenses*', rows, `see a site with ${code('/drm licenses site:<site id>')}`))];
 }
 
-function pendingBlocks(s: Section<DigestPendingRequest[]>, zone: string): Block[] {
+function unreadBlocks(unread: DigestUnreadRequest[] | undefined): Block[] {
+  if (!unread?.length) return [];
+  const lines = unread
+    .slice(0, 10)
+    .map(
+      (u) =>
+        `${esc(truncate(u.serviceLabel, 40))} on site ${site(u.siteId)}: no earlier request could be read (${esc(truncate(u.code, 40))}: ${esc(truncate(u.message, 200))})`,
+    );
+  if (unread.length > 10) lines.push(`and ${unread.length - 10} more`);
+  return [context(lines.join('\n'))];
+}
+
+function pendingBlocks(
+  s: Section<DigestPendingRequest[]>,
+  zone: string,
+  unread?: DigestUnreadRequest[],
+): Block[] {
   if (!s.ok) return [failedSection('Pending plan requests', s)];
-  if (s.value.length === 0) return [section('*Pending plan requests*: none.')];
+  if (s.value.length === 0) {
+    return [
+      section(
+        unread?.length
+          ? '*Pending plan requests*: none among the products read.'
+          : '*Pending plan requests*: none.',
+      ),
+      ...unreadBlocks(unread),
+    ];
+  }
   const rows = s.value.map((r) => {
     const since = r.regTimeMs !== null ? ` · asked ${dateToken(r.regTimeMs, zone)}` : '';
     return `• ${requestStatus(r.status)} ${esc(truncate(r.requestLabel, 80))} ${code(truncate(r.requestId, 40))} · ${esc(truncate(r.serviceLabel, 40))} · site ${site(r.siteId)}${since}`;
@@ -202,6 +228,7 @@ function pendingBlocks(s: Section<DigestPendingRequest[]>, zone: string): Block[
     section(
       listText(`*Pending plan requests* (${s.value.length})`, rows, `see them with ${code('/drm plan')}`),
     ),
+    ...unreadBlocks(unread),
   ];
 }
 
@@ -246,7 +273,7 @@ export function digestMessage(d: Digest): Message {
     ...jobsBlocks(d.jobs, d.workspace),
     ...registrationsBlocks(d.registrations),
     ...licensesBlocks(d.licenses, d.alertRatioPct),
-    ...pendingBlocks(d.pendingRequests, zone),
+    ...pendingBlocks(d.pendingRequests, zone, d.pendingUnread),
   );
   blocks.push(
     context(

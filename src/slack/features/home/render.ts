@@ -285,7 +285,19 @@ function planBlocks(data: HomeData, tz: string): Block[] {
   const p = data.plan;
   const out: Block[] = [header('Latest plan request')];
   if (!p.ok) return [...out, unavailable('Plan requests', p)];
-  if (!p.value) return [...out, section('No plan request yet.')];
+  const unread = (data.planUnread ?? []).map(
+    (u) =>
+      `${(SERVICE_CODE as Record<string, string>)[u.serviceCode] ?? esc(u.serviceCode)} on site ${code(u.siteId)}: no earlier request could be read (${esc(truncate(`${u.unread.code}: ${u.unread.message}`, 200))})`,
+  );
+  const unreadBlocks = unread.length ? [context(...unread)] : [];
+  if (!p.value)
+    return [
+      ...out,
+      section(
+        unread.length ? 'No plan request yet on the products that could be read.' : 'No plan request yet.',
+      ),
+      ...unreadBlocks,
+    ];
   const r = p.value;
   const label = (SERVICE_CODE as Record<string, string>)[r.serviceCode] ?? r.serviceCode;
   const when = r.regTime.epochMs;
@@ -301,6 +313,7 @@ function planBlocks(data: HomeData, tz: string): Block[] {
         r.message ? `“${esc(truncate(r.message, 200))}”` : '',
       ],
     ),
+    ...unreadBlocks,
   ];
 }
 
