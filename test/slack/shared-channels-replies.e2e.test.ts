@@ -115,6 +115,26 @@ describe('request cards', () => {
   });
 });
 
+/**
+ * `/drm licenses share` in `ch` (by the admin), then the channel becomes shared, then Next is
+ * clicked on the table posted there. Returns the table's message and the sequence before the click.
+ */
+async function nextOnSharedTable(b: TestBot, ch: string) {
+  const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
+  const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
+  const next = button(table.args.blocks as never[], (x) => x.action_id === 'svc_data_page_next');
+  b.fake.shareChannel(b.ws.teamId, ch, 'external');
+  const seq = lastSeq(b);
+  await b.action({
+    actionId: next.action_id,
+    value: next.value!,
+    user: b.ws.admin,
+    channel: ch,
+    messageTs: posted!.ts,
+  });
+  return { posted: posted!, seq };
+}
+
 describe('buttons and forms on a message in a channel that became shared', () => {
   it("the plan card's request form: the card is not replaced in the channel nor posted there; the user gets it privately", async () => {
     const b = await setup();
@@ -161,18 +181,7 @@ describe('buttons and forms on a message in a channel that became shared', () =>
   it('Previous / Next of a table shared there: the page goes to the clicker only, with the reason (audited once)', async () => {
     const b = await setup();
     const ch = b.ws.channel;
-    const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
-    const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
-    const next = button(table.args.blocks as never[], (x) => x.action_id === 'svc_data_page_next');
-    b.fake.shareChannel(b.ws.teamId, ch, 'external');
-    const seq = lastSeq(b);
-    await b.action({
-      actionId: next.action_id,
-      value: next.value!,
-      user: b.ws.admin,
-      channel: ch,
-      messageTs: posted!.ts,
-    });
+    const { posted, seq } = await nextOnSharedTable(b, ch);
     await until(() => b.fake.calls('response_url').filter((c) => c.seq > seq).length >= 2);
     const [why, page] = b.fake.calls('response_url').filter((c) => c.seq > seq);
     expect(json(why!.args)).toContain('update this message in the channel');
@@ -180,7 +189,7 @@ describe('buttons and forms on a message in a channel that became shared', () =>
     expect(page!.args.response_type).toBe('ephemeral');
     expect(page!.args.replace_original).not.toBe(true);
     expect(json(page!.args.blocks)).toContain('svc_data_page_prev');
-    expect(b.fake.messages(ch).find((m) => m.ts === posted!.ts)?.edited).not.toBe(true);
+    expect(b.fake.messages(ch).find((m) => m.ts === posted.ts)?.edited).not.toBe(true);
     const refused = (await b.store.audit.list(b.ws.teamId)).filter((e) => e.action === 'share.refused');
     expect(refused).toHaveLength(1);
     expect(refused[0]!.detail).toContain('data.page');
@@ -190,18 +199,7 @@ describe('buttons and forms on a message in a channel that became shared', () =>
     const b = await setup();
     const ch = b.ws.channel;
     await run(b, `setup shared-channel allow <#${ch}|general>`, { user: b.ws.admin });
-    const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
-    const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
-    const next = button(table.args.blocks as never[], (x) => x.action_id === 'svc_data_page_next');
-    b.fake.shareChannel(b.ws.teamId, ch, 'external');
-    const seq = lastSeq(b);
-    await b.action({
-      actionId: next.action_id,
-      value: next.value!,
-      user: b.ws.admin,
-      channel: ch,
-      messageTs: posted!.ts,
-    });
+    const { seq } = await nextOnSharedTable(b, ch);
     const r = await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
     expect(r.args.replace_original).toBe(true);
     expect(json(r.args)).not.toContain('shared with another organisation');

@@ -126,7 +126,7 @@ export function sharingRefusedMessage(
           `Couldn't ${what}: the app cannot read this channel, so it cannot check whether it is shared with another organisation.`,
           [
             section(
-              `:lock: *Couldn't ${esc(what)}*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}, or run the command again without ${code('share')} to see the answer only yourself.`,
+              `:lock: *Couldn't ${esc(what)}*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}; a command run without ${code('share')} answers only you.`,
             ),
           ],
         );
