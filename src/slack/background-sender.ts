@@ -42,12 +42,27 @@ export interface BackgroundSenderOptions {
   maxQueued?: number;
 }
 
+export interface SendOptions {
+  /**
+   * Asked when the message's turn comes, before it is posted (with its client): false drops it
+   * (the check says why in its own log). A throw counts as a failed post (retried when transient).
+   */
+  mayPost?: (client: WebClient) => Promise<boolean>;
+}
+
 export interface BackgroundSender {
   /**
    * Queue `msg` for `channel` (a channel id, or a user id for a direct message) of workspace `ws`.
    * Never throws and never waits for Slack: the caller (a user's request) goes on at once.
    */
-  send(ws: WorkspaceKey, channel: string, msg: BackgroundMessage, client: ClientSource, label?: string): void;
+  send(
+    ws: WorkspaceKey,
+    channel: string,
+    msg: BackgroundMessage,
+    client: ClientSource,
+    label?: string,
+    o?: SendOptions,
+  ): void;
   /** Resolves when no post is in flight (messages waiting for a timer stay queued). */
   idle(): Promise<void>;
   /** Messages queued or in flight. */
@@ -58,6 +73,7 @@ export interface BackgroundSender {
 
 interface Queued {
   msg: BackgroundMessage;
+  mayPost?: SendOptions['mayPost'];
   client: ClientSource;
   label: string;
   attempts: number;
@@ -110,6 +126,11 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
     try {
       const src = item.client();
       const c = src instanceof Promise ? await src : src;
+      if (item.mayPost && !(await item.mayPost(c))) {
+        lane.items.shift();
+        lane.notBefore = clock.now();
+        return;
+      }
       await c.chat.postMessage({
         channel: lane.channel,
         text: item.msg.text,
@@ -199,7 +220,7 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
   }
 
   return {
-    send(ws, channel, msg, client, label = 'message') {
+    send(ws, channel, msg, client, label = 'message', o = {}) {
       if (stopped) {
         log.warn({ workspace: ws, channel, what: label }, 'background message after stop: dropped');
         return;
@@ -226,7 +247,7 @@ export function createBackgroundSender(o: BackgroundSenderOptions): BackgroundSe
         );
         return;
       }
-      lane.items.push({ msg, client, label, attempts: 0 });
+      lane.items.push({ msg, client, label, attempts: 0, ...(o.mayPost ? { mayPost: o.mayPost } : {}) });
       pump(key);
     },
     async idle() {

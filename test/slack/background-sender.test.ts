@@ -171,6 +171,8 @@ describe('audit mirror', () => {
     let release: () => void = () => undefined;
     const posted: string[] = [];
     const client = {
+      // The mirror reads the channel's sharing first (a channel of this workspace only).
+      conversations: { info: async () => ({ ok: true, channel: { id: 'C0AUDIT', is_member: true } }) },
       chat: {
         postMessage: (a: { channel: string }) =>
           new Promise((resolve) => {
@@ -185,6 +187,7 @@ describe('audit mirror', () => {
     await ctx.audit({ action: 'test.two', detail: 'second', result: 'ok' });
     expect((await deps.store.audit.list('T1')).map((e) => e.action).sort()).toEqual(['test.one', 'test.two']);
     // One post in flight; the second waits its turn (paced, in order).
+    for (let i = 0; i < 400 && posted.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     expect(posted).toEqual(['C0AUDIT']);
     release();
     await appSender(deps).idle();

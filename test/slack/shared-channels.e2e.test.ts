@@ -207,7 +207,7 @@ describe('a channel that becomes shared later', () => {
     expect(reply.args.replace_original).not.toBe(true);
     expect(reply.args.response_type).toBe('ephemeral');
     const audit = await b.store.audit.list(ws);
-    expect(audit.some((e) => e.action === 'share.refused' && e.detail.includes('licenses page'))).toBe(true);
+    expect(audit.some((e) => e.action === 'share.refused' && e.detail.includes('data.page'))).toBe(true);
   });
 
   it('channel_shared pauses its watch, alert and digest once, and tells each creator', async () => {

@@ -2,15 +2,13 @@
  * What the channel features (job watches, license alerts, the daily digest) check before they
  * subscribe a channel, and what they hand to the ops: can the bot post there (and may it: a
  * channel shared with another organisation is refused unless an admin allowed it), is the user a
- * member, who asks (the ops' `Actor`), and the audit mirror of the request's context. The same
+ * member, who asks (the ops' `Actor`), (the audit mirror of a request's context is in ./audit-mirror.ts). The same
  * sharing rule serves the `share` option (./registry.ts) and the background senders (../poster.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import type { AuditMirror } from '../../ops/audit.js';
-import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
 import { appState } from './app-state.js';
-import { auditLine, type CommandContext } from './context.js';
+import type { CommandContext } from './context-types.js';
 import { TtlLru } from './lru.js';
 
 export type PostAbility = 'ok' | 'not_member' | 'not_visible' | 'archived' | 'external';
@@ -202,17 +200,4 @@ export async function isChannelMember(
  */
 export async function actorOf(ctx: CommandContext, inChannel: boolean) {
   return { userId: ctx.userId, isAdmin: (await ctx.role()) === 'admin', inChannel };
-}
-
-/** The audit mirror of a request: one line queued for the audit channel (paced), never awaited. */
-export function auditMirrorOf(ctx: CommandContext): AuditMirror {
-  return async (channel, entry) => {
-    appSender(ctx.deps).send(
-      ctx.workspace,
-      channel,
-      { text: auditLine(entry) },
-      () => ctx.client,
-      `audit ${entry.action}`,
-    );
-  };
 }

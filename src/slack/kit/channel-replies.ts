@@ -82,12 +82,63 @@ export function sharedChannelMessage(channelId: string, what: string): Message {
   );
 }
 
+/** Why a reply for everyone in a channel is refused: shared and not allowed, or unreadable. */
+export type ShareRefusal = 'external' | 'not_visible';
+
 /**
- * Something is about to be posted for everyone in `channelId` (the `share` option, a page of a
- * table shared there): refused (told privately, and audited as `share.refused`) in a channel
- * shared with another organisation that no admin allowed, and in one the app cannot read (it
- * cannot tell whether it is shared). `detail` names what was refused in the audit, `what` in the
- * reply ("share this reply in the channel"). Returns true when refused.
+ * May something be posted for everyone in `channelId`? undefined when it may; else the reason,
+ * audited as `share.refused` (`detail` names what was refused). The one decision behind every
+ * reply that goes to a channel from a request (`share`, a button's reply on a channel message, a
+ * request card, a form replacing a channel card). `unreadable: 'try'`: a channel the app cannot
+ * read is not refused here (the post itself then fails with its own reason, e.g. a DM between
+ * people, where a request card falls back to the requester's DM).
+ */
+export async function sharingRefusal(
+  ctx: CommandContext,
+  channelId: string,
+  detail: string,
+  o: { unreadable?: 'refuse' | 'try' } = {},
+): Promise<ShareRefusal | undefined> {
+  const may = await mayShareIn(ctx, channelId);
+  if (may === 'ok' || (may === 'not_visible' && o.unreadable === 'try')) return undefined;
+  await ctx.audit({
+    action: 'share.refused',
+    detail: `${detail} in ${channelId}: ${may === 'external' ? 'shared with another organisation' : 'channel not readable'}`,
+    result: 'refused',
+  });
+  return may;
+}
+
+/**
+ * The refusal of `what` in `channelId` ("share this reply in the channel"), for the user only.
+ * `after`: what happens instead (bot-authored mrkdwn), e.g. "The answer is shown only to you."
+ */
+export function sharingRefusedMessage(
+  why: ShareRefusal,
+  channelId: string,
+  what: string,
+  after?: string,
+): Message {
+  const m =
+    why === 'external'
+      ? sharedChannelMessage(channelId, what)
+      : message(
+          `Couldn't ${what}: the app cannot read this channel, so it cannot check whether it is shared with another organisation.`,
+          [
+            section(
+              `:lock: *Couldn't ${esc(what)}*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}; a command run without ${code('share')} answers only you.`,
+            ),
+          ],
+        );
+  return after ? { ...m, blocks: [...(m.blocks ?? []), section(after)] } : m;
+}
+
+/**
+ * Something is about to be posted for everyone in `channelId` (the `share` option): refused (told
+ * privately, and audited as `share.refused`) in a channel shared with another organisation that no
+ * admin allowed, and in one the app cannot read (it cannot tell whether it is shared). `detail`
+ * names what was refused in the audit, `what` in the reply ("share this reply in the channel").
+ * Returns true when refused.
  */
 export async function refuseSharingIn(
   ctx: CommandContext,
@@ -95,25 +146,42 @@ export async function refuseSharingIn(
   detail: string,
   what: string,
 ): Promise<boolean> {
-  const may = await mayShareIn(ctx, channelId);
-  if (may === 'ok') return false;
-  await ctx.audit({
-    action: 'share.refused',
-    detail: `${detail} in ${channelId}: ${may === 'external' ? 'shared with another organisation' : 'channel not readable'}`,
-    result: 'refused',
-  });
-  await ctx.respond(
-    may === 'external'
-      ? sharedChannelMessage(channelId, what)
-      : message(
-          `Couldn't ${what}: the app cannot read this channel, so it cannot check whether it is shared with another organisation.`,
-          [
-            section(
-              `:lock: *Couldn't ${esc(what)}*\nThe app cannot read this channel, so it cannot check whether people of another organisation read it. Invite it with ${code('/invite @drm-chatops')}, or run the command again without ${code('share')} to see the answer only yourself.`,
-            ),
-          ],
-        ),
-    { share: false },
-  );
+  const why = await sharingRefusal(ctx, channelId, detail);
+  if (!why) return false;
+  await ctx.respond(sharingRefusedMessage(why, channelId, what), { share: false });
   return true;
+}
+
+/**
+ * The replies of a request made on a message everyone in `channelId` reads (a button on a card
+ * posted or shared in the channel): a reply that would show in the channel (`share`, or
+ * `replaceOriginal` of that message) is checked once per request; in a channel shared with another
+ * organisation and not allowed (or unreadable) it is not posted there: the user is told why
+ * (audited once as `share.refused`) and gets the reply privately instead (ephemeral, the channel's
+ * message left as it was). Ephemeral replies pass unchecked. `detail` names the request in the audit.
+ */
+export function guardChannelReplies(ctx: CommandContext, channelId: string, detail: string): void {
+  const inner = ctx.respond.bind(ctx);
+  let verdict: Promise<ShareRefusal | undefined> | undefined;
+  let told = false;
+  ctx.respond = async (msg, opts = {}) => {
+    const share = !opts.secret && (opts.share ?? ctx.share);
+    if (!share && !opts.replaceOriginal) return inner(msg, opts);
+    verdict ??= sharingRefusal(ctx, channelId, detail);
+    const why = await verdict;
+    if (!why) return inner(msg, opts);
+    if (!told) {
+      told = true;
+      await inner(
+        sharingRefusedMessage(
+          why,
+          channelId,
+          opts.replaceOriginal ? 'update this message in the channel' : 'share this reply in the channel',
+          'The answer is shown only to you, below.',
+        ),
+        { share: false },
+      );
+    }
+    await inner(msg, { ...opts, share: false, replaceOriginal: false });
+  };
 }

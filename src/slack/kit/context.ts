@@ -10,13 +10,12 @@ import type { Logger } from '../../log.js';
 import { audit } from '../../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../../ops/workspace.js';
 import { workspaceKeyOf } from '../../store/keys.js';
-import type { AuditEntry } from '../../store/types.js';
-import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
+import { mirrorAuditLine } from './audit-mirror.js';
 import type { CommandContext, Role, SlashCommand, Standing } from './context-types.js';
-import { code, esc, userMention } from './mrkdwn.js';
 import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
 
+export { auditLine } from './audit-mirror.js';
 export type { CommandContext, RespondOptions, SlashCommand } from './context-types.js';
 
 export interface ContextInput {
@@ -36,13 +35,6 @@ export interface ContextInput {
 /** 8 hex characters (32 random bits): from a pooled UUID, cheaper than randomBytes per request. */
 export function newRefId(): string {
   return randomUUID().slice(0, 8);
-}
-
-/** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
-export function auditLine(e: AuditEntry): string {
-  const icon = e.result === 'ok' ? ':white_check_mark:' : e.result === 'refused' ? ':lock:' : ':warning:';
-  const site = e.siteId ? ` site ${code(e.siteId)}` : '';
-  return `${icon} ${code(e.action)} by ${userMention(e.userId)}${site}: ${e.result}. ${esc(e.detail)}`;
 }
 
 export function createContext(input: ContextInput): CommandContext {
@@ -127,9 +119,7 @@ export function createContext(input: ContextInput): CommandContext {
         { ...deps, logger: requestLogger() },
         workspace,
         { ...entry, userId: input.userId },
-        async (channel, e) => {
-          appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
-        },
+        async (channel, e) => mirrorAuditLine(deps, workspace, channel, e, () => client),
       );
     },
     async openView(view) {

@@ -36,6 +36,7 @@ import { commandsTotal } from '../../metrics.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { AppDeps } from '../deps.js';
 import { LIMITS, type Message, type ModalView, modal as modalView } from './blocks.js';
+import { guardChannelReplies } from './channel-replies.js';
 import type { CommandContext, SlashCommand } from './context.js';
 import { errorBlocks } from './errors.js';
 import { formAgain } from './form-again.js';
@@ -100,6 +101,12 @@ export interface ButtonArgs {
   responseUrl?: string;
   /** The modal the button is in (buttons inside modals). */
   viewId?: string;
+  /**
+   * The message the button is on is read by everyone in this channel (posted, or shared there;
+   * not ephemeral). A form opened from it that later replaces it keeps this with the response_url
+   * (`replyFromModal`): the channel's sharing rule is checked then.
+   */
+  inChannel?: string;
   registry: CommandRegistry;
   /** The command the button stands for (`opens`), when a feature declares it. */
   target?: CommandTarget;
@@ -231,6 +238,17 @@ export function clickKey(workspace: string, body: AnyBody, actionId: string, val
   return `click-${h.digest('hex').slice(0, 40)}`;
 }
 
+/**
+ * The channel whose members all read the message a button is on: a message container that is not
+ * ephemeral (posted, or shared with `share`). Undefined for ephemeral messages, modals, Home.
+ */
+export function channelMessageOf(body: AnyBody): string | undefined {
+  const c = body?.container;
+  if (c?.type !== 'message' || c.is_ephemeral !== false) return undefined;
+  const ch = c.channel_id ?? body?.channel?.id;
+  return typeof ch === 'string' && ch ? ch : undefined;
+}
+
 /** The registry entry of the command a button stands for (`opens`), if declared and registered. */
 function targetOf(spec: ButtonInteraction, registry: CommandRegistry, homeActions: HomeActions) {
   const declared = spec.opens ? homeActions.get(spec.opens) : undefined;
@@ -254,6 +272,11 @@ async function runButton(
     (spec.surface ?? 'message') === 'message'
       ? actionContext(deps, { ...a, respond: args.respond as RespondFn }, spec.command)
       : viewContext(deps, a, spec.command);
+  // A button on a message everyone in the channel reads: its replies to the channel follow the
+  // rule of channels shared with another organisation (./channel-replies.ts), for every button.
+  const inChannel = channelMessageOf(body);
+  if (inChannel && (spec.surface ?? 'message') === 'message')
+    guardChannelReplies(ctx, inChannel, `${spec.name} reply`);
   let outcome = 'ok';
   let claim: { key: string; holder: string } | undefined;
   try {
@@ -312,6 +335,7 @@ async function runButton(
       ...(target ? { target } : {}),
       ...(body?.response_url ? { responseUrl: body.response_url as string } : {}),
       ...(body?.view?.id ? { viewId: body.view.id as string } : {}),
+      ...(inChannel ? { inChannel } : {}),
     });
   } catch (e) {
     outcome = 'error';

@@ -26,8 +26,8 @@ import {
 import type { WorkspaceKey } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
+import { mirrorAuditLine } from './audit-mirror.js';
 import type { Message } from './blocks.js';
-import { auditLine } from './context.js';
 import { uploadFile } from './files.js';
 import { SLACK_USER_ID_RE } from './mrkdwn.js';
 import { registerProgressMessage, registerReportMessage } from './registration-report.js';
@@ -218,10 +218,8 @@ export async function finish(
       result: summary.status === 'completed' && summary.counts.failed === 0 ? 'ok' : 'error',
       siteId: report.siteId,
     },
-    async (channel, e) => {
-      // Queued and paced like every audit line.
-      appSender(deps).send(workspace, channel, { text: auditLine(e) }, () => client, `audit ${e.action}`);
-    },
+    // Queued and paced like every audit line.
+    async (channel, e) => mirrorAuditLine(deps, workspace, channel, e, () => client),
   ).catch((err: unknown) => logger.error({ err }, 'could not audit the registration'));
 }
 

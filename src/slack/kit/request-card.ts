@@ -7,13 +7,18 @@
  * Where: the channel the request was made in. When the bot cannot post there (not a member, a
  * DM between people, a private channel it is not in, archived), the card goes to the requester's
  * DM with the bot instead and they are told why (ephemeral). When Slack refuses both, the card is
- * shown ephemerally as before (not tracked as a card: the outcome DM still goes out). A request
+ * shown ephemerally as before (not tracked as a card: the outcome DM still goes out). A channel
+ * shared with another organisation (Slack Connect) that no admin allowed gets no card either
+ * (./channel-access.ts, the rule of every channel post): it goes to the DM, the requester is told
+ * why (audited as `share.refused`); its later rewrite follows the card (the notifier's poster
+ * checks the channel again before each edit). A request
  * decided upstream in the moment between being made and its card being posted has no card to
  * rewrite (`attachRequestCard` says false): its requester still gets the DM.
  */
 import type { WebClient } from '@slack/web-api';
 import { attachRequestCard } from '../../ops/request-outcomes.js';
 import type { Message } from './blocks.js';
+import { type ShareRefusal, sharingRefusal, sharingRefusedMessage } from './channel-replies.js';
 import type { CommandContext } from './context-types.js';
 
 export interface PostedCard {
@@ -50,7 +55,17 @@ export async function postRequestCard(
   const channel = o.channelId ?? ctx.channelId;
   let posted: PostedCard | undefined;
   let channelError: unknown;
+  let refused: ShareRefusal | undefined;
   if (channel) {
+    // Where people of another organisation read, the card (site, product, who asked) is not posted.
+    refused = await sharingRefusal(ctx, channel, 'request card', { unreadable: 'try' }).catch(
+      (err: unknown) => {
+        ctx.logger.warn({ err, channel }, 'channel sharing not read; the request card goes to the DM');
+        return 'not_visible' as const;
+      },
+    );
+  }
+  if (channel && !refused) {
     try {
       posted = { ...(await post(ctx.client, channel, msg)), where: 'channel' };
     } catch (err) {
@@ -78,7 +93,19 @@ export async function postRequestCard(
       ctx.logger.warn({ err }, 'request card posted but not attached to its tracking'),
     );
   }
-  if (posted.where === 'dm' && channel) {
+  if (posted.where === 'dm' && channel && refused === 'external') {
+    await ctx
+      .respond(
+        sharingRefusedMessage(
+          refused,
+          channel,
+          'post the request card in this channel',
+          'The request was sent. Its card is in our direct message and is updated there when the provider decides.',
+        ),
+        { share: false },
+      )
+      .catch((err: unknown) => ctx.logger.warn({ err }, 'could not say where the request card went'));
+  } else if (posted.where === 'dm' && channel) {
     const code = (channelError as { data?: { error?: unknown } } | undefined)?.data?.error;
     const why =
       code === 'not_in_channel' || code === 'channel_not_found'

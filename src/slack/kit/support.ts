@@ -10,6 +10,7 @@ import type { KnownBlock, WebClient } from '@slack/web-api';
 import { AuthError, PermissionError } from '../../api/errors.js';
 import type { AppDeps } from '../deps.js';
 import { fitMessage, type Message, type ModalView } from './blocks.js';
+import { sharingRefusal, sharingRefusedMessage } from './channel-replies.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
 import { trustedSlackUrl } from './files.js';
@@ -146,21 +147,37 @@ export async function sendViaResponseUrl(
   return res.ok;
 }
 
-/** Replace the message a response_url belongs to (an ephemeral card), e.g. after a modal saved. */
-export function replaceViaResponseUrl(deps: AppDeps, url: string, msg: Message): Promise<boolean> {
-  return sendViaResponseUrl(deps, url, msg, true);
-}
-
 /**
  * Reply from a modal: through the response_url kept in its metadata when there is one (and it
- * works), else the context's own reply (the user's DM).
+ * works), else the context's own reply (the user's DM). `inChannel`: the message the response_url
+ * belongs to is read by everyone in that channel (`ButtonArgs.inChannel` of the button that opened
+ * the form): replacing it follows the rule of channels shared with another organisation
+ * (./channel-replies.ts): refused there, the user is told why and gets the reply privately.
  */
 export async function replyFromModal(
   ctx: CommandContext,
   responseUrl: string | undefined,
   msg: Message,
   replace: boolean,
+  inChannel?: string,
 ): Promise<void> {
+  if (replace && responseUrl && inChannel) {
+    const why = await sharingRefusal(ctx, inChannel, 'form reply');
+    if (why) {
+      await replyFromModal(
+        ctx,
+        responseUrl,
+        sharingRefusedMessage(
+          why,
+          inChannel,
+          'update this message in the channel',
+          'The answer is shown only to you, below.',
+        ),
+        false,
+      );
+      replace = false;
+    }
+  }
   const sent = responseUrl
     ? await sendViaResponseUrl(ctx.deps, responseUrl, msg, replace).catch(() => false)
     : false;

@@ -1,6 +1,7 @@
 /**
  * `/dwm setup admins [add|remove|group]` and `/dwm setup audit-channel`: who counts as an admin
- * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only).
+ * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only; not a
+ * channel shared with another organisation unless an admin allowed it: kit/channel-access.ts).
  */
 
 import { z } from 'zod';
@@ -8,6 +9,8 @@ import { configAdminIds } from '../../../config.js';
 import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
 import { type EraseUserResult, eraseUserData } from '../../../ops/erase-user.js';
 import type { WorkspaceSettings } from '../../../store/types.js';
+import { botCanPost } from '../../kit/channel-access.js';
+import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { required, rest } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
@@ -125,6 +128,17 @@ list.add({
   examples: ['setup audit-channel #media-audit', 'setup audit-channel none'],
   async handler(ctx, args) {
     const id = args.channel.toLowerCase() === 'none' ? undefined : args.channel;
+    // Audit lines name people, sites and what they did: not in a channel another organisation
+    // reads, unless an admin allowed that channel (the kit's rule; checked again at each line).
+    if (id && (await botCanPost(ctx, id)) === 'external') {
+      await ctx.audit({
+        action: 'audit.channel',
+        detail: `refused ${id}: shared with another organisation`,
+        result: 'refused',
+      });
+      await ctx.respond(sharedChannelMessage(id, 'mirror the audit log to that channel'));
+      return;
+    }
     const next = await setAuditChannel(ctx.deps, ctx.workspace, id);
     await ctx.audit({ action: 'audit.channel', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
     await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');

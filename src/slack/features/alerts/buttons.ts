@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { stopAlerts } from '../../../ops/alerts.js';
-import { actorOf, auditMirrorOf } from '../../kit/channel-access.js';
+import { auditMirrorOf } from '../../kit/audit-mirror.js';
+import { actorOf } from '../../kit/channel-access.js';
 import { button } from '../../kit/interactions.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { ALERT_STOP_ACTION, stoppedMessage } from './render.js';

@@ -18,8 +18,9 @@ import {
   subscribeAlerts,
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
+import { auditMirrorOf } from '../../kit/audit-mirror.js';
 import type { Message } from '../../kit/blocks.js';
-import { actorOf, auditMirrorOf, botCanPost } from '../../kit/channel-access.js';
+import { actorOf, botCanPost } from '../../kit/channel-access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';

@@ -11,7 +11,6 @@
 import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
 import { message } from '../../kit/blocks.js';
-import { refuseSharingIn } from '../../kit/channel-replies.js';
 import { errorBlocks } from '../../kit/errors.js';
 import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions.js';
@@ -31,21 +30,10 @@ export const pageButton = button({
   refusal: () => ({ what: "read end viewers' DRM data", action: 'data.page' }),
   failure: (v) => `Couldn't list ${v.k}`,
   // The table's zone (a shared table keeps its days for every reader) and its audience. A table
-  // shared in a channel that is now shared with another organisation shows no further page there.
-  async run(ctx, v, { body }) {
-    const shared = body?.container?.is_ephemeral === false;
-    if (
-      shared &&
-      ctx.channelId &&
-      (await refuseSharingIn(
-        ctx,
-        ctx.channelId,
-        `${v.k} page`,
-        'show another page of this table in the channel',
-      ))
-    ) {
-      return;
-    }
+  // shared in a channel that is now shared with another organisation shows no further page there
+  // (the kit's rule for every button on a channel message: the page goes to the clicker only).
+  async run(ctx, v, { inChannel }) {
+    const shared = inChannel !== undefined;
     await showData(ctx, v.k, v.s, v.f, v.p, true, { ...(v.z ? { timeZone: v.z } : {}), shared });
   },
 });

@@ -31,10 +31,11 @@ export const requestButton = button<RequestValue>({
   }),
   changesHome: true,
   failure: (v) => `Couldn't open the ${PLAN_ACTIONS[v.a].label.toLowerCase()} form`,
-  async run(ctx, v, { responseUrl, body }) {
+  async run(ctx, v, { responseUrl, inChannel }) {
     // The channel travels with the form: the request's card is posted there on submit.
-    // A card in the channel (not ephemeral) is replaced for everyone: `sh` keeps admin buttons off.
-    const shared = body?.container?.is_ephemeral === false;
+    // A card in the channel (not ephemeral) is replaced for everyone: `sh` keeps admin buttons off
+    // (and the channel's sharing is checked before it is replaced: `replyFromModal`).
+    const shared = inChannel !== undefined;
     const meta = JSON.stringify({
       w: v.w,
       s: v.s,
@@ -64,14 +65,14 @@ export const cancelButton = button<PlanValue>({
   },
   changesHome: true,
   failure: "Couldn't cancel the request",
-  async run(ctx, v, { body }) {
+  async run(ctx, v, { inChannel }) {
     const { svc, siteId } = await serviceFor(ctx, v.s);
     const r = await runPlanAction(ctx, {
       svc,
       siteId,
       service: v.v,
       action: 'cancel',
-      shared: body?.container?.is_ephemeral === false,
+      shared: inChannel !== undefined,
       ...(v.r ? { requestId: v.r } : {}),
     });
     await ctx.respond(r.card, { replaceOriginal: true, share: false });

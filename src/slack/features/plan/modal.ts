@@ -102,7 +102,8 @@ export const planModal = modal<Meta, Data>({
         .update({ view_id: view.id, view: infoView(spec.label, text) })
         .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the plan request view'));
     };
-    const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
+    const deliver = (msg: Message, replace: boolean) =>
+      replyFromModal(ctx, meta.ru, msg, replace, meta.sh === 1 ? meta.c : undefined);
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const r = await runPlanAction(ctx, {

@@ -44,7 +44,7 @@ export const editButton = button({
   // The user check waits only briefly before the form opens (trigger id: 3 s).
   opensModal: true,
   failure: "Couldn't open the edit form",
-  async run(ctx, v, { responseUrl }) {
+  async run(ctx, v, { responseUrl, inChannel }) {
     let viewId: string | undefined;
     try {
       // The trigger id lasts 3 s: open first, then read the service.
@@ -52,7 +52,13 @@ export const editButton = button({
       const c = await ctx.clients();
       const site = c.site(v.s);
       const r = await c.watermarking().getRecipient(site, v.r);
-      const meta = encodeValue({ w: ctx.workspace, s: site, r: v.r, u: responseUrl ?? '' });
+      const meta = encodeValue({
+        w: ctx.workspace,
+        s: site,
+        r: v.r,
+        u: responseUrl ?? '',
+        ...(inChannel ? { c: inChannel } : {}),
+      });
       await ctx.client.views.update({
         view_id: viewId ?? '',
         view: recipientEditView(r, site, meta),

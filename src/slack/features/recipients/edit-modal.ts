@@ -20,7 +20,7 @@ import { cardMetaOf } from '../../kit/cards.js';
 import { explainError, outcomeUnknown } from '../../kit/errors.js';
 import { modal as declareModal } from '../../kit/interactions.js';
 import { code, esc } from '../../kit/mrkdwn.js';
-import { replaceViaResponseUrl } from '../../kit/support.js';
+import { replyFromModal } from '../../kit/support.js';
 import { WM_VIEWS } from '../../kit/wm-values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 
@@ -29,6 +29,8 @@ const metaSchema = z.object({
   s: z.string(),
   r: z.number().int().positive(),
   u: z.string().optional(),
+  /** The card `u` replaces is read by everyone in this channel (ButtonArgs.inChannel). */
+  c: z.string().max(30).optional(),
   /** The name and description first shown (set when the form is shown again after a refusal). */
   n: z.string().max(200).optional(),
   d: z.string().max(200).optional(),
@@ -138,7 +140,6 @@ export const recipientEditModal = declareModal<Meta, Data>({
     return { ok: { name, description, first, patch, detail } };
   },
   async submit(ctx, meta, { name, description, first, patch, detail }, { view, client }) {
-    const deps = ctx.deps;
     const show = (v: ModalView) =>
       client.views
         .update({ view_id: view.id, view: v })
@@ -208,8 +209,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
         notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
         meta: cardMetaOf(ctx, tz, site),
       });
-      const replaced = meta.u ? await replaceViaResponseUrl(deps, meta.u, card) : false;
-      if (!replaced) await ctx.respond(card);
+      await replyFromModal(ctx, meta.u || undefined, card, true, meta.c);
     } catch (err) {
       ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
     }

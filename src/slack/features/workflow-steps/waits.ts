@@ -25,9 +25,8 @@ import {
   type WaitCompleter,
   type WaitsPort,
 } from '../../../watch/job-waits.js';
-import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
-import { auditLine } from '../../kit/context.js';
+import { mirrorAuditLine } from '../../kit/audit-mirror.js';
 import { auditWho } from '../../kit/functions.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/step-completion.js';
 import { botClientFor } from '../../kit/support.js';
@@ -100,14 +99,7 @@ async function auditFinished(deps: AppDeps, wait: JobWait, outcome: CompletionOu
     },
     async (channel, e) => {
       const client = await botClientFor(deps, wait.workspace);
-      if (client)
-        appSender(deps).send(
-          wait.workspace as WorkspaceKey,
-          channel,
-          { text: auditLine(e) },
-          () => client,
-          `audit ${e.action}`,
-        );
+      if (client) mirrorAuditLine(deps, wait.workspace, channel, e, () => client);
     },
   );
 }
