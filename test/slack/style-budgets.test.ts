@@ -8,6 +8,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
 import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
+import {
+  alertsListMessage,
+  licenseAlertMessage,
+  mutedMessage,
+  stoppedMessage,
+  subscribedMessage,
+} from '../../src/slack/features/alerts/render.js';
+import {
+  digestMessage,
+  digestNowMessage,
+  stoppedMessage as digestStoppedMessage,
+  scheduledMessage,
+  scheduleMessage,
+} from '../../src/slack/features/digest/render.js';
 import { registry } from '../../src/slack/features/index.js';
 import {
   renderDigest,
@@ -19,6 +33,15 @@ import { renderError } from '../../src/slack/kit/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
 import { tokenize } from '../../src/slack/kit/parse.js';
 import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
+import type {
+  AlertSubscription,
+  Digest,
+  DigestSchedule,
+  LicenseAlert,
+  RequestOutcomeNotice,
+  WindowStats,
+} from '../../src/watch/notify-types.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
 import { fakeContext } from './fake-context.js';
@@ -283,5 +306,206 @@ describe('lookups, outages and reports', () => {
     expect(m.text).toBe('Registering recipients on DEMO: 1 of 4 registered so far.');
     withinBudget(m, 3);
     expect(JSON.stringify(m)).not.toMatch(/0b7f4c1e|[Bb]atch|restart/);
+  });
+});
+
+describe('notifications and replies a channel reads every day: the text stands alone', () => {
+  const alertSub: AlertSubscription = {
+    id: 'alrt_0123456789abcdef',
+    workspace: 'T1',
+    channelId: 'C0123ABC',
+    siteId: 'AB12',
+    ratioPct: 20,
+    minRequests: 20,
+    windowMinutes: 15,
+    createdBy: 'U0CREATOR',
+    createdAt: new Date(T - 86_400_000).toISOString(),
+  };
+  const stats: WindowStats = {
+    siteId: 'AB12',
+    fromMs: T - 15 * 60_000,
+    toMs: T,
+    total: 40,
+    failed: 13,
+    ratio: 13 / 40,
+    topErrors: [{ key: '1003', count: 9 }],
+    topContent: [{ key: 'movie-trailer-01', count: 10 }],
+    topDevices: [{ key: 'Pixel 8', count: 13 }],
+    truncated: false,
+  };
+  const spike = (over: Partial<Extract<LicenseAlert, { kind: 'spike' }>> = {}): LicenseAlert => ({
+    kind: 'spike',
+    subscription: alertSub,
+    startedAt: T - 60_000,
+    stats,
+    peakRatio: 0.4,
+    state: 'ongoing',
+    ...over,
+  });
+
+  it('license alerts: each form within its budget, its text a sentence', () => {
+    const forms: Array<[Message, number]> = [
+      [licenseAlertMessage(spike(), 'UTC'), 9],
+      [licenseAlertMessage(spike({ state: 'recovered', recoveredAt: T }), 'UTC'), 8],
+      [licenseAlertMessage(spike({ state: 'stopped', stoppedBy: 'U0STOP', stoppedAt: T }), 'UTC'), 12],
+      [
+        licenseAlertMessage(
+          {
+            kind: 'recovery',
+            subscription: alertSub,
+            startedAt: T - 60_000,
+            recoveredAt: T,
+            stats,
+            peakRatio: 0.4,
+          },
+          'UTC',
+        ),
+        5,
+      ],
+    ];
+    for (const [m, budget] of forms) {
+      withinBudget(m, budget);
+      standsAlone(m);
+    }
+    // The ongoing alert's buttons: the window's failures, mute, stop.
+    expect(shown(forms[0]![0])).toContain('[Show failed licenses] [Mute 1 h] [Stop these alerts]');
+  });
+
+  it('the alerts commands and buttons answer in sentences', () => {
+    const created = { status: 'created' as const, subscription: alertSub };
+    const item = { subscription: alertSub, state: { spikeOpen: true, spikeStartedAt: T, mutedUntil: T } };
+    const msgs = [
+      subscribedMessage(created, 'U0CREATOR'),
+      alertsListMessage('C0123ABC', [], 'UTC'),
+      alertsListMessage('C0123ABC', [item], 'UTC'),
+      stoppedMessage('C0123ABC', { removed: [alertSub], refused: [] }, '<@U0ADMIN>'),
+      stoppedMessage('C0123ABC', { removed: [], refused: [alertSub] }, '<@U0ADMIN>'),
+      stoppedMessage('C0123ABC', { removed: [], refused: [] }, '<@U0ADMIN>'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'muted', subscription: alertSub, until: T }, '', 'UTC'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'refused', subscription: alertSub }, '<@U0ADMIN>', 'UTC'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'gone' }, '', 'UTC'),
+    ];
+    for (const m of msgs) {
+      withinBudget(m, 8);
+      standsAlone(m);
+    }
+  });
+
+  function digest(over: Partial<Digest> = {}): Digest {
+    return {
+      channelId: 'C0123ABC',
+      fromMs: T - 86_400_000,
+      toMs: T,
+      zone: 'Asia/Seoul',
+      scheduledFor: T,
+      day: '2026-11-22',
+      sites: ['AB12', 'CD34'],
+      jobs: {
+        ok: true,
+        value: {
+          byStatus: { DM000: 1, DM001: 0, DM500: 7, DM600: 2 },
+          perSite: [
+            { siteId: 'AB12', byStatus: { DM000: 1, DM001: 0, DM500: 5, DM600: 2 } },
+            { siteId: 'CD34', byStatus: { DM000: 0, DM001: 0, DM500: 2, DM600: 0 } },
+          ],
+          failed: [
+            { siteId: 'AB12', jobId: 4812, contentId: 'movie-trailer-01', failedRecipients: 3 },
+            { siteId: 'AB12', jobId: 4813, contentId: 'movie-trailer-02', failedRecipients: null },
+          ],
+          failedMore: 0,
+          truncated: false,
+        },
+      },
+      registrations: {
+        ok: true,
+        value: {
+          perSite: [
+            { siteId: 'AB12', count: 6 },
+            { siteId: 'CD34', count: 0 },
+          ],
+          total: 6,
+          truncated: false,
+        },
+      },
+      licenses: {
+        ok: true,
+        value: {
+          perSite: [
+            { siteId: 'AB12', success: 120, fail: 5, truncated: false },
+            { siteId: 'CD34', success: 30, fail: 0, truncated: false },
+          ],
+        },
+      },
+      pendingRequests: {
+        ok: true,
+        value: [
+          {
+            siteId: 'AB12',
+            serviceCode: 'PD001',
+            serviceLabel: 'DRM',
+            requestId: 'RG100',
+            requestLabel: 'Trial extension',
+            status: 'ST001',
+            regTimeMs: T - 3_600_000,
+          },
+        ],
+      },
+      ...over,
+    };
+  }
+
+  it('the daily digest and its commands answer in sentences', () => {
+    const schedule: DigestSchedule = {
+      id: 'C0123ABC',
+      workspace: 'T1',
+      channelId: 'C0123ABC',
+      time: '09:00',
+      zone: 'Asia/Seoul',
+      createdBy: 'U0CREATOR',
+      createdAt: new Date(T).toISOString(),
+    };
+    const view = { schedule, next: { at: T + 86_400_000, day: '2026-11-23' } };
+    const msgs = [
+      digestMessage(digest()),
+      scheduledMessage({ ...view, status: 'created' }, 'U0CREATOR'),
+      scheduleMessage('C0123ABC', view),
+      scheduleMessage('C0123ABC', undefined),
+      digestStoppedMessage('C0123ABC', schedule),
+      digestStoppedMessage('C0123ABC', undefined),
+      digestNowMessage('C0123ABC'),
+    ];
+    withinBudget(msgs[0]!, 18);
+    for (const m of msgs) standsAlone(m);
+  });
+
+  it('request outcomes: the DM and the card say the outcome in words, in a sentence', () => {
+    const base: RequestOutcomeNotice = {
+      kind: 'plan',
+      requestId: 'RG1',
+      siteId: 'AB12',
+      serviceCode: 'PD001',
+      serviceLabel: 'DRM',
+      requestType: 'SM001',
+      requestLabel: 'Trial extension',
+      outcome: 'approved',
+      status: 'ST003',
+      statusLabel: 'Approved',
+      requestedBy: 'U0ASKER',
+      requestedAt: T - 3_600_000,
+      decidedAt: T,
+    };
+    const notices: RequestOutcomeNotice[] = [
+      base,
+      { ...base, outcome: 'cancelled', status: 'ST004', statusLabel: 'Cancelled', cancelledBy: 'U0OTHER' },
+      { ...base, outcome: 'superseded', supersededBy: 'RG2' },
+      { ...base, kind: 'site', siteName: 'Second site', requestLabel: 'Additional site' },
+    ];
+    for (const n of notices) {
+      for (const m of [requestOutcomeDm(n, 'UTC'), requestOutcomeCard(n, 'UTC')]) {
+        withinBudget(m, 5);
+        standsAlone(m);
+        expect(shown(m)).not.toContain('ST003');
+      }
+    }
   });
 });
