@@ -8,6 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
 import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
+import { toMemberView } from '../../src/ops/service/members.js';
+import { allowedActions, type PlanState, toRequestView } from '../../src/ops/service/plan.js';
+import type { SetupStatus } from '../../src/ops/setup.js';
 import {
   alertsListMessage,
   licenseAlertMessage,
@@ -22,7 +25,17 @@ import {
   scheduledMessage,
   scheduleMessage,
 } from '../../src/slack/features/digest/render.js';
+import { dataTableMessage } from '../../src/slack/features/drm-data/render.js';
 import { registry } from '../../src/slack/features/index.js';
+import { memberAddedMessage, membersMessage } from '../../src/slack/features/members/render.js';
+import { planCard } from '../../src/slack/features/plan/render.js';
+import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
+import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
+import {
+  siteRequestedMessage,
+  siteRequestsMessage,
+  sitesMessage,
+} from '../../src/slack/features/sites/render.js';
 import {
   renderDigest,
   renderJobCard,
@@ -507,5 +520,109 @@ describe('notifications and replies a channel reads every day: the text stands a
         expect(shown(m)).not.toContain('ST003');
       }
     }
+  });
+});
+
+/** The top-level texts of `msgs` that do not stand alone (the check of standsAlone, all at once). */
+function notAlone(msgs: Message[]): string[] {
+  return msgs
+    .map((m) => m.text)
+    .filter((t) => !/^[A-Z0-9/]/.test(t) || !/[.?!]$/.test(t) || /:[a-z_]+:/.test(t) || t.includes('*'));
+}
+
+describe('lists and cards: the text stands alone', () => {
+  const meta = { workspace: 'T1', userId: 'U1', atMs: T, refId: 'r', timeZone: 'UTC' };
+  const empty = { items: [], page: 1, pageSize: 20, hasMore: false };
+
+  it('sites and plan cards', () => {
+    const latest = toRequestView({
+      siteId: 'DEMO',
+      requestId: 'RG1',
+      type: 'SM001',
+      message: 'x',
+      status: 'ST001',
+      registeredBy: 'demo-service',
+      regTime: { raw: '', epochMs: T },
+      updateTime: { raw: '', epochMs: T },
+    });
+    const plan: PlanState = {
+      siteId: 'DEMO',
+      serviceCode: 'PD001',
+      serviceLabel: 'DRM',
+      latest,
+      actions: allowedActions(latest, { productStatus: 'SE000' }),
+    };
+    const msgs = [
+      sitesMessage(
+        [
+          {
+            siteId: 'DEMO',
+            name: 'Demo',
+            products: [
+              {
+                serviceCode: 'PD001',
+                label: 'DRM',
+                status: 'SE000',
+                statusLabel: 'In service',
+                inService: true,
+              } as never,
+            ],
+          },
+        ],
+        meta,
+      ),
+      siteRequestedMessage({ seq: 7, name: 'Second site' }, meta),
+      siteRequestsMessage(empty, {}, meta),
+      planCard(plan, { ...meta, audience: 'admin' }),
+      planCard(plan, { ...meta, audience: 'member' }),
+    ];
+    expect(notAlone(msgs)).toEqual([]);
+  });
+
+  it('members, recipients, DRM data lists and the setup status', () => {
+    const members = {
+      ...empty,
+      items: [
+        toMemberView({
+          groupName: 'Ops',
+          groupSeq: 4242,
+          memberSeq: 7,
+          email: 'a@example.com',
+          status: 'MT001',
+          regDate: '2026-01-01',
+        }),
+      ],
+    };
+    const status: SetupStatus = {
+      configured: true,
+      source: 'store',
+      readOnly: false,
+      siteIds: ['AB12'],
+      defaultSiteId: 'AB12',
+      verifiedAt: '2026-01-02T03:04:05.000Z',
+      savedBy: 'U1',
+    } as never;
+    const table = { ...meta, siteId: 'AB12' };
+    const msgs = [
+      membersMessage(members, meta),
+      membersMessage(empty, meta),
+      memberAddedMessage({ email: 'a@example.com', memberSeq: 7 } as never, meta),
+      recipientListMessage({
+        siteId: 'AB12',
+        workspace: 'T1',
+        items: [],
+        totalCount: 0,
+        pageIndex: 1,
+        pageUnit: 10,
+        filters: {},
+        timeZone: 'UTC',
+      }),
+      ...(['licenses', 'users', 'devices', 'cids'] as const).map((k) =>
+        dataTableMessage(k, empty, {}, table),
+      ),
+      setupStatusMessage(status, 'UTC', true),
+      setupStatusMessage({ configured: false, readOnly: false, siteIds: [] }, 'UTC', true),
+    ];
+    expect(notAlone(msgs)).toEqual([]);
   });
 });
