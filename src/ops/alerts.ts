@@ -22,6 +22,7 @@ import {
   alertKeyPrefix,
   alertSubscriptionId,
   isMuted,
+  mutedAlertEntry,
   stoppedAlertEntry,
 } from '../watch/license-alerts.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
@@ -416,7 +417,7 @@ export interface MuteAlertResult {
 export async function muteAlert(
   deps: OpsDeps,
   ws: WorkspaceKey,
-  input: { channelId: string; actor: Actor; siteId: string },
+  input: { channelId: string; actor: Actor; siteId: string; kick?: (ws: string) => void },
   mirror?: AuditMirror,
 ): Promise<MuteAlertResult> {
   const endpoint = opsEndpoint('alerts.mute');
@@ -427,7 +428,15 @@ export async function muteAlert(
   if (!sub) return { status: 'gone' };
   const ok = mayManageAlert(sub, input.actor);
   const until = deps.now() + ALERT_MUTE_MS;
-  if (ok) await subs.mute(ws, sub.id, until, input.actor.userId);
+  if (ok) {
+    const state = await subs.mute(ws, sub.id, until, input.actor.userId);
+    // The open alert says it is muted (until when, by whom): it is not updated meanwhile.
+    const entry = mutedAlertEntry(ws, sub, state, input.actor.userId, until, deps.now());
+    if (entry) {
+      await new NoticeOutbox(deps.store).add([entry]);
+      input.kick?.(ws);
+    }
+  }
   await audit(
     deps,
     ws,

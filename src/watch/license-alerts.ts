@@ -521,6 +521,37 @@ export function stoppedAlertEntry(
   by: string,
   now: number,
 ): NoticeEntry | undefined {
+  return finalFormEntry(ws, sub, state, now, 'stopped', { state: 'stopped', stoppedBy: by, stoppedAt: now });
+}
+
+/**
+ * The update of an open spike's alert when it is muted (pure): the alert says until when and by
+ * whom, since it is not updated meanwhile. Its key (`…:s<n>:m<until>`) is stable per mute.
+ */
+export function mutedAlertEntry(
+  ws: string,
+  sub: AlertSubscription,
+  state: AlertState | undefined,
+  by: string,
+  until: number,
+  now: number,
+): NoticeEntry | undefined {
+  return finalFormEntry(ws, sub, state, now, `m${until.toString(36)}`, {
+    state: 'ongoing',
+    mutedUntil: until,
+    mutedBy: by,
+  });
+}
+
+/** An update of the open spike's alert over its last numbers (none when no spike is open). */
+function finalFormEntry(
+  ws: string,
+  sub: AlertSubscription,
+  state: AlertState | undefined,
+  now: number,
+  step: string,
+  over: Partial<Extract<LicenseAlert, { kind: 'spike' }>>,
+): NoticeEntry | undefined {
   const a = state?.active;
   if (!state || !a) return undefined;
   const n = state.spikes;
@@ -542,14 +573,13 @@ export function stoppedAlertEntry(
     startedAt: a.startedAt,
     stats,
     peakRatio: a.peakRatio,
-    state: 'stopped',
-    stoppedBy: by,
-    stoppedAt: now,
+    state: 'ongoing',
+    ...over,
   };
   const startKey = alertKey(sub, n, 'start');
   const payload: AlertPayload = { alert, startKey };
   return newNotice(
-    { key: alertKey(sub, n, 'stopped'), workspace: ws, kind: 'alert-update', lane: sub.channelId, payload },
+    { key: alertKey(sub, n, step), workspace: ws, kind: 'alert-update', lane: sub.channelId, payload },
     now,
   );
 }

@@ -359,6 +359,7 @@ describe('notifications and replies a channel reads every day: the text stands a
   it('license alerts: each form within its budget, its text a sentence', () => {
     const forms: Array<[Message, number]> = [
       [licenseAlertMessage(spike(), 'UTC'), 9],
+      [licenseAlertMessage(spike({ mutedUntil: T + 3_600_000, mutedBy: 'U0CREATOR' }), 'UTC'), 10],
       [licenseAlertMessage(spike({ state: 'recovered', recoveredAt: T }), 'UTC'), 8],
       [licenseAlertMessage(spike({ state: 'stopped', stoppedBy: 'U0STOP', stoppedAt: T }), 'UTC'), 12],
       [

@@ -135,7 +135,10 @@ describe('license-failure alerts against the emulator', () => {
       h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
       await pollNow(n);
     }
-    expect(first?.updates).toEqual([]);
+    // One update says it is muted (until when, by whom); nothing after it.
+    expect(first?.updates).toEqual([
+      expect.objectContaining({ state: 'ongoing', mutedUntil: muted.until, mutedBy: 'U0ALERTER' }),
+    ]);
     expect(alerts()).toHaveLength(1);
     const st = await n.alerts.state.get(WS, alertSubscriptionId(CH, SITE));
     expect(st?.last?.failed).toBe(35);
@@ -144,8 +147,9 @@ describe('license-failure alerts against the emulator', () => {
     h.emu.addLicenses(SITE, records(25, 'fail', { errorCode: 'E4001', endAgoMs: 2000 }));
     await pollNow(n);
     expect(alerts()).toHaveLength(1);
-    expect(first?.updates).toHaveLength(1);
-    expect(first?.updates[0]).toMatchObject({ kind: 'spike', state: 'ongoing', stats: { failed: 25 } });
+    expect(first?.updates).toHaveLength(2);
+    expect(first?.updates[1]).toMatchObject({ kind: 'spike', state: 'ongoing', stats: { failed: 25 } });
+    expect(first?.updates[1]).not.toHaveProperty('mutedUntil');
     const log = await h.store.audit.list(WS);
     expect(log.filter((e) => e.action === 'alerts.mute').map((e) => e.result)).toEqual(
       expect.arrayContaining(['ok', 'refused']),

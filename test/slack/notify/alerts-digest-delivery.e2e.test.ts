@@ -183,6 +183,14 @@ describe('muting a license-failure alert', () => {
       x.bot.fake
         .calls('chat.update')
         .filter((c) => c.seq > since && c.args.channel === ch && c.args.ts === alert!.ts);
+    // The alert says it is muted, until when and by whom.
+    await x.bot.fake.waitFor(
+      (c) => c.method === 'chat.update' && c.args.ts === alert!.ts && json(c.args).includes('Muted until'),
+      8000,
+    );
+    // /drm alerts says it is muted.
+    const list = await command(x, 'alerts', { channel: ch });
+    expect(json(list.args)).toContain('muted until');
     // Still failing, more each check: the alert is not updated and nothing new is posted.
     const seq = lastSeq(x.bot);
     for (let i = 0; i < 3; i++) {
@@ -191,9 +199,6 @@ describe('muting a license-failure alert', () => {
     }
     expect(updatesOf(seq)).toHaveLength(0);
     expect(topLevel(x, ch)).toHaveLength(1);
-    // /drm alerts says it is muted.
-    const list = await command(x, 'alerts', { channel: ch });
-    expect(json(list.args)).toContain('muted until');
     // An hour later it resumes: the failures have left the window, so the alert says it
     // recovered (updated in place, a reply in its thread), and the next spike is a new alert.
     await tick(x, x.runtime, 3600_000);

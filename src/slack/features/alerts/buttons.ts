@@ -53,7 +53,7 @@ export const alertMuteButton = button({
     const r = await muteAlert(
       ctx.deps,
       ctx.workspace,
-      { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s },
+      { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) },
       auditMirrorOf(ctx),
     );
     await ctx.respond(mutedMessage(v.c, v.s, r, await ctx.admins(), await ctx.timeZone()));

@@ -224,10 +224,19 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
   const when = recovered
     ? `Started ${dateToken(alert.startedAt, zone)} · recovered ${dateToken(alert.recoveredAt ?? s.toMs, zone)} · `
     : `Started ${dateToken(alert.startedAt, zone)} · peak ${pct(alert.peakRatio)} · checked ${dateToken(s.toMs, zone)} · `;
+  const muted =
+    !recovered && alert.mutedUntil !== undefined
+      ? [
+          context(
+            `:no_bell: Muted until ${dateToken(alert.mutedUntil, zone)}${alert.mutedBy ? ` by ${userMention(alert.mutedBy)}` : ''}: not updated until then.`,
+          ),
+        ]
+      : [];
   return message(esc(alertText(alert)), [
     section(lead),
     section(undefined, { fields: statsFields(s) }),
     ...truncNote,
+    ...muted,
     footer(sub, when),
     ...(recovered ? [] : [alertActions(sub, s)]),
   ]);
