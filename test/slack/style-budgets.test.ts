@@ -49,13 +49,13 @@ import { registerProgressMessage, registerReportMessage } from '../../src/slack/
 import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
 import type {
   AlertSubscription,
-  Digest,
   DigestSchedule,
   LicenseAlert,
   RequestOutcomeNotice,
   WindowStats,
 } from '../../src/watch/notify-types.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
+import { sampleDigest } from '../support/digest-fixture.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
 import { fakeContext } from './fake-context.js';
 
@@ -405,69 +405,6 @@ describe('notifications and replies a channel reads every day: the text stands a
     }
   });
 
-  function digest(over: Partial<Digest> = {}): Digest {
-    return {
-      channelId: 'C0123ABC',
-      fromMs: T - 86_400_000,
-      toMs: T,
-      zone: 'Asia/Seoul',
-      scheduledFor: T,
-      day: '2026-11-22',
-      sites: ['AB12', 'CD34'],
-      jobs: {
-        ok: true,
-        value: {
-          byStatus: { DM000: 1, DM001: 0, DM500: 7, DM600: 2 },
-          perSite: [
-            { siteId: 'AB12', byStatus: { DM000: 1, DM001: 0, DM500: 5, DM600: 2 } },
-            { siteId: 'CD34', byStatus: { DM000: 0, DM001: 0, DM500: 2, DM600: 0 } },
-          ],
-          failed: [
-            { siteId: 'AB12', jobId: 4812, contentId: 'movie-trailer-01', failedRecipients: 3 },
-            { siteId: 'AB12', jobId: 4813, contentId: 'movie-trailer-02', failedRecipients: null },
-          ],
-          failedMore: 0,
-          truncated: false,
-        },
-      },
-      registrations: {
-        ok: true,
-        value: {
-          perSite: [
-            { siteId: 'AB12', count: 6 },
-            { siteId: 'CD34', count: 0 },
-          ],
-          total: 6,
-          truncated: false,
-        },
-      },
-      licenses: {
-        ok: true,
-        value: {
-          perSite: [
-            { siteId: 'AB12', success: 120, fail: 5, truncated: false },
-            { siteId: 'CD34', success: 30, fail: 0, truncated: false },
-          ],
-        },
-      },
-      pendingRequests: {
-        ok: true,
-        value: [
-          {
-            siteId: 'AB12',
-            serviceCode: 'PD001',
-            serviceLabel: 'DRM',
-            requestId: 'RG100',
-            requestLabel: 'Trial extension',
-            status: 'ST001',
-            regTimeMs: T - 3_600_000,
-          },
-        ],
-      },
-      ...over,
-    };
-  }
-
   it('the daily digest and its commands answer in sentences', () => {
     const schedule: DigestSchedule = {
       id: 'C0123ABC',
@@ -480,7 +417,7 @@ describe('notifications and replies a channel reads every day: the text stands a
     };
     const view = { schedule, next: { at: T + 86_400_000, day: '2026-11-23' } };
     const msgs = [
-      digestMessage(digest()),
+      digestMessage(sampleDigest()),
       scheduledMessage({ ...view, status: 'created' }, 'U0CREATOR'),
       scheduleMessage('C0123ABC', view),
       scheduleMessage('C0123ABC', undefined),
