@@ -25,7 +25,13 @@ import {
   scheduledMessage,
   scheduleMessage,
 } from '../../src/slack/features/digest/render.js';
-import { dataTableMessage } from '../../src/slack/features/drm-data/render.js';
+import {
+  dataTableMessage,
+  exportDoneMessage,
+  exportProgressMessage,
+  exportStartedMessage,
+  packagingMessage,
+} from '../../src/slack/features/drm-data/render.js';
 import { registry } from '../../src/slack/features/index.js';
 import { memberAddedMessage, membersMessage } from '../../src/slack/features/members/render.js';
 import { planCard } from '../../src/slack/features/plan/render.js';
@@ -557,6 +563,15 @@ describe('lists and cards: the text stands alone', () => {
       }),
       ...(['licenses', 'users', 'devices', 'cids'] as const).map((k) =>
         dataTableMessage(k, empty, {}, table),
+      ),
+      packagingMessage([], null, table),
+      exportStartedMessage('licenses', 'AB12'),
+      exportProgressMessage('AB12', undefined),
+      exportProgressMessage('AB12', { kind: 'licenses', pages: 2, rows: 400 }),
+      exportDoneMessage(
+        'AB12',
+        { kind: 'licenses', rowCount: 400, pages: 2, truncated: false, filename: 'licenses.csv' } as never,
+        {},
       ),
       setupStatusMessage(status, 'UTC', true),
       setupStatusMessage({ configured: false, readOnly: false, siteIds: [] }, 'UTC', true),
