@@ -16,10 +16,13 @@ import type { WorkspaceKey } from '../store/types.js';
 import {
   ALERT_DEFAULTS,
   ALERT_LIMITS,
+  ALERT_MUTE_MS,
   type AlertState,
   AlertSubscriptions,
   alertKeyPrefix,
   alertSubscriptionId,
+  isMuted,
+  mutedAlertEntry,
   stoppedAlertEntry,
 } from '../watch/license-alerts.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
@@ -29,7 +32,7 @@ import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import { loadCredentials, NotConfiguredError, type OpsDeps, resolveSite } from './workspace.js';
 
-export { ALERT_DEFAULTS, ALERT_LIMITS } from '../watch/license-alerts.js';
+export { ALERT_DEFAULTS, ALERT_LIMITS, licenseWindowDays } from '../watch/license-alerts.js';
 
 /** Who asks (the Slack layer fills it in). */
 export interface Actor {
@@ -289,7 +292,12 @@ export async function subscribeAlerts(
 export interface AlertListItem {
   subscription: AlertSubscription;
   /** Last numbers the watcher saw, and whether a spike is open. */
-  state?: Pick<AlertState, 'last' | 'lastCheckedAt'> & { spikeOpen: boolean; spikeStartedAt?: number };
+  state?: Pick<AlertState, 'last' | 'lastCheckedAt'> & {
+    spikeOpen: boolean;
+    spikeStartedAt?: number;
+    /** Muted (the alert's Mute button) until then. */
+    mutedUntil?: number;
+  };
 }
 
 /** The channel's alert subscriptions with their last numbers. */
@@ -311,12 +319,18 @@ export async function listAlerts(
               ...(st.lastCheckedAt !== undefined ? { lastCheckedAt: st.lastCheckedAt } : {}),
               spikeOpen: st.active !== undefined,
               ...(st.active ? { spikeStartedAt: st.active.startedAt } : {}),
+              ...(st.muted && isMuted(st, deps.now()) ? { mutedUntil: st.muted.until } : {}),
             },
           }
         : {}),
     });
   }
   return out;
+}
+
+/** The alert's creator or an admin may stop or mute it (the one check for both). */
+export function mayManageAlert(sub: Pick<AlertSubscription, 'createdBy'>, actor: Actor): boolean {
+  return sub.createdBy === actor.userId || actor.isAdmin;
 }
 
 export interface StopAlertsResult {
@@ -347,7 +361,7 @@ export async function stopAlerts(
   const siteFilter = input.siteId?.toUpperCase();
   for (const s of await subs.list(ws, { channelId: input.channelId })) {
     if (siteFilter && s.siteId.toUpperCase() !== siteFilter) continue;
-    if (s.createdBy !== input.actor.userId && !input.actor.isAdmin) {
+    if (!mayManageAlert(s, input.actor)) {
       res.refused.push(s);
       continue;
     }
@@ -386,4 +400,56 @@ export async function stopAlerts(
     );
   }
   return res;
+}
+
+export interface MuteAlertResult {
+  /** muted: until `until`; refused: someone else's (only an admin mutes those); gone: no such alert. */
+  status: 'muted' | 'refused' | 'gone';
+  subscription?: AlertSubscription;
+  until?: number;
+}
+
+/**
+ * Mute one channel alert (channel + site) for an hour (the alert's "Mute 1 h" button): the watcher
+ * keeps checking but posts and updates nothing until then, then resumes by itself. Its creator or
+ * an admin (as for stop); audited either way.
+ */
+export async function muteAlert(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  input: { channelId: string; actor: Actor; siteId: string; kick?: (ws: string) => void },
+  mirror?: AuditMirror,
+): Promise<MuteAlertResult> {
+  const endpoint = opsEndpoint('alerts.mute');
+  const f = checkSiteId(input.siteId);
+  if (f) throw new ValidationError(endpoint, [{ field: 'site', message: f }]);
+  const subs = new AlertSubscriptions(deps.store);
+  const sub = await subs.get(ws, alertSubscriptionId(input.channelId, input.siteId));
+  if (!sub) return { status: 'gone' };
+  const ok = mayManageAlert(sub, input.actor);
+  const until = deps.now() + ALERT_MUTE_MS;
+  if (ok) {
+    const state = await subs.mute(ws, sub.id, until, input.actor.userId);
+    // The open alert says it is muted (until when, by whom): it is not updated meanwhile.
+    const entry = mutedAlertEntry(ws, sub, state, input.actor.userId, until, deps.now());
+    if (entry) {
+      await new NoticeOutbox(deps.store).add([entry]);
+      input.kick?.(ws);
+    }
+  }
+  await audit(
+    deps,
+    ws,
+    {
+      userId: input.actor.userId,
+      action: 'alerts.mute',
+      detail: ok
+        ? `muted the ${sub.siteId} alerts in ${input.channelId} until ${new Date(until).toISOString()}`
+        : `refused: mute of the ${sub.siteId} alerts in ${input.channelId} set up by ${sub.createdBy}`,
+      result: ok ? 'ok' : 'refused',
+      siteId: sub.siteId,
+    },
+    mirror,
+  );
+  return ok ? { status: 'muted', subscription: sub, until } : { status: 'refused', subscription: sub };
 }

@@ -121,6 +121,18 @@ export class AlertSubscriptions {
     });
   }
 
+  /**
+   * Mute the subscription's alert until `until` (a later mute moves it). The state is created
+   * when there is none yet, so a mute before the first check holds too.
+   */
+  async mute(ws: WorkspaceKey, id: string, until: number, by: string): Promise<AlertState> {
+    const out = await this.state.update(ws, id, (old) => ({
+      ...(old ?? { subscriptionId: id, spikes: 0 }),
+      muted: { until, by },
+    }));
+    return out as AlertState;
+  }
+
   async remove(ws: WorkspaceKey, id: string): Promise<void> {
     await this.docs.delete(ws, id);
     await this.state.delete(ws, id);
@@ -163,6 +175,14 @@ function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/**
+ * The `from`/`to` days (`YYYY-MM-DD`) the license list is asked for to cover [fromMs, toMs]: the
+ * UTC days with a day of margin on both sides (the zone of the service's days is not shown).
+ */
+export function licenseWindowDays(fromMs: number, toMs: number): { from: string; to: string } {
+  return { from: utcDay(fromMs - 24 * 3600_000), to: utcDay(toMs + 24 * 3600_000) };
+}
+
 class PageCapReached extends Error {}
 
 /**
@@ -201,8 +221,7 @@ export async function readLicenseWindow(
     truncated: false,
     order: 'unknown',
   };
-  const from = utcDay(fromMs - 24 * 3600_000);
-  const to = utcDay(toMs + 24 * 3600_000);
+  const { from, to } = licenseWindowDays(fromMs, toMs);
   const pages = new Map<number, LicenseRecord[]>();
   const read = async (i: number): Promise<LicenseRecord[]> => {
     const cached = pages.get(i);
@@ -345,6 +364,21 @@ export interface AlertState {
   lastCheckedAt?: number;
   /** Last numbers seen (App Home / debug; `truncated`: the window was not fully read). */
   last?: { total: number; failed: number; ratio: number; truncated?: boolean };
+  /**
+   * Muted (the alert's "Mute 1 h" button) until `until` (epoch ms) by `by`: the checks go on
+   * (`last`, `lastCheckedAt`) but the spike does not move and nothing is posted or updated; the
+   * first check at or after `until` clears it and evaluates as usual (an update if the numbers
+   * changed, the recovery if the spike ended, a new alert if a new one started).
+   */
+  muted?: { until: number; by: string };
+}
+
+/** How long the alert's Mute button silences it. */
+export const ALERT_MUTE_MS = 3600_000;
+
+/** True while the state is muted at `now` (pure). */
+export function isMuted(state: Pick<AlertState, 'muted'> | undefined, now: number): boolean {
+  return state?.muted !== undefined && now < state.muted.until;
 }
 
 export interface AlertPayload {
@@ -398,6 +432,8 @@ export function evaluateAlert(
     ...(stats.truncated ? { truncated: true } : {}),
   };
   const entries: NoticeEntry[] = [];
+  if (isMuted(state, now)) return { state, entries };
+  delete state.muted;
   const mk = (key: string, kind: NoticeEntry['kind'], payload: AlertPayload) =>
     newNotice({ key, workspace: ws, kind, lane: sub.channelId, payload }, now);
   if (!state.active) {
@@ -485,6 +521,37 @@ export function stoppedAlertEntry(
   by: string,
   now: number,
 ): NoticeEntry | undefined {
+  return finalFormEntry(ws, sub, state, now, 'stopped', { state: 'stopped', stoppedBy: by, stoppedAt: now });
+}
+
+/**
+ * The update of an open spike's alert when it is muted (pure): the alert says until when and by
+ * whom, since it is not updated meanwhile. Its key (`…:s<n>:m<until>`) is stable per mute.
+ */
+export function mutedAlertEntry(
+  ws: string,
+  sub: AlertSubscription,
+  state: AlertState | undefined,
+  by: string,
+  until: number,
+  now: number,
+): NoticeEntry | undefined {
+  return finalFormEntry(ws, sub, state, now, `m${until.toString(36)}`, {
+    state: 'ongoing',
+    mutedUntil: until,
+    mutedBy: by,
+  });
+}
+
+/** An update of the open spike's alert over its last numbers (none when no spike is open). */
+function finalFormEntry(
+  ws: string,
+  sub: AlertSubscription,
+  state: AlertState | undefined,
+  now: number,
+  step: string,
+  over: Partial<Extract<LicenseAlert, { kind: 'spike' }>>,
+): NoticeEntry | undefined {
   const a = state?.active;
   if (!state || !a) return undefined;
   const n = state.spikes;
@@ -506,14 +573,13 @@ export function stoppedAlertEntry(
     startedAt: a.startedAt,
     stats,
     peakRatio: a.peakRatio,
-    state: 'stopped',
-    stoppedBy: by,
-    stoppedAt: now,
+    state: 'ongoing',
+    ...over,
   };
   const startKey = alertKey(sub, n, 'start');
   const payload: AlertPayload = { alert, startKey };
   return newNotice(
-    { key: alertKey(sub, n, 'stopped'), workspace: ws, kind: 'alert-update', lane: sub.channelId, payload },
+    { key: alertKey(sub, n, step), workspace: ws, kind: 'alert-update', lane: sub.channelId, payload },
     now,
   );
 }
@@ -553,7 +619,10 @@ export async function pollAlerts(input: AlertPollInput): Promise<AlertPollResult
     if (!(await input.subscriptions.get(ws, sub.id))) continue;
     const { state, entries } = evaluateAlert(ws, sub, prev, stats, now);
     if (entries.length > 0) res.notices += await input.outbox.add(entries);
-    await input.subscriptions.state.put(ws, sub.id, state);
+    // A mute clicked while the window was read is kept (the state read before it had none).
+    await input.subscriptions.state.update(ws, sub.id, (cur) =>
+      cur?.muted && isMuted(cur, now) && !state.muted ? { ...state, muted: cur.muted } : state,
+    );
   }
   return res;
 }

@@ -130,6 +130,9 @@ export type LicenseAlert =
       /** state 'stopped': who stopped the alerts (a Slack user id) and when. */
       stoppedBy?: string;
       stoppedAt?: number;
+      /** Muted (the alert's Mute button) until then by that user: not updated until then. */
+      mutedUntil?: number;
+      mutedBy?: string;
     }
   | {
       /** The thread reply when the ratio fell back below the threshold. */

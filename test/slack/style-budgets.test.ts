@@ -8,7 +8,40 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
 import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
+import { toMemberView } from '../../src/ops/service/members.js';
+import { allowedActions, type PlanState, toRequestView } from '../../src/ops/service/plan.js';
+import type { SetupStatus } from '../../src/ops/setup.js';
+import {
+  alertsListMessage,
+  licenseAlertMessage,
+  mutedMessage,
+  stoppedMessage,
+  subscribedMessage,
+} from '../../src/slack/features/alerts/render.js';
+import {
+  digestMessage,
+  digestNowMessage,
+  stoppedMessage as digestStoppedMessage,
+  scheduledMessage,
+  scheduleMessage,
+} from '../../src/slack/features/digest/render.js';
+import {
+  dataTableMessage,
+  exportDoneMessage,
+  exportProgressMessage,
+  exportStartedMessage,
+  packagingMessage,
+} from '../../src/slack/features/drm-data/render.js';
 import { registry } from '../../src/slack/features/index.js';
+import { memberAddedMessage, membersMessage } from '../../src/slack/features/members/render.js';
+import { planCard } from '../../src/slack/features/plan/render.js';
+import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
+import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
+import {
+  siteRequestedMessage,
+  siteRequestsMessage,
+  sitesMessage,
+} from '../../src/slack/features/sites/render.js';
 import {
   renderDigest,
   renderJobCard,
@@ -19,7 +52,16 @@ import { renderError } from '../../src/slack/kit/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
 import { tokenize } from '../../src/slack/kit/parse.js';
 import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
+import type {
+  AlertSubscription,
+  DigestSchedule,
+  LicenseAlert,
+  RequestOutcomeNotice,
+  WindowStats,
+} from '../../src/watch/notify-types.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
+import { sampleDigest } from '../support/digest-fixture.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
 import { fakeContext } from './fake-context.js';
 
@@ -283,5 +325,257 @@ describe('lookups, outages and reports', () => {
     expect(m.text).toBe('Registering recipients on DEMO: 1 of 4 registered so far.');
     withinBudget(m, 3);
     expect(JSON.stringify(m)).not.toMatch(/0b7f4c1e|[Bb]atch|restart/);
+  });
+});
+
+describe('notifications and replies a channel reads every day: the text stands alone', () => {
+  const alertSub: AlertSubscription = {
+    id: 'alrt_0123456789abcdef',
+    workspace: 'T1',
+    channelId: 'C0123ABC',
+    siteId: 'AB12',
+    ratioPct: 20,
+    minRequests: 20,
+    windowMinutes: 15,
+    createdBy: 'U0CREATOR',
+    createdAt: new Date(T - 86_400_000).toISOString(),
+  };
+  const stats: WindowStats = {
+    siteId: 'AB12',
+    fromMs: T - 15 * 60_000,
+    toMs: T,
+    total: 40,
+    failed: 13,
+    ratio: 13 / 40,
+    topErrors: [{ key: '1003', count: 9 }],
+    topContent: [{ key: 'movie-trailer-01', count: 10 }],
+    topDevices: [{ key: 'Pixel 8', count: 13 }],
+    truncated: false,
+  };
+  const spike = (over: Partial<Extract<LicenseAlert, { kind: 'spike' }>> = {}): LicenseAlert => ({
+    kind: 'spike',
+    subscription: alertSub,
+    startedAt: T - 60_000,
+    stats,
+    peakRatio: 0.4,
+    state: 'ongoing',
+    ...over,
+  });
+
+  it('license alerts: each form within its budget, its text a sentence', () => {
+    const forms: Array<[Message, number]> = [
+      [licenseAlertMessage(spike(), 'UTC'), 9],
+      [licenseAlertMessage(spike({ mutedUntil: T + 3_600_000, mutedBy: 'U0CREATOR' }), 'UTC'), 10],
+      [licenseAlertMessage(spike({ state: 'recovered', recoveredAt: T }), 'UTC'), 8],
+      [licenseAlertMessage(spike({ state: 'stopped', stoppedBy: 'U0STOP', stoppedAt: T }), 'UTC'), 12],
+      [
+        licenseAlertMessage(
+          {
+            kind: 'recovery',
+            subscription: alertSub,
+            startedAt: T - 60_000,
+            recoveredAt: T,
+            stats,
+            peakRatio: 0.4,
+          },
+          'UTC',
+        ),
+        5,
+      ],
+    ];
+    for (const [m, budget] of forms) {
+      withinBudget(m, budget);
+      standsAlone(m);
+    }
+    // The ongoing alert's buttons: the window's failures, mute, stop.
+    expect(shown(forms[0]![0])).toContain('[Show failed licenses] [Mute 1 h] [Stop these alerts]');
+  });
+
+  it('the alerts commands and buttons answer in sentences', () => {
+    const created = { status: 'created' as const, subscription: alertSub };
+    const item = { subscription: alertSub, state: { spikeOpen: true, spikeStartedAt: T, mutedUntil: T } };
+    const msgs = [
+      subscribedMessage(created, 'U0CREATOR'),
+      alertsListMessage('C0123ABC', [], 'UTC'),
+      alertsListMessage('C0123ABC', [item], 'UTC'),
+      stoppedMessage('C0123ABC', { removed: [alertSub], refused: [] }, '<@U0ADMIN>'),
+      stoppedMessage('C0123ABC', { removed: [], refused: [alertSub] }, '<@U0ADMIN>'),
+      stoppedMessage('C0123ABC', { removed: [], refused: [] }, '<@U0ADMIN>'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'muted', subscription: alertSub, until: T }, '', 'UTC'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'refused', subscription: alertSub }, '<@U0ADMIN>', 'UTC'),
+      mutedMessage('C0123ABC', 'AB12', { status: 'gone' }, '', 'UTC'),
+    ];
+    for (const m of msgs) {
+      withinBudget(m, 8);
+      standsAlone(m);
+    }
+  });
+
+  it('the daily digest and its commands answer in sentences', () => {
+    const schedule: DigestSchedule = {
+      id: 'C0123ABC',
+      workspace: 'T1',
+      channelId: 'C0123ABC',
+      time: '09:00',
+      zone: 'Asia/Seoul',
+      createdBy: 'U0CREATOR',
+      createdAt: new Date(T).toISOString(),
+    };
+    const view = { schedule, next: { at: T + 86_400_000, day: '2026-11-23' } };
+    const msgs = [
+      digestMessage(sampleDigest()),
+      scheduledMessage({ ...view, status: 'created' }, 'U0CREATOR'),
+      scheduleMessage('C0123ABC', view),
+      scheduleMessage('C0123ABC', undefined),
+      digestStoppedMessage('C0123ABC', schedule),
+      digestStoppedMessage('C0123ABC', undefined),
+      digestNowMessage('C0123ABC'),
+    ];
+    withinBudget(msgs[0]!, 18);
+    for (const m of msgs) standsAlone(m);
+  });
+
+  it('request outcomes: the DM and the card say the outcome in words, in a sentence', () => {
+    const base: RequestOutcomeNotice = {
+      kind: 'plan',
+      requestId: 'RG1',
+      siteId: 'AB12',
+      serviceCode: 'PD001',
+      serviceLabel: 'DRM',
+      requestType: 'SM001',
+      requestLabel: 'Trial extension',
+      outcome: 'approved',
+      status: 'ST003',
+      statusLabel: 'Approved',
+      requestedBy: 'U0ASKER',
+      requestedAt: T - 3_600_000,
+      decidedAt: T,
+    };
+    const notices: RequestOutcomeNotice[] = [
+      base,
+      { ...base, outcome: 'cancelled', status: 'ST004', statusLabel: 'Cancelled', cancelledBy: 'U0OTHER' },
+      { ...base, outcome: 'superseded', supersededBy: 'RG2' },
+      { ...base, kind: 'site', siteName: 'Second site', requestLabel: 'Additional site' },
+    ];
+    for (const n of notices) {
+      for (const m of [requestOutcomeDm(n, 'UTC'), requestOutcomeCard(n, 'UTC')]) {
+        withinBudget(m, 5);
+        standsAlone(m);
+        expect(shown(m)).not.toContain('ST003');
+      }
+    }
+  });
+});
+
+/** The top-level texts of `msgs` that do not stand alone (the check of standsAlone, all at once). */
+function notAlone(msgs: Message[]): string[] {
+  return msgs
+    .map((m) => m.text)
+    .filter((t) => !/^[A-Z0-9/]/.test(t) || !/[.?!]$/.test(t) || /:[a-z_]+:/.test(t) || t.includes('*'));
+}
+
+describe('lists and cards: the text stands alone', () => {
+  const meta = { workspace: 'T1', userId: 'U1', atMs: T, refId: 'r', timeZone: 'UTC' };
+  const empty = { items: [], page: 1, pageSize: 20, hasMore: false };
+
+  it('sites and plan cards', () => {
+    const latest = toRequestView({
+      siteId: 'DEMO',
+      requestId: 'RG1',
+      type: 'SM001',
+      message: 'x',
+      status: 'ST001',
+      registeredBy: 'demo-service',
+      regTime: { raw: '', epochMs: T },
+      updateTime: { raw: '', epochMs: T },
+    });
+    const plan: PlanState = {
+      siteId: 'DEMO',
+      serviceCode: 'PD001',
+      serviceLabel: 'DRM',
+      latest,
+      actions: allowedActions(latest, { productStatus: 'SE000' }),
+    };
+    const msgs = [
+      sitesMessage(
+        [
+          {
+            siteId: 'DEMO',
+            name: 'Demo',
+            products: [
+              {
+                serviceCode: 'PD001',
+                label: 'DRM',
+                status: 'SE000',
+                statusLabel: 'In service',
+                inService: true,
+              } as never,
+            ],
+          },
+        ],
+        meta,
+      ),
+      siteRequestedMessage({ seq: 7, name: 'Second site' }, meta),
+      siteRequestsMessage(empty, {}, meta),
+      planCard(plan, { ...meta, audience: 'admin' }),
+      planCard(plan, { ...meta, audience: 'member' }),
+    ];
+    expect(notAlone(msgs)).toEqual([]);
+  });
+
+  it('members, recipients, DRM data lists and the setup status', () => {
+    const members = {
+      ...empty,
+      items: [
+        toMemberView({
+          groupName: 'Ops',
+          groupSeq: 4242,
+          memberSeq: 7,
+          email: 'a@example.com',
+          status: 'MT001',
+          regDate: '2026-01-01',
+        }),
+      ],
+    };
+    const status: SetupStatus = {
+      configured: true,
+      source: 'store',
+      readOnly: false,
+      siteIds: ['AB12'],
+      defaultSiteId: 'AB12',
+      verifiedAt: '2026-01-02T03:04:05.000Z',
+      savedBy: 'U1',
+    } as never;
+    const table = { ...meta, siteId: 'AB12' };
+    const msgs = [
+      membersMessage(members, meta),
+      membersMessage(empty, meta),
+      memberAddedMessage({ email: 'a@example.com', memberSeq: 7 } as never, meta),
+      recipientListMessage({
+        siteId: 'AB12',
+        workspace: 'T1',
+        items: [],
+        totalCount: 0,
+        pageIndex: 1,
+        pageUnit: 10,
+        filters: {},
+        timeZone: 'UTC',
+      }),
+      ...(['licenses', 'users', 'devices', 'cids'] as const).map((k) =>
+        dataTableMessage(k, empty, {}, table),
+      ),
+      packagingMessage([], null, table),
+      exportStartedMessage('licenses', 'AB12'),
+      exportProgressMessage('AB12', undefined),
+      exportProgressMessage('AB12', { kind: 'licenses', pages: 2, rows: 400 }),
+      exportDoneMessage(
+        'AB12',
+        { kind: 'licenses', rowCount: 400, pages: 2, truncated: false, filename: 'licenses.csv' } as never,
+        {},
+      ),
+      setupStatusMessage(status, 'UTC', true),
+      setupStatusMessage({ configured: false, readOnly: false, siteIds: [] }, 'UTC', true),
+    ];
+    expect(notAlone(msgs)).toEqual([]);
   });
 });

@@ -107,6 +107,55 @@ describe('license-failure alerts against the emulator', () => {
     expect(await n.outbox.size(WS)).toBe(0);
   });
 
+  it('a muted alert is neither updated nor posted again for an hour, then resumes (its creator or an admin, audited)', async () => {
+    h = await startNotifyHarness();
+    const { muteAlert } = await import('../../src/ops/alerts.js');
+    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
+    const n = h.notifier();
+    await subscribe(n);
+    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
+    await pollNow(n);
+    expect(topLevel()).toHaveLength(1);
+    const first = topLevel()[0];
+    // Someone else (not an admin) is refused; nothing is muted.
+    const refused = await muteAlert(deps, WS, {
+      channelId: CH,
+      siteId: SITE,
+      actor: { userId: 'U0SOMEONE', isAdmin: false },
+    });
+    expect(refused.status).toBe('refused');
+    const muted = await muteAlert(deps, WS, {
+      channelId: CH,
+      siteId: SITE,
+      actor: { userId: 'U0ALERTER', isAdmin: false },
+    });
+    expect(muted).toMatchObject({ status: 'muted', until: h.clock.now() + 3600_000 });
+    // Still failing, more and more: no update, no new alert while muted (the checks go on).
+    for (let i = 0; i < 3; i++) {
+      h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
+      await pollNow(n);
+    }
+    // One update says it is muted (until when, by whom); nothing after it.
+    expect(first?.updates).toEqual([
+      expect.objectContaining({ state: 'ongoing', mutedUntil: muted.until, mutedBy: 'U0ALERTER' }),
+    ]);
+    expect(alerts()).toHaveLength(1);
+    const st = await n.alerts.state.get(WS, alertSubscriptionId(CH, SITE));
+    expect(st?.last?.failed).toBe(35);
+    // An hour later the alert resumes: the same alert is updated with the current numbers.
+    h.advance(3600_000);
+    h.emu.addLicenses(SITE, records(25, 'fail', { errorCode: 'E4001', endAgoMs: 2000 }));
+    await pollNow(n);
+    expect(alerts()).toHaveLength(1);
+    expect(first?.updates).toHaveLength(2);
+    expect(first?.updates[1]).toMatchObject({ kind: 'spike', state: 'ongoing', stats: { failed: 25 } });
+    expect(first?.updates[1]).not.toHaveProperty('mutedUntil');
+    const log = await h.store.audit.list(WS);
+    expect(log.filter((e) => e.action === 'alerts.mute').map((e) => e.result)).toEqual(
+      expect.arrayContaining(['ok', 'refused']),
+    );
+  });
+
   it('one alert per spike, updated while it lasts, a recovery reply when the ratio falls, a new alert for the next spike', async () => {
     h = await startNotifyHarness();
     const n = h.notifier();

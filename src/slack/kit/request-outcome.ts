@@ -10,7 +10,7 @@
 import { REQUEST_STATUS } from '../../api/codes.js';
 import { requestOutcomeText } from '../../ops/notify-text.js';
 import type { RequestOutcomeNotice } from '../../watch/notify-types.js';
-import { type Block, context, fields, header, type Message, message, section } from './blocks.js';
+import { type Block, context, header, type Message, message, section } from './blocks.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 import type { NotifyRenderers } from './notify-render.js';
 
@@ -56,25 +56,16 @@ function statusText(n: RequestOutcomeNotice): string {
   return n.statusLabel ? esc(n.statusLabel) : `unknown (${code(n.status)})`;
 }
 
-function detailFields(n: RequestOutcomeNotice, zone: string): string[] {
-  const pairs: Array<[string, string]> = [['Request', code(n.requestId)]];
-  if (n.kind === 'site') {
-    pairs.push(['Site', n.siteId ? code(n.siteId) : '—']);
-    pairs.push(['Site name', n.siteName ? esc(n.siteName) : '—']);
-    pairs.push(['Service', 'Additional site']);
-  } else {
-    pairs.push(['Site', code(n.siteId)]);
-    pairs.push(['Service', esc(n.serviceLabel ?? n.serviceCode ?? '—')]);
-    pairs.push(['Type', esc(n.requestLabel)]);
-  }
-  pairs.push(['Outcome', statusText(n)]);
-  pairs.push(['Requested by', userMention(n.requestedBy)]);
+/**
+ * Who asked and when, when it was decided: the facts the outcome line does not give (request, site,
+ * service, type and outcome are in it), in one context line rather than fields repeating it.
+ */
+function whoAndWhen(n: RequestOutcomeNotice, zone: string): string {
   // Date tokens: the card usually sits in a shared channel, so each reader sees their own zone
   // (`zone`, the requester's, is only the fallback text).
-  pairs.push(['Requested', dateToken(n.requestedAt, zone)]);
-  pairs.push([n.outcome === 'superseded' ? 'Noticed' : 'Decided', dateToken(n.decidedAt, zone)]);
-  if (n.cancelledBy) pairs.push(['Cancelled by', userMention(n.cancelledBy)]);
-  return fields(pairs);
+  return `Asked by ${userMention(n.requestedBy)} ${dateToken(n.requestedAt, zone)} · ${
+    n.outcome === 'superseded' ? 'noticed' : 'decided'
+  } ${dateToken(n.decidedAt, zone)}.`;
 }
 
 function nextStep(n: RequestOutcomeNotice): string {
@@ -84,10 +75,7 @@ function nextStep(n: RequestOutcomeNotice): string {
 
 /** The DM to the requester. */
 export function requestOutcomeDm(n: RequestOutcomeNotice, zone: string): Message {
-  const blocks: Block[] = [
-    section(outcomeLine(n, 'your'), { fields: detailFields(n, zone) }),
-    context(nextStep(n)),
-  ];
+  const blocks: Block[] = [section(outcomeLine(n, 'your')), context(`${whoAndWhen(n, zone)} ${nextStep(n)}`)];
   return message(esc(requestOutcomeText(n)), blocks);
 }
 
@@ -99,8 +87,8 @@ export function requestOutcomeCard(n: RequestOutcomeNotice, zone: string): Messa
       : `Plan · ${n.serviceLabel ?? n.serviceCode ?? 'request'} · ${n.siteId}`;
   const blocks: Block[] = [
     header(title),
-    section(outcomeLine(n, 'the'), { fields: detailFields(n, zone) }),
-    context(`Updated ${dateToken(n.decidedAt, zone)}. ${nextStep(n)}`),
+    section(outcomeLine(n, 'the')),
+    context(`${whoAndWhen(n, zone)} ${nextStep(n)}`),
   ];
   const text = esc(requestOutcomeText(n).replace(/^Your /, 'The '));
   return message(text, blocks);

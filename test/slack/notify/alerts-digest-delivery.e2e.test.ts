@@ -135,6 +135,87 @@ describe('license-failure alerts', () => {
   });
 });
 
+describe('muting a license-failure alert', () => {
+  it("the alert's Mute 1 h button: refused to another member, then no update for an hour, then the alert resumes", async () => {
+    const x = await setupNotify();
+    s = x;
+    const site = x.bot.emulator!.demo.defaultSiteId;
+    const ch = 'C0ALMUTE2';
+    const other = 'U0OTHERMU';
+    x.bot.fake.addChannel(x.ws, { id: ch, name: 'alerts-mute' });
+    x.bot.fake.addUser(x.ws, { id: other, name: 'other' });
+    await command(x, `alerts watch site:${site} ratio:20% min:10 window:15`, { channel: ch });
+    await tick(x);
+    const emu = x.bot.emulator!;
+    emu.addLicenses(site, records(x, 20, 'fail', { errorCode: '1003' }));
+    await tick(x);
+    const [alert] = topLevel(x, ch);
+    expect(alert).toBeDefined();
+    const buttons = (alert!.blocks ?? []).flatMap((b) =>
+      (b as { type: string }).type === 'actions'
+        ? ((b as { elements: Array<{ text: { text: string }; action_id: string; value: string }> })
+            .elements ?? [])
+        : [],
+    );
+    const mute = buttons.find((e) => e.text.text === 'Mute 1 h');
+    expect(mute).toBeDefined();
+    // Show failed licenses asks for the days of the alert's window (the list filters by day).
+    const show = buttons.find((e) => e.text.text === 'Show failed licenses');
+    expect(show?.value).toMatch(/status:fail from:\d{4}-\d{2}-\d{2} to:\d{4}-\d{2}-\d{2}/);
+    const click = async (user: string) => {
+      const seq = lastSeq(x.bot);
+      await x.bot.action({
+        actionId: mute!.action_id,
+        value: mute!.value,
+        user,
+        channel: ch,
+        messageTs: alert!.ts,
+      });
+      return x.bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
+    };
+    const refused = await click(other);
+    expect(refused.args.response_type).toBe('ephemeral');
+    expect(json(refused.args)).toContain('Not muted');
+    const ok = await click(x.bot.ws.member);
+    expect(ok.args.response_type).toBe('ephemeral');
+    expect(json(ok.args)).toContain('Muted the license-failure alert');
+    const updatesOf = (since: number) =>
+      x.bot.fake
+        .calls('chat.update')
+        .filter((c) => c.seq > since && c.args.channel === ch && c.args.ts === alert!.ts);
+    // The alert says it is muted, until when and by whom.
+    await x.bot.fake.waitFor(
+      (c) => c.method === 'chat.update' && c.args.ts === alert!.ts && json(c.args).includes('Muted until'),
+      8000,
+    );
+    // /drm alerts says it is muted.
+    const list = await command(x, 'alerts', { channel: ch });
+    expect(json(list.args)).toContain('muted until');
+    // Still failing, more each check: the alert is not updated and nothing new is posted.
+    const seq = lastSeq(x.bot);
+    for (let i = 0; i < 3; i++) {
+      emu.addLicenses(site, records(x, 5, 'fail', { errorCode: '1003' }));
+      await tick(x);
+    }
+    expect(updatesOf(seq)).toHaveLength(0);
+    expect(topLevel(x, ch)).toHaveLength(1);
+    // An hour later it resumes: the failures have left the window, so the alert says it
+    // recovered (updated in place, a reply in its thread), and the next spike is a new alert.
+    await tick(x, x.runtime, 3600_000);
+    expect(updatesOf(seq).length).toBeGreaterThan(0);
+    expect(textOf(topLevel(x, ch)[0])).toContain('Recovered');
+    expect(replies(x, ch, alert!.ts)).toHaveLength(1);
+    emu.addLicenses(site, records(x, 30, 'fail', { errorCode: '1003' }));
+    await tick(x);
+    expect(topLevel(x, ch)).toHaveLength(2);
+    expect(textOf(topLevel(x, ch)[1])).toContain('30 of 30 failed');
+    const log = await x.bot.store.audit.list(x.ws);
+    expect(log.filter((e) => e.action === 'alerts.mute').map((e) => e.result)).toEqual(
+      expect.arrayContaining(['ok', 'refused']),
+    );
+  });
+});
+
 describe('daily digest', () => {
   it('/dwm digest now posts the digest at once (the runtime is kicked), once', async () => {
     const x = await setupNotify();

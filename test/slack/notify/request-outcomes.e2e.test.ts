@@ -66,7 +66,7 @@ describe('plan request outcomes', () => {
     expect(dm).toContain('`DEMO`');
     expect(dm).toContain('DRM');
     expect(dm).toContain('*approved*');
-    expect(dm).toContain('Trial extension');
+    expect(dm.toLowerCase()).toContain('trial extension');
     expect(dm).toContain('America/New_York');
     expect(dms[0]!.metadata).toEqual({
       event_type: 'drm_chatops_delivery',

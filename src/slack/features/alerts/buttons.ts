@@ -1,15 +1,18 @@
 /**
- * The Stop button on a license alert: stops that channel's alerts for the alert's site, exactly
- * like `/drm alerts stop site:…` (the op lets the alert's creator or an admin do it and tells
- * anyone else who can), so nobody has to type the command.
+ * The buttons of a license alert:
+ * - Stop: stops that channel's alerts for the alert's site, exactly like `/drm alerts stop site:…`;
+ * - Mute 1 h: the alert is neither posted again nor updated for an hour, then resumes by itself.
+ * Both are open to members at the kit (the alert is in a channel they read) and the op decides
+ * with the one check for both (mayManageAlert: the alert's creator or an admin), telling anyone
+ * else who can; both are audited by the op.
  */
 import { z } from 'zod';
-import { stopAlerts } from '../../../ops/alerts.js';
+import { muteAlert, stopAlerts } from '../../../ops/alerts.js';
 import { auditMirrorOf } from '../../kit/audit-mirror.js';
 import { actorOf } from '../../kit/channel-access.js';
 import { button } from '../../kit/interactions.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
-import { ALERT_STOP_ACTION, stoppedMessage } from './render.js';
+import { ALERT_MUTE_ACTION, ALERT_STOP_ACTION, mutedMessage, stoppedMessage } from './render.js';
 
 export const alertStopValue = z.object({
   w: z.string().min(1).max(64),
@@ -22,6 +25,8 @@ export const alertStopButton = button({
   command: '/drm',
   actionId: ALERT_STOP_ACTION,
   value: alertStopValue,
+  // The op checks "creator or admin" (mayManageAlert).
+  role: 'member',
   changesHome: true,
   failure: "Couldn't stop the alerts",
   async run(ctx, v) {
@@ -33,5 +38,25 @@ export const alertStopButton = button({
     );
     // Ephemeral to the one who clicked: the alert itself turns into its "stopped" form.
     await ctx.respond(stoppedMessage(v.c, r, await ctx.admins()));
+  },
+});
+
+export const alertMuteButton = button({
+  name: 'alerts.mute',
+  command: '/drm',
+  actionId: ALERT_MUTE_ACTION,
+  value: alertStopValue,
+  // The op checks "creator or admin" (mayManageAlert), as for Stop.
+  role: 'member',
+  changesHome: true,
+  failure: "Couldn't mute the alert",
+  async run(ctx, v) {
+    const r = await muteAlert(
+      ctx.deps,
+      ctx.workspace,
+      { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) },
+      auditMirrorOf(ctx),
+    );
+    await ctx.respond(mutedMessage(v.c, v.s, r, await ctx.admins(), await ctx.timeZone()));
   },
 });

@@ -119,7 +119,7 @@ list.add({
   opensModal: true,
   summary: 'Alert this channel when license requests of a site start failing',
   description:
-    'One alert when the fail ratio of the window reaches the threshold (with the top error codes, content ids and devices); it is updated while the spike lasts and a thread reply says when it is over. Without thresholds a form opens. Changing thresholds someone else set takes an admin.',
+    'One alert when the fail ratio of the window reaches the threshold (with the top error codes, content ids and devices); it is updated while the spike lasts and a thread reply says when it is over. Its buttons list the window’s failed licenses (admins), mute it for an hour or stop it (whoever set it up, or an admin). Without thresholds a form opens. Changing thresholds someone else set takes an admin.',
   examples: ['alerts watch', 'alerts watch site:DEMO ratio:20% min:20 window:15'],
   async handler(ctx, args) {
     const channelId = ctx.channelId;

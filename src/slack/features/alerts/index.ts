@@ -4,7 +4,7 @@
  * src/slack/notify-runtime.ts, from the Slack-free watcher in src/watch/license-alerts.ts).
  */
 import type { Feature } from '../../kit/features.js';
-import { alertStopButton } from './buttons.js';
+import { alertMuteButton, alertStopButton } from './buttons.js';
 import { commands } from './commands.js';
 import { alertsFormModal } from './modal.js';
 import { licenseAlertMessage } from './render.js';
@@ -12,6 +12,6 @@ import { licenseAlertMessage } from './render.js';
 export const alerts: Feature = {
   name: 'alerts',
   commands,
-  interactions: [alertsFormModal, alertStopButton],
+  interactions: [alertsFormModal, alertStopButton, alertMuteButton],
   notifyRenderers: { licenseAlert: licenseAlertMessage },
 };

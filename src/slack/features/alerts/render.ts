@@ -10,8 +10,13 @@
  * list "is not shown"), so a code is shown as the service sent it.
  */
 import { explainLicenseError } from '../../../api/error-codes.js';
-import type { AlertListItem, StopAlertsResult, SubscribeAlertsResult } from '../../../ops/alerts.js';
-import { ALERT_LIMITS } from '../../../ops/alerts.js';
+import type {
+  AlertListItem,
+  MuteAlertResult,
+  StopAlertsResult,
+  SubscribeAlertsResult,
+} from '../../../ops/alerts.js';
+import { ALERT_LIMITS, licenseWindowDays } from '../../../ops/alerts.js';
 import { alertText } from '../../../ops/notify-text.js';
 import type {
   AlertSubscription,
@@ -115,6 +120,8 @@ function statsFields(s: WindowStats): string[] {
 
 /** Action id of the alert's Stop button (./buttons.ts). */
 export const ALERT_STOP_ACTION = 'alerts_stop';
+/** Action id of the alert's Mute 1 h button (./buttons.ts). */
+export const ALERT_MUTE_ACTION = 'alerts_mute';
 
 /**
  * One footer line: site, thresholds and where to see who set it up. The creator is not named: a
@@ -128,19 +135,30 @@ function footer(sub: AlertSubscription, lead: string): Block {
 }
 
 /**
- * Show failed licenses (the site's failed license requests, newest first: `/drm licenses site:…
- * status:fail` run for the one who clicks, as if typed) and Stop (the channel's alerts for this
- * site; its creator or an admin, the op checks who clicks).
+ * Show failed licenses (the window's failed license requests: `/drm licenses site:… status:fail
+ * from:… to:…` run for the one who clicks, as if typed), Mute 1 h and Stop (the channel's alerts
+ * for this site; its creator or an admin, the ops check who clicks).
+ *
+ * The license list (Service API endpoint 11) filters by `from`/`to` DAYS (`YYYY-MM-DD`) only, no
+ * time of day: the button asks for the days the alert's check read (licenseWindowDays: the
+ * window's UTC days with a day of margin each side, as the zone of the service's days is not
+ * shown), so every failure of the window is in the list, with the rest of those days around it.
  */
-function alertActions(sub: AlertSubscription): Block {
+function alertActions(sub: AlertSubscription, s: WindowStats): Block {
   const site = sub.siteId.replace(/[^A-Za-z0-9]/g, '');
+  const days = licenseWindowDays(s.fromMs, s.toMs);
+  const value = encodeValue({ w: sub.workspace, c: sub.channelId, s: sub.siteId });
   return actions([
     button('Show failed licenses', `${RUN_SUGGESTION_ACTION}_0`, {
-      value: encodeValue({ w: sub.workspace, t: `/drm licenses site:${site} status:fail` }),
+      value: encodeValue({
+        w: sub.workspace,
+        t: `/drm licenses site:${site} status:fail from:${days.from} to:${days.to}`,
+      }),
       style: 'primary',
     }),
+    button('Mute 1 h', ALERT_MUTE_ACTION, { value }),
     button('Stop these alerts', ALERT_STOP_ACTION, {
-      value: encodeValue({ w: sub.workspace, c: sub.channelId, s: sub.siteId }),
+      value,
       style: 'danger',
       confirm: confirmDialog(
         'Stop these alerts?',
@@ -206,12 +224,21 @@ export function licenseAlertMessage(alert: LicenseAlert, zone: string): Message 
   const when = recovered
     ? `Started ${dateToken(alert.startedAt, zone)} · recovered ${dateToken(alert.recoveredAt ?? s.toMs, zone)} · `
     : `Started ${dateToken(alert.startedAt, zone)} · peak ${pct(alert.peakRatio)} · checked ${dateToken(s.toMs, zone)} · `;
+  const muted =
+    !recovered && alert.mutedUntil !== undefined
+      ? [
+          context(
+            `:no_bell: Muted until ${dateToken(alert.mutedUntil, zone)}${alert.mutedBy ? ` by ${userMention(alert.mutedBy)}` : ''}: not updated until then.`,
+          ),
+        ]
+      : [];
   return message(esc(alertText(alert)), [
     section(lead),
     section(undefined, { fields: statsFields(s) }),
     ...truncNote,
+    ...muted,
     footer(sub, when),
-    ...(recovered ? [] : [alertActions(sub)]),
+    ...(recovered ? [] : [alertActions(sub, s)]),
   ]);
 }
 
@@ -247,6 +274,9 @@ function itemLine(item: AlertListItem, zone: string): string {
     );
   }
   const st = item.state;
+  if (st?.mutedUntil !== undefined) {
+    parts.push(`\n   :no_bell: muted until ${dateToken(st.mutedUntil, zone)} (then it resumes)`);
+  }
   if (st?.spikeOpen && st.spikeStartedAt !== undefined) {
     parts.push(`\n   :rotating_light: failing now, since ${dateToken(st.spikeStartedAt, zone)}`);
   }
@@ -326,6 +356,40 @@ export function stoppedMessage(channelId: string, r: StopAlertsResult, admins: s
       ? `Stopped ${r.removed.length} license-failure alert subscription(s) in this channel.`
       : 'Only admins can stop alerts someone else set up.';
   return message(text, blocks);
+}
+
+/** The alert's Mute 1 h button: muted until when, refused (someone else's), or no such alert. */
+export function mutedMessage(
+  channelId: string,
+  siteId: string,
+  r: MuteAlertResult,
+  admins: string,
+  zone: string,
+): Message {
+  const site = code(siteId);
+  if (r.status === 'muted' && r.until !== undefined) {
+    return message(
+      `Muted the license-failure alert for site ${esc(siteId)} for one hour; it resumes by itself.`,
+      [
+        section(
+          `:no_bell: Muted the license-failure alert for site ${site} in ${channelMention(channelId)} until ${dateToken(r.until, zone)}: it is not updated or posted again until then, and resumes by itself.`,
+        ),
+      ],
+    );
+  }
+  if (r.status === 'refused') {
+    const by = r.subscription ? ` (set up by ${userMention(r.subscription.createdBy)})` : '';
+    return message('Only the person who set up this alert or an admin can mute it.', [
+      section(
+        `:lock: Not muted: only the person who set up the site ${site} alerts${by} or an admin can mute them. Ask them, or ${admins}.`,
+      ),
+    ]);
+  }
+  return message(`This channel no longer gets license-failure alerts for site ${esc(siteId)}.`, [
+    section(
+      `${channelMention(channelId)} no longer gets license-failure alerts for site ${site}, so there is nothing to mute. See ${code('/drm alerts')}.`,
+    ),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------

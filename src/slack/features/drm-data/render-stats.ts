@@ -20,7 +20,7 @@ function line(d: StatDelta): string {
 export function statsMessage(s: StatsComparison, meta: CardMeta): Message {
   const month = s.targetDate.slice(0, 7);
   return message(
-    `Monthly stats of ${s.siteId} for ${month}: ${s.licenses.current} licenses, ${s.users.current} users, ${s.devices.current} devices`,
+    `Monthly stats of ${s.siteId} for ${month}: ${s.licenses.current} licenses, ${s.users.current} users, ${s.devices.current} devices.`,
     [
       header(`Monthly stats · ${s.siteId} · ${month}`),
       section(`Active in the month of ${code(s.targetDate)}, compared with ${code(s.previousDate)}.`, {

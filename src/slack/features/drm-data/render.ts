@@ -202,7 +202,7 @@ export function dataTableMessage(
     ),
   );
   return message(
-    `${TITLES[kind]} on ${meta.siteId}, page ${page.page}: ${plural(page.items.length, 'row')}`,
+    `${TITLES[kind]} on ${meta.siteId}, page ${page.page}: ${plural(page.items.length, 'row')}.`,
     blocks,
   );
 }
@@ -276,7 +276,7 @@ export function packagingMessage(
     );
   }
   blocks.push(context(cardContext(meta), zoneNote(meta)));
-  return message(`Packaging on ${meta.siteId}: ${plural(items.length, 'record')}`, blocks);
+  return message(`Packaging on ${meta.siteId}: ${plural(items.length, 'record')}.`, blocks);
 }
 
 const KIND_WORD: Record<ExportKind, string> = {
@@ -288,8 +288,8 @@ const KIND_WORD: Record<ExportKind, string> = {
 
 /** The progress message in the DM, updated per page. */
 export function exportProgressMessage(siteId: string, p: ExportProgress | undefined): Message {
-  const done = p ? `${plural(p.pages, 'page')} fetched, ${plural(p.rows, 'row')} so far…` : 'Starting…';
-  return message(`Exporting ${KIND_WORD[p?.kind ?? 'licenses']} of ${siteId}: ${done}`, [
+  const done = p ? `${plural(p.pages, 'page')} fetched, ${plural(p.rows, 'row')} so far.` : 'Starting…';
+  return message(`Exporting ${KIND_WORD[p?.kind ?? 'licenses']} of ${siteId}: ${p ? done : 'starting.'}`, [
     section(
       `:hourglass_flowing_sand: *Exporting ${p ? KIND_WORD[p.kind] : 'rows'} of site ${code(siteId)}*\n${done}`,
     ),
@@ -313,7 +313,7 @@ export function exportDoneMessage(
   const cut = r.truncated
     ? `\n:warning: Stopped at ${count(r.rowCount)} rows (the export limit): narrow the dates with \`from:\`/\`to:\` to get the rest.`
     : '';
-  return message(`Export of ${r.kind} for ${siteId} done: ${r.rowCount} rows`, [
+  return message(`Export of ${r.kind} for ${siteId} done: ${plural(r.rowCount, 'row')}.`, [
     section(
       `:white_check_mark: *Exported ${count(r.rowCount)} ${KIND_WORD[r.kind]} of site ${code(siteId)}* in ${plural(r.pages, 'page')}.${f ? ` Filters ${code(f)}.` : ''}${days}${cut}\nThe file ${code(r.filename)} is below.`,
     ),

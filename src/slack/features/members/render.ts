@@ -137,11 +137,11 @@ export function membersMessage(page: PageResult<MemberView>, meta: MembersMeta):
       'Groups: BIZ (billing and integration), TS (integration and SDK), Clients (usage history only).',
     ),
   );
-  return message(`Sub-members, page ${page.page}: ${list.length}`, blocks);
+  return message(`Sub-members, page ${page.page}: ${plural(list.length, 'member')}.`, blocks);
 }
 
 export function memberAddedMessage(a: AddedMember, meta: CardMeta): Message {
-  return message(`Sub-member added: ${esc(a.email)}`, [
+  return message(`Added the sub-member ${esc(a.email)}; the service e-mails them how to sign in.`, [
     section(`:white_check_mark: *Sub-member added:* ${esc(a.email)}`, {
       fields: fields([
         ['Member no.', code(a.memberSeq)],

@@ -189,11 +189,11 @@ export function planCard(state: PlanState, o: PlanCardOptions): Message {
   }
   const text = esc(
     r
-      ? `${state.serviceLabel} on ${state.siteId}: latest request ${r.typeLabel} is ${r.statusLabel}`
+      ? `${state.serviceLabel} on ${state.siteId}: the latest request (${r.typeLabel.toLowerCase()}) is ${r.statusLabel.toLowerCase()}`
       : state.unreadLatest
         ? `${state.serviceLabel} on ${state.siteId}: no earlier request could be read`
         : `${state.serviceLabel} on ${state.siteId}: no plan request yet`,
-  );
+  ).concat('.');
   return message(text, blocks);
 }
 

@@ -120,7 +120,7 @@ export function recipientListMessage(input: RecipientListInput): Message {
       ),
     );
   if (input.meta) blocks.push(context(cardContext(input.meta)));
-  return message(title, blocks);
+  return message(`${title}.`, blocks);
 }
 
 export interface RecipientCardInput {
@@ -162,7 +162,7 @@ export function recipientCardMessage(input: RecipientCardInput): Message {
     actions([button('Edit', WM_ACTIONS.recipientEdit, { value, style: 'primary' })], 'wm_recipient_actions'),
   );
   if (input.meta) blocks.push(context(cardContext(input.meta)));
-  return message(esc(`Recipient ${r.name} (DWM ID ${r.dwmId})`), blocks);
+  return message(esc(`Recipient ${r.name} (DWM ID ${r.dwmId}).`), blocks);
 }
 
 export function recipientNotFoundMessage(messageText: string, suggestions: Recipient[]): Message {

@@ -360,10 +360,10 @@ export function setupStatusMessage(
       ...(s.pollingPausedReason ? [section(`Job polling is paused: ${esc(s.pollingPausedReason)}.`)] : []),
     ]);
   }
-  return message(`Service setup: sites ${s.siteIds.join(', ')}`, [
-    header('Service setup'),
-    ...statusBlocks(s, timeZone, isAdmin),
-  ]);
+  return message(
+    `The service is set up for ${s.siteIds.length === 1 ? 'site' : 'sites'} ${esc(s.siteIds.join(', '))}.`,
+    [header('Service setup'), ...statusBlocks(s, timeZone, isAdmin)],
+  );
 }
 
 /** `setup status share`: refused, like `/drm settings share`. */

@@ -62,24 +62,27 @@ export function sitesMessage(sites: SiteView[], meta: CardMeta & { defaultSiteId
       .slice(0, 10)
       .map((s) => `${s.siteId} (${s.products.map((p) => `${p.label} ${p.statusLabel}`).join(', ')})`)
       .join('; '),
-  )}`;
+  )}.`;
   return message(text, blocks);
 }
 
 /** The card after an additional site was requested. */
 export function siteRequestedMessage(r: { seq: number; name: string }, meta: CardMeta): Message {
-  return message(`Site requested: ${esc(r.name)} (request ${r.seq})`, [
-    section(`:white_check_mark: *Additional site requested:* ${esc(r.name)}`, {
-      fields: fields([
-        ['Request', code(r.seq)],
-        ['Status', 'Sent to the provider'],
-      ]),
-    }),
-    context(
-      cardContext(meta),
-      'The provider reviews it: this card shows the decision and the requester gets a direct message.',
-    ),
-  ]);
+  return message(
+    `Requested the additional site ${esc(r.name)} (request ${r.seq}); the provider reviews it.`,
+    [
+      section(`:white_check_mark: *Additional site requested:* ${esc(r.name)}`, {
+        fields: fields([
+          ['Request', code(r.seq)],
+          ['Status', 'Sent to the provider'],
+        ]),
+      }),
+      context(
+        cardContext(meta),
+        'The provider reviews it: this card shows the decision and the requester gets a direct message.',
+      ),
+    ],
+  );
 }
 
 /** Rows of one page of site requests, with Previous/Next. */
@@ -130,5 +133,8 @@ export function siteRequestsMessage(
   const nav = pagingButtons(svcPaging(page, SVC_ACTIONS.siteRequestsPage, value)).buttons;
   if (nav.length) blocks.push(actions(nav, 'svc_site_requests_nav'));
   blocks.push(context(cardContext({ ...meta, siteId: undefined })));
-  return message(`Site requests, page ${page.page}: ${page.items.length}`, blocks);
+  return message(
+    `Additional-site requests, page ${page.page}: ${plural(page.items.length, 'request')}.`,
+    blocks,
+  );
 }
