@@ -65,9 +65,12 @@ export type StoreLocation =
   | { backend: 'sqlite'; path: string }
   | { backend: 'redis'; url: string };
 
-/** Redis URL with any password replaced, for logs and messages. */
+/**
+ * A Redis URL with any password replaced, for logs and messages; also every URL inside a longer
+ * text (an error message, an argument echoed back).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/)([^@/]*)@/i, (_m, scheme: string, auth: string) =>
+  return url.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^@/\s]*)@/gi, (_m, scheme: string, auth: string) =>
     auth.includes(':') ? `${scheme}${auth.split(':')[0]}:***@` : `${scheme}***@`,
   );
 }
