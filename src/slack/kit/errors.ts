@@ -20,7 +20,7 @@ import {
 } from '../../ops/workspace.js';
 import { StoreNewerDocumentError, StoreUnavailableError } from '../../store/errors.js';
 import { classifyDeliveryError } from '../../watch/delivery.js';
-import { WorkspaceLimitError } from '../../watch/limits.js';
+import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../watch/limits.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
 import { ParseError } from './parse.js';
@@ -202,7 +202,12 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     };
   }
   if (err instanceof WorkspaceLimitError) {
-    return { why: esc(err.why), next: esc(err.next), unexpected: false };
+    const how = LIMIT_NEXT[err.kind];
+    return {
+      why: esc(err.why),
+      next: how ? `${how}, or ask the bot's operator to raise ${LIMIT_SETTINGS[err.kind]}.` : esc(err.next),
+      unexpected: false,
+    };
   }
   if (err instanceof StoreUnavailableError) {
     return {
@@ -266,6 +271,14 @@ function slackFailure(err: unknown, admins: string): ErrorExplanation | undefine
       return undefined;
   }
 }
+
+/** A workspace cap reached (src/watch/limits.ts): what to do, with the command that does it. */
+const LIMIT_NEXT: Partial<Record<LimitedKind, string>> = {
+  watches:
+    'Remove one that is no longer needed with /dwm unwatch in its channel (/dwm watches lists a channel’s)',
+  alerts: 'Stop some that are no longer needed with /drm alerts stop in their channel',
+  digests: 'Turn one off that is no longer needed with /dwm digest off in its channel',
+};
 
 /** Lookups that found nothing: not failures. What the service's "not found" means, and where to look. */
 const NOT_FOUND_NEXT: Partial<Record<ErrorCondition, string>> = {
