@@ -11,10 +11,18 @@ import { newWebClient } from './kit/web-client.js';
 export const WELCOME_TEXT =
   ':wave: *DRM ChatOps is installed.* Next: run `/dwm setup` to connect this workspace to the service (the site ids and the service keys; they are checked live, then stored encrypted). Then, in a channel: `/invite @drm-chatops` and `/dwm watch`. Members who open the app before that are told to ask you.';
 
+/**
+ * The first words after an install in a workspace whose setup is still saved (installed again
+ * within the grace period of an uninstall, or an install updated): "run /dwm setup" would not be
+ * true there.
+ */
+export const WELCOME_BACK_TEXT =
+  ':wave: *DRM ChatOps is installed.* This workspace is already connected to the service: its setup was kept (`/dwm setup` shows it). In a channel, `/dwm watches` lists what is watched there.';
+
 /** The installation store, with the welcome message sent after each installation is stored. */
 export function withWelcome(
   inner: InstallationStore,
-  deps: Pick<AppDeps, 'config' | 'logger'>,
+  deps: Pick<AppDeps, 'config' | 'logger' | 'store'>,
 ): InstallationStore {
   const store: InstallationStore = {
     async storeInstallation(installation, logger) {
@@ -28,14 +36,24 @@ export function withWelcome(
   return store;
 }
 
-async function welcome(deps: Pick<AppDeps, 'config' | 'logger'>, installation: Installation): Promise<void> {
+async function welcome(
+  deps: Pick<AppDeps, 'config' | 'logger' | 'store'>,
+  installation: Installation,
+): Promise<void> {
   const token = installation.bot?.token;
   const user = installation.user?.id;
   if (!token || !user) return;
   try {
+    const ws =
+      installation.isEnterpriseInstall && installation.enterprise?.id
+        ? installation.enterprise.id
+        : installation.team?.id;
+    const connected = ws
+      ? (await deps.store.credentials.get(ws).catch(() => undefined)) !== undefined
+      : false;
     await newWebClient(deps, token, { retryConfig: { retries: 1 } }).chat.postMessage({
       channel: user,
-      text: WELCOME_TEXT,
+      text: connected ? WELCOME_BACK_TEXT : WELCOME_TEXT,
     });
   } catch (err) {
     deps.logger.warn({ err, userId: user }, 'could not send the welcome message to the installer');
