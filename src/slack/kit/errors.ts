@@ -6,6 +6,9 @@
 import { ERROR_CONDITION_TEXT, type ErrorCondition, errorCondition } from '../../api/error-codes.js';
 import {
   AuthError,
+  apiOfEndpoint,
+  isBusy,
+  isUnavailable,
   PermissionError,
   ProtocolError,
   refusalExplanation,
@@ -305,7 +308,7 @@ export function notFoundMessage(words: string, next: string, err?: ServiceError)
   return message(`${words.replace(/[`*_]/g, '')} ${next.replace(/[`*_]/g, '')}`, blocks);
 }
 
-const SERVICE_NAMES: Readonly<Record<string, string>> = {
+const SERVICE_NAMES: Readonly<Record<'wm' | 'svc', string>> = {
   wm: 'the watermarking service',
   svc: 'the DRM service',
 };
@@ -324,12 +327,9 @@ function shortForm(what: string, err: unknown): Message | undefined {
     if (condition && next) return notFoundMessage(esc(ERROR_CONDITION_TEXT[condition]), next, err);
     return undefined;
   }
-  if (
-    err instanceof TransportError &&
-    !Object.hasOwn(WRITE_NEXT, err.endpoint) &&
-    (err.status === undefined || err.status === 429 || err.status >= 500)
-  ) {
-    const service = SERVICE_NAMES[err.endpoint.split('.')[0] ?? ''] ?? 'the service';
+  if (err instanceof TransportError && !Object.hasOwn(WRITE_NEXT, err.endpoint) && isUnavailable(err)) {
+    const api = apiOfEndpoint(err.endpoint);
+    const service = api ? SERVICE_NAMES[api] : 'the service';
     const command = what.replace(/ failed$/, '');
     const didnt = command.startsWith('/')
       ? `${code(command)} couldn't run`
@@ -341,10 +341,9 @@ function shortForm(what: string, err: unknown): Message | undefined {
       waitMin > 1
         ? `The service asked to wait ${waitMin} minutes: try again after that.`
         : 'Try again in a minute.';
-    const head =
-      err.status === 429
-        ? `${service.replace(/^t/, 'T')} is busy right now`
-        : `Can't reach ${service} right now`;
+    const head = isBusy(err)
+      ? `${service.replace(/^t/, 'T')} is busy right now`
+      : `Can't reach ${service} right now`;
     const text = `${head}, so ${didnt}. ${when}`;
     const blocks: Block[] = [section(`:warning: ${text}`)];
     if (err.status !== undefined) blocks.push(context(`The service answered HTTP ${err.status}.`));
