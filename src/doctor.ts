@@ -18,6 +18,25 @@ export interface DoctorCliResult {
   text: string;
 }
 
+const USAGE = 'Usage: npm run doctor [-- --workspace T0123ABCD]';
+
+/**
+ * `--workspace T0123ABCD` or `--workspace=T0123ABCD`; anything else is refused (a check of the
+ * environment's credentials when a workspace's were asked for would answer another question).
+ */
+function workspaceArg(argv: readonly string[]): { workspace: string | undefined } | { error: string } {
+  let workspace: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const m = /^--workspace(?:=(.*))?$/.exec(a);
+    if (!m) return { error: `Unknown argument "${a.slice(0, 60)}".\n${USAGE}` };
+    const v = m[1] ?? argv[++i];
+    if (!v || v.startsWith('--')) return { error: `--workspace needs a workspace id (T0123ABCD).\n${USAGE}` };
+    workspace = v;
+  }
+  return { workspace };
+}
+
 /** Run the check for the environment (or a workspace's saved credentials); never exits. */
 export async function doctorCli(argv: readonly string[], env: Env): Promise<DoctorCliResult> {
   let config: ReturnType<typeof loadConfig>;
@@ -32,8 +51,9 @@ export async function doctorCli(argv: readonly string[], env: Env): Promise<Doct
     config.envCredentials?.service?.secretKey,
     config.encryptionKey,
   );
-  const i = argv.indexOf('--workspace');
-  const workspace = i >= 0 ? argv[i + 1] : undefined;
+  const parsed = workspaceArg(argv);
+  if ('error' in parsed) return { code: 2, text: `${parsed.error}\n` };
+  const workspace = parsed.workspace;
   let credentials: WorkspaceCredentials | undefined = config.envCredentials;
   if (workspace) {
     let store: Awaited<ReturnType<typeof createStore>>;

@@ -33,6 +33,7 @@ export const SECRET_KEYS = [
   'state_secret',
   'refresh_token',
   'access_token',
+  'bot_access_token',
   'signingSecret',
   'stateSecret',
   'encryptionKey',
@@ -61,6 +62,7 @@ function redactPaths(): string[] {
 const SECRET_PATTERNS: RegExp[] = [
   /xox[abposr]-[A-Za-z0-9-]+/g, // Slack tokens
   /xapp-[A-Za-z0-9-]+/g, // Slack app-level tokens
+  /xwfp-[A-Za-z0-9-]+/g, // Slack workflow step tokens (a function_executed event's bot_access_token)
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP credentials
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT / JWS / JWE-ish
 ];

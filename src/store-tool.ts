@@ -56,7 +56,7 @@ export function parseStoreToolArgs(argv: string[], env: NodeJS.ProcessEnv): Stor
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     const m = /^--(from|to|namespace|force)(?:=(.*))?$/.exec(a);
-    if (!m) throw new UsageError(`Unknown argument "${a}".\n${USAGE}`);
+    if (!m) throw new UsageError(`Unknown argument "${redactUrl(a)}".\n${USAGE}`);
     if (m[1] === 'force') {
       opts.force = true;
       continue;
@@ -148,7 +148,7 @@ async function main(): Promise<number> {
   try {
     args = parseStoreToolArgs(process.argv.slice(2), process.env);
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n`);
+    process.stderr.write(`${redactUrl((e as Error).message)}\n`);
     return 2;
   }
   try {

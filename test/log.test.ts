@@ -31,6 +31,16 @@ describe('secret values in logs', () => {
     expect(scrubSecrets('a short word')).toBe('a short word');
   });
 
+  it("a workflow step's event token (xwfp-…) is censored as a field and inside a text", () => {
+    const token = `xwfp-${'1'.repeat(12)}-${'2'.repeat(12)}-${'a'.repeat(32)}`;
+    const { logger, lines } = capture();
+    logger.warn({ event: { type: 'function_executed', bot_access_token: token } }, 'step event');
+    logger.warn({ err: new Error(`completeError refused ${token}`) }, `retry with ${token}`);
+    const out = lines.join('\n');
+    expect(out).not.toContain(token);
+    expect(out).toContain('[REDACTED]');
+  });
+
   it('an unhandled rejection is logged through the redacting logger, and the handlers can be removed', async () => {
     const secret = 'svc-secret-key-0123456789abcdef';
     registerSecret(secret);

@@ -112,6 +112,25 @@ export class TransportError extends ApiError {
   }
 }
 
+/** The service is busy (it refused for too many requests, HTTP 429): come back later. */
+export function isBusy(e: TransportError): boolean {
+  return e.status === 429;
+}
+
+/**
+ * The service could not be reached or could not answer (no answer, a timeout, HTTP 429 or a
+ * server error): a read may simply be tried again later.
+ */
+export function isUnavailable(e: TransportError): boolean {
+  return e.status === undefined || isBusy(e) || e.status >= 500;
+}
+
+/** Which API an endpoint name (`wm.jobs.list`, `svc.getSites`) belongs to; undefined for another. */
+export function apiOfEndpoint(endpoint: string): 'wm' | 'svc' | undefined {
+  const head = endpoint.split('.')[0];
+  return head === 'wm' || head === 'svc' ? head : undefined;
+}
+
 /**
  * The API layer's explanation of a refusal (401 / 403: what the server said, secrets masked, a
  * clock-skew note from its Date header, the SERVICE_JWT_* hint) without the endpoint prefix, as a

@@ -33,6 +33,7 @@ import { OriginRefusedError } from '../api/http.js';
 import { canonicalOrigin, type OriginRefusal } from '../api/origins.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
 import { checkSiteId } from '../api/validate.js';
+import { registerSecret } from '../log.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { audit } from './audit.js';
 import { loadCredentials, type OpsDeps } from './workspace.js';
@@ -350,6 +351,9 @@ async function sitesNotInAccount(
 
 /** Live check: a watermarking token for every site, and the Service API site list. */
 export async function verifySetup(deps: OpsDeps, creds: WorkspaceCredentials): Promise<VerifyResult> {
+  // The keys just typed are secrets before they are saved: a service that echoes one in its
+  // refusal has it masked (in the failure text shown and logged) like a saved key.
+  registerSecret(creds.watermarking?.accessKey, creds.service?.secretKey);
   const failures: VerifyFailure[] = [];
   const jobs: Promise<void>[] = [];
   // The allow-list first: one clear failure per refused URL, and no call at all for that part

@@ -12,6 +12,14 @@ import { leastPrivilegeOnly, scopeReport, scopeWords } from './startup-check.js'
 export const WELCOME_TEXT =
   ':wave: *DRM ChatOps is installed.* Next: run `/dwm setup` to connect this workspace to the service (the site ids and the service keys; they are checked live, then stored encrypted). Then, in a channel: `/invite @drm-chatops` and `/dwm watch`. Members who open the app before that are told to ask you.';
 
+/**
+ * The first words after an install in a workspace whose setup is still saved (installed again
+ * within the grace period of an uninstall, or an install updated): "run /dwm setup" would not be
+ * true there.
+ */
+export const WELCOME_BACK_TEXT =
+  ':wave: *DRM ChatOps is installed.* This workspace is already connected to the service: its setup was kept (`/dwm setup` shows it). In a channel, `/dwm watches` lists what is watched there.';
+
 /** What the installer can do about scopes Slack did not grant. */
 export const SCOPE_FIX_FOR_INSTALLER =
   'To turn them on, install the app again and allow every permission it asks for (where apps need approval, ask a Slack admin of the workspace to approve these scopes).';
@@ -20,11 +28,16 @@ export const SCOPE_FIX_FOR_INSTALLER =
  * The welcome for an installation granted `granted` of the `wanted` scopes (undefined: Slack did
  * not say, nothing is added).
  */
-export function welcomeText(granted: readonly string[] | undefined, wanted: readonly string[]): string {
-  if (!granted) return WELCOME_TEXT;
+export function welcomeText(
+  granted: readonly string[] | undefined,
+  wanted: readonly string[],
+  connected = false,
+): string {
+  const base = connected ? WELCOME_BACK_TEXT : WELCOME_TEXT;
+  if (!granted) return base;
   const report = scopeReport(granted, wanted);
-  if (!report.missing.length) return WELCOME_TEXT;
-  return `${WELCOME_TEXT}\n\n${leastPrivilegeOnly(report) ? ':information_source:' : ':warning:'} ${scopeWords(report, SCOPE_FIX_FOR_INSTALLER)}`;
+  if (!report.missing.length) return base;
+  return `${base}\n\n${leastPrivilegeOnly(report) ? ':information_source:' : ':warning:'} ${scopeWords(report, SCOPE_FIX_FOR_INSTALLER)}`;
 }
 
 /**
@@ -33,7 +46,7 @@ export function welcomeText(granted: readonly string[] | undefined, wanted: read
  */
 export function withWelcome(
   inner: InstallationStore,
-  deps: Pick<AppDeps, 'config' | 'logger'>,
+  deps: Pick<AppDeps, 'config' | 'logger' | 'store'>,
   wantedScopes: readonly string[],
 ): InstallationStore {
   const store: InstallationStore = {
@@ -49,7 +62,7 @@ export function withWelcome(
 }
 
 async function welcome(
-  deps: Pick<AppDeps, 'config' | 'logger'>,
+  deps: Pick<AppDeps, 'config' | 'logger' | 'store'>,
   installation: Installation,
   wanted: readonly string[],
 ): Promise<void> {
@@ -67,9 +80,16 @@ async function welcome(
   const user = installation.user?.id;
   if (!token || !user) return;
   try {
+    const ws =
+      installation.isEnterpriseInstall && installation.enterprise?.id
+        ? installation.enterprise.id
+        : installation.team?.id;
+    const connected = ws
+      ? (await deps.store.credentials.get(ws).catch(() => undefined)) !== undefined
+      : false;
     await newWebClient(deps, token, { retryConfig: { retries: 1 } }).chat.postMessage({
       channel: user,
-      text: welcomeText(granted, wanted),
+      text: welcomeText(granted, wanted, connected),
     });
   } catch (err) {
     deps.logger.warn({ err, userId: user }, 'could not send the welcome message to the installer');

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Keyv, type KeyvOptions } from 'keyv';
-import { logger as processLogger } from '../log.js';
+import { logger as processLogger, scrubSecrets } from '../log.js';
 import { type Backend, LocalBackend } from './backend.js';
 import { boundedBackend } from './bounded.js';
 import { type Dumpable, type DumpEndpoint, storeEndpoint } from './dump.js';
@@ -65,9 +65,12 @@ export type StoreLocation =
   | { backend: 'sqlite'; path: string }
   | { backend: 'redis'; url: string };
 
-/** Redis URL with any password replaced, for logs and messages. */
+/**
+ * A Redis URL with any password replaced, for logs and messages; also every URL inside a longer
+ * text (an error message, an argument echoed back).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/)([^@/]*)@/i, (_m, scheme: string, auth: string) =>
+  return url.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^@/\s]*)@/gi, (_m, scheme: string, auth: string) =>
     auth.includes(':') ? `${scheme}${auth.split(':')[0]}:***@` : `${scheme}***@`,
   );
 }
@@ -416,7 +419,9 @@ function loggedAudit(inner: AuditRepo): AuditRepo {
       try {
         saved = await inner.append(key, entry);
       } catch (e) {
-        logAudit(key, { ...entry, at: new Date().toISOString() }, false);
+        // Not stored: the line is the only record, with the detail scrubbed as append does.
+        const detail = typeof entry.detail === 'string' ? scrubSecrets(entry.detail) : entry.detail;
+        logAudit(key, { ...entry, detail, at: new Date().toISOString() }, false);
         throw e;
       }
       logAudit(key, saved, true);

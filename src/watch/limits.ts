@@ -25,6 +25,10 @@ export const LIMIT_SETTINGS: Readonly<Record<LimitedKind, string>> = {
   digests: 'DIGESTS_MAX_PER_WORKSPACE',
 };
 
+/**
+ * What is refused and what to do, in words any surface can show (no command names: the Slack
+ * layer says which command does it, src/slack/kit/errors.ts).
+ */
 const WORDS: Record<LimitedKind, { what: (n: number) => string; next: string }> = {
   waits: {
     what: (n) => `${n} workflow steps waiting for a job or a registration`,
@@ -32,15 +36,15 @@ const WORDS: Record<LimitedKind, { what: (n: number) => string; next: string }> 
   },
   watches: {
     what: (n) => `${n} job watches`,
-    next: 'Remove one that is no longer needed with /dwm unwatch in its channel (/dwm watches lists a channel’s)',
+    next: 'Remove a job watch that is no longer needed',
   },
   alerts: {
     what: (n) => `${n} license-failure alert subscriptions`,
-    next: 'Stop some that are no longer needed with /drm alerts stop in their channel',
+    next: 'Stop license-failure alerts that are no longer needed',
   },
   digests: {
     what: (n) => `${n} daily digests`,
-    next: 'Turn one off that is no longer needed with /dwm digest off in its channel',
+    next: 'Turn off a daily digest that is no longer needed',
   },
 };
 

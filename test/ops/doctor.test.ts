@@ -302,6 +302,15 @@ describe('npm run doctor (the CLI core)', () => {
     expect(none.code).toBe(2);
   });
 
+  it('--workspace without an id, or an unknown argument, is refused (exit 2) rather than checking the environment', async () => {
+    for (const argv of [['--workspace'], ['--workspace', '--x'], ['--workpsace=T0SAVED01']]) {
+      const r = await doctorCli(argv, env());
+      expect(r.code).toBe(2);
+      expect(r.text).toContain('Usage: npm run doctor');
+      expect(r.text).not.toContain('Service check (read-only');
+    }
+  });
+
   it('--workspace checks the credentials saved for a workspace (read from the store)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'doctor-'));
     try {
@@ -328,6 +337,9 @@ describe('npm run doctor (the CLI core)', () => {
       expect(r.text).toContain('a token was issued and accepted for AB12');
       expect(r.code).toBe(0);
       expect((await doctorCli(['--workspace', 'T0OTHER01'], noEnvCreds)).code).toBe(2);
+      expect((await doctorCli(['--workspace=T0SAVED01'], noEnvCreds)).text).toContain(
+        'a token was issued and accepted for AB12',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -211,6 +211,41 @@ describe('verify, save, status (emulator)', () => {
     expect((await verifySetup(deps, ok.credentials)).ok).toBe(true);
   });
 
+  it('a service that echoes the typed key back in its refusal never gets it into the failure text', async () => {
+    const typed = 'typed-access-key-7f3a9c2e5b';
+    const echo = createServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error_code: 'AUTH', error_message: `access key ${typed} is not valid` }));
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const port = (echo.address() as AddressInfo).port;
+    try {
+      const c = checkSetupForm(
+        form({
+          siteIds: 'DEMO',
+          defaultSite: '',
+          wmAccessKey: typed,
+          wmBaseUrl: `http://127.0.0.1:${port}/wm`,
+          svcAccountId: '',
+          svcAccountSeq: '',
+          svcSecretKey: '',
+          svcBaseUrl: '',
+        }),
+        undefined,
+        {},
+      );
+      if (!c.ok) throw new Error(`form: ${JSON.stringify(c.errors)}`);
+      const v = await verifySetup(deps, c.credentials);
+      expect(v.ok).toBe(false);
+      if (v.ok) return;
+      expect(v.failures.map((f) => f.field)).toContain('wmAccessKey');
+      expect(JSON.stringify(v.failures)).not.toContain(typed);
+    } finally {
+      await new Promise<void>((r) => echo.close(() => r()));
+    }
+  });
+
   it('a refused login says what the service said and that its clock is off, under the key field', async () => {
     emu.setBehaviours({ clockSkewMs: -30 * 60_000 });
     try {

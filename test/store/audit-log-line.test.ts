@@ -70,6 +70,20 @@ describe('audit log line', () => {
     expect(audits[0]!.audit).toMatchObject({ workspace: 'T1', action: 'watch.add', stored: false });
   });
 
+  it('an entry the store could not take is logged with its detail scrubbed of tokens, as a stored one is', async () => {
+    const lines = capture('info');
+    const store = await createStore({ url: `sqlite://${join(dir, 'b.sqlite')}`, encryptionKey: KEY });
+    await store.close();
+    const token = `xoxb-${'1'.repeat(12)}-${'2'.repeat(12)}-${'a'.repeat(24)}`;
+    await expect(
+      store.audit.append('T1', { ...entry, detail: `pasted ${token} by mistake` }),
+    ).rejects.toThrow();
+    const audits = lines.filter((l) => l.audit);
+    expect(audits).toHaveLength(1);
+    expect(JSON.stringify(audits[0])).not.toContain(token);
+    expect((audits[0]!.audit as { detail: string }).detail).toContain('[REDACTED]');
+  });
+
   it('the in-store cap is the AUDIT_CAP given to the store', async () => {
     capture('silent');
     const store = await createStore({ url: 'memory://', encryptionKey: KEY, auditCap: 100 });

@@ -52,6 +52,9 @@ describe('parseStoreUrl', () => {
   it('never shows a Redis password', () => {
     expect(redactUrl('redis://user:hunter2@h:1/0')).toBe('redis://user:***@h:1/0');
     expect(redactUrl('redis://:hunter2@h:1')).toBe('redis://:***@h:1');
+    expect(redactUrl('connect failed for redis://u:hunter2@h:1 and rediss://:s3cret@h:2')).toBe(
+      'connect failed for redis://u:***@h:1 and rediss://:***@h:2',
+    );
     let msg = '';
     try {
       parseStoreUrl('redis://user:hunter2@/x');

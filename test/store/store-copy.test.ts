@@ -244,4 +244,16 @@ describe('store tool arguments', () => {
     );
     expect(() => parseStoreToolArgs(['wipe'], {})).toThrow(/Unknown/);
   });
+
+  it('an argument echoed back in an error has its Redis password masked', () => {
+    let message = '';
+    try {
+      parseStoreToolArgs(['copy', '--form=redis://:hunter2@127.0.0.1:6399', '--to', 'file:x'], {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/Unknown argument/);
+    expect(message).not.toContain('hunter2');
+    expect(message).toContain('redis://:***@127.0.0.1:6399');
+  });
 });

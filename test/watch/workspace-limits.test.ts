@@ -103,7 +103,7 @@ describe('job watches', () => {
     });
     expect((await subs.create('T1', input('C1'))).outcome).toBe('created');
     await expect(subs.create('T1', input('C2'))).rejects.toThrow(
-      "This workspace already has 1 job watches, the most it may have at once. Remove one that is no longer needed with /dwm unwatch in its channel (/dwm watches lists a channel’s), or ask the bot's operator to raise WATCHES_MAX_PER_WORKSPACE.",
+      "This workspace already has 1 job watches, the most it may have at once. Remove a job watch that is no longer needed, or ask the bot's operator to raise WATCHES_MAX_PER_WORKSPACE.",
     );
     expect((await subs.create('T1', input('C1'))).outcome).toBe('unchanged');
     expect((await subs.create('T1', input('C1', 'failures'))).outcome).toBe('updated');
@@ -130,7 +130,7 @@ describe('license alerts and daily digests', () => {
     await scheduleDigest(d, WS, { channelId: 'C1', actor: member('U1'), time: '09:00', zone: 'UTC' });
     await expect(
       scheduleDigest(d, WS, { channelId: 'C2', actor: member('U1'), time: '09:00', zone: 'UTC' }),
-    ).rejects.toThrow(/already has 1 daily digests.*\/dwm digest off.*DIGESTS_MAX_PER_WORKSPACE/);
+    ).rejects.toThrow(/already has 1 daily digests.*no longer needed.*DIGESTS_MAX_PER_WORKSPACE/);
     expect(
       (await scheduleDigest(d, WS, { channelId: 'C1', actor: member('U1'), time: '10:00', zone: 'UTC' }))
         .status,
@@ -141,6 +141,20 @@ describe('license alerts and daily digests', () => {
     const ex = explainError(new StoreNewerDocumentError('Settings of T1'), { refId: 'r1' });
     expect(ex.unexpected).toBe(false);
     expect(ex.next).toBe('Try again in a few minutes, once the upgrade is done.');
+  });
+
+  it('the watch layer says what to do without Slack command names; the Slack reply names the command', () => {
+    for (const kind of ['waits', 'watches', 'alerts', 'digests'] as const) {
+      const e = new WorkspaceLimitError(kind, 2);
+      expect(e.message).not.toMatch(/\/(dwm|drm)\b/);
+      expect(e.next).not.toMatch(/\/(dwm|drm)\b/);
+    }
+    expect(explainError(new WorkspaceLimitError('watches', 2), { refId: 'r1' }).next).toContain(
+      '/dwm unwatch',
+    );
+    expect(explainError(new WorkspaceLimitError('alerts', 2), { refId: 'r1' }).next).toContain(
+      '/drm alerts stop',
+    );
   });
 
   it('the refusal reads as what / why / next in Slack, not as an unexpected error', () => {

@@ -6,6 +6,9 @@
 import { ERROR_CONDITION_TEXT, type ErrorCondition, errorCondition } from '../../api/error-codes.js';
 import {
   AuthError,
+  apiOfEndpoint,
+  isBusy,
+  isUnavailable,
   PermissionError,
   ProtocolError,
   refusalExplanation,
@@ -20,7 +23,7 @@ import {
 } from '../../ops/workspace.js';
 import { StoreNewerDocumentError, StoreUnavailableError } from '../../store/errors.js';
 import { classifyDeliveryError } from '../../watch/delivery.js';
-import { WorkspaceLimitError } from '../../watch/limits.js';
+import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../watch/limits.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
 import { ParseError } from './parse.js';
@@ -202,7 +205,12 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     };
   }
   if (err instanceof WorkspaceLimitError) {
-    return { why: esc(err.why), next: esc(err.next), unexpected: false };
+    const how = LIMIT_NEXT[err.kind];
+    return {
+      why: esc(err.why),
+      next: how ? `${how}, or ask the bot's operator to raise ${LIMIT_SETTINGS[err.kind]}.` : esc(err.next),
+      unexpected: false,
+    };
   }
   if (err instanceof StoreUnavailableError) {
     return {
@@ -267,6 +275,14 @@ function slackFailure(err: unknown, admins: string): ErrorExplanation | undefine
   }
 }
 
+/** A workspace cap reached (src/watch/limits.ts): what to do, with the command that does it. */
+const LIMIT_NEXT: Partial<Record<LimitedKind, string>> = {
+  watches:
+    'Remove one that is no longer needed with /dwm unwatch in its channel (/dwm watches lists a channel’s)',
+  alerts: 'Stop some that are no longer needed with /drm alerts stop in their channel',
+  digests: 'Turn one off that is no longer needed with /dwm digest off in its channel',
+};
+
 /** Lookups that found nothing: not failures. What the service's "not found" means, and where to look. */
 const NOT_FOUND_NEXT: Partial<Record<ErrorCondition, string>> = {
   jobNotFound: `${code('/dwm jobs')} lists recent jobs.`,
@@ -292,7 +308,7 @@ export function notFoundMessage(words: string, next: string, err?: ServiceError)
   return message(`${words.replace(/[`*_]/g, '')} ${next.replace(/[`*_]/g, '')}`, blocks);
 }
 
-const SERVICE_NAMES: Readonly<Record<string, string>> = {
+const SERVICE_NAMES: Readonly<Record<'wm' | 'svc', string>> = {
   wm: 'the watermarking service',
   svc: 'the DRM service',
 };
@@ -311,12 +327,9 @@ function shortForm(what: string, err: unknown): Message | undefined {
     if (condition && next) return notFoundMessage(esc(ERROR_CONDITION_TEXT[condition]), next, err);
     return undefined;
   }
-  if (
-    err instanceof TransportError &&
-    !Object.hasOwn(WRITE_NEXT, err.endpoint) &&
-    (err.status === undefined || err.status === 429 || err.status >= 500)
-  ) {
-    const service = SERVICE_NAMES[err.endpoint.split('.')[0] ?? ''] ?? 'the service';
+  if (err instanceof TransportError && !Object.hasOwn(WRITE_NEXT, err.endpoint) && isUnavailable(err)) {
+    const api = apiOfEndpoint(err.endpoint);
+    const service = api ? SERVICE_NAMES[api] : 'the service';
     const command = what.replace(/ failed$/, '');
     const didnt = command.startsWith('/')
       ? `${code(command)} couldn't run`
@@ -328,10 +341,9 @@ function shortForm(what: string, err: unknown): Message | undefined {
       waitMin > 1
         ? `The service asked to wait ${waitMin} minutes: try again after that.`
         : 'Try again in a minute.';
-    const head =
-      err.status === 429
-        ? `${service.replace(/^t/, 'T')} is busy right now`
-        : `Can't reach ${service} right now`;
+    const head = isBusy(err)
+      ? `${service.replace(/^t/, 'T')} is busy right now`
+      : `Can't reach ${service} right now`;
     const text = `${head}, so ${didnt}. ${when}`;
     const blocks: Block[] = [section(`:warning: ${text}`)];
     if (err.status !== undefined) blocks.push(context(`The service answered HTTP ${err.status}.`));

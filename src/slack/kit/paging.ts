@@ -50,6 +50,24 @@ export function showingLine(
 }
 
 /**
+ * The position line under a counted list: `showingLine`, or "Page 2 of 7 of the service's list"
+ * when the list is of the reader's days (`readerDays`: the service counts the covering UTC days,
+ * so its count and positions are not said as the reader's).
+ */
+export function listPositionLine(
+  readerDays: boolean,
+  pageIndex: number,
+  pageUnit: number,
+  shown: number,
+  total: number,
+  pages: number,
+): string {
+  return readerDays
+    ? `Page ${pageIndex} of ${pages} of the service's list`
+    : showingLine(pageIndex, pageUnit, shown, total, pages);
+}
+
+/**
  * The paging of a Service API list page (1-based `page`, `hasMore`: the service gives no total):
  * Previous from page 2, Next while there is more.
  */

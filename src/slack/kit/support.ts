@@ -85,15 +85,27 @@ export function actionContext(
   });
 }
 
-/** Context of a view submission or an action inside a modal (no channel: replies go to the DM). */
+/**
+ * Context of a view submission or an action inside a modal (no channel: replies go to the DM).
+ * A button inside a modal opens its view over that modal (views.push): views.open is for a
+ * surface with no modal open (a message, the Home tab).
+ */
 export function viewContext(deps: AppDeps, a: PayloadArgs, command?: SlashCommand): CommandContext {
-  return createContext({
+  const ctx = createContext({
     deps,
     client: a.client,
     ...payloadIdentity(a.body, a.context),
     triggerId: a.body.trigger_id,
     ...(command ? { command } : {}),
   });
+  const triggerId: unknown = a.body.trigger_id;
+  if (a.body.type === 'block_actions' && a.body.view?.type === 'modal' && typeof triggerId === 'string') {
+    ctx.openView = async (view) => {
+      const r = await a.client.views.push({ trigger_id: triggerId, view });
+      return r.view?.id;
+    };
+  }
+  return ctx;
 }
 
 export { errorOptions };

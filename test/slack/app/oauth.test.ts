@@ -152,6 +152,41 @@ describe('OAuth distribution with two workspaces', () => {
     expect(text).not.toContain(SCOPE_FIX_FOR_INSTALLER);
   });
 
+  it('an install in a workspace whose setup is still saved is not told to run /dwm setup again', async () => {
+    const { spec, ...ws } = testWorkspace(11);
+    bot.fake.addWorkspace(spec);
+    const creds = bot.config.envCredentials ?? {
+      siteIds: ['DEMO'],
+      defaultSiteId: 'DEMO',
+      service: {
+        accountId: 'a',
+        accountSeq: '1',
+        secretKey: 's'.repeat(32),
+        baseUrl: 'http://127.0.0.1:9/svc',
+      },
+    };
+    await bot.store.credentials.put(ws.teamId, {
+      credentials: creds,
+      verifiedAt: new Date().toISOString(),
+      savedBy: ws.admin,
+    });
+    const install = await bot.get('/slack/install');
+    const state = new URL(install.headers.get('location')!).searchParams.get('state')!;
+    const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const code = bot.fake.oauthCode({ teamId: ws.teamId, userId: ws.admin });
+    const r = await bot.get(
+      `/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(state)}`,
+      { cookie },
+    );
+    expect(r.status).toBe(200);
+    const welcome = await bot.fake.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === ws.admin,
+      5000,
+    );
+    expect(String(welcome.args.text)).toContain('already connected');
+    expect(String(welcome.args.text)).not.toContain('Next: run `/dwm setup`');
+  });
+
   it('refuses a state that was already used, even with its cookie and a new code', async () => {
     const { spec, ...ws } = testWorkspace(9);
     bot.fake.addWorkspace(spec);

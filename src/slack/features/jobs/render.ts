@@ -18,7 +18,7 @@ import {
 } from '../../kit/blocks.js';
 import { listedTasksLine } from '../../kit/cards.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
+import { countedPaging, listPositionLine, pagingButtons } from '../../kit/paging.js';
 import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
 import {
@@ -101,13 +101,7 @@ export function jobListMessage(input: JobListInput): Message {
   };
   const nav = pagingButtons(countedPaging(pageIndex, pages, WM_ACTIONS.jobsPage, pageValue)).buttons;
   if (jobs.length > 0)
-    blocks.push(
-      context(
-        utc
-          ? `Page ${pageIndex} of ${pages} of the service's list`
-          : showingLine(pageIndex, pageUnit, jobs.length, totalCount, pages),
-      ),
-    );
+    blocks.push(context(listPositionLine(Boolean(utc), pageIndex, pageUnit, jobs.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);

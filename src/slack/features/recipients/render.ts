@@ -19,7 +19,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { countedPaging, pagingButtons, showingLine } from '../../kit/paging.js';
+import { countedPaging, listPositionLine, pagingButtons } from '../../kit/paging.js';
 import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
 import {
   type CardMeta,
@@ -106,11 +106,7 @@ export function recipientListMessage(input: RecipientListInput): Message {
   );
   if (items.length > 0)
     blocks.push(
-      context(
-        utc
-          ? `Page ${pageIndex} of ${pages} of the service's list`
-          : showingLine(pageIndex, pageUnit, items.length, totalCount, pages),
-      ),
+      context(listPositionLine(Boolean(utc), pageIndex, pageUnit, items.length, totalCount, pages)),
     );
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
   if (unpageable)

@@ -8,7 +8,7 @@ import { doctorSettingsOf, runDoctor } from '../../../ops/doctor.js';
 import { loadCredentials } from '../../../ops/workspace.js';
 import { button } from '../../kit/interactions.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';
-import { serviceCheckingView, serviceCheckView } from './render.js';
+import { serviceCheckingView, serviceCheckNoticeView, serviceCheckView } from './render.js';
 
 const valueSchema = z.object({ w: z.string().min(1) });
 
@@ -25,30 +25,42 @@ export const checkServiceButton = button({
   surface: 'modal',
   value: valueSchema,
   role: 'admin',
+  // The admin check waits only briefly: the trigger id (3 s) opens the pushed view in time.
+  opensModal: true,
   refusal: () => ({ what: 'check the service', action: 'setup.check' }),
   failure: "Couldn't check the service",
   async run(ctx, _v, { client, viewId }) {
-    // The trigger id lasts 3 s: the pushed view first, the calls after.
-    let shown: string | undefined;
-    if (ctx.triggerId) {
-      const r = await client.views
-        .push({ trigger_id: ctx.triggerId, view: serviceCheckingView() })
-        .catch(() => undefined);
-      shown = r?.view?.id;
-    }
-    shown ??= viewId;
+    // The trigger id lasts 3 s: the pushed view first, the calls after. When the admin check was
+    // slow it pushed a "Checking…" view already, and ctx.openView then updates that one.
+    const pushed = await ctx.openView(serviceCheckingView()).catch((e: unknown) => {
+      ctx.logger.warn({ err: e }, 'could not push the service check view');
+      return undefined;
+    });
+    // Not pushed (the trigger id expired): the report takes the setup view's place.
+    const shown = pushed ?? viewId;
+    const say = async (text: string) => {
+      if (pushed) await client.views.update({ view_id: pushed, view: serviceCheckNoticeView(text) });
+      else await ctx.respond({ text });
+    };
     const loaded = await loadCredentials(ctx.deps, ctx.workspace);
     const api = probeApi(ctx.deps.api);
     if (!loaded || !api) {
-      await ctx.respond({ text: 'There are no credentials to check yet: run /dwm setup first.' });
+      await say('There are no credentials to check yet: run /dwm setup first.');
       return;
     }
-    const report = await runDoctor({
-      api,
-      credentials: loaded.credentials,
-      settings: doctorSettingsOf(ctx.deps.config),
-      now: ctx.deps.now,
-    });
+    let report: Awaited<ReturnType<typeof runDoctor>>;
+    try {
+      report = await runDoctor({
+        api,
+        credentials: loaded.credentials,
+        settings: doctorSettingsOf(ctx.deps.config),
+        now: ctx.deps.now,
+      });
+    } catch (e) {
+      // The pushed view never stays "Checking…": it says so, and the error reply follows.
+      await say("Couldn't check the service: the bot's message says why.").catch(() => undefined);
+      throw e;
+    }
     ctx.logger.info(
       { refId: ctx.refId, findings: report.findings.map((f) => ({ id: f.id, status: f.status })) },
       'service check run',

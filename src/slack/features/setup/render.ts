@@ -318,6 +318,13 @@ export function serviceCheckingView(): ModalView {
   );
 }
 
+/** The service check view when there is no report to show (bot-authored text). */
+export function serviceCheckNoticeView(text: string): ModalView {
+  return modal(SETUP_CHECK_CALLBACK, 'Service check', [section(`:information_source: ${esc(text)}`)], {
+    close: 'Close',
+  });
+}
+
 /** The report: one section per open point, then the .env lines to add. */
 export function serviceCheckView(report: DoctorReport): ModalView {
   const blocks: Block[] = [

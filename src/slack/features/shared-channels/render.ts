@@ -4,6 +4,12 @@ import { type Block, context, header, type Message, message, section } from '../
 import { ALLOW_SHARED } from '../../kit/channel-replies.js';
 import { channelMention, code, esc, userMention } from '../../kit/mrkdwn.js';
 
+/**
+ * Channels listed (up to 1000 may be allowed): each line is at most ~80 characters, so the list
+ * stays within a section's 3000 and ends with how many more rather than being cut mid-line.
+ */
+const CHANNELS_SHOWN = 30;
+
 export function sharedChannelsMessage(s: WorkspaceSettings, changed?: string): Message {
   const list = s.sharedChannels ?? [];
   const blocks: Block[] = [header('Shared channels the app may post in')];
@@ -14,12 +20,17 @@ export function sharedChannelsMessage(s: WorkspaceSettings, changed?: string): M
     ),
     section(
       list.length
-        ? list
-            .map(
-              (c) =>
-                `• ${channelMention(c.channelId)}: allowed by ${userMention(c.by)} on ${esc(c.at.slice(0, 10))}`,
-            )
-            .join('\n')
+        ? [
+            ...list
+              .slice(0, CHANNELS_SHOWN)
+              .map(
+                (c) =>
+                  `• ${channelMention(c.channelId)}: allowed by ${userMention(c.by)} on ${esc(c.at.slice(0, 10))}`,
+              ),
+            ...(list.length > CHANNELS_SHOWN
+              ? [`…and ${list.length - CHANNELS_SHOWN} more (the ${CHANNELS_SHOWN} allowed first are shown).`]
+              : []),
+          ].join('\n')
         : '_none_',
     ),
     context(
