@@ -36,6 +36,11 @@ export function isExternallyShared(ch: SharingFields, own: readonly string[]): b
   if (ch.is_ext_shared || ch.is_pending_ext_shared) return true;
   if ((ch.pending_shared?.length ?? 0) > 0 || (ch.pending_connected_team_ids?.length ?? 0) > 0) return true;
   if (ch.is_shared && !ch.is_org_shared) {
+    // Inside an Enterprise organisation (an E id among the own ids: an org install, or a workspace
+    // of an org), a channel shared with a sibling workspace is one organisation: Slack marks
+    // another organisation with is_ext_shared, read above. Outside one, another team is another
+    // organisation.
+    if (own.some((t) => t.startsWith('E'))) return false;
     return (ch.shared_team_ids ?? []).some((t) => !own.includes(t));
   }
   return false;

@@ -16,12 +16,20 @@ describe('isExternallyShared', () => {
     ['an invitation pending (is_pending_ext_shared)', { is_pending_ext_shared: true }],
     ['an invitation pending (pending_shared)', { pending_shared: ['T0X'] }],
     ['an invitation pending (pending_connected_team_ids)', { pending_connected_team_ids: ['T0X'] }],
-    [
-      'shared with a team outside the workspace, not org-wide',
-      { is_shared: true, shared_team_ids: ['T0OWN', 'T0X'] },
-    ],
   ])('%s: shared', (_, ch) => {
     expect(isExternallyShared(ch, own)).toBe(true);
+  });
+
+  it('a workspace outside any Enterprise organisation: a channel shared with another team is shared', () => {
+    expect(isExternallyShared({ is_shared: true, shared_team_ids: ['T0OWN', 'T0X'] }, ['T0OWN'])).toBe(true);
+  });
+
+  it('inside an Enterprise organisation (an org install too): a sibling workspace is not another organisation', () => {
+    const sibling = { is_shared: true, shared_team_ids: ['T0OWN', 'T0SIB'] };
+    expect(isExternallyShared(sibling, own)).toBe(false);
+    expect(isExternallyShared(sibling, ['E0ORG'])).toBe(false);
+    // Slack Connect from inside the organisation still is.
+    expect(isExternallyShared({ ...sibling, is_ext_shared: true }, ['E0ORG'])).toBe(true);
   });
 
   it.each([
