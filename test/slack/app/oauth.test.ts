@@ -170,6 +170,7 @@ describe('OAuth distribution with two workspaces', () => {
       verifiedAt: new Date().toISOString(),
       savedBy: ws.admin,
     });
+    const seq = bot.fake.lastSeq();
     const install = await bot.get('/slack/install');
     const state = new URL(install.headers.get('location')!).searchParams.get('state')!;
     const cookie = (install.headers.get('set-cookie') ?? '').split(';')[0]!;
@@ -179,8 +180,9 @@ describe('OAuth distribution with two workspaces', () => {
       { cookie },
     );
     expect(r.status).toBe(200);
+    // This install's welcome (earlier tests of the file installed for the same admin).
     const welcome = await bot.fake.waitFor(
-      (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === ws.admin,
+      (c) => c.seq > seq && c.method === 'chat.postMessage' && c.ok && c.args.channel === ws.admin,
       5000,
     );
     expect(String(welcome.args.text)).toContain('already connected');
