@@ -164,11 +164,15 @@ export function unknownCommand(
   const shown = suggestions.slice(0, 3);
   const mean = shown.length ? ` Did you mean ${shown.map((s) => code(s)).join(' or ')}?` : '';
   const first = `:grey_question: No ${code(truncate(word, 60))} command${where}.${mean}`;
+  // The rest of what was typed goes with the suggestion, as Slack sends command text (entities
+  // encoded: the run decodes it once, exactly as for a typed command). Its label shows it only when
+  // it holds no angle brackets, so no label reads like a mention.
   const rest = opts.rest ? ` ${opts.rest}` : '';
-  const runs = shown.map((s) => `${s}${rest}`).filter((t) => t.length <= 1500);
-  const buttons = runs.map((t) =>
-    button(truncate(`Run ${t}`, 75), `${RUN_SUGGESTION_ACTION}_${runs.indexOf(t)}`, {
-      value: encodeValue({ w: opts.workspace ?? '', t }),
+  const runs = shown.map((s) => ({ s, t: `${s}${esc(rest)}` })).filter((r) => r.t.length <= 1500);
+  const labelOf = (s: string) => (/[<>]/.test(rest) ? `Run ${s} …` : `Run ${s}${rest}`);
+  const buttons = runs.map((r, i) =>
+    button(truncate(labelOf(r.s), 75), `${RUN_SUGGESTION_ACTION}_${i}`, {
+      value: encodeValue({ w: opts.workspace ?? '', t: r.t }),
     }),
   );
   const blocks: Block[] = [
