@@ -473,7 +473,8 @@ describe('hostile strings through the real app', () => {
         // own. Pings that come from input (<!channel>, <@U123>, <@U0EVIL99>...) are the failure.
         const own = new RegExp(`<@(${bot.ws.admin}|${bot.ws.member})>`, 'g');
         for (const c of calls) {
-          if (!c.ok && c.error !== 'expired_trigger_id') problems.push(`${c.method}: ${c.error}`);
+          if (!c.ok && c.error !== 'expired_trigger_id')
+            problems.push(`${c.method}: ${c.error} ${JSON.stringify(c.args).slice(0, 200)}`);
           const text = JSON.stringify(c.args).replace(own, '');
           if (PING.test(text)) {
             const at = text.search(PING);

@@ -79,4 +79,13 @@ describe('admins and audit channel settings', () => {
     expect(await reply(bot, seq)).toContain('Audit mirroring stopped');
     expect((await bot.store.settings.get(bot.ws.teamId)).auditChannelId).toBeUndefined();
   });
+
+  it('a channel name Slack did not link is a correction, with no Slack call and nothing saved', async () => {
+    const seq = lastSeq(bot);
+    await bot.command('setup audit-channel #media-audit', { user: bot.ws.admin });
+    const r = await reply(bot, seq);
+    expect(r).toContain('type # and pick the channel');
+    expect(bot.fake.calls().filter((c) => c.seq > seq && c.method === 'conversations.info')).toEqual([]);
+    expect((await bot.store.settings.get(bot.ws.teamId)).auditChannelId).toBeUndefined();
+  });
 });

@@ -18,7 +18,7 @@ import {
   missingArgBlock,
   missingArgsMetaSchema,
 } from './missing-args.js';
-import { type ArgSpec, decodeSlackText, quoteValue, tokenize } from './parse.js';
+import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from './parse.js';
 import type { CommandRegistry } from './registry.js';
 import { payloadIdentity, sendViaResponseUrl } from './support.js';
 
@@ -41,7 +41,7 @@ export function argText(
   }
   if (spec.picker === 'channel') {
     const ch = v?.selected_channel ?? '';
-    if (!/^[CG][A-Z0-9]{2,}$/.test(ch)) return { error: 'Pick a channel.' };
+    if (!isChannelId(ch)) return { error: 'Pick a channel.' };
     return { text: `<#${ch}>` };
   }
   const raw = (v?.value ?? '').trim();

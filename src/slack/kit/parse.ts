@@ -14,6 +14,11 @@
  */
 import { z } from 'zod';
 
+/** A Slack channel id (public C…, private G…), as a linked `#channel` decodes to. */
+export function isChannelId(text: string): boolean {
+  return /^[CG][A-Z0-9]{2,}$/.test(text);
+}
+
 export class ParseError extends Error {
   /** Usage line(s) to show with the message, filled in by the dispatcher when known. */
   usage?: string;

@@ -12,7 +12,7 @@ import type { WorkspaceSettings } from '../../../store/types.js';
 import { botCanPost } from '../../kit/channel-access.js';
 import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
-import { required, rest } from '../../kit/parse.js';
+import { isChannelId, ParseError, required, rest } from '../../kit/parse.js';
 import { commandList } from '../../kit/registry.js';
 import { clearRoleCaches } from '../../kit/roles.js';
 import { audited } from '../../kit/support.js';
@@ -128,6 +128,13 @@ list.add({
   examples: ['setup audit-channel #media-audit', 'setup audit-channel none'],
   async handler(ctx, args) {
     const id = args.channel.toLowerCase() === 'none' ? undefined : args.channel;
+    // A channel as Slack links it (`#name` picked from the list arrives as its id): a name typed
+    // as plain text cannot be checked or posted to.
+    if (id && !isChannelId(id)) {
+      throw new ParseError(
+        `${id} is not a channel Slack linked: type # and pick the channel from the list (or give its id, like C0123ABCD), or none.`,
+      );
+    }
     // Audit lines name people, sites and what they did: not in a channel another organisation
     // reads, unless an admin allowed that channel (the kit's rule; checked again at each line).
     if (id && (await botCanPost(ctx, id)) === 'external') {
