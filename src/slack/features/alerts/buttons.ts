@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { muteAlert, stopAlerts } from '../../../ops/alerts.js';
 import { auditMirrorOf } from '../../kit/audit-mirror.js';
 import { actorOf } from '../../kit/channel-access.js';
+import type { CommandContext } from '../../kit/context.js';
 import { button } from '../../kit/interactions.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { ALERT_MUTE_ACTION, ALERT_STOP_ACTION, mutedMessage, stoppedMessage } from './render.js';
@@ -19,6 +20,11 @@ export const alertStopValue = z.object({
   c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/),
   s: z.string().regex(/^[A-Za-z0-9]{1,16}$/),
 });
+
+/** The alert a button stands for, and who clicked (the op decides: creator or admin). */
+async function alertOf(ctx: CommandContext, v: z.infer<typeof alertStopValue>) {
+  return { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) };
+}
 
 export const alertStopButton = button({
   name: 'alerts.stop',
@@ -30,12 +36,7 @@ export const alertStopButton = button({
   changesHome: true,
   failure: "Couldn't stop the alerts",
   async run(ctx, v) {
-    const r = await stopAlerts(
-      ctx.deps,
-      ctx.workspace,
-      { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) },
-      auditMirrorOf(ctx),
-    );
+    const r = await stopAlerts(ctx.deps, ctx.workspace, await alertOf(ctx, v), auditMirrorOf(ctx));
     // Ephemeral to the one who clicked: the alert itself turns into its "stopped" form.
     await ctx.respond(stoppedMessage(v.c, r, await ctx.admins()));
   },
@@ -51,12 +52,7 @@ export const alertMuteButton = button({
   changesHome: true,
   failure: "Couldn't mute the alert",
   async run(ctx, v) {
-    const r = await muteAlert(
-      ctx.deps,
-      ctx.workspace,
-      { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) },
-      auditMirrorOf(ctx),
-    );
+    const r = await muteAlert(ctx.deps, ctx.workspace, await alertOf(ctx, v), auditMirrorOf(ctx));
     await ctx.respond(mutedMessage(v.c, v.s, r, await ctx.admins(), await ctx.timeZone()));
   },
 });
