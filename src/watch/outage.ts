@@ -18,7 +18,7 @@
  */
 import { isApiError } from '../api/errors.js';
 import type { DocRepo, Store } from '../store/types.js';
-import { toSlackTs } from './delivery.js';
+import { classifyDeliveryError, toSlackTs } from './delivery.js';
 import type { ChannelPoster, OutageNotice, Subscription, WatchRenderer } from './types.js';
 import { DELIVERY_EVENT_TYPE } from './types.js';
 
@@ -150,6 +150,18 @@ async function post(
     delete o.sending[key];
     return true;
   } catch (err) {
+    // A channel that refuses the app for good (gone, archived, not in it, shared with another
+    // organisation) or the message itself: given up once, not tried again and logged on every
+    // failing poll; the next job notification there meets the same refusal and pauses the watch.
+    const c = classifyDeliveryError(err);
+    if (c.type === 'permanent' || c.type === 'rejected') {
+      delete o.sending?.[key];
+      deps.log.warn(
+        { workspace: ws, siteId: notice.siteId, channel: sub.channelId, code: c.code },
+        'outage notice cannot be posted in this channel: given up',
+      );
+      return true;
+    }
     deps.log.warn(
       { workspace: ws, siteId: notice.siteId, channel: sub.channelId, err },
       'outage notice not posted',

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { siteOutages, type Watcher } from '../../src/watch/index.js';
+import { DeliveryError } from '../../src/watch/types.js';
 import { type CrashStore, crashStore } from './support/crash-store.js';
 import { type Harness, SITE, startHarness, WS } from './support/harness.js';
 
@@ -35,6 +36,27 @@ const outageTexts = (ch: string) =>
     .map((m) => m.text);
 
 describe('outage notices', () => {
+  it('a channel that refuses the app for good is given up once, not tried on every failing poll', async () => {
+    h = await startHarness();
+    const w = h.watcher({ outageNoticeMs: 10 * 60_000 });
+    await sub(w, 'C1');
+    await sub(w, 'CGONE');
+    await w.pollOnce(WS, SITE);
+    const tries: string[] = [];
+    h.poster.faults.push((call, channel) => {
+      if (channel !== 'CGONE') return undefined;
+      tries.push(call);
+      return new DeliveryError('channel_not_found');
+    });
+    h.emu.faults.add({ match: '/wm/api/job', status: 503 });
+    for (let i = 0; i < 5; i++) {
+      h.tick(5 * 60_000);
+      await w.pollOnce(WS, SITE);
+    }
+    expect(outageTexts('C1')).toHaveLength(1);
+    expect(tries).toEqual(['post']);
+  });
+
   it('a site failing longer than the notice time: delayed once per channel, then resumed once with the catch-up', async () => {
     h = await startHarness();
     const w = h.watcher({ outageNoticeMs: 10 * 60_000 });
