@@ -48,8 +48,6 @@ function behavioursFrom(text: string | undefined): EmulatorBehaviours {
 const port = Number(process.env.PORT ?? 4010);
 const behaviours = behavioursFrom(process.env.EMULATOR_BEHAVIOURS);
 const emu = await startEmulator({ port: Number.isInteger(port) ? port : 4010, behaviours });
-process.stdout.write(emulatorBanner(emu, behaviours));
-
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
@@ -60,3 +58,5 @@ async function stop(signal: string): Promise<void> {
 }
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
+// The banner last: whoever reads it (a person, a test) may stop the emulator at once.
+process.stdout.write(emulatorBanner(emu, behaviours));
