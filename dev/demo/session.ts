@@ -6,24 +6,10 @@
 
 import type { FakeCall } from '../fakeslack/index.js';
 import type { DemoStack } from './stack.js';
+import { type DemoState, type DemoStep, DemoStepError } from './step.js';
+import { WORKFLOW_STEP } from './workflow.js';
 
-export class DemoStepError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DemoStepError';
-  }
-}
-
-export interface DemoStep {
-  title: string;
-  /** What the step shows, in one line. */
-  about: string;
-  run(s: DemoStack, state: DemoState): Promise<void>;
-}
-
-export interface DemoState {
-  jobs: { completed?: number; failed?: number };
-}
+export { type DemoState, type DemoStep, DemoStepError };
 
 const json = (c: FakeCall) => JSON.stringify(c.args);
 
@@ -261,12 +247,11 @@ export const STEPS: DemoStep[] = [
       expectText(reply, s.ws.teamId, 'site `DEMO`', 'last poll', 'Pending outbox');
     },
   },
-  // One Workflow Builder run (dev/demo/workflow.ts), imported lazily: it imports this module.
+  // One Workflow Builder run (dev/demo/workflow.ts).
   {
-    title: 'A Workflow Builder run',
+    ...WORKFLOW_STEP,
     about:
       'Form → register recipients → wait for the job → post the result, as Workflow Builder custom steps.',
-    run: async (s, st) => (await import('./workflow.js')).WORKFLOW_STEP.run(s, st),
   },
   {
     title: 'No secret leaked',

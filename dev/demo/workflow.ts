@@ -8,8 +8,8 @@
 import { WebClient } from '@slack/web-api';
 import { listWaits } from '../../src/watch/job-waits.js';
 import type { FakeCall } from '../fakeslack/index.js';
-import { type DemoStep, DemoStepError } from './session.js';
 import type { DemoStack } from './stack.js';
+import { type DemoStep, DemoStepError } from './step.js';
 
 type Obj = Record<string, unknown>;
 
