@@ -1,6 +1,6 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser). The layers depend one way:
- * api -> store -> watch -> ops -> slack (each may import the ones before it, never after), the
+ * api -> store -> watch -> notices -> ops -> slack (each may import the ones before it, never after), the
  * Slack layer's features never import each other (shared code lives in src/slack/kit/) and nothing
  * outside them imports one except through the feature list at the composition point, and the
  * product (src/) never imports the tooling (dev/) or the tests, and the tooling never imports the
@@ -13,14 +13,14 @@ module.exports = {
       name: 'no-cycles',
       severity: 'error',
       comment: 'Import cycles make load order fragile and hide layering mistakes.',
-      from: { path: '^src/' },
+      from: { path: '^(src|dev)/' },
       to: { circular: true },
     },
     {
       name: 'lower-layers-know-no-slack',
       severity: 'error',
-      comment: 'api, store, watch and ops are Slack-free: they never import src/slack.',
-      from: { path: '^src/(api|store|watch|ops)/' },
+      comment: 'api, store, watch, notices and ops are Slack-free: they never import src/slack.',
+      from: { path: '^src/(api|store|watch|notices|ops)/' },
       to: { path: '^src/slack/' },
     },
     {
@@ -28,18 +28,26 @@ module.exports = {
       severity: 'error',
       comment: 'The typed API clients know nothing of the store, the watcher or the ops.',
       from: { path: '^src/api/' },
-      to: { path: '^src/(store|watch|ops)/' },
+      to: { path: '^src/(store|watch|notices|ops)/' },
     },
     {
       name: 'store-below-watch-and-ops',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: '^src/(watch|ops)/' },
+      to: { path: '^src/(watch|notices|ops)/' },
     },
     {
-      name: 'watch-below-ops',
+      name: 'watch-below-notices-and-ops',
       severity: 'error',
+      comment: 'The job watcher (src/watch) knows nothing of the notices (outcomes, alerts, digests) nor the ops.',
       from: { path: '^src/watch/' },
+      to: { path: '^src/(notices|ops)/' },
+    },
+    {
+      name: 'notices-below-ops',
+      severity: 'error',
+      comment: 'The notices (src/notices: request outcomes, license alerts, digests) use the watcher\'s delivery machinery and never the ops.',
+      from: { path: '^src/notices/' },
       to: { path: '^src/ops/' },
     },
     {
