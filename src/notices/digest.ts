@@ -31,8 +31,8 @@ import {
   type NoticeHandler,
   type NoticeOutbox,
   newNotice,
-} from './notify-outbox.js';
-import { FeatureRegistry } from './notify-registry.js';
+} from './outbox.js';
+import { FeatureRegistry } from './registry.js';
 import type {
   Digest,
   DigestFailedJob,
@@ -44,7 +44,7 @@ import type {
   DigestUnreadRequest,
   NotifyEvent,
   Section,
-} from './notify-types.js';
+} from './types.js';
 import { requestLabel } from './requests.js';
 
 /**

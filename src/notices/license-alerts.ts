@@ -28,8 +28,8 @@ import {
   type NoticeHandler,
   type NoticeOutbox,
   newNotice,
-} from './notify-outbox.js';
-import { FeatureRegistry } from './notify-registry.js';
+} from './outbox.js';
+import { FeatureRegistry } from './registry.js';
 import type {
   AlertSubscription,
   AlertThresholds,
@@ -37,7 +37,7 @@ import type {
   NotifyEvent,
   Ranked,
   WindowStats,
-} from './notify-types.js';
+} from './types.js';
 
 export const ALERT_SUBS_NS = 'notify-alert-subs';
 export const ALERT_STATE_NS = 'notify-alert-state';

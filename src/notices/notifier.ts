@@ -41,8 +41,8 @@ import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { noticesPending, registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
-import { systemClock } from './clock.js';
-import { pausedReason } from './delivery.js';
+import { systemClock } from '../watch/clock.js';
+import { pausedReason } from '../watch/delivery.js';
 import {
   composeDigest,
   type DigestPayload,
@@ -51,11 +51,11 @@ import {
   scheduleDigests,
 } from './digest.js';
 import { AlertSubscriptions, alertHandlers, pollAlerts, type WindowReadOptions } from './license-alerts.js';
-import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './notify-outbox.js';
-import type { Digest, NotifyEvent, NotifyPorts } from './notify-types.js';
-import type { ChannelPacer } from './pacer.js';
+import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './outbox.js';
+import type { Digest, NotifyEvent, NotifyPorts } from './types.js';
+import type { ChannelPacer } from '../watch/pacer.js';
 import { pollRequests, RequestTracker, requestOutcomeHandler } from './requests.js';
-import type { Clock } from './types.js';
+import type { Clock } from '../watch/types.js';
 
 /** drmchatops_notify_polls_total{feature,outcome}: request and alert polls (ok, error). */
 export const notifyPolls = new client.Counter({

@@ -25,10 +25,10 @@ import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError, pausedReason } from './delivery.js';
-import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './notify-types.js';
-import { ChannelPacer } from './pacer.js';
-import type { Clock } from './types.js';
+import { classifyDeliveryError, pausedReason } from '../watch/delivery.js';
+import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';
+import { ChannelPacer } from '../watch/pacer.js';
+import type { Clock } from '../watch/types.js';
 
 export const NOTICE_OUTBOX_NS = 'notify-outbox';
 export const NOTICE_DELIVERED_NS = 'notify-delivered';

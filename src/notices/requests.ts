@@ -36,15 +36,15 @@ import {
   type NoticeOutbox,
   newNotice,
   retryable,
-} from './notify-outbox.js';
-import { FeatureRegistry } from './notify-registry.js';
+} from './outbox.js';
+import { FeatureRegistry } from './registry.js';
 import type {
   CardRef,
   PostedRef,
   RequestKind,
   RequestOutcome,
   RequestOutcomeNotice,
-} from './notify-types.js';
+} from './types.js';
 
 export const TRACKED_REQUESTS_NS = 'notify-requests';
 /**

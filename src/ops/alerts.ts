@@ -24,15 +24,15 @@ import {
   isMuted,
   mutedAlertEntry,
   stoppedAlertEntry,
-} from '../watch/license-alerts.js';
+} from '../notices/license-alerts.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { NoticeOutbox } from '../watch/notify-outbox.js';
-import type { AlertSubscription, AlertThresholds } from '../watch/notify-types.js';
+import { NoticeOutbox } from '../notices/outbox.js';
+import type { AlertSubscription, AlertThresholds } from '../notices/types.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import { loadCredentials, NotConfiguredError, type OpsDeps, resolveSite } from './workspace.js';
 
-export { ALERT_DEFAULTS, ALERT_LIMITS, licenseWindowDays } from '../watch/license-alerts.js';
+export { ALERT_DEFAULTS, ALERT_LIMITS, licenseWindowDays } from '../notices/license-alerts.js';
 
 /** Who asks (the Slack layer fills it in). */
 export interface Actor {

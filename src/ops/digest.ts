@@ -18,10 +18,10 @@ import {
   isIanaZone,
   nextOccurrence,
   normaliseTime,
-} from '../watch/digest.js';
+} from '../notices/digest.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { NoticeOutbox, newNotice, uniqueSuffix } from '../watch/notify-outbox.js';
-import type { DigestSchedule } from '../watch/notify-types.js';
+import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
+import type { DigestSchedule } from '../notices/types.js';
 import { type Actor, NotifyRefusedError } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';

@@ -8,10 +8,10 @@
  */
 import { ValidationError } from '../api/errors.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
-import { DigestSchedules } from '../watch/digest.js';
-import { AlertSubscriptions } from '../watch/license-alerts.js';
-import { NoticeOutbox } from '../watch/notify-outbox.js';
-import { RequestTracker } from '../watch/requests.js';
+import { DigestSchedules } from '../notices/digest.js';
+import { AlertSubscriptions } from '../notices/license-alerts.js';
+import { NoticeOutbox } from '../notices/outbox.js';
+import { RequestTracker } from '../notices/requests.js';
 import { Subscriptions } from '../watch/subscriptions.js';
 
 export interface EraseUserResult {

@@ -3,10 +3,10 @@
  * the alert subscriptions and digests they set up (with the channel, for a link).
  */
 import type { WorkspaceKey } from '../store/types.js';
-import { DigestSchedules, nextOccurrence } from '../watch/digest.js';
-import { AlertSubscriptions } from '../watch/license-alerts.js';
-import type { AlertSubscription, DigestSchedule } from '../watch/notify-types.js';
-import { RequestTracker, type TrackedRequest } from '../watch/requests.js';
+import { DigestSchedules, nextOccurrence } from '../notices/digest.js';
+import { AlertSubscriptions } from '../notices/license-alerts.js';
+import type { AlertSubscription, DigestSchedule } from '../notices/types.js';
+import { RequestTracker, type TrackedRequest } from '../notices/requests.js';
 import type { OpsDeps } from './workspace.js';
 
 export interface NotifyHomeSummary {

@@ -4,7 +4,7 @@
  * service and user strings are included as they are; the Slack layer escapes them (and
  * neutralises bidi/zero-width characters) before mrkdwn, like every other service string.
  */
-import type { Digest, LicenseAlert, Ranked, RequestOutcomeNotice } from '../watch/notify-types.js';
+import type { Digest, LicenseAlert, Ranked, RequestOutcomeNotice } from '../notices/types.js';
 
 function pct(ratio: number): string {
   const p = ratio * 100;

@@ -14,8 +14,8 @@ import type { ServiceCode } from '../api/codes.js';
 import type { ServiceClient } from '../api/types.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
-import { NoticeOutbox } from '../watch/notify-outbox.js';
-import type { CardRef } from '../watch/notify-types.js';
+import { NoticeOutbox } from '../notices/outbox.js';
+import type { CardRef } from '../notices/types.js';
 import {
   outcomeEntry,
   outcomeNotice,
@@ -24,7 +24,7 @@ import {
   requestLabel,
   siteTrackingId,
   type TrackedRequest,
-} from '../watch/requests.js';
+} from '../notices/requests.js';
 import { invalid, opsEndpoint, parseServiceCode } from './service/common.js';
 import { cancelRequest, type PlanRequestView, requestChange } from './service/plan.js';
 import { requestAdditionalSite } from './service/sites.js';

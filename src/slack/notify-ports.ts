@@ -27,7 +27,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { withPlainTextRetry } from '../watch/delivery.js';
-import type { NotifyPorts, PostedRef } from '../watch/notify-types.js';
+import type { NotifyPorts, PostedRef } from '../notices/types.js';
 import {
   type ChannelMessage,
   type ChannelPoster,

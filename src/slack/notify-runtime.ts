@@ -32,8 +32,8 @@
 import type { Logger } from '../log.js';
 import { activeCredentials } from '../ops/retention.js';
 import { systemClock } from '../watch/clock.js';
-import { createNotifier, type Notifier, type NotifierOptions } from '../watch/notifier.js';
-import type { NotifyEvent } from '../watch/notify-types.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../notices/notifier.js';
+import type { NotifyEvent } from '../notices/types.js';
 import type { Clock } from '../watch/types.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';

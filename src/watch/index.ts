@@ -63,8 +63,6 @@ import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, Watch
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
-export { createNotifier, type Notifier, type NotifierOptions, type NotifierTickResult } from './notifier.js';
-export type * from './notify-types.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';

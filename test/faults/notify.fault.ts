@@ -29,9 +29,9 @@ import {
   requestChangeTracked,
 } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
-import { DigestSchedules, digestScheduleId } from '../../src/watch/digest.js';
-import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/watch/license-alerts.js';
-import type { AlertSubscription } from '../../src/watch/notify-types.js';
+import { DigestSchedules, digestScheduleId } from '../../src/notices/digest.js';
+import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import type { AlertSubscription } from '../../src/notices/types.js';
 import { testWorkspace } from '../harness/index.js';
 import { killMoment } from './support/kill-moment.js';
 import { randInt, scenarioRandom } from './support/seed.js';

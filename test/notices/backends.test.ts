@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestChangeTracked } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
-import { digestScheduleId } from '../../src/watch/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
+import { digestScheduleId } from '../../src/notices/digest.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
-import { ENCRYPTION_KEY } from './support/harness.js';
-import { SITE, startNotifyHarness, WS } from './support/notify-harness.js';
+import { ENCRYPTION_KEY } from '../watch/support/harness.js';
+import { SITE, startNotifyHarness, WS } from './support/harness.js';
 
 const START = Date.UTC(2026, 10, 22, 8, 55, 0);
 const DUE = Date.UTC(2026, 10, 22, 9, 0, 0);

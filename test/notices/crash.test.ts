@@ -3,11 +3,11 @@
  * tombstone): after a restart on the same data, exactly one alert / one digest is posted.
  */
 import { describe, expect, it } from 'vitest';
-import { digestScheduleId } from '../../src/watch/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
-import type { Notifier } from '../../src/watch/notifier.js';
-import { crashStore } from './support/crash-store.js';
-import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/notify-harness.js';
+import { digestScheduleId } from '../../src/notices/digest.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import type { Notifier } from '../../src/notices/notifier.js';
+import { crashStore } from '../watch/support/crash-store.js';
+import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 const START = Date.UTC(2026, 10, 22, 8, 59, 0);
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestMessage } from '../../src/slack/features/digest/render.js';
-import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/watch/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
-import type { Notifier } from '../../src/watch/notifier.js';
-import type { Digest, DigestSchedule } from '../../src/watch/notify-types.js';
-import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/notify-harness.js';
+import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/notices/digest.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import type { Notifier } from '../../src/notices/notifier.js';
+import type { Digest, DigestSchedule } from '../../src/notices/types.js';
+import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -18,7 +18,7 @@ const DUE = Date.UTC(2026, 10, 22, 9, 0, 0);
 const DAY = 24 * 3600_000;
 
 async function schedule(n: Notifier, over: Partial<DigestSchedule> = {}) {
-  const { digestScheduleId } = await import('../../src/watch/digest.js');
+  const { digestScheduleId } = await import('../../src/notices/digest.js');
   await n.digests.put(WS, {
     id: digestScheduleId(CH),
     workspace: WS,
@@ -246,7 +246,7 @@ describe('daily digest against the emulator', () => {
 
     // Queued, and the schedule removed before the delivery ran (the off landing between the
     // discard and a drain that had already read the entry): the delivery checks the schedule.
-    const { scheduleDigests } = await import('../../src/watch/digest.js');
+    const { scheduleDigests } = await import('../../src/notices/digest.js');
     await schedule(n, { createdAt: new Date(h.clock.now()).toISOString() });
     h.advance(DUE + DAY + 1000 - h.clock.now());
     const queued = await scheduleDigests({

@@ -11,8 +11,8 @@ import {
   evaluateAlert,
   readLicenseWindow,
   windowStats,
-} from '../../src/watch/license-alerts.js';
-import type { AlertSubscription } from '../../src/watch/notify-types.js';
+} from '../../src/notices/license-alerts.js';
+import type { AlertSubscription } from '../../src/notices/types.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const FROM = NOW - 15 * 60_000;

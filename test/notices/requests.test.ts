@@ -10,11 +10,11 @@ import {
 } from '../../src/ops/request-outcomes.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/types.js';
-import type { RequestOutcomeNotice } from '../../src/watch/notify-types.js';
+import type { RequestOutcomeNotice } from '../../src/notices/types.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { captureLogs } from '../harness/index.js';
-import { crashStore } from './support/crash-store.js';
-import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/notify-harness.js';
+import { crashStore } from '../watch/support/crash-store.js';
+import { type NotifyHarness, SITE, SVC_ACCOUNT, startNotifyHarness, WS } from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {

@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiFactory, ServiceClient, WorkspaceCredentials } from '../../src/api/types.js';
 import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
-import { digestScheduleId } from '../../src/watch/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/watch/license-alerts.js';
-import type { Notifier } from '../../src/watch/notifier.js';
-import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/notify-harness.js';
+import { digestScheduleId } from '../../src/notices/digest.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import type { Notifier } from '../../src/notices/notifier.js';
+import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -146,7 +146,7 @@ describe('notify scheduler with a slow Service API', () => {
         };
       },
     }) as ServiceClient;
-    const { composeDigest } = await import('../../src/watch/digest.js');
+    const { composeDigest } = await import('../../src/notices/digest.js');
     const digest = composeDigest({
       channelId: CH,
       zone: 'UTC',

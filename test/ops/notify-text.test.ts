@@ -4,13 +4,13 @@ import { scheduleDigest } from '../../src/ops/digest.js';
 import { notifyHomeSummary } from '../../src/ops/notify-home.js';
 import { alertText, digestText, requestOutcomeText } from '../../src/ops/notify-text.js';
 import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
-import { ALERT_DEFAULTS } from '../../src/watch/license-alerts.js';
+import { ALERT_DEFAULTS } from '../../src/notices/license-alerts.js';
 import type {
   AlertSubscription,
   Digest,
   RequestOutcomeNotice,
   WindowStats,
-} from '../../src/watch/notify-types.js';
+} from '../../src/notices/types.js';
 import { notifyDeps, WS } from './notify-support.js';
 
 const notice: RequestOutcomeNotice = {

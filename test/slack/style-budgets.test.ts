@@ -59,7 +59,7 @@ import type {
   LicenseAlert,
   RequestOutcomeNotice,
   WindowStats,
-} from '../../src/watch/notify-types.js';
+} from '../../src/notices/types.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
 import { sampleDigest } from '../support/digest-fixture.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';

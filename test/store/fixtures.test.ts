@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../../src/store/index.js';
 import { appliedMigrations } from '../../src/store/migrations.js';
-import { DigestSchedules } from '../../src/watch/digest.js';
+import { DigestSchedules } from '../../src/notices/digest.js';
 import {
   type JobWait,
   listWaits,
@@ -14,9 +14,9 @@ import {
   waitsRepo,
   waitWorkspaces,
 } from '../../src/watch/job-waits.js';
-import { AlertSubscriptions } from '../../src/watch/license-alerts.js';
+import { AlertSubscriptions } from '../../src/notices/license-alerts.js';
 import { WATCH_MIGRATIONS } from '../../src/watch/migrations.js';
-import { RequestTracker } from '../../src/watch/requests.js';
+import { RequestTracker } from '../../src/notices/requests.js';
 import { Subscriptions } from '../../src/watch/subscriptions.js';
 import { FIXTURE_KEY, fixtureVersions, loadFixture } from './fixtures/load.js';
 import { BACKENDS, type Locations, startLocations } from './support/locations.js';

@@ -2,7 +2,7 @@
  * A sample daily digest (two sites, failed jobs, registrations, licenses, a pending plan request),
  * shared by the digest renderer's tests and the style budgets.
  */
-import type { Digest } from '../../src/watch/notify-types.js';
+import type { Digest } from '../../src/notices/types.js';
 
 /** The digest's day ends here (2026-11-22 09:00 UTC). */
 export const DIGEST_T = Date.UTC(2026, 10, 22, 9, 0, 0);

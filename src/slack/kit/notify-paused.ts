@@ -4,7 +4,7 @@
  * words (`pausedWhy`, also for lists and the Home tab) and the DM to the creator naming the
  * channel, what stopped, why and what to do (../notify-runtime.ts sends it).
  */
-import type { NotifyEvent } from '../../watch/notify-types.js';
+import type { NotifyEvent } from '../../notices/types.js';
 import { SHARED_CHANNEL } from '../../watch/types.js';
 import { type Message, message, section } from './blocks.js';
 import { code, esc } from './mrkdwn.js';

@@ -8,7 +8,7 @@
  * sites: request outcomes; alerts: license alerts; digest: the daily digest); the runtime merges
  * them from the feature list and refuses to start when one is missing.
  */
-import type { Digest, LicenseAlert, RequestOutcomeNotice } from '../../watch/notify-types.js';
+import type { Digest, LicenseAlert, RequestOutcomeNotice } from '../../notices/types.js';
 import type { Message } from './blocks.js';
 
 export interface NotifyRenderers {

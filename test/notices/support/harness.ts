@@ -10,7 +10,7 @@ import type { WorkspaceCredentials } from '../../../src/api/types.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { FakeClock } from '../../../src/watch/clock.js';
-import { createNotifier, type Notifier, type NotifierOptions } from '../../../src/watch/notifier.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../../../src/notices/notifier.js';
 import type {
   CardRef,
   Digest,
@@ -19,8 +19,8 @@ import type {
   NotifyPorts,
   PostedRef,
   RequestOutcomeNotice,
-} from '../../../src/watch/notify-types.js';
-import { ENCRYPTION_KEY } from './harness.js';
+} from '../../../src/notices/types.js';
+import { ENCRYPTION_KEY } from '../../watch/support/harness.js';
 
 export const WS = 'T0NOTIFY1';
 export const SITE = 'AB12';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NotifyHomeSummary } from '../../../src/ops/notify-home.js';
 import { notifyBlocks } from '../../../src/slack/features/home/render-notify.js';
-import type { TrackedRequest } from '../../../src/watch/requests.js';
+import type { TrackedRequest } from '../../../src/notices/requests.js';
 
 const req = (i: number): TrackedRequest => ({
   id: `site:${i}`,

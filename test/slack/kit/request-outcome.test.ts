@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { validateMessageBlocks } from '../../../dev/fakeslack/index.js';
 import { notifyPausedMessage, pausedWhy } from '../../../src/slack/kit/notify-paused.js';
 import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/kit/request-outcome.js';
-import type { RequestOutcomeNotice } from '../../../src/watch/notify-types.js';
+import type { RequestOutcomeNotice } from '../../../src/notices/types.js';
 
 const base: RequestOutcomeNotice = {
   kind: 'plan',

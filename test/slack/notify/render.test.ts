@@ -23,7 +23,7 @@ import type {
   LicenseAlert,
   Ranked,
   WindowStats,
-} from '../../../src/watch/notify-types.js';
+} from '../../../src/notices/types.js';
 import { sampleDigest } from '../../support/digest-fixture.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);

@@ -24,7 +24,7 @@ import type { NotifyRuntime } from '../../../src/slack/notify-runtime.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import { appliedMigrations } from '../../../src/store/migrations.js';
 import { WATCH_MIGRATIONS } from '../../../src/watch/migrations.js';
-import { NoticeOutbox } from '../../../src/watch/notify-outbox.js';
+import { NoticeOutbox } from '../../../src/notices/outbox.js';
 import type { TestBot } from '../../harness/index.js';
 import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
 

@@ -24,7 +24,7 @@ import type {
   LicenseAlert,
   Ranked,
   WindowStats,
-} from '../../../watch/notify-types.js';
+} from '../../../notices/types.js';
 import {
   actions,
   type Block,

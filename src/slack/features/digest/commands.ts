@@ -11,7 +11,7 @@ import { ValidationError } from '../../../api/errors.js';
 import { NotifyRefusedError } from '../../../ops/alerts.js';
 import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/digest.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
-import { isIanaZone, normaliseTime } from '../../../watch/digest.js';
+import { isIanaZone, normaliseTime } from '../../../notices/digest.js';
 import { auditMirrorOf } from '../../kit/audit-mirror.js';
 import { message, section } from '../../kit/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channel-access.js';

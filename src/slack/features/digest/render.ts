@@ -18,7 +18,7 @@ import type {
   DigestSchedule,
   DigestUnreadRequest,
   Section,
-} from '../../../watch/notify-types.js';
+} from '../../../notices/types.js';
 import {
   type Block,
   button,

@@ -5,7 +5,7 @@
  * sections: lines are packed, each list is capped with "and N more").
  */
 import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
-import type { TrackedRequest } from '../../../watch/requests.js';
+import type { TrackedRequest } from '../../../notices/requests.js';
 import { type Block, context, header, section } from '../../kit/blocks.js';
 import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
 import { pausedWhy } from '../../kit/notify-paused.js';
