@@ -12,8 +12,8 @@ import { commandsTotal } from '../../src/metrics.js';
 import { publishHome } from '../../src/slack/features/home/publish.js';
 import { createContext } from '../../src/slack/kit/context.js';
 import { button, modal, registerInteractions } from '../../src/slack/kit/interactions.js';
-import { required } from '../../src/slack/kit/parse.js';
-import { CommandRegistry } from '../../src/slack/kit/registry.js';
+import { required } from '../../src/slack/kit/commands/parse.js';
+import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import {
   clearRoleCaches,
   localStanding,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/slack/kit/context.js';
 import { TtlLru } from '../../src/slack/kit/lru.js';
-import { CommandRegistry } from '../../src/slack/kit/registry.js';
+import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import {
   adminGateForView,
   admitToModal,

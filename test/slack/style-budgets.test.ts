@@ -49,8 +49,8 @@ import {
 } from '../../src/slack/features/watch/render-card.js';
 import type { Message } from '../../src/slack/kit/blocks.js';
 import { renderError } from '../../src/slack/kit/errors.js';
-import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
-import { tokenize } from '../../src/slack/kit/parse.js';
+import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
+import { tokenize } from '../../src/slack/kit/commands/parse.js';
 import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
 import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
 import type {

@@ -26,7 +26,7 @@ import { classifyDeliveryError } from '../../watch/delivery.js';
 import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../watch/limits.js';
 import { type Block, context, type Message, message, section } from './blocks.js';
 import { code, esc, truncate } from './mrkdwn.js';
-import { ParseError } from './parse.js';
+import { ParseError } from './commands/parse.js';
 
 export interface ErrorExplanation {
   /** Why it failed, mrkdwn. */

@@ -17,12 +17,12 @@ import type { AppDeps } from '../deps.js';
 import { registerSteps, type StepDeclaration } from './functions.js';
 import { type HomeAction, homeActionsOf } from './home-actions.js';
 import { handles, type Interaction, registerInteractions } from './interactions.js';
-import { missingArgsForm } from './missing-args-form.js';
+import { missingArgsForm } from './commands/missing-args-form.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
-import { decodeSlackText, tokenize } from './parse.js';
-import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
-import { runSuggestion } from './run-suggestion.js';
-import { registerSlashCommands } from './slash.js';
+import { decodeSlackText, tokenize } from './commands/parse.js';
+import { type CommandEntry, CommandRegistry, type SlashCommand } from './commands/registry.js';
+import { runSuggestion } from './commands/run-suggestion.js';
+import { registerSlashCommands } from './commands/slash.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
 
 /** An Events API listener of a feature (Bolt acks events itself, before the handler runs). */

@@ -43,7 +43,7 @@ import { formAgain } from './form-again.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { neutralise, truncate } from './mrkdwn.js';
-import type { CommandRegistry } from './registry.js';
+import type { CommandRegistry } from './commands/registry.js';
 import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from './roles.js';
 import { actionContext, errorOptions, logError, respondError, viewContext } from './support.js';
 import { decodeValue } from './values.js';

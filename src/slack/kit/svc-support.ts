@@ -7,7 +7,7 @@
 import { type ModalView, modal, section } from './blocks.js';
 import type { CommandContext } from './context.js';
 import { explainError } from './errors.js';
-import { option } from './parse.js';
+import { option } from './commands/parse.js';
 import { errorOptions, logError } from './support.js';
 import { SVC_VIEWS, siteIdValue } from './svc-values.js';
 

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from './cards.js';
-import { option } from './parse.js';
+import { option } from './commands/parse.js';
 import { siteIdValue } from './svc-values.js';
 
 /** `site:<site id>` of the `/dwm` commands (checked against the workspace's configured sites). */

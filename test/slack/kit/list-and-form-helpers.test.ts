@@ -79,7 +79,7 @@ describe('inline form errors', () => {
 
 describe('site options', () => {
   it('/dwm and /drm read site: with the one site-id pattern: a bad id is a correction, not a lookup', async () => {
-    const { parseArgs, tokenize } = await import('../../../src/slack/kit/parse.js');
+    const { parseArgs, tokenize } = await import('../../../src/slack/kit/commands/parse.js');
     const { wmSiteOption } = await import('../../../src/slack/kit/wm-values.js');
     const { siteOption } = await import('../../../src/slack/kit/svc-support.js');
     for (const site of [wmSiteOption, siteOption]) {

@@ -17,7 +17,7 @@ import { digestMessage, scheduleMessage } from '../../../src/slack/features/dige
 import { FEATURES, registry } from '../../../src/slack/features/index.js';
 import type { Block, Message } from '../../../src/slack/kit/blocks.js';
 import { notifyRenderersOf } from '../../../src/slack/kit/features.js';
-import { parseArgs, tokenize } from '../../../src/slack/kit/parse.js';
+import { parseArgs, tokenize } from '../../../src/slack/kit/commands/parse.js';
 import type {
   AlertSubscription,
   LicenseAlert,

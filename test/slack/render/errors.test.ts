@@ -9,7 +9,7 @@ import {
 } from '../../../src/api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
 import { explainError, renderError, renderRefused } from '../../../src/slack/kit/errors.js';
-import { ParseError } from '../../../src/slack/kit/parse.js';
+import { ParseError } from '../../../src/slack/kit/commands/parse.js';
 import { countLines } from '../../support/lines.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };

@@ -24,8 +24,8 @@ import { actorOf, botCanPost } from '../../kit/channel-access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
-import { option } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { option } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { siteOption, siteOptionWith } from '../../kit/svc-support.js';
 import { alertsListMessage, alertsModal, stoppedMessage, subscribedMessage } from './render.js';
 

@@ -41,7 +41,7 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks.js';
-import { RUN_SUGGESTION_ACTION } from '../../kit/help.js';
+import { RUN_SUGGESTION_ACTION } from '../../kit/commands/help.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { encodeValue } from '../../kit/values.js';
 

@@ -7,7 +7,7 @@
  */
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../kit/context.js';
-import { commandList } from '../../kit/registry.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { watcherStatus } from '../../kit/runtime-hooks.js';
 import { botIdsOf } from '../../kit/support.js';
 import { debugMessage } from './render.js';

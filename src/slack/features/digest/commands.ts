@@ -18,8 +18,8 @@ import { actorOf, botCanPost } from '../../kit/channel-access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
-import { optional, required } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { optional, required } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { digestNowMessage, scheduledMessage, scheduleMessage, stoppedMessage } from './render.js';
 
 const list = commandList();

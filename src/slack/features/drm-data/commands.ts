@@ -18,9 +18,9 @@ import {
 import type { Message } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
-import { option, optional, values } from '../../kit/parse.js';
+import { option, optional, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
-import { commandList } from '../../kit/registry.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import type { DataFilters, DataKind } from '../../kit/svc-values.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';

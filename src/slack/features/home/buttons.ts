@@ -14,7 +14,7 @@ import type { CommandContext } from '../../kit/context.js';
 import type { CommandTarget, HomeEntryPoint } from '../../kit/home-actions.js';
 import { button } from '../../kit/interactions.js';
 import { code } from '../../kit/mrkdwn.js';
-import { type CommandRegistry, fullName } from '../../kit/registry.js';
+import { type CommandRegistry, fullName } from '../../kit/commands/registry.js';
 import { decodeValue } from '../../kit/values.js';
 import { refreshHome } from './publish.js';
 import { HOME_ACTIONS, type HomeAction } from './render.js';

@@ -10,8 +10,8 @@ import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
 import { notFoundMessage } from '../../kit/errors.js';
 import { code } from '../../kit/mrkdwn.js';
-import { listOption, option, required, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { listOption, option, required, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { wmSiteOption } from '../../kit/wm-values.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
 

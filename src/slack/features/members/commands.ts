@@ -2,8 +2,8 @@
 import { addMember, listMembers } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import type { CommandContext } from '../../kit/context.js';
-import { option, optional, required, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { option, optional, required, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { audited } from '../../kit/support.js';
 import { MEMBERS_PAGE_SIZE, memberAddedMessage, membersMessage } from './render.js';
 

@@ -4,7 +4,7 @@
  */
 import { getSettings } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { commandList } from '../../kit/registry.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import { settingsMessage, settingsShareRefused } from './render.js';
 

@@ -12,8 +12,8 @@
  * - One queue per app (per-app state, ./app-state.ts), so two apps in one process never share one.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Config } from '../../config.js';
-import { appState } from './app-state.js';
+import type { Config } from '../../../config.js';
+import { appState } from '../app-state.js';
 
 export type QueueOutcome = 'done' | 'busy' | 'cancelled';
 

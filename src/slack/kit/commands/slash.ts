@@ -12,10 +12,10 @@
  * One Bolt listener for both commands: Bolt runs every listener's matcher chain per request.
  */
 import type { App, RespondFn } from '@slack/bolt';
-import { commandsTotal } from '../../metrics.js';
-import type { AppDeps } from '../deps.js';
-import { createContext } from './context.js';
-import type { SlashCommand } from './context-types.js';
+import { commandsTotal } from '../../../metrics.js';
+import type { AppDeps } from '../../deps.js';
+import { createContext } from '../context.js';
+import type { SlashCommand } from '../context-types.js';
 import { handlerQueue } from './handler-queue.js';
 import { decodeSlackText, parseArgs, tokenize } from './parse.js';
 import { type CommandRegistry, SLASH_COMMANDS } from './registry.js';

@@ -6,11 +6,11 @@
  * response_url (ephemeral, where the command was run), or the user's DM when it has expired.
  */
 import type { RespondFn } from '@slack/bolt';
-import type { AppDeps } from '../deps.js';
-import type { Message } from './blocks.js';
-import { modal, section } from './blocks.js';
-import { createContext } from './context.js';
-import { modal as declareModal, type Interaction } from './interactions.js';
+import type { AppDeps } from '../../deps.js';
+import type { Message } from '../blocks.js';
+import { modal, section } from '../blocks.js';
+import { createContext } from '../context.js';
+import { modal as declareModal, type Interaction } from '../interactions.js';
 import {
   escapeForCommandText,
   MISSING_ARGS_CALLBACK,
@@ -20,7 +20,7 @@ import {
 } from './missing-args.js';
 import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from './parse.js';
 import type { CommandRegistry } from './registry.js';
-import { payloadIdentity, sendViaResponseUrl } from './support.js';
+import { payloadIdentity, sendViaResponseUrl } from '../support.js';
 
 type StateValue = {
   value?: string | null;
