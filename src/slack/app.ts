@@ -23,7 +23,7 @@ import { createRequestGate, DEFAULT_BODY_LIMIT } from './http-gate.js';
 import { createInstallationStore } from './installation-store.js';
 import { boltLogger } from './kit/bolt-logger.js';
 import { registerFeatures } from './kit/features.js';
-import { keepFormOpen, STORE_DOWN_INLINE } from './kit/form-errors.js';
+import { keepFormOpen, STORE_DOWN_INLINE } from './kit/interactions/form-errors.js';
 import { handlerQueue } from './kit/commands/handler-queue.js';
 import { boltClientOptions, newWebClient, slackApiUrl } from './kit/web-client.js';
 import { createLifecycle, type Lifecycle, registerLifecycle } from './lifecycle.js';

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { commandsTotal } from '../../src/metrics.js';
 import { publishHome } from '../../src/slack/features/home/publish.js';
 import { createContext } from '../../src/slack/kit/context.js';
-import { button, modal, registerInteractions } from '../../src/slack/kit/interactions.js';
+import { button, modal, registerInteractions } from '../../src/slack/kit/interactions/registry.js';
 import { required } from '../../src/slack/kit/commands/parse.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/slack/features/index.js';
 import { checkServiceButton } from '../../src/slack/features/setup/check.js';
-import { registerInteractions } from '../../src/slack/kit/interactions.js';
+import { registerInteractions } from '../../src/slack/kit/interactions/registry.js';
 import { setRoleCheckBudgetMs } from '../../src/slack/kit/roles.js';
 import { encodeValue } from '../../src/slack/kit/values.js';
 import { WM_ACTIONS } from '../../src/slack/kit/wm-values.js';

@@ -3,7 +3,7 @@
  * the "Showing" line, the one file name of a job's task export, inline form errors.
  */
 import { describe, expect, it } from 'vitest';
-import { fieldErrors, issueErrors } from '../../../src/slack/kit/form-errors.js';
+import { fieldErrors, issueErrors } from '../../../src/slack/kit/interactions/form-errors.js';
 import { jobTasksFilename } from '../../../src/slack/kit/job-export.js';
 import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/paging.js';
 

@@ -12,9 +12,9 @@ import type { ModalView } from '../../kit/blocks.js';
 import { isChannelMember } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderError } from '../../kit/errors.js';
-import { formAgain } from '../../kit/form-again.js';
-import { issueErrors } from '../../kit/form-errors.js';
-import { modal } from '../../kit/interactions.js';
+import { formAgain } from '../../kit/interactions/form-again.js';
+import { issueErrors } from '../../kit/interactions/form-errors.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { subscribe, watchTokens } from './commands.js';
 import { ALERTS_BLOCK, ALERTS_MODAL_CALLBACK, alertsResultView, alertsSavingView } from './render.js';
 

@@ -13,7 +13,7 @@ import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-ex
 import { message } from '../../kit/blocks.js';
 import { errorBlocks } from '../../kit/errors.js';
 import { uploadFile } from '../../kit/files.js';
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { dmChannel, errorOptions, logError, respondError } from '../../kit/support.js';
 import { serviceFor } from '../../kit/svc-support.js';
 import { dataValue, packagingValue, SVC_ACTIONS } from '../../kit/svc-values.js';

@@ -25,7 +25,7 @@ import {
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';

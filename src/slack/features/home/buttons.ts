@@ -11,8 +11,8 @@
 import { z } from 'zod';
 import { message, section } from '../../kit/blocks.js';
 import type { CommandContext } from '../../kit/context.js';
-import type { CommandTarget, HomeEntryPoint } from '../../kit/home-actions.js';
-import { button } from '../../kit/interactions.js';
+import type { CommandTarget, HomeEntryPoint } from '../../kit/interactions/home-actions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { code } from '../../kit/mrkdwn.js';
 import { type CommandRegistry, fullName } from '../../kit/commands/registry.js';
 import { decodeValue } from '../../kit/values.js';

@@ -22,7 +22,7 @@ import {
   section,
 } from '../../kit/blocks.js';
 import { outageLine } from '../../kit/cards.js';
-import type { HomeEntryPoint } from '../../kit/home-actions.js';
+import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
 import { notifyBlocks } from './render-notify.js';

@@ -3,7 +3,7 @@
  * (a new card), Refresh (the card is replaced), Export CSV (the full task list as a file in the
  * user's DM, with a progress reply). Every click re-checks the workspace of the button value.
  */
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../kit/job-export.js';
 import { jobsPageValue, jobValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { showJob, showJobs } from './commands.js';

@@ -8,7 +8,7 @@
  */
 import { findMember, resetPassword, setMemberActive } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context.js';
-import { type ButtonArgs, button, type Interaction } from '../../kit/interactions.js';
+import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
 import { code, esc, userMention } from '../../kit/mrkdwn.js';
 import { audited } from '../../kit/support.js';
 import { infoView, showLoadFailure } from '../../kit/svc-support.js';

@@ -8,7 +8,7 @@ import { changeGroup, listMembers } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { code, esc, userMention } from '../../kit/mrkdwn.js';
 import { audited, errorOptions, logError, replyFromModal } from '../../kit/support.js';
 import { infoView } from '../../kit/svc-support.js';

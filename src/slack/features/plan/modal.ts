@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import { type Message, section } from '../../kit/blocks.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/support.js';

@@ -4,7 +4,7 @@
  * "Loading…", then views.update with the current values read from the service).
  */
 import { explainError } from '../../kit/errors.js';
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { respondError } from '../../kit/support.js';
 import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { showRecipient, showRecipients } from './commands.js';

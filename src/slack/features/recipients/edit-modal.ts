@@ -18,7 +18,7 @@ import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
 import { explainError, outcomeUnknown } from '../../kit/errors.js';
-import { modal as declareModal } from '../../kit/interactions.js';
+import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { code, esc } from '../../kit/mrkdwn.js';
 import { replyFromModal } from '../../kit/support.js';
 import { WM_VIEWS } from '../../kit/wm-values.js';

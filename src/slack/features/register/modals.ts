@@ -34,7 +34,7 @@ import type { AppDeps } from '../../deps.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
 import { FileReadError, readSlackFile } from '../../kit/files.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
 import {

@@ -18,7 +18,7 @@ import {
 } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
 import { showOutcome } from '../../kit/support.js';

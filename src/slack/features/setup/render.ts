@@ -22,7 +22,7 @@ import {
   section,
   textInput,
 } from '../../kit/blocks.js';
-import { fieldErrors } from '../../kit/form-errors.js';
+import { fieldErrors } from '../../kit/interactions/form-errors.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { encodeValue } from '../../kit/values.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';

@@ -1,5 +1,5 @@
 /** Previous/Next of `/drm site requests`: replaces the list. */
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { SVC_ACTIONS, siteRequestsValue } from '../../kit/svc-values.js';
 import { showSiteRequests } from './commands.js';
 

@@ -17,7 +17,7 @@ import type { ModalView } from '../../kit/blocks.js';
 import { isChannelMember } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { explainError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
+import { modal } from '../../kit/interactions/registry.js';
 import {
   HOME_WATCH_PICK_BLOCK,
   HOME_WATCH_PICK_CALLBACK,

@@ -9,7 +9,7 @@
  */
 import { reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { message, section } from '../../kit/blocks.js';
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../kit/job-export.js';
 import { code } from '../../kit/mrkdwn.js';
 import { type JobRef, parseJobRef, WATCH_ACTIONS } from './render-card.js';

@@ -9,7 +9,7 @@ import { message, section } from '../../kit/blocks.js';
 import { botCanPost } from '../../kit/channel-access.js';
 import type { CommandContext } from '../../kit/context.js';
 import { renderRefused } from '../../kit/errors.js';
-import { button } from '../../kit/interactions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 import { filtersText, inviteMessage, SHARED_PAGE_SUFFIX, watchesMessage } from './render-subscriptions.js';
 import { mayManage, outagesOf, subscriptionsOf } from './shared.js';

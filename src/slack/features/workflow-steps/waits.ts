@@ -27,8 +27,8 @@ import {
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
 import { mirrorAuditLine } from '../../kit/audit-mirror.js';
-import { auditWho } from '../../kit/functions.js';
-import { callWithStepToken, slackErrorCode } from '../../kit/step-completion.js';
+import { auditWho } from '../../kit/interactions/steps.js';
+import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { botClientFor } from '../../kit/support.js';
 
 /**

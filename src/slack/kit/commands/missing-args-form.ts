@@ -10,7 +10,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Message } from '../blocks.js';
 import { modal, section } from '../blocks.js';
 import { createContext } from '../context.js';
-import { modal as declareModal, type Interaction } from '../interactions.js';
+import { modal as declareModal, type Interaction } from '../interactions/registry.js';
 import {
   escapeForCommandText,
   MISSING_ARGS_CALLBACK,

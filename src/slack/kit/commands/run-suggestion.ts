@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RUN_SUGGESTION_ACTION } from './help.js';
-import { button, type Interaction } from '../interactions.js';
+import { button, type Interaction } from '../interactions/registry.js';
 
 const suggestionValue = z.object({
   w: z.string().max(64),

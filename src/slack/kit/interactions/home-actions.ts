@@ -6,7 +6,7 @@
  * command in the registry, checks the clicking user against THAT command's role before the
  * button runs, and hands the button the command's entry.
  */
-import type { RegisteredEntry, SlashCommand } from './commands/registry.js';
+import type { RegisteredEntry, SlashCommand } from '../commands/registry.js';
 
 /** The Home tab's buttons that stand for a command (refresh is the tab's own). */
 export const HOME_ENTRY_POINTS = ['register', 'watch', 'trial', 'setup'] as const;

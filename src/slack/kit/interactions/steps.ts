@@ -22,16 +22,16 @@
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { StepInputError } from '../../ops/workflow-steps.js';
-import { NotConfiguredError } from '../../ops/workspace.js';
-import { WorkspaceLimitError } from '../../watch/limits.js';
-import type { AppDeps } from '../deps.js';
-import { type CommandContext, createContext, errorOptions } from './context.js';
-import { explainError } from './errors.js';
-import { neutralise, SLACK_USER_ID_RE } from './mrkdwn.js';
-import { stepBarred } from './roles.js';
+import { StepInputError } from '../../../ops/workflow-steps.js';
+import { NotConfiguredError } from '../../../ops/workspace.js';
+import { WorkspaceLimitError } from '../../../watch/limits.js';
+import type { AppDeps } from '../../deps.js';
+import { type CommandContext, createContext, errorOptions } from '../context.js';
+import { explainError } from '../errors.js';
+import { neutralise, SLACK_USER_ID_RE } from '../mrkdwn.js';
+import { stepBarred } from '../roles.js';
 import { callWithStepToken, rememberEventToken } from './step-completion.js';
-import { botClientFor } from './support.js';
+import { botClientFor } from '../support.js';
 
 export type StepInputs = Record<string, unknown>;
 
