@@ -42,7 +42,7 @@ import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
-import { userInfo } from './kit/roles.js';
+import { userInfo } from './kit/context/roles.js';
 import { registerChannelPauser } from './kit/runtime-hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createNotifyPorts } from './notify-ports.js';

@@ -4,7 +4,7 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/slack/kit/context.js';
+import { createContext } from '../../src/slack/kit/context/context.js';
 import { TtlLru } from '../../src/slack/kit/lru.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import {
@@ -15,7 +15,7 @@ import {
   setRoleCheckBudgetMs,
   USER_CACHE_MAX,
   userInfo,
-} from '../../src/slack/kit/roles.js';
+} from '../../src/slack/kit/context/roles.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 describe('TtlLru', () => {

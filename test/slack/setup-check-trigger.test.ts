@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/slack/features/index.js';
 import { checkServiceButton } from '../../src/slack/features/setup/check.js';
 import { registerInteractions } from '../../src/slack/kit/interactions/registry.js';
-import { setRoleCheckBudgetMs } from '../../src/slack/kit/roles.js';
+import { setRoleCheckBudgetMs } from '../../src/slack/kit/context/roles.js';
 import { encodeValue } from '../../src/slack/kit/values.js';
 import { WM_ACTIONS } from '../../src/slack/kit/wm-values.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from './guarantees/support.js';

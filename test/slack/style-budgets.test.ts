@@ -48,7 +48,7 @@ import {
   renderThreadUpdate,
 } from '../../src/slack/features/watch/render-card.js';
 import type { Message } from '../../src/slack/kit/blocks.js';
-import { renderError } from '../../src/slack/kit/errors.js';
+import { renderError } from '../../src/slack/kit/context/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
 import { tokenize } from '../../src/slack/kit/commands/parse.js';
 import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';

@@ -5,7 +5,7 @@
  */
 import type { TimeValue } from '../../api/types.js';
 import { listedTasksNote } from '../../ops/jobs.js';
-import type { CommandContext } from './context-types.js';
+import type { CommandContext } from './context/types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 /** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */

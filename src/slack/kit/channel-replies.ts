@@ -5,7 +5,7 @@
  */
 import { type Message, message, section } from './blocks.js';
 import { mayShareIn, type PostAbility } from './channel-access.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './context/context.js';
 import { channelMention, code, esc, userMention } from './mrkdwn.js';
 
 /**

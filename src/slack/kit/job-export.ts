@@ -5,10 +5,10 @@
  */
 import { reportedTaskTotal, taskCsv } from '../../ops/jobs.js';
 import { listedTasksLine, plural } from './cards.js';
-import type { CommandContext } from './context-types.js';
+import type { CommandContext } from './context/types.js';
 import { uploadFile } from './files.js';
 import { code } from './mrkdwn.js';
-import { dmChannel } from './support.js';
+import { dmChannel } from './context/support.js';
 
 /** The file name of a job's task export. */
 export function jobTasksFilename(siteId: string, jobId: number): string {

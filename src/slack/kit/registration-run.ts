@@ -31,7 +31,7 @@ import type { Message } from './blocks.js';
 import { uploadFile } from './files.js';
 import { SLACK_USER_ID_RE } from './mrkdwn.js';
 import { registerProgressMessage, registerReportMessage } from './registration-report.js';
-import { botIdsOf } from './support.js';
+import { botIdsOf } from './context/support.js';
 
 /** The message with the registration report id, for the audit log. */
 export function registerAuditDetail(s: ReportSummary): string {

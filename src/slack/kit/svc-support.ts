@@ -5,10 +5,10 @@
  */
 
 import { type ModalView, modal, section } from './blocks.js';
-import type { CommandContext } from './context.js';
-import { explainError } from './errors.js';
+import type { CommandContext } from './context/context.js';
+import { explainError } from './context/errors.js';
 import { option } from './commands/parse.js';
-import { errorOptions, logError } from './support.js';
+import { errorOptions, logError } from './context/support.js';
 import { SVC_VIEWS, siteIdValue } from './svc-values.js';
 
 /** `site:<site id>` of a `/drm` command whose default is not the workspace default site. */

@@ -25,7 +25,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Store, WorkspaceKey } from '../../store/types.js';
-import { appState } from './app-state.js';
+import { appState } from './context/app-state.js';
 import { boltLogger } from './bolt-logger.js';
 import { LruMap } from './lru.js';
 

@@ -8,7 +8,7 @@ import {
   ValidationError,
 } from '../../../src/api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
-import { explainError, renderError, renderRefused } from '../../../src/slack/kit/errors.js';
+import { explainError, renderError, renderRefused } from '../../../src/slack/kit/context/errors.js';
 import { ParseError } from '../../../src/slack/kit/commands/parse.js';
 import { countLines } from '../../support/lines.js';
 

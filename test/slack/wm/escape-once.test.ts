@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';
 import { recipientEditFailedView } from '../../../src/slack/features/recipients/render.js';
 import { registerProblemView } from '../../../src/slack/features/register/render.js';
-import { explainError } from '../../../src/slack/kit/errors.js';
+import { explainError } from '../../../src/slack/kit/context/errors.js';
 import { esc } from '../../../src/slack/kit/mrkdwn.js';
 
 describe('problem views escape once', () => {

@@ -11,11 +11,11 @@ import { type EraseUserResult, eraseUserData } from '../../../ops/erase-user.js'
 import type { WorkspaceSettings } from '../../../store/types.js';
 import { botCanPost } from '../../kit/channel-access.js';
 import { sharedChannelMessage } from '../../kit/channel-replies.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { isChannelId, ParseError, required, rest } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { clearRoleCaches } from '../../kit/roles.js';
-import { audited } from '../../kit/support.js';
+import { clearRoleCaches } from '../../kit/context/roles.js';
+import { audited } from '../../kit/context/support.js';
 import { adminsMessage, erasedMessage } from './render.js';
 
 const list = commandList();

@@ -16,7 +16,7 @@ import { auditMirrorOf } from '../../kit/audit-mirror.js';
 import { message, section } from '../../kit/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channel-access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { optional, required } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';

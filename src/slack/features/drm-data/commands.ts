@@ -17,7 +17,7 @@ import {
 } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { option, optional, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';

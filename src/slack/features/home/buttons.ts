@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { message, section } from '../../kit/blocks.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import type { CommandTarget, HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { button } from '../../kit/interactions/registry.js';
 import { code } from '../../kit/mrkdwn.js';

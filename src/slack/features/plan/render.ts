@@ -22,7 +22,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { code, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { type Audience, mayRender } from '../../kit/roles.js';
+import { type Audience, mayRender } from '../../kit/context/roles.js';
 import { requestStatus } from '../../kit/status.js';
 import {
   type CardMeta,

@@ -3,9 +3,9 @@
  * (open to members, the project's rule: opens the edit modal with the trigger id first,
  * "Loading…", then views.update with the current values read from the service).
  */
-import { explainError } from '../../kit/errors.js';
+import { explainError } from '../../kit/context/errors.js';
 import { button } from '../../kit/interactions/registry.js';
-import { respondError } from '../../kit/support.js';
+import { respondError } from '../../kit/context/support.js';
 import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';

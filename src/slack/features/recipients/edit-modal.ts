@@ -17,10 +17,10 @@ import { checkRecipientDescription, checkRecipientName } from '../../../api/vali
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import { explainError, outcomeUnknown } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { code, esc } from '../../kit/mrkdwn.js';
-import { replyFromModal } from '../../kit/support.js';
+import { replyFromModal } from '../../kit/context/support.js';
 import { WM_VIEWS } from '../../kit/wm-values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 

@@ -31,8 +31,8 @@ import {
   saveDraft,
 } from '../../../ops/watermarking/registration/records.js';
 import type { AppDeps } from '../../deps.js';
-import type { CommandContext } from '../../kit/context.js';
-import { explainError } from '../../kit/errors.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
 import { FileReadError, readSlackFile } from '../../kit/files.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';

@@ -23,7 +23,7 @@ import {
 import { type RegistrationReport, summariseReport } from '../../../ops/watermarking/registration/run.js';
 import { workspaceClients } from '../../../ops/workspace.js';
 import type { AppDeps } from '../../deps.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { registerProgressMessage } from '../../kit/registration-report.js';
 import {
   finish,
@@ -31,7 +31,7 @@ import {
   runRegistrationInBackground,
   updaterFor,
 } from '../../kit/registration-run.js';
-import { botClientFor } from '../../kit/support.js';
+import { botClientFor } from '../../kit/context/support.js';
 import type { Lifecycle } from '../../lifecycle.js';
 
 export { PROGRESS_MIN_INTERVAL_MS } from '../../kit/registration-run.js';

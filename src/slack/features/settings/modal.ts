@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
-import { explainError, outcomeUnknown } from '../../kit/errors.js';
+import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
+import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';

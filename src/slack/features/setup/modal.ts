@@ -21,7 +21,7 @@ import { StoreUnavailableError } from '../../../store/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/mrkdwn.js';
 import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
-import { showOutcome } from '../../kit/support.js';
+import { showOutcome } from '../../kit/context/support.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,

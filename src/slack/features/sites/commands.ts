@@ -6,12 +6,12 @@ import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { option, rest, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { postRequestCard } from '../../kit/request-card.js';
-import { audited } from '../../kit/support.js';
+import { audited } from '../../kit/context/support.js';
 import type { SiteRequestsFilters } from '../../kit/svc-values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
 

@@ -15,8 +15,8 @@ import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
 import type { ModalView } from '../../kit/blocks.js';
 import { isChannelMember } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { explainError } from '../../kit/errors.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import {
   HOME_WATCH_PICK_BLOCK,

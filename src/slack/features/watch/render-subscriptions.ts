@@ -27,7 +27,7 @@ import { outageLine } from '../../kit/cards.js';
 import { sharedChannelMessage } from '../../kit/channel-replies.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { pagingButtons } from '../../kit/paging.js';
-import type { Audience } from '../../kit/roles.js';
+import type { Audience } from '../../kit/context/roles.js';
 import { jobStatus } from '../../kit/status.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 

@@ -14,8 +14,8 @@ import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import type { Message } from '../../kit/blocks.js';
 import { botCanPost } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { renderRefused } from '../../kit/errors.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { renderRefused } from '../../kit/context/errors.js';
 import { wakeWatchers } from '../../kit/runtime-hooks.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
 

@@ -29,7 +29,7 @@ import type { AppDeps } from '../../deps.js';
 import { mirrorAuditLine } from '../../kit/audit-mirror.js';
 import { auditWho } from '../../kit/interactions/steps.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
-import { botClientFor } from '../../kit/support.js';
+import { botClientFor } from '../../kit/context/support.js';
 
 /**
  * Errors of functions.complete* meaning the execution is already finished (completed earlier,

@@ -2,7 +2,7 @@
  * What a feature declares for a slash (sub)command: the registry (./registry.ts) runs it, help
  * (./help.ts) lists it. Apart from the registry so help can name it without an import cycle.
  */
-import type { CommandContext, Role, SlashCommand } from '../context-types.js';
+import type { CommandContext, Role, SlashCommand } from '../context/types.js';
 import type { ArgsOf, ArgsSpec } from './parse.js';
 
 export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {

@@ -5,7 +5,7 @@
 
 import { actions, type Block, button, context, header, type Message, message, section } from '../blocks.js';
 import type { RegisteredEntry } from './command-entry.js';
-import type { Role, SlashCommand } from '../context-types.js';
+import type { Role, SlashCommand } from '../context/types.js';
 import { code, esc, truncate } from '../mrkdwn.js';
 import { type ArgsSpec, usageOf } from './parse.js';
 import { encodeValue } from '../values.js';

@@ -9,7 +9,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../blocks.js';
 import { modal, section } from '../blocks.js';
-import { createContext } from '../context.js';
+import { createContext } from '../context/context.js';
 import { modal as declareModal, type Interaction } from '../interactions/registry.js';
 import {
   escapeForCommandText,
@@ -20,7 +20,7 @@ import {
 } from './missing-args.js';
 import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from './parse.js';
 import type { CommandRegistry } from './registry.js';
-import { payloadIdentity, sendViaResponseUrl } from '../support.js';
+import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
 
 type StateValue = {
   value?: string | null;

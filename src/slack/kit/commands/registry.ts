@@ -12,9 +12,9 @@ import { commandsTotal } from '../../../metrics.js';
 import type { ModalView } from '../blocks.js';
 import { refuseSharingIn } from '../channel-replies.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
-import { type CommandContext, errorOptions } from '../context.js';
-import type { Role, SlashCommand } from '../context-types.js';
-import { explainError, renderError } from '../errors.js';
+import { type CommandContext, errorOptions } from '../context/context.js';
+import type { Role, SlashCommand } from '../context/types.js';
+import { explainError, renderError } from '../context/errors.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';
 import {
@@ -27,7 +27,7 @@ import {
   tokenize,
   usageOf,
 } from './parse.js';
-import { admit, personalDataGroups, roleOfStanding } from '../roles.js';
+import { admit, personalDataGroups, roleOfStanding } from '../context/roles.js';
 
 /** What a dispatch may need beyond the context: the slash command's response_url. */
 export interface DispatchExtra {

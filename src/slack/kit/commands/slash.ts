@@ -14,8 +14,8 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { commandsTotal } from '../../../metrics.js';
 import type { AppDeps } from '../../deps.js';
-import { createContext } from '../context.js';
-import type { SlashCommand } from '../context-types.js';
+import { createContext } from '../context/context.js';
+import type { SlashCommand } from '../context/types.js';
 import { handlerQueue } from './handler-queue.js';
 import { decodeSlackText, parseArgs, tokenize } from './parse.js';
 import { type CommandRegistry, SLASH_COMMANDS } from './registry.js';

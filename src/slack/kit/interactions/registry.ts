@@ -37,15 +37,15 @@ import { StoreUnavailableError } from '../../../store/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { LIMITS, type Message, type ModalView, modal as modalView } from '../blocks.js';
 import { guardChannelReplies } from '../channel-replies.js';
-import type { CommandContext, SlashCommand } from '../context.js';
-import { errorBlocks } from '../errors.js';
+import type { CommandContext, SlashCommand } from '../context/context.js';
+import { errorBlocks } from '../context/errors.js';
 import { formAgain } from './form-again.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
 import { neutralise, truncate } from '../mrkdwn.js';
 import type { CommandRegistry } from '../commands/registry.js';
-import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from '../roles.js';
-import { actionContext, errorOptions, logError, respondError, viewContext } from '../support.js';
+import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from '../context/roles.js';
+import { actionContext, errorOptions, logError, respondError, viewContext } from '../context/support.js';
 import { decodeValue } from '../values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's payload bodies differ per kind; read defensively

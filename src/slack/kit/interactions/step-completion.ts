@@ -15,7 +15,7 @@
  */
 import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../app-state.js';
+import { appState } from '../context/app-state.js';
 import { LruMap } from '../lru.js';
 import { newWebClient } from '../web-client.js';
 

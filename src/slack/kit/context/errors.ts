@@ -3,7 +3,7 @@
  * message when it gave one) / what to do next. Unexpected errors show a reference id that is also
  * in the log. Never a stack trace or a secret: only codes, the service's own message, field names.
  */
-import { ERROR_CONDITION_TEXT, type ErrorCondition, errorCondition } from '../../api/error-codes.js';
+import { ERROR_CONDITION_TEXT, type ErrorCondition, errorCondition } from '../../../api/error-codes.js';
 import {
   AuthError,
   apiOfEndpoint,
@@ -15,18 +15,18 @@ import {
   ServiceError,
   TransportError,
   ValidationError,
-} from '../../api/errors.js';
+} from '../../../api/errors.js';
 import {
   CredentialsUnreadableError,
   NotConfiguredError,
   SiteNotConfiguredError,
-} from '../../ops/workspace.js';
-import { StoreNewerDocumentError, StoreUnavailableError } from '../../store/errors.js';
-import { classifyDeliveryError } from '../../watch/delivery.js';
-import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../watch/limits.js';
-import { type Block, context, type Message, message, section } from './blocks.js';
-import { code, esc, truncate } from './mrkdwn.js';
-import { ParseError } from './commands/parse.js';
+} from '../../../ops/workspace.js';
+import { StoreNewerDocumentError, StoreUnavailableError } from '../../../store/errors.js';
+import { classifyDeliveryError } from '../../../watch/delivery.js';
+import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../../watch/limits.js';
+import { type Block, context, type Message, message, section } from '../blocks.js';
+import { code, esc, truncate } from '../mrkdwn.js';
+import { ParseError } from '../commands/parse.js';
 
 export interface ErrorExplanation {
   /** Why it failed, mrkdwn. */

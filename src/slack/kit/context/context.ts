@@ -6,17 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../log.js';
-import { audit } from '../../ops/audit.js';
-import { type WorkspaceClients, workspaceClients } from '../../ops/workspace.js';
-import { workspaceKeyOf } from '../../store/keys.js';
-import type { AppDeps } from '../deps.js';
-import { mirrorAuditLine } from './audit-mirror.js';
-import type { CommandContext, Role, SlashCommand, Standing } from './context-types.js';
+import type { Logger } from '../../../log.js';
+import { audit } from '../../../ops/audit.js';
+import { type WorkspaceClients, workspaceClients } from '../../../ops/workspace.js';
+import { workspaceKeyOf } from '../../../store/keys.js';
+import type { AppDeps } from '../../deps.js';
+import { mirrorAuditLine } from '../audit-mirror.js';
+import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
 
-export { auditLine } from './audit-mirror.js';
-export type { CommandContext, RespondOptions, SlashCommand } from './context-types.js';
+export { auditLine } from '../audit-mirror.js';
+export type { CommandContext, RespondOptions, SlashCommand } from './types.js';
 
 export interface ContextInput {
   deps: AppDeps;

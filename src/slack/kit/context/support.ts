@@ -7,14 +7,14 @@
  */
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
-import { AuthError, PermissionError } from '../../api/errors.js';
-import type { AppDeps } from '../deps.js';
-import { fitMessage, type Message, type ModalView } from './blocks.js';
-import { sharingRefusal, sharingRefusedMessage } from './channel-replies.js';
+import { AuthError, PermissionError } from '../../../api/errors.js';
+import type { AppDeps } from '../../deps.js';
+import { fitMessage, type Message, type ModalView } from '../blocks.js';
+import { sharingRefusal, sharingRefusedMessage } from '../channel-replies.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
-import { trustedSlackUrl } from './files.js';
-import { webClients } from './web-client.js';
+import { trustedSlackUrl } from '../files.js';
+import { webClients } from '../web-client.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's body types differ per payload kind
 type AnyBody = any;

@@ -42,9 +42,9 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import { configAdminIds, type GuestAccess } from '../../config.js';
-import type { WorkspaceKey } from '../../store/types.js';
-import type { AppDeps } from '../deps.js';
+import { configAdminIds, type GuestAccess } from '../../../config.js';
+import type { WorkspaceKey } from '../../../store/types.js';
+import type { AppDeps } from '../../deps.js';
 import { appState } from './app-state.js';
 import {
   context,
@@ -56,11 +56,11 @@ import {
   message,
   modal,
   section,
-} from './blocks.js';
-import type { CommandContext, Role, Standing } from './context-types.js';
+} from '../blocks.js';
+import type { CommandContext, Role, Standing } from './types.js';
 import { renderRefused } from './errors.js';
-import { LruMap, TtlLru } from './lru.js';
-import { esc, truncate, userMention } from './mrkdwn.js';
+import { LruMap, TtlLru } from '../lru.js';
+import { esc, truncate, userMention } from '../mrkdwn.js';
 
 export type { Role, Standing };
 

@@ -4,12 +4,12 @@
  * import cycle.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../log.js';
-import type { AuditInput } from '../../ops/audit.js';
-import type { WorkspaceClients } from '../../ops/workspace.js';
-import type { WorkspaceKey } from '../../store/types.js';
-import type { AppDeps } from '../deps.js';
-import type { Message, ModalView } from './blocks.js';
+import type { Logger } from '../../../log.js';
+import type { AuditInput } from '../../../ops/audit.js';
+import type { WorkspaceClients } from '../../../ops/workspace.js';
+import type { WorkspaceKey } from '../../../store/types.js';
+import type { AppDeps } from '../../deps.js';
+import type { Message, ModalView } from '../blocks.js';
 
 export type Role = 'member' | 'admin';
 
