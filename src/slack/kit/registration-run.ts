@@ -26,7 +26,7 @@ import {
 import type { WorkspaceKey } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
-import { mirrorAuditLine } from './audit-mirror.js';
+import { mirrorAuditLine } from './channels/audit-mirror.js';
 import type { Message } from './blocks.js';
 import { uploadFile } from './files.js';
 import { SLACK_USER_ID_RE } from './mrkdwn.js';

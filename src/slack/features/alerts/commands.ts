@@ -18,10 +18,10 @@ import {
   subscribeAlerts,
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
-import { auditMirrorOf } from '../../kit/audit-mirror.js';
+import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
 import type { Message } from '../../kit/blocks.js';
-import { actorOf, botCanPost } from '../../kit/channel-access.js';
-import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
+import { actorOf, botCanPost } from '../../kit/channels/access.js';
+import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { notifyKicker } from '../../kit/notify-kick.js';
 import { option } from '../../kit/commands/parse.js';

@@ -1,7 +1,7 @@
 /** The `/dwm setup shared-channels` card: channels shared with another organisation an admin allowed. */
 import type { WorkspaceSettings } from '../../../store/types.js';
 import { type Block, context, header, type Message, message, section } from '../../kit/blocks.js';
-import { ALLOW_SHARED } from '../../kit/channel-replies.js';
+import { ALLOW_SHARED } from '../../kit/channels/replies.js';
 import { channelMention, code, esc, userMention } from '../../kit/mrkdwn.js';
 
 /**

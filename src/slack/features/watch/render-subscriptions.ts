@@ -24,7 +24,7 @@ import {
   textInput,
 } from '../../kit/blocks.js';
 import { outageLine } from '../../kit/cards.js';
-import { sharedChannelMessage } from '../../kit/channel-replies.js';
+import { sharedChannelMessage } from '../../kit/channels/replies.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
 import { pagingButtons } from '../../kit/paging.js';
 import type { Audience } from '../../kit/context/roles.js';

@@ -26,7 +26,7 @@ import {
   type WaitsPort,
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
-import { mirrorAuditLine } from '../../kit/audit-mirror.js';
+import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
 import { auditWho } from '../../kit/interactions/steps.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { botClientFor } from '../../kit/context/support.js';

@@ -10,7 +10,7 @@
 
 import { commandsTotal } from '../../../metrics.js';
 import type { ModalView } from '../blocks.js';
-import { refuseSharingIn } from '../channel-replies.js';
+import { refuseSharingIn } from '../channels/replies.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { type CommandContext, errorOptions } from '../context/context.js';
 import type { Role, SlashCommand } from '../context/types.js';

@@ -11,11 +11,11 @@ import { audit } from '../../../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../../../ops/workspace.js';
 import { workspaceKeyOf } from '../../../store/keys.js';
 import type { AppDeps } from '../../deps.js';
-import { mirrorAuditLine } from '../audit-mirror.js';
+import { mirrorAuditLine } from '../channels/audit-mirror.js';
 import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
 
-export { auditLine } from '../audit-mirror.js';
+export { auditLine } from '../channels/audit-mirror.js';
 export type { CommandContext, RespondOptions, SlashCommand } from './types.js';
 
 export interface ContextInput {

@@ -36,7 +36,7 @@ import { commandsTotal } from '../../../metrics.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { LIMITS, type Message, type ModalView, modal as modalView } from '../blocks.js';
-import { guardChannelReplies } from '../channel-replies.js';
+import { guardChannelReplies } from '../channels/replies.js';
 import type { CommandContext, SlashCommand } from '../context/context.js';
 import { errorBlocks } from '../context/errors.js';
 import { formAgain } from './form-again.js';

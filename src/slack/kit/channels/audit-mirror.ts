@@ -8,14 +8,14 @@
  * stays the record (`/drm audit`).
  */
 import type { WebClient } from '@slack/web-api';
-import type { AuditMirror } from '../../ops/audit.js';
-import type { AuditEntry } from '../../store/types.js';
-import { appSender } from '../background-sender.js';
-import type { AppDeps } from '../deps.js';
-import { appState } from './context/app-state.js';
-import { sharedAndNotAllowed } from './channel-access.js';
-import type { CommandContext } from './context/types.js';
-import { code, esc, userMention } from './mrkdwn.js';
+import type { AuditMirror } from '../../../ops/audit.js';
+import type { AuditEntry } from '../../../store/types.js';
+import { appSender } from '../../background-sender.js';
+import type { AppDeps } from '../../deps.js';
+import { appState } from '../context/app-state.js';
+import { sharedAndNotAllowed } from './access.js';
+import type { CommandContext } from '../context/types.js';
+import { code, esc, userMention } from '../mrkdwn.js';
 
 /** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
 export function auditLine(e: AuditEntry): string {
