@@ -34,7 +34,7 @@ import {
   DELIVERY_EVENT_TYPE,
   DeliveryError,
 } from '../watch/types.js';
-import type { Message } from './kit/blocks.js';
+import type { Message } from './kit/blocks/blocks.js';
 import type { NotifyRenderers } from './kit/notify-render.js';
 import { toDeliveryError } from './poster.js';
 

@@ -20,7 +20,7 @@ import { readCsv, writeCsv } from '../../src/ops/csv.js';
 import { auditListMessage } from '../../src/slack/features/audit/render.js';
 import { registry } from '../../src/slack/features/index.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
-import { LIMITS, type Message } from '../../src/slack/kit/blocks.js';
+import { LIMITS, type Message } from '../../src/slack/kit/blocks/blocks.js';
 import type { CommandContext } from '../../src/slack/kit/context/context.js';
 import { renderError } from '../../src/slack/kit/context/errors.js';
 import { decodeSlackText, ParseError, tokenize } from '../../src/slack/kit/commands/parse.js';

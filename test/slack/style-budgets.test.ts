@@ -47,7 +47,7 @@ import {
   renderJobCard,
   renderThreadUpdate,
 } from '../../src/slack/features/watch/render-card.js';
-import type { Message } from '../../src/slack/kit/blocks.js';
+import type { Message } from '../../src/slack/kit/blocks/blocks.js';
 import { renderError } from '../../src/slack/kit/context/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
 import { tokenize } from '../../src/slack/kit/commands/parse.js';

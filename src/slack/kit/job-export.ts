@@ -4,10 +4,10 @@
  * message (recipient names are never re-posted to a channel), audited like the other exports.
  */
 import { reportedTaskTotal, taskCsv } from '../../ops/jobs.js';
-import { listedTasksLine, plural } from './cards.js';
+import { listedTasksLine, plural } from './blocks/cards.js';
 import type { CommandContext } from './context/types.js';
 import { uploadFile } from './files.js';
-import { code } from './mrkdwn.js';
+import { code } from './blocks/mrkdwn.js';
 import { dmChannel } from './context/support.js';
 
 /** The file name of a job's task export. */

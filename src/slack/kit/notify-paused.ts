@@ -6,8 +6,8 @@
  */
 import type { NotifyEvent } from '../../notices/types.js';
 import { SHARED_CHANNEL } from '../../watch/types.js';
-import { type Message, message, section } from './blocks.js';
-import { code, esc } from './mrkdwn.js';
+import { type Message, message, section } from './blocks/blocks.js';
+import { code, esc } from './blocks/mrkdwn.js';
 
 type PausedEvent = Extract<NotifyEvent, { type: 'notify-paused' }>;
 

@@ -4,8 +4,8 @@
  * line in an attached CSV, Resume / Retry failed). Pure.
  */
 import type { RegistrationReport, ReportSummary } from '../../ops/watermarking/registration/run.js';
-import { actions, type Block, button, context, type Message, message, section } from './blocks.js';
-import { code, esc, truncate } from './mrkdwn.js';
+import { actions, type Block, button, context, type Message, message, section } from './blocks/blocks.js';
+import { code, esc, truncate } from './blocks/mrkdwn.js';
 import { count, encodeValue, plural, WM_ACTIONS } from './wm-values.js';
 
 function bar(done: number, total: number): string {

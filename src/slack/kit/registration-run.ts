@@ -27,9 +27,9 @@ import type { WorkspaceKey } from '../../store/types.js';
 import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
 import { mirrorAuditLine } from './channels/audit-mirror.js';
-import type { Message } from './blocks.js';
+import type { Message } from './blocks/blocks.js';
 import { uploadFile } from './files.js';
-import { SLACK_USER_ID_RE } from './mrkdwn.js';
+import { SLACK_USER_ID_RE } from './blocks/mrkdwn.js';
 import { registerProgressMessage, registerReportMessage } from './registration-report.js';
 import { botIdsOf } from './context/support.js';
 

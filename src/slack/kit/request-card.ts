@@ -17,7 +17,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { attachRequestCard } from '../../ops/request-outcomes.js';
-import type { Message } from './blocks.js';
+import type { Message } from './blocks/blocks.js';
 import { type ShareRefusal, sharingRefusal, sharingRefusedMessage } from './channels/replies.js';
 import type { CommandContext } from './context/types.js';
 

@@ -10,8 +10,8 @@
 import { REQUEST_STATUS } from '../../api/codes.js';
 import { requestOutcomeText } from '../../ops/notify-text.js';
 import type { RequestOutcomeNotice } from '../../notices/types.js';
-import { type Block, context, header, type Message, message, section } from './blocks.js';
-import { code, dateToken, esc, userMention } from './mrkdwn.js';
+import { type Block, context, header, type Message, message, section } from './blocks/blocks.js';
+import { code, dateToken, esc, userMention } from './blocks/mrkdwn.js';
 import type { NotifyRenderers } from './notify-render.js';
 
 const ICON: Record<RequestOutcomeNotice['outcome'], string> = {

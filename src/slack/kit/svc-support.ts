@@ -4,7 +4,7 @@
  * failure of a "Loading…" modal.
  */
 
-import { type ModalView, modal, section } from './blocks.js';
+import { type ModalView, modal, section } from './blocks/blocks.js';
 import type { CommandContext } from './context/context.js';
 import { explainError } from './context/errors.js';
 import { option } from './commands/parse.js';

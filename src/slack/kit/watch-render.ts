@@ -9,7 +9,7 @@
  * ./features.ts), so the runtime imports no feature.
  */
 import type { Subscription, WatchRenderer } from '../../watch/types.js';
-import type { Message } from './blocks.js';
+import type { Message } from './blocks/blocks.js';
 
 export interface WatchRenderers {
   /** The job card, its thread updates and the channel digest (the watcher's `renderer`). */

@@ -9,7 +9,7 @@ import type { ServiceClient } from '../../../src/api/types.js';
 import { FEATURES, registry } from '../../../src/slack/features/index.js';
 import { cancelButton } from '../../../src/slack/features/plan/buttons.js';
 import { watchFormModal } from '../../../src/slack/features/watch/modal.js';
-import { section, textInput } from '../../../src/slack/kit/blocks.js';
+import { section, textInput } from '../../../src/slack/kit/blocks/blocks.js';
 import { interactionsOf } from '../../../src/slack/kit/features.js';
 import { homeActionsOf } from '../../../src/slack/kit/interactions/home-actions.js';
 import { button, modal, registerInteractions } from '../../../src/slack/kit/interactions/registry.js';

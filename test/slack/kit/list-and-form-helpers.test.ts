@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldErrors, issueErrors } from '../../../src/slack/kit/interactions/form-errors.js';
 import { jobTasksFilename } from '../../../src/slack/kit/job-export.js';
-import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/paging.js';
+import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/blocks/paging.js';
 
 describe('paging buttons', () => {
   it('Previous then Next, with their action ids and values', () => {

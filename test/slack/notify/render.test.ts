@@ -15,7 +15,7 @@ import {
 import { digest as digestFeature } from '../../../src/slack/features/digest/index.js';
 import { digestMessage, scheduleMessage } from '../../../src/slack/features/digest/render.js';
 import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import type { Block, Message } from '../../../src/slack/kit/blocks.js';
+import type { Block, Message } from '../../../src/slack/kit/blocks/blocks.js';
 import { notifyRenderersOf } from '../../../src/slack/kit/features.js';
 import { parseArgs, tokenize } from '../../../src/slack/kit/commands/parse.js';
 import type {

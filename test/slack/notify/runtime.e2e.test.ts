@@ -17,7 +17,7 @@ import {
   requestChangeTracked,
 } from '../../../src/ops/request-outcomes.js';
 import { loadCredentials } from '../../../src/ops/workspace.js';
-import type { Message } from '../../../src/slack/kit/blocks.js';
+import type { Message } from '../../../src/slack/kit/blocks/blocks.js';
 import { kickNotify } from '../../../src/slack/kit/notify-kick.js';
 import { requestOutcomeRenderers } from '../../../src/slack/kit/request-outcome.js';
 import type { NotifyRuntime } from '../../../src/slack/notify-runtime.js';

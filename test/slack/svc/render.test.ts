@@ -31,7 +31,7 @@ import {
   siteRequestsMessage,
   sitesMessage,
 } from '../../../src/slack/features/sites/render.js';
-import type { Message, ModalView } from '../../../src/slack/kit/blocks.js';
+import type { Message, ModalView } from '../../../src/slack/kit/blocks/blocks.js';
 import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/kit/svc-values.js';
 
 const HOSTILE = `<!channel> *bold* <@U123> & \`tick\` ${'x'.repeat(10_000)}`;

@@ -19,7 +19,7 @@ import {
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
 import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
-import type { Message } from '../../kit/blocks.js';
+import type { Message } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';

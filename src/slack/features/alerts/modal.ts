@@ -8,7 +8,7 @@ import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { parseAlertArgs } from '../../../ops/alerts.js';
-import type { ModalView } from '../../kit/blocks.js';
+import type { ModalView } from '../../kit/blocks/blocks.js';
 import { isChannelMember } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderError } from '../../kit/context/errors.js';

@@ -40,10 +40,10 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
+} from '../../kit/blocks/blocks.js';
 import { RUN_SUGGESTION_ACTION } from '../../kit/commands/help.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { encodeValue } from '../../kit/values.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { encodeValue } from '../../kit/blocks/values.js';
 
 export const ALERTS_MODAL_CALLBACK = 'alerts_watch';
 export const ALERTS_BLOCK = {

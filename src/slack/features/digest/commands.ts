@@ -13,7 +13,7 @@ import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/
 import { opsEndpoint } from '../../../ops/service/common.js';
 import { isIanaZone, normaliseTime } from '../../../notices/digest.js';
 import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
-import { message, section } from '../../kit/blocks.js';
+import { message, section } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';

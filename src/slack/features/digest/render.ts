@@ -28,10 +28,10 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/mrkdwn.js';
-import { jobStatus, requestStatus } from '../../kit/status.js';
-import { encodeValue } from '../../kit/values.js';
+} from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
+import { encodeValue } from '../../kit/blocks/values.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';
 
 /** Lines per list (failed jobs, sites, requests) before "and N more". */

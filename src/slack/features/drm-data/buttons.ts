@@ -10,7 +10,7 @@
  */
 import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
-import { message } from '../../kit/blocks.js';
+import { message } from '../../kit/blocks/blocks.js';
 import { errorBlocks } from '../../kit/context/errors.js';
 import { uploadFile } from '../../kit/files.js';
 import { button } from '../../kit/interactions/registry.js';

@@ -15,11 +15,11 @@ import {
   listPackaging,
   listUsers,
 } from '../../../ops/service/index.js';
-import type { Message } from '../../kit/blocks.js';
-import { cardMetaOf } from '../../kit/cards.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { option, optional, values } from '../../kit/commands/parse.js';
-import { readerDateWords } from '../../kit/reader-dates.js';
+import { readerDateWords } from '../../kit/blocks/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';
 import type { DataFilters, DataKind } from '../../kit/svc-values.js';

@@ -26,7 +26,7 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { esc } from '../../kit/mrkdwn.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';

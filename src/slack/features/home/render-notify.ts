@@ -6,8 +6,8 @@
  */
 import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
 import type { TrackedRequest } from '../../../notices/requests.js';
-import { type Block, context, header, section } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
+import { type Block, context, header, section } from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 import { pausedWhy } from '../../kit/notify-paused.js';
 
 /** Lines per list. */

@@ -20,11 +20,11 @@ import {
   header,
   LIMITS,
   section,
-} from '../../kit/blocks.js';
-import { outageLine } from '../../kit/cards.js';
+} from '../../kit/blocks/blocks.js';
+import { outageLine } from '../../kit/blocks/cards.js';
 import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
 import { notifyBlocks } from './render-notify.js';
 
 /**

@@ -9,7 +9,7 @@
 import { findMember, resetPassword, setMemberActive } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
-import { code, esc, userMention } from '../../kit/mrkdwn.js';
+import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 import { audited } from '../../kit/context/support.js';
 import { infoView, showLoadFailure } from '../../kit/svc-support.js';
 import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../kit/svc-values.js';

@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import type { ServiceClient } from '../../../api/types.js';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
-import type { Message } from '../../kit/blocks.js';
-import { cardMetaOf } from '../../kit/cards.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { code, esc, userMention } from '../../kit/mrkdwn.js';
+import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
 import { infoView } from '../../kit/svc-support.js';
 import { SVC_VIEWS } from '../../kit/svc-values.js';

@@ -11,9 +11,9 @@ import {
   parseServiceCode,
   serviceLabel,
 } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { code } from '../../kit/mrkdwn.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
 import { kickNotify } from '../../kit/notify-kick.js';
 import { optional, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';

@@ -10,10 +10,10 @@
 
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
-import { type Message, section } from '../../kit/blocks.js';
+import { type Message, section } from '../../kit/blocks/blocks.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { esc } from '../../kit/mrkdwn.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';

@@ -20,10 +20,10 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { type Audience, mayRender } from '../../kit/context/roles.js';
-import { requestStatus } from '../../kit/status.js';
+import { requestStatus } from '../../kit/blocks/status.js';
 import {
   type CardMeta,
   cardContext,

@@ -8,7 +8,7 @@ import { checkDateRange } from '../../../api/validate.js';
 import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
 import { inReaderRange } from '../../../ops/service/common.js';
-import { cardMetaOf } from '../../kit/cards.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { option, required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';

@@ -23,8 +23,8 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc, truncate } from '../../kit/mrkdwn.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 import { count, plural, WM_ACTIONS, WM_VIEWS } from '../../kit/wm-values.js';
 
 export const REGISTER_BLOCK = { text: 'recipients_text', file: 'recipients_file', site: 'site' } as const;

@@ -17,8 +17,8 @@ import {
   modal,
   section,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
 import { infoView } from '../../kit/svc-support.js';
 import {
   type CardMeta,

@@ -21,10 +21,10 @@ import {
   modal,
   section,
   textInput,
-} from '../../kit/blocks.js';
+} from '../../kit/blocks/blocks.js';
 import { fieldErrors } from '../../kit/interactions/form-errors.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { encodeValue } from '../../kit/values.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { encodeValue } from '../../kit/blocks/values.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';
 
 export const SETUP_CALLBACK = 'drm_setup';

@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { option, rest, values } from '../../kit/commands/parse.js';
-import { readerDateWords } from '../../kit/reader-dates.js';
+import { readerDateWords } from '../../kit/blocks/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { postRequestCard } from '../../kit/request-card.js';
 import { audited } from '../../kit/context/support.js';

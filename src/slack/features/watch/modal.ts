@@ -7,7 +7,7 @@
 import type { ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
-import { modal as modal_, section } from '../../kit/blocks.js';
+import { modal as modal_, section } from '../../kit/blocks/blocks.js';
 import { renderError } from '../../kit/context/errors.js';
 import { formAgain } from '../../kit/interactions/form-again.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';

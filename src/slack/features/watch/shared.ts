@@ -12,7 +12,7 @@ import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import { type SiteOutage, siteOutages } from '../../../watch/outage.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import type { Message } from '../../kit/blocks.js';
+import type { Message } from '../../kit/blocks/blocks.js';
 import { botCanPost } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderRefused } from '../../kit/context/errors.js';

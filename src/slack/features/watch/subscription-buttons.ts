@@ -5,7 +5,7 @@
  */
 import type { Subscriptions } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import { message, section } from '../../kit/blocks.js';
+import { message, section } from '../../kit/blocks/blocks.js';
 import { botCanPost } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderRefused } from '../../kit/context/errors.js';

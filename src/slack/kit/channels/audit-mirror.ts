@@ -15,7 +15,7 @@ import type { AppDeps } from '../../deps.js';
 import { appState } from '../context/app-state.js';
 import { sharedAndNotAllowed } from './access.js';
 import type { CommandContext } from '../context/types.js';
-import { code, esc, userMention } from '../mrkdwn.js';
+import { code, esc, userMention } from '../blocks/mrkdwn.js';
 
 /** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
 export function auditLine(e: AuditEntry): string {

@@ -3,10 +3,10 @@
  * digest): the bot cannot post in the channel (how to invite it), and the ops refused because of
  * who asks (whom to ask instead). Pure.
  */
-import { type Message, message, section } from '../blocks.js';
+import { type Message, message, section } from '../blocks/blocks.js';
 import { mayShareIn, type PostAbility } from './access.js';
 import type { CommandContext } from '../context/context.js';
-import { channelMention, code, esc, userMention } from '../mrkdwn.js';
+import { channelMention, code, esc, userMention } from '../blocks/mrkdwn.js';
 
 /**
  * The bot cannot post in the channel: why, and how to invite it. `what` is what could not be set

@@ -7,8 +7,8 @@
  */
 import type { RespondFn } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
-import type { Message } from '../blocks.js';
-import { modal, section } from '../blocks.js';
+import type { Message } from '../blocks/blocks.js';
+import { modal, section } from '../blocks/blocks.js';
 import { createContext } from '../context/context.js';
 import { modal as declareModal, type Interaction } from '../interactions/registry.js';
 import {

@@ -5,8 +5,8 @@
  * typed complete (./missing-args-form.ts). Pure: data in, view out.
  */
 import { z } from 'zod';
-import { type Block, context, type ModalView, modal, plain, section, textInput } from '../blocks.js';
-import { code, truncate } from '../mrkdwn.js';
+import { type Block, context, type ModalView, modal, plain, section, textInput } from '../blocks/blocks.js';
+import { code, truncate } from '../blocks/mrkdwn.js';
 import type { ArgSpec } from './parse.js';
 
 export const MISSING_ARGS_CALLBACK = 'cmd_missing_args';

@@ -9,7 +9,7 @@
  */
 
 import { commandsTotal } from '../../../metrics.js';
-import type { ModalView } from '../blocks.js';
+import type { ModalView } from '../blocks/blocks.js';
 import { refuseSharingIn } from '../channels/replies.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { type CommandContext, errorOptions } from '../context/context.js';

@@ -24,8 +24,8 @@ import {
 import { StoreNewerDocumentError, StoreUnavailableError } from '../../../store/errors.js';
 import { classifyDeliveryError } from '../../../watch/delivery.js';
 import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../../watch/limits.js';
-import { type Block, context, type Message, message, section } from '../blocks.js';
-import { code, esc, truncate } from '../mrkdwn.js';
+import { type Block, context, type Message, message, section } from '../blocks/blocks.js';
+import { code, esc, truncate } from '../blocks/mrkdwn.js';
 import { ParseError } from '../commands/parse.js';
 
 export interface ErrorExplanation {

@@ -56,11 +56,11 @@ import {
   message,
   modal,
   section,
-} from '../blocks.js';
+} from '../blocks/blocks.js';
 import type { CommandContext, Role, Standing } from './types.js';
 import { renderRefused } from './errors.js';
 import { LruMap, TtlLru } from '../lru.js';
-import { esc, truncate, userMention } from '../mrkdwn.js';
+import { esc, truncate, userMention } from '../blocks/mrkdwn.js';
 
 export type { Role, Standing };
 

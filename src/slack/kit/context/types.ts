@@ -9,7 +9,7 @@ import type { AuditInput } from '../../../ops/audit.js';
 import type { WorkspaceClients } from '../../../ops/workspace.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
-import type { Message, ModalView } from '../blocks.js';
+import type { Message, ModalView } from '../blocks/blocks.js';
 
 export type Role = 'member' | 'admin';
 

@@ -10,7 +10,7 @@
  * them). Elements whose state cannot be an initial value (file inputs) are shown empty.
  */
 import type { KnownBlock } from '@slack/types';
-import { type Block, LIMITS, type ModalView } from '../blocks.js';
+import { type Block, LIMITS, type ModalView } from '../blocks/blocks.js';
 
 interface Option {
   value?: string;

@@ -28,7 +28,7 @@ import { WorkspaceLimitError } from '../../../watch/limits.js';
 import type { AppDeps } from '../../deps.js';
 import { type CommandContext, createContext, errorOptions } from '../context/context.js';
 import { explainError } from '../context/errors.js';
-import { neutralise, SLACK_USER_ID_RE } from '../mrkdwn.js';
+import { neutralise, SLACK_USER_ID_RE } from '../blocks/mrkdwn.js';
 import { stepBarred } from '../context/roles.js';
 import { callWithStepToken, rememberEventToken } from './step-completion.js';
 import { botClientFor } from '../context/support.js';

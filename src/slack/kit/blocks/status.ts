@@ -13,8 +13,8 @@ import {
   type RequestStatusCode,
   TASK_STATUS,
   type TaskStatusCode,
-} from '../../api/codes.js';
-import { explainFailureCode } from '../../api/error-codes.js';
+} from '../../../api/codes.js';
+import { explainFailureCode } from '../../../api/error-codes.js';
 import { code as codeSpan, esc, truncate } from './mrkdwn.js';
 
 export type StatusKind = 'job' | 'task' | 'request' | 'product' | 'member';

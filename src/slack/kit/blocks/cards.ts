@@ -3,9 +3,9 @@
  * the context line of a card. Pure functions only. ./svc-values.ts and ./wm-values.ts re-export
  * these next to their action ids and button value schemas.
  */
-import type { TimeValue } from '../../api/types.js';
-import { listedTasksNote } from '../../ops/jobs.js';
-import type { CommandContext } from './context/types.js';
+import type { TimeValue } from '../../../api/types.js';
+import { listedTasksNote } from '../../../ops/jobs.js';
+import type { CommandContext } from '../context/types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 /** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */

@@ -1,5 +1,5 @@
 /** The Slack words of a `NextStep` (src/next-step.ts): the command a person runs, in mrkdwn code. */
-import type { NextStep } from '../../next-step.js';
+import type { NextStep } from '../../../next-step.js';
 
 /** The command that takes the step, as typed in Slack (no leading verb). */
 export function nextStepCommand(step: NextStep): string {

@@ -2,7 +2,7 @@
  * Text helpers for Slack mrkdwn. Every string that did not come from the bot's own code goes
  * through `esc()` (or `code()` for ids and codes) before it reaches a message.
  */
-import { UNSAFE_TEXT_CHARS } from '../../unsafe-text.js';
+import { UNSAFE_TEXT_CHARS } from '../../../unsafe-text.js';
 
 /**
  * Control characters (except tab/newline), bidi controls, zero-width and other invisible

@@ -4,8 +4,8 @@
  * names the zone (and, where the service counts per UTC day, the UTC days the figures cover). The
  * ops turn the reader's days into the service's UTC days (src/ops/service/common.ts `readerDays`).
  */
-import { resolveDate } from '../../ops/jobs.js';
-import type { PageResult } from '../../ops/service/common.js';
+import { resolveDate } from '../../../ops/jobs.js';
+import type { PageResult } from '../../../ops/service/common.js';
 import { esc } from './mrkdwn.js';
 
 /** `today`, `yesterday`, `Nd` to the reader's yyyy-MM-dd (others left for the op to check). */
