@@ -30,7 +30,7 @@ import {
 } from '../watch/types.js';
 import type { AppDeps } from './deps.js';
 import { sharedAndNotAllowed } from './kit/channels/access.js';
-import { newWebClient, webClients } from './kit/web-client.js';
+import { newWebClient, webClients } from './kit/web/client.js';
 
 /**
  * Map a Web API failure to a DeliveryError (already one: returned as is). An error of unknown

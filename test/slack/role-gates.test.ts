@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/slack/kit/context/context.js';
-import { TtlLru } from '../../src/slack/kit/lru.js';
+import { TtlLru } from '../../src/slack/kit/web/lru.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import {
   adminGateForView,

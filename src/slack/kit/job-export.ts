@@ -6,7 +6,7 @@
 import { reportedTaskTotal, taskCsv } from '../../ops/jobs.js';
 import { listedTasksLine, plural } from './blocks/cards.js';
 import type { CommandContext } from './context/types.js';
-import { uploadFile } from './files.js';
+import { uploadFile } from './web/files.js';
 import { code } from './blocks/mrkdwn.js';
 import { dmChannel } from './context/support.js';
 

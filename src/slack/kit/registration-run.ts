@@ -28,7 +28,7 @@ import { appSender } from '../background-sender.js';
 import type { AppDeps } from '../deps.js';
 import { mirrorAuditLine } from './channels/audit-mirror.js';
 import type { Message } from './blocks/blocks.js';
-import { uploadFile } from './files.js';
+import { uploadFile } from './web/files.js';
 import { SLACK_USER_ID_RE } from './blocks/mrkdwn.js';
 import { registerProgressMessage, registerReportMessage } from './registration-report.js';
 import { botIdsOf } from './context/support.js';

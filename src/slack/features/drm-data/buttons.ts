@@ -12,7 +12,7 @@ import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
 import { message } from '../../kit/blocks/blocks.js';
 import { errorBlocks } from '../../kit/context/errors.js';
-import { uploadFile } from '../../kit/files.js';
+import { uploadFile } from '../../kit/web/files.js';
 import { button } from '../../kit/interactions/registry.js';
 import { dmChannel, errorOptions, logError, respondError } from '../../kit/context/support.js';
 import { serviceFor } from '../../kit/svc-support.js';

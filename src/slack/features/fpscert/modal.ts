@@ -24,7 +24,7 @@ import {
 } from '../../../ops/service/index.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
+import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';

@@ -25,7 +25,7 @@ import {
   roleOfStanding,
   userInfo,
 } from '../../kit/context/roles.js';
-import { webClients } from '../../kit/web-client.js';
+import { webClients } from '../../kit/web/client.js';
 import { homeView } from './render.js';
 
 export const HOME_VIEWERS_NS = 'home-viewers';

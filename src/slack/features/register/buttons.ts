@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { loadDraft, planIssuesCsv } from '../../../ops/watermarking/registration/records.js';
-import { uploadFile } from '../../kit/files.js';
+import { uploadFile } from '../../kit/web/files.js';
 import { button } from '../../kit/interactions/registry.js';
 import { dmChannel } from '../../kit/context/support.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';

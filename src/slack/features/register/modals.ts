@@ -33,7 +33,7 @@ import {
 import type { AppDeps } from '../../deps.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { FileReadError, readSlackFile } from '../../kit/files.js';
+import { FileReadError, readSlackFile } from '../../kit/web/files.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';

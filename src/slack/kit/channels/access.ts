@@ -9,7 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AppDeps } from '../../deps.js';
 import { appState } from '../context/app-state.js';
 import type { CommandContext } from '../context/types.js';
-import { TtlLru } from '../lru.js';
+import { TtlLru } from '../web/lru.js';
 
 export type PostAbility = 'ok' | 'not_member' | 'not_visible' | 'archived' | 'external';
 

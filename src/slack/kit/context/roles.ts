@@ -59,7 +59,7 @@ import {
 } from '../blocks/blocks.js';
 import type { CommandContext, Role, Standing } from './types.js';
 import { renderRefused } from './errors.js';
-import { LruMap, TtlLru } from '../lru.js';
+import { LruMap, TtlLru } from '../web/lru.js';
 import { esc, truncate, userMention } from '../blocks/mrkdwn.js';
 
 export type { Role, Standing };

@@ -4,7 +4,7 @@
  * (./web-client.ts).
  */
 import type { Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../log.js';
 
 /** JSON fields whose values Bolt's debug lines may print (web-api only redacts tokens). */
 const SECRET_FIELD_RE =

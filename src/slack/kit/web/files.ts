@@ -9,9 +9,9 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { BotExports, exportRetentionDays } from '../../ops/exports.js';
-import type { AppDeps } from '../deps.js';
-import { slackApiUrl } from './web-client.js';
+import { BotExports, exportRetentionDays } from '../../../ops/exports.js';
+import type { AppDeps } from '../../deps.js';
+import { slackApiUrl } from './client.js';
 
 /** Slack's Web API (SLACK_API_URL overrides it: the fake Slack in tests and the demo). */
 
