@@ -35,7 +35,7 @@ import {
   DeliveryError,
 } from '../watch/types.js';
 import type { Message } from './kit/blocks/blocks.js';
-import type { NotifyRenderers } from './kit/notify-render.js';
+import type { NotifyRenderers } from './kit/runtime/notify-render.js';
 import { toDeliveryError } from './poster.js';
 
 /** The error code of a notice whose renderer no feature provides (dropped, logged). */

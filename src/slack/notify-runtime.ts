@@ -39,11 +39,11 @@ import { appChannelPacer, createBackgroundSender } from './background-sender.js'
 import type { AppDeps } from './deps.js';
 import { createExportSweeper } from './export-sweeper.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
-import { registerNotifyKick } from './kit/notify-kick.js';
+import { registerNotifyKick } from './kit/runtime/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
-import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
+import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/runtime/notify-render.js';
 import { userInfo } from './kit/context/roles.js';
-import { registerChannelPauser } from './kit/runtime-hooks.js';
+import { registerChannelPauser } from './kit/runtime/hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createNotifyPorts } from './notify-ports.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';

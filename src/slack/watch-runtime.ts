@@ -48,7 +48,7 @@ import { appChannelPacer, createBackgroundSender } from './background-sender.js'
 import type { AppDeps } from './deps.js';
 import type { Message } from './kit/blocks/blocks.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
-import { registerChannelPauser, registerWatcherHooks } from './kit/runtime-hooks.js';
+import { registerChannelPauser, registerWatcherHooks } from './kit/runtime/hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 

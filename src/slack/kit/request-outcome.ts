@@ -12,7 +12,7 @@ import { requestOutcomeText } from '../../ops/notify-text.js';
 import type { RequestOutcomeNotice } from '../../notices/types.js';
 import { type Block, context, header, type Message, message, section } from './blocks/blocks.js';
 import { code, dateToken, esc, userMention } from './blocks/mrkdwn.js';
-import type { NotifyRenderers } from './notify-render.js';
+import type { NotifyRenderers } from './runtime/notify-render.js';
 
 const ICON: Record<RequestOutcomeNotice['outcome'], string> = {
   approved: ':white_check_mark:',

@@ -12,7 +12,7 @@ import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
 import { actorOf } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { button } from '../../kit/interactions/registry.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { ALERT_MUTE_ACTION, ALERT_STOP_ACTION, mutedMessage, stoppedMessage } from './render.js';
 
 export const alertStopValue = z.object({

@@ -23,7 +23,7 @@ import type { Message } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { option } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { siteOption, siteOptionWith } from '../../kit/svc-support.js';

@@ -8,7 +8,7 @@
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { watcherStatus } from '../../kit/runtime-hooks.js';
+import { watcherStatus } from '../../kit/runtime/hooks.js';
 import { botIdsOf } from '../../kit/context/support.js';
 import { debugMessage } from './render.js';
 

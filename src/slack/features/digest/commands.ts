@@ -17,7 +17,7 @@ import { message, section } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
 import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { optional, required } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { digestNowMessage, scheduledMessage, scheduleMessage, stoppedMessage } from './render.js';

@@ -14,7 +14,7 @@ import {
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { code } from '../../kit/blocks/mrkdwn.js';
-import { kickNotify } from '../../kit/notify-kick.js';
+import { kickNotify } from '../../kit/runtime/notify-kick.js';
 import { optional, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { postRequestCard } from '../../kit/request-card.js';

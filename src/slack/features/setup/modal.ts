@@ -20,7 +20,7 @@ import { loadCredentials } from '../../../ops/workspace.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
+import { notifyCredentialsSaved } from '../../kit/runtime/hooks.js';
 import { showOutcome } from '../../kit/context/support.js';
 import {
   SETUP_BLOCK,

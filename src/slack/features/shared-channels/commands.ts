@@ -9,7 +9,7 @@ import { SHARED_CHANNEL } from '../../../watch/types.js';
 import { botCanPost } from '../../kit/channels/access.js';
 import { required } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { pauseChannelSubscriptions } from '../../kit/runtime-hooks.js';
+import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 import { sharedChannelsMessage } from './render.js';
 
 const list = commandList();

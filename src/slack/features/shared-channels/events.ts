@@ -14,7 +14,7 @@ import {
   sharedChannelAllowed,
 } from '../../kit/channels/access.js';
 import type { EventSpec } from '../../kit/features.js';
-import { pauseChannelSubscriptions } from '../../kit/runtime-hooks.js';
+import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 
 type Ctx = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import type { Message } from '../../kit/blocks/blocks.js';
 import { botCanPost } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderRefused } from '../../kit/context/errors.js';
-import { wakeWatchers } from '../../kit/runtime-hooks.js';
+import { wakeWatchers } from '../../kit/runtime/hooks.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
 
 export const subscriptionsOf = (ctx: CommandContext) => new Subscriptions(ctx.deps.store, ctx.deps.now);

@@ -8,8 +8,8 @@
  * sites: request outcomes; alerts: license alerts; digest: the daily digest); the runtime merges
  * them from the feature list and refuses to start when one is missing.
  */
-import type { Digest, LicenseAlert, RequestOutcomeNotice } from '../../notices/types.js';
-import type { Message } from './blocks/blocks.js';
+import type { Digest, LicenseAlert, RequestOutcomeNotice } from '../../../notices/types.js';
+import type { Message } from '../blocks/blocks.js';
 
 export interface NotifyRenderers {
   /** The DM to the person who asked (zone: the reader's Slack zone, for times). */

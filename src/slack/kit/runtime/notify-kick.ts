@@ -5,8 +5,8 @@
  * for the app's configuration object when it starts and removes it when it stops; with no runtime
  * running (tests without one, `notify: false`) a kick does nothing and the next tick delivers.
  */
-import type { AppDeps } from '../deps.js';
-import { appState } from './context/app-state.js';
+import type { AppDeps } from '../../deps.js';
+import { appState } from '../context/app-state.js';
 
 type Kick = (ws: string) => void;
 

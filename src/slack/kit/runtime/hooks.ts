@@ -16,9 +16,9 @@
  *
  * The notification runtime's equivalent (hurry a delivery) is ./notify-kick.ts.
  */
-import type { RuntimeStatus } from '../../ops/debug.js';
-import type { AppDeps } from '../deps.js';
-import { appState } from './context/app-state.js';
+import type { RuntimeStatus } from '../../../ops/debug.js';
+import type { AppDeps } from '../../deps.js';
+import { appState } from '../context/app-state.js';
 
 /** What a running watcher offers the features (see the file header). */
 export interface WatcherHooks {

@@ -8,8 +8,8 @@
  * the feature list it is given and refuses to start when one is missing (`watchRenderersOf` in
  * ./features.ts), so the runtime imports no feature.
  */
-import type { Subscription, WatchRenderer } from '../../watch/types.js';
-import type { Message } from './blocks/blocks.js';
+import type { Subscription, WatchRenderer } from '../../../watch/types.js';
+import type { Message } from '../blocks/blocks.js';
 
 export interface WatchRenderers {
   /** The job card, its thread updates and the channel digest (the watcher's `renderer`). */
