@@ -52,7 +52,7 @@ import { renderError } from '../../src/slack/kit/context/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
 import { tokenize } from '../../src/slack/kit/commands/parse.js';
 import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
-import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/shared/requests/outcome.js';
 import type {
   AlertSubscription,
   DigestSchedule,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateMessageBlocks } from '../../../dev/fakeslack/index.js';
 import { notifyPausedMessage, pausedWhy } from '../../../src/slack/kit/notify-paused.js';
-import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/kit/request-outcome.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/shared/requests/outcome.js';
 import type { RequestOutcomeNotice } from '../../../src/notices/types.js';
 
 const base: RequestOutcomeNotice = {

@@ -19,7 +19,7 @@ import {
 import { loadCredentials } from '../../../src/ops/workspace.js';
 import type { Message } from '../../../src/slack/kit/blocks/blocks.js';
 import { kickNotify } from '../../../src/slack/kit/runtime/notify-kick.js';
-import { requestOutcomeRenderers } from '../../../src/slack/kit/request-outcome.js';
+import { requestOutcomeRenderers } from '../../../src/slack/shared/requests/outcome.js';
 import type { NotifyRuntime } from '../../../src/slack/notify-runtime.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import { appliedMigrations } from '../../../src/store/migrations.js';

@@ -17,7 +17,7 @@ import { code } from '../../kit/blocks/mrkdwn.js';
 import { kickNotify } from '../../kit/runtime/notify-kick.js';
 import { optional, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { postRequestCard } from '../../kit/request-card.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import { replyAudience } from '../../kit/context/roles.js';
 import { audited } from '../../kit/context/support.js';
 import { serviceFor, siteOption } from '../../kit/svc-support.js';

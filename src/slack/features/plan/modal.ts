@@ -14,7 +14,7 @@ import { type Message, section } from '../../kit/blocks/blocks.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { postRequestCard } from '../../kit/request-card.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
 import { infoView, serviceFor } from '../../kit/svc-support.js';
 import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';

@@ -10,7 +10,7 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { option, rest, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/blocks/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { postRequestCard } from '../../kit/request-card.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import { audited } from '../../kit/context/support.js';
 import type { SiteRequestsFilters } from '../../kit/svc-values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';

@@ -7,12 +7,12 @@
  * service or user string is escaped; times are `<!date^…>` tokens (each reader sees their own zone;
  * `zone` formats the fallback).
  */
-import { REQUEST_STATUS } from '../../api/codes.js';
-import { requestOutcomeText } from '../../ops/notify-text.js';
-import type { RequestOutcomeNotice } from '../../notices/types.js';
-import { type Block, context, header, type Message, message, section } from './blocks/blocks.js';
-import { code, dateToken, esc, userMention } from './blocks/mrkdwn.js';
-import type { NotifyRenderers } from './runtime/notify-render.js';
+import { REQUEST_STATUS } from '../../../api/codes.js';
+import { requestOutcomeText } from '../../../ops/notify-text.js';
+import type { RequestOutcomeNotice } from '../../../notices/types.js';
+import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, userMention } from '../../kit/blocks/mrkdwn.js';
+import type { NotifyRenderers } from '../../kit/runtime/notify-render.js';
 
 const ICON: Record<RequestOutcomeNotice['outcome'], string> = {
   approved: ':white_check_mark:',

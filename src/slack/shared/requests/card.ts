@@ -16,10 +16,10 @@
  * rewrite (`attachRequestCard` says false): its requester still gets the DM.
  */
 import type { WebClient } from '@slack/web-api';
-import { attachRequestCard } from '../../ops/request-outcomes.js';
-import type { Message } from './blocks/blocks.js';
-import { type ShareRefusal, sharingRefusal, sharingRefusedMessage } from './channels/replies.js';
-import type { CommandContext } from './context/types.js';
+import { attachRequestCard } from '../../../ops/request-outcomes.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { type ShareRefusal, sharingRefusal, sharingRefusedMessage } from '../../kit/channels/replies.js';
+import type { CommandContext } from '../../kit/context/types.js';
 
 export interface PostedCard {
   channel: string;
