@@ -51,7 +51,7 @@ import type { Message } from '../../src/slack/kit/blocks/blocks.js';
 import { renderError } from '../../src/slack/kit/context/errors.js';
 import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
 import { tokenize } from '../../src/slack/kit/commands/parse.js';
-import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
+import { registerProgressMessage, registerReportMessage } from '../../src/slack/shared/registration/report.js';
 import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/shared/requests/outcome.js';
 import type {
   AlertSubscription,

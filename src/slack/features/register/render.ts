@@ -240,10 +240,10 @@ export {
   type ReportMessageInput,
   registerProgressMessage,
   registerReportMessage,
-} from '../../kit/registration-report.js';
+} from '../../shared/registration/report.js';
 
 /** The audit detail of a run (shared with the Workflow Builder step, so it lives in the kit). */
-export { registerAuditDetail } from '../../kit/registration-run.js';
+export { registerAuditDetail } from '../../shared/registration/run.js';
 
 /** The CSV of the preview's non-registrable lines (invalid, duplicate, already registered). */
 export function previewIssuesCsvComment(siteId: string, rows: number): string {

@@ -32,7 +32,7 @@ import { addWait, KEEP_DONE_MS } from '../../../watch/job-waits.js';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import type { Feature } from '../../kit/features.js';
 import { type StepDeclaration, StepRefusedError } from '../../kit/interactions/steps.js';
-import { runRegistrationInBackground } from '../../kit/registration-run.js';
+import { runRegistrationInBackground } from '../../shared/registration/run.js';
 import { wakeWatchers } from '../../kit/runtime/hooks.js';
 import { STEP_IDS } from './ids.js';
 import { STEP_MANIFEST } from './manifest.js';

@@ -12,26 +12,26 @@
  * Shared code of two features, hence in the kit (features never import each other).
  */
 import type { WebClient } from '@slack/web-api';
-import type { WatermarkingClient } from '../../api/types.js';
-import { audit } from '../../ops/audit.js';
-import type { RegistrationPlan } from '../../ops/watermarking/registration/plan.js';
-import { type RunRecord, reportRepo, startRun } from '../../ops/watermarking/registration/records.js';
+import type { WatermarkingClient } from '../../../api/types.js';
+import { audit } from '../../../ops/audit.js';
+import type { RegistrationPlan } from '../../../ops/watermarking/registration/plan.js';
+import { type RunRecord, reportRepo, startRun } from '../../../ops/watermarking/registration/records.js';
 import {
   newReport,
   type RegistrationReport,
   type ReportSummary,
   reportCsv,
   summariseReport,
-} from '../../ops/watermarking/registration/run.js';
-import type { WorkspaceKey } from '../../store/types.js';
-import { appSender } from '../background-sender.js';
-import type { AppDeps } from '../deps.js';
-import { mirrorAuditLine } from './channels/audit-mirror.js';
-import type { Message } from './blocks/blocks.js';
-import { uploadFile } from './web/files.js';
-import { SLACK_USER_ID_RE } from './blocks/mrkdwn.js';
-import { registerProgressMessage, registerReportMessage } from './registration-report.js';
-import { botIdsOf } from './context/support.js';
+} from '../../../ops/watermarking/registration/run.js';
+import type { WorkspaceKey } from '../../../store/types.js';
+import { appSender } from '../../background-sender.js';
+import type { AppDeps } from '../../deps.js';
+import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { uploadFile } from '../../kit/web/files.js';
+import { SLACK_USER_ID_RE } from '../../kit/blocks/mrkdwn.js';
+import { registerProgressMessage, registerReportMessage } from './report.js';
+import { botIdsOf } from '../../kit/context/support.js';
 
 /** The message with the registration report id, for the audit log. */
 export function registerAuditDetail(s: ReportSummary): string {

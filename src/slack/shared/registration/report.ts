@@ -3,10 +3,10 @@
  * progress bar while batches run, and the final report (counts, registered rows inline or every
  * line in an attached CSV, Resume / Retry failed). Pure.
  */
-import type { RegistrationReport, ReportSummary } from '../../ops/watermarking/registration/run.js';
-import { actions, type Block, button, context, type Message, message, section } from './blocks/blocks.js';
-import { code, esc, truncate } from './blocks/mrkdwn.js';
-import { count, encodeValue, plural, WM_ACTIONS } from './wm-values.js';
+import type { RegistrationReport, ReportSummary } from '../../../ops/watermarking/registration/run.js';
+import { actions, type Block, button, context, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { count, encodeValue, plural, WM_ACTIONS } from '../../kit/wm-values.js';
 
 function bar(done: number, total: number): string {
   const width = 20;
