@@ -40,7 +40,7 @@ import type { AppDeps } from './deps.js';
 import { createExportSweeper } from './export-sweeper.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/runtime/notify-kick.js';
-import { notifyPausedMessage } from './kit/notify-paused.js';
+import { notifyPausedMessage } from './shared/notices/paused.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/runtime/notify-render.js';
 import { userInfo } from './kit/context/roles.js';
 import { registerChannelPauser } from './kit/runtime/hooks.js';

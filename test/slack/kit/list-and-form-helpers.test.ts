@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fieldErrors, issueErrors } from '../../../src/slack/kit/interactions/form-errors.js';
-import { jobTasksFilename } from '../../../src/slack/kit/job-export.js';
+import { jobTasksFilename } from '../../../src/slack/shared/jobs/export.js';
 import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/blocks/paging.js';
 
 describe('paging buttons', () => {

@@ -8,7 +8,7 @@ import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
 import type { TrackedRequest } from '../../../notices/requests.js';
 import { type Block, context, header, section } from '../../kit/blocks/blocks.js';
 import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
-import { pausedWhy } from '../../kit/notify-paused.js';
+import { pausedWhy } from '../../shared/notices/paused.js';
 
 /** Lines per list. */
 const MAX_LINES = 5;

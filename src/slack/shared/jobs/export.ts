@@ -3,12 +3,12 @@
  * failures first, as ONE file name (`job-<site>-<job>-tasks.csv`) sent to the user in a direct
  * message (recipient names are never re-posted to a channel), audited like the other exports.
  */
-import { reportedTaskTotal, taskCsv } from '../../ops/jobs.js';
-import { listedTasksLine, plural } from './blocks/cards.js';
-import type { CommandContext } from './context/types.js';
-import { uploadFile } from './web/files.js';
-import { code } from './blocks/mrkdwn.js';
-import { dmChannel } from './context/support.js';
+import { reportedTaskTotal, taskCsv } from '../../../ops/jobs.js';
+import { listedTasksLine, plural } from '../../kit/blocks/cards.js';
+import type { CommandContext } from '../../kit/context/types.js';
+import { uploadFile } from '../../kit/web/files.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { dmChannel } from '../../kit/context/support.js';
 
 /** The file name of a job's task export. */
 export function jobTasksFilename(siteId: string, jobId: number): string {

@@ -4,10 +4,10 @@
  * words (`pausedWhy`, also for lists and the Home tab) and the DM to the creator naming the
  * channel, what stopped, why and what to do (../notify-runtime.ts sends it).
  */
-import type { NotifyEvent } from '../../notices/types.js';
-import { SHARED_CHANNEL } from '../../watch/types.js';
-import { type Message, message, section } from './blocks/blocks.js';
-import { code, esc } from './blocks/mrkdwn.js';
+import type { NotifyEvent } from '../../../notices/types.js';
+import { SHARED_CHANNEL } from '../../../watch/types.js';
+import { type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
 
 type PausedEvent = Extract<NotifyEvent, { type: 'notify-paused' }>;
 
