@@ -10,7 +10,7 @@ import { checkServiceButton } from '../../src/slack/features/setup/check.js';
 import { registerInteractions } from '../../src/slack/kit/interactions/registry.js';
 import { setRoleCheckBudgetMs } from '../../src/slack/kit/context/roles.js';
 import { encodeValue } from '../../src/slack/kit/blocks/values.js';
-import { WM_ACTIONS } from '../../src/slack/kit/wm-values.js';
+import { WM_ACTIONS } from '../../src/slack/shared/wm/values.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from './guarantees/support.js';
 
 function click(user: string) {

@@ -13,7 +13,7 @@ import { recipientListMessage } from '../../../src/slack/features/recipients/ren
 import { setupStatusMessage } from '../../../src/slack/features/setup/render.js';
 import type { Block, ButtonElement } from '../../../src/slack/kit/blocks/blocks.js';
 import { tokenize } from '../../../src/slack/kit/commands/parse.js';
-import { decodeValue, recipientsPageValue } from '../../../src/slack/kit/wm-values.js';
+import { decodeValue, recipientsPageValue } from '../../../src/slack/shared/wm/values.js';
 
 const allButtons = (blocks: Block[] = []) =>
   blocks

@@ -13,7 +13,7 @@ import { section, textInput } from '../../../src/slack/kit/blocks/blocks.js';
 import { interactionsOf } from '../../../src/slack/kit/features.js';
 import { homeActionsOf } from '../../../src/slack/kit/interactions/home-actions.js';
 import { button, modal, registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
-import { SVC_ACTIONS } from '../../../src/slack/kit/svc-values.js';
+import { SVC_ACTIONS } from '../../../src/slack/shared/svc/values.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
 import { captureApp, fakeClient, memoryDeps, submission } from '../guarantees/support.js';
 

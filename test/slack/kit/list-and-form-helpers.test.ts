@@ -80,8 +80,8 @@ describe('inline form errors', () => {
 describe('site options', () => {
   it('/dwm and /drm read site: with the one site-id pattern: a bad id is a correction, not a lookup', async () => {
     const { parseArgs, tokenize } = await import('../../../src/slack/kit/commands/parse.js');
-    const { wmSiteOption } = await import('../../../src/slack/kit/wm-values.js');
-    const { siteOption } = await import('../../../src/slack/kit/svc-support.js');
+    const { wmSiteOption } = await import('../../../src/slack/shared/wm/values.js');
+    const { siteOption } = await import('../../../src/slack/shared/svc/support.js');
     for (const site of [wmSiteOption, siteOption]) {
       expect(parseArgs(tokenize('site:DEMO'), { site }).values.site).toBe('DEMO');
       expect(() => parseArgs(tokenize('site:DEMO-PROD'), { site })).toThrow(/4 letters or digits/);

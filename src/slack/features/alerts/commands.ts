@@ -26,7 +26,7 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { option } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { siteOption, siteOptionWith } from '../../kit/svc-support.js';
+import { siteOption, siteOptionWith } from '../../shared/svc/support.js';
 import { alertsListMessage, alertsModal, stoppedMessage, subscribedMessage } from './render.js';
 
 const list = commandList();

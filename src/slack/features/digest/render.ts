@@ -32,7 +32,7 @@ import {
 import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
 import { encodeValue } from '../../kit/blocks/values.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 
 /** Lines per list (failed jobs, sites, requests) before "and N more". */
 export const DIGEST_LIST_MAX = 15;

@@ -15,8 +15,8 @@ import { errorBlocks } from '../../kit/context/errors.js';
 import { uploadFile } from '../../kit/web/files.js';
 import { button } from '../../kit/interactions/registry.js';
 import { dmChannel, errorOptions, logError, respondError } from '../../kit/context/support.js';
-import { serviceFor } from '../../kit/svc-support.js';
-import { dataValue, packagingValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { serviceFor } from '../../shared/svc/support.js';
+import { dataValue, packagingValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { packagingReply, showData } from './commands.js';
 import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from './render.js';
 

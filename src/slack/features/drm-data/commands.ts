@@ -21,8 +21,8 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { option, optional, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/blocks/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
-import type { DataFilters, DataKind } from '../../kit/svc-values.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
+import type { DataFilters, DataKind } from '../../shared/svc/values.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';
 import { statsMessage } from './render-stats.js';
 

@@ -35,7 +35,7 @@ import {
   plural,
   SVC_ACTIONS,
   type TableColumn,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Rows asked per page for the tables (fits a 3000-character block at ~60 characters a row). */
 export const TABLE_PAGE_SIZE = 25;

@@ -3,7 +3,7 @@
  * before it: the trigger id lasts 3 s). The submission is handled in modal.ts.
  */
 import { commandList } from '../../kit/commands/registry.js';
-import { siteOption } from '../../kit/svc-support.js';
+import { siteOption } from '../../shared/svc/support.js';
 import { fpsCertModal } from './render.js';
 
 const list = commandList();

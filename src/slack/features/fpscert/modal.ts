@@ -28,8 +28,8 @@ import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';
 import { parseSecretsFile, SECRETS_FILE_MAX_BYTES } from './secrets-file.js';
 

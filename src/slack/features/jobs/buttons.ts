@@ -5,7 +5,7 @@
  */
 import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../shared/jobs/export.js';
-import { jobsPageValue, jobValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { jobsPageValue, jobValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showJob, showJobs } from './commands.js';
 import { exportDoneMessage, exportStartedMessage } from './render.js';
 

@@ -12,7 +12,7 @@ import { notFoundMessage } from '../../kit/context/errors.js';
 import { code } from '../../kit/blocks/mrkdwn.js';
 import { listOption, option, required, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { wmSiteOption } from '../../kit/wm-values.js';
+import { wmSiteOption } from '../../shared/wm/values.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
 
 const list = commandList();

@@ -30,7 +30,7 @@ import {
   plural,
   timeText,
   WM_ACTIONS,
-} from '../../kit/wm-values.js';
+} from '../../shared/wm/values.js';
 
 export interface JobListInput {
   siteId: string;

@@ -11,8 +11,8 @@ import { explainError, outcomeUnknown, renderError } from '../../kit/context/err
 import { modal } from '../../kit/interactions/registry.js';
 import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
-import { infoView } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { infoView } from '../../shared/svc/support.js';
+import { SVC_VIEWS } from '../../shared/svc/values.js';
 import { GROUP_BLOCK, MEMBERS_PAGE_SIZE, membersMessage } from './render.js';
 
 const metaSchema = z.object({

@@ -28,7 +28,7 @@ import {
   plural,
   SVC_ACTIONS,
   SVC_VIEWS,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Members a page: 2 blocks each + header/summary/nav/context stay within 50 blocks. */
 export const MEMBERS_PAGE_SIZE = 20;

@@ -7,8 +7,8 @@
  */
 import { PLAN_ACTIONS } from '../../../ops/service/plan.js';
 import { button } from '../../kit/interactions/registry.js';
-import { serviceFor } from '../../kit/svc-support.js';
-import { decodeValue, type PlanValue, planValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { serviceFor } from '../../shared/svc/support.js';
+import { decodeValue, type PlanValue, planValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';
 import { planRequestModal } from './render.js';
 

@@ -20,7 +20,7 @@ import { commandList } from '../../kit/commands/registry.js';
 import { postRequestCard } from '../../shared/requests/card.js';
 import { replyAudience } from '../../kit/context/roles.js';
 import { audited } from '../../kit/context/support.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import { planBanner, planCard } from './render.js';
 
 const list = commandList();

@@ -16,8 +16,8 @@ import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { postRequestCard } from '../../shared/requests/card.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';
 import { PLAN_BLOCK } from './render.js';
 

@@ -31,7 +31,7 @@ import {
   SVC_ACTIONS,
   SVC_VIEWS,
   timeText,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 const BUTTON_TEXT: Record<PlanAction, string> = {
   trial: 'Request trial extension',

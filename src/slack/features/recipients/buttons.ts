@@ -6,7 +6,7 @@
 import { explainError } from '../../kit/context/errors.js';
 import { button } from '../../kit/interactions/registry.js';
 import { respondError } from '../../kit/context/support.js';
-import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
 

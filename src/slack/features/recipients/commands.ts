@@ -12,7 +12,7 @@ import { cardMetaOf } from '../../kit/blocks/cards.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { option, required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../kit/wm-values.js';
+import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../shared/wm/values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
 
 const list = commandList();

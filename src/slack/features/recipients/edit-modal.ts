@@ -21,7 +21,7 @@ import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { code, esc } from '../../kit/blocks/mrkdwn.js';
 import { replyFromModal } from '../../kit/context/support.js';
-import { WM_VIEWS } from '../../kit/wm-values.js';
+import { WM_VIEWS } from '../../shared/wm/values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 
 const metaSchema = z.object({

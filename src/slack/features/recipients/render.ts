@@ -32,7 +32,7 @@ import {
   timeText,
   WM_ACTIONS,
   WM_VIEWS,
-} from '../../kit/wm-values.js';
+} from '../../shared/wm/values.js';
 
 export interface RecipientListInput {
   siteId: string;

@@ -8,7 +8,7 @@ import { loadDraft, planIssuesCsv } from '../../../ops/watermarking/registration
 import { uploadFile } from '../../kit/web/files.js';
 import { button } from '../../kit/interactions/registry.js';
 import { dmChannel } from '../../kit/context/support.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { formMetadata, keptText } from './modals.js';
 import { previewIssuesCsvComment, registerFormView } from './render.js';
 

@@ -7,7 +7,7 @@
 import { newDraftId, type RegistrationDraft } from '../../../ops/watermarking/registration/records.js';
 import { rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { wmSiteOption } from '../../kit/wm-values.js';
+import { wmSiteOption } from '../../shared/wm/values.js';
 import { openRegisterForm, planIntoView } from './modals.js';
 import { registerCheckingView } from './render.js';
 

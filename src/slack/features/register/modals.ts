@@ -36,7 +36,7 @@ import { explainError } from '../../kit/context/errors.js';
 import { FileReadError, readSlackFile } from '../../kit/web/files.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
+import { draftValue, encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
 import {
   REGISTER_BLOCK,
   registerCheckingView,

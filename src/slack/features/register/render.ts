@@ -25,7 +25,7 @@ import {
   textInput,
 } from '../../kit/blocks/blocks.js';
 import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
-import { count, plural, WM_ACTIONS, WM_VIEWS } from '../../kit/wm-values.js';
+import { count, plural, WM_ACTIONS, WM_VIEWS } from '../../shared/wm/values.js';
 
 export const REGISTER_BLOCK = { text: 'recipients_text', file: 'recipients_file', site: 'site' } as const;
 export const REGISTER_TITLE = 'Register recipients';

@@ -6,7 +6,7 @@
  * is said to the user through the button's response_url.
  */
 import { button } from '../../kit/interactions/registry.js';
-import { reportValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { reportValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { resumeFromButton } from './run.js';
 
 export const resumeButton = button({

@@ -5,7 +5,7 @@
 import { getSettings } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import { settingsMessage, settingsShareRefused } from './render.js';
 
 const list = commandList();

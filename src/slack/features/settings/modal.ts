@@ -12,8 +12,8 @@ import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: siteIdValue });

@@ -25,7 +25,7 @@ import {
 import { fieldErrors } from '../../kit/interactions/form-errors.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { encodeValue } from '../../kit/blocks/values.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
 /** The service check's view (no submission: Close only). */

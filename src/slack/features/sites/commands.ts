@@ -12,7 +12,7 @@ import { readerDateWords } from '../../kit/blocks/reader-dates.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { postRequestCard } from '../../shared/requests/card.js';
 import { audited } from '../../kit/context/support.js';
-import type { SiteRequestsFilters } from '../../kit/svc-values.js';
+import type { SiteRequestsFilters } from '../../shared/svc/values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
 
 const list = commandList();

@@ -25,7 +25,7 @@ import {
   plural,
   type SiteRequestsFilters,
   SVC_ACTIONS,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Sites that fit one message: header + 2 blocks a site + footer within 50 blocks. */
 export const SITES_SHOWN_MAX = 20;

@@ -6,7 +6,7 @@
 import type { RegistrationReport, ReportSummary } from '../../../ops/watermarking/registration/run.js';
 import { actions, type Block, button, context, type Message, message, section } from '../../kit/blocks/blocks.js';
 import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
-import { count, encodeValue, plural, WM_ACTIONS } from '../../kit/wm-values.js';
+import { count, encodeValue, plural, WM_ACTIONS } from '../wm/values.js';
 
 function bar(done: number, total: number): string {
   const width = 20;

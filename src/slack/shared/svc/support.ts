@@ -4,12 +4,12 @@
  * failure of a "Loading…" modal.
  */
 
-import { type ModalView, modal, section } from './blocks/blocks.js';
-import type { CommandContext } from './context/context.js';
-import { explainError } from './context/errors.js';
-import { option } from './commands/parse.js';
-import { errorOptions, logError } from './context/support.js';
-import { SVC_VIEWS, siteIdValue } from './svc-values.js';
+import { type ModalView, modal, section } from '../../kit/blocks/blocks.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
+import { option } from '../../kit/commands/parse.js';
+import { errorOptions, logError } from '../../kit/context/support.js';
+import { SVC_VIEWS, siteIdValue } from './values.js';
 
 /** `site:<site id>` of a `/drm` command whose default is not the workspace default site. */
 export function siteOptionWith(description: string) {

@@ -8,12 +8,12 @@
  */
 
 import { z } from 'zod';
-import type { TimeValue } from '../../api/types.js';
-import { SITE_ID_RE } from '../../api/validate.js';
-import { isIanaTimeZone } from '../../ops/jobs.js';
-import { CURSOR_MAX_CHARS } from '../../ops/service/drm-data.js';
-import { LIMITS } from './blocks/blocks.js';
-import { esc, formatTime, truncate } from './blocks/mrkdwn.js';
+import type { TimeValue } from '../../../api/types.js';
+import { SITE_ID_RE } from '../../../api/validate.js';
+import { isIanaTimeZone } from '../../../ops/jobs.js';
+import { CURSOR_MAX_CHARS } from '../../../ops/service/drm-data.js';
+import { LIMITS } from '../../kit/blocks/blocks.js';
+import { esc, formatTime, truncate } from '../../kit/blocks/mrkdwn.js';
 
 /** Action ids of every `/drm` button (one listener each). */
 export const SVC_ACTIONS = {
@@ -126,13 +126,13 @@ export type MembersValue = z.infer<typeof membersValue>;
 export const settingsValue = z.object({ w: ws, s: site });
 export type SettingsValue = z.infer<typeof settingsValue>;
 
-export { decodeValue, encodeValue } from './blocks/values.js';
+export { decodeValue, encodeValue } from '../../kit/blocks/values.js';
 
 // ---------------------------------------------------------------------------------------------
 // Text
 // ---------------------------------------------------------------------------------------------
 
-export { type CardMeta, cardContext, count, plural, timeText } from './blocks/cards.js';
+export { type CardMeta, cardContext, count, plural, timeText } from '../../kit/blocks/cards.js';
 
 /** A service time as plain text in the reader's zone (for tables and CSV comments). */
 export function plainTime(t: TimeValue | undefined, timeZone: string): string {

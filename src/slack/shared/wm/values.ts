@@ -7,9 +7,9 @@
  * (tampered, or from an older version) is refused rather than guessed at.
  */
 import { z } from 'zod';
-import type { CardMeta as SharedCardMeta } from './blocks/cards.js';
-import { option } from './commands/parse.js';
-import { siteIdValue } from './svc-values.js';
+import type { CardMeta as SharedCardMeta } from '../../kit/blocks/cards.js';
+import { option } from '../../kit/commands/parse.js';
+import { siteIdValue } from '../svc/values.js';
 
 /** `site:<site id>` of the `/dwm` commands (checked against the workspace's configured sites). */
 export const wmSiteOption = option(siteIdValue, {
@@ -89,8 +89,8 @@ export const reportValue = z.object({ ...base, r: z.string().min(1).max(64), f: 
 export type ReportValue = z.infer<typeof reportValue>;
 export type DraftValue = z.infer<typeof draftValue>;
 
-export { cardContext, count, plural, timeText } from './blocks/cards.js';
-export { decodeValue, encodeValue } from './blocks/values.js';
+export { cardContext, count, plural, timeText } from '../../kit/blocks/cards.js';
+export { decodeValue, encodeValue } from '../../kit/blocks/values.js';
 
 /** Context line of a watermarking card: always names its site. */
 export interface CardMeta extends SharedCardMeta {
