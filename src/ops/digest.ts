@@ -11,7 +11,6 @@
  * src/watch/digest.ts (due times, composition) and src/watch/notifier.ts (delivery).
  */
 import { ValidationError } from '../api/errors.js';
-import type { WorkspaceKey } from '../store/types.js';
 import {
   DigestSchedules,
   digestScheduleId,
@@ -19,9 +18,10 @@ import {
   nextOccurrence,
   normaliseTime,
 } from '../notices/digest.js';
-import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
 import type { DigestSchedule } from '../notices/types.js';
+import type { WorkspaceKey } from '../store/types.js';
+import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { type Actor, NotifyRefusedError } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';

@@ -4,9 +4,8 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/slack/kit/context/context.js';
-import { TtlLru } from '../../src/slack/kit/web/lru.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../src/slack/kit/context/context.js';
 import {
   adminGateForView,
   admitToModal,
@@ -16,6 +15,7 @@ import {
   USER_CACHE_MAX,
   userInfo,
 } from '../../src/slack/kit/context/roles.js';
+import { TtlLru } from '../../src/slack/kit/web/lru.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 describe('TtlLru', () => {

@@ -3,9 +3,14 @@
  * the "Showing" line, the one file name of a job's task export, inline form errors.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  countedPaging,
+  pagingButtons,
+  showingLine,
+  svcPaging,
+} from '../../../src/slack/kit/blocks/paging.js';
 import { fieldErrors, issueErrors } from '../../../src/slack/kit/interactions/form-errors.js';
 import { jobTasksFilename } from '../../../src/slack/shared/jobs/export.js';
-import { countedPaging, pagingButtons, showingLine, svcPaging } from '../../../src/slack/kit/blocks/paging.js';
 
 describe('paging buttons', () => {
   it('Previous then Next, with their action ids and values', () => {

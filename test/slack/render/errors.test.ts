@@ -8,8 +8,8 @@ import {
   ValidationError,
 } from '../../../src/api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
-import { explainError, renderError, renderRefused } from '../../../src/slack/kit/context/errors.js';
 import { ParseError } from '../../../src/slack/kit/commands/parse.js';
+import { explainError, renderError, renderRefused } from '../../../src/slack/kit/context/errors.js';
 import { countLines } from '../../support/lines.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };

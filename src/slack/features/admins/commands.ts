@@ -11,9 +11,9 @@ import { type EraseUserResult, eraseUserData } from '../../../ops/erase-user.js'
 import type { WorkspaceSettings } from '../../../store/types.js';
 import { botCanPost } from '../../kit/channels/access.js';
 import { sharedChannelMessage } from '../../kit/channels/replies.js';
-import type { CommandContext } from '../../kit/context/context.js';
 import { isChannelId, ParseError, required, rest } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { clearRoleCaches } from '../../kit/context/roles.js';
 import { audited } from '../../kit/context/support.js';
 import { adminsMessage, erasedMessage } from './render.js';

@@ -18,14 +18,14 @@ import {
   subscribeAlerts,
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
-import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
 import type { Message } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
+import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
 import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
-import type { CommandContext } from '../../kit/context/context.js';
-import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { option } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { siteOption, siteOptionWith } from '../../shared/svc/support.js';
 import { alertsListMessage, alertsModal, stoppedMessage, subscribedMessage } from './render.js';
 

@@ -1,6 +1,14 @@
 /** `/dwm debug`: the deployment's state for this workspace as one ephemeral card (no secrets). */
 import type { DebugInfo } from '../../../ops/debug.js';
-import { type Block, context, fields, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import {
+  type Block,
+  context,
+  fields,
+  header,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks/blocks.js';
 import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 
 const MAX_SITES = 30;

@@ -7,8 +7,7 @@
  * digest's zone. Long lists are cut per section (then "and N more" with the command that shows
  * them all) and the whole message is fitted to Block Kit's limits.
  */
-import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
-import { digestText } from '../../../ops/notify-text.js';
+
 import type {
   Digest,
   DigestJobs,
@@ -19,6 +18,8 @@ import type {
   DigestUnreadRequest,
   Section,
 } from '../../../notices/types.js';
+import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
+import { digestText } from '../../../ops/notify-text.js';
 import {
   type Block,
   button,

@@ -17,10 +17,10 @@ import {
 } from '../../../ops/service/index.js';
 import type { Message } from '../../kit/blocks/blocks.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import type { CommandContext } from '../../kit/context/context.js';
-import { option, optional, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/blocks/reader-dates.js';
+import { option, optional, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import type { DataFilters, DataKind } from '../../shared/svc/values.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';

@@ -22,12 +22,12 @@ import {
   FPS_KEY_MAX_BYTES,
   registerFpsCert,
 } from '../../../ops/service/index.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
-import { modal } from '../../kit/interactions/registry.js';
-import { esc } from '../../kit/blocks/mrkdwn.js';
 import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
 import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';

@@ -10,12 +10,12 @@
  */
 import { z } from 'zod';
 import { message, section } from '../../kit/blocks/blocks.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { decodeValue } from '../../kit/blocks/values.js';
+import { type CommandRegistry, fullName } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import type { CommandTarget, HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { button } from '../../kit/interactions/registry.js';
-import { code } from '../../kit/blocks/mrkdwn.js';
-import { type CommandRegistry, fullName } from '../../kit/commands/registry.js';
-import { decodeValue } from '../../kit/blocks/values.js';
 import { refreshHome } from './publish.js';
 import { HOME_ACTIONS, type HomeAction } from './render.js';
 

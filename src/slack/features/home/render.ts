@@ -22,9 +22,9 @@ import {
   section,
 } from '../../kit/blocks/blocks.js';
 import { outageLine } from '../../kit/blocks/cards.js';
-import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
+import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { notifyBlocks } from './render-notify.js';
 
 /**

@@ -7,11 +7,11 @@ import { isServiceCondition } from '../../../api/error-codes.js';
 import { type ServiceError, ValidationError } from '../../../api/errors.js';
 import { JOB_STATUS_HELP, listJobs, reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import type { CommandContext } from '../../kit/context/context.js';
-import { notFoundMessage } from '../../kit/context/errors.js';
 import { code } from '../../kit/blocks/mrkdwn.js';
 import { listOption, option, required, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { notFoundMessage } from '../../kit/context/errors.js';
 import { wmSiteOption } from '../../shared/wm/values.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
 

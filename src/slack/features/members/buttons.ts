@@ -7,10 +7,10 @@
  * was done.
  */
 import { findMember, resetPassword, setMemberActive } from '../../../ops/service/index.js';
-import type { CommandContext } from '../../kit/context/context.js';
-import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
 import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { audited } from '../../kit/context/support.js';
+import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
 import { infoView, showLoadFailure } from '../../shared/svc/support.js';
 import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { showMembers } from './commands.js';

@@ -12,14 +12,14 @@ import {
   serviceLabel,
 } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import type { CommandContext } from '../../kit/context/context.js';
 import { code } from '../../kit/blocks/mrkdwn.js';
-import { kickNotify } from '../../kit/runtime/notify-kick.js';
 import { optional, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { postRequestCard } from '../../shared/requests/card.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { replyAudience } from '../../kit/context/roles.js';
 import { audited } from '../../kit/context/support.js';
+import { kickNotify } from '../../kit/runtime/notify-kick.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import { planBanner, planCard } from './render.js';
 

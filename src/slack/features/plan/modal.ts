@@ -11,11 +11,11 @@
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import { type Message, section } from '../../kit/blocks/blocks.js';
-import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
-import { modal } from '../../kit/interactions/registry.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { postRequestCard } from '../../shared/requests/card.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
 import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
 import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';

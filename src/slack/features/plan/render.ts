@@ -22,8 +22,8 @@ import {
   textInput,
 } from '../../kit/blocks/blocks.js';
 import { code, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
-import { type Audience, mayRender } from '../../kit/context/roles.js';
 import { requestStatus } from '../../kit/blocks/status.js';
+import { type Audience, mayRender } from '../../kit/context/roles.js';
 import {
   type CardMeta,
   cardContext,

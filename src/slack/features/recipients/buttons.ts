@@ -4,8 +4,8 @@
  * "Loading…", then views.update with the current values read from the service).
  */
 import { explainError } from '../../kit/context/errors.js';
-import { button } from '../../kit/interactions/registry.js';
 import { respondError } from '../../kit/context/support.js';
+import { button } from '../../kit/interactions/registry.js';
 import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';

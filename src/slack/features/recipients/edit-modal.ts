@@ -17,10 +17,10 @@ import { checkRecipientDescription, checkRecipientName } from '../../../api/vali
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
 import { context, type ModalView, modal, section } from '../../kit/blocks/blocks.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
-import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { replyFromModal } from '../../kit/context/support.js';
+import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { WM_VIEWS } from '../../shared/wm/values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 

@@ -31,11 +31,11 @@ import {
   saveDraft,
 } from '../../../ops/watermarking/registration/records.js';
 import type { AppDeps } from '../../deps.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { FileReadError, readSlackFile } from '../../kit/web/files.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { esc } from '../../kit/blocks/mrkdwn.js';
+import { FileReadError, readSlackFile } from '../../kit/web/files.js';
 import { draftValue, encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
 import {
   REGISTER_BLOCK,

@@ -24,6 +24,8 @@ import { type RegistrationReport, summariseReport } from '../../../ops/watermark
 import { workspaceClients } from '../../../ops/workspace.js';
 import type { AppDeps } from '../../deps.js';
 import type { CommandContext } from '../../kit/context/context.js';
+import { botClientFor } from '../../kit/context/support.js';
+import type { Lifecycle } from '../../lifecycle.js';
 import { registerProgressMessage } from '../../shared/registration/report.js';
 import {
   finish,
@@ -31,8 +33,6 @@ import {
   runRegistrationInBackground,
   updaterFor,
 } from '../../shared/registration/run.js';
-import { botClientFor } from '../../kit/context/support.js';
-import type { Lifecycle } from '../../lifecycle.js';
 
 export { PROGRESS_MIN_INTERVAL_MS } from '../../shared/registration/run.js';
 

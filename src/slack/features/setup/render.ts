@@ -22,9 +22,9 @@ import {
   section,
   textInput,
 } from '../../kit/blocks/blocks.js';
-import { fieldErrors } from '../../kit/interactions/form-errors.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { encodeValue } from '../../kit/blocks/values.js';
+import { fieldErrors } from '../../kit/interactions/form-errors.js';
 import { WM_ACTIONS } from '../../shared/wm/values.js';
 
 export const SETUP_CALLBACK = 'drm_setup';

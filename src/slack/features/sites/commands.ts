@@ -6,12 +6,12 @@ import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import type { CommandContext } from '../../kit/context/context.js';
-import { option, rest, values } from '../../kit/commands/parse.js';
 import { readerDateWords } from '../../kit/blocks/reader-dates.js';
+import { option, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
-import { postRequestCard } from '../../shared/requests/card.js';
+import type { CommandContext } from '../../kit/context/context.js';
 import { audited } from '../../kit/context/support.js';
+import { postRequestCard } from '../../shared/requests/card.js';
 import type { SiteRequestsFilters } from '../../shared/svc/values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
 

@@ -9,9 +9,9 @@
  */
 import { reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
 import { message, section } from '../../kit/blocks/blocks.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
 import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../shared/jobs/export.js';
-import { code } from '../../kit/blocks/mrkdwn.js';
 import { type JobRef, parseJobRef, WATCH_ACTIONS } from './render-card.js';
 import { jobDetailsMessage } from './render-details.js';
 

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { modal as modal_, section } from '../../kit/blocks/blocks.js';
 import { renderError } from '../../kit/context/errors.js';
+import { showOutcome } from '../../kit/context/support.js';
 import { formAgain } from '../../kit/interactions/form-again.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
-import { showOutcome } from '../../kit/context/support.js';
 import { mayWatchChannel } from './home-pick.js';
 import {
   notInChannelText,

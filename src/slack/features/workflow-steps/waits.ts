@@ -27,9 +27,9 @@ import {
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
 import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
-import { auditWho } from '../../kit/interactions/steps.js';
-import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { botClientFor } from '../../kit/context/support.js';
+import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
+import { auditWho } from '../../kit/interactions/steps.js';
 
 /**
  * Errors of functions.complete* meaning the execution is already finished (completed earlier,

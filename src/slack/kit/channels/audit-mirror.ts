@@ -12,10 +12,10 @@ import type { AuditMirror } from '../../../ops/audit.js';
 import type { AuditEntry } from '../../../store/types.js';
 import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../context/app-state.js';
-import { sharedAndNotAllowed } from './access.js';
-import type { CommandContext } from '../context/types.js';
 import { code, esc, userMention } from '../blocks/mrkdwn.js';
+import { appState } from '../context/app-state.js';
+import type { CommandContext } from '../context/types.js';
+import { sharedAndNotAllowed } from './access.js';
 
 /** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */
 export function auditLine(e: AuditEntry): string {

@@ -4,9 +4,9 @@
  * who asks (whom to ask instead). Pure.
  */
 import { type Message, message, section } from '../blocks/blocks.js';
-import { mayShareIn, type PostAbility } from './access.js';
-import type { CommandContext } from '../context/context.js';
 import { channelMention, code, esc, userMention } from '../blocks/mrkdwn.js';
+import type { CommandContext } from '../context/context.js';
+import { mayShareIn, type PostAbility } from './access.js';
 
 /**
  * The bot cannot post in the channel: why, and how to invite it. `what` is what could not be set

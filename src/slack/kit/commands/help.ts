@@ -3,12 +3,21 @@
  * reference for the README (`commandsMarkdown`), so help and docs can never drift apart.
  */
 
-import { actions, type Block, button, context, header, type Message, message, section } from '../blocks/blocks.js';
-import type { RegisteredEntry } from './command-entry.js';
-import type { Role, SlashCommand } from '../context/types.js';
+import {
+  actions,
+  type Block,
+  button,
+  context,
+  header,
+  type Message,
+  message,
+  section,
+} from '../blocks/blocks.js';
 import { code, esc, truncate } from '../blocks/mrkdwn.js';
-import { type ArgsSpec, usageOf } from './parse.js';
 import { encodeValue } from '../blocks/values.js';
+import type { Role, SlashCommand } from '../context/types.js';
+import type { RegisteredEntry } from './command-entry.js';
+import { type ArgsSpec, usageOf } from './parse.js';
 
 /** What help reads from the registry (./registry.ts's CommandRegistry). */
 export interface CommandRegistry {

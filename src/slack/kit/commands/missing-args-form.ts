@@ -10,6 +10,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Message } from '../blocks/blocks.js';
 import { modal, section } from '../blocks/blocks.js';
 import { createContext } from '../context/context.js';
+import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
 import { modal as declareModal, type Interaction } from '../interactions/registry.js';
 import {
   escapeForCommandText,
@@ -20,7 +21,6 @@ import {
 } from './missing-args.js';
 import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from './parse.js';
 import type { CommandRegistry } from './registry.js';
-import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
 
 type StateValue = {
   value?: string | null;

@@ -11,10 +11,11 @@
 import { commandsTotal } from '../../../metrics.js';
 import type { ModalView } from '../blocks/blocks.js';
 import { refuseSharingIn } from '../channels/replies.js';
-import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { type CommandContext, errorOptions } from '../context/context.js';
-import type { Role, SlashCommand } from '../context/types.js';
 import { explainError, renderError } from '../context/errors.js';
+import { admit, personalDataGroups, roleOfStanding } from '../context/roles.js';
+import type { Role, SlashCommand } from '../context/types.js';
+import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';
 import {
@@ -27,7 +28,6 @@ import {
   tokenize,
   usageOf,
 } from './parse.js';
-import { admit, personalDataGroups, roleOfStanding } from '../context/roles.js';
 
 /** What a dispatch may need beyond the context: the slash command's response_url. */
 export interface DispatchExtra {

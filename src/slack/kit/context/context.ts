@@ -12,8 +12,8 @@ import { type WorkspaceClients, workspaceClients } from '../../../ops/workspace.
 import { workspaceKeyOf } from '../../../store/keys.js';
 import type { AppDeps } from '../../deps.js';
 import { mirrorAuditLine } from '../channels/audit-mirror.js';
-import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
+import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 
 export { auditLine } from '../channels/audit-mirror.js';
 export type { CommandContext, RespondOptions, SlashCommand } from './types.js';

@@ -45,7 +45,6 @@ import type { WebClient } from '@slack/web-api';
 import { configAdminIds, type GuestAccess } from '../../../config.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from './app-state.js';
 import {
   context,
   type HomeView,
@@ -57,10 +56,11 @@ import {
   modal,
   section,
 } from '../blocks/blocks.js';
-import type { CommandContext, Role, Standing } from './types.js';
-import { renderRefused } from './errors.js';
-import { LruMap, TtlLru } from '../web/lru.js';
 import { esc, truncate, userMention } from '../blocks/mrkdwn.js';
+import { LruMap, TtlLru } from '../web/lru.js';
+import { appState } from './app-state.js';
+import { renderRefused } from './errors.js';
+import type { CommandContext, Role, Standing } from './types.js';
 
 export type { Role, Standing };
 

@@ -11,10 +11,10 @@ import { AuthError, PermissionError } from '../../../api/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { fitMessage, type Message, type ModalView } from '../blocks/blocks.js';
 import { sharingRefusal, sharingRefusedMessage } from '../channels/replies.js';
+import { webClients } from '../web/client.js';
+import { trustedSlackUrl } from '../web/files.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
-import { trustedSlackUrl } from '../web/files.js';
-import { webClients } from '../web/client.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's body types differ per payload kind
 type AnyBody = any;

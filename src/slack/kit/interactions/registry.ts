@@ -36,17 +36,17 @@ import { commandsTotal } from '../../../metrics.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { LIMITS, type Message, type ModalView, modal as modalView } from '../blocks/blocks.js';
+import { neutralise, truncate } from '../blocks/mrkdwn.js';
+import { decodeValue } from '../blocks/values.js';
 import { guardChannelReplies } from '../channels/replies.js';
+import type { CommandRegistry } from '../commands/registry.js';
 import type { CommandContext, SlashCommand } from '../context/context.js';
 import { errorBlocks } from '../context/errors.js';
+import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from '../context/roles.js';
+import { actionContext, errorOptions, logError, respondError, viewContext } from '../context/support.js';
 import { formAgain } from './form-again.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import type { CommandTarget, HomeActions, HomeEntryPoint } from './home-actions.js';
-import { neutralise, truncate } from '../blocks/mrkdwn.js';
-import type { CommandRegistry } from '../commands/registry.js';
-import { adminGateForView, admit, barredAtSubmit, personalDataGroups, type Role } from '../context/roles.js';
-import { actionContext, errorOptions, logError, respondError, viewContext } from '../context/support.js';
-import { decodeValue } from '../blocks/values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's payload bodies differ per kind; read defensively
 type AnyBody = any;

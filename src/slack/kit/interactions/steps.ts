@@ -26,12 +26,12 @@ import { StepInputError } from '../../../ops/workflow-steps.js';
 import { NotConfiguredError } from '../../../ops/workspace.js';
 import { WorkspaceLimitError } from '../../../watch/limits.js';
 import type { AppDeps } from '../../deps.js';
+import { neutralise, SLACK_USER_ID_RE } from '../blocks/mrkdwn.js';
 import { type CommandContext, createContext, errorOptions } from '../context/context.js';
 import { explainError } from '../context/errors.js';
-import { neutralise, SLACK_USER_ID_RE } from '../blocks/mrkdwn.js';
 import { stepBarred } from '../context/roles.js';
-import { callWithStepToken, rememberEventToken } from './step-completion.js';
 import { botClientFor } from '../context/support.js';
+import { callWithStepToken, rememberEventToken } from './step-completion.js';
 
 export type StepInputs = Record<string, unknown>;
 

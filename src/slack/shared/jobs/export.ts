@@ -5,10 +5,10 @@
  */
 import { reportedTaskTotal, taskCsv } from '../../../ops/jobs.js';
 import { listedTasksLine, plural } from '../../kit/blocks/cards.js';
-import type { CommandContext } from '../../kit/context/types.js';
-import { uploadFile } from '../../kit/web/files.js';
 import { code } from '../../kit/blocks/mrkdwn.js';
 import { dmChannel } from '../../kit/context/support.js';
+import type { CommandContext } from '../../kit/context/types.js';
+import { uploadFile } from '../../kit/web/files.js';
 
 /** The file name of a job's task export. */
 export function jobTasksFilename(siteId: string, jobId: number): string {

@@ -4,7 +4,15 @@
  * line in an attached CSV, Resume / Retry failed). Pure.
  */
 import type { RegistrationReport, ReportSummary } from '../../../ops/watermarking/registration/run.js';
-import { actions, type Block, button, context, type Message, message, section } from '../../kit/blocks/blocks.js';
+import {
+  actions,
+  type Block,
+  button,
+  context,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks/blocks.js';
 import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 import { count, encodeValue, plural, WM_ACTIONS } from '../wm/values.js';
 

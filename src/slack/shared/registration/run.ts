@@ -26,12 +26,12 @@ import {
 import type { WorkspaceKey } from '../../../store/types.js';
 import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
-import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
 import type { Message } from '../../kit/blocks/blocks.js';
-import { uploadFile } from '../../kit/web/files.js';
 import { SLACK_USER_ID_RE } from '../../kit/blocks/mrkdwn.js';
-import { registerProgressMessage, registerReportMessage } from './report.js';
+import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
 import { botIdsOf } from '../../kit/context/support.js';
+import { uploadFile } from '../../kit/web/files.js';
+import { registerProgressMessage, registerReportMessage } from './report.js';
 
 /** The message with the registration report id, for the audit log. */
 export function registerAuditDetail(s: ReportSummary): string {

@@ -8,8 +8,8 @@
  * `zone` formats the fallback).
  */
 import { REQUEST_STATUS } from '../../../api/codes.js';
-import { requestOutcomeText } from '../../../ops/notify-text.js';
 import type { RequestOutcomeNotice } from '../../../notices/types.js';
+import { requestOutcomeText } from '../../../ops/notify-text.js';
 import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
 import { code, dateToken, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 import type { NotifyRenderers } from '../../kit/runtime/notify-render.js';

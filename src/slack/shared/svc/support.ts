@@ -5,9 +5,9 @@
  */
 
 import { type ModalView, modal, section } from '../../kit/blocks/blocks.js';
+import { option } from '../../kit/commands/parse.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { option } from '../../kit/commands/parse.js';
 import { errorOptions, logError } from '../../kit/context/support.js';
 import { SVC_VIEWS, siteIdValue } from './values.js';
 
