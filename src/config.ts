@@ -9,11 +9,12 @@
  *   when SLACK_CLIENT_ID/SECRET/STATE_SECRET are set, else `single` (SLACK_BOT_TOKEN).
  *   Contradictory settings (a bot token AND OAuth, half an OAuth or credential set) are errors.
  */
-import { readFileSync } from 'node:fs';
 import type { ApiOptions } from './api/index.js';
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from './api/types.js';
+import { CONFIG_DOC, configDocMarkdown, MINIMUM_VARIABLES } from './config/doc.js';
 import { configAdminIds } from './config/env/access.js';
 import { decodeKey } from './config/env/store.js';
+import { secretFromFile, settingFromEnv } from './config/secret-files.js';
 import {
   type Config,
   ConfigError,
@@ -27,139 +28,37 @@ import {
   WORKFLOW_UNATTENDED_VALUES,
   type WorkflowUnattended,
 } from './config/types.js';
+import { unknownSettings } from './config/unknown-settings.js';
 import { SECRET_VARIABLES, VARIABLES } from './config/variables.js';
 import type { Logger } from './log.js';
 
 export {
+  CONFIG_DOC,
   type Config,
   ConfigError,
   type ConfigIssue,
   configAdminIds,
+  configDocMarkdown,
   decodeKey,
   type Env,
   GUEST_ACCESS_VALUES,
   type GuestAccess,
   type LogLevel,
+  MINIMUM_VARIABLES,
   SECRET_VARIABLES,
   SLACK_SCOPE_SETS,
   type SlackScopeSet,
+  secretFromFile,
+  settingFromEnv,
+  unknownSettings,
   VARIABLES,
   WORKFLOW_UNATTENDED_VALUES,
   type WorkflowUnattended,
 };
 
-/**
- * The least a set-up needs, by mode: README's path, .env.example and docs/configuration.md name
- * these (tests check it). The two URLs come from the service provider; `/dwm setup` cannot save
- * keys for a host the operator did not configure (src/api/origins.ts).
- */
-export const MINIMUM_VARIABLES = {
-  socket: ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'ENCRYPTION_KEY', 'DWM_BASE_URL', 'SERVICE_API_BASE_URL'],
-  http: ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'ENCRYPTION_KEY', 'DWM_BASE_URL', 'SERVICE_API_BASE_URL'],
-} as const;
-
-/**
- * Names a `.env` file may hold that are not the bot's settings but are read by Node or the
- * platform itself (not warned about).
- */
-const RUNTIME_NAMES = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'TZ']);
-
-/** Edit distance of two short names (insertions, deletions, substitutions), capped at `max + 1`. */
-function distance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
-
-/**
- * The names among `names` (e.g. those of a `.env` file) that are no setting of the bot, each with
- * the setting it most likely meant (a typo such as METRIC_TOKEN would otherwise leave /metrics
- * open without a word). Names only: never values.
- */
-export function unknownSettings(names: readonly string[]): Array<{ name: string; meant?: string }> {
-  const known = VARIABLES.map((v) => v.name);
-  const out: Array<{ name: string; meant?: string }> = [];
-  for (const name of names) {
-    if (RUNTIME_NAMES.has(name) || known.includes(name)) continue;
-    const upper = name.toUpperCase();
-    let meant: string | undefined;
-    let best = 3;
-    for (const k of known) {
-      const d = upper === k ? 0 : distance(upper, k, 2);
-      if (d < best) {
-        best = d;
-        meant = k;
-      }
-    }
-    out.push(meant ? { name, meant } : { name });
-  }
-  return out;
-}
-
-/** The README configuration table (name, required, default, description), from VARIABLES. */
-export const CONFIG_DOC: ReadonlyArray<{
-  name: string;
-  required: string;
-  default: string;
-  description: string;
-}> = VARIABLES.map((v) => ({
-  name: v.name,
-  required: v.required,
-  default: v.default ?? '',
-  description: v.description,
-}));
-
-/** Markdown rendering of CONFIG_DOC. */
-export function configDocMarkdown(): string {
-  const rows = CONFIG_DOC.map(
-    (r) => `| \`${r.name}\` | ${r.required} | ${r.default ? `\`${r.default}\`` : ''} | ${r.description} |`,
-  );
-  return ['| Variable | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n');
-}
-
 // ---------------------------------------------------------------------------------------------
 // Loading
 // ---------------------------------------------------------------------------------------------
-
-/**
- * NAME_FILE for a secret setting (Docker and Kubernetes secrets are files): the file's text,
- * without surrounding white space (the trailing newline editors add). Only when NAME itself is
- * unset or empty (NAME wins). Throws when the file cannot be read or is empty; the message names
- * the variable and the path, never the contents.
- */
-export function secretFromFile(env: Env, name: string): string | undefined {
-  const path = env[`${name}_FILE`]?.trim();
-  if (!path || env[name]?.trim()) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new Error(
-      `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'}); it should hold ${name}.`,
-    );
-  }
-  const value = text.trim();
-  if (!value) throw new Error(`${path} is empty; it should hold ${name}.`);
-  return value;
-}
-
-/** One setting as the process sees it: NAME, else NAME_FILE for a secret one (tools use this). */
-export function settingFromEnv(env: Env, name: string): string | undefined {
-  const s = env[name]?.trim();
-  if (s) return s;
-  return SECRET_VARIABLES.includes(name) ? secretFromFile(env, name) : undefined;
-}
 
 /** Parse and check the environment. Throws ConfigError listing every problem. */
 export function loadConfig(env: Env = process.env): Config {
