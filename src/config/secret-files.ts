@@ -4,7 +4,7 @@
  * tools). NAME always wins over NAME_FILE.
  */
 import { readFileSync } from 'node:fs';
-import type { Env } from './types.js';
+import type { ConfigIssue, Env } from './types.js';
 import { SECRET_VARIABLES } from './variables.js';
 
 /**
@@ -34,4 +34,21 @@ export function settingFromEnv(env: Env, name: string): string | undefined {
   const s = env[name]?.trim();
   if (s) return s;
   return SECRET_VARIABLES.includes(name) ? secretFromFile(env, name) : undefined;
+}
+
+/**
+ * The NAME_FILE values of every secret setting of `env` (undefined where NAME is set or no file is
+ * named), and an issue (on NAME_FILE) for each file that cannot be read or is empty.
+ */
+export function secretFilesOf(env: Env): { values: Map<string, string | undefined>; issues: ConfigIssue[] } {
+  const values = new Map<string, string | undefined>();
+  const issues: ConfigIssue[] = [];
+  for (const name of SECRET_VARIABLES) {
+    try {
+      values.set(name, secretFromFile(env, name));
+    } catch (e) {
+      issues.push({ variable: `${name}_FILE`, message: (e as Error).message });
+    }
+  }
+  return { values, issues };
 }
