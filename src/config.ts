@@ -15,8 +15,9 @@
  *   set, else `http`; `oauth` distribution when SLACK_CLIENT_ID/SECRET/STATE_SECRET are set, else
  *   `single` (SLACK_BOT_TOKEN); contradictory settings are errors), `env-credentials.ts` (the
  *   single workspace's service credentials), then `build.ts` (the `Config`).
+ * - `api-options.ts`: `apiOptionsOf`, the upstream clients' options of a `Config`.
  */
-import type { ApiOptions } from './api/index.js';
+import { apiOptionsOf } from './config/api-options.js';
 import { configOf } from './config/build.js';
 import { crossFieldIssues, modesOf } from './config/checks.js';
 import { CONFIG_DOC, configDocMarkdown, MINIMUM_VARIABLES } from './config/doc.js';
@@ -40,9 +41,9 @@ import {
 } from './config/types.js';
 import { unknownSettings } from './config/unknown-settings.js';
 import { SECRET_VARIABLES, VARIABLES } from './config/variables.js';
-import type { Logger } from './log.js';
 
 export {
+  apiOptionsOf,
   CONFIG_DOC,
   type Config,
   ConfigError,
@@ -75,35 +76,4 @@ export function loadConfig(env: Env = process.env): Config {
   issues.push(...credentials.issues);
   if (issues.length > 0) throw new ConfigError(issues);
   return configOf(settings, modes, credentials.credentials);
-}
-
-/**
- * The API factory's options for a configuration: the ONE mapping of the settings to the clients
- * (the bot's main and `npm run doctor` build their clients the same way).
- */
-export function apiOptionsOf(config: Config, logger?: Logger): ApiOptions {
-  return {
-    ...(logger ? { logger } : {}),
-    timeouts: { headersMs: config.serviceTimeoutMs, bodyMs: config.serviceTimeoutMs },
-    retries: { max: config.serviceRetries },
-    bodyEncoding: config.serviceApi.bodyEncoding,
-    apiCodeIn: config.serviceApi.apiCodeIn,
-    serviceLicenseTimeZone: config.serviceApi.licenseTimeZone,
-    serviceTimeZone: config.serviceApi.timeZone,
-    jwtAccountSeqType: config.serviceApi.jwtAccountSeqType,
-    jwtSecretEncoding: config.serviceApi.jwtSecretEncoding,
-    wmTokenMaxAgeMs: config.wmTokenMaxAgeSeconds * 1000,
-    jwtTtlSeconds: config.serviceJwtTtlSeconds,
-    upstream: {
-      configuredBaseUrls: [config.dwmBaseUrl, config.serviceApiBaseUrl],
-      allowedOrigins: config.upstream.allowedOrigins,
-    },
-    maxResponseBytes: config.upstream.maxResponseBytes,
-    callDeadlineMs: config.upstream.callDeadlineMs,
-    claims: {
-      subject: config.serviceJwt.sub,
-      audience: config.serviceJwt.aud,
-      issuer: config.serviceJwt.iss,
-    },
-  };
 }
