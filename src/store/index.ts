@@ -15,15 +15,11 @@ import { StoreConfigError } from './errors.js';
 import { DEFAULT_ROOT, KeySpace } from './keys.js';
 import { deserializeEntry, serializeEntry } from './keyv-format.js';
 import { RedisBackend, type RedisCommander } from './redis-backend.js';
-import {
-  auditRepo,
-  credentialsRepo,
-  DocNamespaceRegistry,
-  docRepo,
-  installationRepo,
-  leaseRepo,
-  settingsRepo,
-} from './repos.js';
+import { auditRepo } from './repos/audit.js';
+import { DocNamespaceRegistry, docRepo } from './repos/docs.js';
+import { credentialsRepo, installationRepo } from './repos/encrypted.js';
+import { leaseRepo } from './repos/leases.js';
+import { settingsRepo } from './repos/settings.js';
 import type { AtomicDocRepo, AuditEntry, AuditRepo, DocSchema, Store, WorkspaceKey } from './types.js';
 import { createVault } from './vault.js';
 import { CURRENT_VERSIONS, type NewerDocument, onceReporter, type SchemaVersions } from './versions.js';
@@ -47,7 +43,7 @@ export {
 } from './errors.js';
 export { assertWorkspaceKey, DEFAULT_ROOT, KeySpace, workspaceKeyOf } from './keys.js';
 export { type Migration, type MigrationReport, runMigrations } from './migrations.js';
-export { AUDIT_CAP } from './repos.js';
+export { AUDIT_CAP } from './repos/audit.js';
 export type * from './types.js';
 export { createVault, keyFingerprint, parseEncryptionKey, splitKeyList, type Vault } from './vault.js';
 export {
