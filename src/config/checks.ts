@@ -26,6 +26,10 @@ export function modesOf(s: Settings): Modes {
 
 type Check = (s: Settings, modes: Modes) => ConfigIssue | undefined;
 
+function issueIf(wrong: boolean, variable: string, message: string): ConfigIssue | undefined {
+  return wrong ? { variable, message } : undefined;
+}
+
 const halfOAuth: Check = (s) => {
   const set = OAUTH_VARIABLES.filter(s.has);
   if (set.length === 0 || set.length === OAUTH_VARIABLES.length) return undefined;
@@ -37,13 +41,11 @@ const halfOAuth: Check = (s) => {
 };
 
 const botTokenWithOAuth: Check = (s, { distribution }) =>
-  distribution === 'oauth' && s.has('SLACK_BOT_TOKEN')
-    ? {
-        variable: 'SLACK_BOT_TOKEN',
-        message:
-          'is set together with OAuth (SLACK_CLIENT_ID...): choose one. Unset SLACK_BOT_TOKEN to distribute the app with OAuth, or unset the SLACK_CLIENT_* variables to serve one workspace.',
-      }
-    : undefined;
+  issueIf(
+    distribution === 'oauth' && s.has('SLACK_BOT_TOKEN'),
+    'SLACK_BOT_TOKEN',
+    'is set together with OAuth (SLACK_CLIENT_ID...): choose one. Unset SLACK_BOT_TOKEN to distribute the app with OAuth, or unset the SLACK_CLIENT_* variables to serve one workspace.',
+  );
 
 const unscopedAdminsWithOAuth: Check = (s, { distribution }) => {
   if (distribution !== 'oauth' || !s.has('ADMIN_USER_IDS')) return undefined;
@@ -56,50 +58,41 @@ const unscopedAdminsWithOAuth: Check = (s, { distribution }) => {
 };
 
 const missingBotToken: Check = (s, { distribution }) =>
-  distribution === 'single' && !s.has('SLACK_BOT_TOKEN')
-    ? {
-        variable: 'SLACK_BOT_TOKEN',
-        message:
-          'is required: set it to the bot token (xoxb-...) from "OAuth & Permissions", or set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET to distribute the app with OAuth.',
-      }
-    : undefined;
+  issueIf(
+    distribution === 'single' && !s.has('SLACK_BOT_TOKEN'),
+    'SLACK_BOT_TOKEN',
+    'is required: set it to the bot token (xoxb-...) from "OAuth & Permissions", or set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET to distribute the app with OAuth.',
+  );
 
 const missingSigningSecret: Check = (s, { mode }) =>
-  mode === 'http' && !s.has('SLACK_SIGNING_SECRET')
-    ? {
-        variable: 'SLACK_SIGNING_SECRET',
-        message:
-          'is required in HTTP mode: set it to the signing secret from the app\'s "Basic Information" page, or set SLACK_APP_TOKEN (xapp-...) to use Socket Mode.',
-      }
-    : undefined;
+  issueIf(
+    mode === 'http' && !s.has('SLACK_SIGNING_SECRET'),
+    'SLACK_SIGNING_SECRET',
+    'is required in HTTP mode: set it to the signing secret from the app\'s "Basic Information" page, or set SLACK_APP_TOKEN (xapp-...) to use Socket Mode.',
+  );
 
 // Socket Mode with OAuth is allowed: Bolt serves the install pages next to the socket connection.
 
 const halfBotIds: Check = (s) =>
-  s.has('SLACK_BOT_ID') !== s.has('SLACK_BOT_USER_ID')
-    ? {
-        variable: s.has('SLACK_BOT_ID') ? 'SLACK_BOT_USER_ID' : 'SLACK_BOT_ID',
-        message: 'SLACK_BOT_ID and SLACK_BOT_USER_ID go together: set both or neither.',
-      }
-    : undefined;
+  issueIf(
+    s.has('SLACK_BOT_ID') !== s.has('SLACK_BOT_USER_ID'),
+    s.has('SLACK_BOT_ID') ? 'SLACK_BOT_USER_ID' : 'SLACK_BOT_ID',
+    'SLACK_BOT_ID and SLACK_BOT_USER_ID go together: set both or neither.',
+  );
 
 const apiCodeInMissingBody: Check = (s) =>
-  s.values.SERVICE_API_CODE_IN === 'body' && s.values.SERVICE_BODY_ENCODING === 'query'
-    ? {
-        variable: 'SERVICE_API_CODE_IN',
-        message:
-          'is body while SERVICE_BODY_ENCODING is query (no body): set SERVICE_API_CODE_IN to query or both, or SERVICE_BODY_ENCODING to json or form.',
-      }
-    : undefined;
+  issueIf(
+    s.values.SERVICE_API_CODE_IN === 'body' && s.values.SERVICE_BODY_ENCODING === 'query',
+    'SERVICE_API_CODE_IN',
+    'is body while SERVICE_BODY_ENCODING is query (no body): set SERVICE_API_CODE_IN to query or both, or SERVICE_BODY_ENCODING to json or form.',
+  );
 
 const missingEncryptionKey: Check = (s) =>
-  s.has('ENCRYPTION_KEY')
-    ? undefined
-    : {
-        variable: 'ENCRYPTION_KEY',
-        message:
-          'is required: set it to 32 random bytes in base64 (`openssl rand -base64 32`). Keep it safe: stored tokens and credentials cannot be read without it.',
-      };
+  issueIf(
+    !s.has('ENCRYPTION_KEY'),
+    'ENCRYPTION_KEY',
+    'is required: set it to 32 random bytes in base64 (`openssl rand -base64 32`). Keep it safe: stored tokens and credentials cannot be read without it.',
+  );
 
 /** In the order the issues are listed. */
 const CHECKS: readonly Check[] = [
