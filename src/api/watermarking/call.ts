@@ -8,7 +8,14 @@ import { decodeEnvelope, type Envelope, serverClockSkewMs } from '../envelope.js
 import type { HttpClient, HttpMethod, QueryParams, RequestBody } from '../http.js';
 import { runCall } from '../http.js';
 import type { WatermarkingCredentials, WmPage } from '../types.js';
-import { type Check, checkTimeZone, LIMITS } from '../validate.js';
+import {
+  assertValid,
+  type Check,
+  checkPositiveInt,
+  checkSiteId,
+  checkTimeZone,
+  LIMITS,
+} from '../validate.js';
 import type { WmTokenManager } from '../wm-token.js';
 
 export interface WatermarkingClientDeps {
@@ -76,4 +83,30 @@ export function page<T>(
     timeZone: tz,
     ...(env.serverClockSkewMs !== undefined ? { serverClockSkewMs: env.serverClockSkewMs } : {}),
   };
+}
+
+/** The zone an answer's times are read in: the envelope's, else the one asked for, else UTC. */
+export const zoneOf = (env: Envelope, asked?: string): string => env.timeZone ?? asked ?? '+00:00';
+
+/**
+ * A GET of one thing of a site by its number (a job, a job's tasks, a recipient) in the time zone
+ * asked: the site id, the number and the zone checked first; the path is `${base}/<site>${rest}`.
+ */
+export async function getByNumber(
+  call: WmCall,
+  endpoint: string,
+  siteId: string,
+  id: { field: string; label: string; value: number },
+  path: { base: string; rest: string },
+  timeZone: string | undefined,
+): Promise<{ env: Envelope; tz: string }> {
+  assertValid(endpoint, [
+    ['site id', checkSiteId(siteId)],
+    [id.field, checkPositiveInt(id.value, id.label)],
+    ...tzChecks(timeZone),
+  ]);
+  const env = await call(endpoint, siteId, 'GET', `${path.base}${site(siteId)}${path.rest}`, {
+    time_zone: timeZone,
+  });
+  return { env, tz: zoneOf(env, timeZone) };
 }

@@ -25,10 +25,9 @@ import {
   checkCode,
   checkContentId,
   checkPageQuery,
-  checkPositiveInt,
   checkSiteId,
 } from '../validate.js';
-import { page, site, tzChecks, type WmCall } from './call.js';
+import { getByNumber, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
 
 /**
  * A job's content id and a task's recipient name are read as text: null or absent is "" (a job
@@ -163,6 +162,8 @@ function toTask(w: TaskWire, tz: string): JobTask {
   };
 }
 
+const jobNumber = (value: number) => ({ field: 'job id', label: 'Job id', value });
+
 export type JobEndpoints = Pick<WatermarkingClient, 'searchJobs' | 'getJob' | 'getJobTasks'>;
 
 export function jobEndpoints(call: WmCall): JobEndpoints {
@@ -187,7 +188,7 @@ export function jobEndpoints(call: WmCall): JobEndpoints {
         page_index: query.pageIndex,
         time_zone: query.timeZone,
       });
-      const tz = env.timeZone ?? query.timeZone ?? '+00:00';
+      const tz = zoneOf(env, query.timeZone);
       const wire = readCleanList(env.data, cleanJob) ?? parseWith(endpoint, listOf(jobSchema), env.data);
       const items = wire.map((w) => toJob(w, tz));
       return page(items, env, query, tz);
@@ -195,15 +196,8 @@ export function jobEndpoints(call: WmCall): JobEndpoints {
 
     async getJob(siteId, jobId, opts: TimeZoneOption = {}) {
       const endpoint = 'wm.getJob';
-      assertValid(endpoint, [
-        ['site id', checkSiteId(siteId)],
-        ['job id', checkPositiveInt(jobId, 'Job id')],
-        ...tzChecks(opts.timeZone),
-      ]);
-      const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}/${jobId}`, {
-        time_zone: opts.timeZone,
-      });
-      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      const jobPath = { base: '/api/job', rest: `/${jobId}` };
+      const { env, tz } = await getByNumber(call, endpoint, siteId, jobNumber(jobId), jobPath, opts.timeZone);
       // The job, or a list holding just it (some services answer every lookup with a list).
       const one = Array.isArray(env.data) && env.data.length === 1 ? env.data[0] : env.data;
       return toJob(parseWith(endpoint, jobSchema, one), tz);
@@ -211,15 +205,15 @@ export function jobEndpoints(call: WmCall): JobEndpoints {
 
     async getJobTasks(siteId, jobId, opts: TimeZoneOption = {}) {
       const endpoint = 'wm.getJobTasks';
-      assertValid(endpoint, [
-        ['site id', checkSiteId(siteId)],
-        ['job id', checkPositiveInt(jobId, 'Job id')],
-        ...tzChecks(opts.timeZone),
-      ]);
-      const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}/${jobId}/recipient`, {
-        time_zone: opts.timeZone,
-      });
-      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      const tasksPath = { base: '/api/job', rest: `/${jobId}/recipient` };
+      const { env, tz } = await getByNumber(
+        call,
+        endpoint,
+        siteId,
+        jobNumber(jobId),
+        tasksPath,
+        opts.timeZone,
+      );
       const wire = readCleanList(env.data, cleanTask) ?? parseWith(endpoint, listOf(taskSchema), env.data);
       const items = wire.map((w) => toTask(w, tz));
       // This list is not paged: one page holding every task.

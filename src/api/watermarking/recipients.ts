@@ -24,7 +24,7 @@ import {
   checkRecipientPatch,
   checkSiteId,
 } from '../validate.js';
-import { page, site, tzChecks, type WmCall } from './call.js';
+import { getByNumber, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
 
 const recipientSchema = z.object({
   dwm_id: intLike,
@@ -97,22 +97,21 @@ export function recipientEndpoints(call: WmCall): RecipientEndpoints {
         page_index: query.pageIndex,
         time_zone: query.timeZone,
       });
-      const tz = env.timeZone ?? query.timeZone ?? '+00:00';
+      const tz = zoneOf(env, query.timeZone);
       const items = parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
       return page(items, env, query, tz);
     },
 
     async getRecipient(siteId, dwmId, opts: TimeZoneOption = {}) {
       const endpoint = 'wm.getRecipient';
-      assertValid(endpoint, [
-        ['site id', checkSiteId(siteId)],
-        ['DWM id', checkPositiveInt(dwmId, 'DWM id')],
-        ...tzChecks(opts.timeZone),
-      ]);
-      const env = await call(endpoint, siteId, 'GET', `/api/recipient${site(siteId)}/${dwmId}`, {
-        time_zone: opts.timeZone,
-      });
-      const tz = env.timeZone ?? opts.timeZone ?? '+00:00';
+      const { env, tz } = await getByNumber(
+        call,
+        endpoint,
+        siteId,
+        { field: 'DWM id', label: 'DWM id', value: dwmId },
+        { base: '/api/recipient', rest: `/${dwmId}` },
+        opts.timeZone,
+      );
       return toRecipient(parseWith(endpoint, recipientSchema, env.data), tz);
     },
 
@@ -129,7 +128,7 @@ export function recipientEndpoints(call: WmCall): RecipientEndpoints {
         kind: 'json',
         value: body,
       });
-      const tz = env.timeZone ?? '+00:00';
+      const tz = zoneOf(env);
       const list = registeredList(env.data, recipients);
       return parseWith(endpoint, listOf(recipientSchema), list).map((w) => toRecipient(w, tz));
     },
@@ -148,7 +147,7 @@ export function recipientEndpoints(call: WmCall): RecipientEndpoints {
         kind: 'json',
         value: body,
       });
-      const tz = env.timeZone ?? '+00:00';
+      const tz = zoneOf(env);
       const w = parseWith(endpoint, modifiedSchema, env.data);
       return { dwmId: w.dwm_id, updateTime: parseServiceTime(w.update_time, tz) };
     },
