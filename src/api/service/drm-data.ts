@@ -13,7 +13,7 @@ import { codeOf, type Envelope, listOf, parseWith, reqText, text } from '../enve
 import { ServiceError, TransportError } from '../errors.js';
 import type { QueryParams } from '../http.js';
 import { coveringDaysIn, parseServiceTime } from '../time.js';
-import type { ServiceClient } from '../types.js';
+import type { PageQuery, ServiceClient } from '../types.js';
 import { assertValid, checkDate, checkPageQuery, checkSiteId } from '../validate.js';
 import type { ServiceCall } from './call.js';
 import { countOrZero, ep, searchChecks, svcPage } from './parse.js';
@@ -106,6 +106,11 @@ async function callCidLicenses(call: ServiceCall, deps: DrmDataDeps, params: Que
   }
 }
 
+/** The query of a paged, dated list of a site's DRM data (licenses, users, devices, counts). */
+function pagedParams(siteId: string, q: PageQuery & { from?: string; to?: string }): QueryParams {
+  return { site_id: siteId, from: q.from, to: q.to, page_unit: q.pageUnit, page_index: q.pageIndex };
+}
+
 export type DrmDataEndpoints = Pick<
   ServiceClient,
   'listLicenses' | 'listUsers' | 'listDevices' | 'listCidLicenses' | 'listPackaging' | 'getMonthlyStats'
@@ -122,11 +127,7 @@ export function drmDataEndpoints(call: ServiceCall, deps: DrmDataDeps): DrmDataE
         ...searchChecks({ searchCondition: undefined, ...query }),
       ]);
       const env = await call(name, 'GET', '/drm/license', {
-        site_id: siteId,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
+        ...pagedParams(siteId, query),
         search_status: query.searchStatus,
         search_condition: query.searchCondition,
         search_keyword: query.searchKeyword,
@@ -150,11 +151,7 @@ export function drmDataEndpoints(call: ServiceCall, deps: DrmDataDeps): DrmDataE
       const name = 'listUsers';
       assertValid(ep(name), [['site id', checkSiteId(siteId)], ...checkPageQuery(query)]);
       const env = await call(name, 'GET', '/drm/user', {
-        site_id: siteId,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
+        ...pagedParams(siteId, query),
         search_keyword: query.searchKeyword,
       });
       const items = parseWith(ep(name), listOf(userSchema), env.data).map((w) => ({
@@ -171,11 +168,7 @@ export function drmDataEndpoints(call: ServiceCall, deps: DrmDataDeps): DrmDataE
       const name = 'listDevices';
       assertValid(ep(name), [['site id', checkSiteId(siteId)], ...checkPageQuery(query)]);
       const env = await call(name, 'GET', '/drm/device', {
-        site_id: siteId,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
+        ...pagedParams(siteId, query),
         search_keyword: query.searchKeyword,
       });
       const items = parseWith(ep(name), listOf(deviceSchema), env.data).map((w) => ({
@@ -196,11 +189,7 @@ export function drmDataEndpoints(call: ServiceCall, deps: DrmDataDeps): DrmDataE
         ...searchChecks({ searchStatus: query.searchStatus }),
       ]);
       const env = await callCidLicenses(call, deps, {
-        site_id: siteId,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
+        ...pagedParams(siteId, query),
         search_status: query.searchStatus,
       });
       const items = parseWith(ep(name), listOf(cidSchema), env.data).map((w) => ({
