@@ -63,6 +63,17 @@ export const tzChecks = (tz?: string): Check[] => [
   ['time zone', tz === undefined ? null : checkTimeZone(tz)],
 ];
 
+/** The query of a paged, dated list (jobs, recipients), in the time zone asked. */
+export function listParams(q: {
+  from?: string;
+  to?: string;
+  pageUnit?: number;
+  pageIndex?: number;
+  timeZone?: string;
+}): QueryParams {
+  return { from: q.from, to: q.to, page_unit: q.pageUnit, page_index: q.pageIndex, time_zone: q.timeZone };
+}
+
 /** One page of a list, in the zone its times were read in. */
 export function page<T>(
   items: T[],

@@ -27,7 +27,7 @@ import {
   checkPageQuery,
   checkSiteId,
 } from '../validate.js';
-import { getByNumber, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
+import { getByNumber, listParams, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
 
 /**
  * A job's content id and a task's recipient name are read as text: null or absent is "" (a job
@@ -182,11 +182,7 @@ export function jobEndpoints(call: WmCall): JobEndpoints {
       const env = await call(endpoint, siteId, 'GET', `/api/job${site(siteId)}`, {
         content_id: query.contentId,
         job_status: query.statuses,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
-        time_zone: query.timeZone,
+        ...listParams(query),
       });
       const tz = zoneOf(env, query.timeZone);
       const wire = readCleanList(env.data, cleanJob) ?? parseWith(endpoint, listOf(jobSchema), env.data);

@@ -24,7 +24,7 @@ import {
   checkRecipientPatch,
   checkSiteId,
 } from '../validate.js';
-import { getByNumber, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
+import { getByNumber, listParams, page, site, tzChecks, type WmCall, zoneOf } from './call.js';
 
 const recipientSchema = z.object({
   dwm_id: intLike,
@@ -91,11 +91,7 @@ export function recipientEndpoints(call: WmCall): RecipientEndpoints {
       ]);
       const env = await call(endpoint, siteId, 'GET', `/api/recipient${site(siteId)}`, {
         search_keyword: query.keywords,
-        from: query.from,
-        to: query.to,
-        page_unit: query.pageUnit,
-        page_index: query.pageIndex,
-        time_zone: query.timeZone,
+        ...listParams(query),
       });
       const tz = zoneOf(env, query.timeZone);
       const items = parseWith(endpoint, listOf(recipientSchema), env.data).map((w) => toRecipient(w, tz));
