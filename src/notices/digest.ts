@@ -15,7 +15,6 @@
  * skipped). The note appears when the post is more than `lateNoteAfterMs` (default 10 min) late.
  */
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
@@ -24,6 +23,7 @@ import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { dayIn, zonedTimeToEpoch } from '../time.js';
 import { readLicenseWindow } from './license-alerts.js';
 import {
   type DeliverResult,
@@ -46,16 +46,6 @@ import type {
   NotifyEvent,
   Section,
 } from './types.js';
-
-/**
- * date-fns-tz (with the date-fns it pulls in: about 14 MB of RSS) is loaded on the first digest
- * time computation, not when the watcher loads: most replicas never compute one.
- */
-let tz: typeof import('date-fns-tz') | undefined;
-const dateFnsTz = () => {
-  tz ??= createRequire(import.meta.url)('date-fns-tz') as typeof import('date-fns-tz');
-  return tz;
-};
 
 export const DIGEST_NS = 'notify-digest';
 const DAY_MS = 24 * 3600_000;
@@ -87,16 +77,6 @@ export function normaliseTime(input: string): string | undefined {
   const m = TIME_RE.exec(input.trim());
   if (!m) return undefined;
   return `${String(Number(m[1])).padStart(2, '0')}:${m[2]}`;
-}
-
-export function isIanaZone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export class DigestSchedules {
@@ -159,7 +139,7 @@ export class DigestSchedules {
 
 /** The instant of `HH:MM` on local day `day` in `zone`. */
 export function occurrenceAt(day: string, time: string, zone: string): number {
-  return dateFnsTz().fromZonedTime(`${day}T${time}:00`, zone).getTime();
+  return zonedTimeToEpoch(`${day}T${time}:00`, zone);
 }
 
 function prevDay(day: string): string {
@@ -169,7 +149,7 @@ function prevDay(day: string): string {
 
 /** The latest occurrence at or before `now` (local day and instant). */
 export function lastOccurrence(time: string, zone: string, now: number): { day: string; at: number } {
-  let day = dateFnsTz().formatInTimeZone(now, zone, 'yyyy-MM-dd');
+  let day = dayIn(now, zone);
   let at = occurrenceAt(day, time, zone);
   if (at > now) {
     day = prevDay(day);

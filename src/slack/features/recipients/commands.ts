@@ -5,9 +5,10 @@
  */
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
-import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
+import { resolveDate, wmReaderDays } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
 import { inReaderRange } from '../../../ops/service/common.js';
+import { offsetOf } from '../../../time.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { option, required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';

@@ -10,10 +10,10 @@
 import { z } from 'zod';
 import type { TimeValue } from '../../../api/types.js';
 import { SITE_ID_RE } from '../../../api/validate.js';
-import { isIanaTimeZone } from '../../../ops/jobs.js';
 import { CURSOR_MAX_CHARS } from '../../../ops/service/drm-data.js';
+import { formatTime, isIanaTimeZone } from '../../../time.js';
 import { LIMITS } from '../../kit/blocks/blocks.js';
-import { esc, formatTime, truncate } from '../../kit/blocks/mrkdwn.js';
+import { esc, truncate } from '../../kit/blocks/mrkdwn.js';
 
 /** Action ids of every `/drm` button (one listener each). */
 export const SVC_ACTIONS = {
