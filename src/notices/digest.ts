@@ -23,7 +23,7 @@ import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { dayIn, zonedTimeToEpoch } from '../time.js';
+import { dayIn, utcDay, zonedTimeToEpoch } from '../time.js';
 import { readLicenseWindow } from './license-alerts.js';
 import {
   type DeliverResult,
@@ -144,7 +144,7 @@ export function occurrenceAt(day: string, time: string, zone: string): number {
 
 function prevDay(day: string): string {
   const d = new Date(`${day}T12:00:00Z`);
-  return new Date(d.getTime() - DAY_MS).toISOString().slice(0, 10);
+  return utcDay(d.getTime() - DAY_MS);
 }
 
 /** The latest occurrence at or before `now` (local day and instant). */
@@ -162,7 +162,7 @@ export function lastOccurrence(time: string, zone: string, now: number): { day: 
 export function nextOccurrence(time: string, zone: string, now: number): { day: string; at: number } {
   const last = lastOccurrence(time, zone, now);
   const d = new Date(`${last.day}T12:00:00Z`);
-  const day = new Date(d.getTime() + DAY_MS).toISOString().slice(0, 10);
+  const day = utcDay(d.getTime() + DAY_MS);
   return { day, at: occurrenceAt(day, time, zone) };
 }
 
@@ -311,10 +311,6 @@ async function section<T>(what: string, fn: () => Promise<T>): Promise<Section<T
   } catch (e) {
     return { ok: false, error: errorText(what, e) };
   }
-}
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 const SETUP_WM = 'No Watermarking API credentials are configured: an admin can add them with /dwm setup.';
