@@ -13,8 +13,9 @@ import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { option, required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../shared/wm/values.js';
+import { wmSiteOption } from '../../shared/wm/values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
+import { RECIPIENT_SEARCH_LIMITS } from './values.js';
 
 const list = commandList();
 
