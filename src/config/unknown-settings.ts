@@ -3,6 +3,8 @@
  * setting it most likely meant: `unknownSettings`, warned about at start-up. Names only, never
  * values.
  */
+
+import { editDistance } from '../edit-distance.js';
 import { VARIABLES } from './variables.js';
 
 /**
@@ -10,24 +12,6 @@ import { VARIABLES } from './variables.js';
  * platform itself (not warned about).
  */
 const RUNTIME_NAMES = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'TZ']);
-
-/** Edit distance of two short names (insertions, deletions, substitutions), capped at `max + 1`. */
-function distance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
 
 /**
  * The names among `names` (e.g. those of a `.env` file) that are no setting of the bot, each with
@@ -43,7 +27,7 @@ export function unknownSettings(names: readonly string[]): Array<{ name: string;
     let meant: string | undefined;
     let best = 3;
     for (const k of known) {
-      const d = upper === k ? 0 : distance(upper, k, 2);
+      const d = upper === k ? 0 : editDistance(upper, k, { transpositions: false });
       if (d < best) {
         best = d;
         meant = k;
