@@ -27,6 +27,15 @@ export const keyword = (what: string) =>
 
 export const pageFields = { page: z.number().optional(), pageSize: z.number().optional() };
 
+/** The search options of licenses and packaging (one at most is used: `searchOf`). */
+export const searchFields = {
+  cid: keyword('content id').optional(),
+  drm: keyword('DRM type').optional(),
+  user: keyword('user id').optional(),
+  device: keyword('device id').optional(),
+  model: keyword('device model').optional(),
+};
+
 /** `status:success|fail` (licenses and per-content counts). */
 export const statusFilter = z
   .enum(['success', 'fail'], { error: 'The status must be success or fail.' })

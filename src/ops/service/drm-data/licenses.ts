@@ -18,18 +18,14 @@ import {
   toPageQuery,
   toPageResult,
 } from '../common.js';
-import { type DateFilters, keyword, pageFields, searchOf, statusFilter } from './filters.js';
+import { type DateFilters, pageFields, searchFields, searchOf, statusFilter } from './filters.js';
 
 const licenseFilters = z
   .object({
     ...readerDateFields,
     ...pageFields,
     status: statusFilter,
-    cid: keyword('content id').optional(),
-    drm: keyword('DRM type').optional(),
-    user: keyword('user id').optional(),
-    device: keyword('device id').optional(),
-    model: keyword('device model').optional(),
+    ...searchFields,
   })
   .strict();
 

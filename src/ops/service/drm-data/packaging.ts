@@ -16,7 +16,7 @@ import {
   readerDateFields,
   requireSiteId,
 } from '../common.js';
-import { type DateFilters, keyword, readerDaysOf, SEARCH_KEYWORD_MAX, searchOf } from './filters.js';
+import { type DateFilters, readerDaysOf, SEARCH_KEYWORD_MAX, searchFields, searchOf } from './filters.js';
 
 export interface PackagingFilters extends DateFilters {
   cid?: string;
@@ -29,11 +29,7 @@ export interface PackagingFilters extends DateFilters {
 const packagingFilters = z
   .object({
     ...readerDateFields,
-    cid: keyword('content id').optional(),
-    drm: keyword('DRM type').optional(),
-    user: keyword('user id').optional(),
-    device: keyword('device id').optional(),
-    model: keyword('device model').optional(),
+    ...searchFields,
   })
   .strict();
 
