@@ -30,6 +30,7 @@ import { mirrorAuditLine } from '../../kit/audit-mirror.js';
 import { auditWho } from '../../kit/functions.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/step-completion.js';
 import { botClientFor } from '../../kit/support.js';
+import { registrationReportGoneError } from './step-words.js';
 
 /**
  * Errors of functions.complete* meaning the execution is already finished (completed earlier,
@@ -77,6 +78,8 @@ async function reportLink(deps: AppDeps, wait: JobWait): Promise<string> {
 async function checkWait(deps: AppDeps, wait: JobWait): Promise<WaitCheck> {
   if (wait.kind !== 'registration') return { done: false };
   const r = await checkRegistrationWait(deps, wait);
+  if (r.done && !r.ok && 'reportGone' in r)
+    return { done: true, ok: false, error: registrationReportGoneError(wait.siteId) };
   if (r.done && r.ok) return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
   return r;
 }
