@@ -15,8 +15,9 @@
  * - `not-observed`: this service gave nothing to observe (said as such, never guessed).
  * The process exit code (CLI) is non-zero when a finding is `setting` or `failed`.
  *
- * This module is the list of checks, the run and the report (the .env lines, the text, the
- * settings in force). The checks live in src/ops/doctor/ by what they read: `context.ts` (the
+ * This module is the list of checks, the run and the report (the .env lines, the settings in
+ * force); the report as plain text is the CLI's (src/doctor.ts `doctorText`, which words a next
+ * step naming a command as the Slack view does). The checks live in src/ops/doctor/ by what they read: `context.ts` (the
  * shared types and the GET-only probing), `readings.ts` (answers in words), `service.ts` and
  * `watermarking.ts` (each API's points), `clock.ts` (clocks and time zones), `lists.ts` (totals
  * and page caps).
@@ -31,7 +32,6 @@ import type {
   DoctorInput,
   DoctorReport,
   DoctorSettings,
-  DoctorStatus,
 } from './doctor/context.js';
 import { DoctorContext } from './doctor/context.js';
 import { pageCap, totalCount } from './doctor/lists.js';
@@ -123,30 +123,6 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     envLines: envLinesOf(findings, input.settings),
     needsAction: findings.some((f) => f.status === 'setting' || f.status === 'failed'),
   };
-}
-
-const STATUS_WORD: Record<DoctorStatus, string> = {
-  ok: 'ok',
-  info: 'note',
-  setting: 'SETTING NEEDED',
-  failed: 'FAILED',
-  'not-observed': 'not observed',
-};
-
-/** The report as plain text: one line per point ("point: status. reading. next"), then the .env lines. */
-export function doctorText(report: DoctorReport): string {
-  const width = Math.max(...report.findings.map((f) => f.point.length));
-  const lines = report.findings.map(
-    (f) =>
-      `${f.point.padEnd(width)}  ${STATUS_WORD[f.status].padEnd(14)}  ${f.reading}${f.next ? `. ${f.next}` : ''}`,
-  );
-  const out = ['Service check (read-only: GET calls only)', '', ...lines, ''];
-  if (report.envLines.length) {
-    out.push('Add to .env (then restart the bot):', ...report.envLines, '');
-  } else if (!report.needsAction) {
-    out.push('No setting needed: the bot reads this service as it answers.', '');
-  }
-  return out.join('\n');
 }
 
 /** The settings in force, from the configuration (the same loaders as the bot's start). */

@@ -58,7 +58,7 @@ export const clockSkew: DoctorCheck = {
     }
     // A watch hears job changes stamped up to the allowance (plus the skew its polls measure)
     // before its creation: a service further behind than the allowance stamps a change made just
-    // after /dwm watch earlier than that until a poll has measured its clock.
+    // after a watch is made earlier than that until a poll has measured its clock.
     const allowance = ctx.settings.watchClockAllowanceSeconds ?? DEFAULT_WATCH_CLOCK_ALLOWANCE_SECONDS;
     const behindMs = Math.max(0, ...seen.map((s) => -s.skew));
     if (behindMs > allowance * 1000) {
@@ -66,7 +66,11 @@ export const clockSkew: DoctorCheck = {
       return {
         status: 'setting',
         reading: `${text}: more than the ${allowance} s a watch allows for (WATCH_CLOCK_ALLOWANCE_SECONDS)`,
-        next: 'Fix the clock of the service, or raise the allowance so a job change right after /dwm watch is told.',
+        next: {
+          before: 'Fix the clock of the service, or raise the allowance so a job change right after ',
+          step: { do: 'watch' },
+          after: ' is told.',
+        },
         env: [{ name: 'WATCH_CLOCK_ALLOWANCE_SECONDS', value: String(need) }],
       };
     }

@@ -17,6 +17,7 @@ import type {
   WorkspaceCredentials,
 } from '../../api/types.js';
 import type { WmTokenManager } from '../../api/wm-token.js';
+import type { StepSentence } from '../../next-step.js';
 
 export type DoctorStatus = 'ok' | 'info' | 'setting' | 'failed' | 'not-observed';
 
@@ -30,8 +31,8 @@ export interface DoctorFinding {
   status: DoctorStatus;
   /** What this service does, in words. */
   reading: string;
-  /** What to do, when anything (one sentence). */
-  next?: string;
+  /** What to do, when anything (one sentence; one naming a command is worded by the caller). */
+  next?: string | StepSentence;
   env?: DoctorEnv[];
 }
 

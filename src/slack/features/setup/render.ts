@@ -24,6 +24,7 @@ import {
 } from '../../kit/blocks.js';
 import { fieldErrors } from '../../kit/form-errors.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { stepSentenceText } from '../../kit/next-step.js';
 import { encodeValue } from '../../kit/values.js';
 import { WM_ACTIONS } from '../../kit/wm-values.js';
 
@@ -337,7 +338,7 @@ export function serviceCheckView(report: DoctorReport): ModalView {
   for (const f of report.findings) {
     blocks.push(
       section(
-        `${CHECK_ICON[f.status]} *${esc(f.point)}*\n${esc(truncate(`${f.reading}${f.next ? `. ${f.next}` : ''}`, 2700))}`,
+        `${CHECK_ICON[f.status]} *${esc(f.point)}*\n${esc(truncate(`${f.reading}${f.next ? `. ${stepSentenceText(f.next)}` : ''}`, 2700))}`,
       ),
     );
   }
