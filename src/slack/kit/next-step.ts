@@ -50,3 +50,8 @@ export function nextStepClause(step: NextStep): string {
 export function stepSentenceText(s: string | StepSentence): string {
   return typeof s === 'string' ? s : `${s.before}${nextStepCommand(s.step)}${s.after}`;
 }
+
+/** A ValidationError issue in words: its `sentence` when it names a step (src/ops/service/common.ts). */
+export function issueText(issue: { message: string; sentence?: StepSentence }): string {
+  return issue.sentence ? stepSentenceText(issue.sentence) : issue.message;
+}

@@ -123,7 +123,11 @@ export function encodeCursor(cursor: PackagingCursor): string {
 export function decodeCursor(text: string): PackagingCursor {
   const endpoint = opsEndpoint('drm.packaging');
   const bad = () =>
-    invalid(endpoint, 'cursor', 'This "More" button is no longer valid: run /drm packaging again.');
+    invalid(endpoint, 'cursor', {
+      before: 'This "More" button is no longer valid: run ',
+      step: { do: 'packaging' },
+      after: ' again.',
+    });
   if (text.length === 0 || text.length > CURSOR_MAX_CHARS || !/^[A-Za-z0-9_-]+$/.test(text)) bad();
   let raw: unknown;
   try {
