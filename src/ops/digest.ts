@@ -60,6 +60,24 @@ function checkActor(endpoint: string, actor: Actor): void {
   }
 }
 
+/** A member changing or stopping a schedule someone else set: audited as refused, then refused. */
+async function refuseNotYours(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  mirror: AuditMirror | undefined,
+  r: {
+    endpoint: string;
+    action: 'digest.schedule' | 'digest.off';
+    userId: string;
+    owner: string;
+    detail: string;
+    message: string;
+  },
+): Promise<never> {
+  await audit(deps, ws, { userId: r.userId, action: r.action, detail: r.detail, result: 'refused' }, mirror);
+  throw new NotifyRefusedError(r.endpoint, 'notYours', 'schedule', r.message, r.owner);
+}
+
 /** Schedule (or move) the channel's daily digest. A paused schedule is resumed by scheduling again. */
 export async function scheduleDigest(
   deps: OpsDeps,
@@ -92,24 +110,14 @@ export async function scheduleDigest(
     return { status: 'unchanged', schedule: existing, next: nextOccurrence(time, zone, now) };
   }
   if (existing && existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await audit(
-      deps,
-      ws,
-      {
-        userId: input.actor.userId,
-        action: 'digest.schedule',
-        detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
-        result: 'refused',
-      },
-      mirror,
-    );
-    throw new NotifyRefusedError(
+    await refuseNotYours(deps, ws, mirror, {
       endpoint,
-      'notYours',
-      'schedule',
-      `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
-      existing.createdBy,
-    );
+      action: 'digest.schedule',
+      userId: input.actor.userId,
+      owner: existing.createdBy,
+      detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
+      message: `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
+    });
   }
   if (!existing) {
     const limit = deps.config.workspaceLimits?.digests ?? DEFAULT_WORKSPACE_LIMITS.digests;
@@ -175,24 +183,14 @@ export async function stopDigest(
   const existing = await schedules.get(ws, input.channelId);
   if (!existing) return undefined;
   if (existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await audit(
-      deps,
-      ws,
-      {
-        userId: input.actor.userId,
-        action: 'digest.off',
-        detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
-        result: 'refused',
-      },
-      mirror,
-    );
-    throw new NotifyRefusedError(
+    await refuseNotYours(deps, ws, mirror, {
       endpoint,
-      'notYours',
-      'schedule',
-      "This channel's digest was scheduled by another member; only an admin can stop it.",
-      existing.createdBy,
-    );
+      action: 'digest.off',
+      userId: input.actor.userId,
+      owner: existing.createdBy,
+      detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
+      message: "This channel's digest was scheduled by another member; only an admin can stop it.",
+    });
   }
   await schedules.remove(ws, input.channelId);
   // A scheduled digest already queued (or deferred after a Slack error) would still post once
