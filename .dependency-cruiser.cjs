@@ -1,7 +1,8 @@
 /**
  * Architecture rules, checked by `npm run lint` (dependency-cruiser). The layers depend one way:
  * api -> store -> watch -> notices -> ops -> slack (each may import the ones before it, never after), the
- * Slack layer's features never import each other (shared code lives in src/slack/kit/) and nothing
+ * Slack layer's features never import each other (shared code lives in src/slack/shared/, machinery in
+ * src/slack/kit/, which never imports shared/) and nothing
  * outside them imports one except through the feature list at the composition point, and the
  * product (src/) never imports the tooling (dev/) or the tests, and the tooling never imports the
  * tests.
@@ -53,15 +54,31 @@ module.exports = {
     {
       name: 'features-are-independent',
       severity: 'error',
-      comment: 'A feature never imports another feature: shared code goes to src/slack/kit/.',
+      comment:
+        'A feature never imports another feature: what two features share goes to src/slack/shared/<topic>/ (feature code) or src/slack/kit/ (machinery every feature uses).',
       from: { path: '^src/slack/features/([^/]+)/' },
       to: { path: '^src/slack/features/([^/]+)/', pathNot: '^src/slack/features/$1/' },
+    },
+    {
+      name: 'kit-imports-no-shared-feature-code',
+      severity: 'error',
+      comment:
+        'The kit (src/slack/kit/) is the machinery every feature uses; src/slack/shared/ is feature code two or more features share, built on the kit. The kit never imports it.',
+      from: { path: '^src/slack/kit/' },
+      to: { path: '^src/slack/shared/' },
+    },
+    {
+      name: 'shared-imports-no-feature',
+      severity: 'error',
+      comment: 'Shared feature code (src/slack/shared/) serves features and never imports one.',
+      from: { path: '^src/slack/shared/' },
+      to: { path: '^src/slack/features/' },
     },
     {
       name: 'features-only-through-the-list',
       severity: 'error',
       comment:
-        'Outside src/slack/features/ nothing imports a feature folder: the runtimes, the kit and main.ts get what a feature provides (renderers, ports, the Home refresh, Home entry points, commands) from the Feature declarations of the ONE list, features/index.ts, and features reach the runtimes only through kit hooks (kit/runtime-hooks.ts, kit/notify-kick.ts). features-are-independent sees direct imports only; this rule closes the indirect path (feature A -> a runtime -> feature B).',
+        'Outside src/slack/features/ nothing imports a feature folder: the runtimes, the kit and main.ts get what a feature provides (renderers, ports, the Home refresh, Home entry points, commands) from the Feature declarations of the ONE list, features/index.ts, and features reach the runtimes only through kit hooks (kit/runtime/hooks.ts, kit/runtime/notify-kick.ts). features-are-independent sees direct imports only; this rule closes the indirect path (feature A -> a runtime -> feature B).',
       from: { path: '^src/', pathNot: '^src/slack/features/' },
       to: { path: '^src/slack/features/', pathNot: '^src/slack/features/index\\.ts$' },
     },
@@ -69,7 +86,7 @@ module.exports = {
       name: 'features-reach-runtimes-through-kit-hooks',
       severity: 'error',
       comment:
-        'A feature never imports the background runtimes (they are wired with every feature): it calls the kit hooks the runtimes register per app (kit/runtime-hooks.ts: credentials saved, wake a site, watcher status; kit/notify-kick.ts).',
+        'A feature never imports the background runtimes (they are wired with every feature): it calls the kit hooks the runtimes register per app (kit/runtime/hooks.ts: credentials saved, wake a site, watcher status; kit/runtime/notify-kick.ts).',
       from: { path: '^src/slack/features/' },
       to: { path: '^src/slack/(watch-runtime|notify-runtime|notify-ports|poster)\\.ts$' },
     },

@@ -6,8 +6,8 @@
  * one differs.
  */
 import { CONFIG_DOC, configDocMarkdown, MINIMUM_VARIABLES } from '../src/config.js';
-import { withCommandsSection } from '../src/slack/kit/help.js';
-import type { CommandRegistry } from '../src/slack/kit/registry.js';
+import { withCommandsSection } from '../src/slack/kit/commands/help.js';
+import type { CommandRegistry } from '../src/slack/kit/commands/registry.js';
 
 export const CONFIG_START = '<!-- config:start (generated from src/config.ts: do not edit) -->';
 export const CONFIG_END = '<!-- config:end -->';

@@ -11,7 +11,7 @@ import { apiOptionsOf, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, registerSecret } from './log.js';
 import { type DoctorReport, type DoctorStatus, doctorSettingsOf, runDoctor } from './ops/doctor.js';
-import { stepSentenceText } from './slack/kit/next-step.js';
+import { stepSentenceText } from './slack/kit/blocks/next-step.js';
 import { createStore, StoreConfigError } from './store/index.js';
 
 const STATUS_WORD: Record<DoctorStatus, string> = {

@@ -33,6 +33,7 @@ import {
   newNotice,
 } from './outbox.js';
 import { FeatureRegistry } from './registry.js';
+import { requestLabel } from './requests.js';
 import type {
   Digest,
   DigestFailedJob,
@@ -45,7 +46,6 @@ import type {
   NotifyEvent,
   Section,
 } from './types.js';
-import { requestLabel } from './requests.js';
 
 /**
  * date-fns-tz (with the date-fns it pulls in: about 14 MB of RSS) is loaded on the first digest

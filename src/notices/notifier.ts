@@ -43,6 +43,8 @@ import { noticesPending, registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
 import { pausedReason } from '../watch/delivery.js';
+import type { ChannelPacer } from '../watch/pacer.js';
+import type { Clock } from '../watch/types.js';
 import {
   composeDigest,
   type DigestPayload,
@@ -52,10 +54,8 @@ import {
 } from './digest.js';
 import { AlertSubscriptions, alertHandlers, pollAlerts, type WindowReadOptions } from './license-alerts.js';
 import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './outbox.js';
-import type { Digest, NotifyEvent, NotifyPorts } from './types.js';
-import type { ChannelPacer } from '../watch/pacer.js';
 import { pollRequests, RequestTracker, requestOutcomeHandler } from './requests.js';
-import type { Clock } from '../watch/types.js';
+import type { Digest, NotifyEvent, NotifyPorts } from './types.js';
 
 /** drmchatops_notify_polls_total{feature,outcome}: request and alert polls (ok, error). */
 export const notifyPolls = new client.Counter({

@@ -26,9 +26,9 @@ import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
 import { classifyDeliveryError, pausedReason } from '../watch/delivery.js';
-import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';
 import { ChannelPacer } from '../watch/pacer.js';
 import type { Clock } from '../watch/types.js';
+import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';
 
 export const NOTICE_OUTBOX_NS = 'notify-outbox';
 export const NOTICE_DELIVERED_NS = 'notify-delivered';

@@ -38,13 +38,7 @@ import {
   retryable,
 } from './outbox.js';
 import { FeatureRegistry } from './registry.js';
-import type {
-  CardRef,
-  PostedRef,
-  RequestKind,
-  RequestOutcome,
-  RequestOutcomeNotice,
-} from './types.js';
+import type { CardRef, PostedRef, RequestKind, RequestOutcome, RequestOutcomeNotice } from './types.js';
 
 export const TRACKED_REQUESTS_NS = 'notify-requests';
 /**

@@ -12,7 +12,6 @@
  */
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
 import { checkSiteId } from '../api/validate.js';
-import type { WorkspaceKey } from '../store/types.js';
 import {
   ALERT_DEFAULTS,
   ALERT_LIMITS,
@@ -25,9 +24,10 @@ import {
   mutedAlertEntry,
   stoppedAlertEntry,
 } from '../notices/license-alerts.js';
-import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { NoticeOutbox } from '../notices/outbox.js';
 import type { AlertSubscription, AlertThresholds } from '../notices/types.js';
+import type { WorkspaceKey } from '../store/types.js';
+import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import { loadCredentials, NotConfiguredError, type OpsDeps, resolveSite } from './workspace.js';

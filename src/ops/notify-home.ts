@@ -2,11 +2,12 @@
  * What App Home shows of the notify features for one user: their requests the bot is waiting on,
  * the alert subscriptions and digests they set up (with the channel, for a link).
  */
-import type { WorkspaceKey } from '../store/types.js';
+
 import { DigestSchedules, nextOccurrence } from '../notices/digest.js';
 import { AlertSubscriptions } from '../notices/license-alerts.js';
-import type { AlertSubscription, DigestSchedule } from '../notices/types.js';
 import { RequestTracker, type TrackedRequest } from '../notices/requests.js';
+import type { AlertSubscription, DigestSchedule } from '../notices/types.js';
+import type { WorkspaceKey } from '../store/types.js';
 import type { OpsDeps } from './workspace.js';
 
 export interface NotifyHomeSummary {

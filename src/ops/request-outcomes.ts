@@ -12,10 +12,7 @@
  */
 import type { ServiceCode } from '../api/codes.js';
 import type { ServiceClient } from '../api/types.js';
-import { StoreUnavailableError } from '../store/errors.js';
-import type { Store, WorkspaceKey } from '../store/types.js';
 import { NoticeOutbox } from '../notices/outbox.js';
-import type { CardRef } from '../notices/types.js';
 import {
   outcomeEntry,
   outcomeNotice,
@@ -25,6 +22,9 @@ import {
   siteTrackingId,
   type TrackedRequest,
 } from '../notices/requests.js';
+import type { CardRef } from '../notices/types.js';
+import { StoreUnavailableError } from '../store/errors.js';
+import type { Store, WorkspaceKey } from '../store/types.js';
 import { invalid, opsEndpoint, parseServiceCode } from './service/common.js';
 import { cancelRequest, type PlanRequestView, requestChange } from './service/plan.js';
 import { requestAdditionalSite } from './service/sites.js';

@@ -17,7 +17,7 @@ import type { WebClient } from '@slack/web-api';
 import { registry, setStoreProbe } from '../metrics.js';
 import { versions } from '../ops/debug.js';
 import type { AppDeps } from './deps.js';
-import { slackApiUrl } from './kit/web-client.js';
+import { slackApiUrl } from './kit/web/client.js';
 import { describeSlackFailure } from './startup-check.js';
 
 export interface ReadinessCheck {

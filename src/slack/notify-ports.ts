@@ -26,16 +26,16 @@
  * a rejection and drops that one notice with the reason logged (see ./notify-runtime.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import { withPlainTextRetry } from '../watch/delivery.js';
 import type { NotifyPorts, PostedRef } from '../notices/types.js';
+import { withPlainTextRetry } from '../watch/delivery.js';
 import {
   type ChannelMessage,
   type ChannelPoster,
   DELIVERY_EVENT_TYPE,
   DeliveryError,
 } from '../watch/types.js';
-import type { Message } from './kit/blocks.js';
-import type { NotifyRenderers } from './kit/notify-render.js';
+import type { Message } from './kit/blocks/blocks.js';
+import type { NotifyRenderers } from './kit/runtime/notify-render.js';
 import { toDeliveryError } from './poster.js';
 
 /** The error code of a notice whose renderer no feature provides (dropped, logged). */

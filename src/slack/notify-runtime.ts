@@ -30,23 +30,23 @@
  * older than EXPORT_RETENTION_DAYS are deleted from Slack).
  */
 import type { Logger } from '../log.js';
-import { activeCredentials } from '../ops/retention.js';
-import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../notices/notifier.js';
 import type { NotifyEvent } from '../notices/types.js';
+import { activeCredentials } from '../ops/retention.js';
+import { systemClock } from '../watch/clock.js';
 import type { Clock } from '../watch/types.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { createExportSweeper } from './export-sweeper.js';
+import { userInfo } from './kit/context/roles.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
-import { registerNotifyKick } from './kit/notify-kick.js';
-import { notifyPausedMessage } from './kit/notify-paused.js';
-import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
-import { userInfo } from './kit/roles.js';
-import { registerChannelPauser } from './kit/runtime-hooks.js';
+import { registerChannelPauser } from './kit/runtime/hooks.js';
+import { registerNotifyKick } from './kit/runtime/notify-kick.js';
+import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/runtime/notify-render.js';
 import { onUninstall } from './lifecycle.js';
 import { createNotifyPorts } from './notify-ports.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
+import { notifyPausedMessage } from './shared/notices/paused.js';
 import { newHolderId } from './watch-runtime.js';
 
 /**

@@ -14,7 +14,7 @@
  */
 import type { AppDeps } from './deps.js';
 import type { OversizedRequest } from './http-gate.js';
-import { botClientFor } from './kit/support.js';
+import { botClientFor } from './kit/context/support.js';
 
 export interface OversizedEventIds {
   type?: string;

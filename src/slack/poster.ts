@@ -29,8 +29,8 @@ import {
   SHARED_CHANNEL,
 } from '../watch/types.js';
 import type { AppDeps } from './deps.js';
-import { sharedAndNotAllowed } from './kit/channel-access.js';
-import { newWebClient, webClients } from './kit/web-client.js';
+import { sharedAndNotAllowed } from './kit/channels/access.js';
+import { newWebClient, webClients } from './kit/web/client.js';
 
 /**
  * Map a Web API failure to a DeliveryError (already one: returned as is). An error of unknown

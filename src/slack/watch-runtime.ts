@@ -46,9 +46,9 @@ import {
 } from '../watch/index.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
-import type { Message } from './kit/blocks.js';
+import type { Message } from './kit/blocks/blocks.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
-import { registerChannelPauser, registerWatcherHooks } from './kit/runtime-hooks.js';
+import { registerChannelPauser, registerWatcherHooks } from './kit/runtime/hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';
 

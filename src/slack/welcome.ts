@@ -6,7 +6,7 @@
  */
 import type { Installation, InstallationStore } from '@slack/bolt';
 import type { AppDeps } from './deps.js';
-import { newWebClient } from './kit/web-client.js';
+import { newWebClient } from './kit/web/client.js';
 import { leastPrivilegeOnly, scopeReport, scopeWords } from './startup-check.js';
 
 export const WELCOME_TEXT =

@@ -23,15 +23,15 @@ import { type ChildHandle, startChild } from '../../dev/testing/child.js';
 import type { NotifyChildConfig } from '../../dev/testing/notify-child.js';
 import { createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
+import { DigestSchedules, digestScheduleId } from '../../src/notices/digest.js';
+import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import type { AlertSubscription } from '../../src/notices/types.js';
 import {
   attachRequestCard,
   requestAdditionalSiteTracked,
   requestChangeTracked,
 } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
-import { DigestSchedules, digestScheduleId } from '../../src/notices/digest.js';
-import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/notices/license-alerts.js';
-import type { AlertSubscription } from '../../src/notices/types.js';
 import { testWorkspace } from '../harness/index.js';
 import { killMoment } from './support/kill-moment.js';
 import { randInt, scenarioRandom } from './support/seed.js';

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../dev/emulator/types.js';
 import { FEATURES } from '../../src/slack/features/index.js';
+import { commandList } from '../../src/slack/kit/commands/registry.js';
 import { type Feature, registerFeatures } from '../../src/slack/kit/features.js';
-import { commandList } from '../../src/slack/kit/registry.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
 import { lastSeq, registryCases, said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
-import { subscribeAlerts } from '../../src/ops/alerts.js';
-import type { OpsDeps } from '../../src/ops/workspace.js';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
 import { type Notifier, notifyPolls } from '../../src/notices/notifier.js';
 import { noticesTotal } from '../../src/notices/outbox.js';
 import type { AlertSubscription, LicenseAlert } from '../../src/notices/types.js';
+import { subscribeAlerts } from '../../src/ops/alerts.js';
+import type { OpsDeps } from '../../src/ops/workspace.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
 

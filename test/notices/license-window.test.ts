@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LicenseQuery, LicenseRecord, ServiceClient, SvcPage } from '../../src/api/types.js';
-import { alertsListMessage } from '../../src/slack/features/alerts/render.js';
 import {
   ALERT_DEFAULTS,
   evaluateAlert,
@@ -13,6 +12,7 @@ import {
   windowStats,
 } from '../../src/notices/license-alerts.js';
 import type { AlertSubscription } from '../../src/notices/types.js';
+import { alertsListMessage } from '../../src/slack/features/alerts/render.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const FROM = NOW - 15 * 60_000;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSiteRequestStatuses, setSiteRequestStatuses } from '../../src/api/site-request-statuses.js';
+import type { RequestOutcomeNotice } from '../../src/notices/types.js';
 import {
   attachRequestCard,
   cancelPlanRequestTracked,
@@ -10,7 +11,6 @@ import {
 } from '../../src/ops/request-outcomes.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/types.js';
-import type { RequestOutcomeNotice } from '../../src/notices/types.js';
 import { DeliveryError } from '../../src/watch/types.js';
 import { captureLogs } from '../harness/index.js';
 import { crashStore } from '../watch/support/crash-store.js';

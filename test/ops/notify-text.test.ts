@@ -1,9 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { subscribeAlerts } from '../../src/ops/alerts.js';
-import { scheduleDigest } from '../../src/ops/digest.js';
-import { notifyHomeSummary } from '../../src/ops/notify-home.js';
-import { alertText, digestText, requestOutcomeText } from '../../src/ops/notify-text.js';
-import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
 import { ALERT_DEFAULTS } from '../../src/notices/license-alerts.js';
 import type {
   AlertSubscription,
@@ -11,6 +6,11 @@ import type {
   RequestOutcomeNotice,
   WindowStats,
 } from '../../src/notices/types.js';
+import { subscribeAlerts } from '../../src/ops/alerts.js';
+import { scheduleDigest } from '../../src/ops/digest.js';
+import { notifyHomeSummary } from '../../src/ops/notify-home.js';
+import { alertText, digestText, requestOutcomeText } from '../../src/ops/notify-text.js';
+import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
 import { notifyDeps, WS } from './notify-support.js';
 
 const notice: RequestOutcomeNotice = {

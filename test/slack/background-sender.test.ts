@@ -6,8 +6,8 @@ import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { appSender, createBackgroundSender, stopAppSender } from '../../src/slack/background-sender.js';
-import { createContext } from '../../src/slack/kit/context.js';
-import { LruMap } from '../../src/slack/kit/lru.js';
+import { createContext } from '../../src/slack/kit/context/context.js';
+import { LruMap } from '../../src/slack/kit/web/lru.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { memoryDeps } from './guarantees/support.js';
 

@@ -11,7 +11,7 @@ import {
   COMMANDS_START,
   commandsMarkdown,
   withCommandsSection,
-} from '../../src/slack/kit/help.js';
+} from '../../src/slack/kit/commands/help.js';
 
 const readme = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
 

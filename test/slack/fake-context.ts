@@ -1,9 +1,9 @@
 /** A CommandContext for unit tests: records replies, audits and opened views. */
 
 import { createLogger } from '../../src/log.js';
-import type { Message, ModalView } from '../../src/slack/kit/blocks.js';
-import type { CommandContext, RespondOptions } from '../../src/slack/kit/context.js';
-import type { Role, Standing } from '../../src/slack/kit/roles.js';
+import type { Message, ModalView } from '../../src/slack/kit/blocks/blocks.js';
+import type { CommandContext, RespondOptions } from '../../src/slack/kit/context/context.js';
+import type { Role, Standing } from '../../src/slack/kit/context/roles.js';
 
 export interface FakeContext extends CommandContext {
   replies: Array<{ msg: Message; opts: RespondOptions | undefined; share: boolean }>;

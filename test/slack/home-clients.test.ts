@@ -5,7 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web-client.js';
+import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web/client.js';
 import { workspaceUninstalled } from '../../src/slack/lifecycle.js';
 import { createPosterFactory } from '../../src/slack/poster.js';
 import { memoryDeps } from './guarantees/support.js';

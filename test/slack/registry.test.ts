@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ServiceError } from '../../src/api/errors.js';
 import { NotConfiguredError } from '../../src/ops/workspace.js';
-import { commandsMarkdown } from '../../src/slack/kit/help.js';
-import { listOption, optional, required, values } from '../../src/slack/kit/parse.js';
-import { CommandRegistry } from '../../src/slack/kit/registry.js';
+import { commandsMarkdown } from '../../src/slack/kit/commands/help.js';
+import { listOption, optional, required, values } from '../../src/slack/kit/commands/parse.js';
+import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import { fakeContext, textOf } from './fake-context.js';
 
 let reg: CommandRegistry;

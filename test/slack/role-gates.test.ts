@@ -4,9 +4,8 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/slack/kit/context.js';
-import { TtlLru } from '../../src/slack/kit/lru.js';
-import { CommandRegistry } from '../../src/slack/kit/registry.js';
+import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../src/slack/kit/context/context.js';
 import {
   adminGateForView,
   admitToModal,
@@ -15,7 +14,8 @@ import {
   setRoleCheckBudgetMs,
   USER_CACHE_MAX,
   userInfo,
-} from '../../src/slack/kit/roles.js';
+} from '../../src/slack/kit/context/roles.js';
+import { TtlLru } from '../../src/slack/kit/web/lru.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 describe('TtlLru', () => {
@@ -89,7 +89,7 @@ describe('admin-only modal submissions', () => {
       },
     });
     const { settingsModal } = await import('../../src/slack/features/settings/modal.js');
-    const { registerInteractions } = await import('../../src/slack/kit/interactions.js');
+    const { registerInteractions } = await import('../../src/slack/kit/interactions/registry.js');
     const { registry } = await import('../../src/slack/features/index.js');
     const cap = captureApp();
     registerInteractions(cap.app, deps, [settingsModal], registry);

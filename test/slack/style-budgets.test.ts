@@ -8,6 +8,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
 import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
 import { ServiceError, TransportError } from '../../src/api/errors.js';
+import type {
+  AlertSubscription,
+  DigestSchedule,
+  LicenseAlert,
+  RequestOutcomeNotice,
+  WindowStats,
+} from '../../src/notices/types.js';
 import { toMemberView } from '../../src/ops/service/members.js';
 import { allowedActions, type PlanState, toRequestView } from '../../src/ops/service/plan.js';
 import type { SetupStatus } from '../../src/ops/setup.js';
@@ -47,19 +54,15 @@ import {
   renderJobCard,
   renderThreadUpdate,
 } from '../../src/slack/features/watch/render-card.js';
-import type { Message } from '../../src/slack/kit/blocks.js';
-import { renderError } from '../../src/slack/kit/errors.js';
-import { groupHelp, unknownCommand } from '../../src/slack/kit/help.js';
-import { tokenize } from '../../src/slack/kit/parse.js';
-import { registerProgressMessage, registerReportMessage } from '../../src/slack/kit/registration-report.js';
-import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/kit/request-outcome.js';
-import type {
-  AlertSubscription,
-  DigestSchedule,
-  LicenseAlert,
-  RequestOutcomeNotice,
-  WindowStats,
-} from '../../src/notices/types.js';
+import type { Message } from '../../src/slack/kit/blocks/blocks.js';
+import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
+import { tokenize } from '../../src/slack/kit/commands/parse.js';
+import { renderError } from '../../src/slack/kit/context/errors.js';
+import {
+  registerProgressMessage,
+  registerReportMessage,
+} from '../../src/slack/shared/registration/report.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/shared/requests/outcome.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
 import { sampleDigest } from '../support/digest-fixture.js';
 import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';

@@ -16,7 +16,7 @@ import { createSlackApp } from '../../src/slack/app.js';
 import type { AppDeps } from '../../src/slack/deps.js';
 import { FEATURES } from '../../src/slack/features/index.js';
 import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
-import { workflowUserOf } from '../../src/slack/kit/functions.js';
+import { workflowUserOf } from '../../src/slack/kit/interactions/steps.js';
 import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
 import { createStore } from '../../src/store/index.js';
 import type { AtomicDocRepo, Store } from '../../src/store/types.js';

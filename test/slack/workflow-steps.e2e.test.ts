@@ -16,7 +16,7 @@ import type { AppDeps } from '../../src/slack/deps.js';
 import { auditLineText } from '../../src/slack/features/audit/render.js';
 import { FEATURES } from '../../src/slack/features/index.js';
 import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
-import { auditLine } from '../../src/slack/kit/context.js';
+import { auditLine } from '../../src/slack/kit/context/context.js';
 import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
 import { createStore } from '../../src/store/index.js';
 import type { AuditEntry } from '../../src/store/types.js';

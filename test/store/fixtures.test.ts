@@ -3,9 +3,11 @@
  * the start-up migrations ran, on every backend: nothing lost, the old layout gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DigestSchedules } from '../../src/notices/digest.js';
+import { AlertSubscriptions } from '../../src/notices/license-alerts.js';
+import { RequestTracker } from '../../src/notices/requests.js';
 import { runMigrations } from '../../src/store/index.js';
 import { appliedMigrations } from '../../src/store/migrations.js';
-import { DigestSchedules } from '../../src/notices/digest.js';
 import {
   type JobWait,
   listWaits,
@@ -14,9 +16,7 @@ import {
   waitsRepo,
   waitWorkspaces,
 } from '../../src/watch/job-waits.js';
-import { AlertSubscriptions } from '../../src/notices/license-alerts.js';
 import { WATCH_MIGRATIONS } from '../../src/watch/migrations.js';
-import { RequestTracker } from '../../src/notices/requests.js';
 import { Subscriptions } from '../../src/watch/subscriptions.js';
 import { FIXTURE_KEY, fixtureVersions, loadFixture } from './fixtures/load.js';
 import { BACKENDS, type Locations, startLocations } from './support/locations.js';

@@ -12,7 +12,7 @@
  * - a header, a divider and a row of up to BUTTONS_PER_ROW buttons are one line each; an image is
  *   IMAGE_LINES; an input is its label plus its control.
  */
-import type { Block } from '../../src/slack/kit/blocks.js';
+import type { Block } from '../../src/slack/kit/blocks/blocks.js';
 
 /** Characters across a message column (desktop, default font). */
 export const WIDTH = 90;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { subscribeAlerts } from '../../src/ops/alerts.js';
 import { scheduleDigest } from '../../src/ops/digest.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
-import { explainError } from '../../src/slack/kit/errors.js';
+import { explainError } from '../../src/slack/kit/context/errors.js';
 import { createStore, type Store, StoreNewerDocumentError } from '../../src/store/index.js';
 import { addWait, listWaits, WAITS_NAMESPACE } from '../../src/watch/job-waits.js';
 import { WorkspaceLimitError } from '../../src/watch/limits.js';

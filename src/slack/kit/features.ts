@@ -14,16 +14,16 @@ import { workspaceKeyOf } from '../../store/keys.js';
 import type { WorkspaceKey } from '../../store/types.js';
 import type { WaitsPort } from '../../watch/job-waits.js';
 import type { AppDeps } from '../deps.js';
-import { registerSteps, type StepDeclaration } from './functions.js';
-import { type HomeAction, homeActionsOf } from './home-actions.js';
-import { handles, type Interaction, registerInteractions } from './interactions.js';
-import { missingArgsForm } from './missing-args-form.js';
-import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './notify-render.js';
-import { decodeSlackText, tokenize } from './parse.js';
-import { type CommandEntry, CommandRegistry, type SlashCommand } from './registry.js';
-import { runSuggestion } from './run-suggestion.js';
-import { registerSlashCommands } from './slash.js';
-import { WATCH_RENDERER_NAMES, type WatchRenderers } from './watch-render.js';
+import { missingArgsForm } from './commands/missing-args-form.js';
+import { decodeSlackText, tokenize } from './commands/parse.js';
+import { type CommandEntry, CommandRegistry, type SlashCommand } from './commands/registry.js';
+import { runSuggestion } from './commands/run-suggestion.js';
+import { registerSlashCommands } from './commands/slash.js';
+import { type HomeAction, homeActionsOf } from './interactions/home-actions.js';
+import { handles, type Interaction, registerInteractions } from './interactions/registry.js';
+import { registerSteps, type StepDeclaration } from './interactions/steps.js';
+import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './runtime/notify-render.js';
+import { WATCH_RENDERER_NAMES, type WatchRenderers } from './runtime/watch-render.js';
 
 /** An Events API listener of a feature (Bolt acks events itself, before the handler runs). */
 export type FeatureEvent = 'app_home_opened' | 'channel_shared' | 'channel_unshared';

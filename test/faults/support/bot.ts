@@ -4,7 +4,7 @@
  */
 import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import { registry } from '../../../src/slack/features/index.js';
-import type { RegisteredEntry, SlashCommand } from '../../../src/slack/kit/registry.js';
+import type { RegisteredEntry, SlashCommand } from '../../../src/slack/kit/commands/registry.js';
 import type { TestBot } from '../../harness/index.js';
 
 /** Web API calls that answer a user (a reply of some kind). */

@@ -12,7 +12,7 @@ import { dataTableMessage } from '../../../src/slack/features/drm-data/render.js
 import { jobListMessage } from '../../../src/slack/features/jobs/render.js';
 import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
 import { siteRequestsMessage } from '../../../src/slack/features/sites/render.js';
-import { readerDateWords } from '../../../src/slack/kit/reader-dates.js';
+import { readerDateWords } from '../../../src/slack/kit/blocks/reader-dates.js';
 import { FakeServiceClient, tv } from '../../support/fake-service.js';
 
 const license = (cid: string, iso: string) => ({

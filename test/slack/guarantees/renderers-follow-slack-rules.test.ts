@@ -11,9 +11,9 @@ import { registry } from '../../../src/slack/features/index.js';
 import { planCard } from '../../../src/slack/features/plan/render.js';
 import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
 import { setupStatusMessage } from '../../../src/slack/features/setup/render.js';
-import type { Block, ButtonElement } from '../../../src/slack/kit/blocks.js';
-import { tokenize } from '../../../src/slack/kit/parse.js';
-import { decodeValue, recipientsPageValue } from '../../../src/slack/kit/wm-values.js';
+import type { Block, ButtonElement } from '../../../src/slack/kit/blocks/blocks.js';
+import { tokenize } from '../../../src/slack/kit/commands/parse.js';
+import { decodeValue, recipientsPageValue } from '../../../src/slack/shared/wm/values.js';
 
 const allButtons = (blocks: Block[] = []) =>
   blocks

@@ -17,7 +17,7 @@ import {
   plain,
   staticSelect,
   textInput,
-} from '../../../src/slack/kit/blocks.js';
+} from '../../../src/slack/kit/blocks/blocks.js';
 import { UNSAFE_TEXT_CHARS } from '../../../src/unsafe-text.js';
 
 const RLO = '\u202e';

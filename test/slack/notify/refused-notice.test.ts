@@ -6,9 +6,9 @@
 
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/slack/kit/blocks.js';
-import { createNotifyPorts } from '../../../src/slack/notify-ports.js';
 import type { LicenseAlert } from '../../../src/notices/types.js';
+import type { Message } from '../../../src/slack/kit/blocks/blocks.js';
+import { createNotifyPorts } from '../../../src/slack/notify-ports.js';
 import { type ChannelMessage, type ChannelPoster, DeliveryError } from '../../../src/watch/types.js';
 
 function recordingPoster(refuse: string[]) {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
+import type { AlertSubscription, LicenseAlert, Ranked, WindowStats } from '../../../src/notices/types.js';
 import { alerts } from '../../../src/slack/features/alerts/index.js';
 import {
   alertsListMessage,
@@ -15,15 +16,9 @@ import {
 import { digest as digestFeature } from '../../../src/slack/features/digest/index.js';
 import { digestMessage, scheduleMessage } from '../../../src/slack/features/digest/render.js';
 import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import type { Block, Message } from '../../../src/slack/kit/blocks.js';
+import type { Block, Message } from '../../../src/slack/kit/blocks/blocks.js';
+import { parseArgs, tokenize } from '../../../src/slack/kit/commands/parse.js';
 import { notifyRenderersOf } from '../../../src/slack/kit/features.js';
-import { parseArgs, tokenize } from '../../../src/slack/kit/parse.js';
-import type {
-  AlertSubscription,
-  LicenseAlert,
-  Ranked,
-  WindowStats,
-} from '../../../src/notices/types.js';
 import { sampleDigest } from '../../support/digest-fixture.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../dev/emulator/index.js';
 import { FakeSlack } from '../../../dev/fakeslack/index.js';
 import { type RunningBot, startBot } from '../../../src/main.js';
+import { NoticeOutbox } from '../../../src/notices/outbox.js';
 import { digestNow, scheduleDigest } from '../../../src/ops/digest.js';
 import {
   cancelPlanRequestTracked,
@@ -17,14 +18,13 @@ import {
   requestChangeTracked,
 } from '../../../src/ops/request-outcomes.js';
 import { loadCredentials } from '../../../src/ops/workspace.js';
-import type { Message } from '../../../src/slack/kit/blocks.js';
-import { kickNotify } from '../../../src/slack/kit/notify-kick.js';
-import { requestOutcomeRenderers } from '../../../src/slack/kit/request-outcome.js';
+import type { Message } from '../../../src/slack/kit/blocks/blocks.js';
+import { kickNotify } from '../../../src/slack/kit/runtime/notify-kick.js';
 import type { NotifyRuntime } from '../../../src/slack/notify-runtime.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
+import { requestOutcomeRenderers } from '../../../src/slack/shared/requests/outcome.js';
 import { appliedMigrations } from '../../../src/store/migrations.js';
 import { WATCH_MIGRATIONS } from '../../../src/watch/migrations.js';
-import { NoticeOutbox } from '../../../src/notices/outbox.js';
 import type { TestBot } from '../../harness/index.js';
 import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
 

@@ -8,8 +8,8 @@ import {
   ValidationError,
 } from '../../../src/api/errors.js';
 import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
-import { explainError, renderError, renderRefused } from '../../../src/slack/kit/errors.js';
-import { ParseError } from '../../../src/slack/kit/parse.js';
+import { ParseError } from '../../../src/slack/kit/commands/parse.js';
+import { explainError, renderError, renderRefused } from '../../../src/slack/kit/context/errors.js';
 import { countLines } from '../../support/lines.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };
@@ -113,7 +113,7 @@ describe('error rendering', () => {
 
 describe('workflow step text (plain, as Workflow Builder shows it)', () => {
   it('mentions, the admin group, code and entities become plain words', async () => {
-    const { plainText } = await import('../../../src/slack/kit/functions.js');
+    const { plainText } = await import('../../../src/slack/kit/interactions/steps.js');
     expect(plainText('Ask <@U0ADMIN1>, <!subteam^S0ADMINS> or a workspace admin: `x` &lt;y&gt; &amp;')).toBe(
       'Ask @U0ADMIN1, the admin group or a workspace admin: x <y> &',
     );

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
-import type { ModalView } from '../../../src/slack/kit/blocks.js';
+import type { ModalView } from '../../../src/slack/kit/blocks/blocks.js';
 
 const done = {
   siteId: 'DEMO',

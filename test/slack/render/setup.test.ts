@@ -7,7 +7,7 @@ import {
   setupSuccessView,
   verifyingView,
 } from '../../../src/slack/features/setup/render.js';
-import { LIMITS } from '../../../src/slack/kit/blocks.js';
+import { LIMITS } from '../../../src/slack/kit/blocks/blocks.js';
 
 const status: SetupStatus = {
   configured: true,

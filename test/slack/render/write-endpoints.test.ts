@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { WRITE_ENDPOINTS } from '../../../src/slack/kit/errors.js';
+import { WRITE_ENDPOINTS } from '../../../src/slack/kit/context/errors.js';
 
 /** Endpoint names of the POST/PUT calls in a client's source. */
 function writesIn(file: string, prefix: string, call: RegExp, name: RegExp): string[] {

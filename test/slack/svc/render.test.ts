@@ -31,8 +31,8 @@ import {
   siteRequestsMessage,
   sitesMessage,
 } from '../../../src/slack/features/sites/render.js';
-import type { Message, ModalView } from '../../../src/slack/kit/blocks.js';
-import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/kit/svc-values.js';
+import type { Message, ModalView } from '../../../src/slack/kit/blocks/blocks.js';
+import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/shared/svc/values.js';
 
 const HOSTILE = `<!channel> *bold* <@U123> & \`tick\` ${'x'.repeat(10_000)}`;
 const AT = Date.UTC(2026, 10, 22, 5, 6, 7);

@@ -3,7 +3,7 @@
  * signed requests to the real app, the emulator behind, the fake Slack in front.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeValue } from '../../../src/slack/kit/svc-values.js';
+import { encodeValue } from '../../../src/slack/shared/svc/values.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import {
   button,

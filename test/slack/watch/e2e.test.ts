@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
 import { FEATURES } from '../../../src/slack/features/index.js';
 import type { Feature } from '../../../src/slack/kit/features.js';
-import { notifyCredentialsSaved } from '../../../src/slack/kit/runtime-hooks.js';
+import { notifyCredentialsSaved } from '../../../src/slack/kit/runtime/hooks.js';
 import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../src/watch/clock.js';

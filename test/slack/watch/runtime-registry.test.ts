@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FEATURES } from '../../../src/slack/features/index.js';
-import { notifyCredentialsSaved, wakeWatchers, watcherStatus } from '../../../src/slack/kit/runtime-hooks.js';
+import { notifyCredentialsSaved, wakeWatchers, watcherStatus } from '../../../src/slack/kit/runtime/hooks.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../src/watch/clock.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';
 import { recipientEditFailedView } from '../../../src/slack/features/recipients/render.js';
 import { registerProblemView } from '../../../src/slack/features/register/render.js';
-import { explainError } from '../../../src/slack/kit/errors.js';
-import { esc } from '../../../src/slack/kit/mrkdwn.js';
+import { esc } from '../../../src/slack/kit/blocks/mrkdwn.js';
+import { explainError } from '../../../src/slack/kit/context/errors.js';
 
 describe('problem views escape once', () => {
   const ex = explainError(new ServiceError('recipients.get', 'E1', 'id < 0 & bad'), { refId: 'r1' });

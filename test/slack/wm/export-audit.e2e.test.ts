@@ -2,7 +2,7 @@
  * Export CSV of a job's tasks (recipient names sent to the DM) is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeValue } from '../../../src/slack/kit/wm-values.js';
+import { encodeValue } from '../../../src/slack/shared/wm/values.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
 import { lastSeq } from './helpers.js';
 

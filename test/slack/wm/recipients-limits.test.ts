@@ -11,7 +11,7 @@ import {
   decodeValue,
   RECIPIENT_SEARCH_LIMITS,
   recipientsPageValue,
-} from '../../../src/slack/kit/wm-values.js';
+} from '../../../src/slack/shared/wm/values.js';
 import { fakeContext, textOf } from '../fake-context.js';
 
 const item: Recipient = {

@@ -1,7 +1,7 @@
 /** The `/dwm setup admins` card: who counts as an admin and where the audit log is mirrored. */
 import type { WorkspaceSettings } from '../../../store/types.js';
-import { type Block, context, header, type Message, message, section } from '../../kit/blocks.js';
-import { code, esc, userMention } from '../../kit/mrkdwn.js';
+import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 
 export interface AdminsView {
   settings: WorkspaceSettings;

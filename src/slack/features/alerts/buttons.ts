@@ -8,11 +8,11 @@
  */
 import { z } from 'zod';
 import { muteAlert, stopAlerts } from '../../../ops/alerts.js';
-import { auditMirrorOf } from '../../kit/audit-mirror.js';
-import { actorOf } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { button } from '../../kit/interactions.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
+import { actorOf } from '../../kit/channels/access.js';
+import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { button } from '../../kit/interactions/registry.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { ALERT_MUTE_ACTION, ALERT_STOP_ACTION, mutedMessage, stoppedMessage } from './render.js';
 
 export const alertStopValue = z.object({

@@ -18,15 +18,15 @@ import {
   subscribeAlerts,
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
-import { auditMirrorOf } from '../../kit/audit-mirror.js';
-import type { Message } from '../../kit/blocks.js';
-import { actorOf, botCanPost } from '../../kit/channel-access.js';
-import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
-import type { CommandContext } from '../../kit/context.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
-import { option } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { siteOption, siteOptionWith } from '../../kit/svc-support.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { actorOf, botCanPost } from '../../kit/channels/access.js';
+import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
+import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
+import { option } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
+import { siteOption, siteOptionWith } from '../../shared/svc/support.js';
 import { alertsListMessage, alertsModal, stoppedMessage, subscribedMessage } from './render.js';
 
 const list = commandList();

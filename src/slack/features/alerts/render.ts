@@ -11,6 +11,13 @@
  */
 import { explainLicenseError } from '../../../api/error-codes.js';
 import type {
+  AlertSubscription,
+  AlertThresholds,
+  LicenseAlert,
+  Ranked,
+  WindowStats,
+} from '../../../notices/types.js';
+import type {
   AlertListItem,
   MuteAlertResult,
   StopAlertsResult,
@@ -18,13 +25,6 @@ import type {
 } from '../../../ops/alerts.js';
 import { ALERT_LIMITS, licenseWindowDays } from '../../../ops/alerts.js';
 import { alertText } from '../../../ops/notify-text.js';
-import type {
-  AlertSubscription,
-  AlertThresholds,
-  LicenseAlert,
-  Ranked,
-  WindowStats,
-} from '../../../notices/types.js';
 import {
   actions,
   type Block,
@@ -40,10 +40,10 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { RUN_SUGGESTION_ACTION } from '../../kit/help.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { encodeValue } from '../../kit/values.js';
+} from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { encodeValue } from '../../kit/blocks/values.js';
+import { RUN_SUGGESTION_ACTION } from '../../kit/commands/help.js';
 
 export const ALERTS_MODAL_CALLBACK = 'alerts_watch';
 export const ALERTS_BLOCK = {

@@ -1,7 +1,7 @@
 /** `/drm audit [limit]`: recent audit entries (admins). */
 import { recentAudit } from '../../../ops/audit.js';
-import { optional, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { optional, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { auditListMessage } from './render.js';
 
 const list = commandList();

@@ -1,7 +1,7 @@
 /** The `/drm audit` list. */
 import type { AuditEntry } from '../../../store/types.js';
-import { type Block, context, header, type Message, message, section } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
+import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 
 const ICON: Record<AuditEntry['result'], string> = {
   ok: ':white_check_mark: ok',

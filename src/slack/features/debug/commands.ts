@@ -6,10 +6,10 @@
  * last poll per site) is added to the store's view, which is right whichever replica polls.
  */
 import { type DebugInfo, gatherDebug, type RuntimeStatus } from '../../../ops/debug.js';
-import type { CommandContext } from '../../kit/context.js';
-import { commandList } from '../../kit/registry.js';
-import { watcherStatus } from '../../kit/runtime-hooks.js';
-import { botIdsOf } from '../../kit/support.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { botIdsOf } from '../../kit/context/support.js';
+import { watcherStatus } from '../../kit/runtime/hooks.js';
 import { debugMessage } from './render.js';
 
 const list = commandList();

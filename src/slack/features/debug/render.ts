@@ -1,7 +1,15 @@
 /** `/dwm debug`: the deployment's state for this workspace as one ephemeral card (no secrets). */
 import type { DebugInfo } from '../../../ops/debug.js';
-import { type Block, context, fields, header, type Message, message, section } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
+import {
+  type Block,
+  context,
+  fields,
+  header,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 
 const MAX_SITES = 30;
 

@@ -8,18 +8,18 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
+import { isIanaZone, normaliseTime } from '../../../notices/digest.js';
 import { NotifyRefusedError } from '../../../ops/alerts.js';
 import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/digest.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
-import { isIanaZone, normaliseTime } from '../../../notices/digest.js';
-import { auditMirrorOf } from '../../kit/audit-mirror.js';
-import { message, section } from '../../kit/blocks.js';
-import { actorOf, botCanPost } from '../../kit/channel-access.js';
-import { inviteMessage, refusedMessage } from '../../kit/channel-replies.js';
-import type { CommandContext } from '../../kit/context.js';
-import { notifyKicker } from '../../kit/notify-kick.js';
-import { optional, required } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { message, section } from '../../kit/blocks/blocks.js';
+import { actorOf, botCanPost } from '../../kit/channels/access.js';
+import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
+import { inviteMessage, refusedMessage } from '../../kit/channels/replies.js';
+import { optional, required } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { digestNowMessage, scheduledMessage, scheduleMessage, stoppedMessage } from './render.js';
 
 const list = commandList();

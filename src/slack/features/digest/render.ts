@@ -7,8 +7,7 @@
  * digest's zone. Long lists are cut per section (then "and N more" with the command that shows
  * them all) and the whole message is fitted to Block Kit's limits.
  */
-import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
-import { digestText } from '../../../ops/notify-text.js';
+
 import type {
   Digest,
   DigestJobs,
@@ -19,6 +18,8 @@ import type {
   DigestUnreadRequest,
   Section,
 } from '../../../notices/types.js';
+import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
+import { digestText } from '../../../ops/notify-text.js';
 import {
   type Block,
   button,
@@ -28,11 +29,11 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/mrkdwn.js';
-import { jobStatus, requestStatus } from '../../kit/status.js';
-import { encodeValue } from '../../kit/values.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+} from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
+import { encodeValue } from '../../kit/blocks/values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 
 /** Lines per list (failed jobs, sites, requests) before "and N more". */
 export const DIGEST_LIST_MAX = 15;

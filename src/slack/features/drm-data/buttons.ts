@@ -10,13 +10,13 @@
  */
 import { decodeCursor, listPackaging, readerDaysOf } from '../../../ops/service/index.js';
 import { exportQueryOf, exportWithProgress } from '../../../ops/service/paced-export.js';
-import { message } from '../../kit/blocks.js';
-import { errorBlocks } from '../../kit/errors.js';
-import { uploadFile } from '../../kit/files.js';
-import { button } from '../../kit/interactions.js';
-import { dmChannel, errorOptions, logError, respondError } from '../../kit/support.js';
-import { serviceFor } from '../../kit/svc-support.js';
-import { dataValue, packagingValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { message } from '../../kit/blocks/blocks.js';
+import { errorBlocks } from '../../kit/context/errors.js';
+import { dmChannel, errorOptions, logError, respondError } from '../../kit/context/support.js';
+import { button } from '../../kit/interactions/registry.js';
+import { uploadFile } from '../../kit/web/files.js';
+import { serviceFor } from '../../shared/svc/support.js';
+import { dataValue, packagingValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { packagingReply, showData } from './commands.js';
 import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from './render.js';
 

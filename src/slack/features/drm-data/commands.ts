@@ -15,14 +15,14 @@ import {
   listPackaging,
   listUsers,
 } from '../../../ops/service/index.js';
-import type { Message } from '../../kit/blocks.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
-import { option, optional, values } from '../../kit/parse.js';
-import { readerDateWords } from '../../kit/reader-dates.js';
-import { commandList } from '../../kit/registry.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
-import type { DataFilters, DataKind } from '../../kit/svc-values.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { readerDateWords } from '../../kit/blocks/reader-dates.js';
+import { option, optional, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
+import type { DataFilters, DataKind } from '../../shared/svc/values.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';
 import { statsMessage } from './render-stats.js';
 

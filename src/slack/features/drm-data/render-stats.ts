@@ -1,8 +1,8 @@
 /** `/drm stats`: monthly active licenses, users and devices with the change against the previous month. */
 import type { StatDelta, StatsComparison } from '../../../ops/service/stats.js';
-import { context, fields, header, type Message, message, section } from '../../kit/blocks.js';
-import { code } from '../../kit/mrkdwn.js';
-import { type CardMeta, cardContext, count } from '../../kit/svc-values.js';
+import { context, fields, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { type CardMeta, cardContext, count } from '../../shared/svc/values.js';
 
 /** "+12 (+3.4%)" / "−5 (−1.2%)" / "no change" / "+40 (new: 0 last month)". */
 export function deltaText(d: StatDelta): string {

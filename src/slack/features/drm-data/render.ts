@@ -19,10 +19,10 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { pagingButtons, svcPaging } from '../../kit/paging.js';
-import { datesLine } from '../../kit/reader-dates.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/blocks/paging.js';
+import { datesLine } from '../../kit/blocks/reader-dates.js';
 import {
   type CardMeta,
   cardContext,
@@ -35,7 +35,7 @@ import {
   plural,
   SVC_ACTIONS,
   type TableColumn,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Rows asked per page for the tables (fits a 3000-character block at ~60 characters a row). */
 export const TABLE_PAGE_SIZE = 25;

@@ -2,8 +2,8 @@
  * `/drm fpscert [site:]` (admin): opens the FairPlay certificate modal at once (no service call
  * before it: the trigger id lasts 3 s). The submission is handled in modal.ts.
  */
-import { commandList } from '../../kit/registry.js';
-import { siteOption } from '../../kit/svc-support.js';
+import { commandList } from '../../kit/commands/registry.js';
+import { siteOption } from '../../shared/svc/support.js';
 import { fpsCertModal } from './render.js';
 
 const list = commandList();

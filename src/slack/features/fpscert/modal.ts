@@ -22,14 +22,14 @@ import {
   FPS_KEY_MAX_BYTES,
   registerFpsCert,
 } from '../../../ops/service/index.js';
-import type { CommandContext } from '../../kit/context.js';
-import { explainError } from '../../kit/errors.js';
-import { FileReadError, readSlackFileBytes } from '../../kit/files.js';
-import { modal } from '../../kit/interactions.js';
-import { esc } from '../../kit/mrkdwn.js';
-import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
+import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { FPS_BLOCK, type FpsFileBlock, fpsCertDoneView, fpsCertModal } from './render.js';
 import { parseSecretsFile, SECRETS_FILE_MAX_BYTES } from './secrets-file.js';
 

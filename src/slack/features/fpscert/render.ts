@@ -14,10 +14,10 @@
  * See docs/security.md.
  */
 import type { FpsCertRegistered } from '../../../ops/service/fpscert.js';
-import { type Block, context, fileInput, type ModalView, modal, section } from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
-import { infoView } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import { type Block, context, fileInput, type ModalView, modal, section } from '../../kit/blocks/blocks.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { infoView } from '../../shared/svc/support.js';
+import { SVC_VIEWS } from '../../shared/svc/values.js';
 import { SECRETS_FILE_EXAMPLE } from './secrets-file.js';
 
 export const FPS_BLOCK = {

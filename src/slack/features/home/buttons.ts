@@ -9,13 +9,13 @@
  * configured sites by the flow it opens. Home names no other feature's command.
  */
 import { z } from 'zod';
-import { message, section } from '../../kit/blocks.js';
-import type { CommandContext } from '../../kit/context.js';
-import type { CommandTarget, HomeEntryPoint } from '../../kit/home-actions.js';
-import { button } from '../../kit/interactions.js';
-import { code } from '../../kit/mrkdwn.js';
-import { type CommandRegistry, fullName } from '../../kit/registry.js';
-import { decodeValue } from '../../kit/values.js';
+import { message, section } from '../../kit/blocks/blocks.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { decodeValue } from '../../kit/blocks/values.js';
+import { type CommandRegistry, fullName } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import type { CommandTarget, HomeEntryPoint } from '../../kit/interactions/home-actions.js';
+import { button } from '../../kit/interactions/registry.js';
 import { refreshHome } from './publish.js';
 import { HOME_ACTIONS, type HomeAction } from './render.js';
 

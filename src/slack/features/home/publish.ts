@@ -16,7 +16,7 @@ import { gatherHome, type HomeData } from '../../../ops/home.js';
 import { notifyHomeSummary } from '../../../ops/notify-home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../../kit/app-state.js';
+import { appState } from '../../kit/context/app-state.js';
 import {
   adminContacts,
   barredHomeView,
@@ -24,8 +24,8 @@ import {
   resolveStanding,
   roleOfStanding,
   userInfo,
-} from '../../kit/roles.js';
-import { webClients } from '../../kit/web-client.js';
+} from '../../kit/context/roles.js';
+import { webClients } from '../../kit/web/client.js';
 import { homeView } from './render.js';
 
 export const HOME_VIEWERS_NS = 'home-viewers';

@@ -4,11 +4,12 @@
  * subscriptions and daily digests they set up. Pure; within the tab's block budget (a few
  * sections: lines are packed, each list is capped with "and N more").
  */
-import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
+
 import type { TrackedRequest } from '../../../notices/requests.js';
-import { type Block, context, header, section } from '../../kit/blocks.js';
-import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
-import { pausedWhy } from '../../kit/notify-paused.js';
+import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
+import { type Block, context, header, section } from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { pausedWhy } from '../../shared/notices/paused.js';
 
 /** Lines per list. */
 const MAX_LINES = 5;

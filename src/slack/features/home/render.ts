@@ -20,12 +20,12 @@ import {
   header,
   LIMITS,
   section,
-} from '../../kit/blocks.js';
-import { outageLine } from '../../kit/cards.js';
-import type { HomeEntryPoint } from '../../kit/home-actions.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { nextStepClause } from '../../kit/next-step.js';
-import { jobStatus, productStatus, requestStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { outageLine } from '../../kit/blocks/cards.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { nextStepClause } from '../../kit/blocks/next-step.js';
+import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
+import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { notifyBlocks } from './render-notify.js';
 
 /**

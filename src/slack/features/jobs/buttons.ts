@@ -3,9 +3,9 @@
  * (a new card), Refresh (the card is replaced), Export CSV (the full task list as a file in the
  * user's DM, with a progress reply). Every click re-checks the workspace of the button value.
  */
-import { button } from '../../kit/interactions.js';
-import { sendJobTasks } from '../../kit/job-export.js';
-import { jobsPageValue, jobValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { button } from '../../kit/interactions/registry.js';
+import { sendJobTasks } from '../../shared/jobs/export.js';
+import { jobsPageValue, jobValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showJob, showJobs } from './commands.js';
 import { exportDoneMessage, exportStartedMessage } from './render.js';
 

@@ -15,12 +15,12 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { listedTasksLine } from '../../kit/cards.js';
-import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { countedPaging, listPositionLine, pagingButtons } from '../../kit/paging.js';
-import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
-import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { listedTasksLine } from '../../kit/blocks/cards.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { countedPaging, listPositionLine, pagingButtons } from '../../kit/blocks/paging.js';
+import { type UtcDays, utcDaysNote } from '../../kit/blocks/reader-dates.js';
+import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/blocks/status.js';
 import {
   type CardMeta,
   cardContext,
@@ -30,7 +30,7 @@ import {
   plural,
   timeText,
   WM_ACTIONS,
-} from '../../kit/wm-values.js';
+} from '../../shared/wm/values.js';
 
 export interface JobListInput {
   siteId: string;

@@ -7,12 +7,12 @@
  * was done.
  */
 import { findMember, resetPassword, setMemberActive } from '../../../ops/service/index.js';
-import type { CommandContext } from '../../kit/context.js';
-import { type ButtonArgs, button, type Interaction } from '../../kit/interactions.js';
-import { code, esc, userMention } from '../../kit/mrkdwn.js';
-import { audited } from '../../kit/support.js';
-import { infoView, showLoadFailure } from '../../kit/svc-support.js';
-import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { audited } from '../../kit/context/support.js';
+import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
+import { infoView, showLoadFailure } from '../../shared/svc/support.js';
+import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { showMembers } from './commands.js';
 import { groupModal } from './render.js';
 

@@ -1,10 +1,10 @@
 /** `/drm members [page:]` (admin: list with per-member buttons) and `/drm members add <email> [group]`. */
 import { addMember, listMembers } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
-import { option, optional, required, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { audited } from '../../kit/support.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { option, optional, required, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { audited } from '../../kit/context/support.js';
 import { MEMBERS_PAGE_SIZE, memberAddedMessage, membersMessage } from './render.js';
 
 const list = commandList();

@@ -5,14 +5,14 @@
 import { z } from 'zod';
 import type { ServiceClient } from '../../../api/types.js';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
-import type { Message } from '../../kit/blocks.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
-import { code, esc, userMention } from '../../kit/mrkdwn.js';
-import { audited, errorOptions, logError, replyFromModal } from '../../kit/support.js';
-import { infoView } from '../../kit/svc-support.js';
-import { SVC_VIEWS } from '../../kit/svc-values.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
+import { audited, errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { infoView } from '../../shared/svc/support.js';
+import { SVC_VIEWS } from '../../shared/svc/values.js';
 import { GROUP_BLOCK, MEMBERS_PAGE_SIZE, membersMessage } from './render.js';
 
 const metaSchema = z.object({

@@ -17,10 +17,10 @@ import {
   modal,
   section,
   staticSelect,
-} from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
-import { pagingButtons, svcPaging } from '../../kit/paging.js';
-import { memberStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/blocks/paging.js';
+import { memberStatus } from '../../kit/blocks/status.js';
 import {
   type CardMeta,
   cardContext,
@@ -28,7 +28,7 @@ import {
   plural,
   SVC_ACTIONS,
   SVC_VIEWS,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Members a page: 2 blocks each + header/summary/nav/context stay within 50 blocks. */
 export const MEMBERS_PAGE_SIZE = 20;

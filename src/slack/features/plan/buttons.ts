@@ -6,9 +6,9 @@
  * done (one upstream cancel per card: the kit's `once`).
  */
 import { PLAN_ACTIONS } from '../../../ops/service/plan.js';
-import { button } from '../../kit/interactions.js';
-import { serviceFor } from '../../kit/svc-support.js';
-import { decodeValue, type PlanValue, planValue, SVC_ACTIONS } from '../../kit/svc-values.js';
+import { button } from '../../kit/interactions/registry.js';
+import { serviceFor } from '../../shared/svc/support.js';
+import { decodeValue, type PlanValue, planValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';
 import { planRequestModal } from './render.js';
 

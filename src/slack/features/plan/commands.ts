@@ -11,16 +11,16 @@ import {
   parseServiceCode,
   serviceLabel,
 } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
-import { code } from '../../kit/mrkdwn.js';
-import { kickNotify } from '../../kit/notify-kick.js';
-import { optional, rest, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { postRequestCard } from '../../kit/request-card.js';
-import { replyAudience } from '../../kit/roles.js';
-import { audited } from '../../kit/support.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { optional, rest, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { replyAudience } from '../../kit/context/roles.js';
+import { audited } from '../../kit/context/support.js';
+import { kickNotify } from '../../kit/runtime/notify-kick.js';
+import { postRequestCard } from '../../shared/requests/card.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import { planBanner, planCard } from './render.js';
 
 const list = commandList();

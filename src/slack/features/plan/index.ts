@@ -1,6 +1,6 @@
 /** Plan: `/drm plan` (the card), the direct requests, the card's buttons and the request form. */
 import type { Feature } from '../../kit/features.js';
-import { requestOutcomeRenderers } from '../../kit/request-outcome.js';
+import { requestOutcomeRenderers } from '../../shared/requests/outcome.js';
 import { cancelButton, requestButton } from './buttons.js';
 import { commands } from './commands.js';
 import { planModal } from './modal.js';

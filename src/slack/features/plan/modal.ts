@@ -10,14 +10,14 @@
 
 import { z } from 'zod';
 import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
-import { type Message, section } from '../../kit/blocks.js';
-import { explainError, outcomeUnknown, renderError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
-import { esc } from '../../kit/mrkdwn.js';
-import { postRequestCard } from '../../kit/request-card.js';
-import { errorOptions, logError, replyFromModal } from '../../kit/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { type Message, section } from '../../kit/blocks/blocks.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
+import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
+import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { postRequestCard } from '../../shared/requests/card.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';
 import { PLAN_BLOCK } from './render.js';
 

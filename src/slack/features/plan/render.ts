@@ -20,10 +20,10 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { type Audience, mayRender } from '../../kit/roles.js';
-import { requestStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { requestStatus } from '../../kit/blocks/status.js';
+import { type Audience, mayRender } from '../../kit/context/roles.js';
 import {
   type CardMeta,
   cardContext,
@@ -31,7 +31,7 @@ import {
   SVC_ACTIONS,
   SVC_VIEWS,
   timeText,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 const BUTTON_TEXT: Record<PlanAction, string> = {
   trial: 'Request trial extension',

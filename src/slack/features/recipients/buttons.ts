@@ -3,10 +3,10 @@
  * (open to members, the project's rule: opens the edit modal with the trigger id first,
  * "Loading…", then views.update with the current values read from the service).
  */
-import { explainError } from '../../kit/errors.js';
-import { button } from '../../kit/interactions.js';
-import { respondError } from '../../kit/support.js';
-import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { explainError } from '../../kit/context/errors.js';
+import { respondError } from '../../kit/context/support.js';
+import { button } from '../../kit/interactions/registry.js';
+import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
 

@@ -8,11 +8,11 @@ import { checkDateRange } from '../../../api/validate.js';
 import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
 import { inReaderRange } from '../../../ops/service/common.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
-import { option, required, rest, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../kit/wm-values.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { option, required, rest, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../shared/wm/values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
 
 const list = commandList();

@@ -15,13 +15,13 @@ import { z } from 'zod';
 import type { Recipient, RecipientPatch } from '../../../api/types.js';
 import { checkRecipientDescription, checkRecipientName } from '../../../api/validate.js';
 import { type EditResult, editRecipient } from '../../../ops/recipients.js';
-import { context, type ModalView, modal, section } from '../../kit/blocks.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import { explainError, outcomeUnknown } from '../../kit/errors.js';
-import { modal as declareModal } from '../../kit/interactions.js';
-import { code, esc } from '../../kit/mrkdwn.js';
-import { replyFromModal } from '../../kit/support.js';
-import { WM_VIEWS } from '../../kit/wm-values.js';
+import { context, type ModalView, modal, section } from '../../kit/blocks/blocks.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
+import { replyFromModal } from '../../kit/context/support.js';
+import { modal as declareModal } from '../../kit/interactions/registry.js';
+import { WM_VIEWS } from '../../shared/wm/values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
 
 const metaSchema = z.object({

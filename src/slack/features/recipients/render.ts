@@ -17,10 +17,10 @@ import {
   modal,
   section,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { countedPaging, listPositionLine, pagingButtons } from '../../kit/paging.js';
-import { type UtcDays, utcDaysNote } from '../../kit/reader-dates.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { countedPaging, listPositionLine, pagingButtons } from '../../kit/blocks/paging.js';
+import { type UtcDays, utcDaysNote } from '../../kit/blocks/reader-dates.js';
 import {
   type CardMeta,
   cardContext,
@@ -32,7 +32,7 @@ import {
   timeText,
   WM_ACTIONS,
   WM_VIEWS,
-} from '../../kit/wm-values.js';
+} from '../../shared/wm/values.js';
 
 export interface RecipientListInput {
   siteId: string;

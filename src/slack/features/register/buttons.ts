@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import { loadDraft, planIssuesCsv } from '../../../ops/watermarking/registration/records.js';
-import { uploadFile } from '../../kit/files.js';
-import { button } from '../../kit/interactions.js';
-import { dmChannel } from '../../kit/support.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+import { dmChannel } from '../../kit/context/support.js';
+import { button } from '../../kit/interactions/registry.js';
+import { uploadFile } from '../../kit/web/files.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { formMetadata, keptText } from './modals.js';
 import { previewIssuesCsvComment, registerFormView } from './render.js';
 

@@ -5,9 +5,9 @@
  * recipients); audited when it runs.
  */
 import { newDraftId, type RegistrationDraft } from '../../../ops/watermarking/registration/records.js';
-import { rest, values } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { wmSiteOption } from '../../kit/wm-values.js';
+import { rest, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import { wmSiteOption } from '../../shared/wm/values.js';
 import { openRegisterForm, planIntoView } from './modals.js';
 import { registerCheckingView } from './render.js';
 

@@ -31,12 +31,12 @@ import {
   saveDraft,
 } from '../../../ops/watermarking/registration/records.js';
 import type { AppDeps } from '../../deps.js';
-import type { CommandContext } from '../../kit/context.js';
-import { explainError } from '../../kit/errors.js';
-import { FileReadError, readSlackFile } from '../../kit/files.js';
-import { modal } from '../../kit/interactions.js';
-import { esc } from '../../kit/mrkdwn.js';
-import { draftValue, encodeValue, WM_VIEWS } from '../../kit/wm-values.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { FileReadError, readSlackFile } from '../../kit/web/files.js';
+import { draftValue, encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
 import {
   REGISTER_BLOCK,
   registerCheckingView,

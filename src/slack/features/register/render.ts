@@ -23,9 +23,9 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc, truncate } from '../../kit/mrkdwn.js';
-import { count, plural, WM_ACTIONS, WM_VIEWS } from '../../kit/wm-values.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { count, plural, WM_ACTIONS, WM_VIEWS } from '../../shared/wm/values.js';
 
 export const REGISTER_BLOCK = { text: 'recipients_text', file: 'recipients_file', site: 'site' } as const;
 export const REGISTER_TITLE = 'Register recipients';
@@ -240,10 +240,10 @@ export {
   type ReportMessageInput,
   registerProgressMessage,
   registerReportMessage,
-} from '../../kit/registration-report.js';
+} from '../../shared/registration/report.js';
 
 /** The audit detail of a run (shared with the Workflow Builder step, so it lives in the kit). */
-export { registerAuditDetail } from '../../kit/registration-run.js';
+export { registerAuditDetail } from '../../shared/registration/run.js';
 
 /** The CSV of the preview's non-registrable lines (invalid, duplicate, already registered). */
 export function previewIssuesCsvComment(siteId: string, rows: number): string {

@@ -5,8 +5,8 @@
  * report's claim; batches already registered are never sent again). What stops it from running
  * is said to the user through the button's response_url.
  */
-import { button } from '../../kit/interactions.js';
-import { reportValue, WM_ACTIONS } from '../../kit/wm-values.js';
+import { button } from '../../kit/interactions/registry.js';
+import { reportValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { resumeFromButton } from './run.js';
 
 export const resumeButton = button({

@@ -23,18 +23,18 @@ import {
 import { type RegistrationReport, summariseReport } from '../../../ops/watermarking/registration/run.js';
 import { workspaceClients } from '../../../ops/workspace.js';
 import type { AppDeps } from '../../deps.js';
-import type { CommandContext } from '../../kit/context.js';
-import { registerProgressMessage } from '../../kit/registration-report.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { botClientFor } from '../../kit/context/support.js';
+import type { Lifecycle } from '../../lifecycle.js';
+import { registerProgressMessage } from '../../shared/registration/report.js';
 import {
   finish,
   registrationStoppedText,
   runRegistrationInBackground,
   updaterFor,
-} from '../../kit/registration-run.js';
-import { botClientFor } from '../../kit/support.js';
-import type { Lifecycle } from '../../lifecycle.js';
+} from '../../shared/registration/run.js';
 
-export { PROGRESS_MIN_INTERVAL_MS } from '../../kit/registration-run.js';
+export { PROGRESS_MIN_INTERVAL_MS } from '../../shared/registration/run.js';
 
 /** The modal's confirm: the workspace's watermarking client, then the shared background run. */
 export async function startBackgroundRegistration(

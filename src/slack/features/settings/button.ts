@@ -5,9 +5,9 @@
  * masked secrets are not part of it.
  */
 import { getSettings } from '../../../ops/service/index.js';
-import { button } from '../../kit/interactions.js';
-import { infoView, serviceFor, showLoadFailure } from '../../kit/svc-support.js';
-import { SVC_ACTIONS, settingsValue } from '../../kit/svc-values.js';
+import { button } from '../../kit/interactions/registry.js';
+import { infoView, serviceFor, showLoadFailure } from '../../shared/svc/support.js';
+import { SVC_ACTIONS, settingsValue } from '../../shared/svc/values.js';
 import { settingsEditModal } from './render.js';
 
 export const editButton = button({

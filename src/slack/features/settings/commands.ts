@@ -3,9 +3,9 @@
  * ephemeral. `share` is refused: secrets are never posted in a channel, even masked.
  */
 import { getSettings } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import { commandList } from '../../kit/registry.js';
-import { serviceFor, siteOption } from '../../kit/svc-support.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { commandList } from '../../kit/commands/registry.js';
+import { serviceFor, siteOption } from '../../shared/svc/support.js';
 import { settingsMessage, settingsShareRefused } from './render.js';
 
 const list = commandList();

@@ -8,12 +8,12 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
-import { explainError, outcomeUnknown } from '../../kit/errors.js';
-import { issueErrors } from '../../kit/form-errors.js';
-import { modal } from '../../kit/interactions.js';
-import { audited, errorOptions, logError, showOutcome } from '../../kit/support.js';
-import { infoView, serviceFor } from '../../kit/svc-support.js';
-import { SVC_VIEWS, siteIdValue } from '../../kit/svc-values.js';
+import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
+import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
+import { issueErrors } from '../../kit/interactions/form-errors.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { infoView, serviceFor } from '../../shared/svc/support.js';
+import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
 
 const metaSchema = z.object({ w: z.string().min(1), s: siteIdValue });

@@ -17,9 +17,9 @@ import {
   modal,
   section,
   textInput,
-} from '../../kit/blocks.js';
-import { code, esc } from '../../kit/mrkdwn.js';
-import { infoView } from '../../kit/svc-support.js';
+} from '../../kit/blocks/blocks.js';
+import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { infoView } from '../../shared/svc/support.js';
 import {
   type CardMeta,
   cardContext,
@@ -27,7 +27,7 @@ import {
   encodeValue,
   SVC_ACTIONS,
   SVC_VIEWS,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 function secret(v: string): string {
   return v ? code(v) : '_not set_';

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { doctorSettingsOf, runDoctor } from '../../../ops/doctor.js';
 import { loadCredentials } from '../../../ops/workspace.js';
-import { button } from '../../kit/interactions.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+import { button } from '../../kit/interactions/registry.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { serviceCheckingView, serviceCheckNoticeView, serviceCheckView } from './render.js';
 
 const valueSchema = z.object({ w: z.string().min(1) });

@@ -1,7 +1,7 @@
 /** `/dwm setup` (and `/drm setup`) opens the setup modal; `setup status` shows what is configured. */
 import { maskSecret, setupStatus } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
-import { commandList } from '../../kit/registry.js';
+import { commandList } from '../../kit/commands/registry.js';
 import {
   setupDefaults,
   setupFormView,

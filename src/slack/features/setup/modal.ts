@@ -18,10 +18,10 @@ import {
 } from '../../../ops/setup.js';
 import { loadCredentials } from '../../../ops/workspace.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
-import { modal } from '../../kit/interactions.js';
-import { esc } from '../../kit/mrkdwn.js';
-import { notifyCredentialsSaved } from '../../kit/runtime-hooks.js';
-import { showOutcome } from '../../kit/support.js';
+import { esc } from '../../kit/blocks/mrkdwn.js';
+import { showOutcome } from '../../kit/context/support.js';
+import { modal } from '../../kit/interactions/registry.js';
+import { notifyCredentialsSaved } from '../../kit/runtime/hooks.js';
 import {
   SETUP_BLOCK,
   SETUP_CALLBACK,

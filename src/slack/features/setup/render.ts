@@ -21,12 +21,12 @@ import {
   modal,
   section,
   textInput,
-} from '../../kit/blocks.js';
-import { fieldErrors } from '../../kit/form-errors.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { stepSentenceText } from '../../kit/next-step.js';
-import { encodeValue } from '../../kit/values.js';
-import { WM_ACTIONS } from '../../kit/wm-values.js';
+} from '../../kit/blocks/blocks.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { stepSentenceText } from '../../kit/blocks/next-step.js';
+import { encodeValue } from '../../kit/blocks/values.js';
+import { fieldErrors } from '../../kit/interactions/form-errors.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 
 export const SETUP_CALLBACK = 'drm_setup';
 /** The service check's view (no submission: Close only). */

@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { allowSharedChannel, revokeSharedChannel } from '../../../ops/admins.js';
 import { SHARED_CHANNEL } from '../../../watch/types.js';
-import { botCanPost } from '../../kit/channel-access.js';
-import { required } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
-import { pauseChannelSubscriptions } from '../../kit/runtime-hooks.js';
+import { botCanPost } from '../../kit/channels/access.js';
+import { required } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 import { sharedChannelsMessage } from './render.js';
 
 const list = commandList();

@@ -12,9 +12,9 @@ import {
   forgetSharing,
   rememberSharing,
   sharedChannelAllowed,
-} from '../../kit/channel-access.js';
+} from '../../kit/channels/access.js';
 import type { EventSpec } from '../../kit/features.js';
-import { pauseChannelSubscriptions } from '../../kit/runtime-hooks.js';
+import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 
 type Ctx = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 /** The `/dwm setup shared-channels` card: channels shared with another organisation an admin allowed. */
 import type { WorkspaceSettings } from '../../../store/types.js';
-import { type Block, context, header, type Message, message, section } from '../../kit/blocks.js';
-import { ALLOW_SHARED } from '../../kit/channel-replies.js';
-import { channelMention, code, esc, userMention } from '../../kit/mrkdwn.js';
+import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
+import { channelMention, code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
+import { ALLOW_SHARED } from '../../kit/channels/replies.js';
 
 /**
  * Channels listed (up to 1000 may be allowed): each line is at most ~80 characters, so the list

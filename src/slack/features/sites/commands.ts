@@ -5,14 +5,14 @@
 import { z } from 'zod';
 import { requestAdditionalSiteTracked } from '../../../ops/request-outcomes.js';
 import { listSiteRequests, listSites } from '../../../ops/service/index.js';
-import { cardMetaOf } from '../../kit/cards.js';
-import type { CommandContext } from '../../kit/context.js';
-import { option, rest, values } from '../../kit/parse.js';
-import { readerDateWords } from '../../kit/reader-dates.js';
-import { commandList } from '../../kit/registry.js';
-import { postRequestCard } from '../../kit/request-card.js';
-import { audited } from '../../kit/support.js';
-import type { SiteRequestsFilters } from '../../kit/svc-values.js';
+import { cardMetaOf } from '../../kit/blocks/cards.js';
+import { readerDateWords } from '../../kit/blocks/reader-dates.js';
+import { option, rest, values } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { audited } from '../../kit/context/support.js';
+import { postRequestCard } from '../../shared/requests/card.js';
+import type { SiteRequestsFilters } from '../../shared/svc/values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
 
 const list = commandList();

@@ -1,6 +1,6 @@
 /** Sites: `/drm sites`, `/drm site requests` (paged), `/drm site request` (admin). */
 import type { Feature } from '../../kit/features.js';
-import { requestOutcomeRenderers } from '../../kit/request-outcome.js';
+import { requestOutcomeRenderers } from '../../shared/requests/outcome.js';
 import { interactions } from './buttons.js';
 import { commands } from './commands.js';
 

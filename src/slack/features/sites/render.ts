@@ -11,11 +11,11 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { bold, code, esc } from '../../kit/mrkdwn.js';
-import { pagingButtons, svcPaging } from '../../kit/paging.js';
-import { datesLine } from '../../kit/reader-dates.js';
-import { productStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { bold, code, esc } from '../../kit/blocks/mrkdwn.js';
+import { pagingButtons, svcPaging } from '../../kit/blocks/paging.js';
+import { datesLine } from '../../kit/blocks/reader-dates.js';
+import { productStatus } from '../../kit/blocks/status.js';
 import {
   type CardMeta,
   cardContext,
@@ -25,7 +25,7 @@ import {
   plural,
   type SiteRequestsFilters,
   SVC_ACTIONS,
-} from '../../kit/svc-values.js';
+} from '../../shared/svc/values.js';
 
 /** Sites that fit one message: header + 2 blocks a site + footer within 50 blocks. */
 export const SITES_SHOWN_MAX = 20;

@@ -13,11 +13,11 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
-import type { ModalView } from '../../kit/blocks.js';
-import { isChannelMember } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { explainError } from '../../kit/errors.js';
-import { modal } from '../../kit/interactions.js';
+import type { ModalView } from '../../kit/blocks/blocks.js';
+import { isChannelMember } from '../../kit/channels/access.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { explainError } from '../../kit/context/errors.js';
+import { modal } from '../../kit/interactions/registry.js';
 import {
   HOME_WATCH_PICK_BLOCK,
   HOME_WATCH_PICK_CALLBACK,

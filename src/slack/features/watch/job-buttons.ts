@@ -8,10 +8,10 @@
  * re-posted to the channel).
  */
 import { reportedTaskTotal, summariseJob } from '../../../ops/jobs.js';
-import { message, section } from '../../kit/blocks.js';
-import { button } from '../../kit/interactions.js';
-import { sendJobTasks } from '../../kit/job-export.js';
-import { code } from '../../kit/mrkdwn.js';
+import { message, section } from '../../kit/blocks/blocks.js';
+import { code } from '../../kit/blocks/mrkdwn.js';
+import { button } from '../../kit/interactions/registry.js';
+import { sendJobTasks } from '../../shared/jobs/export.js';
 import { type JobRef, parseJobRef, WATCH_ACTIONS } from './render-card.js';
 import { jobDetailsMessage } from './render-details.js';
 

@@ -7,12 +7,12 @@
 import type { ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
-import { modal as modal_, section } from '../../kit/blocks.js';
-import { renderError } from '../../kit/errors.js';
-import { formAgain } from '../../kit/form-again.js';
-import { issueErrors } from '../../kit/form-errors.js';
-import { modal } from '../../kit/interactions.js';
-import { showOutcome } from '../../kit/support.js';
+import { modal as modal_, section } from '../../kit/blocks/blocks.js';
+import { renderError } from '../../kit/context/errors.js';
+import { showOutcome } from '../../kit/context/support.js';
+import { formAgain } from '../../kit/interactions/form-again.js';
+import { issueErrors } from '../../kit/interactions/form-errors.js';
+import { modal } from '../../kit/interactions/registry.js';
 import { mayWatchChannel } from './home-pick.js';
 import {
   notInChannelText,

@@ -28,9 +28,9 @@ import {
   type Message,
   message,
   section,
-} from '../../kit/blocks.js';
-import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/mrkdwn.js';
-import { failureLabel, failureLabelPlain, jobStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { channelMention, code, dateToken, esc, truncate, truncateMrkdwn } from '../../kit/blocks/mrkdwn.js';
+import { failureLabel, failureLabelPlain, jobStatus } from '../../kit/blocks/status.js';
 
 /** Action ids of the card buttons (handled in ./job-buttons.ts). */
 export const WATCH_ACTIONS = {

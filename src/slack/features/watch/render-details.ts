@@ -1,9 +1,17 @@
 /** The Details reply of a job card: the job's summary from `summariseJob` (problems first). */
 import type { JobSummary as OpsJobSummary } from '../../../ops/jobs.js';
-import { type Block, context, fields, LIMITS, type Message, message, section } from '../../kit/blocks.js';
-import { listedTasksLine } from '../../kit/cards.js';
-import { code, dateToken, esc, truncate } from '../../kit/mrkdwn.js';
-import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/status.js';
+import {
+  type Block,
+  context,
+  fields,
+  LIMITS,
+  type Message,
+  message,
+  section,
+} from '../../kit/blocks/blocks.js';
+import { listedTasksLine } from '../../kit/blocks/cards.js';
+import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/blocks/status.js';
 
 export function jobDetailsMessage(siteId: string, s: OpsJobSummary): Message {
   const j = s.job;

@@ -22,13 +22,13 @@ import {
   section,
   staticSelect,
   textInput,
-} from '../../kit/blocks.js';
-import { outageLine } from '../../kit/cards.js';
-import { sharedChannelMessage } from '../../kit/channel-replies.js';
-import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/mrkdwn.js';
-import { pagingButtons } from '../../kit/paging.js';
-import type { Audience } from '../../kit/roles.js';
-import { jobStatus } from '../../kit/status.js';
+} from '../../kit/blocks/blocks.js';
+import { outageLine } from '../../kit/blocks/cards.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { pagingButtons } from '../../kit/blocks/paging.js';
+import { jobStatus } from '../../kit/blocks/status.js';
+import { sharedChannelMessage } from '../../kit/channels/replies.js';
+import type { Audience } from '../../kit/context/roles.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 
 export const WATCH_MODAL_CALLBACK = 'watch_subscribe';

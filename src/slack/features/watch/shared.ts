@@ -12,11 +12,11 @@ import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import { type SiteOutage, siteOutages } from '../../../watch/outage.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import type { Message } from '../../kit/blocks.js';
-import { botCanPost } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { renderRefused } from '../../kit/errors.js';
-import { wakeWatchers } from '../../kit/runtime-hooks.js';
+import type { Message } from '../../kit/blocks/blocks.js';
+import { botCanPost } from '../../kit/channels/access.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { renderRefused } from '../../kit/context/errors.js';
+import { wakeWatchers } from '../../kit/runtime/hooks.js';
 import { type CreateOutcome, filtersText, inviteMessage, subscribedMessage } from './render-subscriptions.js';
 
 export const subscriptionsOf = (ctx: CommandContext) => new Subscriptions(ctx.deps.store, ctx.deps.now);

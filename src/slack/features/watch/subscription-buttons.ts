@@ -5,11 +5,11 @@
  */
 import type { Subscriptions } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
-import { message, section } from '../../kit/blocks.js';
-import { botCanPost } from '../../kit/channel-access.js';
-import type { CommandContext } from '../../kit/context.js';
-import { renderRefused } from '../../kit/errors.js';
-import { button } from '../../kit/interactions.js';
+import { message, section } from '../../kit/blocks/blocks.js';
+import { botCanPost } from '../../kit/channels/access.js';
+import type { CommandContext } from '../../kit/context/context.js';
+import { renderRefused } from '../../kit/context/errors.js';
+import { button } from '../../kit/interactions/registry.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 import { filtersText, inviteMessage, SHARED_PAGE_SUFFIX, watchesMessage } from './render-subscriptions.js';
 import { mayManage, outagesOf, subscriptionsOf } from './shared.js';

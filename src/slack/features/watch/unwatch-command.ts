@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import type { Subscription } from '../../../watch/types.js';
-import { option } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { option } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { unwatchedMessage } from './render-subscriptions.js';
 import { subscriptionsOf } from './shared.js';
 

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { loadCredentials, NotConfiguredError } from '../../../ops/workspace.js';
 import { parseWatchArgs } from '../../../watch/index.js';
-import { listOption, option } from '../../kit/parse.js';
-import { commandList } from '../../kit/registry.js';
+import { listOption, option } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { watchIssuesMessage, watchModal, watchPickView } from './render-subscriptions.js';
 import { subscribeChannel } from './shared.js';
 

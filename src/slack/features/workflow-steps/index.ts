@@ -29,9 +29,9 @@ import {
 import { addWait, KEEP_DONE_MS } from '../../../watch/job-waits.js';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../watch/limits.js';
 import type { Feature } from '../../kit/features.js';
-import { type StepDeclaration, StepRefusedError } from '../../kit/functions.js';
-import { runRegistrationInBackground } from '../../kit/registration-run.js';
-import { wakeWatchers } from '../../kit/runtime-hooks.js';
+import { type StepDeclaration, StepRefusedError } from '../../kit/interactions/steps.js';
+import { wakeWatchers } from '../../kit/runtime/hooks.js';
+import { runRegistrationInBackground } from '../../shared/registration/run.js';
 import { STEP_IDS } from './ids.js';
 import { STEP_MANIFEST } from './manifest.js';
 import { parseJobId, registrationStoppedError } from './step-words.js';

@@ -4,7 +4,7 @@
  * (src/ops/workflow-steps.ts). A rename of a command touches the Slack layer only.
  */
 import { StepInputError } from '../../../ops/workflow-steps.js';
-import { nextStepCommand } from '../../kit/next-step.js';
+import { nextStepCommand } from '../../kit/blocks/next-step.js';
 
 /** A job id as a workflow gives it (text or number). */
 export function parseJobId(raw: unknown): number {

@@ -26,10 +26,10 @@ import {
   type WaitsPort,
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
-import { mirrorAuditLine } from '../../kit/audit-mirror.js';
-import { auditWho } from '../../kit/functions.js';
-import { callWithStepToken, slackErrorCode } from '../../kit/step-completion.js';
-import { botClientFor } from '../../kit/support.js';
+import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
+import { botClientFor } from '../../kit/context/support.js';
+import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
+import { auditWho } from '../../kit/interactions/steps.js';
 import { registrationReportGoneError } from './step-words.js';
 
 /**
