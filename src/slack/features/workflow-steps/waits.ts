@@ -30,6 +30,7 @@ import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
 import { botClientFor } from '../../kit/context/support.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { auditWho } from '../../kit/interactions/steps.js';
+import { registrationReportGoneError } from './step-words.js';
 
 /**
  * Errors of functions.complete* meaning the execution is already finished (completed earlier,
@@ -77,6 +78,8 @@ async function reportLink(deps: AppDeps, wait: JobWait): Promise<string> {
 async function checkWait(deps: AppDeps, wait: JobWait): Promise<WaitCheck> {
   if (wait.kind !== 'registration') return { done: false };
   const r = await checkRegistrationWait(deps, wait);
+  if (r.done && !r.ok && 'reportGone' in r)
+    return { done: true, ok: false, error: registrationReportGoneError(wait.siteId) };
   if (r.done && r.ok) return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
   return r;
 }
