@@ -33,6 +33,7 @@ import {
   newNotice,
 } from './outbox.js';
 import { FeatureRegistry } from './registry.js';
+import { requestLabel } from './requests.js';
 import type {
   Digest,
   DigestFailedJob,
@@ -45,7 +46,6 @@ import type {
   NotifyEvent,
   Section,
 } from './types.js';
-import { requestLabel } from './requests.js';
 
 /**
  * date-fns-tz (with the date-fns it pulls in: about 14 MB of RSS) is loaded on the first digest
@@ -520,7 +520,7 @@ const digestPayloadSchema = z
 
 export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
   return {
-    resumeHint: 'run /dwm digest daily again',
+    resumeStep: { do: 'digest-daily-again' },
     async onPermanent(entry: NoticeEntry, code: string, message: string) {
       const p = entry.payload as DigestPayload;
       const id = digestScheduleId(p.channelId);

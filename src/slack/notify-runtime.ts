@@ -30,10 +30,10 @@
  * older than EXPORT_RETENTION_DAYS are deleted from Slack).
  */
 import type { Logger } from '../log.js';
-import { activeCredentials } from '../ops/retention.js';
-import { systemClock } from '../watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../notices/notifier.js';
 import type { NotifyEvent } from '../notices/types.js';
+import { activeCredentials } from '../ops/retention.js';
+import { systemClock } from '../watch/clock.js';
 import type { Clock } from '../watch/types.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
@@ -42,6 +42,7 @@ import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerNotifyKick } from './kit/notify-kick.js';
 import { notifyPausedMessage } from './kit/notify-paused.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/notify-render.js';
+import { pausedReason } from './kit/paused-reason.js';
 import { userInfo } from './kit/roles.js';
 import { registerChannelPauser } from './kit/runtime-hooks.js';
 import { onUninstall } from './lifecycle.js';
@@ -76,7 +77,9 @@ export interface NotifyRuntimeOptions {
   /** Default: hostname + pid + random (unique per process). */
   holderId?: string;
   /** Overrides of the notifier (tests: tickMs, laneIntervalMs...). */
-  notifier?: Partial<Omit<NotifierOptions, 'store' | 'api' | 'credentials' | 'ports' | 'holderId' | 'clock'>>;
+  notifier?: Partial<
+    Omit<NotifierOptions, 'store' | 'api' | 'credentials' | 'ports' | 'holderId' | 'clock' | 'pausedReason'>
+  >;
   /** Slack clients and posters; default one factory over the workspaces' bot tokens. */
   posters?: PosterFactory;
 }
@@ -174,6 +177,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
         onRefused: (code) =>
           log.error({ workspace: ws, code }, 'Slack rejected a notice; sending it as plain text'),
       }),
+    pausedReason,
     holderId: opts.holderId ?? newHolderId(),
     clock,
     pacer,

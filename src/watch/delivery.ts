@@ -38,8 +38,8 @@ import {
   type Clock,
   DELIVERY_EVENT_TYPE,
   DeliveryError,
+  type PausedReason,
   PERMANENT_DELIVERY_ERRORS,
-  SHARED_CHANNEL,
   type Subscription,
   type ThreadUpdate,
   type WatchEvents,
@@ -97,35 +97,6 @@ export function classifyDeliveryError(e: unknown): ErrorClass {
   return { type: 'unknown' };
 }
 
-/** User-facing reason for a paused subscription: what happened and how to re-enable it. */
-export function pausedReason(code: string, resume = 'run /dwm watch again (or press Resume)'): string {
-  switch (code) {
-    case 'channel_not_found':
-      return `The channel no longer exists or the app cannot see it. In a channel the app is in, ${resume}.`;
-    case 'is_archived':
-      return `The channel was archived. Unarchive it and ${resume}.`;
-    case 'not_in_channel':
-      return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
-    case 'missing_scope':
-      return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
-    case SHARED_CHANNEL:
-      return `The channel is now shared with another organisation (Slack Connect), and notifications would show content ids, recipients and failures to them. Use a channel of your organisation only, or ask a drm-chatops admin to allow this one channel (/dwm setup shared-channel allow #channel), then ${resume}.`;
-    case 'restricted_action':
-    case 'restricted_action_read_only_channel':
-    case 'restricted_action_thread_only_channel':
-      return `The channel does not let the app post (it is read-only, or posting is limited to some members or to threads). Ask a channel manager to let the app post, then ${resume}.`;
-    case 'no_permission':
-    case 'access_denied':
-    case 'team_access_not_granted':
-    case 'ekm_access_denied':
-    case 'org_login_required':
-    case 'enterprise_is_restricted':
-      return `The workspace does not let the app post here (a workspace or organisation restriction). Ask a Slack admin to allow the app, then ${resume}.`;
-    default:
-      return `The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then ${resume}.`;
-  }
-}
-
 export interface DelivererOptions {
   outbox: Outbox;
   subscriptions: Subscriptions;
@@ -134,6 +105,8 @@ export interface DelivererOptions {
   clock: Clock;
   logger: Logger;
   emit: WatchEvents;
+  /** Why a subscription is paused, in the Slack layer's words. */
+  pausedReason: PausedReason;
   /** Minimum gap between two Slack calls in one channel. Default 1000 ms (Slack's 1 msg/s/channel). */
   channelIntervalMs?: number;
   /** The process's shared per-channel pacer (watch/pacer.ts); default one of its own. */
@@ -161,7 +134,15 @@ export class Deliverer {
   private readonly o: Required<
     Omit<
       DelivererOptions,
-      'outbox' | 'subscriptions' | 'renderer' | 'poster' | 'clock' | 'logger' | 'emit' | 'pacer'
+      | 'outbox'
+      | 'subscriptions'
+      | 'renderer'
+      | 'poster'
+      | 'clock'
+      | 'logger'
+      | 'emit'
+      | 'pacer'
+      | 'pausedReason'
     >
   >;
   private readonly pacer: ChannelPacer;
@@ -243,7 +224,7 @@ export class Deliverer {
       // for a resume: the channel could not receive them (archived, bot removed, token revoked)
       // and may stay so for days; replaying stale cards into it after a resume would flood it,
       // and the polls skip paused subscriptions anyway, so a replay would still miss what changed
-      // while paused. The creator's "paused" message says so and points to /dwm jobs.
+      // while paused. The creator's "paused" message says so and points to the job list.
       if (!sub || sub.paused) {
         await this.d.outbox.finish(e, {
           outcome: 'dropped',
@@ -363,7 +344,7 @@ export class Deliverer {
 
   /** Pause the channel's subscriptions not paused yet, with the reason; emits subscription-paused for each. */
   async pauseChannel(ws: string, channelId: string, code: string): Promise<void> {
-    const reason = pausedReason(code);
+    const reason = this.d.pausedReason(code, { do: 'watch-again' });
     const subs = await this.d.subscriptions.list(ws, { channelId });
     for (const s of subs) {
       if (s.paused) continue;

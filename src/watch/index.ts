@@ -58,11 +58,19 @@ import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { Subscriptions, sameSubscriptions } from './subscriptions.js';
-import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
+import type {
+  ChannelPoster,
+  Clock,
+  Subscription,
+  WatchEvent,
+  WatchEvents,
+  WatchRenderer,
+  WatchWords,
+} from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
-export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
+export { classifyDeliveryError, withPlainTextRetry } from './delivery.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';
@@ -82,6 +90,8 @@ export interface WatcherOptions {
   credentials: (ws: string) => Promise<WorkspaceCredentials | undefined>;
   poster: (ws: string) => ChannelPoster;
   renderer: WatchRenderer;
+  /** The words of what the watcher stores and tells (a pause's reason), from the Slack layer. */
+  words: WatchWords;
   clock?: Clock;
   /** Idle (longest) poll interval: POLL_INTERVAL_SECONDS * 1000; default 60 s. */
   intervalMs?: number;
@@ -355,6 +365,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     clock,
     logger: log,
     emit,
+    pausedReason: opts.words.pausedReason,
     ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
     ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),

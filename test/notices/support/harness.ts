@@ -7,9 +7,6 @@ import { startEmulator } from '../../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
-import { createStore } from '../../../src/store/index.js';
-import type { Store } from '../../../src/store/types.js';
-import { FakeClock } from '../../../src/watch/clock.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../../../src/notices/notifier.js';
 import type {
   CardRef,
@@ -20,6 +17,10 @@ import type {
   PostedRef,
   RequestOutcomeNotice,
 } from '../../../src/notices/types.js';
+import { pausedReason } from '../../../src/slack/kit/paused-reason.js';
+import { createStore } from '../../../src/store/index.js';
+import type { Store } from '../../../src/store/types.js';
+import { FakeClock } from '../../../src/watch/clock.js';
 import { ENCRYPTION_KEY } from '../../watch/support/harness.js';
 
 export const WS = 'T0NOTIFY1';
@@ -222,6 +223,7 @@ export async function startNotifyHarness(
         api,
         credentials: async () => creds,
         ports: () => ports,
+        pausedReason,
         holderId: 'holder-A',
         clock,
         intervalMs: 60_000,
