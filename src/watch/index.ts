@@ -477,17 +477,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   async function pauseWorkspace(ws: string, e: AuthError | PermissionError): Promise<void> {
     const current = await opts.store.settings.get(ws);
     if (current.pollingPausedReason) return; // alert once
-    const reason =
-      e instanceof AuthError
-        ? 'The watermarking service refused the saved credentials (HTTP 401). Job watching is paused until an admin runs /dwm setup with a valid account id and access key.'
-        : 'The watermarking account is not allowed to use the API (HTTP 403). Job watching is paused until an admin fixes the account permissions and runs /dwm setup again.';
+    const kind = e instanceof AuthError ? 'auth' : 'permission';
+    const reason = opts.words.pollingPaused(kind);
     await opts.store.settings.put(ws, { ...current, pollingPausedReason: reason });
     pausedCache.set(ws, reason);
     log.warn({ workspace: ws, endpoint: e.endpoint }, 'polling paused: credentials refused');
     emit({
       type: 'admin-alert',
       workspace: ws,
-      reason: e instanceof AuthError ? 'auth' : 'permission',
+      reason: kind,
       message: reason,
     });
   }

@@ -125,6 +125,12 @@ export type PausedReason = (code: string, step?: NextStep) => string;
 /** The words the watcher stores and tells itself, given by the Slack layer (`watchWords`). */
 export interface WatchWords {
   pausedReason: PausedReason;
+  /**
+   * Why a workspace's job watching is paused: the service refused the credentials (HTTP 401,
+   * `auth`) or the account (HTTP 403, `permission`), and what an admin does about it. Stored in
+   * the workspace's settings (`pollingPausedReason`) and sent to its admins.
+   */
+  pollingPaused(reason: 'auth' | 'permission'): string;
 }
 
 // ---------------------------------------------------------------------------------------------

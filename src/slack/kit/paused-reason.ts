@@ -1,7 +1,9 @@
 /**
  * Why something the background runtimes feed stopped, in the words they store and tell: a
  * subscription, alert subscription or digest paused because Slack refused its channel for good
- * (`pausedReason`, kept in the paused record and sent to its creator). The job watcher and the
+ * (`pausedReason`, kept in the paused record and sent to its creator), a workspace's job watching
+ * paused because the service refused its credentials (`pollingPausedReason`, kept in the settings
+ * and sent to the admins). The job watcher and the
  * notifier compose these themselves, below the Slack layer, so they take them through their
  * options (`WatcherOptions.words`, `NotifierOptions.pausedReason`) from the runtimes here; the
  * step that resumes is a `NextStep` (src/next-step.ts), worded by `nextStepClause`.
@@ -43,5 +45,16 @@ export function pausedReason(code: string, step?: NextStep): string {
   }
 }
 
+/**
+ * Why a workspace's job watching is paused: the service refused the saved credentials (HTTP 401,
+ * `auth`) or the account may not use the API (HTTP 403, `permission`), and what an admin does.
+ */
+export function pollingPausedReason(reason: 'auth' | 'permission'): string {
+  const setup = nextStepCommand({ do: 'setup' });
+  return reason === 'auth'
+    ? `The watermarking service refused the saved credentials (HTTP 401). Job watching is paused until an admin runs ${setup} with a valid account id and access key.`
+    : `The watermarking account is not allowed to use the API (HTTP 403). Job watching is paused until an admin fixes the account permissions and runs ${setup} again.`;
+}
+
 /** The words the job watcher stores and tells (src/watch `WatchWords`). */
-export const watchWords: WatchWords = { pausedReason };
+export const watchWords: WatchWords = { pausedReason, pollingPaused: pollingPausedReason };
