@@ -45,7 +45,6 @@ import {
   drainWaitItems,
   type JobWait,
   listWaits,
-  timeoutMessage,
   type WaitCompleter,
   type WaitDrainResult,
   type WaitItem,
@@ -684,7 +683,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
           );
         }
       }
-      if (now >= w.deadline) items.push(item(w, 'timeout', { ok: false, error: timeoutMessage(w) }));
+      if (now >= w.deadline)
+        items.push(item(w, 'timeout', { ok: false, error: opts.waits.timeoutMessage(w) }));
     }
     if (items.length > 0) await waitOutbox.add(items);
   }

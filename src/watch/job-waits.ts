@@ -117,20 +117,10 @@ export interface WaitsPort extends CompletionPort {
   jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
   /** Waits that are not for a job (a registration): finished yet? No upstream call expected. */
   check(wait: JobWait): Promise<WaitCheck>;
+  /** The step's error for a wait that reached its deadline (what / why / next), in Slack's words. */
+  timeoutMessage(wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>): string;
   /** Called after a wait was completed or failed by this replica (audit, metrics). */
   onFinished?(wait: JobWait, outcome: CompletionOutcome): void | Promise<void>;
-}
-
-/** Message of a wait that reached its deadline (what / why / next). */
-export function timeoutMessage(
-  wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>,
-): string {
-  const hours = Math.round(((wait.deadline - wait.createdAt) / 3_600_000) * 10) / 10;
-  const within = `${hours} hour${hours === 1 ? '' : 's'}`;
-  if (wait.kind === 'job') {
-    return `Job ${wait.target} on site ${wait.siteId} did not finish within ${within}, so the wait step stopped. The job itself keeps running: check it with /dwm job ${wait.target} site:${wait.siteId}, and give the step a longer timeout if jobs take longer.`;
-  }
-  return `The registration on site ${wait.siteId} did not finish within ${within}, so the step stopped. The registration itself goes on and its report is sent to the requester by direct message.`;
 }
 
 export function waitsRepo(store: { docs: Store['docs'] }): AtomicDocRepo<JobWait> {
