@@ -18,7 +18,7 @@
  * for the jobs that changed after a subscription was created. It is silent about everything
  * older: a job whose own latest time (updateTime, else regTime) is before the earliest active
  * subscription's creation is recorded, not announced (no flood of old jobs); a job that started
- * or finished after it (e.g. one that ran entirely between `/dwm watch` and the first poll) is
+ * or finished after it (e.g. one that ran entirely between the watch's creation and the first poll) is
  * announced in that first cycle (looking back at most FIRST_POLL_LOOKBACK_MS, 24 h).
  *
  * Every change is matched against each subscription by the job's own time (see buildIntents):
