@@ -26,7 +26,7 @@ import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { NextStep } from '../next-step.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError } from '../watch/delivery.js';
+import { classifyDeliveryError } from '../watch/delivery-errors.js';
 import { ChannelPacer } from '../watch/pacer.js';
 import type { Clock, PausedReason } from '../watch/types.js';
 import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';

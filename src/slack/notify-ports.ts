@@ -26,8 +26,8 @@
  * a rejection and drops that one notice with the reason logged (see ./notify-runtime.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import { withPlainTextRetry } from '../watch/delivery.js';
 import type { NotifyPorts, PostedRef } from '../notices/types.js';
+import { withPlainTextRetry } from '../watch/delivery-errors.js';
 import {
   type ChannelMessage,
   type ChannelPoster,

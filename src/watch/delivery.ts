@@ -21,7 +21,7 @@
  * account_inactive, token_revoked, missing_scope, invalid_auth, a channel that does not let the app
  * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions
  * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug) are sent once more as plain text (`withPlainTextRetry`: no blocks,
+ * msg_too_long: a rendering bug) are sent once more as plain text (delivery-errors.ts `withPlainTextRetry`: no blocks,
  * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
@@ -29,6 +29,7 @@
 import pLimit from 'p-limit';
 import type { Logger } from '../log.js';
 import { notifications } from '../metrics.js';
+import { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
 import { deliveryKey, type Outbox, type OutboxEntry, PARENT_TTL_MS, parentId } from './outbox.js';
 import { ChannelPacer } from './pacer.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -37,65 +38,12 @@ import {
   type ChannelPoster,
   type Clock,
   DELIVERY_EVENT_TYPE,
-  DeliveryError,
   type PausedReason,
-  PERMANENT_DELIVERY_ERRORS,
   type Subscription,
   type ThreadUpdate,
   type WatchEvents,
   type WatchRenderer,
 } from './types.js';
-
-export type ErrorClass =
-  | { type: 'rate'; retryAfterMs: number }
-  | { type: 'transient'; retryAfterMs?: number }
-  | { type: 'permanent'; code: string }
-  | { type: 'rejected'; code: string }
-  | { type: 'unknown' };
-
-const TRANSIENT_CODES = new Set([
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-  'team_added_to_org',
-]);
-
-function classifyCode(code: string, httpStatus?: number, retryAfterMs?: number): ErrorClass {
-  if (code === 'ratelimited' || code === 'rate_limited' || httpStatus === 429) {
-    return { type: 'rate', retryAfterMs: retryAfterMs ?? 1000 };
-  }
-  if ((PERMANENT_DELIVERY_ERRORS as readonly string[]).includes(code)) return { type: 'permanent', code };
-  if (
-    TRANSIENT_CODES.has(code) ||
-    (httpStatus !== undefined && httpStatus >= 500) ||
-    /^http_5\d\d$/.test(code)
-  ) {
-    return retryAfterMs !== undefined ? { type: 'transient', retryAfterMs } : { type: 'transient' };
-  }
-  if (code === 'network' || code === 'timeout') return { type: 'transient' };
-  return { type: 'rejected', code };
-}
-
-/** Classify a poster error: our DeliveryError, or @slack/web-api's error shapes (duck typed). */
-export function classifyDeliveryError(e: unknown): ErrorClass {
-  if (e instanceof DeliveryError) return classifyCode(e.code, e.httpStatus, e.retryAfterMs);
-  if (e && typeof e === 'object') {
-    const x = e as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown }; statusCode?: unknown };
-    if (x.code === 'slack_webapi_rate_limited_error') {
-      const s = typeof x.retryAfter === 'number' ? x.retryAfter : 1;
-      return { type: 'rate', retryAfterMs: s * 1000 };
-    }
-    if (x.code === 'slack_webapi_platform_error' && typeof x.data?.error === 'string') {
-      return classifyCode(x.data.error);
-    }
-    if (x.code === 'slack_webapi_http_error' && typeof x.statusCode === 'number') {
-      return classifyCode(`http_${x.statusCode}`, x.statusCode);
-    }
-    if (x.code === 'slack_webapi_request_error') return { type: 'transient' };
-  }
-  return { type: 'unknown' };
-}
 
 export interface DelivererOptions {
   outbox: Outbox;
@@ -473,42 +421,6 @@ export class Deliverer {
 
 /** Errors thrown by the recovery lookup (findByMetadata), told apart from those of the post. */
 const LOOKUP_ERRORS = new WeakSet<object>();
-
-/** Slack refusals of a message's content that its plain text alone can get past. */
-const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
-/** Plain text cut here (Slack's own limit is 40,000 characters; a notification needs far less). */
-const PLAIN_TEXT_MAX = 3000;
-
-/**
- * The poster, sending a message Slack refuses for its content (invalid_blocks, msg_too_long) once
- * more as its text alone (no blocks, cut to PLAIN_TEXT_MAX), so a rendering problem does not lose
- * the notification; `onRefused` is told (the caller logs it). The refused call posted nothing, so
- * the second one cannot double it (and it carries the same metadata for the recovery check).
- */
-export function withPlainTextRetry(p: ChannelPoster, onRefused: (code: string) => void): ChannelPoster {
-  // Cut by code points: half of an emoji (a surrogate pair split) makes Slack refuse the text too.
-  const plainOf = (m: ChannelMessage): ChannelMessage => {
-    const chars = Array.from(m.text);
-    return {
-      text: chars.length > PLAIN_TEXT_MAX ? `${chars.slice(0, PLAIN_TEXT_MAX - 1).join('')}…` : m.text,
-    };
-  };
-  const retried = async <T>(m: ChannelMessage, send: (m: ChannelMessage) => Promise<T>): Promise<T> => {
-    try {
-      return await send(m);
-    } catch (err) {
-      const c = classifyDeliveryError(err);
-      if (c.type !== 'rejected' || !PLAIN_RETRY_CODES.has(c.code)) throw err;
-      onRefused(c.code);
-      return send(plainOf(m));
-    }
-  };
-  return {
-    post: (channel, m, o) => retried(m, (x) => p.post(channel, x, o)),
-    update: (channel, ts, m) => retried(m, (x) => p.update(channel, ts, x)),
-    findByMetadata: (...a) => p.findByMetadata(...a),
-  };
-}
 
 /** Epoch ms -> Slack ts string ("seconds.micros"). */
 export function toSlackTs(ms: number): string {

@@ -69,7 +69,7 @@ import type {
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
-export { classifyDeliveryError, withPlainTextRetry } from './delivery.js';
+export { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { BURST_THRESHOLD, countTasks } from './poller.js';

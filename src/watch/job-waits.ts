@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Job, JobTask } from '../api/types.js';
 import type { AtomicDocRepo, DocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError } from './delivery.js';
+import { classifyDeliveryError } from './delivery-errors.js';
 import { checkLimit } from './limits.js';
 
 export const WAITS_NAMESPACE = 'wf-waits';

@@ -18,7 +18,8 @@
  */
 import { isApiError } from '../api/errors.js';
 import type { DocRepo, Store } from '../store/types.js';
-import { classifyDeliveryError, toSlackTs } from './delivery.js';
+import { toSlackTs } from './delivery.js';
+import { classifyDeliveryError } from './delivery-errors.js';
 import type { ChannelPoster, OutageNotice, Subscription, WatchRenderer } from './types.js';
 import { DELIVERY_EVENT_TYPE } from './types.js';
 
