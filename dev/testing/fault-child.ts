@@ -41,7 +41,7 @@ import { watchWords } from '../../src/slack/kit/paused-reason.js';
 import { createPoster } from '../../src/slack/poster.js';
 import { createStore } from '../../src/store/index.js';
 import { createWatcher } from '../../src/watch/index.js';
-import { pollStateRepo } from '../../src/watch/poller.js';
+import { pollStateRepo } from '../../src/watch/poll-state.js';
 
 interface Common {
   storeUrl: string;

@@ -29,7 +29,7 @@ import {
 import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
 import type { WmTokenManager } from '../api/wm-token.js';
 import type { Config } from '../config.js';
-import { CLOCK_ALLOWANCE_MS } from '../watch/poller.js';
+import { CLOCK_ALLOWANCE_MS } from '../watch/intents.js';
 
 export type DoctorStatus = 'ok' | 'info' | 'setting' | 'failed' | 'not-observed';
 

@@ -70,9 +70,10 @@ import type {
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
+export { BURST_THRESHOLD } from './intents.js';
+export { countTasks } from './jobs.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
-export { BURST_THRESHOLD, countTasks } from './poller.js';
 export { plainRenderer } from './render.js';
 export {
   contentMatches,
