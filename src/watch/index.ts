@@ -52,6 +52,7 @@ import {
   type WaitsPort,
   waitsRepo,
 } from './job-waits.js';
+import { Membership, type PreferenceMemo } from './membership.js';
 import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
@@ -72,6 +73,7 @@ export { FakeClock, systemClock } from './clock.js';
 export { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
 export { BURST_THRESHOLD } from './intents.js';
 export { countTasks } from './jobs.js';
+export { preferredReplica, REPLICAS_NS } from './membership.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { plainRenderer } from './render.js';
@@ -231,51 +233,12 @@ export interface Watcher {
 class LeaseLost extends Error {}
 
 /** A watched site as the scheduler sees it (built once per listing of the targets). */
-interface Target {
+interface Target extends PreferenceMemo {
   ws: string;
   site: string;
-  /** siteKey(ws, site) */
-  key: string;
   /** leaseName(ws, site) */
   lease: string;
   st: SiteStatus;
-  /** Whether this replica is preferred for the site, computed for the `live` array prefLive. */
-  preferred: boolean;
-  prefLive?: readonly string[];
-}
-
-/** Membership document of the replicas (see the header). */
-export const REPLICAS_NS = 'watch-replicas';
-const REPLICAS_KEY = '_global';
-
-/** FNV-1a, 32 bits: a cheap, stable hash for rendezvous hashing (not for security). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  // Final avalanche (murmur3 fmix32): FNV alone clusters on inputs that differ in the last chars.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b) >>> 0;
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35) >>> 0;
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** The replica preferred for a site (rendezvous hashing): same answer on every replica. */
-export function preferredReplica(live: readonly string[], site: string): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const h of live) {
-    const score = fnv1a(`${h}\u0000${site}`);
-    if (score > bestScore || (score === bestScore && best !== undefined && h < best)) {
-      best = h;
-      bestScore = score;
-    }
-  }
-  return best;
 }
 
 export function createWatcher(opts: WatcherOptions): Watcher {
@@ -395,38 +358,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   const pollLimit = pLimit(opts.concurrency ?? 4);
   const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
 
-  // Membership of the replicas (see the header): who is live, who is preferred for a site.
-  const heartbeatMs = opts.heartbeatMs ?? Math.max(1000, intervalMs / 8);
-  const membership = opts.store.docs<{ m: Record<string, number> }>(REPLICAS_NS);
-  let live: string[] = [opts.holderId];
-  let beatAt = Number.NEGATIVE_INFINITY;
-  async function heartbeat(now: number): Promise<void> {
-    if (now - beatAt < heartbeatMs) return;
-    beatAt = now;
-    const doc = await membership.update(REPLICAS_KEY, 'members', (old) => {
-      const m: Record<string, number> = {};
-      for (const [h, t] of Object.entries(old?.m ?? {})) if (now - t < 20 * heartbeatMs) m[h] = t;
-      m[opts.holderId] = now;
-      return { m };
-    });
-    const next = Object.entries(doc?.m ?? {})
-      .filter(([h, t]) => h === opts.holderId || now - t <= 3 * heartbeatMs)
-      .map(([h]) => h)
-      .sort();
-    const nextLive = next.includes(opts.holderId) ? next : [...next, opts.holderId];
-    // Keep the same array while the members do not change: targets remember their preference
-    // per `live` array (see isPreferred), so an unchanged membership costs no rehashing.
-    if (nextLive.length !== live.length || nextLive.some((h, i) => h !== live[i])) live = nextLive;
-  }
-  /** This replica is preferred for the target's site (remembered until the membership changes). */
-  const isPreferred = (t: Target) => {
-    if (live.length <= 1) return true;
-    if (t.prefLive !== live) {
-      t.prefLive = live;
-      t.preferred = preferredReplica(live, t.key) === opts.holderId;
-    }
-    return t.preferred;
-  };
+  // Membership of the replicas (membership.ts): who is live, who is preferred for a site.
+  const membership = new Membership(
+    opts.store,
+    opts.holderId,
+    opts.heartbeatMs ?? Math.max(1000, intervalMs / 8),
+  );
 
   const siteKey = (ws: string, site: string) => `${ws}|${site}`;
   const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
@@ -772,13 +709,13 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     let due: Target[];
     const handoff: Target[] = [];
     try {
-      await heartbeat(now);
+      await membership.heartbeat(now);
       const candidates: Target[] = [];
       const listed = await targets();
       for (const t of listed) {
         if (inflight.has(t.key)) continue;
         const st = t.st;
-        if (isPreferred(t)) {
+        if (membership.isPreferred(t)) {
           // Newly ours (a replica died or left): try it now, do not wait for its old delay.
           if (st.notPreferred) {
             st.notPreferred = false;
@@ -791,14 +728,14 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         st.notPreferred = true;
         if (held.has(t.lease)) handoff.push(t);
         // Preference changes only at a heartbeat: no need to look before the next one.
-        if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
+        if (st.nextPollAt <= now) st.nextPollAt = now + membership.heartbeatMs;
         st.leaseHeld = false;
       }
       // Watch health: the preferred sites' longest wait since they were last looked after.
       let oldest = 0;
       let mine = 0;
       for (const t of listed) {
-        if (!isPreferred(t)) continue;
+        if (!membership.isPreferred(t)) continue;
         mine++;
         oldest = Math.max(oldest, now - (t.st.lastAttendedAt ?? t.st.trackedSince ?? now));
       }
@@ -944,15 +881,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
       while (ticking.size > 0) await Promise.all([...ticking]);
-      if (beatAt > Number.NEGATIVE_INFINITY) {
-        // Leave the membership: the others take this replica's sites at once.
-        await membership
-          .update(REPLICAS_KEY, 'members', (old) => {
-            const { [opts.holderId]: _me, ...m } = old?.m ?? {};
-            return { m };
-          })
-          .catch((err: unknown) => log.warn({ err }, 'could not leave the replica membership'));
-      }
+      // Leave the membership: the others take this replica's sites at once.
+      await membership.leave(log);
       for (const name of held) await opts.store.leases.release(name, opts.holderId);
       held.clear();
       leasesHeld.set(0);
