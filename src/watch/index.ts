@@ -35,7 +35,7 @@ import pLimit from 'p-limit';
 import { AuthError, isApiError, PermissionError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { leasesHeld, pollCycles, pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
+import { pollCycles, pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { systemClock } from './clock.js';
@@ -57,6 +57,8 @@ import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollS
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
+import { LeaseLost, SiteLeases } from './site-leases.js';
+import { leaseName, type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
 import { Subscriptions, sameSubscriptions } from './subscriptions.js';
 import type {
   ChannelPoster,
@@ -77,6 +79,7 @@ export { preferredReplica, REPLICAS_NS } from './membership.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { plainRenderer } from './render.js';
+export type { SiteStatus } from './site-status.js';
 export {
   contentMatches,
   parseWatchArgs,
@@ -159,31 +162,6 @@ export interface WatcherOptions {
   recoveryWindowMs?: number;
 }
 
-export interface SiteStatus {
-  workspace: string;
-  siteId: string;
-  lastPollAt?: number;
-  lastResult?: CycleResult;
-  lastError?: string;
-  consecutiveFailures: number;
-  nextPollAt: number;
-  leaseHeld: boolean;
-  /** Consecutive quiet cycles (no job in flight, no change): the adaptive delay doubles with each. */
-  quietCycles: number;
-  /** Delay chosen after the last poll (adaptive interval, backoff, cooldown or lease retry), ms. */
-  lastDelayMs?: number;
-  /** Another live replica is preferred for this site (this one leaves it alone). */
-  notPreferred?: boolean;
-  /**
-   * Last time the site was looked after: a successful poll, or a skip on purpose (workspace
-   * paused for refused credentials, no credentials, uninstalled, nothing to watch). Failures and
-   * lease skips do not count (drmchatops_watch_oldest_poll_age_seconds).
-   */
-  lastAttendedAt?: number;
-  /** When this replica first saw the site. */
-  trackedSince?: number;
-}
-
 export interface WatcherStatus {
   running: boolean;
   holderId: string;
@@ -229,8 +207,6 @@ export interface Watcher {
   /** The workflow waits' items and their completion (undefined without `waits`). */
   readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
 }
-
-class LeaseLost extends Error {}
 
 /** A watched site as the scheduler sees it (built once per listing of the targets). */
 interface Target extends PreferenceMemo {
@@ -343,8 +319,8 @@ export function createWatcher(opts: WatcherOptions): Watcher {
           log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
       })
     : undefined;
-  const sites = new Map<string, SiteStatus>();
-  const held = new Set<string>();
+  const statuses = new SiteStatuses(() => clock.now());
+  const leases = new SiteLeases(opts.store, opts.holderId, leaseTtl);
   const pausedCache = new Map<string, string>();
   let running = false;
   let timer: unknown;
@@ -365,8 +341,6 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     opts.heartbeatMs ?? Math.max(1000, intervalMs / 8),
   );
 
-  const siteKey = (ws: string, site: string) => `${ws}|${site}`;
-  const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
   const jittered = () => intervalMs * (1 + (random() * 2 - 1) * jitter);
   const budgetOf = (ws: string) => {
     let b = budgets.get(ws);
@@ -377,31 +351,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     return b;
   };
 
-  function siteStatus(ws: string, siteId: string): SiteStatus {
-    const k = siteKey(ws, siteId);
-    let s = sites.get(k);
-    if (!s) {
-      s = {
-        workspace: ws,
-        siteId,
-        consecutiveFailures: 0,
-        nextPollAt: clock.now(),
-        leaseHeld: false,
-        quietCycles: 0,
-        trackedSince: clock.now(),
-      };
-      sites.set(k, s);
-    }
-    return s;
-  }
-
-  async function acquire(name: string): Promise<boolean> {
-    const ok = await opts.store.leases.acquire(name, opts.holderId, leaseTtl);
-    if (ok) held.add(name);
-    else held.delete(name);
-    leasesHeld.set(held.size);
-    return ok;
-  }
+  const siteStatus = (ws: string, siteId: string) => statuses.of(ws, siteId);
 
   async function pausedReasonOf(ws: string): Promise<string | undefined> {
     const s = await opts.store.settings.get(ws);
@@ -430,7 +380,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   async function pollOnce(ws: string, siteId: string): Promise<PollOutcome> {
     const st = siteStatus(ws, siteId);
     const name = leaseName(ws, siteId);
-    if (!(await acquire(name))) {
+    if (!(await leases.acquire(name))) {
       st.leaseHeld = false;
       return { skipped: 'lease' };
     }
@@ -438,11 +388,11 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     let lastRenew = clock.now();
     const checkpoint = async () => {
       if (clock.now() - lastRenew < leaseTtl / 3) return;
-      if (!(await opts.store.leases.renew(name, opts.holderId, leaseTtl))) {
-        held.delete(name);
-        leasesHeld.set(held.size);
-        st.leaseHeld = false;
-        throw new LeaseLost(`lease ${name} lost`);
+      try {
+        await leases.renew(name);
+      } catch (e) {
+        if (e instanceof LeaseLost) st.leaseHeld = false;
+        throw e;
       }
       lastRenew = clock.now();
     };
@@ -726,7 +676,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         }
         // Another live replica is preferred for it: hand over the lease if we hold it.
         st.notPreferred = true;
-        if (held.has(t.lease)) handoff.push(t);
+        if (leases.holds(t.lease)) handoff.push(t);
         // Preference changes only at a heartbeat: no need to look before the next one.
         if (st.nextPollAt <= now) st.nextPollAt = now + membership.heartbeatMs;
         st.leaseHeld = false;
@@ -753,13 +703,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       // The due sites are marked in flight: the scheduler may re-arm without picking them again.
       onScanned?.();
     }
-    for (const { ws, site, lease: name } of handoff) {
-      held.delete(name);
-      await opts.store.leases.release(name, opts.holderId).catch((err: unknown) => {
-        log.warn({ err, workspace: ws, siteId: site }, 'lease hand-over failed (it will expire)');
-      });
-    }
-    if (handoff.length) leasesHeld.set(held.size);
+    await leases.handOver(handoff, log);
     await Promise.all(
       due.map(({ ws, site, key, st: status }) =>
         pollLimit(async () => {
@@ -852,10 +796,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   function schedule(): void {
     if (!running) return;
     if (timer !== undefined) clock.clearTimer(timer);
-    let next = clock.now() + intervalMs;
-    sites.forEach((s, k) => {
-      if (s.nextPollAt < next && !inflight.has(k)) next = s.nextPollAt;
-    });
+    let next = statuses.earliestDue(clock.now() + intervalMs, (k) => inflight.has(k));
     // After a failed listing: exactly the retry time (not sooner, not an interval later).
     if (scanRetryAt > 0) next = scanRetryAt;
     timer = clock.setTimer(
@@ -883,9 +824,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       while (ticking.size > 0) await Promise.all([...ticking]);
       // Leave the membership: the others take this replica's sites at once.
       await membership.leave(log);
-      for (const name of held) await opts.store.leases.release(name, opts.holderId);
-      held.clear();
-      leasesHeld.set(0);
+      await leases.releaseAll();
     },
     pollOnce,
     tick,
@@ -901,7 +840,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       return {
         running,
         holderId: opts.holderId,
-        sites: [...sites.values()].map((s) => ({ ...s })),
+        sites: [...statuses.values()].map((s) => ({ ...s })),
         pausedWorkspaces: Object.fromEntries(pausedCache),
         outboxPending: pending,
       };
@@ -913,7 +852,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
         await opts.store.settings.put(ws, rest);
       }
       pausedCache.delete(ws);
-      for (const st of sites.values()) {
+      for (const st of statuses.values()) {
         if (st.workspace === ws) {
           st.consecutiveFailures = 0;
           st.nextPollAt = clock.now();
