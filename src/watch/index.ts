@@ -44,31 +44,22 @@ import {
   createWaitCompleter,
   drainWaitItems,
   type JobWait,
-  listWaits,
   type WaitCompleter,
   type WaitDrainResult,
   type WaitItem,
   WaitOutbox,
   type WaitsPort,
-  waitsRepo,
 } from './job-waits.js';
-import { Membership, type PreferenceMemo } from './membership.js';
+import { Membership } from './membership.js';
 import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { LeaseLost, SiteLeases } from './site-leases.js';
 import { leaseName, type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
-import { Subscriptions, sameSubscriptions } from './subscriptions.js';
-import type {
-  ChannelPoster,
-  Clock,
-  Subscription,
-  WatchEvent,
-  WatchEvents,
-  WatchRenderer,
-  WatchWords,
-} from './types.js';
+import { Subscriptions } from './subscriptions.js';
+import { type Target, Targets } from './targets.js';
+import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer, WatchWords } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
@@ -208,15 +199,6 @@ export interface Watcher {
   readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
 }
 
-/** A watched site as the scheduler sees it (built once per listing of the targets). */
-interface Target extends PreferenceMemo {
-  ws: string;
-  site: string;
-  /** leaseName(ws, site) */
-  lease: string;
-  st: SiteStatus;
-}
-
 export function createWatcher(opts: WatcherOptions): Watcher {
   const clock = opts.clock ?? systemClock;
   const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
@@ -258,43 +240,6 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     }
   };
   const subscriptions = new Subscriptions(opts.store, () => clock.now());
-  const targetsCacheMs = opts.targetsCacheMs ?? 0;
-  let targetsCache:
-    | {
-        at: number;
-        list: Target[];
-        bySite: Map<string, Subscription[]>;
-        waitsBySite: Map<string, JobWait[]>;
-      }
-    | undefined;
-  /** Active subscriptions of one site: from the cached listing while it is fresh (a poll must
-   * not read every subscription of a workspace of thousands of sites), else from the store. */
-  async function siteSubscriptions(ws: string, siteId: string): Promise<Subscription[]> {
-    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) {
-      return targetsCache.bySite.get(siteKey(ws, siteId)) ?? [];
-    }
-    return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
-  }
-  /** The last listing of the targets (kept when the cache is dropped: see targets()). */
-  let lastListing: { targets: Map<string, Target>; bySite: Map<string, Subscription[]> } | undefined;
-  subscriptions.onChange = () => {
-    targetsCache = undefined;
-  };
-  /** Workflow waits of one site not finished yet, read fresh (the listing only says which). */
-  async function siteWaits(ws: string, siteId: string): Promise<JobWait[]> {
-    if (!opts.waits) return [];
-    const listed =
-      targetsCache && clock.now() - targetsCache.at < targetsCacheMs
-        ? (targetsCache.waitsBySite.get(siteKey(ws, siteId)) ?? [])
-        : (await listWaits(opts.store, ws)).filter((w) => w.siteId === siteId);
-    const out: JobWait[] = [];
-    for (const w of listed) {
-      const fresh = await waitsRepo(opts.store).get(ws, w.executionId);
-      if (fresh && fresh.state !== 'done') out.push(fresh);
-    }
-    return out;
-  }
-
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
     outbox,
@@ -321,6 +266,15 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     : undefined;
   const statuses = new SiteStatuses(() => clock.now());
   const leases = new SiteLeases(opts.store, opts.holderId, leaseTtl);
+  const targets = new Targets({
+    store: opts.store,
+    subscriptions,
+    statuses,
+    now: () => clock.now(),
+    waits: opts.waits !== undefined,
+    cacheMs: opts.targetsCacheMs ?? 0,
+  });
+  subscriptions.onChange = () => targets.drop();
   const pausedCache = new Map<string, string>();
   let running = false;
   let timer: unknown;
@@ -401,12 +355,12 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     // deliveries ended), so a site is polled every interval (+-jitter) however long it takes.
     const cycleStart = clock.now();
     try {
-      const waits = await siteWaits(ws, siteId);
+      const waits = await targets.siteWaits(ws, siteId);
       const jobWaits = waits.filter((w) => w.kind === 'job' && w.state === 'pending');
       if (await pausedReasonOf(ws)) {
         out.skipped = 'paused';
       } else {
-        const subs = await siteSubscriptions(ws, siteId);
+        const subs = await targets.siteSubscriptions(ws, siteId);
         const creds = await opts.credentials(ws);
         if (subs.length === 0 && jobWaits.length === 0) out.skipped = 'no-subscriptions';
         else if (!creds?.watermarking) out.skipped = 'no-credentials';
@@ -578,79 +532,6 @@ export function createWatcher(opts: WatcherOptions): Watcher {
   }
 
   /**
-   * The watched sites, each with its key, lease name and status looked up once per listing (a
-   * tick looks at every one of them: with thousands of sites, building those strings at every
-   * tick was most of the scheduler's garbage). Read-only for the caller.
-   */
-  async function targets(): Promise<readonly Target[]> {
-    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return targetsCache.list;
-    const at = clock.now();
-    const { list, bySite, waitsBySite } = await listTargets();
-    // What did not change since the last listing is kept from it (the fresh copies die young):
-    // re-listing thousands of sites every few seconds otherwise replaces long-lived objects with
-    // equal new ones, which is garbage only a full GC collects (and the old space grows first).
-    const prev = lastListing;
-    const byKey = new Map<string, Target>();
-    const out = list.map(([ws, site]): Target => {
-      const key = siteKey(ws, site);
-      const t = prev?.targets.get(key) ?? {
-        ws,
-        site,
-        key,
-        lease: leaseName(ws, site),
-        st: siteStatus(ws, site),
-        preferred: true,
-      };
-      byKey.set(key, t);
-      return t;
-    });
-    if (prev) {
-      for (const [k, subs] of bySite) {
-        const old = prev.bySite.get(k);
-        if (old && sameSubscriptions(old, subs)) bySite.set(k, old);
-      }
-    }
-    lastListing = { targets: byKey, bySite };
-    if (targetsCacheMs > 0) targetsCache = { at, list: out, bySite, waitsBySite };
-    return out;
-  }
-
-  async function listTargets(): Promise<{
-    list: Array<[string, string]>;
-    bySite: Map<string, Subscription[]>;
-    waitsBySite: Map<string, JobWait[]>;
-  }> {
-    const list: Array<[string, string]> = [];
-    const bySite = new Map<string, Subscription[]>();
-    const waitsBySite = new Map<string, JobWait[]>();
-    // A pending workflow wait makes its site watched, like a subscription.
-    if (opts.waits) {
-      for (const w of await listWaits(opts.store)) {
-        const k = siteKey(w.workspace, w.siteId);
-        const l = waitsBySite.get(k);
-        if (l) l.push(w);
-        else {
-          waitsBySite.set(k, [w]);
-          list.push([w.workspace, w.siteId]);
-        }
-      }
-    }
-    for (const ws of await subscriptions.workspaces()) {
-      for (const s of await subscriptions.listForWatch(ws)) {
-        if (s.paused) continue;
-        const k = siteKey(ws, s.siteId);
-        const l = bySite.get(k);
-        if (l) l.push(s);
-        else {
-          bySite.set(k, [s]);
-          if (!waitsBySite.has(k)) list.push([ws, s.siteId]);
-        }
-      }
-    }
-    return { list, bySite, waitsBySite };
-  }
-
-  /**
    * Poll every due site that is not already being polled (at most `concurrency` at once across
    * ticks). Resolves when the polls it started have ended.
    */
@@ -661,7 +542,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     try {
       await membership.heartbeat(now);
       const candidates: Target[] = [];
-      const listed = await targets();
+      const listed = await targets.list();
       for (const t of listed) {
         if (inflight.has(t.key)) continue;
         const st = t.st;
@@ -860,7 +741,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       }
     },
     wake(ws, siteId) {
-      targetsCache = undefined;
+      targets.drop();
       const st = siteStatus(ws, siteId);
       st.nextPollAt = Math.min(st.nextPollAt, clock.now());
       if (running && !inflight.has(siteKey(ws, siteId))) schedule();
