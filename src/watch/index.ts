@@ -54,6 +54,7 @@ import { Membership } from './membership.js';
 import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
+import { PausedWorkspaces } from './paused-workspaces.js';
 import { type CycleResult, runCycle } from './poller.js';
 import { LeaseLost, SiteLeases } from './site-leases.js';
 import { leaseName, type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
@@ -275,7 +276,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     cacheMs: opts.targetsCacheMs ?? 0,
   });
   subscriptions.onChange = () => targets.drop();
-  const pausedCache = new Map<string, string>();
+  const paused = new PausedWorkspaces({ store: opts.store, words: opts.words, log, emit });
   let running = false;
   let timer: unknown;
   /** Ticks started by the scheduler and not finished yet (stop() waits for them). */
@@ -307,30 +308,6 @@ export function createWatcher(opts: WatcherOptions): Watcher {
 
   const siteStatus = (ws: string, siteId: string) => statuses.of(ws, siteId);
 
-  async function pausedReasonOf(ws: string): Promise<string | undefined> {
-    const s = await opts.store.settings.get(ws);
-    const r = s.pollingPausedReason;
-    if (r) pausedCache.set(ws, r);
-    else pausedCache.delete(ws);
-    return r;
-  }
-
-  async function pauseWorkspace(ws: string, e: AuthError | PermissionError): Promise<void> {
-    const current = await opts.store.settings.get(ws);
-    if (current.pollingPausedReason) return; // alert once
-    const kind = e instanceof AuthError ? 'auth' : 'permission';
-    const reason = opts.words.pollingPaused(kind);
-    await opts.store.settings.put(ws, { ...current, pollingPausedReason: reason });
-    pausedCache.set(ws, reason);
-    log.warn({ workspace: ws, endpoint: e.endpoint }, 'polling paused: credentials refused');
-    emit({
-      type: 'admin-alert',
-      workspace: ws,
-      reason: kind,
-      message: reason,
-    });
-  }
-
   async function pollOnce(ws: string, siteId: string): Promise<PollOutcome> {
     const st = siteStatus(ws, siteId);
     const name = leaseName(ws, siteId);
@@ -357,7 +334,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     try {
       const waits = await targets.siteWaits(ws, siteId);
       const jobWaits = waits.filter((w) => w.kind === 'job' && w.state === 'pending');
-      if (await pausedReasonOf(ws)) {
+      if (await paused.reasonOf(ws)) {
         out.skipped = 'paused';
       } else {
         const subs = await targets.siteSubscriptions(ws, siteId);
@@ -399,7 +376,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
           } catch (e) {
             if (e instanceof LeaseLost) throw e;
             if (e instanceof AuthError || e instanceof PermissionError) {
-              await pauseWorkspace(ws, e);
+              await paused.pause(ws, e);
               pollCycles.inc({ outcome: 'auth' });
               out.error = e.kind;
             } else {
@@ -716,23 +693,18 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       const wss = await subscriptions.workspaces();
       for (const ws of wss) {
         pending[ws] = await outbox.size(ws);
-        await pausedReasonOf(ws);
+        await paused.reasonOf(ws);
       }
       return {
         running,
         holderId: opts.holderId,
         sites: [...statuses.values()].map((s) => ({ ...s })),
-        pausedWorkspaces: Object.fromEntries(pausedCache),
+        pausedWorkspaces: paused.snapshot(),
         outboxPending: pending,
       };
     },
     async resume(ws) {
-      const s = await opts.store.settings.get(ws);
-      if (s.pollingPausedReason) {
-        const { pollingPausedReason: _r, ...rest } = s;
-        await opts.store.settings.put(ws, rest);
-      }
-      pausedCache.delete(ws);
+      await paused.resume(ws);
       for (const st of statuses.values()) {
         if (st.workspace === ws) {
           st.consecutiveFailures = 0;
