@@ -1,11 +1,14 @@
 /**
- * The workflow waits a poll cycle serves: a wait for a job on the site completes when the cycle
- * sees the job finished. Its item goes to the wait outbox (job-waits.ts) before the cycle saves
- * its poll state, like the channels' intents.
+ * The workflow waits the poll of a site serves: a wait for a job on the site completes when the
+ * cycle sees the job finished (`resolveJobWaits`; its item goes to the wait outbox, job-waits.ts,
+ * before the cycle saves its poll state, like the channels' intents); the other waits of the site
+ * complete when their check says done, and every wait at its deadline (`checkWaits`, also when
+ * the poll was skipped or failed).
  */
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
+import type { Logger } from '../log.js';
 import type { Change } from './intents.js';
-import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
+import type { JobWait, WaitItem, WaitOutbox, WaitsPort } from './job-waits.js';
 import { isInFlight, isLookupMiss, isTerminal, unlistedStatusSettled } from './jobs.js';
 
 /** The workflow waits of the site a cycle serves (see job-waits.ts and `resolveJobWaits`). */
@@ -88,4 +91,59 @@ export async function resolveJobWaits(
   if (items.length === 0) return 0;
   await ctx.checkpoint();
   return w.outbox.add(items);
+}
+
+/** What `checkWaits` needs: the waits port, the wait outbox, the time and the logger. */
+export interface WaitCheckDeps {
+  port: WaitsPort;
+  outbox: WaitOutbox;
+  now: number;
+  log: Logger;
+}
+
+/**
+ * Items for the waits the cycle does not decide: a non-job wait whose check says done, a wait
+ * past its deadline (timeout), a wait left `completing` by a crash (its stored result). The
+ * wait outbox keeps the first item of a wait: a job that finished in this very cycle wins.
+ */
+export async function checkWaits(d: WaitCheckDeps, waits: JobWait[]): Promise<void> {
+  const now = d.now;
+  const items: WaitItem[] = [];
+  const item = (w: JobWait, reason: WaitItem['reason'], result: WaitItem['result']): WaitItem => ({
+    workspace: w.workspace,
+    siteId: w.siteId,
+    executionId: w.executionId,
+    reason,
+    result,
+    createdAt: now,
+    attempts: 0,
+  });
+  for (const w of waits) {
+    if (w.state === 'completing' && w.result) {
+      items.push(item(w, 'checked', w.result));
+      continue;
+    }
+    if (w.kind !== 'job') {
+      try {
+        const found = await d.port.check(w);
+        if (found.done) {
+          items.push(
+            item(
+              w,
+              'checked',
+              found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
+            ),
+          );
+          continue;
+        }
+      } catch (err) {
+        d.log.warn(
+          { err, workspace: w.workspace, executionId: w.executionId },
+          'could not check a workflow wait',
+        );
+      }
+    }
+    if (now >= w.deadline) items.push(item(w, 'timeout', { ok: false, error: d.port.timeoutMessage(w) }));
+  }
+  if (items.length > 0) await d.outbox.add(items);
 }

@@ -32,32 +32,22 @@
  *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
 import pLimit from 'p-limit';
-import { AuthError, isApiError, PermissionError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { pollCycles, pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
+import { pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
 import type { Store } from '../store/types.js';
-import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
+import { type AdaptivePolicy, CallBudget } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
-import {
-  createWaitCompleter,
-  drainWaitItems,
-  type JobWait,
-  type WaitCompleter,
-  type WaitDrainResult,
-  type WaitItem,
-  WaitOutbox,
-  type WaitsPort,
-} from './job-waits.js';
+import { createWaitCompleter, type WaitCompleter, WaitOutbox, type WaitsPort } from './job-waits.js';
 import { Membership } from './membership.js';
-import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
+import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { PausedWorkspaces } from './paused-workspaces.js';
-import { type CycleResult, runCycle } from './poller.js';
-import { LeaseLost, SiteLeases } from './site-leases.js';
-import { leaseName, type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
+import { SiteLeases } from './site-leases.js';
+import { type PollOutcome, pollSite, type ServedWaits, type SitePollDeps } from './site-poll.js';
+import { type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
 import { Subscriptions } from './subscriptions.js';
 import { type Target, Targets } from './targets.js';
 import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer, WatchWords } from './types.js';
@@ -71,6 +61,7 @@ export { preferredReplica, REPLICAS_NS } from './membership.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
 export { plainRenderer } from './render.js';
+export type { PollOutcome } from './site-poll.js';
 export type { SiteStatus } from './site-status.js';
 export {
   contentMatches,
@@ -162,15 +153,6 @@ export interface WatcherStatus {
   outboxPending: Record<string, number>;
 }
 
-export interface PollOutcome {
-  skipped?: 'lease' | 'paused' | 'no-credentials' | 'no-subscriptions';
-  cycle?: CycleResult;
-  delivery?: DrainResult;
-  /** Workflow wait items delivered (steps completed) for this site. */
-  waits?: WaitDrainResult;
-  error?: string;
-}
-
 export interface Watcher {
   start(): void;
   /** Graceful: lets the in-flight cycle finish, then releases the leases. */
@@ -198,6 +180,19 @@ export interface Watcher {
   readonly outbox: Outbox;
   /** The workflow waits' items and their completion (undefined without `waits`). */
   readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
+}
+
+/** The workflow waits served (their outbox and completer), when the Slack side gave the port. */
+function servedWaits(opts: WatcherOptions, log: Logger): ServedWaits | undefined {
+  if (!opts.waits) return undefined;
+  const completer = createWaitCompleter({
+    store: opts.store,
+    port: opts.waits,
+    holder: opts.holderId,
+    onError: (message, err, wait) =>
+      log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
+  });
+  return { port: opts.waits, outbox: new WaitOutbox(opts.store), completer };
 }
 
 export function createWatcher(opts: WatcherOptions): Watcher {
@@ -255,16 +250,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
-  const waitOutbox = opts.waits ? new WaitOutbox(opts.store) : undefined;
-  const completer = opts.waits
-    ? createWaitCompleter({
-        store: opts.store,
-        port: opts.waits,
-        holder: opts.holderId,
-        onError: (message, err, wait) =>
-          log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
-      })
-    : undefined;
+  const waits = servedWaits(opts, log);
   const statuses = new SiteStatuses(() => clock.now());
   const leases = new SiteLeases(opts.store, opts.holderId, leaseTtl);
   const targets = new Targets({
@@ -272,7 +258,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     subscriptions,
     statuses,
     now: () => clock.now(),
-    waits: opts.waits !== undefined,
+    waits: waits !== undefined,
     cacheMs: opts.targetsCacheMs ?? 0,
   });
   subscriptions.onChange = () => targets.drop();
@@ -308,205 +294,33 @@ export function createWatcher(opts: WatcherOptions): Watcher {
 
   const siteStatus = (ws: string, siteId: string) => statuses.of(ws, siteId);
 
-  async function pollOnce(ws: string, siteId: string): Promise<PollOutcome> {
-    const st = siteStatus(ws, siteId);
-    const name = leaseName(ws, siteId);
-    if (!(await leases.acquire(name))) {
-      st.leaseHeld = false;
-      return { skipped: 'lease' };
-    }
-    st.leaseHeld = true;
-    let lastRenew = clock.now();
-    const checkpoint = async () => {
-      if (clock.now() - lastRenew < leaseTtl / 3) return;
-      try {
-        await leases.renew(name);
-      } catch (e) {
-        if (e instanceof LeaseLost) st.leaseHeld = false;
-        throw e;
-      }
-      lastRenew = clock.now();
-    };
-    const out: PollOutcome = {};
-    // The next poll is due one interval after this one STARTED (not after it and its paced
-    // deliveries ended), so a site is polled every interval (+-jitter) however long it takes.
-    const cycleStart = clock.now();
-    try {
-      const waits = await targets.siteWaits(ws, siteId);
-      const jobWaits = waits.filter((w) => w.kind === 'job' && w.state === 'pending');
-      if (await paused.reasonOf(ws)) {
-        out.skipped = 'paused';
-      } else {
-        const subs = await targets.siteSubscriptions(ws, siteId);
-        const creds = await opts.credentials(ws);
-        if (subs.length === 0 && jobWaits.length === 0) out.skipped = 'no-subscriptions';
-        else if (!creds?.watermarking) out.skipped = 'no-credentials';
-        else {
-          const client = opts.api.watermarking(creds.watermarking);
-          try {
-            out.cycle = await runCycle({
-              store: opts.store,
-              outbox,
-              client,
-              workspace: ws,
-              siteId,
-              subscriptions: subs,
-              now: () => clock.now(),
-              checkpoint,
-              ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
-              ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
-              ...(opts.waits && waitOutbox && jobWaits.length > 0
-                ? { waits: { waits: jobWaits, outbox: waitOutbox, jobOutputs: opts.waits.jobOutputs } }
-                : {}),
-            });
-            st.lastPollAt = clock.now();
-            st.lastAttendedAt = st.lastPollAt;
-            st.lastResult = out.cycle;
-            delete st.lastError;
-            const caught = { changes: out.cycle.changed, finished: out.cycle.finals };
-            await recordPollSuccess(outageDeps, ws, siteId, subs, caught).catch((err: unknown) =>
-              log.warn({ workspace: ws, siteId, err }, 'outage end not recorded'),
-            );
-            st.consecutiveFailures = 0;
-            const next = nextPollDelay(policy, st.quietCycles, out.cycle, random());
-            st.quietCycles = next.quiet;
-            st.lastDelayMs = next.delayMs;
-            st.nextPollAt = cycleStart + next.delayMs;
-            pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
-          } catch (e) {
-            if (e instanceof LeaseLost) throw e;
-            if (e instanceof AuthError || e instanceof PermissionError) {
-              await paused.pause(ws, e);
-              pollCycles.inc({ outcome: 'auth' });
-              out.error = e.kind;
-            } else {
-              st.consecutiveFailures++;
-              let backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
-              // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
-              // waits (its other sites would be refused too). With a Retry-After, exactly what the
-              // service asked (this site: plus at most the jitter, so sites do not return in
-              // lock-step): not shorter, and not an exponential backoff longer. Without one, at
-              // least an idle interval.
-              const asked = retryAfterOf(e);
-              const rateWait = rateLimitWaitMs(e, intervalMs);
-              if (rateWait !== undefined) {
-                backoff = asked !== undefined ? asked * (1 + random() * jitter) : Math.max(backoff, rateWait);
-                cooldownUntil.set(ws, Math.max(cooldownUntil.get(ws) ?? 0, clock.now() + rateWait));
-              }
-              st.lastDelayMs = backoff;
-              st.nextPollAt = clock.now() + backoff;
-              const kind = isApiError(e) ? e.kind : 'unexpected';
-              st.lastError = kind;
-              out.error = kind;
-              pollCycles.inc({ outcome: 'error' });
-              log.warn({ workspace: ws, siteId, kind, err: e, backoffMs: backoff }, 'poll cycle failed');
-              try {
-                await recordPollFailure(outageDeps, ws, siteId, subs, e);
-              } catch (err) {
-                log.warn({ workspace: ws, siteId, err }, 'outage not recorded');
-              }
-              emit({
-                type: 'poll-failed',
-                workspace: ws,
-                siteId,
-                errorKind: kind,
-                failures: st.consecutiveFailures,
-              });
-            }
-          }
-        }
-      }
-      // The site's other waits (a registration's report) and every wait's deadline: also when
-      // the poll was skipped or failed (a paused workspace's waits still time out).
-      if (waits.length > 0) {
-        await checkpoint();
-        await checkWaits(waits);
-        // A site kept only for non-job waits costs no upstream call: look again soon.
-        if (out.skipped === 'no-subscriptions') {
-          delete out.skipped;
-          const next = nextPollDelay(
-            policy,
-            st.quietCycles,
-            { inflight: waits.length, changed: 0 },
-            random(),
-          );
-          st.quietCycles = next.quiet;
-          st.lastDelayMs = next.delayMs;
-          st.nextPollAt = cycleStart + next.delayMs;
-        }
-      }
-      // Deliver this site's notifications while we hold its lease (also when the poll failed).
-      await checkpoint();
-      out.delivery = await deliverer.drain(ws, siteId);
-      if (waitOutbox && completer) {
-        out.waits = await drainWaitItems(
-          {
-            outbox: waitOutbox,
-            completer,
-            store: opts.store,
-            now: () => clock.now(),
-            onError: (message, err, item) =>
-              log.warn({ err, workspace: item?.workspace, executionId: item?.executionId }, message),
-          },
-          ws,
-          siteId,
-        );
-      }
-    } catch (e) {
-      if (!(e instanceof LeaseLost)) throw e;
-      out.skipped = 'lease';
-    }
-    return out;
-  }
-
-  /**
-   * Items for the waits the cycle does not decide: a non-job wait whose check says done, a wait
-   * past its deadline (timeout), a wait left `completing` by a crash (its stored result). The
-   * wait outbox keeps the first item of a wait: a job that finished in this very cycle wins.
-   */
-  async function checkWaits(waits: JobWait[]): Promise<void> {
-    if (!opts.waits || !waitOutbox) return;
-    const now = clock.now();
-    const items: WaitItem[] = [];
-    const item = (w: JobWait, reason: WaitItem['reason'], result: WaitItem['result']): WaitItem => ({
-      workspace: w.workspace,
-      siteId: w.siteId,
-      executionId: w.executionId,
-      reason,
-      result,
-      createdAt: now,
-      attempts: 0,
-    });
-    for (const w of waits) {
-      if (w.state === 'completing' && w.result) {
-        items.push(item(w, 'checked', w.result));
-        continue;
-      }
-      if (w.kind !== 'job') {
-        try {
-          const found = await opts.waits.check(w);
-          if (found.done) {
-            items.push(
-              item(
-                w,
-                'checked',
-                found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
-              ),
-            );
-            continue;
-          }
-        } catch (err) {
-          log.warn(
-            { err, workspace: w.workspace, executionId: w.executionId },
-            'could not check a workflow wait',
-          );
-        }
-      }
-      if (now >= w.deadline)
-        items.push(item(w, 'timeout', { ok: false, error: opts.waits.timeoutMessage(w) }));
-    }
-    if (items.length > 0) await waitOutbox.add(items);
-  }
+  const pollDeps: SitePollDeps = {
+    store: opts.store,
+    api: opts.api,
+    credentials: opts.credentials,
+    statuses,
+    leases,
+    targets,
+    paused,
+    outbox,
+    deliverer,
+    waits,
+    outage: outageDeps,
+    cooldownUntil,
+    timing: {
+      policy,
+      intervalMs,
+      maxBackoffMs: maxBackoff,
+      jitter,
+      random,
+      ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+      ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
+    },
+    clock,
+    log,
+    emit,
+  };
+  const pollOnce = (ws: string, siteId: string) => pollSite(pollDeps, ws, siteId);
 
   /**
    * Poll every due site that is not already being polled (at most `concurrency` at once across
@@ -718,7 +532,7 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       st.nextPollAt = Math.min(st.nextPollAt, clock.now());
       if (running && !inflight.has(siteKey(ws, siteId))) schedule();
     },
-    waits: waitOutbox && completer ? { outbox: waitOutbox, completer } : undefined,
+    waits: waits ? { outbox: waits.outbox, completer: waits.completer } : undefined,
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
