@@ -7,6 +7,13 @@
  * token refresh did not fix (one `admin-alert`, resumed by `resume(ws)`), and drains the outbox
  * after each cycle.
  *
+ * createWatcher is the wiring of its parts: membership.ts (the replicas, who is preferred for a
+ * site), site-leases.ts (the poll leases held), targets.ts (the watched sites), scheduler.ts (the
+ * timer, ticks, call budgets and cool-downs), site-poll.ts (one poll of one site under its
+ * lease), paused-workspaces.ts (refused credentials), site-status.ts (what this replica knows of
+ * each site), with the poll cycle (poller.ts), the delivery (delivery.ts) and the workflow waits
+ * (job-waits.ts, cycle-waits.ts).
+ *
  * Reliability notes (what stays true across replicas and kill -9):
  * - A site is polled and its outbox drained only by the replica holding its lease
  *   (`poll:<ws>:<site>`, default ttl 1.25 x the idle interval, taken or renewed at every poll,
@@ -31,25 +38,24 @@
  *   replicas among the survivors, and those take them over once its leases expire. Preference
  *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
-import pLimit from 'p-limit';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
+import { pollIntervalSeconds } from '../metrics.js';
 import type { Store } from '../store/types.js';
-import { type AdaptivePolicy, CallBudget } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
 import { createWaitCompleter, type WaitCompleter, WaitOutbox, type WaitsPort } from './job-waits.js';
 import { Membership } from './membership.js';
-import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps } from './outage.js';
+import { OUTAGE_NOTICE_AFTER_MS } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
 import { PausedWorkspaces } from './paused-workspaces.js';
+import { Scheduler } from './scheduler.js';
 import { SiteLeases } from './site-leases.js';
 import { type PollOutcome, pollSite, type ServedWaits, type SitePollDeps } from './site-poll.js';
-import { type SiteStatus, SiteStatuses, siteKey } from './site-status.js';
+import { type SiteStatus, SiteStatuses } from './site-status.js';
 import { Subscriptions } from './subscriptions.js';
-import { type Target, Targets } from './targets.js';
+import { Targets } from './targets.js';
 import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer, WatchWords } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
@@ -182,6 +188,26 @@ export interface Watcher {
   readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
 }
 
+/** The listeners of the watcher's events; a listener that throws is logged, not fatal. */
+function eventBus(log: Logger, first: WatchEvents | undefined) {
+  const listeners = new Set<WatchEvents>();
+  if (first) listeners.add(first);
+  const emit = (e: WatchEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        log.error({ err }, 'watch event listener failed');
+      }
+    }
+  };
+  const on = (listener: WatchEvents) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
+  return { emit, on };
+}
+
 /** The workflow waits served (their outbox and completer), when the Slack side gave the port. */
 function servedWaits(opts: WatcherOptions, log: Logger): ServedWaits | undefined {
   if (!opts.waits) return undefined;
@@ -197,45 +223,16 @@ function servedWaits(opts: WatcherOptions, log: Logger): ServedWaits | undefined
 
 export function createWatcher(opts: WatcherOptions): Watcher {
   const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
   const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
-  const outageDeps: OutageDeps = {
-    store: opts.store,
-    poster: opts.poster,
-    renderer: opts.renderer,
-    noticeAfterMs: opts.outageNoticeMs ?? OUTAGE_NOTICE_AFTER_MS,
-    now: () => clock.now(),
-    log,
-  };
   const intervalMs = opts.intervalMs ?? 60_000;
   pollIntervalSeconds.set(intervalMs / 1000);
   const jitter = opts.jitter ?? 0.1;
   const random = opts.random ?? Math.random;
-  const policy: AdaptivePolicy = {
-    idleMs: intervalMs,
-    activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs),
-    jitter,
-  };
   const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
-  // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
-  // sites this replica is preferred for are retried (no store call for the others): keep it short.
-  const leaseRetryMs = Math.max(250, Math.min(intervalMs, leaseTtl / 8));
-  const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
-  const budgets = new Map<string, CallBudget>();
-  /** Workspaces cooling down after an upstream 429: no poll before this time. */
-  const cooldownUntil = new Map<string, number>();
-  const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
-  const listeners = new Set<WatchEvents>();
-  if (opts.events) listeners.add(opts.events);
-  const emit = (e: WatchEvent) => {
-    for (const l of listeners) {
-      try {
-        l(e);
-      } catch (err) {
-        log.error({ err }, 'watch event listener failed');
-      }
-    }
-  };
-  const subscriptions = new Subscriptions(opts.store, () => clock.now());
+  const concurrency = opts.concurrency ?? 4;
+  const { emit, on } = eventBus(log, opts.events);
+  const subscriptions = new Subscriptions(opts.store, now);
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
     outbox,
@@ -251,49 +248,25 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
   const waits = servedWaits(opts, log);
-  const statuses = new SiteStatuses(() => clock.now());
+  const statuses = new SiteStatuses(now);
   const leases = new SiteLeases(opts.store, opts.holderId, leaseTtl);
-  const targets = new Targets({
-    store: opts.store,
-    subscriptions,
-    statuses,
-    now: () => clock.now(),
-    waits: waits !== undefined,
-    cacheMs: opts.targetsCacheMs ?? 0,
-  });
-  subscriptions.onChange = () => targets.drop();
-  const paused = new PausedWorkspaces({ store: opts.store, words: opts.words, log, emit });
-  let running = false;
-  let timer: unknown;
-  /** Ticks started by the scheduler and not finished yet (stop() waits for them). */
-  const ticking = new Set<Promise<void>>();
-  /** Sites whose poll (and delivery) is running: a later tick skips them. */
-  const inflight = new Set<string>();
-  /** After a failed listing of the subscriptions, no new tick before this time. */
-  let scanRetryAt = 0;
-  /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
-  const pollLimit = pLimit(opts.concurrency ?? 4);
-  const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
-
-  // Membership of the replicas (membership.ts): who is live, who is preferred for a site.
   const membership = new Membership(
     opts.store,
     opts.holderId,
     opts.heartbeatMs ?? Math.max(1000, intervalMs / 8),
   );
-
-  const jittered = () => intervalMs * (1 + (random() * 2 - 1) * jitter);
-  const budgetOf = (ws: string) => {
-    let b = budgets.get(ws);
-    if (!b) {
-      b = new CallBudget(budgetPerMinute, clock.now());
-      budgets.set(ws, b);
-    }
-    return b;
-  };
-
-  const siteStatus = (ws: string, siteId: string) => statuses.of(ws, siteId);
-
+  const targets = new Targets({
+    store: opts.store,
+    subscriptions,
+    statuses,
+    now,
+    waits: waits !== undefined,
+    cacheMs: opts.targetsCacheMs ?? 0,
+  });
+  subscriptions.onChange = () => targets.drop();
+  const paused = new PausedWorkspaces({ store: opts.store, words: opts.words, log, emit });
+  /** Workspaces cooling down after an upstream 429: no poll before this time. */
+  const cooldownUntil = new Map<string, number>();
   const pollDeps: SitePollDeps = {
     store: opts.store,
     api: opts.api,
@@ -305,12 +278,19 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     outbox,
     deliverer,
     waits,
-    outage: outageDeps,
+    outage: {
+      store: opts.store,
+      poster: opts.poster,
+      renderer: opts.renderer,
+      noticeAfterMs: opts.outageNoticeMs ?? OUTAGE_NOTICE_AFTER_MS,
+      now,
+      log,
+    },
     cooldownUntil,
     timing: {
-      policy,
+      policy: { idleMs: intervalMs, activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs), jitter },
       intervalMs,
-      maxBackoffMs: maxBackoff,
+      maxBackoffMs: opts.maxBackoffMs ?? 15 * 60_000,
       jitter,
       random,
       ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
@@ -321,196 +301,48 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     emit,
   };
   const pollOnce = (ws: string, siteId: string) => pollSite(pollDeps, ws, siteId);
-
-  /**
-   * Poll every due site that is not already being polled (at most `concurrency` at once across
-   * ticks). Resolves when the polls it started have ended.
-   */
-  async function tick(onScanned?: () => void): Promise<void> {
-    const now = clock.now();
-    let due: Target[];
-    const handoff: Target[] = [];
-    try {
-      await membership.heartbeat(now);
-      const candidates: Target[] = [];
-      const listed = await targets.list();
-      for (const t of listed) {
-        if (inflight.has(t.key)) continue;
-        const st = t.st;
-        if (membership.isPreferred(t)) {
-          // Newly ours (a replica died or left): try it now, do not wait for its old delay.
-          if (st.notPreferred) {
-            st.notPreferred = false;
-            st.nextPollAt = Math.min(st.nextPollAt, now);
-          }
-          if (st.nextPollAt <= now) candidates.push(t);
-          continue;
-        }
-        // Another live replica is preferred for it: hand over the lease if we hold it.
-        st.notPreferred = true;
-        if (leases.holds(t.lease)) handoff.push(t);
-        // Preference changes only at a heartbeat: no need to look before the next one.
-        if (st.nextPollAt <= now) st.nextPollAt = now + membership.heartbeatMs;
-        st.leaseHeld = false;
-      }
-      // Watch health: the preferred sites' longest wait since they were last looked after.
-      let oldest = 0;
-      let mine = 0;
-      for (const t of listed) {
-        if (!membership.isPreferred(t)) continue;
-        mine++;
-        oldest = Math.max(oldest, now - (t.st.lastAttendedAt ?? t.st.trackedSince ?? now));
-      }
-      watchOldestPollAge.set(oldest / 1000);
-      watchSites.set(mine);
-      due = admit(candidates, now);
-      for (const t of due) inflight.add(t.key);
-      scanRetryAt = 0;
-    } catch (e) {
-      // The store cannot list the subscriptions (an outage): try again in a few seconds, not at
-      // the timer floor (which would log an error five times a second).
-      scanRetryAt = clock.now() + SCAN_RETRY_MS;
-      throw e;
-    } finally {
-      // The due sites are marked in flight: the scheduler may re-arm without picking them again.
-      onScanned?.();
-    }
-    await leases.handOver(handoff, log);
-    await Promise.all(
-      due.map(({ ws, site, key, st: status }) =>
-        pollLimit(async () => {
-          const reserved = estimate(status);
-          try {
-            const r = await pollOnce(ws, site);
-            // The cycle's real cost replaces the estimate reserved at admission.
-            // (A failed cycle keeps its reservation; a skipped one spent nothing.)
-            const spent = r.cycle ? r.cycle.calls : r.error ? reserved : 0;
-            budgetOf(ws).spend(spent - reserved, clock.now());
-            const st = siteStatus(ws, site);
-            if (r.skipped === 'lease') {
-              // Another replica holds it: look again soon, so a dead holder's sites move quickly.
-              st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
-              st.nextPollAt = clock.now() + st.lastDelayMs;
-            } else if (r.skipped) {
-              st.nextPollAt = clock.now() + jittered();
-              st.lastAttendedAt = clock.now();
-            }
-          } catch (err) {
-            log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
-            siteStatus(ws, site).nextPollAt = clock.now() + jittered();
-          } finally {
-            inflight.delete(key);
-          }
-        }),
-      ),
-    );
-  }
-
-  /** Calls a site's next cycle is expected to cost (its last cycle's; 2 for an idle site). */
-  function estimate(st: SiteStatus): number {
-    return Math.max(2, st.lastResult?.calls ?? 2);
-  }
-
-  /**
-   * Of the due sites, those that may poll now: not in a workspace's 429 cool-down, within the
-   * workspace's call budget (the estimate is reserved here). The others get a new due time. The
-   * order is shuffled per tick, so replicas racing for leases spread the sites between them.
-   */
-  function admit(due: Target[], now: number): Target[] {
-    for (let i = due.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      const t = due[i] as Target;
-      due[i] = due[j] as Target;
-      due[j] = t;
-    }
-    const out: Target[] = [];
-    for (const t of due) {
-      if (out.length >= maxPerTick) break; // the others stay due: the next tick takes them
-      const { ws, st } = t;
-      const cool = cooldownUntil.get(ws) ?? 0;
-      if (cool > now) {
-        st.nextPollAt = cool;
-        continue;
-      }
-      const est = estimate(st);
-      const wait = budgetOf(ws).waitFor(est, now);
-      if (wait > 0) {
-        st.nextPollAt = now + wait;
-        continue;
-      }
-      budgetOf(ws).spend(est, now);
-      out.push(t);
-    }
-    return out;
-  }
-
-  /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
-  const MIN_TIMER_MS = 200;
-  /** Wait before listing the subscriptions again after the store failed to. */
-  const SCAN_RETRY_MS = 5000;
-
-  /** Start a tick in the background (tracked for stop()) and re-arm when it ends. */
-  function launch(): void {
-    const t: Promise<void> = tick(() => schedule())
-      .catch((err) => log.error({ err }, 'watch tick failed'))
-      .finally(() => {
-        ticking.delete(t);
-        schedule();
-      });
-    ticking.add(t);
-  }
-
-  /**
-   * Arm the timer for the earliest site due that is not being polled. A tick does not hold the
-   * scheduler: a site whose deliveries are paced (1 message/s per channel) does not delay the
-   * polls of the others, and each finished tick re-arms with the sites' new due times.
-   */
-  function schedule(): void {
-    if (!running) return;
-    if (timer !== undefined) clock.clearTimer(timer);
-    let next = statuses.earliestDue(clock.now() + intervalMs, (k) => inflight.has(k));
-    // After a failed listing: exactly the retry time (not sooner, not an interval later).
-    if (scanRetryAt > 0) next = scanRetryAt;
-    timer = clock.setTimer(
-      () => {
-        timer = undefined;
-        if (!running) return;
-        launch(); // re-arms once its due sites are marked in flight
-      },
-      Math.max(MIN_TIMER_MS, next - clock.now()),
-    );
-  }
+  const scheduler = new Scheduler({
+    clock,
+    log,
+    membership,
+    targets,
+    statuses,
+    leases,
+    poll: pollOnce,
+    cooldownUntil,
+    intervalMs,
+    jitter,
+    random,
+    // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
+    // sites this replica is preferred for are retried (no store call for the others): keep it short.
+    leaseRetryMs: Math.max(250, Math.min(intervalMs, leaseTtl / 8)),
+    budgetPerMinute: opts.callBudgetPerMinute ?? 600,
+    concurrency,
+    maxPerTick: opts.maxSitesPerTick ?? concurrency * 8,
+  });
 
   return {
     subscriptions,
     outbox,
-    start() {
-      if (running) return;
-      running = true;
-      launch();
-    },
+    start: () => scheduler.start(),
     async stop() {
-      running = false;
-      if (timer !== undefined) clock.clearTimer(timer);
-      timer = undefined;
-      while (ticking.size > 0) await Promise.all([...ticking]);
+      await scheduler.stop();
       // Leave the membership: the others take this replica's sites at once.
       await membership.leave(log);
       await leases.releaseAll();
     },
     pollOnce,
-    tick,
+    tick: () => scheduler.tick(),
     drain: (ws, siteId) => deliverer.drain(ws, siteId),
     pauseChannel: (ws, channelId, code) => deliverer.pauseChannel(ws, channelId, code),
     async status() {
       const pending: Record<string, number> = {};
-      const wss = await subscriptions.workspaces();
-      for (const ws of wss) {
+      for (const ws of await subscriptions.workspaces()) {
         pending[ws] = await outbox.size(ws);
         await paused.reasonOf(ws);
       }
       return {
-        running,
+        running: scheduler.isRunning,
         holderId: opts.holderId,
         sites: [...statuses.values()].map((s) => ({ ...s })),
         pausedWorkspaces: paused.snapshot(),
@@ -528,14 +360,9 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     },
     wake(ws, siteId) {
       targets.drop();
-      const st = siteStatus(ws, siteId);
-      st.nextPollAt = Math.min(st.nextPollAt, clock.now());
-      if (running && !inflight.has(siteKey(ws, siteId))) schedule();
+      scheduler.wake(ws, siteId);
     },
     waits: waits ? { outbox: waits.outbox, completer: waits.completer } : undefined,
-    on(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    on,
   };
 }
