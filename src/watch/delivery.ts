@@ -19,10 +19,10 @@
  * the entry is deferred to the next drain, keeping order); 5xx/network retries with exponential
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
  * account_inactive, token_revoked, missing_scope, invalid_auth, a channel that does not let the app
- * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions
- * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug) are sent once more as plain text (delivery-errors.ts `withPlainTextRetry`: no blocks,
- * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
+ * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions with the reason and emit
+ * `subscription-paused`; other Slack rejections (invalid_blocks, msg_too_long: a rendering bug)
+ * are sent once more as plain text (delivery-errors.ts `withPlainTextRetry`: no blocks, the text
+ * cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
  */

@@ -7,10 +7,10 @@
  * (index.ts), like a channel subscription.
  * - Its site is watched while the wait is pending (the watcher lists the pending waits with the
  *   subscriptions), so the adaptive poller polls it fast while the job is in flight.
- * - The poll cycle that sees the job reach COMPLETED or ERROR (poller.ts `resolveJobWaits`) writes
- *   ONE durable item to the wait outbox (key = the execution id) BEFORE the site's poll state
- *   advances, exactly like a channel notification; a re-detection after a crash finds the same
- *   key (pending, or tombstoned once delivered) and adds nothing.
+ * - The poll cycle that sees the job reach COMPLETED or ERROR (cycle-waits.ts
+ *   `resolveJobWaits`) writes ONE durable item to the wait outbox (key = the execution id) BEFORE
+ *   the site's poll state advances, exactly like a channel notification; a re-detection after a
+ *   crash finds the same key (pending, or tombstoned once delivered) and adds nothing.
  * - Under the same site lease, after the cycle, the watcher checks the other waits of the site
  *   (a registration's stored report, through the port: no upstream call) and their deadlines (a
  *   timeout becomes the same kind of item, with a what / why / next message), then drains the

@@ -1,6 +1,6 @@
 /**
  * An outage is not silence: a site whose watermarking service has been unreachable or failing
- * (not a refused login, which pauses the workspace: index.ts `pauseWorkspace`) for longer than
+ * (not a refused login, which pauses the workspace: paused-workspaces.ts) for longer than
  * `noticeAfterMs` (WATCH_OUTAGE_NOTICE_MINUTES) tells each channel watching it, once, that its
  * notifications are delayed and why; when a poll succeeds again, the channels told hear, once,
  * that they resumed and what was caught up. The list of watches and the Home tab read the same record

@@ -21,7 +21,7 @@
  * or finished after it (e.g. one that ran entirely between the watch's creation and the first poll) is
  * announced in that first cycle (looking back at most FIRST_POLL_LOOKBACK_MS, 24 h).
  *
- * Every change is matched against each subscription by the job's own time (see buildIntents):
+ * Every change is matched against each subscription by the job's own time (see intents.ts `buildIntents`):
  * a subscription hears every change whose time is at or after its creation, in its very first
  * cycle too, whether the site was polled before or not. The comparison is at whole seconds (the
  * service's time resolution): a change stamped with the same second as the subscription's
