@@ -3,7 +3,7 @@
  * bot's, and what that means for the JWT lifetime and a watch's clock allowance) and the time
  * zone the watermarking API echoes. A change to how time is compared or advised lives here.
  */
-import { CLOCK_ALLOWANCE_MS } from '../../watch/poller.js';
+import { CLOCK_ALLOWANCE_MS } from '../../watch/intents.js';
 import { type DoctorCheck, jobSearch, type Probe } from './context.js';
 import { failureText, firstSite, notObserved } from './readings.js';
 

@@ -23,7 +23,7 @@ import {
   SiteNotConfiguredError,
 } from '../../../ops/workspace.js';
 import { StoreNewerDocumentError, StoreUnavailableError } from '../../../store/errors.js';
-import { classifyDeliveryError } from '../../../watch/delivery.js';
+import { classifyDeliveryError } from '../../../watch/delivery-errors.js';
 import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../../watch/limits.js';
 import { type Block, context, type Message, message, section } from '../blocks/blocks.js';
 import { code, esc, truncate } from '../blocks/mrkdwn.js';
