@@ -13,13 +13,10 @@ import { publishHome } from '../../src/slack/features/home/publish.js';
 import { required } from '../../src/slack/kit/commands/parse.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../src/slack/kit/context/context.js';
-import {
-  clearRoleCaches,
-  localStanding,
-  resolveStanding,
-  setRoleCheckBudgetMs,
-} from '../../src/slack/kit/context/roles.js';
 import { button, modal, registerInteractions } from '../../src/slack/kit/interactions/registry.js';
+import { setRoleCheckBudgetMs } from '../../src/slack/kit/roles/admission.js';
+import { clearRoleCaches } from '../../src/slack/kit/roles/slack-users.js';
+import { localStanding, resolveStanding } from '../../src/slack/kit/roles/standing.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;

@@ -6,15 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../src/slack/kit/context/context.js';
-import {
-  adminGateForView,
-  admitToModal,
-  localRole,
-  roleCacheSizes,
-  setRoleCheckBudgetMs,
-  USER_CACHE_MAX,
-  userInfo,
-} from '../../src/slack/kit/context/roles.js';
+import { adminGateForView, admitToModal, setRoleCheckBudgetMs } from '../../src/slack/kit/roles/admission.js';
+import { roleCacheSizes, USER_CACHE_MAX, userInfo } from '../../src/slack/kit/roles/slack-users.js';
+import { localRole } from '../../src/slack/kit/roles/standing.js';
 import { TtlLru } from '../../src/slack/kit/web/lru.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
