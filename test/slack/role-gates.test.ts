@@ -83,7 +83,7 @@ describe('admin-only modal submissions', () => {
       },
     });
     const { settingsModal } = await import('../../src/slack/features/settings/modal.js');
-    const { registerInteractions } = await import('../../src/slack/kit/interactions/registry.js');
+    const { registerInteractions } = await import('../../src/slack/kit/interactions/listeners.js');
     const { registry } = await import('../../src/slack/features/index.js');
     const cap = captureApp();
     registerInteractions(cap.app, deps, [settingsModal], registry);

@@ -20,7 +20,8 @@ import { type CommandEntry, CommandRegistry, type SlashCommand } from './command
 import { runSuggestion } from './commands/run-suggestion.js';
 import { registerSlashCommands } from './commands/slash.js';
 import { type HomeAction, homeActionsOf } from './interactions/home-actions.js';
-import { handles, type Interaction, registerInteractions } from './interactions/registry.js';
+import { registerInteractions } from './interactions/listeners.js';
+import { handles, type Interaction } from './interactions/registry.js';
 import { registerSteps, type StepDeclaration } from './interactions/steps.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './runtime/notify-render.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './runtime/watch-render.js';
