@@ -555,6 +555,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
           check: () => ({ ok: undefined }),
           async submit(ctx) {
             submitted.push(await ctx.role());
+            return undefined;
           },
         }),
       ],
@@ -630,6 +631,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
             check: () => ({ ok: undefined }),
             async submit(ctx) {
               submitted.push(`${ctx.workspace} ${await ctx.standing()}`);
+              return undefined;
             },
           }),
         ],

@@ -1,23 +1,17 @@
 /**
  * A modal submission, run: acked exactly once (inline errors, the pending view, or empty), the
  * metadata read and its workspace checked, the form's own checks, the role (guests barred before
- * the checks, the admin gate after them), then the feature's `submit`; a submit that throws
- * while the pending view shows brings the form back with the failure on top. The steps are described with the declarations in ./registry.ts.
+ * the checks, the admin gate after them), then the feature's `submit`, whose outcome
+ * ./submit-outcome.ts shows. The steps are described with the declarations in ./registry.ts.
  */
-
-import type { ViewOutput } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { commandsTotal } from '../../../metrics.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import type { AppDeps } from '../../deps.js';
-import { LIMITS, modal as modalView } from '../blocks/blocks.js';
+import { LIMITS } from '../blocks/blocks.js';
 import { neutralise, truncate } from '../blocks/mrkdwn.js';
 import type { CommandRegistry } from '../commands/registry.js';
-import type { CommandContext } from '../context/context.js';
-import { errorBlocks } from '../context/errors.js';
-import { errorOptions, logError, respondError, viewContext } from '../context/support.js';
+import { viewContext } from '../context/support.js';
 import { adminGateForView, barredAtSubmit } from '../roles/admission.js';
-import { formAgain } from './form-again.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import {
   type AnyBody,
@@ -28,6 +22,7 @@ import {
   sameWorkspace,
   tagOf,
 } from './registry.js';
+import { showFailure, showSubmitOutcome } from './submit-outcome.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt's view ack is a union of AckFn types
 type ViewAck = (r?: any) => Promise<void>;
@@ -58,6 +53,7 @@ export async function runModal(
   const barred = barredAtSubmit(ctx, { what: `submit ${spec.name}`, action: spec.name });
   // The modal shows a "Saving…" view (the gate's or the ack's) while `submit` runs.
   let pendingShown = false;
+  const scene = () => ({ ctx, client, view, pendingShown, failure: spec.failure });
   try {
     if (!(await barred.before(ack))) {
       outcome = 'refused';
@@ -128,7 +124,15 @@ export async function runModal(
       return;
     }
     pendingShown = shown;
-    await spec.submit(ctx, m, d, { view, body, context: args.context, client, gated, registry });
+    const result = await spec.submit(ctx, m, d, {
+      view,
+      body,
+      context: args.context,
+      client,
+      gated,
+      registry,
+    });
+    outcome = await showSubmitOutcome(scene(), result);
   } catch (e) {
     outcome = 'error';
     // The store down before the ack: the form stays open with what the user typed and the reason
@@ -144,36 +148,9 @@ export async function runModal(
     }
     // Never leave Slack waiting: an error before the ack closes the modal, then the user is told.
     if (!acked) await ack().catch(() => undefined);
-    // A submit that threw while "Saving…" shows: the form comes back with what was entered and
-    // the failure on top (left on "Saving…" the user would wait for nothing); else a reply.
-    if (pendingShown && (await showFormAgain(ctx, client, view, spec.failure, e))) return;
-    await respondError(ctx, spec.failure, e);
+    // A submit that threw: as `{ again }` (the form again while "Saving…" shows, else a reply).
+    await showFailure(scene(), { error: e });
   } finally {
     commandsTotal.inc({ command: spec.metric ?? `modal:${spec.name}`, outcome });
   }
-}
-
-/**
- * The submitted form again, with the failure of `what` on top (or the failure alone when the form
- * cannot be given back); false when Slack would not take it (the caller replies instead).
- */
-async function showFormAgain(
-  ctx: CommandContext,
-  client: WebClient,
-  view: ViewOutput,
-  what: string,
-  err: unknown,
-): Promise<boolean> {
-  const opts = await errorOptions(ctx);
-  logError(ctx, what, err, opts);
-  const failure = errorBlocks(what, err, opts);
-  const title = typeof view.title?.text === 'string' ? view.title.text : 'Error';
-  const next = formAgain(view, failure) ?? modalView(`${view.callback_id}_failed`, title, failure);
-  return client.views.update({ view_id: view.id, view: next }).then(
-    () => true,
-    (x: unknown) => {
-      ctx.logger.warn({ err: x, refId: ctx.refId }, 'could not show the failed form again');
-      return false;
-    },
-  );
 }

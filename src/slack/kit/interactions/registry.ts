@@ -24,8 +24,10 @@
  *    store (a lease, shared by replicas) before its upstream write; a second click while the
  *    claim holds is told it is already done. A failed run releases the claim (a retry may act).
  *    If the store cannot be reached the click is refused with the error model (no claim, no write).
- * 6. Errors: anything the handler throws is answered with the what / why / next model
- *    (../context/errors.ts) and logged with the reference id; never thrown to Bolt.
+ * 6. Outcome: a submission returns what it ended in (`SubmitOutcome`) and the kit shows it (the
+ *    view, the form again on failure, the reply). Anything a handler throws is answered with the
+ *    what / why / next model (../context/errors.ts) and logged with the reference id; never thrown
+ *    to Bolt.
  * 7. Metrics: drmchatops_commands_total{command="button:<name>" | "modal:<name>", outcome}.
  * 8. Home: `changesHome: true` makes the Home tab refresh after the request (see ../features.ts).
  */
@@ -172,10 +174,59 @@ export interface ModalSpec<M, D> extends Common<M> {
   gate?: (m: M, d: D) => { block: string; what: string; action: string; pending: ModalView };
   /** The view shown at the ack (`response_action: 'update'`); undefined closes the modal. */
   ackView?: (m: M, d: D) => ModalView | undefined;
-  /** "Couldn't …" line when submit throws (it normally shows its own outcome in the view). */
+  /**
+   * "Couldn't …" line of a failed submission: `submit` threw, or returned `{ again }` without its
+   * own `what`.
+   */
   failure: string;
-  submit(ctx: CommandContext, m: M, d: D, a: SubmitArgs): Promise<void>;
+  /** Runs after the ack (and the checks); returns what the kit shows (see `SubmitOutcome`). */
+  submit(ctx: CommandContext, m: M, d: D, a: SubmitArgs): Promise<SubmitOutcome>;
 }
+
+/**
+ * A reply to the user from a submission: through the response_url of the message the form was
+ * opened from (kept in the form's metadata; `replace` rewrites that message), else ephemeral in
+ * the conversation or the DM (`replyFromModal`).
+ */
+export interface SubmitReply {
+  message: Message;
+  responseUrl?: string | undefined;
+  replace?: boolean;
+  /** The message `responseUrl` rewrites is read by everyone in this channel (`ButtonArgs.inChannel`). */
+  inChannel?: string | undefined;
+}
+
+/** A submission that failed after the ack: the form comes back, to be submitted again. */
+export interface FormFailure {
+  /** What went wrong: logged with the reference id (`logError`). */
+  error: unknown;
+  /** "Couldn't …" (default: the declaration's `failure`). */
+  what?: string;
+  /**
+   * The feature's own form with the failure in it (e.g. typed secrets never shown back). Default:
+   * the submitted form with what was entered and the failure (what / why / next) on top
+   * (./form-again.ts), or the failure alone when the form cannot be given back.
+   */
+  view?: ModalView;
+}
+
+/**
+ * What a submission ended in. The kit shows it, so no form forgets a step (after the ack the modal
+ * shows the pending view, `ackView` or the gate's, or it was closed):
+ * - `{ view, reply }`: the outcome in the modal (views.update). A view Slack will not take is sent
+ *   to the user as a message instead (its sections, cut to a message's 50 blocks): never lost.
+ *   Then `reply`, when given (e.g. the card the form was opened from, rewritten).
+ * - `{ again }`: the failure (see `FormFailure`); when Slack will not take the form, the failure
+ *   is replied instead. A `submit` that throws gets the same with the declaration's `failure`.
+ * - `{ reply, closing }`: the outcome as a message (`reply`), then, when the modal still shows a
+ *   pending view, `closing` ends it (a short line); either may be absent.
+ * - `undefined`: nothing more to show (the view shown at the ack says it all).
+ */
+export type SubmitOutcome =
+  | { view: ModalView; reply?: SubmitReply }
+  | { again: FormFailure }
+  | { reply?: SubmitReply; closing?: ModalView }
+  | undefined;
 
 export type ButtonInteraction = ButtonSpec<unknown> & { kind: 'button' };
 export type ModalInteraction = ModalSpec<unknown, unknown> & { kind: 'modal' };
