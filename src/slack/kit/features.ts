@@ -1,6 +1,6 @@
 /**
  * A feature is a folder under src/slack/features/ that exports one `Feature`: its commands, its
- * buttons and modals (./interactions.ts), its events, and what the background runtimes take from
+ * buttons and modals (./interactions/registry.ts), its events, and what the background runtimes take from
  * it (renderers, ports, the Home refresh). src/slack/features/index.ts lists them in ONE ordered
  * list; that order is the order of help and of the README's command table. Nothing registers itself
  * on import: `registerFeatures` wires the list to Bolt, `commandRegistry` builds the registry from

@@ -119,7 +119,7 @@ export interface ButtonSpec<V> extends Common<V> {
   refusal?: (v: V, target?: CommandTarget) => { what: string; action: string; title?: string };
   /**
    * The handler opens a modal: the user check (guests, admin role) waits only briefly, then a
-   * "Checking…" modal holds the trigger id (see `admit` in ./roles.ts).
+   * "Checking…" modal holds the trigger id (see `admit` in ../roles/admission.ts).
    */
   opensModal?: boolean;
   /**

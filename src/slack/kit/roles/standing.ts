@@ -27,7 +27,13 @@ import { configAdminIds, type GuestAccess } from '../../../config.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import type { Role, Standing } from '../context/types.js';
-import { cachedGroupMembers, cachedUserInfo, groupMembers, userInfo } from './slack-users.js';
+import {
+  cachedGroupMembers,
+  cachedUserInfo,
+  groupMembers,
+  type SlackUserInfo,
+  userInfo,
+} from './slack-users.js';
 
 /**
  * Why a user may not use the bot at all (GUEST_ACCESS=none): a guest, a user Slack does not know
@@ -57,7 +63,7 @@ export function guestAccess(config: { guestAccess?: GuestAccess }): GuestAccess 
  *      user the process has never seen is a member for this request (never an admin). Refusing
  *      them would lock every member out whenever users.info is rate-limited or down, and the
  *      admin-only actions stay closed;
- * 3. a user of another organisation (Slack Connect, see the file header): `external` with
+ * 3. a user of another organisation (Slack Connect, recognised in ./slack-users.ts): `external` with
  *    GUEST_ACCESS=none, else `member` (their `is_admin` / `is_owner` / `is_restricted` describe
  *    their own organisation: never an admin here through Slack or the admin user group);
  * 4. a guest: `guest` with GUEST_ACCESS=none, else `member` (never admin through Slack or the
@@ -70,20 +76,43 @@ export async function resolveStanding(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<Standing> {
+  const s = await standingFrom(deps, workspace, userId, {
+    user: () => userInfo(deps, client, workspace, userId),
+    group: (groupId) => groupMembers(deps, client, workspace, groupId),
+  });
+  // Slack was asked: every fact is known (a failed call answers too, see userInfo / groupMembers).
+  return s ?? 'member';
+}
+
+/** Where the facts of the rule come from: Slack (asked, cached), or the caches only. */
+interface Facts {
+  /** users.info; undefined: not known without asking Slack. */
+  user(): Promise<SlackUserInfo | undefined>;
+  /** The members of a user group; undefined: not known without asking Slack. */
+  group(groupId: string): Promise<Set<string> | undefined>;
+}
+
+/** The rule of `resolveStanding`, on `facts`; undefined when a fact it needs is not known. */
+async function standingFrom(
+  deps: AppDeps,
+  workspace: WorkspaceKey,
+  userId: string,
+  facts: Facts,
+): Promise<Standing | undefined> {
   if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
   const settings = await deps.store.settings.get(workspace);
   if (settings.adminUserIds.includes(userId)) return 'admin';
-  const info = await userInfo(deps, client, workspace, userId);
+  const info = await facts.user();
+  if (!info) return undefined;
   const barGuests = guestAccess(deps.config) === 'none';
   if (info.lookupFailed === 'unknown-user' && barGuests) return 'unverified';
   if (info.external) return barGuests ? 'external' : 'member';
   if (info.isGuest) return barGuests ? 'guest' : 'member';
   if (info.isAdmin || info.isOwner) return 'admin';
-  if (settings.adminUsergroupId) {
-    const members = await groupMembers(deps, client, workspace, settings.adminUsergroupId);
-    if (members.has(userId)) return 'admin';
-  }
-  return 'member';
+  if (!settings.adminUsergroupId) return 'member';
+  const members = await facts.group(settings.adminUsergroupId);
+  if (!members) return undefined;
+  return members.has(userId) ? 'admin' : 'member';
 }
 
 /** The user's role in the workspace (a barred user is not an admin). */
@@ -120,20 +149,11 @@ export async function localStanding(
   workspace: WorkspaceKey,
   userId: string,
 ): Promise<Standing | undefined> {
-  if (configAdminIds(deps.config, workspace).includes(userId)) return 'admin';
-  const settings = await deps.store.settings.get(workspace);
-  if (settings.adminUserIds.includes(userId)) return 'admin';
   // A failed users.info is never cached: unknown here, asked again by the caller.
-  const info = cachedUserInfo(deps, workspace, userId);
-  if (!info) return undefined;
-  const barGuests = guestAccess(deps.config) === 'none';
-  if (info.external) return barGuests ? 'external' : 'member';
-  if (info.isGuest) return barGuests ? 'guest' : 'member';
-  if (info.isAdmin || info.isOwner) return 'admin';
-  if (!settings.adminUsergroupId) return 'member';
-  const members = cachedGroupMembers(deps, workspace, settings.adminUsergroupId);
-  if (!members) return undefined;
-  return members.has(userId) ? 'admin' : 'member';
+  return standingFrom(deps, workspace, userId, {
+    user: async () => cachedUserInfo(deps, workspace, userId),
+    group: async (groupId) => cachedGroupMembers(deps, workspace, groupId),
+  });
 }
 
 /**
