@@ -209,7 +209,7 @@ export const registerFormModal = modal<FormMeta, FormData>({
         const problem = registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id));
         return known
           ? { view: problem }
-          : { again: { error: e, what: "Couldn't read the file", view: problem } };
+          : { again: { error: e, what: "Couldn't read the uploaded file", view: problem } };
       }
     }
     return planOutcome(deps, ctx, draft);
