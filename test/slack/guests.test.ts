@@ -13,13 +13,11 @@ import { publishHome } from '../../src/slack/features/home/publish.js';
 import { required } from '../../src/slack/kit/commands/parse.js';
 import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../src/slack/kit/context/context.js';
-import {
-  clearRoleCaches,
-  localStanding,
-  resolveStanding,
-  setRoleCheckBudgetMs,
-} from '../../src/slack/kit/context/roles.js';
-import { button, modal, registerInteractions } from '../../src/slack/kit/interactions/registry.js';
+import { registerInteractions } from '../../src/slack/kit/interactions/listeners.js';
+import { button, modal } from '../../src/slack/kit/interactions/registry.js';
+import { setRoleCheckBudgetMs } from '../../src/slack/kit/roles/admission.js';
+import { clearRoleCaches } from '../../src/slack/kit/roles/slack-users.js';
+import { localStanding, resolveStanding } from '../../src/slack/kit/roles/standing.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from './guarantees/support.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
@@ -557,6 +555,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
           check: () => ({ ok: undefined }),
           async submit(ctx) {
             submitted.push(await ctx.role());
+            return undefined;
           },
         }),
       ],
@@ -632,6 +631,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
             check: () => ({ ok: undefined }),
             async submit(ctx) {
               submitted.push(`${ctx.workspace} ${await ctx.standing()}`);
+              return undefined;
             },
           }),
         ],

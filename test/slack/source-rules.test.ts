@@ -62,7 +62,9 @@ describe('the Slack layer', () => {
 
   it('checks a Service API site id with one schema (shared/svc/values.ts siteIdValue)', () => {
     expect(
-      files.filter((f) => f.path !== 'shared/svc/values.ts' && /\bSITE_ID_RE\b/.test(f.code)).map((f) => f.path),
+      files
+        .filter((f) => f.path !== 'shared/svc/values.ts' && /\bSITE_ID_RE\b/.test(f.code))
+        .map((f) => f.path),
     ).toEqual([]);
   });
 
