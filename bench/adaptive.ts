@@ -16,7 +16,7 @@ import { startEmulator } from '../dev/emulator/index.js';
 import type { EmulatorHandle } from '../dev/emulator/types.js';
 import { createApi } from '../src/api/index.js';
 import type { WorkspaceCredentials } from '../src/api/types.js';
-import { watchWords } from '../src/slack/kit/paused-reason.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import { createStore } from '../src/store/index.js';
 import { FakeClock, systemClock } from '../src/watch/clock.js';
 import { createWatcher, type Watcher } from '../src/watch/index.js';

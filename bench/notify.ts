@@ -20,7 +20,7 @@
 import type { ApiFactory, WatermarkingClient } from '../src/api/types.js';
 import { loadCredentials } from '../src/ops/workspace.js';
 import { blockRenderer } from '../src/slack/features/watch/render-card.js';
-import { watchWords } from '../src/slack/kit/paused-reason.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import { createPosterFactory } from '../src/slack/poster.js';
 import { createWatcher } from '../src/watch/index.js';
 import { startTestBot } from '../test/harness/index.js';

@@ -3,7 +3,7 @@
  * what figures 2 and 3 measure) and a watcher wired to the emulator with a virtual clock.
  */
 import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
-import { watchWords } from '../src/slack/kit/paused-reason.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import type { Store } from '../src/store/types.js';
 import { createWatcher, type Watcher, type WatcherOptions } from '../src/watch/index.js';
 import { plainRenderer } from '../src/watch/render.js';

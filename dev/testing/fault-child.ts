@@ -37,7 +37,7 @@ import {
   runRegistration,
 } from '../../src/ops/watermarking/registration/run.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
-import { watchWords } from '../../src/slack/kit/paused-reason.js';
+import { watchWords } from '../../src/slack/kit/blocks/paused-reason.js';
 import { createPoster } from '../../src/slack/poster.js';
 import { createStore } from '../../src/store/index.js';
 import { createWatcher } from '../../src/watch/index.js';

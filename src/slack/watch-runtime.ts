@@ -47,8 +47,8 @@ import {
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import type { Message } from './kit/blocks/blocks.js';
+import { watchWords } from './kit/blocks/paused-reason.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
-import { watchWords } from './kit/paused-reason.js';
 import { registerChannelPauser, registerWatcherHooks } from './kit/runtime/hooks.js';
 import { onUninstall } from './lifecycle.js';
 import { createPosterFactory, type PosterFactory } from './poster.js';

@@ -5,7 +5,7 @@
  * after poll. The watcher with the real Slack poster and the fake Slack over loopback.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { pausedReason } from '../../src/slack/kit/paused-reason.js';
+import { pausedReason } from '../../src/slack/kit/blocks/paused-reason.js';
 import { SITE, startWatchRig, subscribeAll, type WatchRig } from '../faults/support/watch.js';
 
 let rig: WatchRig | undefined;

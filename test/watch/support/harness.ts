@@ -9,7 +9,7 @@ import { startEmulator } from '../../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
-import { watchWords } from '../../../src/slack/kit/paused-reason.js';
+import { watchWords } from '../../../src/slack/kit/blocks/paused-reason.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { FakeClock } from '../../../src/watch/clock.js';

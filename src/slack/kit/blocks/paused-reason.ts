@@ -8,9 +8,9 @@
  * options (`WatcherOptions.words`, `NotifierOptions.pausedReason`) from the runtimes here; the
  * step that resumes is a `NextStep` (src/next-step.ts), worded by `nextStepClause`.
  */
-import type { NextStep } from '../../next-step.js';
-import { SHARED_CHANNEL, type WatchWords } from '../../watch/types.js';
-import { nextStepClause, nextStepCommand } from './blocks/next-step.js';
+import type { NextStep } from '../../../next-step.js';
+import { SHARED_CHANNEL, type WatchWords } from '../../../watch/types.js';
+import { nextStepClause, nextStepCommand } from './next-step.js';
 
 /**
  * User-facing reason for a paused subscription: what happened (Slack's refusal `code`) and how to
