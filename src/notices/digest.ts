@@ -24,7 +24,7 @@ import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
 import { dayIn, utcDay, zonedTimeToEpoch } from '../time.js';
-import { readLicenseWindow } from './license-alerts.js';
+import { readLicenseWindow } from './license-window.js';
 import {
   type DeliverResult,
   type NoticeEntry,

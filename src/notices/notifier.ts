@@ -44,6 +44,8 @@ import type { Store } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
 import type { ChannelPacer } from '../watch/pacer.js';
 import type { Clock, PausedReason } from '../watch/types.js';
+import { alertHandlers } from './alert-delivery.js';
+import { AlertSubscriptions } from './alert-subscriptions.js';
 import {
   composeDigest,
   type DigestPayload,
@@ -51,7 +53,8 @@ import {
   digestHandler,
   scheduleDigests,
 } from './digest.js';
-import { AlertSubscriptions, alertHandlers, pollAlerts, type WindowReadOptions } from './license-alerts.js';
+import { pollAlerts } from './license-alerts.js';
+import type { WindowReadOptions } from './license-window.js';
 import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './outbox.js';
 import { pollRequests, RequestTracker, requestOutcomeHandler } from './requests.js';
 import type { Digest, NotifyEvent, NotifyPorts } from './types.js';

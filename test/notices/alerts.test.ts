@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { type Notifier, notifyPolls } from '../../src/notices/notifier.js';
 import { noticesTotal } from '../../src/notices/outbox.js';
 import type { AlertSubscription, LicenseAlert } from '../../src/notices/types.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/notices/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/notices/types.js';
 import { digestMessage } from '../../src/slack/features/digest/render.js';
