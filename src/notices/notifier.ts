@@ -46,13 +46,9 @@ import type { ChannelPacer } from '../watch/pacer.js';
 import type { Clock, PausedReason } from '../watch/types.js';
 import { alertHandlers } from './alert-delivery.js';
 import { AlertSubscriptions } from './alert-subscriptions.js';
-import {
-  composeDigest,
-  type DigestPayload,
-  DigestSchedules,
-  digestHandler,
-  scheduleDigests,
-} from './digest.js';
+import { type DigestPayload, digestHandler, scheduleDigests } from './digest.js';
+import { composeDigest } from './digest-compose.js';
+import { DigestSchedules } from './digest-schedules.js';
 import { pollAlerts } from './license-alerts.js';
 import type { WindowReadOptions } from './license-window.js';
 import { NoticeDeliverer, type NoticeDrainResult, NoticeOutbox } from './outbox.js';

@@ -4,7 +4,7 @@
  */
 
 import { AlertSubscriptions } from '../notices/alert-subscriptions.js';
-import { DigestSchedules, nextOccurrence } from '../notices/digest.js';
+import { DigestSchedules, nextOccurrence } from '../notices/digest-schedules.js';
 import { RequestTracker, type TrackedRequest } from '../notices/requests.js';
 import type { AlertSubscription, DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';

@@ -25,7 +25,7 @@ import { createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
 import { alertKey } from '../../src/notices/alert-state.js';
 import { AlertSubscriptions, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
-import { DigestSchedules, digestScheduleId } from '../../src/notices/digest.js';
+import { DigestSchedules, digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { AlertSubscription } from '../../src/notices/types.js';
 import {
   attachRequestCard,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
-import { digestScheduleId } from '../../src/notices/digest.js';
+import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import { requestChangeTracked } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
-import { digestScheduleId } from '../../src/notices/digest.js';
+import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { crashStore } from '../watch/support/crash-store.js';
 import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';

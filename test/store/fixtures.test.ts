@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertSubscriptions } from '../../src/notices/alert-subscriptions.js';
-import { DigestSchedules } from '../../src/notices/digest.js';
+import { DigestSchedules } from '../../src/notices/digest-schedules.js';
 import { RequestTracker } from '../../src/notices/requests.js';
 import { runMigrations } from '../../src/store/index.js';
 import { appliedMigrations } from '../../src/store/migrations.js';
