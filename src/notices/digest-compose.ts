@@ -9,6 +9,7 @@ import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.j
 import { isApiError, isPerItemRefusal, unreadLatestOf } from '../api/errors.js';
 import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
+import type { NextStep } from '../next-step.js';
 import { utcDay } from '../time.js';
 import { DAY_MS } from './digest-schedules.js';
 import { readLicenseWindow } from './license-window.js';
@@ -42,21 +43,35 @@ export interface ComposeInput {
   alertRatioPct?: Record<string, number>;
 }
 
-function errorText(what: string, e: unknown): string {
+/** A section that could not be read: why, and that posting the digest again is the next step. */
+function readFailure(what: string, e: unknown): { ok: false; error: string; next: NextStep } {
   const why = isApiError(e) ? e.message : 'an unexpected error';
-  return `${what} could not be read (${why.slice(0, 200)}). Run /dwm digest now to try again.`;
+  return {
+    ok: false,
+    error: `${what} could not be read (${why.slice(0, 200)}).`,
+    next: { do: 'digest-now' },
+  };
 }
 
 async function section<T>(what: string, fn: () => Promise<T>): Promise<Section<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
-    return { ok: false, error: errorText(what, e) };
+    return readFailure(what, e);
   }
 }
 
-const SETUP_WM = 'No Watermarking API credentials are configured: an admin can add them with /dwm setup.';
-const SETUP_SVC = 'No Service API credentials are configured: an admin can add them with /dwm setup.';
+/** A section of an API whose credentials are not saved: an admin saving them is the next step. */
+const SETUP_WM = {
+  ok: false,
+  error: 'No Watermarking API credentials are configured',
+  next: { do: 'setup' },
+} as const satisfies Section<never>;
+const SETUP_SVC = {
+  ok: false,
+  error: 'No Service API credentials are configured',
+  next: { do: 'setup' },
+} as const satisfies Section<never>;
 
 /** Read everything the digest shows for the 24 h before `now`. Never throws: a section says why. */
 export async function composeDigest(input: ComposeInput): Promise<Digest> {
@@ -78,7 +93,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
     Promise.all(input.siteIds.map((siteId) => limit(() => fn(siteId))));
 
   const jobsP: Promise<Section<DigestJobs>> = !wm
-    ? Promise.resolve({ ok: false, error: SETUP_WM })
+    ? Promise.resolve(SETUP_WM)
     : section('The jobs', async () => {
         const byStatus: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
         const perSiteJobs: DigestJobs['perSite'] = [];
@@ -130,7 +145,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
       });
 
   const registrationsP: Promise<Section<DigestRegistrations>> = !wm
-    ? Promise.resolve({ ok: false, error: SETUP_WM })
+    ? Promise.resolve(SETUP_WM)
     : section('The recipient registrations', async () => {
         let truncated = false;
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
@@ -152,7 +167,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
       });
 
   const licensesP: Promise<Section<DigestLicenses>> = !svc
-    ? Promise.resolve({ ok: false, error: SETUP_SVC })
+    ? Promise.resolve(SETUP_SVC)
     : section('The license counts', async () => ({
         perSite: await perSite(async (siteId) => {
           const read = await readLicenseWindow(svc, siteId, fromMs, toMs, {
@@ -166,7 +181,7 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
 
   const pendingUnread: DigestUnreadRequest[] = [];
   const pendingP: Promise<Section<DigestPendingRequest[]>> = !svc
-    ? Promise.resolve({ ok: false, error: SETUP_SVC })
+    ? Promise.resolve(SETUP_SVC)
     : section('The pending plan requests', async () => {
         const bySite = await perSite(async (siteId) => {
           const out: DigestPendingRequest[] = [];

@@ -11,6 +11,7 @@
  * (a `notify-paused` event tells its creator), anything else drops the notice and logs it.
  */
 import type { RequestStatusCode, ServiceCode } from '../api/codes.js';
+import type { NextStep } from '../next-step.js';
 
 // ---------------------------------------------------------------------------------------------
 // Request outcomes
@@ -166,8 +167,12 @@ export interface DigestSchedule {
   paused?: { reason: string; code: string; at: string };
 }
 
-/** A section that could not be read says why instead of failing the whole digest. */
-export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
+/**
+ * A section that could not be read says why instead of failing the whole digest: `error` is the
+ * reason, `next` what to do about it (worded by the Slack layer). A digest stored before `next`
+ * holds the whole sentence, the next step included, in `error`.
+ */
+export type Section<T> = { ok: true; value: T } | { ok: false; error: string; next?: NextStep };
 
 export interface DigestFailedJob {
   siteId: string;

@@ -290,7 +290,15 @@ describe('daily digest against the emulator', () => {
     await runUntil(n, DUE + 60_000);
     const d = digests()[0]?.body as Digest;
     expect(d.jobs.ok).toBe(true);
-    expect(d.licenses).toEqual({ ok: false, error: expect.stringContaining('/dwm setup') });
+    expect(d.licenses).toEqual({
+      ok: false,
+      error: 'No Service API credentials are configured',
+      next: { do: 'setup' },
+    });
+    // The channel reads the same words as ever (the Slack layer names the command).
+    expect(JSON.stringify(digestMessage(d))).toContain(
+      'No Service API credentials are configured: an admin can add them with /dwm setup.',
+    );
     expect(d.pendingRequests.ok).toBe(false);
   });
 
