@@ -15,7 +15,7 @@ import type { AlertSubscription, AlertThresholds } from './types.js';
 export const ALERT_SUBS_NS = 'notify-alert-subs';
 export const ALERT_STATE_NS = 'notify-alert-state';
 
-/** Defaults of `/drm alerts watch` (issue: 20 %, 20 requests, 15 minutes). */
+/** Defaults of a channel's alert subscription (issue: 20 %, 20 requests, 15 minutes). */
 export const ALERT_DEFAULTS: Readonly<AlertThresholds> = { ratioPct: 20, minRequests: 20, windowMinutes: 15 };
 /** Bounds accepted for the thresholds. */
 export const ALERT_LIMITS = {

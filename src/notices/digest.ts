@@ -38,7 +38,7 @@ export interface DigestPayload {
   late?: boolean;
   missedDays?: string[];
   missedMore?: number;
-  /** /dwm digest now: who asked. */
+  /** A digest asked for now (not scheduled): who asked. */
   requestedBy?: string;
   /** Filled once, before the post (a retry posts the same content). */
   digest?: Digest;
@@ -130,7 +130,7 @@ export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
     },
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = digestPayloadSchema.parse(entry.payload) as unknown as DigestPayload;
-      // A scheduled digest whose schedule was stopped (`/dwm digest off`) while it waited is not
+      // A scheduled digest whose schedule was stopped (the digest turned off) while it waited is not
       // posted (checked before composing and again before the post; a post already sent stays).
       const stopped = async () =>
         p.day !== undefined &&

@@ -55,7 +55,7 @@ class PageCapReached extends Error {}
  *   of reading every older page), then pages in order until one starts after the window;
  *   unknown (all times equal, or none): every page until a short one.
  * - When the cap stops the read before the window is covered, `truncated` says so: the counts
- *   are a floor, and `/drm alerts` says "window not fully read" instead of a silent 0 of 0.
+ *   are a floor, and the alerts list says "window not fully read" instead of a silent 0 of 0.
  */
 export async function readLicenseWindow(
   client: ServiceClient,

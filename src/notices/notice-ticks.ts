@@ -171,7 +171,7 @@ export async function pollAlertsOf(
   try {
     const creds = await d.credentials(ws);
     // No Service API credentials, or the site left the workspace's configuration: no call
-    // (the subscription stays; `/drm alerts` shows it, `/drm alerts stop` removes it).
+    // (the subscription stays; the channel's alerts list shows it, stopping the alerts removes it).
     if (!creds?.service || !creds.siteIds.includes(siteId)) {
       d.targets.polled(k, start);
       return false;

@@ -102,7 +102,7 @@ export interface Notifier {
   stop(): Promise<void>;
   /** One scheduler pass (what the timer runs). */
   tick(): Promise<NotifierTickResult>;
-  /** Deliver a workspace's pending notices now (after /dwm digest now, a cancel through the bot). */
+  /** Deliver a workspace's pending notices now (after a digest asked for now, a cancel through the bot). */
   drain(ws: string): Promise<NoticeDrainResult | undefined>;
   /** Ask for a drain soon, without waiting (for command handlers that must ack fast). */
   kick(ws: string): void;

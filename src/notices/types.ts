@@ -231,16 +231,16 @@ export interface Digest {
   /** The workspace (its failed jobs' Details buttons name it); absent in digests stored before it. */
   workspace?: string;
   /**
-   * The channel's license-alert ratio per site, in percent (`/drm alerts watch`): a site's license
+   * The channel's license-alert ratio per site, in percent (the channel's alert subscription): a site's license
    * line is red only past it (the digest's default below, when the channel has no alert).
    */
   alertRatioPct?: Record<string, number>;
   /** The window: the 24 h before `toMs`. */
   fromMs: number;
   toMs: number;
-  /** Zone to show times in (the schedule's; for /dwm digest now the invoker's). */
+  /** Zone to show times in (the schedule's; for a digest asked for now the invoker's). */
   zone: string;
-  /** Scheduled occurrence (epoch ms) and its local day; absent for /dwm digest now. */
+  /** Scheduled occurrence (epoch ms) and its local day; absent for a digest asked for now. */
   scheduledFor?: number;
   day?: string;
   /** Set when posted late: what happened (bot not running at the scheduled time...). */
