@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
 import { isApiError, isPerItemRefusal, unreadLatestOf } from '../api/errors.js';
 import { PageWalk } from '../api/paging.js';
-import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
+import type { Job, ServiceClient, WatermarkingClient, WmPage } from '../api/types.js';
 import type { NextStep } from '../next-step.js';
 import { utcDay } from '../time.js';
 import { DAY_MS } from './digest-schedules.js';
@@ -61,6 +61,26 @@ async function section<T>(what: string, fn: () => Promise<T>): Promise<Section<T
   }
 }
 
+/**
+ * Every item of a list's pages, page after page until the list ends (items an earlier page
+ * returned are skipped) or `maxPages` pages were read: `capped` then says the list was cut.
+ */
+async function readDatedList<T>(
+  maxPages: number,
+  readPage: (pageIndex: number) => Promise<WmPage<T>>,
+  idOf: (item: T) => unknown,
+): Promise<{ items: T[]; capped: boolean }> {
+  const items: T[] = [];
+  const walk = new PageWalk();
+  for (let page = 1; ; page++) {
+    if (page > maxPages) return { items, capped: true };
+    const p = await readPage(page);
+    const fresh = walk.fresh(p.items, idOf);
+    items.push(...fresh);
+    if (!walk.next(p, fresh.length)) return { items, capped: false };
+  }
+}
+
 /** A section of an API whose credentials are not saved: an admin saving them is the next step. */
 const SETUP_WM = {
   ok: false,
@@ -101,18 +121,13 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
         let truncated = false;
         const reads = await perSite(async (siteId) => {
           const site: Record<string, number> = Object.fromEntries(JOB_STATUS_CODES.map((c) => [c, 0]));
-          const jobs: Job[] = [];
-          const walk = new PageWalk();
-          for (let page = 1; ; page++) {
-            if (page > maxPages) {
-              truncated = true;
-              break;
-            }
-            const p = await wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            const fresh = walk.fresh(p.items, (j) => j.jobId);
-            for (const j of fresh) if (inWindow(j.regTime.epochMs)) jobs.push(j);
-            if (!walk.next(p, fresh.length)) break;
-          }
+          const read = await readDatedList(
+            maxPages,
+            (pageIndex) => wm.searchJobs(siteId, { from, to, pageUnit: 1000, pageIndex }),
+            (j) => j.jobId,
+          );
+          if (read.capped) truncated = true;
+          const jobs = read.items.filter((j) => inWindow(j.regTime.epochMs));
           return { siteId, site, jobs };
         });
         for (const { siteId, site, jobs } of reads) {
@@ -149,19 +164,13 @@ export async function composeDigest(input: ComposeInput): Promise<Digest> {
     : section('The recipient registrations', async () => {
         let truncated = false;
         const sites: DigestRegistrations['perSite'] = await perSite(async (siteId) => {
-          let count = 0;
-          const walk = new PageWalk();
-          for (let page = 1; ; page++) {
-            if (page > maxPages) {
-              truncated = true;
-              break;
-            }
-            const p = await wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex: page });
-            const fresh = walk.fresh(p.items, (r) => r.dwmId);
-            count += fresh.filter((r) => inWindow(r.regTime.epochMs)).length;
-            if (!walk.next(p, fresh.length)) break;
-          }
-          return { siteId, count };
+          const read = await readDatedList(
+            maxPages,
+            (pageIndex) => wm.searchRecipients(siteId, { from, to, pageUnit: 1000, pageIndex }),
+            (r) => r.dwmId,
+          );
+          if (read.capped) truncated = true;
+          return { siteId, count: read.items.filter((r) => inWindow(r.regTime.epochMs)).length };
         });
         return { perSite: sites, total: sites.reduce((a, s) => a + s.count, 0), truncated };
       });
