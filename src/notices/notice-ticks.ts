@@ -8,7 +8,7 @@
  */
 import client from 'prom-client';
 import { isApiError } from '../api/errors.js';
-import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
+import type { ApiFactory, ServiceClient, WorkspaceCredentials } from '../api/types.js';
 import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
@@ -121,6 +121,45 @@ function reportFailure(
   });
 }
 
+/** A poll target: a workspace's tracked requests, or (with `siteId`) a site's license alerts. */
+interface PollTarget {
+  feature: 'requests' | 'alerts';
+  ws: string;
+  /** Its key in the poll targets (due time, backoff). */
+  k: string;
+  lease: string;
+  siteId?: string;
+}
+
+/**
+ * One poll of a target, under its lease: no call without Service API credentials, or for a site
+ * that left the workspace's configuration (a subscription stays; the channel's alerts list shows
+ * it, stopping the alerts removes it). Counted, the target's next time set; a failure is backed
+ * off and reported. True when the poll found something to deliver.
+ */
+async function pollTarget(
+  d: TickDeps,
+  t: PollTarget,
+  poll: (client: ServiceClient) => Promise<boolean>,
+): Promise<boolean> {
+  if (!(await d.store.leases.acquire(t.lease, d.holderId, d.pollLeaseTtlMs))) return false;
+  const start = d.clock.now();
+  try {
+    const creds = await d.credentials(t.ws);
+    if (!creds?.service || (t.siteId !== undefined && !creds.siteIds.includes(t.siteId))) {
+      d.targets.polled(t.k, start);
+      return false;
+    }
+    const found = await poll(d.api.service(creds.service));
+    notifyPolls.inc({ feature: t.feature, outcome: 'ok' });
+    d.targets.polled(t.k, start);
+    return found;
+  } catch (e) {
+    reportFailure(d, t.feature, t.ws, t.k, e, t.siteId);
+    return false;
+  }
+}
+
 /** Request outcomes: only workspaces that track a pending request cost a service call. */
 export async function pollRequestsOf(
   d: TickDeps,
@@ -129,17 +168,10 @@ export async function pollRequestsOf(
   res: NotifierTickResult,
 ): Promise<boolean> {
   if ((await d.tracker.docs.list(ws)).length === 0) return false;
-  if (!(await d.store.leases.acquire(requestLease(ws), d.holderId, d.pollLeaseTtlMs))) return false;
-  const start = d.clock.now();
-  try {
-    const creds = await d.credentials(ws);
-    if (!creds?.service) {
-      d.targets.polled(k, start);
-      return false;
-    }
+  return pollTarget(d, { feature: 'requests', ws, k, lease: requestLease(ws) }, async (client) => {
     const r = await pollRequests({
       workspace: ws,
-      client: d.api.service(creds.service),
+      client,
       tracker: d.tracker,
       outbox: d.outbox,
       now: () => d.clock.now(),
@@ -149,13 +181,8 @@ export async function pollRequestsOf(
         : {}),
     });
     res.requestPolls++;
-    notifyPolls.inc({ feature: 'requests', outcome: 'ok' });
-    d.targets.polled(k, start);
     return r.outcomes > 0;
-  } catch (e) {
-    reportFailure(d, 'requests', ws, k, e);
-    return false;
-  }
+  });
 }
 
 /** License alerts: one read per subscribed site. */
@@ -166,33 +193,20 @@ export async function pollAlertsOf(
   k: string,
   res: NotifierTickResult,
 ): Promise<boolean> {
-  if (!(await d.store.leases.acquire(alertLease(ws, siteId), d.holderId, d.pollLeaseTtlMs))) return false;
-  const start = d.clock.now();
-  try {
-    const creds = await d.credentials(ws);
-    // No Service API credentials, or the site left the workspace's configuration: no call
-    // (the subscription stays; the channel's alerts list shows it, stopping the alerts removes it).
-    if (!creds?.service || !creds.siteIds.includes(siteId)) {
-      d.targets.polled(k, start);
-      return false;
-    }
+  const target: PollTarget = { feature: 'alerts', ws, k, lease: alertLease(ws, siteId), siteId };
+  return pollTarget(d, target, async (client) => {
     const r = await pollAlerts({
       workspace: ws,
       siteId,
-      client: d.api.service(creds.service),
+      client,
       subscriptions: d.alerts,
       outbox: d.outbox,
       now: () => d.clock.now(),
       ...(d.alertRead ? { read: d.alertRead } : {}),
     });
     res.alertPolls++;
-    notifyPolls.inc({ feature: 'alerts', outcome: 'ok' });
-    d.targets.polled(k, start);
     return r.notices > 0;
-  } catch (e) {
-    reportFailure(d, 'alerts', ws, k, e, siteId);
-    return false;
-  }
+  });
 }
 
 /** Shutdown: this replica's poll leases are released, so another replica polls at once. */
