@@ -5,7 +5,6 @@
  */
 import type { TimeValue } from '../../../api/types.js';
 import { listedTasksNote } from '../../../ops/jobs.js';
-import type { CommandContext } from '../context/types.js';
 import { code, dateToken, esc, userMention } from './mrkdwn.js';
 
 /** A service time as a date token (each reader's zone), or the raw text escaped, or "—". */
@@ -45,7 +44,12 @@ export interface ReplyMeta {
   timeZone: string;
 }
 
-type MetaSource = Pick<CommandContext, 'userId' | 'refId' | 'deps'>;
+/** What a card's facts are read from: a command's or an action's context (kit/context/types.ts). */
+interface MetaSource {
+  userId: string;
+  refId: string;
+  deps: { now(): number };
+}
 
 /**
  * The card facts of a reply to `ctx`: who asked, now, the request's reference id and the reader's
