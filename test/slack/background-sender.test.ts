@@ -9,7 +9,7 @@ import { appSender, createBackgroundSender, stopAppSender } from '../../src/slac
 import { createContext } from '../../src/slack/kit/context/context.js';
 import { LruMap } from '../../src/slack/kit/web/lru.js';
 import { FakeClock } from '../../src/watch/clock.js';
-import { memoryDeps } from './guarantees/support.js';
+import { memoryDeps } from '../support/slack-app.js';
 
 const logger = createLogger({ level: 'silent' });
 

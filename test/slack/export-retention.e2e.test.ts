@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXPORT_SWEEP_MS } from '../../src/slack/export-sweeper.js';
 import type { TestBot } from '../harness/index.js';
-import { type NotifySetup, setupNotify } from './notify/support.js';
-import { button, drm, lastSeq } from './svc/support.js';
+import { type NotifySetup, setupNotify } from '../support/notify.js';
+import { button, drm, lastSeq } from '../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web/client.js';
 import { workspaceUninstalled } from '../../src/slack/lifecycle.js';
 import { createPosterFactory } from '../../src/slack/poster.js';
-import { memoryDeps } from './guarantees/support.js';
+import { memoryDeps } from '../support/slack-app.js';
 
 describe('Web API clients cache', () => {
   it('one client per workspace, replaced on token rotation, removed on uninstall', async () => {

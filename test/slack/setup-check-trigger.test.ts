@@ -11,7 +11,7 @@ import { encodeValue } from '../../src/slack/kit/blocks/values.js';
 import { setRoleCheckBudgetMs } from '../../src/slack/kit/context/roles.js';
 import { registerInteractions } from '../../src/slack/kit/interactions/registry.js';
 import { WM_ACTIONS } from '../../src/slack/shared/wm/values.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from './guarantees/support.js';
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from '../support/slack-app.js';
 
 function click(user: string) {
   return {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';
 import { planIntoView } from '../../../src/slack/features/register/modals.js';
-import { fakeContext } from '../fake-context.js';
+import { fakeContext } from '../../support/fake-context.js';
 
 describe('registration preview failure', () => {
   it("shows the service's message once-escaped", async () => {

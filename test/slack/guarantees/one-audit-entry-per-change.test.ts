@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/slack/features/index.js';
 import { settingsModal } from '../../../src/slack/features/settings/modal.js';
 import { registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
-import { captureApp, fakeClient, memoryDeps, submission } from './support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 describe('DRM settings submission', () => {
   it('writes one audit entry per saved change', async () => {

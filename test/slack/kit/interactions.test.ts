@@ -15,7 +15,7 @@ import { homeActionsOf } from '../../../src/slack/kit/interactions/home-actions.
 import { button, modal, registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
 import { SVC_ACTIONS } from '../../../src/slack/shared/svc/values.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
-import { captureApp, fakeClient, memoryDeps, submission } from '../guarantees/support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 describe('help order', () => {
   it('everyday commands first, admin-only ones last, in the order of features/index.ts', () => {

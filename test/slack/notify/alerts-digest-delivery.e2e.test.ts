@@ -11,7 +11,7 @@ import type { AppDeps } from '../../../src/slack/deps.js';
 import { FEATURES } from '../../../src/slack/features/index.js';
 import { createNotifyRuntime } from '../../../src/slack/notify-runtime.js';
 import { createStore } from '../../../src/store/index.js';
-import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
+import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../support/notify.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

@@ -26,7 +26,7 @@ import { requestOutcomeRenderers } from '../../../src/slack/shared/requests/outc
 import { appliedMigrations } from '../../../src/store/migrations.js';
 import { WATCH_MIGRATIONS } from '../../../src/watch/migrations.js';
 import type { TestBot } from '../../harness/index.js';
-import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from './support.js';
+import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../support/notify.js';
 
 let s: NotifySetup | undefined;
 const extra: NotifyRuntime[] = [];

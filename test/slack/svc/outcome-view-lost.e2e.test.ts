@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, drm, lastSeq, textOf, textValue } from './support.js';
+import { button, drm, lastSeq, textOf, textValue } from '../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {

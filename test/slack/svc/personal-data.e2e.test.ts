@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, drm, lastSeq, textOf } from './support.js';
+import { button, drm, lastSeq, textOf } from '../../support/slack.js';
 
 let bot: TestBot | undefined;
 afterEach(async () => {

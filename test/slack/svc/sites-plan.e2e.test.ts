@@ -15,7 +15,7 @@ import {
   selectValue,
   textOf,
   textValue,
-} from './support.js';
+} from '../../support/slack.js';
 
 /** Run a /drm command whose answer is a card posted in the channel (chat.postMessage). */
 async function posted(b: TestBot, text: string, user: string) {

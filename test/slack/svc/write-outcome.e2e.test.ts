@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../src/store/errors.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, drm, selectValue, textValue } from './support.js';
+import { button, drm, selectValue, textValue } from '../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {

@@ -16,7 +16,7 @@ import {
 } from '../../../src/slack/features/watch/render-card.js';
 import { registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
 import type { JobSummary, Subscription } from '../../../src/watch/types.js';
-import { captureApp, fakeClient, memoryDeps } from '../guarantees/support.js';
+import { captureApp, fakeClient, memoryDeps } from '../../support/slack-app.js';
 
 const sub: Subscription = {
   id: 'sub_0123456789abcdef',

@@ -12,7 +12,7 @@ import {
   RECIPIENT_SEARCH_LIMITS,
   recipientsPageValue,
 } from '../../../src/slack/shared/wm/values.js';
-import { fakeContext, textOf } from '../fake-context.js';
+import { fakeContext, textOf } from '../../support/fake-context.js';
 
 const item: Recipient = {
   dwmId: 1,

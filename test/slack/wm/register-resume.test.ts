@@ -11,7 +11,7 @@ import { appSender } from '../../../src/slack/background-sender.js';
 import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
 import { createLifecycle } from '../../../src/slack/lifecycle.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { memoryDeps } from '../guarantees/support.js';
+import { memoryDeps } from '../../support/slack-app.js';
 
 async function seedRun(
   deps: Parameters<typeof saveRun>[0],

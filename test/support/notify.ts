@@ -4,17 +4,17 @@
  * virtual clock. Time moves only when a test says so (`tick`: one poll interval, then wait until
  * the runtime's work settled), never by real time.
  */
-import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
-import type { ServiceClient } from '../../../src/api/types.js';
-import { loadCredentials } from '../../../src/ops/workspace.js';
-import { FEATURES } from '../../../src/slack/features/index.js';
+import type { FakeCall, FakeMessage } from '../../dev/fakeslack/index.js';
+import type { ServiceClient } from '../../src/api/types.js';
+import { loadCredentials } from '../../src/ops/workspace.js';
+import { FEATURES } from '../../src/slack/features/index.js';
 import {
   createNotifyRuntime,
   type NotifyRuntime,
   type NotifyRuntimeOptions,
-} from '../../../src/slack/notify-runtime.js';
-import { FakeClock } from '../../../src/watch/clock.js';
-import { type StartTestBotOptions, startTestBot, type TestBot } from '../../harness/index.js';
+} from '../../src/slack/notify-runtime.js';
+import { FakeClock } from '../../src/watch/clock.js';
+import { type StartTestBotOptions, startTestBot, type TestBot } from '../harness/index.js';
 
 export interface NotifySetup {
   bot: TestBot;

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { App } from '@slack/bolt';
-import type { ServiceClient, WatermarkingClient } from '../../../src/api/types.js';
-import type { Config } from '../../../src/config.js';
-import { createLogger } from '../../../src/log.js';
-import type { AppDeps } from '../../../src/slack/deps.js';
-import { createStore } from '../../../src/store/index.js';
+import type { ServiceClient, WatermarkingClient } from '../../src/api/types.js';
+import type { Config } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import type { AppDeps } from '../../src/slack/deps.js';
+import { createStore } from '../../src/store/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: Bolt listener arguments are loosely typed here
 export type Listener = (args: any) => Promise<void>;

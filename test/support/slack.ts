@@ -1,6 +1,6 @@
 /** Helpers for the `/drm` end-to-end tests (signed requests through the harness). */
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
-import type { TestBot } from '../../harness/index.js';
+import type { FakeCall } from '../../dev/fakeslack/index.js';
+import type { TestBot } from '../harness/index.js';
 
 export function lastSeq(bot: TestBot): number {
   return bot.fake.lastSeq();
