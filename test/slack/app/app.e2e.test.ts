@@ -4,11 +4,11 @@
  * the ack-before-slow-work ordering.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { commandList } from '../../src/slack/kit/commands/registry.js';
-import { type Feature, registerFeatures } from '../../src/slack/kit/features.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import type { FakeCall } from '../../../dev/fakeslack/index.js';
+import { FEATURES } from '../../../src/slack/features/index.js';
+import { commandList } from '../../../src/slack/kit/commands/registry.js';
+import { type Feature, registerFeatures } from '../../../src/slack/kit/features.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
 
 function textOfCall(c: FakeCall | undefined): string {
   return JSON.stringify(c?.args ?? {});

@@ -5,10 +5,10 @@
  * days); 0 keeps the files. Real app, emulator and fake Slack through the harness.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXPORT_SWEEP_MS } from '../../src/slack/export-sweeper.js';
-import type { TestBot } from '../harness/index.js';
-import { type NotifySetup, setupNotify } from '../support/notify.js';
-import { button, drm, lastSeq } from '../support/slack.js';
+import { EXPORT_SWEEP_MS } from '../../../src/slack/export-sweeper.js';
+import type { TestBot } from '../../harness/index.js';
+import { type NotifySetup, setupNotify } from '../../support/notify.js';
+import { button, drm, lastSeq } from '../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

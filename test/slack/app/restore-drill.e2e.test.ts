@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
-import { openStoreEndpoint } from '../../src/store/index.js';
-import { runStoreTool } from '../../src/store-tool.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import { FEATURES } from '../../../src/slack/features/index.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
+import { openStoreEndpoint } from '../../../src/store/index.js';
+import { runStoreTool } from '../../../src/store-tool.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'drm-drill-'));
 let bot: TestBot | undefined;

@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkEncryptionKeys } from '../../src/ops/key-check.js';
-import { createStore, type Store } from '../../src/store/index.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import { checkEncryptionKeys } from '../../../src/ops/key-check.js';
+import { createStore, type Store } from '../../../src/store/index.js';
+import { startTestBot, type TestBot } from '../../harness/index.js';
 
 describe('credentials encrypted with another key', () => {
   let bot: TestBot;

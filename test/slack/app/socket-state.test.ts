@@ -1,7 +1,7 @@
 /** Socket Mode readiness follows the SocketModeClient's events (unit; the e2e is app/socket.e2e). */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { createSocketState } from '../../src/slack/socket-state.js';
+import { createSocketState } from '../../../src/slack/socket-state.js';
 
 function fakeClient() {
   const e = new EventEmitter() as EventEmitter & { websocket?: { isActive(): boolean } };
