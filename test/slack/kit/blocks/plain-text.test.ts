@@ -4,11 +4,11 @@
  * plain_text, as Slack's Block Kit reference requires.
  */
 import { describe, expect, it } from 'vitest';
-import { toMemberView } from '../../../src/ops/service/members.js';
-import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
-import { membersMessage } from '../../../src/slack/features/members/render.js';
-import { planCard } from '../../../src/slack/features/plan/render.js';
-import { watchesMessage } from '../../../src/slack/features/watch/render-subscriptions.js';
+import { toMemberView } from '../../../../src/ops/service/members.js';
+import { allowedActions, type PlanState, toRequestView } from '../../../../src/ops/service/plan.js';
+import { membersMessage } from '../../../../src/slack/features/members/render.js';
+import { planCard } from '../../../../src/slack/features/plan/render.js';
+import { watchesMessage } from '../../../../src/slack/features/watch/render-subscriptions.js';
 import {
   button,
   confirmDialog,
@@ -17,8 +17,8 @@ import {
   plain,
   staticSelect,
   textInput,
-} from '../../../src/slack/kit/blocks/blocks.js';
-import { UNSAFE_TEXT_CHARS } from '../../../src/unsafe-text.js';
+} from '../../../../src/slack/kit/blocks/blocks.js';
+import { UNSAFE_TEXT_CHARS } from '../../../../src/unsafe-text.js';
 
 const RLO = '\u202e';
 const ZWSP = '\u200b';

@@ -4,9 +4,9 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { LIMITS, modal, section } from '../../../src/slack/kit/blocks/blocks.js';
-import type { CommandContext } from '../../../src/slack/kit/context/context.js';
-import { showOutcome } from '../../../src/slack/kit/context/support.js';
+import { LIMITS, modal, section } from '../../../../src/slack/kit/blocks/blocks.js';
+import type { CommandContext } from '../../../../src/slack/kit/context/context.js';
+import { showOutcome } from '../../../../src/slack/kit/context/support.js';
 
 function ctxReplying() {
   const replies: Array<{ text: string; blocks?: unknown[] }> = [];

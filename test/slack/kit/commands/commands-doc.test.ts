@@ -1,19 +1,19 @@
 /**
  * The commands reference (docs/commands.md) must match the registry (help and docs cannot drift). To
  * (re)generate it, run `npm run readme` (scripts/gen-readme.ts), which does the equivalent of:
- *   npx tsx -e "import('./src/slack/features/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('./src/slack/kit/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
+ *   npx tsx -e "import('../../src/slack/features/index.js').then(async (m) => { const fs = await import('node:fs'); const h = await import('../../src/slack/kit/help.js'); fs.writeFileSync('README.md', h.withCommandsSection(fs.readFileSync('README.md','utf8'), m.registry)); })"
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/features/index.js';
+import { registry } from '../../../../src/slack/features/index.js';
 import {
   COMMANDS_END,
   COMMANDS_START,
   commandsMarkdown,
   withCommandsSection,
-} from '../../src/slack/kit/commands/help.js';
+} from '../../../../src/slack/kit/commands/help.js';
 
-const readme = readFileSync(new URL('../../docs/commands.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../../../docs/commands.md', import.meta.url), 'utf8');
 
 describe('commands reference', () => {
   it('covers every registered command', () => {

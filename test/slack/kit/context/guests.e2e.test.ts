@@ -7,8 +7,8 @@
  * never admins here. Every refusal is in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 const GUEST = 'U0GUEST0A';
 const SINGLE = 'U0SINGLEA';

@@ -1,14 +1,14 @@
 /**
- * The bot Web API clients (kit/web-client.ts) are one per workspace (a token rotation replaces
+ * The bot Web API clients (src/slack/kit/web/client.ts) are one per workspace (a token rotation replaces
  * it), and an uninstall forgets the workspace's clients. ONE cache per app: the runtimes' poster
  * factories take their (queued) clients from it, and Bolt's client options are built by it.
  */
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../src/slack/kit/web/client.js';
-import { workspaceUninstalled } from '../../src/slack/lifecycle.js';
-import { createPosterFactory } from '../../src/slack/poster.js';
-import { memoryDeps } from '../support/slack-app.js';
+import { boltClientOptions, SLACK_RETRY_POLICY, webClients } from '../../../../src/slack/kit/web/client.js';
+import { workspaceUninstalled } from '../../../../src/slack/lifecycle.js';
+import { createPosterFactory } from '../../../../src/slack/poster.js';
+import { memoryDeps } from '../../../support/slack-app.js';
 
 describe('Web API clients cache', () => {
   it('one client per workspace, replaced on token rotation, removed on uninstall', async () => {
@@ -30,7 +30,7 @@ describe('Web API clients cache', () => {
   it('uninstall hooks registered by a part of the app run on purge, and not after they are removed', async () => {
     const deps = await memoryDeps();
     const seen: string[] = [];
-    const off = (await import('../../src/slack/lifecycle.js')).onUninstall(deps, (ws) => seen.push(ws));
+    const off = (await import('../../../../src/slack/lifecycle.js')).onUninstall(deps, (ws) => seen.push(ws));
     await workspaceUninstalled(deps, 'T1', 'app_uninstalled');
     off();
     await workspaceUninstalled(deps, 'T2', 'tokens_revoked');

@@ -8,19 +8,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { commandsTotal } from '../../src/metrics.js';
-import { publishHome } from '../../src/slack/features/home/publish.js';
-import { required } from '../../src/slack/kit/commands/parse.js';
-import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
-import { createContext } from '../../src/slack/kit/context/context.js';
+import { commandsTotal } from '../../../../src/metrics.js';
+import { publishHome } from '../../../../src/slack/features/home/publish.js';
+import { required } from '../../../../src/slack/kit/commands/parse.js';
+import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../../../src/slack/kit/context/context.js';
 import {
   clearRoleCaches,
   localStanding,
   resolveStanding,
   setRoleCheckBudgetMs,
-} from '../../src/slack/kit/context/roles.js';
-import { button, modal, registerInteractions } from '../../src/slack/kit/interactions/registry.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../support/slack-app.js';
+} from '../../../../src/slack/kit/context/roles.js';
+import { button, modal, registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../../../support/slack-app.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
 

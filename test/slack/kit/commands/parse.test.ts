@@ -16,7 +16,7 @@ import {
   tokenize,
   usageOf,
   values,
-} from '../../src/slack/kit/commands/parse.js';
+} from '../../../../src/slack/kit/commands/parse.js';
 
 describe('decodeSlackText', () => {
   it('decodes entities after the angle-bracket forms', () => {

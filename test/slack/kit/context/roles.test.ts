@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
-import type { AppDeps } from '../../src/slack/deps.js';
-import { adminContacts, resolveRole, userInfo } from '../../src/slack/kit/context/roles.js';
-import { createStore } from '../../src/store/index.js';
+import { createLogger } from '../../../../src/log.js';
+import type { AppDeps } from '../../../../src/slack/deps.js';
+import { adminContacts, resolveRole, userInfo } from '../../../../src/slack/kit/context/roles.js';
+import { createStore } from '../../../../src/store/index.js';
 
 let calls: string[];
 const client = {

@@ -5,17 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ServiceClient } from '../../../src/api/types.js';
-import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import { cancelButton } from '../../../src/slack/features/plan/buttons.js';
-import { watchFormModal } from '../../../src/slack/features/watch/modal.js';
-import { section, textInput } from '../../../src/slack/kit/blocks/blocks.js';
-import { interactionsOf } from '../../../src/slack/kit/features.js';
-import { homeActionsOf } from '../../../src/slack/kit/interactions/home-actions.js';
-import { button, modal, registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
-import { SVC_ACTIONS } from '../../../src/slack/shared/svc/values.js';
-import { Subscriptions } from '../../../src/watch/subscriptions.js';
-import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
+import type { ServiceClient } from '../../../../src/api/types.js';
+import { FEATURES, registry } from '../../../../src/slack/features/index.js';
+import { cancelButton } from '../../../../src/slack/features/plan/buttons.js';
+import { watchFormModal } from '../../../../src/slack/features/watch/modal.js';
+import { section, textInput } from '../../../../src/slack/kit/blocks/blocks.js';
+import { interactionsOf } from '../../../../src/slack/kit/features.js';
+import { homeActionsOf } from '../../../../src/slack/kit/interactions/home-actions.js';
+import { button, modal, registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import { SVC_ACTIONS } from '../../../../src/slack/shared/svc/values.js';
+import { Subscriptions } from '../../../../src/watch/subscriptions.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../../../support/slack-app.js';
 
 describe('help order', () => {
   it('everyday commands first, admin-only ones last, in the order of features/index.ts', () => {

@@ -14,7 +14,7 @@ import {
   modal,
   section,
   textInput,
-} from '../../../src/slack/kit/blocks/blocks.js';
+} from '../../../../src/slack/kit/blocks/blocks.js';
 
 function checkBlock(b: Block): void {
   if (b.type === 'section') {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { validateView } from '../../../dev/fakeslack/blocks.js';
-import { watchModal } from '../../../src/slack/features/watch/render-subscriptions.js';
-import { type Block, LIMITS, modal, section, textInput } from '../../../src/slack/kit/blocks/blocks.js';
+import { validateView } from '../../../../dev/fakeslack/blocks.js';
+import { watchModal } from '../../../../src/slack/features/watch/render-subscriptions.js';
+import { type Block, LIMITS, modal, section, textInput } from '../../../../src/slack/kit/blocks/blocks.js';
 import {
   FAILURE_BLOCK,
   formAgain,
   type SubmittedView,
-} from '../../../src/slack/kit/interactions/form-again.js';
+} from '../../../../src/slack/kit/interactions/form-again.js';
 
 type State = NonNullable<NonNullable<SubmittedView['state']>['values']>;
 

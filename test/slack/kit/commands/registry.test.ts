@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ServiceError } from '../../src/api/errors.js';
-import { NotConfiguredError } from '../../src/ops/workspace.js';
-import { commandsMarkdown } from '../../src/slack/kit/commands/help.js';
-import { listOption, optional, required, values } from '../../src/slack/kit/commands/parse.js';
-import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
-import { fakeContext, textOf } from '../support/fake-context.js';
+import { ServiceError } from '../../../../src/api/errors.js';
+import { NotConfiguredError } from '../../../../src/ops/workspace.js';
+import { commandsMarkdown } from '../../../../src/slack/kit/commands/help.js';
+import { listOption, optional, required, values } from '../../../../src/slack/kit/commands/parse.js';
+import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
+import { fakeContext, textOf } from '../../../support/fake-context.js';
 
 let reg: CommandRegistry;
 let calls: Array<{ path: string; args: unknown }>;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { handlerQueue } from '../../../src/slack/kit/commands/handler-queue.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import { handlerQueue } from '../../../../src/slack/kit/commands/handler-queue.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 let bot: TestBot | undefined;
 afterEach(async () => {

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { WRITE_ENDPOINTS } from '../../../src/slack/kit/context/errors.js';
+import { WRITE_ENDPOINTS } from '../../../../src/slack/kit/context/errors.js';
 
 /** Endpoint names of the POST/PUT calls in a client's source. */
 function writesIn(file: string, prefix: string, call: RegExp, name: RegExp): string[] {
-  const src = readFileSync(new URL(`../../../src/api/${file}`, import.meta.url), 'utf8');
+  const src = readFileSync(new URL(`../../../../src/api/${file}`, import.meta.url), 'utf8');
   const out: string[] = [];
   for (const m of src.matchAll(call)) {
     const before = src.slice(0, m.index);

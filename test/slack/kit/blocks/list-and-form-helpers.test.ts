@@ -8,9 +8,9 @@ import {
   pagingButtons,
   showingLine,
   svcPaging,
-} from '../../../src/slack/kit/blocks/paging.js';
-import { fieldErrors, issueErrors } from '../../../src/slack/kit/interactions/form-errors.js';
-import { jobTasksFilename } from '../../../src/slack/shared/jobs/export.js';
+} from '../../../../src/slack/kit/blocks/paging.js';
+import { fieldErrors, issueErrors } from '../../../../src/slack/kit/interactions/form-errors.js';
+import { jobTasksFilename } from '../../../../src/slack/shared/jobs/export.js';
 
 describe('paging buttons', () => {
   it('Previous then Next, with their action ids and values', () => {
@@ -84,9 +84,9 @@ describe('inline form errors', () => {
 
 describe('site options', () => {
   it('/dwm and /drm read site: with the one site-id pattern: a bad id is a correction, not a lookup', async () => {
-    const { parseArgs, tokenize } = await import('../../../src/slack/kit/commands/parse.js');
-    const { wmSiteOption } = await import('../../../src/slack/shared/wm/values.js');
-    const { siteOption } = await import('../../../src/slack/shared/svc/support.js');
+    const { parseArgs, tokenize } = await import('../../../../src/slack/kit/commands/parse.js');
+    const { wmSiteOption } = await import('../../../../src/slack/shared/wm/values.js');
+    const { siteOption } = await import('../../../../src/slack/shared/svc/support.js');
     for (const site of [wmSiteOption, siteOption]) {
       expect(parseArgs(tokenize('site:DEMO'), { site }).values.site).toBe('DEMO');
       expect(() => parseArgs(tokenize('site:DEMO-PROD'), { site })).toThrow(/4 letters or digits/);

@@ -4,9 +4,9 @@
  * Slack in front. Submitting the form runs the command as if it had been typed complete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../dev/fakeslack/index.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
-import { lastSeq } from './wm/helpers.js';
+import type { FakeView } from '../../../../dev/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { lastSeq } from '../../wm/helpers.js';
 
 let bot: TestBot;
 beforeAll(async () => {

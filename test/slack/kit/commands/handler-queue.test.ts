@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HandlerQueue } from '../../../src/slack/kit/commands/handler-queue.js';
+import { HandlerQueue } from '../../../../src/slack/kit/commands/handler-queue.js';
 
 /** A task that runs until released. */
 function gate() {

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { md } from '../../../src/slack/kit/blocks/blocks.js';
-import { code, esc, truncateMrkdwn } from '../../../src/slack/kit/blocks/mrkdwn.js';
+import { md } from '../../../../src/slack/kit/blocks/blocks.js';
+import { code, esc, truncateMrkdwn } from '../../../../src/slack/kit/blocks/mrkdwn.js';
 
 describe('truncateMrkdwn', () => {
   it('returns text within the limit unchanged', () => {

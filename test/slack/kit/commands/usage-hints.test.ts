@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { option, optional, rest, usageOf } from '../../src/slack/kit/commands/parse.js';
+import { option, optional, rest, usageOf } from '../../../../src/slack/kit/commands/parse.js';
 
 describe('usage lines', () => {
   const text = z.string();

@@ -4,8 +4,8 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
-import { CommandRegistry } from '../../src/slack/kit/commands/registry.js';
-import { createContext } from '../../src/slack/kit/context/context.js';
+import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../../../src/slack/kit/context/context.js';
 import {
   adminGateForView,
   admitToModal,
@@ -14,9 +14,9 @@ import {
   setRoleCheckBudgetMs,
   USER_CACHE_MAX,
   userInfo,
-} from '../../src/slack/kit/context/roles.js';
-import { TtlLru } from '../../src/slack/kit/web/lru.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../support/slack-app.js';
+} from '../../../../src/slack/kit/context/roles.js';
+import { TtlLru } from '../../../../src/slack/kit/web/lru.js';
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../../../support/slack-app.js';
 
 describe('TtlLru', () => {
   it('drops expired entries on read, refreshes recency on a hit, evicts the oldest over the cap', () => {
@@ -88,9 +88,9 @@ describe('admin-only modal submissions', () => {
         },
       },
     });
-    const { settingsModal } = await import('../../src/slack/features/settings/modal.js');
-    const { registerInteractions } = await import('../../src/slack/kit/interactions/registry.js');
-    const { registry } = await import('../../src/slack/features/index.js');
+    const { settingsModal } = await import('../../../../src/slack/features/settings/modal.js');
+    const { registerInteractions } = await import('../../../../src/slack/kit/interactions/registry.js');
+    const { registry } = await import('../../../../src/slack/features/index.js');
     const cap = captureApp();
     registerInteractions(cap.app, deps, [settingsModal], registry);
     const log: string[] = [];

@@ -8,7 +8,7 @@ import {
   neutralise,
   truncate,
   userMention,
-} from '../../../src/slack/kit/blocks/mrkdwn.js';
+} from '../../../../src/slack/kit/blocks/mrkdwn.js';
 
 describe('escape (esc)', () => {
   it('escapes &, <, > and neutralises bidi/control characters', () => {

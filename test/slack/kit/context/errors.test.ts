@@ -6,11 +6,11 @@ import {
   ServiceError,
   TransportError,
   ValidationError,
-} from '../../../src/api/errors.js';
-import { NotConfiguredError, SiteNotConfiguredError } from '../../../src/ops/workspace.js';
-import { ParseError } from '../../../src/slack/kit/commands/parse.js';
-import { explainError, renderError, renderRefused } from '../../../src/slack/kit/context/errors.js';
-import { countLines } from '../../support/lines.js';
+} from '../../../../src/api/errors.js';
+import { NotConfiguredError, SiteNotConfiguredError } from '../../../../src/ops/workspace.js';
+import { ParseError } from '../../../../src/slack/kit/commands/parse.js';
+import { explainError, renderError, renderRefused } from '../../../../src/slack/kit/context/errors.js';
+import { countLines } from '../../../support/lines.js';
 
 const opts = { refId: 'abcd1234', admins: '<@UADMIN> or a workspace admin', command: '/dwm' };
 
@@ -54,7 +54,7 @@ describe('error rendering', () => {
     });
   }
   it('a format error the API layer can explain (a web page, no answer) says what to check, escaped', async () => {
-    const { decodeEnvelope } = await import('../../../src/api/envelope.js');
+    const { decodeEnvelope } = await import('../../../../src/api/envelope.js');
     const page = (() => {
       try {
         decodeEnvelope('svc.getSites', {
@@ -113,7 +113,7 @@ describe('error rendering', () => {
 
 describe('workflow step text (plain, as Workflow Builder shows it)', () => {
   it('mentions, the admin group, code and entities become plain words', async () => {
-    const { plainText } = await import('../../../src/slack/kit/interactions/steps.js');
+    const { plainText } = await import('../../../../src/slack/kit/interactions/steps.js');
     expect(plainText('Ask <@U0ADMIN1>, <!subteam^S0ADMINS> or a workspace admin: `x` &lt;y&gt; &amp;')).toBe(
       'Ask @U0ADMIN1, the admin group or a workspace admin: x <y> &',
     );
