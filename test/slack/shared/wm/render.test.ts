@@ -3,24 +3,24 @@
  * output stays within Block Kit limits (checked with the fake Slack's own validator).
  */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/blocks.js';
-import type { Job, JobTask, Recipient } from '../../../src/api/types.js';
-import { summariseJob } from '../../../src/ops/jobs.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
-import { newReport, summariseReport } from '../../../src/ops/watermarking/registration/run.js';
-import { jobCardMessage, jobListMessage } from '../../../src/slack/features/jobs/render.js';
+import { validateMessageBlocks, validateView } from '../../../../dev/fakeslack/blocks.js';
+import type { Job, JobTask, Recipient } from '../../../../src/api/types.js';
+import { summariseJob } from '../../../../src/ops/jobs.js';
+import { parseRecipientLines, planRegistration } from '../../../../src/ops/watermarking/registration/plan.js';
+import { newReport, summariseReport } from '../../../../src/ops/watermarking/registration/run.js';
+import { jobCardMessage, jobListMessage } from '../../../../src/slack/features/jobs/render.js';
 import {
   recipientCardMessage,
   recipientEditView,
   recipientListMessage,
   recipientNotFoundMessage,
-} from '../../../src/slack/features/recipients/render.js';
+} from '../../../../src/slack/features/recipients/render.js';
 import {
   registerFormView,
   registerPreviewView,
   registerProgressMessage,
   registerReportMessage,
-} from '../../../src/slack/features/register/render.js';
+} from '../../../../src/slack/features/register/render.js';
 
 const HOSTILE = '<!channel> *bold* `tick` <@U123> &amp; <https://evil.example|click>';
 const HUGE = 'A'.repeat(10_000);

@@ -3,9 +3,9 @@
  * and the button's schema accepts it.
  */
 import { describe, expect, it } from 'vitest';
-import { CURSOR_MAX_CHARS } from '../../../src/ops/service/drm-data.js';
-import { LIMITS } from '../../../src/slack/kit/blocks/blocks.js';
-import { decodeValue, encodeValue, packagingValue } from '../../../src/slack/shared/svc/values.js';
+import { CURSOR_MAX_CHARS } from '../../../../src/ops/service/drm-data.js';
+import { LIMITS } from '../../../../src/slack/kit/blocks/blocks.js';
+import { decodeValue, encodeValue, packagingValue } from '../../../../src/slack/shared/svc/values.js';
 
 describe('packaging More value', () => {
   it('the longest cursor of the op, with the longest workspace id, encodes and decodes', () => {

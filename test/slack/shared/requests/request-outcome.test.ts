@@ -1,9 +1,9 @@
 /** Request-outcome renderers and the paused-channel DM: escaped, within Block Kit limits, in the reader's zone. */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks } from '../../../dev/fakeslack/index.js';
-import type { RequestOutcomeNotice } from '../../../src/notices/types.js';
-import { notifyPausedMessage, pausedWhy } from '../../../src/slack/shared/notices/paused.js';
-import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/shared/requests/outcome.js';
+import { validateMessageBlocks } from '../../../../dev/fakeslack/index.js';
+import type { RequestOutcomeNotice } from '../../../../src/notices/types.js';
+import { notifyPausedMessage, pausedWhy } from '../../../../src/slack/shared/notices/paused.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../../../src/slack/shared/requests/outcome.js';
 
 const base: RequestOutcomeNotice = {
   kind: 'plan',

@@ -5,9 +5,9 @@
  * Through the signed app, the emulator with faults and the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../../src/store/errors.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, drm, selectValue, textValue } from '../../support/slack.js';
+import { StoreUnavailableError } from '../../../../src/store/errors.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { button, drm, selectValue, textValue } from '../../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {

@@ -4,35 +4,35 @@
  * fake Slack checks them.
  */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
-import { loadLicenseErrorCodes, setLicenseErrorCodes } from '../../../src/api/error-codes.js';
-import type { LicenseRecord, PackagingRecord, TimeValue } from '../../../src/api/types.js';
-import { toMemberView } from '../../../src/ops/service/members.js';
-import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
-import { maskSettings } from '../../../src/ops/service/settings.js';
-import { delta } from '../../../src/ops/service/stats.js';
+import { validateMessageBlocks, validateView } from '../../../../dev/fakeslack/index.js';
+import { loadLicenseErrorCodes, setLicenseErrorCodes } from '../../../../src/api/error-codes.js';
+import type { LicenseRecord, PackagingRecord, TimeValue } from '../../../../src/api/types.js';
+import { toMemberView } from '../../../../src/ops/service/members.js';
+import { allowedActions, type PlanState, toRequestView } from '../../../../src/ops/service/plan.js';
+import { maskSettings } from '../../../../src/ops/service/settings.js';
+import { delta } from '../../../../src/ops/service/stats.js';
 import {
   dataTableMessage,
   exportDoneMessage,
   exportProgressMessage,
   packagingMessage,
-} from '../../../src/slack/features/drm-data/render.js';
-import { deltaText, statsMessage } from '../../../src/slack/features/drm-data/render-stats.js';
-import { fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
+} from '../../../../src/slack/features/drm-data/render.js';
+import { deltaText, statsMessage } from '../../../../src/slack/features/drm-data/render-stats.js';
+import { fpsCertDoneView, fpsCertModal } from '../../../../src/slack/features/fpscert/render.js';
 import {
   groupModal,
   memberAddedMessage,
   membersMessage,
-} from '../../../src/slack/features/members/render.js';
-import { planBanner, planCard, planRequestModal } from '../../../src/slack/features/plan/render.js';
-import { settingsEditModal, settingsMessage } from '../../../src/slack/features/settings/render.js';
+} from '../../../../src/slack/features/members/render.js';
+import { planBanner, planCard, planRequestModal } from '../../../../src/slack/features/plan/render.js';
+import { settingsEditModal, settingsMessage } from '../../../../src/slack/features/settings/render.js';
 import {
   siteRequestedMessage,
   siteRequestsMessage,
   sitesMessage,
-} from '../../../src/slack/features/sites/render.js';
-import type { Message, ModalView } from '../../../src/slack/kit/blocks/blocks.js';
-import { codeTable, decodeValue, encodeValue, planValue } from '../../../src/slack/shared/svc/values.js';
+} from '../../../../src/slack/features/sites/render.js';
+import type { Message, ModalView } from '../../../../src/slack/kit/blocks/blocks.js';
+import { codeTable, decodeValue, encodeValue, planValue } from '../../../../src/slack/shared/svc/values.js';
 
 const HOSTILE = `<!channel> *bold* <@U123> & \`tick\` ${'x'.repeat(10_000)}`;
 const AT = Date.UTC(2026, 10, 22, 5, 6, 7);

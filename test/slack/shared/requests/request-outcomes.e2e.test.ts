@@ -5,11 +5,11 @@
  * delivering; the fake Slack recording the DM and the card rewritten in place.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
-import { listTrackedRequests } from '../../../src/ops/request-outcomes.js';
-import type { TestBot } from '../../harness/index.js';
-import { button, selectValue, textValue } from '../../support/slack.js';
-import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, statusReads, tick } from '../../support/notify.js';
+import type { FakeCall, FakeMessage } from '../../../../dev/fakeslack/index.js';
+import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
+import type { TestBot } from '../../../harness/index.js';
+import { button, selectValue, textValue } from '../../../support/slack.js';
+import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, statusReads, tick } from '../../../support/notify.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {
