@@ -15,10 +15,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FEATURES, registry } from '../../src/slack/features/index.js';
-import { interactionsOf } from '../../src/slack/kit/features.js';
+import { FEATURES, registry } from '../../../src/slack/features/index.js';
+import { interactionsOf } from '../../../src/slack/kit/features.js';
 
-const SLACK = new URL('../../src/slack/', import.meta.url).pathname;
+const SLACK = new URL('../../../src/slack/', import.meta.url).pathname;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -75,7 +75,7 @@ describe('the Slack layer', () => {
 
 describe('ARCHITECTURE.md', () => {
   it('names every file of the kit', () => {
-    const doc = readFileSync(new URL('../../ARCHITECTURE.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../ARCHITECTURE.md', import.meta.url), 'utf8');
     const kit = files.filter((f) => f.path.startsWith('kit/')).map((f) => f.path.slice('kit/'.length));
     expect(kit.length).toBeGreaterThan(10);
     expect(kit.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);

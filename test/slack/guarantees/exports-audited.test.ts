@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SLACK = new URL('../../src/slack/', import.meta.url).pathname;
+const SLACK = new URL('../../../src/slack/', import.meta.url).pathname;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -5,68 +5,68 @@
  * text (what notifications and screen readers read) is a sentence that stands alone.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_JOB_FAILURE_CODES } from '../../dev/demo/failure-codes.js';
-import { loadFailureCodes, setFailureCodes } from '../../src/api/error-codes.js';
-import { ServiceError, TransportError } from '../../src/api/errors.js';
+import { DEMO_JOB_FAILURE_CODES } from '../../../dev/demo/failure-codes.js';
+import { loadFailureCodes, setFailureCodes } from '../../../src/api/error-codes.js';
+import { ServiceError, TransportError } from '../../../src/api/errors.js';
 import type {
   AlertSubscription,
   DigestSchedule,
   LicenseAlert,
   RequestOutcomeNotice,
   WindowStats,
-} from '../../src/notices/types.js';
-import { toMemberView } from '../../src/ops/service/members.js';
-import { allowedActions, type PlanState, toRequestView } from '../../src/ops/service/plan.js';
-import type { SetupStatus } from '../../src/ops/setup.js';
+} from '../../../src/notices/types.js';
+import { toMemberView } from '../../../src/ops/service/members.js';
+import { allowedActions, type PlanState, toRequestView } from '../../../src/ops/service/plan.js';
+import type { SetupStatus } from '../../../src/ops/setup.js';
 import {
   alertsListMessage,
   licenseAlertMessage,
   mutedMessage,
   stoppedMessage,
   subscribedMessage,
-} from '../../src/slack/features/alerts/render.js';
+} from '../../../src/slack/features/alerts/render.js';
 import {
   digestMessage,
   digestNowMessage,
   stoppedMessage as digestStoppedMessage,
   scheduledMessage,
   scheduleMessage,
-} from '../../src/slack/features/digest/render.js';
+} from '../../../src/slack/features/digest/render.js';
 import {
   dataTableMessage,
   exportDoneMessage,
   exportProgressMessage,
   exportStartedMessage,
   packagingMessage,
-} from '../../src/slack/features/drm-data/render.js';
-import { registry } from '../../src/slack/features/index.js';
-import { memberAddedMessage, membersMessage } from '../../src/slack/features/members/render.js';
-import { planCard } from '../../src/slack/features/plan/render.js';
-import { recipientListMessage } from '../../src/slack/features/recipients/render.js';
-import { setupStatusMessage } from '../../src/slack/features/setup/render.js';
+} from '../../../src/slack/features/drm-data/render.js';
+import { registry } from '../../../src/slack/features/index.js';
+import { memberAddedMessage, membersMessage } from '../../../src/slack/features/members/render.js';
+import { planCard } from '../../../src/slack/features/plan/render.js';
+import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
+import { setupStatusMessage } from '../../../src/slack/features/setup/render.js';
 import {
   siteRequestedMessage,
   siteRequestsMessage,
   sitesMessage,
-} from '../../src/slack/features/sites/render.js';
+} from '../../../src/slack/features/sites/render.js';
 import {
   renderDigest,
   renderJobCard,
   renderThreadUpdate,
-} from '../../src/slack/features/watch/render-card.js';
-import type { Message } from '../../src/slack/kit/blocks/blocks.js';
-import { groupHelp, unknownCommand } from '../../src/slack/kit/commands/help.js';
-import { tokenize } from '../../src/slack/kit/commands/parse.js';
-import { renderError } from '../../src/slack/kit/context/errors.js';
+} from '../../../src/slack/features/watch/render-card.js';
+import type { Message } from '../../../src/slack/kit/blocks/blocks.js';
+import { groupHelp, unknownCommand } from '../../../src/slack/kit/commands/help.js';
+import { tokenize } from '../../../src/slack/kit/commands/parse.js';
+import { renderError } from '../../../src/slack/kit/context/errors.js';
 import {
   registerProgressMessage,
   registerReportMessage,
-} from '../../src/slack/shared/registration/report.js';
-import { requestOutcomeCard, requestOutcomeDm } from '../../src/slack/shared/requests/outcome.js';
-import type { JobSummary, Subscription, TaskFailure } from '../../src/watch/types.js';
-import { sampleDigest } from '../support/digest-fixture.js';
-import { blockLines, countLines, shown, textLines, visibleText } from '../support/lines.js';
-import { fakeContext } from '../support/fake-context.js';
+} from '../../../src/slack/shared/registration/report.js';
+import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/shared/requests/outcome.js';
+import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/types.js';
+import { sampleDigest } from '../../support/digest-fixture.js';
+import { blockLines, countLines, shown, textLines, visibleText } from '../../support/lines.js';
+import { fakeContext } from '../../support/fake-context.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
 const sub: Subscription = {
