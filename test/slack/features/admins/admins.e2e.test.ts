@@ -4,8 +4,8 @@
  * mirrored to the configured channel; members cannot change any of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 function lastSeq(bot: TestBot): number {
   return bot.fake.lastSeq();

@@ -4,11 +4,11 @@
  * other people created stays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NoticeOutbox, newNotice } from '../../src/notices/outbox.js';
-import { eraseUserData } from '../../src/ops/erase-user.js';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import { NoticeOutbox, newNotice } from '../../../../src/notices/outbox.js';
+import { eraseUserData } from '../../../../src/ops/erase-user.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 let bot: TestBot;
 let runtime: WatchRuntime;
