@@ -5,13 +5,13 @@
  * Scheduler passes are driven by the test (`tick`), never by real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewLicenseRec } from '../../../dev/emulator/svc-state.js';
-import type { FakeMessage } from '../../../dev/fakeslack/index.js';
-import type { AppDeps } from '../../../src/slack/deps.js';
-import { FEATURES } from '../../../src/slack/features/index.js';
-import { createNotifyRuntime } from '../../../src/slack/notify-runtime.js';
-import { createStore } from '../../../src/store/index.js';
-import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../support/notify.js';
+import type { NewLicenseRec } from '../../../../dev/emulator/svc-state.js';
+import type { FakeMessage } from '../../../../dev/fakeslack/index.js';
+import type { AppDeps } from '../../../../src/slack/deps.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import { createNotifyRuntime } from '../../../../src/slack/notify-runtime.js';
+import { createStore } from '../../../../src/store/index.js';
+import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../../support/notify.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

@@ -4,13 +4,13 @@
  * the commands did (subscriptions, schedules, the notices outbox, audit entries).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
-import { registry as metrics } from '../../../src/metrics.js';
-import { DigestSchedules } from '../../../src/notices/digest.js';
-import { AlertSubscriptions } from '../../../src/notices/license-alerts.js';
-import { NoticeOutbox } from '../../../src/notices/outbox.js';
-import { licenseAlertMessage } from '../../../src/slack/features/alerts/render.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { registry as metrics } from '../../../../src/metrics.js';
+import { DigestSchedules } from '../../../../src/notices/digest.js';
+import { AlertSubscriptions } from '../../../../src/notices/license-alerts.js';
+import { NoticeOutbox } from '../../../../src/notices/outbox.js';
+import { licenseAlertMessage } from '../../../../src/slack/features/alerts/render.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 let bot: TestBot;
 let ws: string;

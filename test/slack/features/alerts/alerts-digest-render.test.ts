@@ -3,23 +3,23 @@
  * limits with large inputs, and hostile service strings (mentions, links, bidi) escaped.
  */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
-import type { AlertSubscription, LicenseAlert, Ranked, WindowStats } from '../../../src/notices/types.js';
-import { alerts } from '../../../src/slack/features/alerts/index.js';
+import { validateMessageBlocks, validateView } from '../../../../dev/fakeslack/index.js';
+import type { AlertSubscription, LicenseAlert, Ranked, WindowStats } from '../../../../src/notices/types.js';
+import { alerts } from '../../../../src/slack/features/alerts/index.js';
 import {
   alertsListMessage,
   alertsModal,
   licenseAlertMessage,
   stoppedMessage,
   subscribedMessage,
-} from '../../../src/slack/features/alerts/render.js';
-import { digest as digestFeature } from '../../../src/slack/features/digest/index.js';
-import { digestMessage, scheduleMessage } from '../../../src/slack/features/digest/render.js';
-import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import type { Block, Message } from '../../../src/slack/kit/blocks/blocks.js';
-import { parseArgs, tokenize } from '../../../src/slack/kit/commands/parse.js';
-import { notifyRenderersOf } from '../../../src/slack/kit/features.js';
-import { sampleDigest } from '../../support/digest-fixture.js';
+} from '../../../../src/slack/features/alerts/render.js';
+import { digest as digestFeature } from '../../../../src/slack/features/digest/index.js';
+import { digestMessage, scheduleMessage } from '../../../../src/slack/features/digest/render.js';
+import { FEATURES, registry } from '../../../../src/slack/features/index.js';
+import type { Block, Message } from '../../../../src/slack/kit/blocks/blocks.js';
+import { parseArgs, tokenize } from '../../../../src/slack/kit/commands/parse.js';
+import { notifyRenderersOf } from '../../../../src/slack/kit/features.js';
+import { sampleDigest } from '../../../support/digest-fixture.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
 const digest = sampleDigest;
