@@ -5,8 +5,8 @@
  * stays open to members. Signed requests through the harness, the emulator and the fake Slack.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, drm, lastSeq, textOf } from '../../support/slack.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { button, drm, lastSeq, textOf } from '../../../support/slack.js';
 
 let bot: TestBot | undefined;
 afterEach(async () => {

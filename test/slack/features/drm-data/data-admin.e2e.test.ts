@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { button, buttons, click, drm, lastSeq, selectValue, textOf, textValue } from '../../support/slack.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { button, buttons, click, drm, lastSeq, selectValue, textOf, textValue } from '../../../support/slack.js';
 
 let bot: TestBot;
 let admin: string;
