@@ -1,6 +1,6 @@
 /** The secrets file of `/drm fpscert` (ASK and key password): tolerant reading, clear problems, no echo. */
 import { describe, expect, it } from 'vitest';
-import { parseSecretsFile } from '../../../src/slack/features/fpscert/secrets-file.js';
+import { parseSecretsFile } from '../../../../src/slack/features/fpscert/secrets-file.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const parse = (s: string) => parseSecretsFile(bytes(s));

@@ -5,8 +5,8 @@
  * afterwards. See src/slack/features/fpscert/render.ts and docs/security.md.
  */
 import { describe, expect, it } from 'vitest';
-import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../src/slack/features/fpscert/render.js';
-import type { ModalView } from '../../../src/slack/kit/blocks/blocks.js';
+import { FPS_BLOCK, fpsCertDoneView, fpsCertModal } from '../../../../src/slack/features/fpscert/render.js';
+import type { ModalView } from '../../../../src/slack/kit/blocks/blocks.js';
 
 const done = {
   siteId: 'DEMO',
