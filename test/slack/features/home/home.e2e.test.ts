@@ -3,11 +3,11 @@
  * real app, the fake Slack and the emulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
-import { refreshHome } from '../../../src/slack/features/home/index.js';
-import { HOME_ACTIONS } from '../../../src/slack/features/home/render.js';
-import { registry } from '../../../src/slack/features/index.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { refreshHome } from '../../../../src/slack/features/home/index.js';
+import { HOME_ACTIONS } from '../../../../src/slack/features/home/render.js';
+import { registry } from '../../../../src/slack/features/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 function lastSeq(bot: TestBot): number {
   return bot.fake.lastSeq();

@@ -4,8 +4,8 @@
  * other's refresh: each app publishes its own tab.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshHome } from '../../../src/slack/features/home/index.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import { refreshHome } from '../../../../src/slack/features/home/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 const publishesTo = (bot: TestBot, user: string) =>
   bot.fake.calls('views.publish').filter((c) => c.ok && c.args.user_id === user).length;

@@ -3,10 +3,10 @@
  * through the bot and goes once the provider decided (the runtime refreshes the tab).
  */
 import { afterEach, expect, it } from 'vitest';
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
-import { listTrackedRequests } from '../../../src/ops/request-outcomes.js';
-import type { TestBot } from '../../harness/index.js';
-import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../../support/notify.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
+import type { TestBot } from '../../../harness/index.js';
+import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

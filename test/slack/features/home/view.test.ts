@@ -1,12 +1,12 @@
 /** Home tab and debug renderers: snapshots, limits at any data size, hostile strings escaped. */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
-import type { Job } from '../../../src/api/types.js';
-import type { DebugInfo } from '../../../src/ops/debug.js';
-import type { HomeData, SiteJobs } from '../../../src/ops/home.js';
-import { debugMessage } from '../../../src/slack/features/debug/render.js';
-import { HOME_ACTIONS, homeView, linesToSections } from '../../../src/slack/features/home/render.js';
-import type { Subscription } from '../../../src/watch/types.js';
+import { validateMessageBlocks, validateView } from '../../../../dev/fakeslack/index.js';
+import type { Job } from '../../../../src/api/types.js';
+import type { DebugInfo } from '../../../../src/ops/debug.js';
+import type { HomeData, SiteJobs } from '../../../../src/ops/home.js';
+import { debugMessage } from '../../../../src/slack/features/debug/render.js';
+import { HOME_ACTIONS, homeView, linesToSections } from '../../../../src/slack/features/home/render.js';
+import type { Subscription } from '../../../../src/watch/types.js';
 
 const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 const t = (ms: number) => ({ raw: new Date(ms).toISOString(), epochMs: ms });

@@ -5,10 +5,10 @@
  * not parse is unreadable ("out of date"), not read as "no site".
  */
 import { describe, expect, it } from 'vitest';
-import { readHomeValue } from '../../../src/slack/features/home/buttons.js';
-import { HOME_ACTIONS } from '../../../src/slack/features/home/render.js';
-import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import { HOME_ENTRY_POINTS, homeActionsOf } from '../../../src/slack/kit/interactions/home-actions.js';
+import { readHomeValue } from '../../../../src/slack/features/home/buttons.js';
+import { HOME_ACTIONS } from '../../../../src/slack/features/home/render.js';
+import { FEATURES, registry } from '../../../../src/slack/features/index.js';
+import { HOME_ENTRY_POINTS, homeActionsOf } from '../../../../src/slack/kit/interactions/home-actions.js';
 
 describe('Home entry points', () => {
   it('each is declared by one feature, for a command of its own, and Home has its button', () => {

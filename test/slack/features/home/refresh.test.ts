@@ -3,8 +3,8 @@
  * entries and interactions); the kit's rule reads those declarations (pure).
  */
 import { describe, expect, it } from 'vitest';
-import { FEATURES, registry } from '../../../src/slack/features/index.js';
-import { changesHome, interactionsOf } from '../../../src/slack/kit/features.js';
+import { FEATURES, registry } from '../../../../src/slack/features/index.js';
+import { changesHome, interactionsOf } from '../../../../src/slack/kit/features.js';
 
 const all = interactionsOf(FEATURES);
 const changes = (body: Parameters<typeof changesHome>[0]) => changesHome(body, registry, all);

@@ -1,8 +1,8 @@
 /** The Home tab's notifications block: per viewer, escaped, capped, paused ones said. */
 import { describe, expect, it } from 'vitest';
-import type { TrackedRequest } from '../../../src/notices/requests.js';
-import type { NotifyHomeSummary } from '../../../src/ops/notify-home.js';
-import { notifyBlocks } from '../../../src/slack/features/home/render-notify.js';
+import type { TrackedRequest } from '../../../../src/notices/requests.js';
+import type { NotifyHomeSummary } from '../../../../src/ops/notify-home.js';
+import { notifyBlocks } from '../../../../src/slack/features/home/render-notify.js';
 
 const req = (i: number): TrackedRequest => ({
   id: `site:${i}`,
