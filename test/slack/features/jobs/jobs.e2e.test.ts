@@ -3,9 +3,9 @@
  * seeded emulator behind, assertions on what reached the fake Slack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { countLines } from '../../support/lines.js';
-import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './helpers.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { countLines } from '../../../support/lines.js';
+import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
 
 describe('/dwm jobs and /dwm job', () => {
   let bot: TestBot;

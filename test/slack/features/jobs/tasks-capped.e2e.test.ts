@@ -5,9 +5,9 @@
  * places say nothing of the kind. Signed commands against the real app, the emulator behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobStatus } from '../../../src/ops/workflow-steps.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { blocksText, lastSeq, nextCall, replyBlocks } from './helpers.js';
+import { jobStatus } from '../../../../src/ops/workflow-steps.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { blocksText, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
 
 describe.each([
   ['the whole task list', undefined],

@@ -2,9 +2,9 @@
  * Export CSV of a job's tasks (recipient names sent to the DM) is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeValue } from '../../../src/slack/shared/wm/values.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { lastSeq } from './helpers.js';
+import { encodeValue } from '../../../../src/slack/shared/wm/values.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { lastSeq } from '../../wm/helpers.js';
 
 describe('/dwm job Export CSV', () => {
   let bot: TestBot;
