@@ -3,9 +3,9 @@
  * seeded emulator, fake Slack).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../../dev/fakeslack/index.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from './helpers.js';
+import type { FakeView } from '../../../../dev/fakeslack/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
 
 function editValues(name: string, description: string) {
   return {

@@ -3,16 +3,16 @@
  * that says the limits), and the list renderer never throws on a long search.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/api/errors.js';
-import type { Recipient } from '../../../src/api/types.js';
-import { showRecipients } from '../../../src/slack/features/recipients/commands.js';
-import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
+import { ValidationError } from '../../../../src/api/errors.js';
+import type { Recipient } from '../../../../src/api/types.js';
+import { showRecipients } from '../../../../src/slack/features/recipients/commands.js';
+import { recipientListMessage } from '../../../../src/slack/features/recipients/render.js';
 import {
   decodeValue,
   RECIPIENT_SEARCH_LIMITS,
   recipientsPageValue,
-} from '../../../src/slack/shared/wm/values.js';
-import { fakeContext, textOf } from '../../support/fake-context.js';
+} from '../../../../src/slack/shared/wm/values.js';
+import { fakeContext, textOf } from '../../../support/fake-context.js';
 
 const item: Recipient = {
   dwmId: 1,
