@@ -3,15 +3,15 @@
  * A final report whose in-place update fails reaches the user's DM anyway.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../../src/log.js';
-import { parseRecipientLines, planRegistration } from '../../../src/ops/watermarking/registration/plan.js';
-import { markPending, reportRepo, saveRun } from '../../../src/ops/watermarking/registration/records.js';
-import { newReport } from '../../../src/ops/watermarking/registration/run.js';
-import { appSender } from '../../../src/slack/background-sender.js';
-import { resumePendingRegistrations } from '../../../src/slack/features/register/index.js';
-import { createLifecycle } from '../../../src/slack/lifecycle.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { memoryDeps } from '../../support/slack-app.js';
+import { createLogger } from '../../../../src/log.js';
+import { parseRecipientLines, planRegistration } from '../../../../src/ops/watermarking/registration/plan.js';
+import { markPending, reportRepo, saveRun } from '../../../../src/ops/watermarking/registration/records.js';
+import { newReport } from '../../../../src/ops/watermarking/registration/run.js';
+import { appSender } from '../../../../src/slack/background-sender.js';
+import { resumePendingRegistrations } from '../../../../src/slack/features/register/index.js';
+import { createLifecycle } from '../../../../src/slack/lifecycle.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { memoryDeps } from '../../../support/slack-app.js';
 
 async function seedRun(
   deps: Parameters<typeof saveRun>[0],
