@@ -3,8 +3,8 @@
  * (the report in a view pushed over it); members are refused; only GET calls reach the service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../harness/index.js';
-import { blocksText, buttons, lastSeq, nextCall, waitForView } from './wm/helpers.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { blocksText, buttons, lastSeq, nextCall, waitForView } from '../../wm/helpers.js';
 
 describe('/dwm setup: Check the service', () => {
   let bot: TestBot;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { SetupStatus } from '../../../src/ops/setup.js';
+import type { SetupStatus } from '../../../../src/ops/setup.js';
 import {
   setupFormView,
   setupInlineErrors,
   setupStatusMessage,
   setupSuccessView,
   verifyingView,
-} from '../../../src/slack/features/setup/render.js';
-import { LIMITS } from '../../../src/slack/kit/blocks/blocks.js';
+} from '../../../../src/slack/features/setup/render.js';
+import { LIMITS } from '../../../../src/slack/kit/blocks/blocks.js';
 
 const status: SetupStatus = {
   configured: true,

@@ -5,8 +5,8 @@
  * unexpected error of the bot's with a reference to report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src/store/errors.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
+import { StoreUnavailableError } from '../../../../src/store/errors.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 let bot: TestBot;
 beforeAll(async () => {

@@ -5,13 +5,13 @@
  * slow or rate-limited Slack.
  */
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../src/slack/features/index.js';
-import { checkServiceButton } from '../../src/slack/features/setup/check.js';
-import { encodeValue } from '../../src/slack/kit/blocks/values.js';
-import { setRoleCheckBudgetMs } from '../../src/slack/kit/context/roles.js';
-import { registerInteractions } from '../../src/slack/kit/interactions/registry.js';
-import { WM_ACTIONS } from '../../src/slack/shared/wm/values.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from '../support/slack-app.js';
+import { registry } from '../../../../src/slack/features/index.js';
+import { checkServiceButton } from '../../../../src/slack/features/setup/check.js';
+import { encodeValue } from '../../../../src/slack/kit/blocks/values.js';
+import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/context/roles.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import { WM_ACTIONS } from '../../../../src/slack/shared/wm/values.js';
+import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from '../../../support/slack-app.js';
 
 function click(user: string) {
   return {
