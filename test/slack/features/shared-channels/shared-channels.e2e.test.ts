@@ -7,12 +7,12 @@
  * and tells their creators.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { createWatchRuntime, type WatchRuntime } from '../../src/slack/watch-runtime.js';
-import { SHARED_CHANNEL } from '../../src/watch/types.js';
-import type { TestBot } from '../harness/index.js';
-import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../support/notify.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
+import { SHARED_CHANNEL } from '../../../../src/watch/types.js';
+import type { TestBot } from '../../../harness/index.js';
+import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
 
 let s: NotifySetup | undefined;
 let watch: WatchRuntime | undefined;

@@ -1,6 +1,6 @@
 /** The `/dwm setup shared-channels` card with many allowed channels stays within Slack's limits. */
 import { describe, expect, it } from 'vitest';
-import { sharedChannelsMessage } from '../../../src/slack/features/shared-channels/render.js';
+import { sharedChannelsMessage } from '../../../../src/slack/features/shared-channels/render.js';
 
 describe('shared channels card', () => {
   it('a long list is cut whole lines at a time and says how many more, within a section', () => {

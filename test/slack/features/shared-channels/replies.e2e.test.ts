@@ -5,13 +5,13 @@
  * Slack telling the channel's sharing, the emulator and the notify runtime on a virtual clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { listTrackedRequests } from '../../src/ops/request-outcomes.js';
-import { appSender } from '../../src/slack/background-sender.js';
-import { SHARING_CACHE_MS } from '../../src/slack/kit/channels/access.js';
-import type { TestBot } from '../harness/index.js';
-import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, tick } from '../support/notify.js';
-import { button, selectValue, textValue } from '../support/slack.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
+import { appSender } from '../../../../src/slack/background-sender.js';
+import { SHARING_CACHE_MS } from '../../../../src/slack/kit/channels/access.js';
+import type { TestBot } from '../../../harness/index.js';
+import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { button, selectValue, textValue } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {
