@@ -3,8 +3,8 @@
  * signed requests to the real app, the emulator behind, the fake Slack in front.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeValue } from '../../../src/slack/shared/svc/values.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import { encodeValue } from '../../../../src/slack/shared/svc/values.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 import {
   button,
   buttons,
@@ -15,7 +15,7 @@ import {
   selectValue,
   textOf,
   textValue,
-} from '../../support/slack.js';
+} from '../../../support/slack.js';
 
 /** Run a /drm command whose answer is a card posted in the channel (chat.postMessage). */
 async function posted(b: TestBot, text: string, user: string) {
