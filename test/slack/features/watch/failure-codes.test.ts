@@ -5,7 +5,7 @@
  * entries through the same loader as SERVICE_ERROR_CODES.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_FAILURE_CODES, DEMO_JOB_FAILURE_CODES } from '../../../dev/demo/failure-codes.js';
+import { DEMO_FAILURE_CODES, DEMO_JOB_FAILURE_CODES } from '../../../../dev/demo/failure-codes.js';
 import {
   DEFAULT_FAILURE_CODES,
   explainFailureCode,
@@ -13,15 +13,15 @@ import {
   loadFailureCodes,
   setFailureCodes,
   UNKNOWN_FAILURE_NEXT,
-} from '../../../src/api/error-codes.js';
-import type { Job, JobTask } from '../../../src/api/types.js';
-import { loadConfig } from '../../../src/config.js';
-import { summariseJob, taskCsv } from '../../../src/ops/jobs.js';
-import { jobCardMessage } from '../../../src/slack/features/jobs/render.js';
-import { renderJobCard, renderThreadUpdate } from '../../../src/slack/features/watch/render-card.js';
-import { jobDetailsMessage } from '../../../src/slack/features/watch/render-details.js';
-import { plainRenderer } from '../../../src/watch/render.js';
-import type { JobSummary, Subscription } from '../../../src/watch/types.js';
+} from '../../../../src/api/error-codes.js';
+import type { Job, JobTask } from '../../../../src/api/types.js';
+import { loadConfig } from '../../../../src/config.js';
+import { summariseJob, taskCsv } from '../../../../src/ops/jobs.js';
+import { jobCardMessage } from '../../../../src/slack/features/jobs/render.js';
+import { renderJobCard, renderThreadUpdate } from '../../../../src/slack/features/watch/render-card.js';
+import { jobDetailsMessage } from '../../../../src/slack/features/watch/render-details.js';
+import { plainRenderer } from '../../../../src/watch/render.js';
+import type { JobSummary, Subscription } from '../../../../src/watch/types.js';
 
 const AT = Date.UTC(2026, 0, 2, 3, 4, 5);
 const T = { raw: '2026-01-02T03:04:05', epochMs: AT };

@@ -5,14 +5,14 @@
  * the watcher), so Retry-After waits and the 1 message/s pacing cost no real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall, FakeMessage } from '../../../dev/fakeslack/index.js';
-import { FEATURES } from '../../../src/slack/features/index.js';
-import type { Feature } from '../../../src/slack/kit/features.js';
-import { notifyCredentialsSaved } from '../../../src/slack/kit/runtime/hooks.js';
-import { createPosterFactory, type PosterFactory } from '../../../src/slack/poster.js';
-import { createWatchRuntime, type WatchRuntime } from '../../../src/slack/watch-runtime.js';
-import { FakeClock } from '../../../src/watch/clock.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import type { FakeCall, FakeMessage } from '../../../../dev/fakeslack/index.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import type { Feature } from '../../../../src/slack/kit/features.js';
+import { notifyCredentialsSaved } from '../../../../src/slack/kit/runtime/hooks.js';
+import { createPosterFactory, type PosterFactory } from '../../../../src/slack/poster.js';
+import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
+import { FakeClock } from '../../../../src/watch/clock.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 let bot: TestBot | undefined;
 const runtimes: WatchRuntime[] = [];
@@ -558,7 +558,7 @@ describe('workspaces stay apart', () => {
     const [a, b] = bot.workspaces as [typeof bot.ws, typeof bot.ws];
     const site = bot.emulator!.demo.defaultSiteId;
     await command(bot, `watch site:${site}`, { user: a.admin });
-    const subs = new (await import('../../../src/watch/index.js')).Subscriptions(bot.store);
+    const subs = new (await import('../../../../src/watch/index.js')).Subscriptions(bot.store);
     const [sub] = await subs.list(a.teamId);
     expect(sub).toBeDefined();
     for (const actionId of ['watch-unsubscribe', 'watch-resume']) {

@@ -3,9 +3,9 @@
  * `/dwm watches` in a channel watching that site says so; once it is over, it does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outageRepo } from '../../../src/watch/outage.js';
-import { startTestBot, type TestBot } from '../../harness/index.js';
-import { blocksText, lastSeq, nextCall, replyBlocks } from '../wm/helpers.js';
+import { outageRepo } from '../../../../src/watch/outage.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { blocksText, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
 
 describe('/dwm watches during an outage', () => {
   let bot: TestBot;

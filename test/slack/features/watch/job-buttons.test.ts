@@ -4,8 +4,8 @@
  * every card).
  */
 import { describe, expect, it } from 'vitest';
-import { registry } from '../../../src/slack/features/index.js';
-import { detailsButton, exportButton } from '../../../src/slack/features/watch/job-buttons.js';
+import { registry } from '../../../../src/slack/features/index.js';
+import { detailsButton, exportButton } from '../../../../src/slack/features/watch/job-buttons.js';
 import {
   jobRefValue,
   parseJobRef,
@@ -13,10 +13,10 @@ import {
   renderJobCard,
   renderThreadUpdate,
   WATCH_ACTIONS,
-} from '../../../src/slack/features/watch/render-card.js';
-import { registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
-import type { JobSummary, Subscription } from '../../../src/watch/types.js';
-import { captureApp, fakeClient, memoryDeps } from '../../support/slack-app.js';
+} from '../../../../src/slack/features/watch/render-card.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import type { JobSummary, Subscription } from '../../../../src/watch/types.js';
+import { captureApp, fakeClient, memoryDeps } from '../../../support/slack-app.js';
 
 const sub: Subscription = {
   id: 'sub_0123456789abcdef',

@@ -4,7 +4,7 @@
  * Real app, fake Slack (conversations.members), env credentials.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../../harness/index.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
 
 describe('Home: Watch a channel', () => {
   let bot: TestBot;

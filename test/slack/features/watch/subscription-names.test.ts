@@ -8,13 +8,13 @@ import {
   renderJobCard,
   renderThreadUpdate,
   subscriptionName,
-} from '../../../src/slack/features/watch/render-card.js';
+} from '../../../../src/slack/features/watch/render-card.js';
 import {
   pausedNotice,
   subscribedMessage,
   watchesMessage,
-} from '../../../src/slack/features/watch/render-subscriptions.js';
-import type { JobSummary, Subscription } from '../../../src/watch/types.js';
+} from '../../../../src/slack/features/watch/render-subscriptions.js';
+import type { JobSummary, Subscription } from '../../../../src/watch/types.js';
 
 const sub: Subscription = {
   id: 'sub_0123456789abcdef',

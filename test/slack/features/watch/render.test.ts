@@ -1,8 +1,8 @@
 /** Snapshot and limit tests of the watch renderers (pure functions of data). */
 import { describe, expect, it } from 'vitest';
-import { validateMessageBlocks, validateView } from '../../../dev/fakeslack/index.js';
-import type { JobSummary as OpsJobSummary } from '../../../src/ops/jobs.js';
-import { summariseJob } from '../../../src/ops/jobs.js';
+import { validateMessageBlocks, validateView } from '../../../../dev/fakeslack/index.js';
+import type { JobSummary as OpsJobSummary } from '../../../../src/ops/jobs.js';
+import { summariseJob } from '../../../../src/ops/jobs.js';
 import {
   blockRenderer,
   parseJobRef,
@@ -10,8 +10,8 @@ import {
   renderJobCard,
   renderOutageNotice,
   renderThreadUpdate,
-} from '../../../src/slack/features/watch/render-card.js';
-import { jobDetailsMessage } from '../../../src/slack/features/watch/render-details.js';
+} from '../../../../src/slack/features/watch/render-card.js';
+import { jobDetailsMessage } from '../../../../src/slack/features/watch/render-details.js';
 import {
   adminAlertNotice,
   inviteMessage,
@@ -21,9 +21,9 @@ import {
   watchesMessage,
   watchIssuesMessage,
   watchModal,
-} from '../../../src/slack/features/watch/render-subscriptions.js';
-import { parseWatchArgs } from '../../../src/watch/subscriptions.js';
-import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/types.js';
+} from '../../../../src/slack/features/watch/render-subscriptions.js';
+import { parseWatchArgs } from '../../../../src/watch/subscriptions.js';
+import type { JobSummary, Subscription, TaskFailure } from '../../../../src/watch/types.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
 const HOSTILE = '<!channel> *bold* <@U123> &amp; `tick` <https://evil.example|click>';
