@@ -9,20 +9,20 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { loadRun, REPORTS_NAMESPACE, reportRepo } from '../../src/ops/watermarking/registration/records.js';
-import type { RegistrationReport } from '../../src/ops/watermarking/registration/run.js';
-import { createSlackApp } from '../../src/slack/app.js';
-import type { AppDeps } from '../../src/slack/deps.js';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
-import { workflowUserOf } from '../../src/slack/kit/interactions/steps.js';
-import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
-import { createStore } from '../../src/store/index.js';
-import type { AtomicDocRepo, Store } from '../../src/store/types.js';
-import { addWait, listWaits } from '../../src/watch/job-waits.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
-import { storeInterruptedRun } from '../support/interrupted-run.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { loadRun, REPORTS_NAMESPACE, reportRepo } from '../../../../src/ops/watermarking/registration/records.js';
+import type { RegistrationReport } from '../../../../src/ops/watermarking/registration/run.js';
+import { createSlackApp } from '../../../../src/slack/app.js';
+import type { AppDeps } from '../../../../src/slack/deps.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import { resumePendingRegistrations } from '../../../../src/slack/features/register/index.js';
+import { workflowUserOf } from '../../../../src/slack/kit/interactions/steps.js';
+import { createWatchRuntime } from '../../../../src/slack/watch-runtime.js';
+import { createStore } from '../../../../src/store/index.js';
+import type { AtomicDocRepo, Store } from '../../../../src/store/types.js';
+import { addWait, listWaits } from '../../../../src/watch/job-waits.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { storeInterruptedRun } from '../../../support/interrupted-run.js';
 
 type Obj = Record<string, unknown>;
 

@@ -8,13 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ServiceClient } from '../../src/api/types.js';
-import { parseServiceCode } from '../../src/ops/service/index.js';
-import { requestTrialExtension, StepInputError } from '../../src/ops/workflow-steps.js';
-import { STEP_IDS } from '../../src/slack/features/workflow-steps/ids.js';
-import { type ManifestFunction, STEP_MANIFEST } from '../../src/slack/features/workflow-steps/manifest.js';
+import type { ServiceClient } from '../../../../src/api/types.js';
+import { parseServiceCode } from '../../../../src/ops/service/index.js';
+import { requestTrialExtension, StepInputError } from '../../../../src/ops/workflow-steps.js';
+import { STEP_IDS } from '../../../../src/slack/features/workflow-steps/ids.js';
+import { type ManifestFunction, STEP_MANIFEST } from '../../../../src/slack/features/workflow-steps/manifest.js';
 
-const manifest = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
+const manifest = readFileSync(new URL('../../../../manifest.yml', import.meta.url), 'utf8');
 
 /** Parameter types Slack accepts for custom step inputs/outputs (those used here). */
 const TYPES = new Set([

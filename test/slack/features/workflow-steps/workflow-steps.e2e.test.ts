@@ -9,21 +9,21 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FakeCall } from '../../dev/fakeslack/index.js';
-import { RUNS_NAMESPACE } from '../../src/ops/watermarking/registration/records.js';
-import { createSlackApp } from '../../src/slack/app.js';
-import type { AppDeps } from '../../src/slack/deps.js';
-import { auditLineText } from '../../src/slack/features/audit/render.js';
-import { FEATURES } from '../../src/slack/features/index.js';
-import { resumePendingRegistrations } from '../../src/slack/features/register/index.js';
-import { auditLine } from '../../src/slack/kit/context/context.js';
-import { createWatchRuntime } from '../../src/slack/watch-runtime.js';
-import { createStore } from '../../src/store/index.js';
-import type { AuditEntry } from '../../src/store/types.js';
-import { FakeClock } from '../../src/watch/clock.js';
-import { addWait, listWaits } from '../../src/watch/job-waits.js';
-import { startTestBot, type TestBot } from '../harness/index.js';
-import { storeInterruptedRun } from '../support/interrupted-run.js';
+import type { FakeCall } from '../../../../dev/fakeslack/index.js';
+import { RUNS_NAMESPACE } from '../../../../src/ops/watermarking/registration/records.js';
+import { createSlackApp } from '../../../../src/slack/app.js';
+import type { AppDeps } from '../../../../src/slack/deps.js';
+import { auditLineText } from '../../../../src/slack/features/audit/render.js';
+import { FEATURES } from '../../../../src/slack/features/index.js';
+import { resumePendingRegistrations } from '../../../../src/slack/features/register/index.js';
+import { auditLine } from '../../../../src/slack/kit/context/context.js';
+import { createWatchRuntime } from '../../../../src/slack/watch-runtime.js';
+import { createStore } from '../../../../src/store/index.js';
+import type { AuditEntry } from '../../../../src/store/types.js';
+import { FakeClock } from '../../../../src/watch/clock.js';
+import { addWait, listWaits } from '../../../../src/watch/job-waits.js';
+import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { storeInterruptedRun } from '../../../support/interrupted-run.js';
 
 type Obj = Record<string, unknown>;
 
