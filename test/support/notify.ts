@@ -90,7 +90,6 @@ export function statusReads(b: TestBot): number {
     .reduce((n, [, v]) => n + v, 0);
 }
 
-export const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
 export const json = (x: unknown) => JSON.stringify(x ?? {});
 
 /** The bot's DMs with a user (the IM channel Slack opened for conversations.open). */

@@ -4,23 +4,11 @@
  * the ack-before-slow-work ordering.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../dev/fakeslack/index.js';
 import { FEATURES } from '../../../src/slack/features/index.js';
 import { commandList } from '../../../src/slack/kit/commands/registry.js';
 import { type Feature, registerFeatures } from '../../../src/slack/kit/features.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-
-function textOfCall(c: FakeCall | undefined): string {
-  return JSON.stringify(c?.args ?? {});
-}
-
-async function nextResponse(bot: TestBot, after: number): Promise<FakeCall> {
-  return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > after, 8000);
-}
-
-function lastSeq(bot: TestBot): number {
-  return bot.fake.lastSeq();
-}
+import { lastSeq, nextResponse, textOf } from '../../support/slack.js';
 
 describe('with env credentials', () => {
   let bot: TestBot;
@@ -60,8 +48,8 @@ describe('with env credentials', () => {
     expect(r.status).toBe(200);
     const resp = await nextResponse(bot, seq);
     expect(resp.args.response_type).toBe('ephemeral');
-    expect(textOfCall(resp)).toContain('/dwm setup');
-    expect(textOfCall(resp)).not.toContain('e2e-slow');
+    expect(textOf(resp)).toContain('/dwm setup');
+    expect(textOf(resp)).not.toContain('e2e-slow');
   });
 
   it('an unknown subcommand gets a suggestion', async () => {
@@ -84,8 +72,8 @@ describe('with env credentials', () => {
     await bot.action({ actionId: run!.action_id, value: run!.value, user: bot.ws.member });
     const ran = await nextResponse(bot, seq2);
     // `/dwm setup status` answers (a member may run it), not another "did you mean".
-    expect(textOfCall(ran)).not.toContain('Did you mean');
-    expect(textOfCall(ran).toLowerCase()).toContain('service setup');
+    expect(textOf(ran)).not.toContain('Did you mean');
+    expect(textOf(ran).toLowerCase()).toContain('service setup');
     // A suggestion of an admin command is refused to a member like the typed command.
     const seq3 = lastSeq(bot);
     await bot.command('setpu', { user: bot.ws.member });
@@ -93,22 +81,22 @@ describe('with env credentials', () => {
     const admin = (resp3.args.blocks as typeof blocks)[0]?.accessory;
     const seq4 = lastSeq(bot);
     await bot.action({ actionId: admin!.action_id, value: admin!.value, user: bot.ws.member });
-    expect(textOfCall(await nextResponse(bot, seq4))).toContain('Only admins can run /dwm setup');
+    expect(textOf(await nextResponse(bot, seq4))).toContain('Only admins can run /dwm setup');
   });
 
   it('an admin command is refused to a member, who is told whom to ask; audited', async () => {
     const seq = lastSeq(bot);
     await bot.command('audit', { command: '/drm', user: bot.ws.member });
     const resp = await nextResponse(bot, seq);
-    expect(textOfCall(resp)).toContain('Only admins can run /drm audit');
-    expect(textOfCall(resp)).toContain('a workspace admin');
+    expect(textOf(resp)).toContain('Only admins can run /drm audit');
+    expect(textOf(resp)).toContain('a workspace admin');
     const entries = await bot.store.audit.list(bot.ws.teamId);
     expect(entries[0]).toMatchObject({ userId: bot.ws.member, result: 'refused', action: 'command.audit' });
 
     const seq2 = lastSeq(bot);
     await bot.command('audit 5', { command: '/drm', user: bot.ws.admin });
     const ok = await nextResponse(bot, seq2);
-    expect(textOfCall(ok)).toContain('command.audit');
+    expect(textOf(ok)).toContain('command.audit');
   });
 
   it('env credentials: setup shows them read-only and masked', async () => {
@@ -167,7 +155,7 @@ describe('setup modal flow (no credentials yet)', () => {
     const seq = lastSeq(bot);
     await bot.command('setup', { user: bot.ws.member });
     const resp = await nextResponse(bot, seq);
-    expect(textOfCall(resp)).toContain('Only admins');
+    expect(textOf(resp)).toContain('Only admins');
   });
 
   it('format errors inline, live failure shown, success saved encrypted, status masked', async () => {
@@ -231,8 +219,8 @@ describe('setup modal flow (no credentials yet)', () => {
     await bot.command('setup status', { user: admin });
     const st = await nextResponse(bot, seq3);
     expect(st.args.response_type).toBe('ephemeral');
-    expect(textOfCall(st)).toContain('Last verified');
-    expect(textOfCall(st)).toContain(emu.demo.service.secretKey.slice(-4));
+    expect(textOf(st)).toContain('Last verified');
+    expect(textOf(st)).toContain(emu.demo.service.secretKey.slice(-4));
     const traffic = JSON.stringify(bot.fake.calls());
     expect(traffic).not.toContain(emu.demo.watermarking.accessKey);
     expect(traffic).not.toContain(emu.demo.service.secretKey);
@@ -245,6 +233,6 @@ describe('setup modal flow (no credentials yet)', () => {
     await bot.command('setup status share', { user: bot.ws.member });
     const ms = await nextResponse(bot, seq4);
     expect(ms.args.response_type).toBe('ephemeral');
-    expect(textOfCall(ms)).not.toContain(emu.demo.service.secretKey.slice(-4));
+    expect(textOf(ms)).not.toContain(emu.demo.service.secretKey.slice(-4));
   });
 });

@@ -26,7 +26,8 @@ import { requestOutcomeRenderers } from '../../../src/slack/shared/requests/outc
 import { appliedMigrations } from '../../../src/store/migrations.js';
 import { WATCH_MIGRATIONS } from '../../../src/watch/migrations.js';
 import type { TestBot } from '../../harness/index.js';
-import { dmsTo, json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../support/notify.js';
+import { dmsTo, json, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../support/notify.js';
+import { lastSeq } from '../../support/slack.js';
 
 let s: NotifySetup | undefined;
 const extra: NotifyRuntime[] = [];

@@ -65,8 +65,8 @@ import {
 import { requestOutcomeCard, requestOutcomeDm } from '../../../src/slack/shared/requests/outcome.js';
 import type { JobSummary, Subscription, TaskFailure } from '../../../src/watch/types.js';
 import { sampleDigest } from '../../support/digest-fixture.js';
-import { blockLines, countLines, shown, textLines, visibleText } from '../../support/lines.js';
 import { fakeContext } from '../../support/fake-context.js';
+import { blockLines, countLines, shown, textLines, visibleText } from '../../support/lines.js';
 
 const T = Date.UTC(2026, 10, 22, 9, 0, 0);
 const sub: Subscription = {

@@ -11,6 +11,7 @@ import { AlertSubscriptions } from '../../../../src/notices/license-alerts.js';
 import { NoticeOutbox } from '../../../../src/notices/outbox.js';
 import { licenseAlertMessage } from '../../../../src/slack/features/alerts/render.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let bot: TestBot;
 let ws: string;
@@ -36,7 +37,6 @@ afterAll(async () => {
   await bot?.close();
 });
 
-const lastSeq = () => bot.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
 const json = (x: unknown) => JSON.stringify(x ?? {});
 
 /** Run a command; the reply it got (response_url) or the modal it opened (views.open). */
@@ -44,7 +44,7 @@ async function run(
   text: string,
   o: { command?: '/dwm' | '/drm'; user?: string; channel?: string } = {},
 ): Promise<FakeCall> {
-  const seq = lastSeq();
+  const seq = lastSeq(bot);
   const r = await bot.command(text, {
     command: o.command ?? '/drm',
     user: o.user ?? bot.ws.member,
@@ -140,7 +140,7 @@ describe('/drm alerts', () => {
     expect(json(bad.json)).toContain('alerts_ratio');
     expect(await alertSubs().list(ws, { channelId: ch })).toHaveLength(0);
 
-    const seq = lastSeq();
+    const seq = lastSeq(bot);
     await bot.viewSubmission({ values: formValues({ site, ratio: '25%', min: '5', window: '30' }) });
     await bot.fake.waitFor(
       (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes('now gets'),
@@ -157,7 +157,7 @@ describe('/drm alerts', () => {
     // Slack fails the channel-membership check the save makes (after "Saving…" is shown).
     bot.fake.fail('conversations.members', { error: 'internal_error', times: 1 });
     bot.fake.fail('conversations.info', { error: 'internal_error', times: 1 });
-    const seq = lastSeq();
+    const seq = lastSeq(bot);
     await bot.viewSubmission({ values: formValues({ site, ratio: '35%', min: '7', window: '45' }) });
     const again = await bot.fake.waitFor(
       (c) => c.method === 'views.update' && c.seq > seq && json(c.args).includes("Couldn't set up"),
@@ -175,7 +175,7 @@ describe('/drm alerts', () => {
 
   it('the form refuses a member who is not in the channel; the bot must be able to post there', async () => {
     await run('alerts watch', { channel: CLOSED });
-    const seq = lastSeq();
+    const seq = lastSeq(bot);
     await bot.viewSubmission({ values: formValues({ site, ratio: '20', min: '20', window: '15' }) });
     const up = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 8000);
     expect(json(up.args)).toContain('only in a channel you are a member of');
@@ -256,7 +256,7 @@ describe('/drm alerts', () => {
       | undefined;
     expect(show).toBeDefined();
     const click = async (user: string) => {
-      const seq = lastSeq();
+      const seq = lastSeq(bot);
       await bot.action({ actionId: show!.action_id, value: show!.value, user, channel: bot.ws.channel });
       return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
     };
@@ -277,7 +277,7 @@ describe('/drm alerts', () => {
     expect(await alertSubs().list(ws, { channelId: bot.ws.channel })).toHaveLength(1);
     const value = JSON.stringify({ w: ws, c: bot.ws.channel, s: site });
     const click = async (user: string) => {
-      const seq = lastSeq();
+      const seq = lastSeq(bot);
       await bot.action({ actionId: 'alerts_stop', value, user, channel: bot.ws.channel });
       return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
     };

@@ -11,7 +11,8 @@ import type { AppDeps } from '../../../../src/slack/deps.js';
 import { FEATURES } from '../../../../src/slack/features/index.js';
 import { createNotifyRuntime } from '../../../../src/slack/notify-runtime.js';
 import { createStore } from '../../../../src/store/index.js';
-import { json, lastSeq, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../../support/notify.js';
+import { json, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../../support/notify.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

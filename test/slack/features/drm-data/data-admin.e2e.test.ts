@@ -6,7 +6,16 @@ import { createHash } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { button, buttons, click, drm, lastSeq, selectValue, textOf, textValue } from '../../../support/slack.js';
+import {
+  actionElements,
+  button,
+  click,
+  drm,
+  lastSeq,
+  selectValue,
+  textOf,
+  textValue,
+} from '../../../support/slack.js';
 
 let bot: TestBot;
 let admin: string;
@@ -37,7 +46,7 @@ describe('DRM data tables', () => {
     const firstOk = lines.findIndex((l) => /\bok\b/.test(l));
     const lastFail = lines.map((l) => l.includes('FAIL')).lastIndexOf(true);
     if (lastFail >= 0 && firstOk >= 0) expect(lastFail).toBeLessThan(firstOk);
-    const ids = buttons(r.blocks).map((b) => b.action_id);
+    const ids = actionElements(r.blocks).map((b) => b.action_id);
     expect(ids).toEqual(['svc_data_export', 'svc_data_page_next']);
 
     const next = await click(
@@ -47,7 +56,7 @@ describe('DRM data tables', () => {
     );
     expect(next.call.args.replace_original).toBe(true);
     expect(next.text).toContain('Rows 26–50');
-    expect(buttons(next.blocks).map((b) => b.action_id)).toContain('svc_data_page_prev');
+    expect(actionElements(next.blocks).map((b) => b.action_id)).toContain('svc_data_page_prev');
   });
 
   it('filters: status, one search option, DRM type names; invalid input explained', async () => {
@@ -199,7 +208,7 @@ describe('members (admin)', () => {
 
   it('deactivate (confirm, danger) and reset password replace the list with what was done; audited', async () => {
     const r = await drm(bot, 'members', admin);
-    const deact = buttons(r.blocks).find((b) => b.action_id === 'svc_member_deactivate')!;
+    const deact = actionElements(r.blocks).find((b) => b.action_id === 'svc_member_deactivate')!;
     expect(deact.style).toBe('danger');
     expect(JSON.stringify(deact.confirm)).toContain('can no longer sign in');
     const refused = await click(bot, deact, member);
@@ -209,7 +218,7 @@ describe('members (admin)', () => {
     expect(done.text).toContain('deactivated');
     const again = await click(bot, deact, admin);
     expect(again.text).toContain('already inactive');
-    const reset = buttons(r.blocks).find((b) => b.action_id === 'svc_member_reset_pw')!;
+    const reset = actionElements(r.blocks).find((b) => b.action_id === 'svc_member_reset_pw')!;
     const ok = await click(bot, reset, admin);
     expect(ok.text).toContain('reset the password');
     const audit = await bot.store.audit.list(bot.ws.teamId);
@@ -224,7 +233,7 @@ describe('members (admin)', () => {
 
   it('change group: modal opens, submit moves the member and replaces the list', async () => {
     const r = await drm(bot, 'members', admin);
-    const change = buttons(r.blocks).find((b) => b.action_id === 'svc_member_group')!;
+    const change = actionElements(r.blocks).find((b) => b.action_id === 'svc_member_group')!;
     const seq = lastSeq(bot);
     await bot.action({ actionId: change.action_id, value: change.value!, user: admin });
     await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 5000);
@@ -239,7 +248,7 @@ describe('members (admin)', () => {
 
   it('change group: a member list that cannot be read again after the change still says it was made', async () => {
     const r = await drm(bot, 'members', admin);
-    const change = buttons(r.blocks).find((b) => b.action_id === 'svc_member_group')!;
+    const change = actionElements(r.blocks).find((b) => b.action_id === 'svc_member_group')!;
     // Another group than the member's own (their row on the card names it: "… · TS · no. …").
     const row = JSON.stringify(r.blocks).match(/ · (BIZ|TS|Clients) · no\. /)?.[1];
     const target = row === 'TS' ? '1000' : '1001';

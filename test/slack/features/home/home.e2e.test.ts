@@ -8,10 +8,7 @@ import { refreshHome } from '../../../../src/slack/features/home/index.js';
 import { HOME_ACTIONS } from '../../../../src/slack/features/home/render.js';
 import { registry } from '../../../../src/slack/features/index.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-
-function lastSeq(bot: TestBot): number {
-  return bot.fake.lastSeq();
-}
+import { lastSeq } from '../../../support/slack.js';
 
 /** Wait for the full Home tab (not the Loading one) published for a user after `seq`. */
 async function homePublished(bot: TestBot, user: string, after: number): Promise<FakeCall> {

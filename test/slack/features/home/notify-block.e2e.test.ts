@@ -6,7 +6,8 @@ import { afterEach, expect, it } from 'vitest';
 import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
 import type { TestBot } from '../../../harness/index.js';
-import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

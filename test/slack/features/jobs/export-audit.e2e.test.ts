@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeValue } from '../../../../src/slack/shared/wm/values.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { lastSeq } from '../../wm/helpers.js';
+import { lastSeq } from '../../../support/slack.js';
 
 describe('/dwm job Export CSV', () => {
   let bot: TestBot;

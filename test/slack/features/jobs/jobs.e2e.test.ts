@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import { countLines } from '../../../support/lines.js';
-import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
+import { blocksText, buttons, lastSeq, nextCall, replyBlocks } from '../../../support/slack.js';
 
 describe('/dwm jobs and /dwm job', () => {
   let bot: TestBot;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobStatus } from '../../../../src/ops/workflow-steps.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { blocksText, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
+import { blocksText, lastSeq, nextCall, replyBlocks } from '../../../support/slack.js';
 
 describe.each([
   ['the whole task list', undefined],

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resumePendingRegistrations } from '../../../../src/slack/features/register/index.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import { storeInterruptedRun } from '../../../support/interrupted-run.js';
-import { blocksText, buttons, lastSeq, nextCall, waitForView } from '../../wm/helpers.js';
+import { blocksText, buttons, lastSeq, nextCall, waitForView } from '../../../support/slack.js';
 
 const textValues = (text: string) => ({
   recipients_text: { value: { type: 'plain_text_input', value: text } },

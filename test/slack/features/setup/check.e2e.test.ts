@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { blocksText, buttons, lastSeq, nextCall, waitForView } from '../../wm/helpers.js';
+import { blocksText, buttons, lastSeq, nextCall, waitForView } from '../../../support/slack.js';
 
 describe('/dwm setup: Check the service', () => {
   let bot: TestBot;

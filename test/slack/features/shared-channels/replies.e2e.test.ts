@@ -10,8 +10,8 @@ import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
 import { appSender } from '../../../../src/slack/background-sender.js';
 import { SHARING_CACHE_MS } from '../../../../src/slack/kit/channels/access.js';
 import type { TestBot } from '../../../harness/index.js';
-import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
-import { button, selectValue, textValue } from '../../../support/slack.js';
+import { dmsTo, json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { button, lastSeq, selectValue, textValue } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {

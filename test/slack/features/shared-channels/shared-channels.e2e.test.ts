@@ -12,7 +12,8 @@ import { FEATURES } from '../../../../src/slack/features/index.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
 import { SHARED_CHANNEL } from '../../../../src/watch/types.js';
 import type { TestBot } from '../../../harness/index.js';
-import { json, lastSeq, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 let watch: WatchRuntime | undefined;

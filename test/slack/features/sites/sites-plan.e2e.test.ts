@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeValue } from '../../../../src/slack/shared/svc/values.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import {
+  actionElements,
   button,
-  buttons,
   click,
   drm,
   lastSeq,
@@ -94,13 +94,13 @@ describe('/drm plan', () => {
   it('a pending request shows Cancel (admin) and no new-request buttons; a member sees no Cancel', async () => {
     const m = await drm(bot, 'plan fwm site:AB12', member);
     expect(m.text).toContain(':hourglass_flowing_sand: Pending');
-    expect(buttons(m.blocks)).toEqual([]);
+    expect(actionElements(m.blocks)).toEqual([]);
     expect(m.text).toContain('Only admins can cancel the pending request');
     const r = await drm(bot, 'plan fwm site:AB12', admin);
     expect(r.text).toContain('Plan · FWM · AB12');
     expect(r.text).toContain(':hourglass_flowing_sand: Pending');
     expect(r.text).toContain('Resume watermarking for the new season');
-    const ids = buttons(r.blocks).map((b) => b.action_id);
+    const ids = actionElements(r.blocks).map((b) => b.action_id);
     expect(ids).toEqual(['svc_plan_cancel']);
     const cancel = button(r.blocks, (b) => b.action_id === 'svc_plan_cancel');
     expect(cancel.style).toBe('danger');
@@ -136,12 +136,12 @@ describe('/drm plan', () => {
     expect(trial.style).toBe('primary');
     expect(trial.confirm).toBeTruthy();
     // Suspension (admin-only) is not rendered for a member; resume is not offered (nothing to resume).
-    const ids = buttons(r.blocks).map((b) => b.action_id);
+    const ids = actionElements(r.blocks).map((b) => b.action_id);
     expect(ids).toEqual(['svc_plan_request_trial']);
     expect(r.text).toContain('Only admins can request a suspension');
     expect(r.text).toContain('nothing to resume');
     const a = await drm(bot, 'plan', admin);
-    expect(buttons(a.blocks).map((b) => b.action_id)).toEqual([
+    expect(actionElements(a.blocks).map((b) => b.action_id)).toEqual([
       'svc_plan_request_trial',
       'svc_plan_request_suspend',
     ]);
@@ -189,7 +189,7 @@ describe('/drm plan', () => {
 
   it('suspension: hidden from members, and a member clicking it anyway is refused; the direct form is admin-only', async () => {
     const m = await drm(bot, 'plan fwm', member);
-    expect(buttons(m.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
+    expect(actionElements(m.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
     // Hidden is not a guard: the admin's button, clicked by a member, is refused by the server.
     const r = await drm(bot, 'plan fwm', admin);
     const suspend = button(r.blocks, (b) => b.action_id === 'svc_plan_request_suspend');
@@ -207,7 +207,7 @@ describe('/drm plan', () => {
   it('channel cards (shared, or a request card) have no admin-only button and name the admin command, whoever clicked', async () => {
     const r = await drm(bot, 'plan fwm site:FILM share', admin);
     expect(r.call.args.response_type).toBe('in_channel');
-    expect(buttons(r.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
+    expect(actionElements(r.blocks).some((b) => b.action_id === 'svc_plan_request_suspend')).toBe(false);
     expect(r.text).toContain('/drm plan suspend fwm site:FILM');
     const posted = bot.fake.messages(bot.ws.channel).find((m) => m.text === r.call.args.text);
     expect(posted).toBeTruthy();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outageRepo } from '../../../../src/watch/outage.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { blocksText, lastSeq, nextCall, replyBlocks } from '../../wm/helpers.js';
+import { blocksText, lastSeq, nextCall, replyBlocks } from '../../../support/slack.js';
 
 describe('/dwm watches during an outage', () => {
   let bot: TestBot;

@@ -13,6 +13,7 @@ import { createPosterFactory, type PosterFactory } from '../../../../src/slack/p
 import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
 import { FakeClock } from '../../../../src/watch/clock.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let bot: TestBot | undefined;
 const runtimes: WatchRuntime[] = [];
@@ -87,7 +88,6 @@ function newRuntime(
   return r;
 }
 
-const lastSeq = (b: TestBot) => b.fake.lastSeq();
 const json = (x: unknown) => JSON.stringify(x ?? {});
 
 /** Run a slash command and return the reply it got through response_url. */

@@ -12,7 +12,10 @@ import type { ServiceClient } from '../../../../src/api/types.js';
 import { parseServiceCode } from '../../../../src/ops/service/index.js';
 import { requestTrialExtension, StepInputError } from '../../../../src/ops/workflow-steps.js';
 import { STEP_IDS } from '../../../../src/slack/features/workflow-steps/ids.js';
-import { type ManifestFunction, STEP_MANIFEST } from '../../../../src/slack/features/workflow-steps/manifest.js';
+import {
+  type ManifestFunction,
+  STEP_MANIFEST,
+} from '../../../../src/slack/features/workflow-steps/manifest.js';
 
 const manifest = readFileSync(new URL('../../../../manifest.yml', import.meta.url), 'utf8');
 

@@ -10,7 +10,11 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeCall } from '../../../../dev/fakeslack/index.js';
-import { loadRun, REPORTS_NAMESPACE, reportRepo } from '../../../../src/ops/watermarking/registration/records.js';
+import {
+  loadRun,
+  REPORTS_NAMESPACE,
+  reportRepo,
+} from '../../../../src/ops/watermarking/registration/records.js';
 import type { RegistrationReport } from '../../../../src/ops/watermarking/registration/run.js';
 import { createSlackApp } from '../../../../src/slack/app.js';
 import type { AppDeps } from '../../../../src/slack/deps.js';

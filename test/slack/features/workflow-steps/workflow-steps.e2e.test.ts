@@ -24,6 +24,7 @@ import { FakeClock } from '../../../../src/watch/clock.js';
 import { addWait, listWaits } from '../../../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import { storeInterruptedRun } from '../../../support/interrupted-run.js';
+import { lastSeq } from '../../../support/slack.js';
 
 type Obj = Record<string, unknown>;
 
@@ -60,10 +61,6 @@ function completion(bot: TestBot, executionId: string, timeoutMs = 15_000): Prom
       c.args.function_execution_id === executionId,
     timeoutMs,
   );
-}
-
-function lastSeq(bot: TestBot): number {
-  return bot.fake.calls().at(-1)?.seq ?? 0;
 }
 
 function completions(bot: TestBot, executionId: string): FakeCall[] {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_STATUS_CODES, TASK_STATUS_CODES } from '../../../../src/api/codes.js';
-import { jobStatus, requestStatus, statusLabel, taskStatus } from '../../../../src/slack/kit/blocks/status.js';
+import {
+  jobStatus,
+  requestStatus,
+  statusLabel,
+  taskStatus,
+} from '../../../../src/slack/kit/blocks/status.js';
 
 describe('status mapping', () => {
   it('matches the style guide', () => {

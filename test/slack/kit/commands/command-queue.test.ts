@@ -1,14 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handlerQueue } from '../../../../src/slack/kit/commands/handler-queue.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { lastSeq } from '../../../support/slack.js';
 
 let bot: TestBot | undefined;
 afterEach(async () => {
   await bot?.close();
   bot = undefined;
 });
-
-const lastSeq = (b: TestBot) => b.fake.calls().reduce((m, c) => Math.max(m, c.seq), 0);
 
 describe('slash commands run after the ack through a bounded queue', () => {
   it('answers "busy, try again" when the queue is full, and still opens a form at once', async () => {

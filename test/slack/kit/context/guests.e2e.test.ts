@@ -7,8 +7,8 @@
  * never admins here. Every refusal is in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { replyText } from '../../../support/slack.js';
 
 const GUEST = 'U0GUEST0A';
 const SINGLE = 'U0SINGLEA';
@@ -18,11 +18,6 @@ const OTHER_ORG_TEAM = 'T0OTHER0A';
 const EXT = 'U0EXTMEMA';
 /** An admin and owner of THEIR organisation. */
 const EXT_ADMIN = 'U0EXTADMA';
-
-async function reply(bot: TestBot, after: number): Promise<string> {
-  const c: FakeCall = await bot.fake.waitFor((x) => x.method === 'response_url' && x.seq > after, 8000);
-  return JSON.stringify(c.args);
-}
 
 /** The external users, as users.info answers for them with this workspace's bot. */
 function addExternals(fake: TestBot['fake']): void {
@@ -100,17 +95,17 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
   it('a guest is refused a command and help (audited); a member is not', async () => {
     let seq = bot.fake.lastSeq();
     await bot.command('recipients', { user: SINGLE });
-    const refused = await reply(bot, seq);
+    const refused = await replyText(bot, seq);
     expect(refused).toContain("Guest accounts can't use this bot in this workspace");
     expect(refused).toContain(`<@${GUEST_ADMIN}>`);
     seq = bot.fake.lastSeq();
     await bot.command('help', { user: GUEST });
-    const help = await reply(bot, seq);
+    const help = await replyText(bot, seq);
     expect(help).toContain("Guest accounts can't use this bot");
     expect(help).not.toContain('recipients');
     seq = bot.fake.lastSeq();
     await bot.command('help', { user: bot.ws.member });
-    expect(await reply(bot, seq)).toContain('recipients');
+    expect(await replyText(bot, seq)).toContain('recipients');
     const audit = await bot.store.audit.list(bot.ws.teamId, { limit: 20 });
     expect(audit.find((a) => a.action === 'command.recipients')).toMatchObject({
       userId: SINGLE,
@@ -121,7 +116,7 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
   it('a guest listed in ADMIN_USER_IDS is an admin', async () => {
     const seq = bot.fake.lastSeq();
     await bot.command('audit 5', { command: '/drm', user: GUEST_ADMIN });
-    const r = await reply(bot, seq);
+    const r = await replyText(bot, seq);
     expect(r).not.toContain("Guest accounts can't");
     expect(r).not.toContain('Only admins');
   });
@@ -312,10 +307,10 @@ describe('Slack guests with GUEST_ACCESS=member', () => {
   it('a guest runs member commands and is refused admin ones', async () => {
     let seq = bot.fake.lastSeq();
     await bot.command('help', { user: GUEST });
-    expect(await reply(bot, seq)).toContain('recipients');
+    expect(await replyText(bot, seq)).toContain('recipients');
     seq = bot.fake.lastSeq();
     await bot.command('audit 5', { command: '/drm', user: GUEST });
-    expect(await reply(bot, seq)).toContain('Only admins');
+    expect(await replyText(bot, seq)).toContain('Only admins');
   });
 
   it("another organisation's admin acts as a member: refused an admin button, served a member one", async () => {

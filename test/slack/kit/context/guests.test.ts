@@ -20,7 +20,13 @@ import {
   setRoleCheckBudgetMs,
 } from '../../../../src/slack/kit/context/roles.js';
 import { button, modal, registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../../../support/slack-app.js';
+import {
+  captureApp,
+  deferredUsersInfo,
+  fakeClient,
+  memoryDeps,
+  submission,
+} from '../../../support/slack-app.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
 

@@ -16,7 +16,13 @@ import {
   userInfo,
 } from '../../../../src/slack/kit/context/roles.js';
 import { TtlLru } from '../../../../src/slack/kit/web/lru.js';
-import { captureApp, deferredUsersInfo, fakeClient, memoryDeps, submission } from '../../../support/slack-app.js';
+import {
+  captureApp,
+  deferredUsersInfo,
+  fakeClient,
+  memoryDeps,
+  submission,
+} from '../../../support/slack-app.js';
 
 describe('TtlLru', () => {
   it('drops expired entries on read, refreshes recency on a hit, evicts the oldest over the cap', () => {

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeCall, FakeMessage } from '../../../../dev/fakeslack/index.js';
 import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
 import type { TestBot } from '../../../harness/index.js';
-import { button, selectValue, textValue } from '../../../support/slack.js';
-import { dmsTo, json, lastSeq, type NotifySetup, setupNotify, statusReads, tick } from '../../../support/notify.js';
+import { dmsTo, json, type NotifySetup, setupNotify, statusReads, tick } from '../../../support/notify.js';
+import { button, lastSeq, selectValue, textValue } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {
