@@ -37,7 +37,6 @@ describe('setup modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('ack');
-    // Today: ['users.info', 'ack'] — a slow or rate-limited users.info delays the answer past 3 s.
     expect(beforeAck(log)).not.toContain('users.info');
   });
 });
@@ -73,7 +72,6 @@ describe('recipient edit modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('ack');
-    // Today the audit append and its chat.postMessage to the audit channel run before the ack.
     expect(beforeAck(log)).not.toContain('chat.postMessage');
   });
 
@@ -111,7 +109,6 @@ describe('recipient edit modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('service');
-    // Today the handler races the service call for up to 2 s before acking (EDIT_ACK_BUDGET_MS).
     expect(beforeAck(log)).not.toContain('service');
   });
 });

@@ -32,7 +32,7 @@ describe('registration preview failure', () => {
     });
     const text = JSON.stringify(updates[0]?.view);
     expect(text).toContain('keyword must be');
-    // Slack shows mrkdwn "&lt;" as "<". Today the text holds "&amp;lt;" (shown as "&lt;").
+    // Slack shows mrkdwn "&lt;" as "<"; escaping twice ("&amp;lt;") would show "&lt;".
     expect(text).toContain('keyword must be &lt; 128 &amp; &gt; 0');
   });
 });

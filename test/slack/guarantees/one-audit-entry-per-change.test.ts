@@ -45,7 +45,6 @@ describe('DRM settings submission', () => {
     });
     expect(sent).toHaveLength(1);
     const entries = (await deps.store.audit.list('T1')).filter((e) => e.action === 'settings.update');
-    // Today: 2 entries ("changed licenseCallbackUrl, …" twice) and 2 lines in the audit channel.
     expect(entries).toHaveLength(1);
     expect(log.filter((m) => m === 'chat.postMessage')).toHaveLength(1);
   });
