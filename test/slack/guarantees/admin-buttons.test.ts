@@ -2,7 +2,7 @@
  * Admin-only buttons are rendered only for a reader who may use them: an admin reading alone.
  * A member's view lacks them (and says who can act); a message shared in the channel names the
  * admin command instead. The server-side checks stay (see the e2e tests: a member clicking the
- * admin's button is refused). The Home tab's Setup: test/slack/home/view.test.ts.
+ * admin's button is refused). The Home tab's Setup: test/slack/features/home/view.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { TimeValue } from '../../../src/api/types.js';
