@@ -16,9 +16,9 @@ import {
   replaceBetween,
 } from '../scripts/readme.js';
 import { CONFIG_DOC, MINIMUM_VARIABLES } from '../src/config.js';
-import { BOT_SCOPES } from '../src/slack/app.js';
 import { registry } from '../src/slack/features/index.js';
 import { COMMANDS_END, COMMANDS_START } from '../src/slack/kit/commands/help.js';
+import { BOT_SCOPES } from '../src/slack/oauth.js';
 
 const root = new URL('..', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');

@@ -546,7 +546,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
       endpoint,
       'body',
       `${what}, where a JSON envelope with error_code "0000" and the answer's data was expected`,
-      `It sent no answer (${what}) where its data was expected.`,
+      { reason: 'no-answer', what },
     );
   }
   let json: unknown;
@@ -559,7 +559,7 @@ export function decodeEnvelope(endpoint: string, res: HttpResponse, opts: Decode
         endpoint,
         'body',
         `the service answered with a web page${page ? ` titled "${page}"` : ''} (HTML), not a JSON envelope: check the base URL, and whether a proxy or a login page stands between the bot and the service`,
-        `It sent a web page${page ? ` titled "${page}"` : ''} instead of its API's answer: an admin checks the base URL in /dwm setup, and whether a proxy or a login page stands between the bot and the service.`,
+        { reason: 'web-page', title: page, next: { do: 'setup' } },
       );
     }
     throw new ProtocolError(endpoint, 'body', `not JSON (${res.text.length} bytes)`);

@@ -8,6 +8,7 @@
  * - TransportError: network failure, timeout or 5xx/429 that outlived the retries.
  * No error message ever contains a secret: messages are built from codes, endpoints and fields.
  */
+import type { NextStep } from '../next-step.js';
 
 export interface ValidationIssue {
   /** The input field, as the user knows it ("name", "description", "site id", "line 12"...). */
@@ -63,13 +64,23 @@ export class PermissionError extends ApiError {
   readonly status = 403;
 }
 
+/**
+ * What a person can check after an answer that is not the API's, as a reason the Slack layer words
+ * (src/slack/kit/errors.ts) for users: no answer where data was expected (`what`: "HTTP 204 (no
+ * content)", "an empty body (HTTP 200)"), or a web page (its title, "" without one) instead of the
+ * API, where an admin checks the base URL (`next`, the setup form).
+ */
+export type ProtocolAdvice =
+  | { reason: 'no-answer'; what: string }
+  | { reason: 'web-page'; title: string; next: NextStep };
+
 export class ProtocolError extends ApiError {
   readonly kind = 'protocol' as const;
   /** Path of the offending field in the body ("data[3].job_status"), or "body". */
   readonly field: string;
-  /** What a person can check, in words (a web page instead of the API...); shown to users. */
-  readonly advice: string | undefined;
-  constructor(endpoint: string, field: string, detail: string, advice?: string) {
+  /** What a person can check (a web page instead of the API...), worded for users by the Slack layer. */
+  readonly advice: ProtocolAdvice | undefined;
+  constructor(endpoint: string, field: string, detail: string, advice?: ProtocolAdvice) {
     super(endpoint, `${endpoint} answered with an unexpected body at ${field}: ${detail}`);
     this.field = field;
     this.advice = advice;

@@ -40,33 +40,41 @@
  * - Logs at debug with endpoint, method, status, duration and attempt; never headers or bodies.
  * - Records `serviceCallSeconds` per attempt. Final errors are counted in `serviceCallErrors` by
  *   `recordCallError`, called once per logical call by the clients (see `runCall`).
+ *
+ * Here: the pools, the request and its attempt loop within the deadline. Beside it in
+ * src/api/http/: target.ts (where a request goes and may go: base URL, query, allow-list refusal,
+ * redirects), retry.ts (the retry policy and what a failed attempt is), body.ts (reading the
+ * answer: decompression, the size cap).
  */
 import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { type FormData, Pool } from 'undici';
-import { z } from 'zod';
 import { type Logger, logger as rootLogger } from '../log.js';
 import { serviceCallErrors, serviceCallSeconds } from '../metrics.js';
-import { guardedLookup, type LookupFn, METADATA_REFUSED } from './addresses.js';
-import { ApiError, TransportError, ValidationError } from './errors.js';
-import type { OriginPolicy, OriginRefusal } from './origins.js';
-import { serverText } from './server-text.js';
-import { urlForMessage } from './validate.js';
+import { guardedLookup, type LookupFn } from './addresses.js';
+import { ApiError, ValidationError } from './errors.js';
+import { BodyTooLarge, readCapped, tooLargeFailure } from './http/body.js';
+import {
+  backoffMs,
+  deadlineFailure,
+  isRetryableStatus,
+  networkFailure,
+  parseRetryAfter,
+  statusFailure,
+} from './http/retry.js';
+import {
+  BaseUrlError,
+  buildTarget,
+  OriginRefusedError,
+  type QueryParams,
+  redirectError,
+} from './http/target.js';
+import type { OriginPolicy } from './origins.js';
 
-/** A request refused by the upstream allow-list before any connection. */
-export class OriginRefusedError extends ValidationError {
-  readonly refusal: OriginRefusal;
-  constructor(endpoint: string, refusal: OriginRefusal) {
-    super(endpoint, [{ field: 'base URL', message: refusal.message }]);
-    this.refusal = refusal;
-  }
-}
+export type { QueryParams, QueryValue } from './http/target.js';
+/** Thrown by `request` when the allow-list refuses the origin (callers catch it from here). */
+export { OriginRefusedError } from './http/target.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
-
-export type QueryValue = string | number | boolean | undefined | null | ReadonlyArray<string | number>;
-export type QueryParams = Record<string, QueryValue>;
 
 export type RequestBody =
   | { kind: 'json'; value: unknown }
@@ -132,163 +140,6 @@ export interface HttpOptions {
   random?: () => number;
   now?: () => number;
   logger?: Logger;
-}
-
-const RETRYABLE_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
-
-/** Errors that prove the request never left (nothing can have been processed). */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_INVALID_ARG',
-  METADATA_REFUSED,
-]);
-
-function errCode(e: unknown): string | undefined {
-  if (e && typeof e === 'object') {
-    const c = (e as { code?: unknown }).code;
-    if (typeof c === 'string') return c;
-    const cause = (e as { cause?: unknown }).cause;
-    if (cause && cause !== e) return errCode(cause);
-  }
-  return undefined;
-}
-
-function describeNetworkError(code: string | undefined): string {
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'connect timeout';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return 'timed out waiting for the response';
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out reading the response body';
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case METADATA_REFUSED:
-      return 'the host name resolves to a cloud metadata address; the bot never connects there';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection closed by the server';
-    case 'UNSUPPORTED_CONTENT_ENCODING':
-      return 'the answer is compressed in a way this bot cannot read (Content-Encoding other than gzip, deflate or br)';
-    case 'Z_DATA_ERROR':
-    case 'Z_BUF_ERROR':
-    case 'ERR_BROTLI_DECOMPRESSION_FAILED':
-      return 'the compressed answer is corrupt';
-    default:
-      return code ? `network error ${code}` : 'network error';
-  }
-}
-
-/** The Retry-After header as received (undici gives a string, or an array when repeated). */
-const retryAfterHeader = z
-  .union([z.string(), z.array(z.string()).min(1)])
-  .transform((v) => (Array.isArray(v) ? (v[0] as string) : v).trim());
-/** RFC 9110 delta-seconds (decimals tolerated), or an HTTP date (IMF-fixdate and the older forms). */
-const retryAfterValue = z.union([
-  z
-    .string()
-    .regex(/^\d{1,10}(\.\d+)?$/)
-    .transform((v) => ({ seconds: Number(v) })),
-  z
-    .string()
-    .regex(/[A-Za-z]/)
-    .refine((v) => !Number.isNaN(Date.parse(v)))
-    .transform((v) => ({ date: Date.parse(v) })),
-]);
-
-/**
- * Parse Retry-After (delta seconds or HTTP date) into ms (0 for a date in the past), or undefined
- * when absent or not understood. `capMs` bounds the result (a date years ahead is not honoured).
- */
-export function parseRetryAfter(
-  value: string | string[] | undefined,
-  nowMs: number,
-  capMs = Number.POSITIVE_INFINITY,
-): number | undefined {
-  const header = retryAfterHeader.safeParse(value);
-  if (!header.success) return undefined;
-  const parsed = retryAfterValue.safeParse(header.data);
-  if (!parsed.success) return undefined;
-  const ms =
-    'seconds' in parsed.data ? Math.round(parsed.data.seconds * 1000) : Math.max(0, parsed.data.date - nowMs);
-  return Math.min(ms, capMs);
-}
-
-/** A base URL that cannot be used (never echoes the URL's secrets). */
-export class BaseUrlError extends Error {
-  override readonly name = 'BaseUrlError';
-}
-
-/** Turns a base URL (with optional path prefix) + path + query into origin and request path. */
-export function buildTarget(
-  baseUrl: string,
-  path: string,
-  query?: QueryParams,
-): { origin: string; path: string } {
-  const base = BASES.get(baseUrl) ?? parseBase(baseUrl);
-  let q = '';
-  if (query) {
-    const qs = new URLSearchParams();
-    for (const k of Object.keys(query)) {
-      const v = query[k];
-      if (v === undefined || v === null) continue;
-      if (Array.isArray(v)) for (const item of v) qs.append(k, String(item));
-      else qs.append(k, String(v));
-    }
-    // URLSearchParams writes a space as "+", which a server decoding the query as a URI (RFC
-    // 3986) reads as a plus sign: spaces go as %20, read as a space by both kinds of decoder.
-    q = qs.toString().replace(/\+/g, '%20');
-  }
-  return { origin: base.origin, path: `${base.prefix}${path}${q ? `?${q}` : ''}` };
-}
-
-/**
- * Base URLs already parsed (origin and path prefix): a handful per process (one or two origins,
- * each workspace's configured base URL), parsed once instead of at every request. Bounded.
- */
-const BASES = new Map<string, { origin: string; prefix: string }>();
-
-function parseBase(baseUrl: string): { origin: string; prefix: string } {
-  // Messages never carry the URL's query, fragment or user:password (see urlForMessage), and no
-  // `cause` is kept: Node's "Invalid URL" TypeError holds the whole input in its `input` field,
-  // which a log serialiser would print.
-  let u: URL;
-  try {
-    u = new URL(baseUrl);
-  } catch {
-    throw new BaseUrlError(`The base URL "${urlForMessage(baseUrl)}" is not a valid URL.`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new BaseUrlError(`The base URL must start with http:// or https://, not ${u.protocol}//.`);
-  }
-  if (u.username || u.password) {
-    // The pool connects to the origin only, so these would be dropped silently; and a password in
-    // a URL ends up in logs and error reports. Refused instead.
-    throw new BaseUrlError('The base URL must not contain a user name or password.');
-  }
-  const parsed = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
-  if (BASES.size >= 256) BASES.clear();
-  BASES.set(baseUrl, parsed);
-  return parsed;
 }
 
 interface PoolEntry {
@@ -380,37 +231,9 @@ export class HttpClient {
     this.sweepTimer = undefined;
   }
 
-  /**
-   * Read the body up to the size cap (of decompressed bytes when `encoding` is gzip, deflate or
-   * br); throws BodyTooLarge beyond it (and stops reading). A leading BOM is dropped.
-   */
-  private async readCapped(
-    body: AsyncIterable<Buffer> & { destroy(err?: Error): void },
-    encoding?: string | string[],
-  ): Promise<string> {
-    const source = decoded(body as unknown as Readable, encoding);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of source) {
-        size += (chunk as Buffer).length;
-        if (size > this.o.maxResponseBytes) throw new BodyTooLarge();
-        chunks.push(chunk as Buffer);
-      }
-    } catch (e) {
-      if (source !== (body as unknown)) source.destroy();
-      body.destroy();
-      throw e;
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  }
-
   /** Backoff before retry number `n` (0-based): full jitter, or the server's Retry-After. */
   backoffMs(n: number, retryAfterMs: number | undefined): number {
-    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.o.retryAfterCapMs);
-    const ceiling = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** n);
-    return Math.floor(this.o.random() * ceiling);
+    return backoffMs(this.o, n, retryAfterMs);
   }
 
   /**
@@ -480,7 +303,7 @@ export class HttpClient {
       const endTimer = serviceCallSeconds.startTimer({ endpoint: req.endpoint });
       let status: number | undefined;
       let retryAfterMs: number | undefined;
-      let failure: TransportError;
+      let failure: ApiError;
       const remaining = deadlineAt - performance.now();
       const ac = new AbortController();
       let timedOut = false;
@@ -508,7 +331,7 @@ export class HttpClient {
           res.body.destroy();
           throw new BodyTooLarge();
         }
-        const text = await this.readCapped(res.body, res.headers['content-encoding']);
+        const text = await readCapped(res.body, res.headers['content-encoding'], this.o.maxResponseBytes);
         clearTimeout(timer);
         endTimer();
         log.debug(
@@ -517,20 +340,9 @@ export class HttpClient {
         );
         if (status >= 300 && status < 400)
           throw redirectError(req.endpoint, status, res.headers.location, target, attempt);
-        const retryable = status === 429 || status >= 500;
-        if (!retryable) return { status, headers: res.headers, text, attempts: attempt };
+        if (!isRetryableStatus(status)) return { status, headers: res.headers, text, attempts: attempt };
         retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.o.now(), this.o.retryAfterMaxMs);
-        const said = serverText(text);
-        failure = new TransportError(
-          req.endpoint,
-          `${req.endpoint}: the service answered HTTP ${status}${attempt > 1 ? ` after ${attempt} attempts` : ''}${said ? `, saying "${said}"` : ''}`,
-          status,
-          attempt,
-          undefined,
-          // 429 means "not processed"; a 5xx may have been processed.
-          status !== 429,
-          retryAfterMs,
-        );
+        failure = statusFailure(req.endpoint, status, attempt, text, retryAfterMs);
         // Asked to wait longer than a call may wait inline: retrying early would not respect it.
         if (retryAfterMs !== undefined && retryAfterMs > this.o.retryAfterCapMs) throw failure;
       } catch (e) {
@@ -538,43 +350,25 @@ export class HttpClient {
         endTimer();
         if (e instanceof BodyTooLarge) {
           log.debug({ endpoint: req.endpoint, method: req.method, status, attempt }, 'response too large');
-          throw new TransportError(
-            req.endpoint,
-            `${req.endpoint}: the service's answer is larger than the ${formatBytes(this.o.maxResponseBytes)} limit (UPSTREAM_MAX_RESPONSE_BYTES); it was not read.`,
-            undefined,
-            attempt,
-            undefined,
-            req.method !== 'GET',
-          );
+          throw tooLargeFailure(req.endpoint, this.o.maxResponseBytes, attempt, req.method);
         }
         if (timedOut) {
           log.debug({ endpoint: req.endpoint, method: req.method, attempt }, 'service call deadline');
-          throw new TransportError(
-            req.endpoint,
-            `${req.endpoint}: no complete answer within the ${Number((this.o.deadlineMs / 1000).toFixed(1))} s deadline of one call (UPSTREAM_CALL_DEADLINE_MS)${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
-            undefined,
-            attempt,
-            undefined,
-            true,
-          );
+          throw deadlineFailure(req.endpoint, this.o.deadlineMs, attempt);
         }
-        const code = errCode(e);
+        const network = networkFailure(req.endpoint, e, attempt);
         log.debug(
-          { endpoint: req.endpoint, method: req.method, code, ms: this.o.now() - started, attempt },
+          {
+            endpoint: req.endpoint,
+            method: req.method,
+            code: network.code,
+            ms: this.o.now() - started,
+            attempt,
+          },
           'service call failed',
         );
-        if (!code || !RETRYABLE_CODES.has(code)) {
-          if (e instanceof ApiError) throw e;
-        }
-        failure = new TransportError(
-          req.endpoint,
-          `${req.endpoint}: ${describeNetworkError(code)}${attempt > 1 ? ` after ${attempt} attempts` : ''}`,
-          undefined,
-          attempt,
-          e,
-          !(code && NOT_SENT_CODES.has(code)),
-        );
-        if (!code || !RETRYABLE_CODES.has(code)) throw failure;
+        if (!network.retry) throw network.failure;
+        failure = network.failure;
       }
       if (attempt >= maxAttempts) throw failure;
       const wait = this.backoffMs(attempt - 1, retryAfterMs);
@@ -591,60 +385,6 @@ export class HttpClient {
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
   }
-}
-
-class BodyTooLarge extends Error {}
-
-/** A Content-Encoding this client cannot decode (refused, never read as text). */
-class UnknownEncoding extends Error {
-  readonly code = 'UNSUPPORTED_CONTENT_ENCODING';
-}
-
-/**
- * The body as plain bytes: gzip, x-gzip, deflate and br decompressed; identity (or none) as is.
- * `deflate` is the zlib format (RFC 9110); a raw deflate stream fails as a corrupt answer.
- */
-function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
-  const e = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
-  if (e === '' || e === 'identity') return body;
-  const z =
-    e === 'gzip' || e === 'x-gzip'
-      ? createGunzip()
-      : e === 'deflate'
-        ? createInflate()
-        : e === 'br'
-          ? createBrotliDecompress()
-          : undefined;
-  if (!z) {
-    body.destroy();
-    throw new UnknownEncoding();
-  }
-  body.on('error', (err) => z.destroy(err));
-  return body.pipe(z);
-}
-
-function redirectError(
-  endpoint: string,
-  status: number,
-  location: string | string[] | undefined,
-  target: { origin: string; path: string },
-  attempt: number,
-): TransportError {
-  const loc = Array.isArray(location) ? location[0] : location;
-  let where: string | undefined;
-  try {
-    if (loc) where = new URL(loc, `${target.origin}${target.path}`).origin;
-  } catch {
-    where = undefined;
-  }
-  const said =
-    where && where !== 'null'
-      ? where === target.origin
-        ? `the service moved to another path on ${urlForMessage(where)} (HTTP ${status}, not followed): set the base URL, with its path, to where the service is now`
-        : `the service moved to ${urlForMessage(where)} (HTTP ${status}, not followed): set the base URL to it (and allow it in UPSTREAM_ALLOWED_ORIGINS if that is set)`
-      : `the service answered with a redirect (HTTP ${status}, not followed): check the base URL`;
-  // A redirect is an answer of "not here": nothing was processed.
-  return new TransportError(endpoint, `${endpoint}: ${said}`, status, attempt, undefined, false);
 }
 
 /** `drm-chatops/<version>`: the version of package.json (read once). */
@@ -664,12 +404,6 @@ function packageVersion(): string {
     }
   }
   return '0';
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
-  return `${n} bytes`;
 }
 
 /** Count one failed logical call by endpoint and error kind. */

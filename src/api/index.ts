@@ -7,7 +7,9 @@ import type { Logger } from '../log.js';
 import { HttpClient, type HttpOptions } from './http.js';
 import { type JwtClaimsOptions, JwtSigner } from './jwt.js';
 import { OriginPolicy } from './origins.js';
-import { type ApiCodeIn, type BodyEncoding, type CidLicensePath, createServiceClient } from './service.js';
+import type { ApiCodeIn, BodyEncoding } from './service/call.js';
+import type { CidLicensePath } from './service/drm-data.js';
+import { createServiceClient } from './service.js';
 import type { ApiFactory } from './types.js';
 import { createWatermarkingClient } from './watermarking.js';
 import { WmTokenManager } from './wm-token.js';
@@ -139,19 +141,19 @@ export { type AddressClass, classifyAddress } from './addresses.js';
 export * from './codes.js';
 export * from './error-codes.js';
 export * from './errors.js';
-export { HttpClient, type HttpOptions, OriginRefusedError, parseRetryAfter } from './http.js';
+export { parseRetryAfter } from './http/retry.js';
+export { HttpClient, type HttpOptions, OriginRefusedError } from './http.js';
 export { DEFAULT_JWT_CLAIMS, type JwtClaimsOptions, JwtSigner } from './jwt.js';
 export { canonicalOrigin, OriginPolicy, type OriginRefusal, parseAllowedOrigin } from './origins.js';
 export { collectAll, iteratePackaging, iteratePages, type PagingOptions } from './paging.js';
 export {
   type ApiCodeIn,
   type BodyEncoding,
-  type CidLicensePath,
-  createServiceClient,
   type ParamPlacement,
   placeServiceParams,
-  type ServiceClientOptions,
-} from './service.js';
+} from './service/call.js';
+export type { CidLicensePath } from './service/drm-data.js';
+export { createServiceClient, type ServiceClientOptions } from './service.js';
 export * from './site-request-statuses.js';
 export { formatServiceTime, normalizeTimeZone, parseServiceTime } from './time.js';
 export type * from './types.js';

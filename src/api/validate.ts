@@ -136,6 +136,28 @@ export function checkPageIndex(n: number): string | null {
   return null;
 }
 
+/** One input check: the field as the user knows it, and what is wrong with it (null: nothing). */
+export type Check = [field: string, finding: string | null];
+
+/**
+ * The checks of a paged, dated list query (both APIs): page size, page, the from/to days and
+ * their order.
+ */
+export function checkPageQuery(q: {
+  pageUnit?: number;
+  pageIndex?: number;
+  from?: string;
+  to?: string;
+}): Check[] {
+  return [
+    ['page size', q.pageUnit === undefined ? null : checkPageUnit(q.pageUnit)],
+    ['page', q.pageIndex === undefined ? null : checkPageIndex(q.pageIndex)],
+    ['from', q.from === undefined ? null : checkDate(q.from)],
+    ['to', q.to === undefined ? null : checkDate(q.to)],
+    ['date range', checkDateRange(q.from, q.to)],
+  ];
+}
+
 export function checkKeyPassword(pw: string): string | null {
   if (pw.length === 0) return 'The key password is empty.';
   if (byteLength(pw) > LIMITS.keyPwBytes) {
@@ -145,7 +167,7 @@ export function checkKeyPassword(pw: string): string | null {
 }
 
 /** Collects findings and throws one ValidationError carrying all of them. */
-export function assertValid(endpoint: string, checks: Array<[field: string, finding: string | null]>): void {
+export function assertValid(endpoint: string, checks: Check[]): void {
   const issues: ValidationIssue[] = [];
   for (const [field, finding] of checks) if (finding) issues.push({ field, message: finding });
   if (issues.length > 0) throw new ValidationError(endpoint, issues);

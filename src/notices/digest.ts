@@ -15,7 +15,6 @@
  * skipped). The note appears when the post is more than `lateNoteAfterMs` (default 10 min) late.
  */
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { JOB_STATUS_CODES, SERVICE_CODE, type ServiceCode } from '../api/codes.js';
@@ -24,6 +23,7 @@ import { PageWalk } from '../api/paging.js';
 import type { Job, ServiceClient, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { dayIn, utcDay, zonedTimeToEpoch } from '../time.js';
 import { readLicenseWindow } from './license-alerts.js';
 import {
   type DeliverResult,
@@ -46,16 +46,6 @@ import type {
   NotifyEvent,
   Section,
 } from './types.js';
-
-/**
- * date-fns-tz (with the date-fns it pulls in: about 14 MB of RSS) is loaded on the first digest
- * time computation, not when the watcher loads: most replicas never compute one.
- */
-let tz: typeof import('date-fns-tz') | undefined;
-const dateFnsTz = () => {
-  tz ??= createRequire(import.meta.url)('date-fns-tz') as typeof import('date-fns-tz');
-  return tz;
-};
 
 export const DIGEST_NS = 'notify-digest';
 const DAY_MS = 24 * 3600_000;
@@ -87,16 +77,6 @@ export function normaliseTime(input: string): string | undefined {
   const m = TIME_RE.exec(input.trim());
   if (!m) return undefined;
   return `${String(Number(m[1])).padStart(2, '0')}:${m[2]}`;
-}
-
-export function isIanaZone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export class DigestSchedules {
@@ -159,17 +139,17 @@ export class DigestSchedules {
 
 /** The instant of `HH:MM` on local day `day` in `zone`. */
 export function occurrenceAt(day: string, time: string, zone: string): number {
-  return dateFnsTz().fromZonedTime(`${day}T${time}:00`, zone).getTime();
+  return zonedTimeToEpoch(`${day}T${time}:00`, zone);
 }
 
 function prevDay(day: string): string {
   const d = new Date(`${day}T12:00:00Z`);
-  return new Date(d.getTime() - DAY_MS).toISOString().slice(0, 10);
+  return utcDay(d.getTime() - DAY_MS);
 }
 
 /** The latest occurrence at or before `now` (local day and instant). */
 export function lastOccurrence(time: string, zone: string, now: number): { day: string; at: number } {
-  let day = dateFnsTz().formatInTimeZone(now, zone, 'yyyy-MM-dd');
+  let day = dayIn(now, zone);
   let at = occurrenceAt(day, time, zone);
   if (at > now) {
     day = prevDay(day);
@@ -182,7 +162,7 @@ export function lastOccurrence(time: string, zone: string, now: number): { day: 
 export function nextOccurrence(time: string, zone: string, now: number): { day: string; at: number } {
   const last = lastOccurrence(time, zone, now);
   const d = new Date(`${last.day}T12:00:00Z`);
-  const day = new Date(d.getTime() + DAY_MS).toISOString().slice(0, 10);
+  const day = utcDay(d.getTime() + DAY_MS);
   return { day, at: occurrenceAt(day, time, zone) };
 }
 
@@ -331,10 +311,6 @@ async function section<T>(what: string, fn: () => Promise<T>): Promise<Section<T
   } catch (e) {
     return { ok: false, error: errorText(what, e) };
   }
-}
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 const SETUP_WM = 'No Watermarking API credentials are configured: an admin can add them with /dwm setup.';

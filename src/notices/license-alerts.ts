@@ -21,6 +21,7 @@ import { z } from 'zod';
 import type { LicenseRecord, ServiceClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { utcDay } from '../time.js';
 import {
   type DeliverContext,
   type DeliverResult,
@@ -169,10 +170,6 @@ export interface WindowReadOptions {
   pageUnit?: number;
   /** Page cap per read (every call counts). Default 20. */
   maxPages?: number;
-}
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**

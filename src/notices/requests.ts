@@ -28,6 +28,7 @@ import { type SiteRequestStatusTable, siteRequestReading } from '../api/site-req
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { utcDay } from '../time.js';
 import {
   type DeliverContext,
   type DeliverResult,
@@ -293,10 +294,6 @@ export interface RequestPollInput {
   logger?: Logger;
 }
 
-function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
 /** One poll of a workspace's tracked requests: enqueue outcomes, then untrack them. */
 export async function pollRequests(input: RequestPollInput): Promise<RequestPollResult> {
   const { workspace: ws, client, tracker, outbox } = input;
@@ -410,7 +407,7 @@ export async function pollRequests(input: RequestPollInput): Promise<RequestPoll
   const sites = tracked.filter((t) => t.kind === 'site');
   if (sites.length > 0) {
     const wanted = new Map(sites.map((t) => [t.requestId, t]));
-    const from = dayOf(Math.min(...sites.map((t) => t.requestedAt)) - 24 * 3600_000);
+    const from = utcDay(Math.min(...sites.map((t) => t.requestedAt)) - 24 * 3600_000);
     const maxPages = input.maxSitePages ?? 10;
     const found = new Map<string, AdditionalSiteRequest>();
     // The common page walker: a service capping pages below 100 is not taken as the last page.

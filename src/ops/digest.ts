@@ -11,16 +11,11 @@
  * src/watch/digest.ts (due times, composition) and src/watch/notifier.ts (delivery).
  */
 import { ValidationError } from '../api/errors.js';
-import {
-  DigestSchedules,
-  digestScheduleId,
-  isIanaZone,
-  nextOccurrence,
-  normaliseTime,
-} from '../notices/digest.js';
+import { DigestSchedules, digestScheduleId, nextOccurrence, normaliseTime } from '../notices/digest.js';
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
 import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
+import { isIanaTimeZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { type Actor, NotifyRefusedError } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
@@ -63,7 +58,7 @@ export function parseDigestArgs(text: string): DigestCommand {
         { field: 'zone', message: `Give one time zone at most, like Europe/Berlin. ${USAGE}` },
       ]);
     const zone = words[2];
-    if (zone !== undefined && !isIanaZone(zone)) {
+    if (zone !== undefined && !isIanaTimeZone(zone)) {
       throw new ValidationError(endpoint, [
         {
           field: 'zone',
@@ -127,8 +122,8 @@ export async function scheduleDigest(
   const time = normaliseTime(input.time);
   if (!time)
     throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
-  const zone = input.zone ?? (input.userZone && isIanaZone(input.userZone) ? input.userZone : 'UTC');
-  if (!isIanaZone(zone)) {
+  const zone = input.zone ?? (input.userZone && isIanaTimeZone(input.userZone) ? input.userZone : 'UTC');
+  if (!isIanaTimeZone(zone)) {
     throw new ValidationError(endpoint, [
       {
         field: 'zone',
@@ -282,7 +277,7 @@ export async function digestNow(
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
   checkActor(endpoint, input.actor);
-  const zone = input.zone && isIanaZone(input.zone) ? input.zone : 'UTC';
+  const zone = input.zone && isIanaTimeZone(input.zone) ? input.zone : 'UTC';
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:now-`;
   const pending = (await outbox.entries.list(ws)).filter((id) => id.startsWith(prefix));

@@ -3,7 +3,6 @@
  * (status words, content id, dates in the user's own time zone) into the API's job query, and
  * export a job's full task list as CSV.
  */
-import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
 import {
   codeName,
   JOB_STATUS,
@@ -27,9 +26,9 @@ import {
   LIMITS,
 } from '../api/validate.js';
 import { taskFailed } from '../api/watermarking.js';
+import { dayIn, isIanaTimeZone, offsetOf } from '../time.js';
 import { writeCsv } from './csv.js';
 import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
-import { isIanaTimeZone } from './time-zones.js';
 
 // ---------------------------------------------------------------------------------------------
 // Summary
@@ -195,16 +194,6 @@ export interface JobFilters {
   pageIndex?: number;
 }
 
-export { isIanaTimeZone } from './time-zones.js';
-
-/** "+hh:mm"/"-hh:mm" offset of an IANA zone at an instant. */
-export function offsetOf(timeZone: string, atMs: number): string {
-  const minutes = Math.round(getTimezoneOffset(timeZone, atMs) / 60000);
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-}
-
 /** A user date word to yyyy-MM-dd in `timeZone`, or a finding. */
 export function resolveDate(
   value: string,
@@ -214,10 +203,9 @@ export function resolveDate(
   const v = value.trim().toLowerCase();
   const dayMs = 24 * 3600 * 1000;
   let date: string;
-  if (v === 'today') date = formatInTimeZone(nowMs, timeZone, 'yyyy-MM-dd');
-  else if (v === 'yesterday') date = formatInTimeZone(nowMs - dayMs, timeZone, 'yyyy-MM-dd');
-  else if (/^\d{1,4}d$/.test(v))
-    date = formatInTimeZone(nowMs - Number(v.slice(0, -1)) * dayMs, timeZone, 'yyyy-MM-dd');
+  if (v === 'today') date = dayIn(nowMs, timeZone);
+  else if (v === 'yesterday') date = dayIn(nowMs - dayMs, timeZone);
+  else if (/^\d{1,4}d$/.test(v)) date = dayIn(nowMs - Number(v.slice(0, -1)) * dayMs, timeZone);
   else date = value.trim();
   const finding = checkDate(date);
   if (finding) return { ok: false, message: `${finding} You can also write today, yesterday or 7d.` };

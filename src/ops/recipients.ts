@@ -11,6 +11,7 @@ import { ProtocolError, ServiceError, TransportError, ValidationError } from '..
 import { PageWalk } from '../api/paging.js';
 import type { Recipient, RecipientPatch, TimeValue, WatermarkingClient } from '../api/types.js';
 import { checkRecipientDescription, checkRecipientName, LIMITS, nameKey } from '../api/validate.js';
+import { editDistance } from '../edit-distance.js';
 
 // ---------------------------------------------------------------------------------------------
 // Service failure conditions
@@ -235,28 +236,13 @@ export function rankSuggestions(input: string, candidates: Recipient[], limit = 
     .map((r) => {
       const k = nameKey(r.name);
       const contains = k.includes(key) || key.includes(k);
-      return { r, d: contains ? Math.min(1, editDistance(key, k)) : editDistance(key, k) };
+      const d = editDistance(key, k, { transpositions: false });
+      return { r, d: contains ? Math.min(1, d) : d };
     })
     .filter((x) => x.d <= maxDistance)
     .sort((a, b) => a.d - b.d || a.r.name.localeCompare(b.r.name))
     .slice(0, limit)
     .map((x) => x.r);
-}
-
-/** Levenshtein distance (two rows, O(a*b) time, O(b) memory). */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  let cur = new Array<number>(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    [prev, cur] = [cur, prev];
-  }
-  return prev[b.length] ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ import { ProtocolError, ServiceError, TransportError } from '../api/errors.js';
 import { PageWalk } from '../api/paging.js';
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { DocRepo, Store } from '../store/types.js';
+import { utcDay } from '../time.js';
 import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
 import { deliveryKey, type Outbox, type OutboxEntry, type ThreadIntent } from './outbox.js';
 import { subscriptionMatches } from './subscriptions.js';
@@ -182,13 +183,9 @@ export function pollStateRepo(store: Store): DocRepo<PollState> {
  */
 const FROM_MARGIN_MS = 24 * 3600_000;
 
-function utcDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
 /** The terminal window's `from` for a window starting at `ms` (see FROM_MARGIN_MS). */
 function windowFrom(ms: number): string {
-  return utcDate(ms - FROM_MARGIN_MS);
+  return utcDay(ms - FROM_MARGIN_MS);
 }
 
 /** The server's clock minus the bot's, as last answered (Date header); see `hearsFromMs`. */

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
-import { buildTarget, HttpClient, parseRetryAfter } from '../../src/api/http.js';
+import { parseRetryAfter } from '../../src/api/http/retry.js';
+import { buildTarget } from '../../src/api/http/target.js';
+import { HttpClient } from '../../src/api/http.js';
 import { captureLogger, fakeSleep, json, ok, startServer, type TestServer } from './helpers.js';
 
 let server: TestServer | undefined;

@@ -7,12 +7,12 @@ import {
   isTaskFailed,
   listAllJobs,
   listJobs,
-  offsetOf,
   parseJobStatuses,
   resolveDate,
   summariseJob,
   taskCsv,
 } from '../../src/ops/jobs.js';
+import { offsetOf } from '../../src/time.js';
 import { FakeWatermarkingClient } from '../support/fake-watermarking.js';
 
 const SITE = 'AB12';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadErrorCodes, setErrorCodes } from '../../src/api/error-codes.js';
 import { AuthError, ProtocolError, ServiceError, TransportError } from '../../src/api/errors.js';
 import { nameKey } from '../../src/api/validate.js';
+import { editDistance } from '../../src/edit-distance.js';
 import {
-  editDistance,
   editRecipient,
   existingLookup,
   findExisting,

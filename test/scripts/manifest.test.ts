@@ -15,7 +15,7 @@ import {
   PLACEHOLDER,
   parseManifestArgs,
 } from '../../scripts/manifest.js';
-import { botScopesOf } from '../../src/slack/app.js';
+import { botScopesOf } from '../../src/slack/oauth.js';
 
 const root = new URL('../../', import.meta.url);
 const shipped = readFileSync(new URL('manifest.yml', root), 'utf8');

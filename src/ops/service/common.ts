@@ -3,7 +3,6 @@
  * zod-to-ValidationError conversion, and parsers for the codes users type (service, site id,
  * paging). Nothing here knows about Slack.
  */
-import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
 import { z } from 'zod';
 import { SERVICE_CODE, type ServiceCode } from '../../api/codes.js';
 import { ValidationError, type ValidationIssue } from '../../api/errors.js';
@@ -16,7 +15,7 @@ import {
   checkSiteId,
   LIMITS,
 } from '../../api/validate.js';
-import { isIanaTimeZone } from '../time-zones.js';
+import { isIanaTimeZone, utcDay, zonedTimeToEpoch } from '../../time.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
 export function opsEndpoint(name: string): string {
@@ -168,15 +167,15 @@ export function readerDays(f: DateRange, zone: string): ReaderDays {
   const r: ReaderDays = { zone };
   if (f.from !== undefined) {
     r.from = f.from;
-    r.startMs = fromZonedTime(`${f.from}T00:00:00`, zone).getTime();
-    r.utcFrom = formatInTimeZone(r.startMs, 'UTC', 'yyyy-MM-dd');
+    r.startMs = zonedTimeToEpoch(`${f.from}T00:00:00`, zone);
+    r.utcFrom = utcDay(r.startMs);
   }
   if (f.to !== undefined) {
     r.to = f.to;
     // The end of the reader's day: the start of the next one (a DST day may be 23 or 25 hours).
-    const next = formatInTimeZone(Date.parse(`${f.to}T12:00:00Z`) + DAY_MS, 'UTC', 'yyyy-MM-dd');
-    r.endMs = fromZonedTime(`${next}T00:00:00`, zone).getTime();
-    r.utcTo = formatInTimeZone(r.endMs - 1, 'UTC', 'yyyy-MM-dd');
+    const next = utcDay(Date.parse(`${f.to}T12:00:00Z`) + DAY_MS);
+    r.endMs = zonedTimeToEpoch(`${next}T00:00:00`, zone);
+    r.utcTo = utcDay(r.endMs - 1);
   }
   return r;
 }

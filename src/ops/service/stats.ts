@@ -3,9 +3,9 @@
  * devices of the target month and the change against the previous month.
  */
 import { addMonths, format } from 'date-fns';
-import { formatInTimeZone } from 'date-fns-tz';
 import type { MonthlyStats, ServiceClient } from '../../api/types.js';
 import { checkDate } from '../../api/validate.js';
+import { monthIn } from '../../time.js';
 import { invalid, opsEndpoint, requireSiteId } from './common.js';
 
 export interface StatsDateOptions {
@@ -31,7 +31,7 @@ export function parseStatsDate(input: string | undefined, opts: StatsDateOptions
     const tz = opts.timeZone ?? 'UTC';
     let month: string;
     try {
-      month = formatInTimeZone(new Date((opts.now ?? Date.now)()), tz, 'yyyy-MM');
+      month = monthIn((opts.now ?? Date.now)(), tz);
     } catch {
       return invalid(endpoint, 'time zone', `"${tz.slice(0, 40)}" is not a time zone name, like Asia/Seoul.`);
     }

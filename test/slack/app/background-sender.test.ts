@@ -5,9 +5,9 @@
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
+import { LruMap } from '../../../src/lru.js';
 import { appSender, createBackgroundSender, stopAppSender } from '../../../src/slack/background-sender.js';
 import { createContext } from '../../../src/slack/kit/context/context.js';
-import { LruMap } from '../../../src/slack/kit/web/lru.js';
 import { FakeClock } from '../../../src/watch/clock.js';
 import { memoryDeps } from '../../support/slack-app.js';
 

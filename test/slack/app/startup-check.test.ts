@@ -12,7 +12,8 @@ import { FakeSlack } from '../../../dev/fakeslack/index.js';
 import { captureLogs } from '../../../dev/testing/bot-stack.js';
 import { createApi } from '../../../src/api/index.js';
 import { loadConfig } from '../../../src/config.js';
-import { BOT_SCOPES, botScopesOf, createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
+import { createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
+import { BOT_SCOPES, botScopesOf } from '../../../src/slack/oauth.js';
 import { describeSlackFailure, scopeReport } from '../../../src/slack/startup-check.js';
 import { createStore } from '../../../src/store/index.js';
 

@@ -10,10 +10,11 @@ import { homeView } from '../../../src/slack/features/home/render.js';
 import { registry } from '../../../src/slack/features/index.js';
 import { planCard } from '../../../src/slack/features/plan/render.js';
 import { recipientListMessage } from '../../../src/slack/features/recipients/render.js';
+import { recipientsPageValue } from '../../../src/slack/features/recipients/values.js';
 import { setupStatusMessage } from '../../../src/slack/features/setup/render.js';
 import type { Block, ButtonElement } from '../../../src/slack/kit/blocks/blocks.js';
 import { tokenize } from '../../../src/slack/kit/commands/parse.js';
-import { decodeValue, recipientsPageValue } from '../../../src/slack/shared/wm/values.js';
+import { decodeValue } from '../../../src/slack/shared/wm/values.js';
 
 const allButtons = (blocks: Block[] = []) =>
   blocks

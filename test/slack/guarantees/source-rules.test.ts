@@ -6,7 +6,7 @@
  *   (workspace tag, role, schema-checked values, error replies).
  * - Block Kit is typed on @slack/types: no `as never` cast hides a payload from the compiler.
  * - Lists page with the kit's Previous / Next (kit/paging.ts) and a job's tasks are exported by
- *   kit/job-export.ts: one set of labels and one file name, not one per feature.
+ *   shared/jobs/export.ts: one set of labels and one file name, not one per feature.
  * - A command that can open a form declares `opensModal`: it then runs at the ack, not behind the
  *   handler queue, where its trigger id (3 s) could expire.
  * - So does a button whose handler opens a view: the user check at click time (guests, admins)
@@ -60,25 +60,30 @@ describe('the Slack layer', () => {
     );
   });
 
-  it('checks a Service API site id with one schema (kit/svc-values.ts siteIdValue)', () => {
+  it('checks a Service API site id with one schema (shared/svc/values.ts siteIdValue)', () => {
     expect(
-      files.filter((f) => f.path !== 'kit/svc-values.ts' && /\bSITE_ID_RE\b/.test(f.code)).map((f) => f.path),
+      files
+        .filter((f) => f.path !== 'shared/svc/values.ts' && /\bSITE_ID_RE\b/.test(f.code))
+        .map((f) => f.path),
     ).toEqual([]);
   });
 
-  it("names a job's task export in kit/job-export.ts only", () => {
+  it("names a job's task export in shared/jobs/export.ts only", () => {
     expect(
-      files.filter((f) => f.path !== 'kit/job-export.ts' && /tasks\.csv/.test(f.code)).map((f) => f.path),
+      files.filter((f) => f.path !== 'shared/jobs/export.ts' && /tasks\.csv/.test(f.code)).map((f) => f.path),
     ).toEqual([]);
   });
 });
 
 describe('ARCHITECTURE.md', () => {
-  it('names every file of the kit', () => {
+  it('names every file of the kit (by its path in the kit) and of the shared feature code', () => {
     const doc = readFileSync(new URL('../../../ARCHITECTURE.md', import.meta.url), 'utf8');
     const kit = files.filter((f) => f.path.startsWith('kit/')).map((f) => f.path.slice('kit/'.length));
     expect(kit.length).toBeGreaterThan(10);
     expect(kit.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
+    const shared = files.filter((f) => f.path.startsWith('shared/')).map((f) => f.path);
+    expect(shared.length).toBeGreaterThan(5);
+    expect(shared.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
   });
 });
 

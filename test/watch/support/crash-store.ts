@@ -11,7 +11,7 @@ import { Keyv } from 'keyv';
 import { LocalBackend } from '../../../src/store/backend.js';
 import { createStore } from '../../../src/store/index.js';
 import { KeySpace } from '../../../src/store/keys.js';
-import { DocNamespaceRegistry, docRepo } from '../../../src/store/repos.js';
+import { DocNamespaceRegistry, docRepo } from '../../../src/store/repos/docs.js';
 import type { AtomicDocRepo, Store } from '../../../src/store/types.js';
 import { CURRENT_VERSIONS } from '../../../src/store/versions.js';
 import { ENCRYPTION_KEY } from './harness.js';

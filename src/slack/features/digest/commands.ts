@@ -8,10 +8,11 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { isIanaZone, normaliseTime } from '../../../notices/digest.js';
+import { normaliseTime } from '../../../notices/digest.js';
 import { NotifyRefusedError } from '../../../ops/alerts.js';
 import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/digest.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
+import { isIanaTimeZone } from '../../../time.js';
 import { message, section } from '../../kit/blocks/blocks.js';
 import { actorOf, botCanPost } from '../../kit/channels/access.js';
 import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
@@ -29,7 +30,7 @@ const time = z
   .refine((s) => normaliseTime(s) !== undefined, { error: 'must be a 24-hour time like 09:00 or 17:30' });
 const zone = z
   .string()
-  .refine((s) => isIanaZone(s), { error: 'must be an IANA time zone like Europe/Berlin or UTC' });
+  .refine((s) => isIanaTimeZone(s), { error: 'must be an IANA time zone like Europe/Berlin or UTC' });
 
 function channelOf(ctx: CommandContext, what: string): string {
   if (ctx.channelId) return ctx.channelId;

@@ -20,6 +20,7 @@ import type {
 } from '../../../notices/types.js';
 import type { DigestScheduleView, ScheduleDigestResult } from '../../../ops/digest.js';
 import { digestText } from '../../../ops/notify-text.js';
+import { formatTime } from '../../../time.js';
 import {
   type Block,
   button,
@@ -30,7 +31,7 @@ import {
   message,
   section,
 } from '../../kit/blocks/blocks.js';
-import { code, dateToken, esc, formatTime, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
 import { encodeValue } from '../../kit/blocks/values.js';
 import { WM_ACTIONS } from '../../shared/wm/values.js';

@@ -16,9 +16,10 @@ import { dmChannel, errorOptions, logError, respondError } from '../../kit/conte
 import { button } from '../../kit/interactions/registry.js';
 import { uploadFile } from '../../kit/web/files.js';
 import { serviceFor } from '../../shared/svc/support.js';
-import { dataValue, packagingValue, SVC_ACTIONS } from '../../shared/svc/values.js';
+import { SVC_ACTIONS } from '../../shared/svc/values.js';
 import { packagingReply, showData } from './commands.js';
 import { exportDoneMessage, exportProgressMessage, exportStartedMessage } from './render.js';
+import { dataValue, packagingValue } from './values.js';
 
 export const pageButton = button({
   name: 'data.page',

@@ -22,9 +22,9 @@ import { option, optional, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { serviceFor, siteOption } from '../../shared/svc/support.js';
-import type { DataFilters, DataKind } from '../../shared/svc/values.js';
 import { dataTableMessage, packagingMessage, TABLE_PAGE_SIZE } from './render.js';
 import { statsMessage } from './render-stats.js';
+import type { DataFilters, DataKind } from './values.js';
 
 const list = commandList();
 

@@ -28,14 +28,13 @@ import {
   cardContext,
   codeTable,
   count,
-  type DataFilters,
-  type DataKind,
   encodeValue,
   plainTime,
   plural,
   SVC_ACTIONS,
   type TableColumn,
 } from '../../shared/svc/values.js';
+import type { DataFilters, DataKind } from './values.js';
 
 /** Rows asked per page for the tables (fits a 3000-character block at ~60 characters a row). */
 export const TABLE_PAGE_SIZE = 25;

@@ -5,9 +5,10 @@
  */
 import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../shared/jobs/export.js';
-import { jobsPageValue, jobValue, WM_ACTIONS } from '../../shared/wm/values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { showJob, showJobs } from './commands.js';
 import { exportDoneMessage, exportStartedMessage } from './render.js';
+import { jobsPageValue, jobValue } from './values.js';
 
 export const pageButton = button({
   name: 'jobs.page',

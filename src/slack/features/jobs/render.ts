@@ -26,11 +26,11 @@ import {
   cardContext,
   count,
   encodeValue,
-  type JobsPageValue,
   plural,
   timeText,
   WM_ACTIONS,
 } from '../../shared/wm/values.js';
+import type { JobsPageValue } from './values.js';
 
 export interface JobListInput {
   siteId: string;

@@ -12,9 +12,10 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { audited } from '../../kit/context/support.js';
 import { type ButtonArgs, button, type Interaction } from '../../kit/interactions/registry.js';
 import { infoView, showLoadFailure } from '../../shared/svc/support.js';
-import { decodeValue, type MembersValue, membersValue, SVC_ACTIONS } from '../../shared/svc/values.js';
+import { decodeValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { showMembers } from './commands.js';
 import { groupModal } from './render.js';
+import { type MembersValue, membersValue } from './values.js';
 
 type MemberValue = MembersValue & { m: number };
 

@@ -8,9 +8,10 @@
 import { PLAN_ACTIONS } from '../../../ops/service/plan.js';
 import { button } from '../../kit/interactions/registry.js';
 import { serviceFor } from '../../shared/svc/support.js';
-import { decodeValue, type PlanValue, planValue, SVC_ACTIONS } from '../../shared/svc/values.js';
+import { decodeValue, SVC_ACTIONS } from '../../shared/svc/values.js';
 import { runPlanAction } from './commands.js';
 import { planRequestModal } from './render.js';
+import { type PlanValue, planValue } from './values.js';
 
 type RequestValue = PlanValue & { a: Exclude<PlanValue['a'], 'cancel'> };
 

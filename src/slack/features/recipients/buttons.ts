@@ -6,9 +6,10 @@
 import { explainError } from '../../kit/context/errors.js';
 import { respondError } from '../../kit/context/support.js';
 import { button } from '../../kit/interactions/registry.js';
-import { encodeValue, recipientsPageValue, recipientValue, WM_ACTIONS } from '../../shared/wm/values.js';
+import { encodeValue, WM_ACTIONS } from '../../shared/wm/values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
+import { recipientsPageValue, recipientValue } from './values.js';
 
 export const pageButton = button({
   name: 'recipients.page',

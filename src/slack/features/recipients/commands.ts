@@ -5,15 +5,17 @@
  */
 import { ValidationError, type ValidationIssue } from '../../../api/errors.js';
 import { checkDateRange } from '../../../api/validate.js';
-import { offsetOf, resolveDate, wmReaderDays } from '../../../ops/jobs.js';
+import { resolveDate, wmReaderDays } from '../../../ops/jobs.js';
 import { resolveRecipient } from '../../../ops/recipients.js';
 import { inReaderRange } from '../../../ops/service/common.js';
+import { offsetOf } from '../../../time.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { option, required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { RECIPIENT_SEARCH_LIMITS, wmSiteOption } from '../../shared/wm/values.js';
+import { wmSiteOption } from '../../shared/wm/values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
+import { RECIPIENT_SEARCH_LIMITS } from './values.js';
 
 const list = commandList();
 

@@ -27,12 +27,11 @@ import {
   count,
   encodeValue,
   plural,
-  type RecipientsPageValue,
-  recipientsPageValue,
   timeText,
   WM_ACTIONS,
   WM_VIEWS,
 } from '../../shared/wm/values.js';
+import { type RecipientsPageValue, recipientsPageValue } from './values.js';
 
 export interface RecipientListInput {
   siteId: string;

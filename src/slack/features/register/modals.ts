@@ -36,7 +36,7 @@ import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { FileReadError, readSlackFile } from '../../kit/web/files.js';
-import { draftValue, encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
+import { encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
 import {
   REGISTER_BLOCK,
   registerCheckingView,
@@ -46,6 +46,7 @@ import {
   registerStartedView,
 } from './render.js';
 import { startBackgroundRegistration } from './run.js';
+import { draftValue } from './values.js';
 
 const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
 

@@ -6,8 +6,9 @@
  * is said to the user through the button's response_url.
  */
 import { button } from '../../kit/interactions/registry.js';
-import { reportValue, WM_ACTIONS } from '../../shared/wm/values.js';
+import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { resumeFromButton } from './run.js';
+import { reportValue } from './values.js';
 
 export const resumeButton = button({
   name: 'register.resume',

@@ -7,8 +7,9 @@
 import { getSettings } from '../../../ops/service/index.js';
 import { button } from '../../kit/interactions/registry.js';
 import { infoView, serviceFor, showLoadFailure } from '../../shared/svc/support.js';
-import { SVC_ACTIONS, settingsValue } from '../../shared/svc/values.js';
+import { SVC_ACTIONS } from '../../shared/svc/values.js';
 import { settingsEditModal } from './render.js';
+import { settingsValue } from './values.js';
 
 export const editButton = button({
   name: 'settings.edit',

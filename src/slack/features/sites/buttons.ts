@@ -1,7 +1,8 @@
 /** Previous/Next of `/drm site requests`: replaces the list. */
 import { button } from '../../kit/interactions/registry.js';
-import { SVC_ACTIONS, siteRequestsValue } from '../../shared/svc/values.js';
+import { SVC_ACTIONS } from '../../shared/svc/values.js';
 import { showSiteRequests } from './commands.js';
+import { siteRequestsValue } from './values.js';
 
 export const interactions = [
   button({

@@ -12,8 +12,8 @@ import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { audited } from '../../kit/context/support.js';
 import { postRequestCard } from '../../shared/requests/card.js';
-import type { SiteRequestsFilters } from '../../shared/svc/values.js';
 import { siteRequestedMessage, siteRequestsMessage, sitesMessage } from './render.js';
+import type { SiteRequestsFilters } from './values.js';
 
 const list = commandList();
 

@@ -23,9 +23,9 @@ import {
   encodeValue,
   plainTime,
   plural,
-  type SiteRequestsFilters,
   SVC_ACTIONS,
 } from '../../shared/svc/values.js';
+import type { SiteRequestsFilters } from './values.js';
 
 /** Sites that fit one message: header + 2 blocks a site + footer within 50 blocks. */
 export const SITES_SHOWN_MAX = 20;

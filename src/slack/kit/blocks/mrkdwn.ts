@@ -2,6 +2,7 @@
  * Text helpers for Slack mrkdwn. Every string that did not come from the bot's own code goes
  * through `esc()` (or `code()` for ids and codes) before it reaches a message.
  */
+import { formatTime } from '../../../time.js';
 import { UNSAFE_TEXT_CHARS } from '../../../unsafe-text.js';
 
 /**
@@ -84,44 +85,6 @@ export function truncateMrkdwn(text: string, max: number): string {
 export function dateToken(epochMs: number, timeZone = 'UTC'): string {
   const seconds = Math.floor(epochMs / 1000);
   return `<!date^${seconds}^{date_short_pretty} {time}|${esc(formatTime(epochMs, timeZone))}>`;
-}
-
-/** Plain date-time text in a zone: "2026-11-22 14:05 UTC". Unknown zones fall back to UTC. */
-export function formatTime(epochMs: number, timeZone = 'UTC'): string {
-  const f = formatterFor(timeZone) ?? formatterFor('UTC');
-  const zone = formatterFor(timeZone) ? timeZone : 'UTC';
-  // UTC is always known to Intl; the ISO text is the same format without a formatter.
-  if (!f) return `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  const p: Record<string, string> = {};
-  for (const part of f.formatToParts(epochMs)) p[part.type] = part.value;
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;
-}
-
-/**
- * One Intl formatter per zone, made once: building a formatter per job line was the largest item
- * of the ack path's date work (BENCHMARKS.md). null for a zone Intl does not know.
- */
-const formatters = new Map<string, Intl.DateTimeFormat | null>();
-const MAX_FORMATTERS = 500;
-function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
-  let f = formatters.get(timeZone);
-  if (f !== undefined) return f;
-  try {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-  } catch {
-    f = null;
-  }
-  if (formatters.size >= MAX_FORMATTERS) formatters.clear();
-  formatters.set(timeZone, f);
-  return f;
 }
 
 /** A Slack user id (U… or, on Enterprise Grid, W…). */

@@ -13,6 +13,7 @@
  * Every failure is a ParseError whose message says what to fix.
  */
 import { z } from 'zod';
+import { editDistance } from '../../../edit-distance.js';
 
 /** A Slack channel id (public C…, private G…), as a linked `#channel` decodes to. */
 export function isChannelId(text: string): boolean {
@@ -291,24 +292,6 @@ function checkValue(name: string, a: ArgSpec, raw: string, shown: string): unkno
   const issue = r.error.issues[0];
   const why = issue && !/^Invalid input/i.test(issue.message) ? issue.message : `must be ${a.hint || name}`;
   throw new ParseError(`\`${shown.slice(0, 80)}\` is not valid: ${name} ${why}.`);
-}
-
-/** Edit distance (Levenshtein with adjacent transpositions), for "did you mean". */
-export function editDistance(a: string, b: string): number {
-  const m = a.length;
-  const n = b.length;
-  const d: number[][] = Array.from({ length: m + 1 }, (_, i) => [i, ...Array<number>(n).fill(0)]);
-  for (let j = 0; j <= n; j++) d[0]![j] = j;
-  for (let i = 1; i <= m; i++) {
-    for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[m]![n]!;
 }
 
 /** The closest candidates to `word` (distance <= max(1, len/3)), best first, at most 3. */

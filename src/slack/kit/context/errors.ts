@@ -10,6 +10,7 @@ import {
   isBusy,
   isUnavailable,
   PermissionError,
+  type ProtocolAdvice,
   ProtocolError,
   refusalExplanation,
   ServiceError,
@@ -26,6 +27,7 @@ import { classifyDeliveryError } from '../../../watch/delivery.js';
 import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../../watch/limits.js';
 import { type Block, context, type Message, message, section } from '../blocks/blocks.js';
 import { code, esc, truncate } from '../blocks/mrkdwn.js';
+import { nextStepCommand } from '../blocks/next-step.js';
 import { ParseError } from '../commands/parse.js';
 
 export interface ErrorExplanation {
@@ -90,6 +92,16 @@ export function outcomeUnknown(err: unknown): boolean {
   return err instanceof ProtocolError || err.ambiguous;
 }
 
+/** What a person can check after an answer that is not the API's, in words (before escaping). */
+function protocolAdviceText(a: ProtocolAdvice): string {
+  switch (a.reason) {
+    case 'no-answer':
+      return `It sent no answer (${a.what}) where its data was expected.`;
+    case 'web-page':
+      return `It sent a web page${a.title ? ` titled "${a.title}"` : ''} instead of its API's answer: an admin checks the base URL in ${nextStepCommand(a.next)}, and whether a proxy or a login page stands between the bot and the service.`;
+  }
+}
+
 export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExplanation {
   const cmd = opts.command ?? '/dwm';
   const admins = opts.admins ?? 'a workspace admin';
@@ -103,7 +115,7 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
           : 'The service could not be reached or did not answer in time (network error or timeout)';
     return {
       why: `${detail}, so the bot cannot tell whether the change was made.${
-        e instanceof ProtocolError && e.advice ? ` ${esc(e.advice)}` : ''
+        e instanceof ProtocolError && e.advice ? ` ${esc(protocolAdviceText(e.advice))}` : ''
       }`,
       next: `${WRITE_NEXT[e.endpoint] as string}${
         e instanceof ProtocolError ? ` If it keeps happening, report reference ${code(opts.refId)}.` : ''
@@ -222,7 +234,7 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
   if (err instanceof ProtocolError) {
     return {
       why: `The service answered in an unexpected format (${code(err.endpoint)}, field ${code(err.field)}).${
-        err.advice ? ` ${esc(err.advice)}` : ''
+        err.advice ? ` ${esc(protocolAdviceText(err.advice))}` : ''
       }`,
       next: `Try again; if it keeps happening, report reference ${code(opts.refId)}.`,
       unexpected: true,

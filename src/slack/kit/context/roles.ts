@@ -43,6 +43,7 @@
 
 import type { WebClient } from '@slack/web-api';
 import { configAdminIds, type GuestAccess } from '../../../config.js';
+import { LruMap, TtlLru } from '../../../lru.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import {
@@ -57,7 +58,6 @@ import {
   section,
 } from '../blocks/blocks.js';
 import { esc, truncate, userMention } from '../blocks/mrkdwn.js';
-import { LruMap, TtlLru } from '../web/lru.js';
 import { appState } from './app-state.js';
 import { renderRefused } from './errors.js';
 import type { CommandContext, Role, Standing } from './types.js';

@@ -14,10 +14,10 @@
  * other way. Any other refusal is the caller's to handle.
  */
 import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
+import { LruMap } from '../../../lru.js';
 import type { AppDeps } from '../../deps.js';
 import { appState } from '../context/app-state.js';
 import { newWebClient } from '../web/client.js';
-import { LruMap } from '../web/lru.js';
 
 /** Slack's errors naming the token type a method does not take. */
 export const TOKEN_TYPE_ERRORS: ReadonlySet<string> = new Set(['not_allowed_token_type']);

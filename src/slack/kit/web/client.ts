@@ -24,10 +24,10 @@ import { type RetryOptions, WebClient, type WebClientOptions } from '@slack/web-
 import { z } from 'zod';
 import type { Config } from '../../../config.js';
 import type { Logger } from '../../../log.js';
+import { LruMap } from '../../../lru.js';
 import type { Store, WorkspaceKey } from '../../../store/types.js';
 import { appState } from '../context/app-state.js';
 import { boltLogger } from './bolt-logger.js';
-import { LruMap } from './lru.js';
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 

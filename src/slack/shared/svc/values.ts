@@ -1,7 +1,8 @@
 /**
- * Shared pieces of the Service API (`/drm`) renderers: action and view ids, button values (the
- * state a button carries: workspace, site, ids, page, filters, cursor; never a secret), the
- * monospace table used for DRM data, and small text helpers. Pure functions only.
+ * Shared pieces of the Service API (`/drm`) renderers: action and view ids, what every button
+ * value carries (the workspace tag, the site id; the values of one feature live in its folder,
+ * e.g. features/plan/values.ts), the monospace table of DRM data and site requests, and small
+ * text helpers. Pure functions only.
  *
  * Button values are compact JSON checked with zod when read back: a value that does not parse
  * (tampered, or from an older version) is refused rather than guessed at.
@@ -10,10 +11,9 @@
 import { z } from 'zod';
 import type { TimeValue } from '../../../api/types.js';
 import { SITE_ID_RE } from '../../../api/validate.js';
-import { isIanaTimeZone } from '../../../ops/jobs.js';
-import { CURSOR_MAX_CHARS } from '../../../ops/service/drm-data.js';
+import { formatTime } from '../../../time.js';
 import { LIMITS } from '../../kit/blocks/blocks.js';
-import { esc, formatTime, truncate } from '../../kit/blocks/mrkdwn.js';
+import { esc, truncate } from '../../kit/blocks/mrkdwn.js';
 
 /** Action ids of every `/drm` button (one listener each). */
 export const SVC_ACTIONS = {
@@ -44,87 +44,10 @@ export const SVC_VIEWS = {
 // Button values
 // ---------------------------------------------------------------------------------------------
 
-const ws = z.string().min(1).max(64);
+/** The workspace tag `w` every button value carries (checked against the signed payload's). */
+export const workspaceTag = z.string().min(1).max(64);
 /** A Service API site id (the ONE site-id pattern, `SITE_ID_RE`): typed in `site:`, carried in values. */
 export const siteIdValue = z.string().regex(SITE_ID_RE, { error: 'must be 4 letters or digits, like DEMO' });
-
-const site = siteIdValue;
-
-/** Plan buttons: site, service, action and (cancel) the request id shown on the card. */
-export const planValue = z.object({
-  w: ws,
-  s: site,
-  v: z.enum(['PD001', 'PD002']),
-  a: z.enum(['trial', 'resume', 'suspend', 'cancel']),
-  r: z.string().max(100).optional(),
-});
-export type PlanValue = z.infer<typeof planValue>;
-
-export type DataKind = 'licenses' | 'users' | 'devices' | 'cids';
-
-/** Filters of a DRM data list as typed by the user (validated again by the op on every use). */
-export const dataFilters = z
-  .object({
-    from: z.string().max(10).optional(),
-    to: z.string().max(10).optional(),
-    status: z.enum(['success', 'fail']).optional(),
-    cid: z.string().max(200).optional(),
-    drm: z.string().max(200).optional(),
-    user: z.string().max(200).optional(),
-    device: z.string().max(200).optional(),
-    model: z.string().max(200).optional(),
-  })
-  .strict();
-export type DataFilters = z.infer<typeof dataFilters>;
-
-/** Paging and export buttons of the DRM data tables. */
-export const dataValue = z.object({
-  w: ws,
-  s: site,
-  k: z.enum(['licenses', 'users', 'devices', 'cids']),
-  p: z.number().int().min(1).max(100_000),
-  f: dataFilters,
-  /**
-   * The table's time zone (its reader's, when it was asked): a click on a shared table (another
-   * reader's) pages and exports the days the table shows. Absent on tables of older versions:
-   * the clicking reader's zone is used.
-   */
-  z: z
-    .string()
-    .regex(/^[A-Za-z0-9_+\-/]{1,64}$/)
-    .refine((tz) => isIanaTimeZone(tz))
-    .optional(),
-});
-export type DataValue = z.infer<typeof dataValue>;
-
-/** Packaging "More": the op's own cursor (site, filters and keyset position, base64url). */
-export const packagingValue = z.object({ w: ws, c: z.string().min(1).max(CURSOR_MAX_CHARS) });
-export type PackagingValue = z.infer<typeof packagingValue>;
-
-export const siteRequestsFilters = z
-  .object({
-    from: z.string().max(10).optional(),
-    to: z.string().max(10).optional(),
-    status: z.string().max(40).optional(),
-    account: z.string().max(100).optional(),
-    site: z.string().max(20).optional(),
-  })
-  .strict();
-export type SiteRequestsFilters = z.infer<typeof siteRequestsFilters>;
-
-export const siteRequestsValue = z.object({ w: ws, p: z.number().int().min(1), f: siteRequestsFilters });
-export type SiteRequestsValue = z.infer<typeof siteRequestsValue>;
-
-/** Members list page, or a button on one member (m = member seq, e = e-mail for messages). */
-export const membersValue = z.object({
-  w: ws,
-  p: z.number().int().min(1),
-  m: z.number().int().positive().optional(),
-});
-export type MembersValue = z.infer<typeof membersValue>;
-
-export const settingsValue = z.object({ w: ws, s: site });
-export type SettingsValue = z.infer<typeof settingsValue>;
 
 export { decodeValue, encodeValue } from '../../kit/blocks/values.js';
 

@@ -1,7 +1,8 @@
 /**
- * Shared pieces of the watermarking renderers: action ids, button values (the state a button
- * carries: workspace, site, ids, page; never a secret); the text helpers and the value codec are
- * the shared ones of ./cards.ts and ./values.ts, re-exported here. Pure.
+ * Shared pieces of the watermarking renderers: action ids, the `site:` option, what every button
+ * value carries (workspace, site; the values of one feature live in its folder, e.g.
+ * features/jobs/values.ts); the text helpers and the value codec are the kit's (blocks/cards.ts,
+ * blocks/values.ts), re-exported here. Pure.
  *
  * Button values are compact JSON checked with zod when read back: a value that does not parse
  * (tampered, or from an older version) is refused rather than guessed at.
@@ -9,7 +10,7 @@
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from '../../kit/blocks/cards.js';
 import { option } from '../../kit/commands/parse.js';
-import { siteIdValue } from '../svc/values.js';
+import { siteIdValue, workspaceTag } from '../svc/values.js';
 
 /** `site:<site id>` of the `/dwm` commands (checked against the workspace's configured sites). */
 export const wmSiteOption = option(siteIdValue, {
@@ -45,49 +46,8 @@ export const WM_VIEWS = {
 // Button values
 // ---------------------------------------------------------------------------------------------
 
-const base = { w: z.string().min(1).max(64), s: z.string().min(1).max(16) };
-
-/** Jobs list page: filters already resolved to dates (so "today" does not move while paging). */
-export const jobsPageValue = z.object({
-  ...base,
-  p: z.number().int().min(1),
-  st: z.array(z.string().max(8)).max(4).optional(),
-  c: z.string().max(400).optional(),
-  fr: z.string().max(10).optional(),
-  to: z.string().max(10).optional(),
-});
-export type JobsPageValue = z.infer<typeof jobsPageValue>;
-
-export const jobValue = z.object({ ...base, j: z.number().int().positive() });
-export type JobValue = z.infer<typeof jobValue>;
-
-/**
- * Limits of a `/dwm recipients` search, checked by the command with a clear message
- * so the paging buttons can always carry the filters: at most 40 keywords (the keyword batch that
- * ops/recipients.ts sends in one search call) and 1,500 characters of keywords in total, which
- * keeps the Previous/Next value (keywords as JSON plus workspace, site, page and dates) under Slack's
- * 2,000 characters.
- */
-export const RECIPIENT_SEARCH_LIMITS = { keywords: 40, chars: 1500 } as const;
-
-export const recipientsPageValue = z.object({
-  ...base,
-  p: z.number().int().min(1),
-  k: z.array(z.string().max(128)).max(RECIPIENT_SEARCH_LIMITS.keywords).optional(),
-  fr: z.string().max(10).optional(),
-  to: z.string().max(10).optional(),
-});
-export type RecipientsPageValue = z.infer<typeof recipientsPageValue>;
-
-export const recipientValue = z.object({ ...base, r: z.number().int().positive() });
-export type RecipientValue = z.infer<typeof recipientValue>;
-
-export const draftValue = z.object({ ...base, d: z.string().min(1).max(64) });
-
-/** Resume (or retry the failed batches of) a stored registration run: workspace, site, report id. */
-export const reportValue = z.object({ ...base, r: z.string().min(1).max(64), f: z.literal(1).optional() });
-export type ReportValue = z.infer<typeof reportValue>;
-export type DraftValue = z.infer<typeof draftValue>;
+/** What every watermarking button value carries: the workspace tag and the site. */
+export const wmValueBase = { w: workspaceTag, s: z.string().min(1).max(16) };
 
 export { cardContext, count, plural, timeText } from '../../kit/blocks/cards.js';
 export { decodeValue, encodeValue } from '../../kit/blocks/values.js';

@@ -8,10 +8,10 @@ import type { Recipient } from '../../../../src/api/types.js';
 import { showRecipients } from '../../../../src/slack/features/recipients/commands.js';
 import { recipientListMessage } from '../../../../src/slack/features/recipients/render.js';
 import {
-  decodeValue,
   RECIPIENT_SEARCH_LIMITS,
   recipientsPageValue,
-} from '../../../../src/slack/shared/wm/values.js';
+} from '../../../../src/slack/features/recipients/values.js';
+import { decodeValue } from '../../../../src/slack/shared/wm/values.js';
 import { fakeContext, textOf } from '../../../support/fake-context.js';
 
 const item: Recipient = {

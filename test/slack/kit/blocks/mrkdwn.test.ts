@@ -4,11 +4,11 @@ import {
   code,
   dateToken,
   esc,
-  formatTime,
   neutralise,
   truncate,
   userMention,
 } from '../../../../src/slack/kit/blocks/mrkdwn.js';
+import { formatTime } from '../../../../src/time.js';
 
 describe('escape (esc)', () => {
   it('escapes &, <, > and neutralises bidi/control characters', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { editDistance } from '../../../../src/edit-distance.js';
 import {
   decodeSlackText,
-  editDistance,
   listOption,
   option,
   optional,

@@ -4,6 +4,7 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
+import { TtlLru } from '../../../../src/lru.js';
 import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../../../src/slack/kit/context/context.js';
 import {
@@ -15,7 +16,6 @@ import {
   USER_CACHE_MAX,
   userInfo,
 } from '../../../../src/slack/kit/context/roles.js';
-import { TtlLru } from '../../../../src/slack/kit/web/lru.js';
 import {
   captureApp,
   deferredUsersInfo,

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CURSOR_MAX_CHARS } from '../../../../src/ops/service/drm-data.js';
+import { packagingValue } from '../../../../src/slack/features/drm-data/values.js';
 import { LIMITS } from '../../../../src/slack/kit/blocks/blocks.js';
-import { decodeValue, encodeValue, packagingValue } from '../../../../src/slack/shared/svc/values.js';
+import { decodeValue, encodeValue } from '../../../../src/slack/shared/svc/values.js';
 
 describe('packaging More value', () => {
   it('the longest cursor of the op, with the longest workspace id, encodes and decodes', () => {

@@ -25,6 +25,7 @@ import {
   membersMessage,
 } from '../../../../src/slack/features/members/render.js';
 import { planBanner, planCard, planRequestModal } from '../../../../src/slack/features/plan/render.js';
+import { planValue } from '../../../../src/slack/features/plan/values.js';
 import { settingsEditModal, settingsMessage } from '../../../../src/slack/features/settings/render.js';
 import {
   siteRequestedMessage,
@@ -32,7 +33,7 @@ import {
   sitesMessage,
 } from '../../../../src/slack/features/sites/render.js';
 import type { Message, ModalView } from '../../../../src/slack/kit/blocks/blocks.js';
-import { codeTable, decodeValue, encodeValue, planValue } from '../../../../src/slack/shared/svc/values.js';
+import { codeTable, decodeValue, encodeValue } from '../../../../src/slack/shared/svc/values.js';
 
 const HOSTILE = `<!channel> *bold* <@U123> & \`tick\` ${'x'.repeat(10_000)}`;
 const AT = Date.UTC(2026, 10, 22, 5, 6, 7);

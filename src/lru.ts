@@ -1,8 +1,9 @@
 /**
- * The one bounded cache of the Slack layer. `LruMap`: a Map that keeps at most `max` entries,
- * evicting the least recently used (per-process caches of clients must not grow with every
- * workspace and token rotation). `TtlLru`: the same with an age limit read against the caller's
- * clock (an expired entry is deleted when read). No timers: memory is bounded by `max`.
+ * The one bounded cache, usable by every layer. `LruMap`: a Map that keeps at most `max` entries,
+ * evicting the least recently used (per-process caches of clients, zones and formatters must not
+ * grow with every workspace, token rotation or zone name). `TtlLru`: the same with an age limit
+ * read against the caller's clock (an expired entry is deleted when read). No timers: memory is
+ * bounded by `max`.
  */
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
