@@ -16,6 +16,7 @@ import { startEmulator } from '../dev/emulator/index.js';
 import type { EmulatorHandle } from '../dev/emulator/types.js';
 import { createApi } from '../src/api/index.js';
 import type { WorkspaceCredentials } from '../src/api/types.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import { createStore } from '../src/store/index.js';
 import { FakeClock, systemClock } from '../src/watch/clock.js';
 import { createWatcher, type Watcher } from '../src/watch/index.js';
@@ -106,6 +107,7 @@ async function idleCallsPerHour(activeIntervalMs: number, jitter: number): Promi
     credentials: async () => s.creds,
     poster: () => poster,
     renderer: plainRenderer,
+    words: watchWords,
     clock,
     intervalMs: 60_000,
     activeIntervalMs,
@@ -158,6 +160,7 @@ export async function benchAdaptive(ctx: BenchContext): Promise<Row[]> {
     credentials: async () => s.creds,
     poster: () => poster,
     renderer: plainRenderer,
+    words: watchWords,
     intervalMs: idleMs,
     activeIntervalMs: activeMs,
     holderId: 'bench-adaptive',

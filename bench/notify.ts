@@ -20,6 +20,7 @@
 import type { ApiFactory, WatermarkingClient } from '../src/api/types.js';
 import { loadCredentials } from '../src/ops/workspace.js';
 import { blockRenderer } from '../src/slack/features/watch/render-card.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import { createPosterFactory } from '../src/slack/poster.js';
 import { createWatcher } from '../src/watch/index.js';
 import { startTestBot } from '../test/harness/index.js';
@@ -87,6 +88,7 @@ export async function benchNotify(ctx: BenchContext): Promise<Row[]> {
     credentials: async (w) => (await loadCredentials(bot.deps, w))?.credentials,
     poster: (w) => factory.poster(w),
     renderer: blockRenderer,
+    words: watchWords,
     intervalMs,
     holderId: 'bench-notify',
   });

@@ -3,6 +3,7 @@
  * what figures 2 and 3 measure) and a watcher wired to the emulator with a virtual clock.
  */
 import type { ApiFactory, WorkspaceCredentials } from '../src/api/types.js';
+import { watchWords } from '../src/slack/kit/blocks/paused-reason.js';
 import type { Store } from '../src/store/types.js';
 import { createWatcher, type Watcher, type WatcherOptions } from '../src/watch/index.js';
 import { plainRenderer } from '../src/watch/render.js';
@@ -42,6 +43,7 @@ export function benchWatcher(o: BenchWatcherOptions): Watcher {
     credentials: async (ws) => o.credentials(ws),
     poster: () => o.poster,
     renderer: plainRenderer,
+    words: watchWords,
     clock: o.clock,
     intervalMs: 60_000,
     holderId: 'bench-holder',

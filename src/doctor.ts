@@ -10,8 +10,33 @@ import type { WorkspaceCredentials } from './api/types.js';
 import { apiOptionsOf, ConfigError, type Env, loadConfig } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger, registerSecret } from './log.js';
-import { doctorSettingsOf, doctorText, runDoctor } from './ops/doctor.js';
+import { type DoctorReport, type DoctorStatus, doctorSettingsOf, runDoctor } from './ops/doctor.js';
+import { stepSentenceText } from './slack/kit/blocks/next-step.js';
 import { createStore, StoreConfigError } from './store/index.js';
+
+const STATUS_WORD: Record<DoctorStatus, string> = {
+  ok: 'ok',
+  info: 'note',
+  setting: 'SETTING NEEDED',
+  failed: 'FAILED',
+  'not-observed': 'not observed',
+};
+
+/** The report as plain text (a next step naming a command worded as in Slack): one line per point ("point: status. reading. next"), then the .env lines. */
+export function doctorText(report: DoctorReport): string {
+  const width = Math.max(...report.findings.map((f) => f.point.length));
+  const lines = report.findings.map(
+    (f) =>
+      `${f.point.padEnd(width)}  ${STATUS_WORD[f.status].padEnd(14)}  ${f.reading}${f.next ? `. ${stepSentenceText(f.next)}` : ''}`,
+  );
+  const out = ['Service check (read-only: GET calls only)', '', ...lines, ''];
+  if (report.envLines.length) {
+    out.push('Add to .env (then restart the bot):', ...report.envLines, '');
+  } else if (!report.needsAction) {
+    out.push('No setting needed: the bot reads this service as it answers.', '');
+  }
+  return out.join('\n');
+}
 
 export interface DoctorCliResult {
   code: number;

@@ -31,3 +31,14 @@ export type NextStep =
   | { do: 'packaging' }
   /** An admin allows one channel shared with another organisation. */
   | { do: 'allow-shared-channel' };
+
+/**
+ * A sentence that names the command of a step: the words before and after it. The Slack layer
+ * puts the command between (`stepSentenceText` in src/slack/kit/next-step.ts), so the layers below
+ * keep their sentence whole without naming a command.
+ */
+export interface StepSentence {
+  before: string;
+  step: NextStep;
+  after: string;
+}

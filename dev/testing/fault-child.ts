@@ -37,10 +37,11 @@ import {
   runRegistration,
 } from '../../src/ops/watermarking/registration/run.js';
 import { blockRenderer } from '../../src/slack/features/watch/render-card.js';
+import { watchWords } from '../../src/slack/kit/blocks/paused-reason.js';
 import { createPoster } from '../../src/slack/poster.js';
 import { createStore } from '../../src/store/index.js';
 import { createWatcher } from '../../src/watch/index.js';
-import { pollStateRepo } from '../../src/watch/poller.js';
+import { pollStateRepo } from '../../src/watch/poll-state.js';
 
 interface Common {
   storeUrl: string;
@@ -114,6 +115,7 @@ async function runWatch(c: WatchChildConfig): Promise<void> {
     credentials: async () => c.creds,
     poster: () => poster,
     renderer: blockRenderer,
+    words: watchWords,
     intervalMs: c.intervalMs,
     jitter: 0,
     holderId: c.holderId,
@@ -164,6 +166,7 @@ async function runReplica(c: ReplicaChildConfig): Promise<void> {
     credentials: async () => c.creds,
     poster: () => poster,
     renderer: blockRenderer,
+    words: watchWords,
     intervalMs: c.intervalMs,
     activeIntervalMs: c.activeIntervalMs,
     concurrency: c.concurrency,

@@ -496,7 +496,7 @@ const digestPayloadSchema = z
 
 export function digestHandler(d: DigestHandlerDeps): NoticeHandler {
   return {
-    resumeHint: 'run /dwm digest daily again',
+    resumeStep: { do: 'digest-daily-again' },
     async onPermanent(entry: NoticeEntry, code: string, message: string) {
       const p = entry.payload as DigestPayload;
       const id = digestScheduleId(p.channelId);

@@ -700,7 +700,7 @@ export function alertHandlers(
 
   const start: NoticeHandler = {
     onPermanent,
-    resumeHint: 'run /drm alerts watch again',
+    resumeStep: { do: 'alerts-watch-again' },
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       const ch = p.alert.subscription.channelId;
@@ -714,7 +714,7 @@ export function alertHandlers(
   };
   const update: NoticeHandler = {
     onPermanent,
-    resumeHint: 'run /drm alerts watch again',
+    resumeStep: { do: 'alerts-watch-again' },
     // The "stopped" update is final: nothing supersedes it.
     supersededBy: (e, later) =>
       !e.key.endsWith(':stopped') &&
@@ -732,7 +732,7 @@ export function alertHandlers(
   };
   const recovery: NoticeHandler = {
     onPermanent,
-    resumeHint: 'run /drm alerts watch again',
+    resumeStep: { do: 'alerts-watch-again' },
     async deliver(entry, ctx): Promise<DeliverResult> {
       const p = alertPayloadSchema.parse(entry.payload) as unknown as AlertPayload;
       if (!entry.steps.reply && !entry.sending && !(await live(entry.workspace, p.alert.subscription)))

@@ -42,9 +42,8 @@ import { type Logger, logger as rootLogger } from '../log.js';
 import { noticesPending, registry } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
-import { pausedReason } from '../watch/delivery.js';
 import type { ChannelPacer } from '../watch/pacer.js';
-import type { Clock } from '../watch/types.js';
+import type { Clock, PausedReason } from '../watch/types.js';
 import {
   composeDigest,
   type DigestPayload,
@@ -70,6 +69,8 @@ export interface NotifierOptions {
   api: ApiFactory;
   credentials: (ws: string) => Promise<WorkspaceCredentials | undefined>;
   ports: (ws: string) => NotifyPorts;
+  /** Why a channel's alerts or digest are paused, in the Slack layer's words. */
+  pausedReason: PausedReason;
   /** Unique per replica. */
   holderId: string;
   clock?: Clock;
@@ -186,6 +187,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     clock,
     logger: log,
     emit,
+    pausedReason: opts.pausedReason,
     ...(opts.laneIntervalMs !== undefined ? { laneIntervalMs: opts.laneIntervalMs } : {}),
     ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
@@ -536,7 +538,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const at = new Date(clock.now()).toISOString();
       const tell = (feature: 'alerts' | 'digest', createdBy: string, message: string) =>
         emit({ type: 'notify-paused', workspace: ws, feature, channelId, createdBy, code, message });
-      const alertReason = pausedReason(code, 'run /drm alerts watch again');
+      const alertReason = opts.pausedReason(code, { do: 'alerts-watch-again' });
       for (const s of await alerts.list(ws, { channelId })) {
         if (s.paused) continue;
         const p = await alerts.pause(ws, s.id, { reason: alertReason, code, at });
@@ -544,7 +546,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       }
       const digest = await digests.get(ws, channelId);
       if (digest && !digest.paused) {
-        const digestReason = pausedReason(code, 'run /dwm digest daily again');
+        const digestReason = opts.pausedReason(code, { do: 'digest-daily-again' });
         const p = await digests.pause(ws, digest.id, { reason: digestReason, code, at });
         if (p?.paused?.at === at) tell('digest', digest.createdBy, digestReason);
       }

@@ -24,10 +24,11 @@ import client from 'prom-client';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
+import type { NextStep } from '../next-step.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError, pausedReason } from '../watch/delivery.js';
+import { classifyDeliveryError } from '../watch/delivery-errors.js';
 import { ChannelPacer } from '../watch/pacer.js';
-import type { Clock } from '../watch/types.js';
+import type { Clock, PausedReason } from '../watch/types.js';
 import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';
 
 export const NOTICE_OUTBOX_NS = 'notify-outbox';
@@ -206,8 +207,8 @@ export interface NoticeHandler {
   deliver(entry: NoticeEntry, ctx: DeliverContext): Promise<DeliverResult>;
   /** Slack refused the channel for good (archived, bot removed...): pause what feeds it. */
   onPermanent?(entry: NoticeEntry, code: string, message: string): Promise<void>;
-  /** How a user resumes what fed it, ending the paused reason ("run /drm alerts watch again"). */
-  resumeHint?: string;
+  /** How a user resumes what fed it, ending the paused reason (re-subscribe the alerts...). */
+  resumeStep?: NextStep;
   /** Entries made obsolete by a later one (e.g. an older alert update): finished unsent. */
   supersededBy?(entry: NoticeEntry, later: NoticeEntry): boolean;
 }
@@ -219,6 +220,8 @@ export interface NoticeDelivererOptions {
   clock: Clock;
   logger: Logger;
   emit: (e: NotifyEvent) => void;
+  /** Why a channel's feed is paused, in the Slack layer's words. */
+  pausedReason: PausedReason;
   /** Minimum gap between two Slack calls in one lane. Default 1000 ms. */
   laneIntervalMs?: number;
   /** The process's shared per-channel pacer (watch/pacer.ts); default one of its own. */
@@ -425,7 +428,7 @@ export class NoticeDeliverer {
           continue;
         }
         if (c.type === 'permanent') {
-          const message = pausedReason(c.code, handler.resumeHint ?? 'set it up again');
+          const message = this.d.pausedReason(c.code, handler.resumeStep);
           await handler.onPermanent?.(e, c.code, message);
           await this.drop(ws, e, c.code, res);
           return 'ok';

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 import type { WatcherStatus } from '../watch/index.js';
 import { Outbox } from '../watch/outbox.js';
-import { pollStateRepo } from '../watch/poller.js';
+import { pollStateRepo } from '../watch/poll-state.js';
 import { loadCredentials, type OpsDeps } from './workspace.js';
 
 /** The watch runtime's status, when this replica runs one. */

@@ -22,57 +22,6 @@ import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import type { OpsDeps } from './workspace.js';
 
-export type DigestCommand =
-  | { action: 'show' }
-  | { action: 'now' }
-  | { action: 'off' }
-  | { action: 'daily'; time: string; zone?: string };
-
-const USAGE = 'Use /dwm digest daily HH:MM [zone], /dwm digest now, /dwm digest off or /dwm digest.';
-
-/** Parse the text after `/dwm digest`; a ValidationError says what to type instead. */
-export function parseDigestArgs(text: string): DigestCommand {
-  const endpoint = opsEndpoint('digest');
-  const words = text.trim().split(/\s+/).filter(Boolean);
-  const verb = (words[0] ?? '').toLowerCase();
-  if (verb === '' || verb === 'show' || verb === 'status') return { action: 'show' };
-  if (verb === 'now' && words.length === 1) return { action: 'now' };
-  if ((verb === 'off' || verb === 'stop') && words.length === 1) return { action: 'off' };
-  if (verb === 'daily') {
-    const rawTime = words[1];
-    if (!rawTime)
-      throw new ValidationError(endpoint, [
-        { field: 'time', message: `Give the time of day, like /dwm digest daily 09:00. ${USAGE}` },
-      ]);
-    const time = normaliseTime(rawTime);
-    if (!time) {
-      throw new ValidationError(endpoint, [
-        {
-          field: 'time',
-          message: `"${rawTime.slice(0, 20)}" is not a time of day: use 24-hour HH:MM, like 09:00 or 17:30.`,
-        },
-      ]);
-    }
-    if (words.length > 3)
-      throw new ValidationError(endpoint, [
-        { field: 'zone', message: `Give one time zone at most, like Europe/Berlin. ${USAGE}` },
-      ]);
-    const zone = words[2];
-    if (zone !== undefined && !isIanaTimeZone(zone)) {
-      throw new ValidationError(endpoint, [
-        {
-          field: 'zone',
-          message: `"${zone.slice(0, 40)}" is not a time zone: use an IANA name like Europe/Berlin, America/New_York or UTC.`,
-        },
-      ]);
-    }
-    return { action: 'daily', time, ...(zone ? { zone } : {}) };
-  }
-  throw new ValidationError(endpoint, [
-    { field: 'action', message: `"${verb.slice(0, 20)}" is not a digest action. ${USAGE}` },
-  ]);
-}
-
 export interface ScheduleDigestInput {
   channelId: string;
   actor: Actor;
@@ -104,6 +53,24 @@ function checkActor(endpoint: string, actor: Actor): void {
       'You can schedule a digest only in a channel you are a member of: join it first, or ask an admin.',
     );
   }
+}
+
+/** A member changing or stopping a schedule someone else set: audited as refused, then refused. */
+async function refuseNotYours(
+  deps: OpsDeps,
+  ws: WorkspaceKey,
+  mirror: AuditMirror | undefined,
+  r: {
+    endpoint: string;
+    action: 'digest.schedule' | 'digest.off';
+    userId: string;
+    owner: string;
+    detail: string;
+    message: string;
+  },
+): Promise<never> {
+  await audit(deps, ws, { userId: r.userId, action: r.action, detail: r.detail, result: 'refused' }, mirror);
+  throw new NotifyRefusedError(r.endpoint, 'notYours', 'schedule', r.message, r.owner);
 }
 
 /** Schedule (or move) the channel's daily digest. A paused schedule is resumed by scheduling again. */
@@ -138,24 +105,14 @@ export async function scheduleDigest(
     return { status: 'unchanged', schedule: existing, next: nextOccurrence(time, zone, now) };
   }
   if (existing && existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await audit(
-      deps,
-      ws,
-      {
-        userId: input.actor.userId,
-        action: 'digest.schedule',
-        detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
-        result: 'refused',
-      },
-      mirror,
-    );
-    throw new NotifyRefusedError(
+    await refuseNotYours(deps, ws, mirror, {
       endpoint,
-      'notYours',
-      'schedule',
-      `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
-      existing.createdBy,
-    );
+      action: 'digest.schedule',
+      userId: input.actor.userId,
+      owner: existing.createdBy,
+      detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
+      message: `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
+    });
   }
   if (!existing) {
     const limit = deps.config.workspaceLimits?.digests ?? DEFAULT_WORKSPACE_LIMITS.digests;
@@ -221,24 +178,14 @@ export async function stopDigest(
   const existing = await schedules.get(ws, input.channelId);
   if (!existing) return undefined;
   if (existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await audit(
-      deps,
-      ws,
-      {
-        userId: input.actor.userId,
-        action: 'digest.off',
-        detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
-        result: 'refused',
-      },
-      mirror,
-    );
-    throw new NotifyRefusedError(
+    await refuseNotYours(deps, ws, mirror, {
       endpoint,
-      'notYours',
-      'schedule',
-      "This channel's digest was scheduled by another member; only an admin can stop it.",
-      existing.createdBy,
-    );
+      action: 'digest.off',
+      userId: input.actor.userId,
+      owner: existing.createdBy,
+      detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
+      message: "This channel's digest was scheduled by another member; only an admin can stop it.",
+    });
   }
   await schedules.remove(ws, input.channelId);
   // A scheduled digest already queued (or deferred after a Slack error) would still post once

@@ -17,6 +17,7 @@ import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, SERVICE_CODES, type ServiceCode } from '../api/codes.js';
 import { isPerItemRefusal, type UnreadLatest, unreadLatestOf } from '../api/errors.js';
 import type { Job, WatermarkingClient } from '../api/types.js';
+import type { NextStep } from '../next-step.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { type SiteOutage, siteOutages } from '../watch/outage.js';
 import { Subscriptions } from '../watch/subscriptions.js';
@@ -26,8 +27,11 @@ import { listSites, type SiteView } from './service/sites.js';
 import { type SetupStatus, setupStatus } from './setup.js';
 import { type OpsDeps, type WorkspaceClients, workspaceClients } from './workspace.js';
 
-/** One part of the Home data: its value, or why it is unavailable (plain words, no secret). */
-export type Part<T> = { ok: true; value: T } | { ok: false; reason: string };
+/**
+ * One part of the Home data: its value, or why it is unavailable (plain words, no secret) and,
+ * when a person can fix it, the step that does (worded by the Slack layer).
+ */
+export type Part<T> = { ok: true; value: T } | { ok: false; reason: string; next?: NextStep };
 
 export interface SiteJobs {
   siteId: string;
@@ -96,6 +100,17 @@ export class PartTimeoutError extends Error {
   }
 }
 
+/** Every service part unavailable for one reason (the credentials are not there or unreadable). */
+class UnavailableError extends Error {
+  constructor(
+    reason: string,
+    readonly next?: NextStep,
+  ) {
+    super(reason);
+    this.name = 'NotConfiguredError';
+  }
+}
+
 /** Run `fn` with a time limit; never throws: failures become `{ ok: false, reason }`. */
 export async function part<T>(fn: () => Promise<T>, timeoutMs: number): Promise<Part<T>> {
   let timer: NodeJS.Timeout | undefined;
@@ -105,7 +120,8 @@ export async function part<T>(fn: () => Promise<T>, timeoutMs: number): Promise<
   try {
     return { ok: true, value: await Promise.race([fn(), timeout]) };
   } catch (e) {
-    return { ok: false, reason: reasonOf(e) };
+    const next = e instanceof UnavailableError ? e.next : undefined;
+    return next ? { ok: false, reason: reasonOf(e), next } : { ok: false, reason: reasonOf(e) };
   } finally {
     clearTimeout(timer);
   }
@@ -186,14 +202,15 @@ export async function gatherHome(
 
   // Credentials are a local store read; their failure makes every service part unavailable.
   let clients: WorkspaceClients | undefined;
-  let clientsFailure = 'not configured: run /dwm setup';
+  let clientsFailure = new UnavailableError('not configured', { do: 'setup' });
   try {
     clients = await workspaceClients(deps, workspace);
   } catch (e) {
-    if (!(e instanceof Error && e.name === 'NotConfiguredError')) clientsFailure = reasonOf(e);
+    if (!(e instanceof Error && e.name === 'NotConfiguredError'))
+      clientsFailure = new UnavailableError(reasonOf(e));
   }
   const needClients = (): WorkspaceClients => {
-    if (!clients) throw Object.assign(new Error(clientsFailure), { name: 'NotConfiguredError' });
+    if (!clients) throw clientsFailure;
     return clients;
   };
 

@@ -1,7 +1,7 @@
 /**
- * Workspace setup: check the form, verify the credentials live, save what verified (encrypted by
- * the store's vault), and report the status with secrets masked. No Slack here: the setup
- * listeners turn these results into modals.
+ * Workspace setup: check the form (./setup/form.ts), verify the credentials live, save what
+ * verified (encrypted by the store's vault), and report the status with secrets masked. No Slack
+ * here: the setup listeners turn these results into modals.
  *
  * Choices (documented here, the spec says nothing):
  * - All-or-nothing: credentials are saved only when EVERY part given (watermarking token for every
@@ -30,204 +30,25 @@ import {
   ValidationError,
 } from '../api/errors.js';
 import { OriginRefusedError } from '../api/http.js';
-import { canonicalOrigin, type OriginRefusal } from '../api/origins.js';
-import type { ServiceApiCredentials, WatermarkingCredentials, WorkspaceCredentials } from '../api/types.js';
-import { checkSiteId } from '../api/validate.js';
+import type { WorkspaceCredentials } from '../api/types.js';
 import { registerSecret } from '../log.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { audit } from './audit.js';
+import { hostOf, maskSecret, refusedUrl, type SetupField, sameOrigin } from './setup/form.js';
 import { loadCredentials, type OpsDeps } from './workspace.js';
 
-/** The raw form, every field a string ('' when blank). */
-export interface SetupForm {
-  siteIds: string;
-  defaultSite: string;
-  wmAccountId: string;
-  wmAccessKey: string;
-  svcAccountId: string;
-  svcAccountSeq: string;
-  svcSecretKey: string;
-  wmBaseUrl: string;
-  svcBaseUrl: string;
-}
-export type SetupField = keyof SetupForm;
-export const SETUP_FIELDS: readonly SetupField[] = [
-  'siteIds',
-  'defaultSite',
-  'wmAccountId',
-  'wmAccessKey',
-  'svcAccountId',
-  'svcAccountSeq',
-  'svcSecretKey',
-  'wmBaseUrl',
-  'svcBaseUrl',
-];
-export const SECRET_FIELDS: readonly SetupField[] = ['wmAccessKey', 'svcSecretKey'];
-
-export type SetupErrors = Partial<Record<SetupField, string>>;
-
-export type SetupCheck = { ok: true; credentials: WorkspaceCredentials } | { ok: false; errors: SetupErrors };
-
-/** "••••abcd": last 4 only, and nothing at all of a short secret. */
-export function maskSecret(secret: string | undefined): string {
-  if (!secret) return '(not set)';
-  return secret.length >= 12 ? `\u2022\u2022\u2022\u2022${secret.slice(-4)}` : '\u2022\u2022\u2022\u2022';
-}
-
-const ACCOUNT_RE = /^[^\s\p{Cc}]{1,128}$/u;
-const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s) && URL.canParse(s);
-
-/** "wm.example.com" / "127.0.0.1:4010" of a URL: what an audit line or message may show. */
-export function hostOf(url: string | undefined): string {
-  if (!url) return '(none)';
-  try {
-    return new URL(url).host || '(none)';
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
-/** True when both URLs name the same origin (scheme, host, port). */
-function sameOrigin(a: string, b: string): boolean {
-  const x = canonicalOrigin(a);
-  return x !== null && x === canonicalOrigin(b);
-}
-
-/**
- * A part's URL is missing. When the form had no URL field (undefined: the operator configured no
- * URL and allows no other host, so the admin cannot type one), the fix is the operator's, first.
- */
-function missingUrl(api: string, variable: string, typed: string | undefined): string {
-  return typed === undefined
-    ? `Not set: whoever runs the bot sets ${variable} (the ${api} URL your service provider gives), then restarts it.`
-    : `Give the ${api} URL, like ${variable === 'DWM_BASE_URL' ? 'https://wm.example.com' : 'https://api.example.com'}.`;
-}
-
-/** An allow-list refusal (its fix first), then which URL it was. */
-function refusedUrl(message: string, part: 'watermarking' | 'service'): string {
-  return `${message.replace(/\.$/, '')} (the ${part === 'watermarking' ? 'Watermarking' : 'Service'} API URL).`;
-}
-
-/** The allow-list check setup uses (src/api/origins.ts OriginPolicy satisfies it). */
-export interface UpstreamCheck {
-  check(url: string): OriginRefusal | null;
-}
-
-/**
- * Check formats. `existing` supplies kept secrets for blank secret fields (only while the part's
- * origin is unchanged); `defaults` supplies base URLs (DWM_BASE_URL / SERVICE_API_BASE_URL) for
- * blank URL fields and, when given, the upstream allow-list to check the URLs against.
- */
-export function checkSetupForm(
-  raw: Partial<SetupForm>,
-  existing: WorkspaceCredentials | undefined,
-  defaults: {
-    wmBaseUrl?: string | undefined;
-    svcBaseUrl?: string | undefined;
-    upstream?: UpstreamCheck | undefined;
-  },
-): SetupCheck {
-  const f: SetupForm = Object.fromEntries(
-    SETUP_FIELDS.map((k) => [k, (raw[k] ?? '').trim()]),
-  ) as unknown as SetupForm;
-  const errors: SetupErrors = {};
-
-  const siteIds = [
-    ...new Set(
-      f.siteIds
-        .split(/[\s,]+/)
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  if (siteIds.length === 0) errors.siteIds = 'Give at least one site id, like AB12 (several: AB12, CD34).';
-  else {
-    const bad = siteIds.map(checkSiteId).find((m) => m !== null);
-    if (bad) errors.siteIds = bad;
-  }
-  let defaultSiteId = siteIds[0] ?? '';
-  if (f.defaultSite) {
-    const match = siteIds.find((s) => s.toLowerCase() === f.defaultSite.toLowerCase());
-    if (!match && !errors.siteIds)
-      errors.defaultSite = `${f.defaultSite} is not in the site list; use one of ${siteIds.join(', ')} or leave it blank for the first.`;
-    else if (match) defaultSiteId = match;
-  }
-
-  // Watermarking part: present when any of its fields is typed.
-  let watermarking: WatermarkingCredentials | undefined;
-  const keptWm = existing?.watermarking;
-  if (f.wmAccountId || f.wmAccessKey) {
-    const baseUrl = f.wmBaseUrl || defaults.wmBaseUrl || '';
-    const keep = keptWm && (!baseUrl || sameOrigin(baseUrl, keptWm.baseUrl));
-    const accessKey = f.wmAccessKey || (keep ? keptWm?.accessKey : '') || '';
-    if (!f.wmAccountId)
-      errors.wmAccountId = 'Give the watermarking account id (or clear the access key to skip watermarking).';
-    else if (!ACCOUNT_RE.test(f.wmAccountId))
-      errors.wmAccountId = 'The account id must be 1 to 128 characters without spaces.';
-    if (!accessKey) {
-      errors.wmAccessKey =
-        keptWm && !keep
-          ? `The Watermarking API URL moves from ${hostOf(keptWm.baseUrl)} to ${hostOf(baseUrl)}: enter the access key again. A saved key is only sent to the host it was saved for.`
-          : 'Give the watermarking access key.';
-    }
-    if (!baseUrl) errors.wmBaseUrl = missingUrl('Watermarking API', 'DWM_BASE_URL', raw.wmBaseUrl);
-    else if (!isUrl(baseUrl)) errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
-    else {
-      const refused = defaults.upstream?.check(baseUrl);
-      if (refused) errors.wmBaseUrl = refused.message;
-    }
-    watermarking = { accountId: f.wmAccountId, accessKey, baseUrl: baseUrl.replace(/\/+$/, '') };
-  } else if (f.wmBaseUrl && !isUrl(f.wmBaseUrl)) {
-    errors.wmBaseUrl = 'This is not an http(s) URL, like https://wm.example.com.';
-  }
-
-  let service: ServiceApiCredentials | undefined;
-  const keptSvc = existing?.service;
-  if (f.svcAccountId || f.svcAccountSeq || f.svcSecretKey) {
-    const baseUrl = f.svcBaseUrl || defaults.svcBaseUrl || '';
-    const keep = keptSvc && (!baseUrl || sameOrigin(baseUrl, keptSvc.baseUrl));
-    const secretKey = f.svcSecretKey || (keep ? keptSvc?.secretKey : '') || '';
-    if (!f.svcAccountId) errors.svcAccountId = 'Give the Service API account id.';
-    else if (!ACCOUNT_RE.test(f.svcAccountId))
-      errors.svcAccountId = 'The account id must be 1 to 128 characters without spaces.';
-    if (!/^\d{1,20}$/.test(f.svcAccountSeq))
-      errors.svcAccountSeq = 'The account sequence is a number, like 1024.';
-    if (!secretKey) {
-      errors.svcSecretKey =
-        keptSvc && !keep
-          ? `The Service API URL moves from ${hostOf(keptSvc.baseUrl)} to ${hostOf(baseUrl)}: enter the secret key again. A saved key is only sent to the host it was saved for.`
-          : 'Give the Service API secret key.';
-    }
-    if (!baseUrl) errors.svcBaseUrl = missingUrl('Service API', 'SERVICE_API_BASE_URL', raw.svcBaseUrl);
-    else if (!isUrl(baseUrl)) errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
-    else {
-      const refused = defaults.upstream?.check(baseUrl);
-      if (refused) errors.svcBaseUrl = refused.message;
-    }
-    service = {
-      accountId: f.svcAccountId,
-      accountSeq: f.svcAccountSeq,
-      secretKey,
-      baseUrl: baseUrl.replace(/\/+$/, ''),
-    };
-  } else if (f.svcBaseUrl && !isUrl(f.svcBaseUrl)) {
-    errors.svcBaseUrl = 'This is not an http(s) URL, like https://api.example.com.';
-  }
-
-  if (!watermarking && !service && !errors.wmAccountId) {
-    errors.wmAccountId = 'Give the watermarking credentials, the Service API credentials, or both.';
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    credentials: {
-      siteIds,
-      defaultSiteId,
-      ...(watermarking ? { watermarking } : {}),
-      ...(service ? { service } : {}),
-    },
-  };
-}
+export {
+  checkSetupForm,
+  hostOf,
+  maskSecret,
+  SECRET_FIELDS,
+  SETUP_FIELDS,
+  type SetupCheck,
+  type SetupErrors,
+  type SetupField,
+  type SetupForm,
+  type UpstreamCheck,
+} from './setup/form.js';
 
 export interface VerifyFailure {
   part: 'watermarking' | 'service';

@@ -137,24 +137,19 @@ export function interruptedStepError(report: RegistrationReport, requester: bool
   return `Couldn't register all the recipients: the registration on site ${report.siteId} stopped before the end: ${reason}. ${c.registered} registered, ${c.outstanding} not sent yet, ${c.failed} failed. Once the cause is fixed, ${where} (names registered already are skipped, never sent twice).`;
 }
 
-/** The step's error when its run ended on an unexpected error (the requester was told by DM). */
-export function registrationStoppedError(siteId: string, refId: string, requester: boolean): string {
-  return `Couldn't register all the recipients: the registration on site ${siteId} stopped because of an unexpected error (reference ${refId}). Batches already sent are kept and the rest is resumed when the bot restarts${requester ? '; the requester gets the report by direct message from the bot' : ''}. Check the recipients with /dwm recipients site:${siteId} before running the workflow again (names registered already are skipped).`;
-}
+/**
+ * A registration wait's check: a WaitCheck, or its report gone (kept 7 days), so the result
+ * cannot be given (the Slack layer words the step's error: where to check the recipients).
+ */
+export type RegistrationWaitCheck = WaitCheck | { done: true; ok: false; reportGone: true };
 
 /** The wait check of a registration step: finished when its stored report says so. */
 export async function checkRegistrationWait(
   deps: Pick<OpsDeps, 'store' | 'now'>,
   wait: JobWait,
-): Promise<WaitCheck> {
+): Promise<RegistrationWaitCheck> {
   const report = await reportRepo(deps).get(wait.workspace, wait.target);
-  if (!report) {
-    return {
-      done: true,
-      ok: false,
-      error: `The registration report on site ${wait.siteId} is gone (kept 7 days), so the result cannot be given. Check the recipients with /dwm recipients site:${wait.siteId}.`,
-    };
-  }
+  if (!report) return { done: true, ok: false, reportGone: true };
   if (report.status === 'running') return { done: false };
   if (report.status === 'interrupted') {
     return { done: true, ok: false, error: interruptedStepError(report, wait.userId !== undefined) };
@@ -181,18 +176,6 @@ export interface JobStatusResult {
   outputs: JobStatusOutputs;
   /** COMPLETED or ERROR. */
   finished: boolean;
-}
-
-/** A job id as a workflow gives it (text or number). */
-export function parseJobId(raw: unknown): number {
-  const s = String(raw ?? '').trim();
-  if (!/^\d{1,15}$/.test(s) || Number(s) <= 0) {
-    throw new StepInputError(
-      `"${s.slice(0, 40)}" is not a job id.`,
-      'Give the job number shown by /dwm jobs (digits only, e.g. 4812).',
-    );
-  }
-  return Number(s);
 }
 
 /** The job status outputs of a job and its tasks (the job status step; a finished wait's). */

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Store, WorkspaceKey } from '../store/types.js';
 import { systemClock } from '../watch/clock.js';
-import { classifyDeliveryError } from '../watch/delivery.js';
+import { classifyDeliveryError } from '../watch/delivery-errors.js';
 import { ChannelPacer, storeSlots } from '../watch/pacer.js';
 import type { Clock } from '../watch/types.js';
 import { appState } from './kit/context/app-state.js';

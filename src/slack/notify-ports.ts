@@ -27,7 +27,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { NotifyPorts, PostedRef } from '../notices/types.js';
-import { withPlainTextRetry } from '../watch/delivery.js';
+import { withPlainTextRetry } from '../watch/delivery-errors.js';
 import {
   type ChannelMessage,
   type ChannelPoster,

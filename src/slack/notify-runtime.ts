@@ -38,8 +38,9 @@ import type { Clock } from '../watch/types.js';
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import { createExportSweeper } from './export-sweeper.js';
-import { userInfo } from './kit/context/roles.js';
+import { pausedReason } from './kit/blocks/paused-reason.js';
 import { type Feature, homeChangedOf } from './kit/features.js';
+import { userInfo } from './kit/roles/slack-users.js';
 import { registerChannelPauser } from './kit/runtime/hooks.js';
 import { registerNotifyKick } from './kit/runtime/notify-kick.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/runtime/notify-render.js';
@@ -76,7 +77,9 @@ export interface NotifyRuntimeOptions {
   /** Default: hostname + pid + random (unique per process). */
   holderId?: string;
   /** Overrides of the notifier (tests: tickMs, laneIntervalMs...). */
-  notifier?: Partial<Omit<NotifierOptions, 'store' | 'api' | 'credentials' | 'ports' | 'holderId' | 'clock'>>;
+  notifier?: Partial<
+    Omit<NotifierOptions, 'store' | 'api' | 'credentials' | 'ports' | 'holderId' | 'clock' | 'pausedReason'>
+  >;
   /** Slack clients and posters; default one factory over the workspaces' bot tokens. */
   posters?: PosterFactory;
 }
@@ -174,6 +177,7 @@ export function createNotifyRuntime(deps: AppDeps, opts: NotifyRuntimeOptions = 
         onRefused: (code) =>
           log.error({ workspace: ws, code }, 'Slack rejected a notice; sending it as plain text'),
       }),
+    pausedReason,
     holderId: opts.holderId ?? newHolderId(),
     clock,
     pacer,

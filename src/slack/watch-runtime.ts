@@ -47,6 +47,7 @@ import {
 import { appChannelPacer, createBackgroundSender } from './background-sender.js';
 import type { AppDeps } from './deps.js';
 import type { Message } from './kit/blocks/blocks.js';
+import { watchWords } from './kit/blocks/paused-reason.js';
 import { type Feature, homeChangedOf, jobWaitsOf, watchRenderersOf } from './kit/features.js';
 import { registerChannelPauser, registerWatcherHooks } from './kit/runtime/hooks.js';
 import { onUninstall } from './lifecycle.js';
@@ -66,7 +67,7 @@ export interface WatchRuntimeOptions {
   /** Default: hostname + pid + random. */
   holderId?: string;
   /** Overrides of the watcher (tests: channelIntervalMs, jitter...). */
-  watcher?: Partial<Omit<WatcherOptions, 'store' | 'api' | 'credentials' | 'poster' | 'renderer'>>;
+  watcher?: Partial<Omit<WatcherOptions, 'store' | 'api' | 'credentials' | 'poster' | 'renderer' | 'words'>>;
   /** Slack posters; default one over the workspace's bot token. */
   posters?: PosterFactory;
   /**
@@ -175,6 +176,7 @@ export function createWatchRuntime(deps: AppDeps, _app: App, opts: WatchRuntimeO
     credentials: async (ws) => (await activeCredentials(deps, ws))?.credentials,
     poster: (ws) => posters.poster(ws),
     renderer: render.jobCard,
+    words: watchWords,
     clock,
     pacer,
     intervalMs,

@@ -19,16 +19,17 @@
  * the entry is deferred to the next drain, keeping order); 5xx/network retries with exponential
  * backoff the same way; permanent errors (channel_not_found, is_archived, not_in_channel,
  * account_inactive, token_revoked, missing_scope, invalid_auth, a channel that does not let the app
- * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions
- * with the reason and emit `subscription-paused`; other Slack rejections (invalid_blocks,
- * msg_too_long: a rendering bug) are sent once more as plain text (`withPlainTextRetry`: no blocks,
- * the text cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
+ * post: PERMANENT_DELIVERY_ERRORS) pause the channel's subscriptions with the reason and emit
+ * `subscription-paused`; other Slack rejections (invalid_blocks, msg_too_long: a rendering bug)
+ * are sent once more as plain text (delivery-errors.ts `withPlainTextRetry`: no blocks, the text
+ * cut to 3,000 characters), and dropped with a log line only when that is refused too. Errors of
  * unknown shape leave the entry as it is (it may have been posted) and stop the channel until the
  * next drain, which goes through the metadata check above.
  */
 import pLimit from 'p-limit';
 import type { Logger } from '../log.js';
 import { notifications } from '../metrics.js';
+import { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
 import { deliveryKey, type Outbox, type OutboxEntry, PARENT_TTL_MS, parentId } from './outbox.js';
 import { ChannelPacer } from './pacer.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -37,94 +38,12 @@ import {
   type ChannelPoster,
   type Clock,
   DELIVERY_EVENT_TYPE,
-  DeliveryError,
-  PERMANENT_DELIVERY_ERRORS,
-  SHARED_CHANNEL,
+  type PausedReason,
   type Subscription,
   type ThreadUpdate,
   type WatchEvents,
   type WatchRenderer,
 } from './types.js';
-
-export type ErrorClass =
-  | { type: 'rate'; retryAfterMs: number }
-  | { type: 'transient'; retryAfterMs?: number }
-  | { type: 'permanent'; code: string }
-  | { type: 'rejected'; code: string }
-  | { type: 'unknown' };
-
-const TRANSIENT_CODES = new Set([
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-  'team_added_to_org',
-]);
-
-function classifyCode(code: string, httpStatus?: number, retryAfterMs?: number): ErrorClass {
-  if (code === 'ratelimited' || code === 'rate_limited' || httpStatus === 429) {
-    return { type: 'rate', retryAfterMs: retryAfterMs ?? 1000 };
-  }
-  if ((PERMANENT_DELIVERY_ERRORS as readonly string[]).includes(code)) return { type: 'permanent', code };
-  if (
-    TRANSIENT_CODES.has(code) ||
-    (httpStatus !== undefined && httpStatus >= 500) ||
-    /^http_5\d\d$/.test(code)
-  ) {
-    return retryAfterMs !== undefined ? { type: 'transient', retryAfterMs } : { type: 'transient' };
-  }
-  if (code === 'network' || code === 'timeout') return { type: 'transient' };
-  return { type: 'rejected', code };
-}
-
-/** Classify a poster error: our DeliveryError, or @slack/web-api's error shapes (duck typed). */
-export function classifyDeliveryError(e: unknown): ErrorClass {
-  if (e instanceof DeliveryError) return classifyCode(e.code, e.httpStatus, e.retryAfterMs);
-  if (e && typeof e === 'object') {
-    const x = e as { code?: unknown; retryAfter?: unknown; data?: { error?: unknown }; statusCode?: unknown };
-    if (x.code === 'slack_webapi_rate_limited_error') {
-      const s = typeof x.retryAfter === 'number' ? x.retryAfter : 1;
-      return { type: 'rate', retryAfterMs: s * 1000 };
-    }
-    if (x.code === 'slack_webapi_platform_error' && typeof x.data?.error === 'string') {
-      return classifyCode(x.data.error);
-    }
-    if (x.code === 'slack_webapi_http_error' && typeof x.statusCode === 'number') {
-      return classifyCode(`http_${x.statusCode}`, x.statusCode);
-    }
-    if (x.code === 'slack_webapi_request_error') return { type: 'transient' };
-  }
-  return { type: 'unknown' };
-}
-
-/** User-facing reason for a paused subscription: what happened and how to re-enable it. */
-export function pausedReason(code: string, resume = 'run /dwm watch again (or press Resume)'): string {
-  switch (code) {
-    case 'channel_not_found':
-      return `The channel no longer exists or the app cannot see it. In a channel the app is in, ${resume}.`;
-    case 'is_archived':
-      return `The channel was archived. Unarchive it and ${resume}.`;
-    case 'not_in_channel':
-      return `The app was removed from the channel. Invite it back with /invite, then ${resume}.`;
-    case 'missing_scope':
-      return `The app is missing the chat:write permission. Ask an admin to reinstall the app, then ${resume}.`;
-    case SHARED_CHANNEL:
-      return `The channel is now shared with another organisation (Slack Connect), and notifications would show content ids, recipients and failures to them. Use a channel of your organisation only, or ask a drm-chatops admin to allow this one channel (/dwm setup shared-channel allow #channel), then ${resume}.`;
-    case 'restricted_action':
-    case 'restricted_action_read_only_channel':
-    case 'restricted_action_thread_only_channel':
-      return `The channel does not let the app post (it is read-only, or posting is limited to some members or to threads). Ask a channel manager to let the app post, then ${resume}.`;
-    case 'no_permission':
-    case 'access_denied':
-    case 'team_access_not_granted':
-    case 'ekm_access_denied':
-    case 'org_login_required':
-    case 'enterprise_is_restricted':
-      return `The workspace does not let the app post here (a workspace or organisation restriction). Ask a Slack admin to allow the app, then ${resume}.`;
-    default:
-      return `The app can no longer post in this workspace (its Slack token was revoked or the account is inactive). Ask an admin to reinstall the app, then ${resume}.`;
-  }
-}
 
 export interface DelivererOptions {
   outbox: Outbox;
@@ -134,6 +53,8 @@ export interface DelivererOptions {
   clock: Clock;
   logger: Logger;
   emit: WatchEvents;
+  /** Why a subscription is paused, in the Slack layer's words. */
+  pausedReason: PausedReason;
   /** Minimum gap between two Slack calls in one channel. Default 1000 ms (Slack's 1 msg/s/channel). */
   channelIntervalMs?: number;
   /** The process's shared per-channel pacer (watch/pacer.ts); default one of its own. */
@@ -161,7 +82,15 @@ export class Deliverer {
   private readonly o: Required<
     Omit<
       DelivererOptions,
-      'outbox' | 'subscriptions' | 'renderer' | 'poster' | 'clock' | 'logger' | 'emit' | 'pacer'
+      | 'outbox'
+      | 'subscriptions'
+      | 'renderer'
+      | 'poster'
+      | 'clock'
+      | 'logger'
+      | 'emit'
+      | 'pacer'
+      | 'pausedReason'
     >
   >;
   private readonly pacer: ChannelPacer;
@@ -243,7 +172,7 @@ export class Deliverer {
       // for a resume: the channel could not receive them (archived, bot removed, token revoked)
       // and may stay so for days; replaying stale cards into it after a resume would flood it,
       // and the polls skip paused subscriptions anyway, so a replay would still miss what changed
-      // while paused. The creator's "paused" message says so and points to /dwm jobs.
+      // while paused. The creator's "paused" message says so and points to the job list.
       if (!sub || sub.paused) {
         await this.d.outbox.finish(e, {
           outcome: 'dropped',
@@ -363,7 +292,7 @@ export class Deliverer {
 
   /** Pause the channel's subscriptions not paused yet, with the reason; emits subscription-paused for each. */
   async pauseChannel(ws: string, channelId: string, code: string): Promise<void> {
-    const reason = pausedReason(code);
+    const reason = this.d.pausedReason(code, { do: 'watch-again' });
     const subs = await this.d.subscriptions.list(ws, { channelId });
     for (const s of subs) {
       if (s.paused) continue;
@@ -492,42 +421,6 @@ export class Deliverer {
 
 /** Errors thrown by the recovery lookup (findByMetadata), told apart from those of the post. */
 const LOOKUP_ERRORS = new WeakSet<object>();
-
-/** Slack refusals of a message's content that its plain text alone can get past. */
-const PLAIN_RETRY_CODES = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
-/** Plain text cut here (Slack's own limit is 40,000 characters; a notification needs far less). */
-const PLAIN_TEXT_MAX = 3000;
-
-/**
- * The poster, sending a message Slack refuses for its content (invalid_blocks, msg_too_long) once
- * more as its text alone (no blocks, cut to PLAIN_TEXT_MAX), so a rendering problem does not lose
- * the notification; `onRefused` is told (the caller logs it). The refused call posted nothing, so
- * the second one cannot double it (and it carries the same metadata for the recovery check).
- */
-export function withPlainTextRetry(p: ChannelPoster, onRefused: (code: string) => void): ChannelPoster {
-  // Cut by code points: half of an emoji (a surrogate pair split) makes Slack refuse the text too.
-  const plainOf = (m: ChannelMessage): ChannelMessage => {
-    const chars = Array.from(m.text);
-    return {
-      text: chars.length > PLAIN_TEXT_MAX ? `${chars.slice(0, PLAIN_TEXT_MAX - 1).join('')}…` : m.text,
-    };
-  };
-  const retried = async <T>(m: ChannelMessage, send: (m: ChannelMessage) => Promise<T>): Promise<T> => {
-    try {
-      return await send(m);
-    } catch (err) {
-      const c = classifyDeliveryError(err);
-      if (c.type !== 'rejected' || !PLAIN_RETRY_CODES.has(c.code)) throw err;
-      onRefused(c.code);
-      return send(plainOf(m));
-    }
-  };
-  return {
-    post: (channel, m, o) => retried(m, (x) => p.post(channel, x, o)),
-    update: (channel, ts, m) => retried(m, (x) => p.update(channel, ts, x)),
-    findByMetadata: (...a) => p.findByMetadata(...a),
-  };
-}
 
 /** Epoch ms -> Slack ts string ("seconds.micros"). */
 export function toSlackTs(ms: number): string {

@@ -7,6 +7,13 @@
  * token refresh did not fix (one `admin-alert`, resumed by `resume(ws)`), and drains the outbox
  * after each cycle.
  *
+ * createWatcher is the wiring of its parts: membership.ts (the replicas, who is preferred for a
+ * site), site-leases.ts (the poll leases held), targets.ts (the watched sites), scheduler.ts (the
+ * timer, ticks, call budgets and cool-downs), site-poll.ts (one poll of one site under its
+ * lease), paused-workspaces.ts (refused credentials), site-status.ts (what this replica knows of
+ * each site), with the poll cycle (poller.ts), the delivery (delivery.ts) and the workflow waits
+ * (job-waits.ts, cycle-waits.ts).
+ *
  * Reliability notes (what stays true across replicas and kill -9):
  * - A site is polled and its outbox drained only by the replica holding its lease
  *   (`poll:<ws>:<site>`, default ttl 1.25 x the idle interval, taken or renewed at every poll,
@@ -31,42 +38,37 @@
  *   replicas among the survivors, and those take them over once its leases expire. Preference
  *   is an optimisation only: the lease alone decides who polls. `pollOnce` ignores preference.
  */
-import pLimit from 'p-limit';
-import { AuthError, isApiError, PermissionError } from '../api/errors.js';
 import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import { type Logger, logger as rootLogger } from '../log.js';
-import { leasesHeld, pollCycles, pollIntervalSeconds, watchOldestPollAge, watchSites } from '../metrics.js';
+import { pollIntervalSeconds } from '../metrics.js';
 import type { Store } from '../store/types.js';
-import { type AdaptivePolicy, CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
-import {
-  createWaitCompleter,
-  drainWaitItems,
-  type JobWait,
-  listWaits,
-  timeoutMessage,
-  type WaitCompleter,
-  type WaitDrainResult,
-  type WaitItem,
-  WaitOutbox,
-  type WaitsPort,
-  waitsRepo,
-} from './job-waits.js';
-import { OUTAGE_NOTICE_AFTER_MS, type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
+import { createWaitCompleter, type WaitCompleter, WaitOutbox, type WaitsPort } from './job-waits.js';
+import { Membership } from './membership.js';
+import { OUTAGE_NOTICE_AFTER_MS } from './outage.js';
 import { Outbox } from './outbox.js';
 import type { ChannelPacer } from './pacer.js';
-import { type CycleResult, runCycle } from './poller.js';
-import { Subscriptions, sameSubscriptions } from './subscriptions.js';
-import type { ChannelPoster, Clock, Subscription, WatchEvent, WatchEvents, WatchRenderer } from './types.js';
+import { PausedWorkspaces } from './paused-workspaces.js';
+import { Scheduler } from './scheduler.js';
+import { SiteLeases } from './site-leases.js';
+import { type PollOutcome, pollSite, type ServedWaits, type SitePollDeps } from './site-poll.js';
+import { type SiteStatus, SiteStatuses } from './site-status.js';
+import { Subscriptions } from './subscriptions.js';
+import { Targets } from './targets.js';
+import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer, WatchWords } from './types.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';
-export { classifyDeliveryError, pausedReason, withPlainTextRetry } from './delivery.js';
+export { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
+export { BURST_THRESHOLD } from './intents.js';
+export { countTasks } from './jobs.js';
+export { preferredReplica, REPLICAS_NS } from './membership.js';
 export { OUTAGE_NOTICE_AFTER_MS, type SiteOutage, siteOutages } from './outage.js';
 export { deliveryKey, Outbox } from './outbox.js';
-export { BURST_THRESHOLD, countTasks } from './poller.js';
 export { plainRenderer } from './render.js';
+export type { PollOutcome } from './site-poll.js';
+export type { SiteStatus } from './site-status.js';
 export {
   contentMatches,
   parseWatchArgs,
@@ -82,6 +84,8 @@ export interface WatcherOptions {
   credentials: (ws: string) => Promise<WorkspaceCredentials | undefined>;
   poster: (ws: string) => ChannelPoster;
   renderer: WatchRenderer;
+  /** The words of what the watcher stores and tells (a pause's reason), from the Slack layer. */
+  words: WatchWords;
   clock?: Clock;
   /** Idle (longest) poll interval: POLL_INTERVAL_SECONDS * 1000; default 60 s. */
   intervalMs?: number;
@@ -147,46 +151,12 @@ export interface WatcherOptions {
   recoveryWindowMs?: number;
 }
 
-export interface SiteStatus {
-  workspace: string;
-  siteId: string;
-  lastPollAt?: number;
-  lastResult?: CycleResult;
-  lastError?: string;
-  consecutiveFailures: number;
-  nextPollAt: number;
-  leaseHeld: boolean;
-  /** Consecutive quiet cycles (no job in flight, no change): the adaptive delay doubles with each. */
-  quietCycles: number;
-  /** Delay chosen after the last poll (adaptive interval, backoff, cooldown or lease retry), ms. */
-  lastDelayMs?: number;
-  /** Another live replica is preferred for this site (this one leaves it alone). */
-  notPreferred?: boolean;
-  /**
-   * Last time the site was looked after: a successful poll, or a skip on purpose (workspace
-   * paused for refused credentials, no credentials, uninstalled, nothing to watch). Failures and
-   * lease skips do not count (drmchatops_watch_oldest_poll_age_seconds).
-   */
-  lastAttendedAt?: number;
-  /** When this replica first saw the site. */
-  trackedSince?: number;
-}
-
 export interface WatcherStatus {
   running: boolean;
   holderId: string;
   sites: SiteStatus[];
   pausedWorkspaces: Record<string, string>;
   outboxPending: Record<string, number>;
-}
-
-export interface PollOutcome {
-  skipped?: 'lease' | 'paused' | 'no-credentials' | 'no-subscriptions';
-  cycle?: CycleResult;
-  delivery?: DrainResult;
-  /** Workflow wait items delivered (steps completed) for this site. */
-  waits?: WaitDrainResult;
-  error?: string;
 }
 
 export interface Watcher {
@@ -218,87 +188,10 @@ export interface Watcher {
   readonly waits: { outbox: WaitOutbox; completer: WaitCompleter } | undefined;
 }
 
-class LeaseLost extends Error {}
-
-/** A watched site as the scheduler sees it (built once per listing of the targets). */
-interface Target {
-  ws: string;
-  site: string;
-  /** siteKey(ws, site) */
-  key: string;
-  /** leaseName(ws, site) */
-  lease: string;
-  st: SiteStatus;
-  /** Whether this replica is preferred for the site, computed for the `live` array prefLive. */
-  preferred: boolean;
-  prefLive?: readonly string[];
-}
-
-/** Membership document of the replicas (see the header). */
-export const REPLICAS_NS = 'watch-replicas';
-const REPLICAS_KEY = '_global';
-
-/** FNV-1a, 32 bits: a cheap, stable hash for rendezvous hashing (not for security). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  // Final avalanche (murmur3 fmix32): FNV alone clusters on inputs that differ in the last chars.
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b) >>> 0;
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35) >>> 0;
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** The replica preferred for a site (rendezvous hashing): same answer on every replica. */
-export function preferredReplica(live: readonly string[], site: string): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const h of live) {
-    const score = fnv1a(`${h}\u0000${site}`);
-    if (score > bestScore || (score === bestScore && best !== undefined && h < best)) {
-      best = h;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-export function createWatcher(opts: WatcherOptions): Watcher {
-  const clock = opts.clock ?? systemClock;
-  const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
-  const outageDeps: OutageDeps = {
-    store: opts.store,
-    poster: opts.poster,
-    renderer: opts.renderer,
-    noticeAfterMs: opts.outageNoticeMs ?? OUTAGE_NOTICE_AFTER_MS,
-    now: () => clock.now(),
-    log,
-  };
-  const intervalMs = opts.intervalMs ?? 60_000;
-  pollIntervalSeconds.set(intervalMs / 1000);
-  const jitter = opts.jitter ?? 0.1;
-  const random = opts.random ?? Math.random;
-  const policy: AdaptivePolicy = {
-    idleMs: intervalMs,
-    activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs),
-    jitter,
-  };
-  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
-  // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
-  // sites this replica is preferred for are retried (no store call for the others): keep it short.
-  const leaseRetryMs = Math.max(250, Math.min(intervalMs, leaseTtl / 8));
-  const budgetPerMinute = opts.callBudgetPerMinute ?? 600;
-  const budgets = new Map<string, CallBudget>();
-  /** Workspaces cooling down after an upstream 429: no poll before this time. */
-  const cooldownUntil = new Map<string, number>();
-  const maxBackoff = opts.maxBackoffMs ?? 15 * 60_000;
+/** The listeners of the watcher's events; a listener that throws is logged, not fatal. */
+function eventBus(log: Logger, first: WatchEvents | undefined) {
   const listeners = new Set<WatchEvents>();
-  if (opts.events) listeners.add(opts.events);
+  if (first) listeners.add(first);
   const emit = (e: WatchEvent) => {
     for (const l of listeners) {
       try {
@@ -308,44 +201,38 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       }
     }
   };
-  const subscriptions = new Subscriptions(opts.store, () => clock.now());
-  const targetsCacheMs = opts.targetsCacheMs ?? 0;
-  let targetsCache:
-    | {
-        at: number;
-        list: Target[];
-        bySite: Map<string, Subscription[]>;
-        waitsBySite: Map<string, JobWait[]>;
-      }
-    | undefined;
-  /** Active subscriptions of one site: from the cached listing while it is fresh (a poll must
-   * not read every subscription of a workspace of thousands of sites), else from the store. */
-  async function siteSubscriptions(ws: string, siteId: string): Promise<Subscription[]> {
-    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) {
-      return targetsCache.bySite.get(siteKey(ws, siteId)) ?? [];
-    }
-    return (await subscriptions.list(ws, { siteId })).filter((s) => !s.paused);
-  }
-  /** The last listing of the targets (kept when the cache is dropped: see targets()). */
-  let lastListing: { targets: Map<string, Target>; bySite: Map<string, Subscription[]> } | undefined;
-  subscriptions.onChange = () => {
-    targetsCache = undefined;
+  const on = (listener: WatchEvents) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   };
-  /** Workflow waits of one site not finished yet, read fresh (the listing only says which). */
-  async function siteWaits(ws: string, siteId: string): Promise<JobWait[]> {
-    if (!opts.waits) return [];
-    const listed =
-      targetsCache && clock.now() - targetsCache.at < targetsCacheMs
-        ? (targetsCache.waitsBySite.get(siteKey(ws, siteId)) ?? [])
-        : (await listWaits(opts.store, ws)).filter((w) => w.siteId === siteId);
-    const out: JobWait[] = [];
-    for (const w of listed) {
-      const fresh = await waitsRepo(opts.store).get(ws, w.executionId);
-      if (fresh && fresh.state !== 'done') out.push(fresh);
-    }
-    return out;
-  }
+  return { emit, on };
+}
 
+/** The workflow waits served (their outbox and completer), when the Slack side gave the port. */
+function servedWaits(opts: WatcherOptions, log: Logger): ServedWaits | undefined {
+  if (!opts.waits) return undefined;
+  const completer = createWaitCompleter({
+    store: opts.store,
+    port: opts.waits,
+    holder: opts.holderId,
+    onError: (message, err, wait) =>
+      log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
+  });
+  return { port: opts.waits, outbox: new WaitOutbox(opts.store), completer };
+}
+
+export function createWatcher(opts: WatcherOptions): Watcher {
+  const clock = opts.clock ?? systemClock;
+  const now = () => clock.now();
+  const log = (opts.logger ?? rootLogger).child({ module: 'watch' });
+  const intervalMs = opts.intervalMs ?? 60_000;
+  pollIntervalSeconds.set(intervalMs / 1000);
+  const jitter = opts.jitter ?? 0.1;
+  const random = opts.random ?? Math.random;
+  const leaseTtl = opts.leaseTtlMs ?? Math.round(1.25 * intervalMs);
+  const concurrency = opts.concurrency ?? 4;
+  const { emit, on } = eventBus(log, opts.events);
+  const subscriptions = new Subscriptions(opts.store, now);
   const outbox = new Outbox(opts.store);
   const deliverer = new Deliverer({
     outbox,
@@ -355,625 +242,116 @@ export function createWatcher(opts: WatcherOptions): Watcher {
     clock,
     logger: log,
     emit,
+    pausedReason: opts.words.pausedReason,
     ...(opts.channelIntervalMs !== undefined ? { channelIntervalMs: opts.channelIntervalMs } : {}),
     ...(opts.pacer ? { pacer: opts.pacer } : {}),
     ...(opts.recoveryWindowMs !== undefined ? { recoveryWindowMs: opts.recoveryWindowMs } : {}),
   });
-  const waitOutbox = opts.waits ? new WaitOutbox(opts.store) : undefined;
-  const completer = opts.waits
-    ? createWaitCompleter({
-        store: opts.store,
-        port: opts.waits,
-        holder: opts.holderId,
-        onError: (message, err, wait) =>
-          log.warn({ err, workspace: wait?.workspace, executionId: wait?.executionId }, message),
-      })
-    : undefined;
-  const sites = new Map<string, SiteStatus>();
-  const held = new Set<string>();
-  const pausedCache = new Map<string, string>();
-  let running = false;
-  let timer: unknown;
-  /** Ticks started by the scheduler and not finished yet (stop() waits for them). */
-  const ticking = new Set<Promise<void>>();
-  /** Sites whose poll (and delivery) is running: a later tick skips them. */
-  const inflight = new Set<string>();
-  /** After a failed listing of the subscriptions, no new tick before this time. */
-  let scanRetryAt = 0;
-  /** One limit for every tick: overlapping ticks never poll more sites at once than this. */
-  const pollLimit = pLimit(opts.concurrency ?? 4);
-  const maxPerTick = opts.maxSitesPerTick ?? (opts.concurrency ?? 4) * 8;
-
-  // Membership of the replicas (see the header): who is live, who is preferred for a site.
-  const heartbeatMs = opts.heartbeatMs ?? Math.max(1000, intervalMs / 8);
-  const membership = opts.store.docs<{ m: Record<string, number> }>(REPLICAS_NS);
-  let live: string[] = [opts.holderId];
-  let beatAt = Number.NEGATIVE_INFINITY;
-  async function heartbeat(now: number): Promise<void> {
-    if (now - beatAt < heartbeatMs) return;
-    beatAt = now;
-    const doc = await membership.update(REPLICAS_KEY, 'members', (old) => {
-      const m: Record<string, number> = {};
-      for (const [h, t] of Object.entries(old?.m ?? {})) if (now - t < 20 * heartbeatMs) m[h] = t;
-      m[opts.holderId] = now;
-      return { m };
-    });
-    const next = Object.entries(doc?.m ?? {})
-      .filter(([h, t]) => h === opts.holderId || now - t <= 3 * heartbeatMs)
-      .map(([h]) => h)
-      .sort();
-    const nextLive = next.includes(opts.holderId) ? next : [...next, opts.holderId];
-    // Keep the same array while the members do not change: targets remember their preference
-    // per `live` array (see isPreferred), so an unchanged membership costs no rehashing.
-    if (nextLive.length !== live.length || nextLive.some((h, i) => h !== live[i])) live = nextLive;
-  }
-  /** This replica is preferred for the target's site (remembered until the membership changes). */
-  const isPreferred = (t: Target) => {
-    if (live.length <= 1) return true;
-    if (t.prefLive !== live) {
-      t.prefLive = live;
-      t.preferred = preferredReplica(live, t.key) === opts.holderId;
-    }
-    return t.preferred;
+  const waits = servedWaits(opts, log);
+  const statuses = new SiteStatuses(now);
+  const leases = new SiteLeases(opts.store, opts.holderId, leaseTtl);
+  const membership = new Membership(
+    opts.store,
+    opts.holderId,
+    opts.heartbeatMs ?? Math.max(1000, intervalMs / 8),
+  );
+  const targets = new Targets({
+    store: opts.store,
+    subscriptions,
+    statuses,
+    now,
+    waits: waits !== undefined,
+    cacheMs: opts.targetsCacheMs ?? 0,
+  });
+  subscriptions.onChange = () => targets.drop();
+  const paused = new PausedWorkspaces({ store: opts.store, words: opts.words, log, emit });
+  /** Workspaces cooling down after an upstream 429: no poll before this time. */
+  const cooldownUntil = new Map<string, number>();
+  const pollDeps: SitePollDeps = {
+    store: opts.store,
+    api: opts.api,
+    credentials: opts.credentials,
+    statuses,
+    leases,
+    targets,
+    paused,
+    outbox,
+    deliverer,
+    waits,
+    outage: {
+      store: opts.store,
+      poster: opts.poster,
+      renderer: opts.renderer,
+      noticeAfterMs: opts.outageNoticeMs ?? OUTAGE_NOTICE_AFTER_MS,
+      now,
+      log,
+    },
+    cooldownUntil,
+    timing: {
+      policy: { idleMs: intervalMs, activeMs: Math.min(opts.activeIntervalMs ?? 2000, intervalMs), jitter },
+      intervalMs,
+      maxBackoffMs: opts.maxBackoffMs ?? 15 * 60_000,
+      jitter,
+      random,
+      ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
+      ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
+    },
+    clock,
+    log,
+    emit,
   };
-
-  const siteKey = (ws: string, site: string) => `${ws}|${site}`;
-  const leaseName = (ws: string, site: string) => `poll:${ws}:${site}`;
-  const jittered = () => intervalMs * (1 + (random() * 2 - 1) * jitter);
-  const budgetOf = (ws: string) => {
-    let b = budgets.get(ws);
-    if (!b) {
-      b = new CallBudget(budgetPerMinute, clock.now());
-      budgets.set(ws, b);
-    }
-    return b;
-  };
-
-  function siteStatus(ws: string, siteId: string): SiteStatus {
-    const k = siteKey(ws, siteId);
-    let s = sites.get(k);
-    if (!s) {
-      s = {
-        workspace: ws,
-        siteId,
-        consecutiveFailures: 0,
-        nextPollAt: clock.now(),
-        leaseHeld: false,
-        quietCycles: 0,
-        trackedSince: clock.now(),
-      };
-      sites.set(k, s);
-    }
-    return s;
-  }
-
-  async function acquire(name: string): Promise<boolean> {
-    const ok = await opts.store.leases.acquire(name, opts.holderId, leaseTtl);
-    if (ok) held.add(name);
-    else held.delete(name);
-    leasesHeld.set(held.size);
-    return ok;
-  }
-
-  async function pausedReasonOf(ws: string): Promise<string | undefined> {
-    const s = await opts.store.settings.get(ws);
-    const r = s.pollingPausedReason;
-    if (r) pausedCache.set(ws, r);
-    else pausedCache.delete(ws);
-    return r;
-  }
-
-  async function pauseWorkspace(ws: string, e: AuthError | PermissionError): Promise<void> {
-    const current = await opts.store.settings.get(ws);
-    if (current.pollingPausedReason) return; // alert once
-    const reason =
-      e instanceof AuthError
-        ? 'The watermarking service refused the saved credentials (HTTP 401). Job watching is paused until an admin runs /dwm setup with a valid account id and access key.'
-        : 'The watermarking account is not allowed to use the API (HTTP 403). Job watching is paused until an admin fixes the account permissions and runs /dwm setup again.';
-    await opts.store.settings.put(ws, { ...current, pollingPausedReason: reason });
-    pausedCache.set(ws, reason);
-    log.warn({ workspace: ws, endpoint: e.endpoint }, 'polling paused: credentials refused');
-    emit({
-      type: 'admin-alert',
-      workspace: ws,
-      reason: e instanceof AuthError ? 'auth' : 'permission',
-      message: reason,
-    });
-  }
-
-  async function pollOnce(ws: string, siteId: string): Promise<PollOutcome> {
-    const st = siteStatus(ws, siteId);
-    const name = leaseName(ws, siteId);
-    if (!(await acquire(name))) {
-      st.leaseHeld = false;
-      return { skipped: 'lease' };
-    }
-    st.leaseHeld = true;
-    let lastRenew = clock.now();
-    const checkpoint = async () => {
-      if (clock.now() - lastRenew < leaseTtl / 3) return;
-      if (!(await opts.store.leases.renew(name, opts.holderId, leaseTtl))) {
-        held.delete(name);
-        leasesHeld.set(held.size);
-        st.leaseHeld = false;
-        throw new LeaseLost(`lease ${name} lost`);
-      }
-      lastRenew = clock.now();
-    };
-    const out: PollOutcome = {};
-    // The next poll is due one interval after this one STARTED (not after it and its paced
-    // deliveries ended), so a site is polled every interval (+-jitter) however long it takes.
-    const cycleStart = clock.now();
-    try {
-      const waits = await siteWaits(ws, siteId);
-      const jobWaits = waits.filter((w) => w.kind === 'job' && w.state === 'pending');
-      if (await pausedReasonOf(ws)) {
-        out.skipped = 'paused';
-      } else {
-        const subs = await siteSubscriptions(ws, siteId);
-        const creds = await opts.credentials(ws);
-        if (subs.length === 0 && jobWaits.length === 0) out.skipped = 'no-subscriptions';
-        else if (!creds?.watermarking) out.skipped = 'no-credentials';
-        else {
-          const client = opts.api.watermarking(creds.watermarking);
-          try {
-            out.cycle = await runCycle({
-              store: opts.store,
-              outbox,
-              client,
-              workspace: ws,
-              siteId,
-              subscriptions: subs,
-              now: () => clock.now(),
-              checkpoint,
-              ...(opts.skewMs !== undefined ? { skewMs: opts.skewMs } : {}),
-              ...(opts.clockAllowanceMs !== undefined ? { clockAllowanceMs: opts.clockAllowanceMs } : {}),
-              ...(opts.waits && waitOutbox && jobWaits.length > 0
-                ? { waits: { waits: jobWaits, outbox: waitOutbox, jobOutputs: opts.waits.jobOutputs } }
-                : {}),
-            });
-            st.lastPollAt = clock.now();
-            st.lastAttendedAt = st.lastPollAt;
-            st.lastResult = out.cycle;
-            delete st.lastError;
-            const caught = { changes: out.cycle.changed, finished: out.cycle.finals };
-            await recordPollSuccess(outageDeps, ws, siteId, subs, caught).catch((err: unknown) =>
-              log.warn({ workspace: ws, siteId, err }, 'outage end not recorded'),
-            );
-            st.consecutiveFailures = 0;
-            const next = nextPollDelay(policy, st.quietCycles, out.cycle, random());
-            st.quietCycles = next.quiet;
-            st.lastDelayMs = next.delayMs;
-            st.nextPollAt = cycleStart + next.delayMs;
-            pollCycles.inc({ outcome: out.cycle.baseline ? 'baseline' : 'ok' });
-          } catch (e) {
-            if (e instanceof LeaseLost) throw e;
-            if (e instanceof AuthError || e instanceof PermissionError) {
-              await pauseWorkspace(ws, e);
-              pollCycles.inc({ outcome: 'auth' });
-              out.error = e.kind;
-            } else {
-              st.consecutiveFailures++;
-              let backoff = Math.min(maxBackoff, intervalMs * 2 ** st.consecutiveFailures);
-              // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
-              // waits (its other sites would be refused too). With a Retry-After, exactly what the
-              // service asked (this site: plus at most the jitter, so sites do not return in
-              // lock-step): not shorter, and not an exponential backoff longer. Without one, at
-              // least an idle interval.
-              const asked = retryAfterOf(e);
-              const rateWait = rateLimitWaitMs(e, intervalMs);
-              if (rateWait !== undefined) {
-                backoff = asked !== undefined ? asked * (1 + random() * jitter) : Math.max(backoff, rateWait);
-                cooldownUntil.set(ws, Math.max(cooldownUntil.get(ws) ?? 0, clock.now() + rateWait));
-              }
-              st.lastDelayMs = backoff;
-              st.nextPollAt = clock.now() + backoff;
-              const kind = isApiError(e) ? e.kind : 'unexpected';
-              st.lastError = kind;
-              out.error = kind;
-              pollCycles.inc({ outcome: 'error' });
-              log.warn({ workspace: ws, siteId, kind, err: e, backoffMs: backoff }, 'poll cycle failed');
-              try {
-                await recordPollFailure(outageDeps, ws, siteId, subs, e);
-              } catch (err) {
-                log.warn({ workspace: ws, siteId, err }, 'outage not recorded');
-              }
-              emit({
-                type: 'poll-failed',
-                workspace: ws,
-                siteId,
-                errorKind: kind,
-                failures: st.consecutiveFailures,
-              });
-            }
-          }
-        }
-      }
-      // The site's other waits (a registration's report) and every wait's deadline: also when
-      // the poll was skipped or failed (a paused workspace's waits still time out).
-      if (waits.length > 0) {
-        await checkpoint();
-        await checkWaits(waits);
-        // A site kept only for non-job waits costs no upstream call: look again soon.
-        if (out.skipped === 'no-subscriptions') {
-          delete out.skipped;
-          const next = nextPollDelay(
-            policy,
-            st.quietCycles,
-            { inflight: waits.length, changed: 0 },
-            random(),
-          );
-          st.quietCycles = next.quiet;
-          st.lastDelayMs = next.delayMs;
-          st.nextPollAt = cycleStart + next.delayMs;
-        }
-      }
-      // Deliver this site's notifications while we hold its lease (also when the poll failed).
-      await checkpoint();
-      out.delivery = await deliverer.drain(ws, siteId);
-      if (waitOutbox && completer) {
-        out.waits = await drainWaitItems(
-          {
-            outbox: waitOutbox,
-            completer,
-            store: opts.store,
-            now: () => clock.now(),
-            onError: (message, err, item) =>
-              log.warn({ err, workspace: item?.workspace, executionId: item?.executionId }, message),
-          },
-          ws,
-          siteId,
-        );
-      }
-    } catch (e) {
-      if (!(e instanceof LeaseLost)) throw e;
-      out.skipped = 'lease';
-    }
-    return out;
-  }
-
-  /**
-   * Items for the waits the cycle does not decide: a non-job wait whose check says done, a wait
-   * past its deadline (timeout), a wait left `completing` by a crash (its stored result). The
-   * wait outbox keeps the first item of a wait: a job that finished in this very cycle wins.
-   */
-  async function checkWaits(waits: JobWait[]): Promise<void> {
-    if (!opts.waits || !waitOutbox) return;
-    const now = clock.now();
-    const items: WaitItem[] = [];
-    const item = (w: JobWait, reason: WaitItem['reason'], result: WaitItem['result']): WaitItem => ({
-      workspace: w.workspace,
-      siteId: w.siteId,
-      executionId: w.executionId,
-      reason,
-      result,
-      createdAt: now,
-      attempts: 0,
-    });
-    for (const w of waits) {
-      if (w.state === 'completing' && w.result) {
-        items.push(item(w, 'checked', w.result));
-        continue;
-      }
-      if (w.kind !== 'job') {
-        try {
-          const found = await opts.waits.check(w);
-          if (found.done) {
-            items.push(
-              item(
-                w,
-                'checked',
-                found.ok ? { ok: true, outputs: found.outputs } : { ok: false, error: found.error },
-              ),
-            );
-            continue;
-          }
-        } catch (err) {
-          log.warn(
-            { err, workspace: w.workspace, executionId: w.executionId },
-            'could not check a workflow wait',
-          );
-        }
-      }
-      if (now >= w.deadline) items.push(item(w, 'timeout', { ok: false, error: timeoutMessage(w) }));
-    }
-    if (items.length > 0) await waitOutbox.add(items);
-  }
-
-  /**
-   * The watched sites, each with its key, lease name and status looked up once per listing (a
-   * tick looks at every one of them: with thousands of sites, building those strings at every
-   * tick was most of the scheduler's garbage). Read-only for the caller.
-   */
-  async function targets(): Promise<readonly Target[]> {
-    if (targetsCache && clock.now() - targetsCache.at < targetsCacheMs) return targetsCache.list;
-    const at = clock.now();
-    const { list, bySite, waitsBySite } = await listTargets();
-    // What did not change since the last listing is kept from it (the fresh copies die young):
-    // re-listing thousands of sites every few seconds otherwise replaces long-lived objects with
-    // equal new ones, which is garbage only a full GC collects (and the old space grows first).
-    const prev = lastListing;
-    const byKey = new Map<string, Target>();
-    const out = list.map(([ws, site]): Target => {
-      const key = siteKey(ws, site);
-      const t = prev?.targets.get(key) ?? {
-        ws,
-        site,
-        key,
-        lease: leaseName(ws, site),
-        st: siteStatus(ws, site),
-        preferred: true,
-      };
-      byKey.set(key, t);
-      return t;
-    });
-    if (prev) {
-      for (const [k, subs] of bySite) {
-        const old = prev.bySite.get(k);
-        if (old && sameSubscriptions(old, subs)) bySite.set(k, old);
-      }
-    }
-    lastListing = { targets: byKey, bySite };
-    if (targetsCacheMs > 0) targetsCache = { at, list: out, bySite, waitsBySite };
-    return out;
-  }
-
-  async function listTargets(): Promise<{
-    list: Array<[string, string]>;
-    bySite: Map<string, Subscription[]>;
-    waitsBySite: Map<string, JobWait[]>;
-  }> {
-    const list: Array<[string, string]> = [];
-    const bySite = new Map<string, Subscription[]>();
-    const waitsBySite = new Map<string, JobWait[]>();
-    // A pending workflow wait makes its site watched, like a subscription.
-    if (opts.waits) {
-      for (const w of await listWaits(opts.store)) {
-        const k = siteKey(w.workspace, w.siteId);
-        const l = waitsBySite.get(k);
-        if (l) l.push(w);
-        else {
-          waitsBySite.set(k, [w]);
-          list.push([w.workspace, w.siteId]);
-        }
-      }
-    }
-    for (const ws of await subscriptions.workspaces()) {
-      for (const s of await subscriptions.listForWatch(ws)) {
-        if (s.paused) continue;
-        const k = siteKey(ws, s.siteId);
-        const l = bySite.get(k);
-        if (l) l.push(s);
-        else {
-          bySite.set(k, [s]);
-          if (!waitsBySite.has(k)) list.push([ws, s.siteId]);
-        }
-      }
-    }
-    return { list, bySite, waitsBySite };
-  }
-
-  /**
-   * Poll every due site that is not already being polled (at most `concurrency` at once across
-   * ticks). Resolves when the polls it started have ended.
-   */
-  async function tick(onScanned?: () => void): Promise<void> {
-    const now = clock.now();
-    let due: Target[];
-    const handoff: Target[] = [];
-    try {
-      await heartbeat(now);
-      const candidates: Target[] = [];
-      const listed = await targets();
-      for (const t of listed) {
-        if (inflight.has(t.key)) continue;
-        const st = t.st;
-        if (isPreferred(t)) {
-          // Newly ours (a replica died or left): try it now, do not wait for its old delay.
-          if (st.notPreferred) {
-            st.notPreferred = false;
-            st.nextPollAt = Math.min(st.nextPollAt, now);
-          }
-          if (st.nextPollAt <= now) candidates.push(t);
-          continue;
-        }
-        // Another live replica is preferred for it: hand over the lease if we hold it.
-        st.notPreferred = true;
-        if (held.has(t.lease)) handoff.push(t);
-        // Preference changes only at a heartbeat: no need to look before the next one.
-        if (st.nextPollAt <= now) st.nextPollAt = now + heartbeatMs;
-        st.leaseHeld = false;
-      }
-      // Watch health: the preferred sites' longest wait since they were last looked after.
-      let oldest = 0;
-      let mine = 0;
-      for (const t of listed) {
-        if (!isPreferred(t)) continue;
-        mine++;
-        oldest = Math.max(oldest, now - (t.st.lastAttendedAt ?? t.st.trackedSince ?? now));
-      }
-      watchOldestPollAge.set(oldest / 1000);
-      watchSites.set(mine);
-      due = admit(candidates, now);
-      for (const t of due) inflight.add(t.key);
-      scanRetryAt = 0;
-    } catch (e) {
-      // The store cannot list the subscriptions (an outage): try again in a few seconds, not at
-      // the timer floor (which would log an error five times a second).
-      scanRetryAt = clock.now() + SCAN_RETRY_MS;
-      throw e;
-    } finally {
-      // The due sites are marked in flight: the scheduler may re-arm without picking them again.
-      onScanned?.();
-    }
-    for (const { ws, site, lease: name } of handoff) {
-      held.delete(name);
-      await opts.store.leases.release(name, opts.holderId).catch((err: unknown) => {
-        log.warn({ err, workspace: ws, siteId: site }, 'lease hand-over failed (it will expire)');
-      });
-    }
-    if (handoff.length) leasesHeld.set(held.size);
-    await Promise.all(
-      due.map(({ ws, site, key, st: status }) =>
-        pollLimit(async () => {
-          const reserved = estimate(status);
-          try {
-            const r = await pollOnce(ws, site);
-            // The cycle's real cost replaces the estimate reserved at admission.
-            // (A failed cycle keeps its reservation; a skipped one spent nothing.)
-            const spent = r.cycle ? r.cycle.calls : r.error ? reserved : 0;
-            budgetOf(ws).spend(spent - reserved, clock.now());
-            const st = siteStatus(ws, site);
-            if (r.skipped === 'lease') {
-              // Another replica holds it: look again soon, so a dead holder's sites move quickly.
-              st.lastDelayMs = leaseRetryMs * (1 + (random() * 2 - 1) * jitter);
-              st.nextPollAt = clock.now() + st.lastDelayMs;
-            } else if (r.skipped) {
-              st.nextPollAt = clock.now() + jittered();
-              st.lastAttendedAt = clock.now();
-            }
-          } catch (err) {
-            log.error({ err, workspace: ws, siteId: site }, 'poll failed unexpectedly');
-            siteStatus(ws, site).nextPollAt = clock.now() + jittered();
-          } finally {
-            inflight.delete(key);
-          }
-        }),
-      ),
-    );
-  }
-
-  /** Calls a site's next cycle is expected to cost (its last cycle's; 2 for an idle site). */
-  function estimate(st: SiteStatus): number {
-    return Math.max(2, st.lastResult?.calls ?? 2);
-  }
-
-  /**
-   * Of the due sites, those that may poll now: not in a workspace's 429 cool-down, within the
-   * workspace's call budget (the estimate is reserved here). The others get a new due time. The
-   * order is shuffled per tick, so replicas racing for leases spread the sites between them.
-   */
-  function admit(due: Target[], now: number): Target[] {
-    for (let i = due.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      const t = due[i] as Target;
-      due[i] = due[j] as Target;
-      due[j] = t;
-    }
-    const out: Target[] = [];
-    for (const t of due) {
-      if (out.length >= maxPerTick) break; // the others stay due: the next tick takes them
-      const { ws, st } = t;
-      const cool = cooldownUntil.get(ws) ?? 0;
-      if (cool > now) {
-        st.nextPollAt = cool;
-        continue;
-      }
-      const est = estimate(st);
-      const wait = budgetOf(ws).waitFor(est, now);
-      if (wait > 0) {
-        st.nextPollAt = now + wait;
-        continue;
-      }
-      budgetOf(ws).spend(est, now);
-      out.push(t);
-    }
-    return out;
-  }
-
-  /** Shortest wait of the scheduler's timer (a due site waits at most this after its time). */
-  const MIN_TIMER_MS = 200;
-  /** Wait before listing the subscriptions again after the store failed to. */
-  const SCAN_RETRY_MS = 5000;
-
-  /** Start a tick in the background (tracked for stop()) and re-arm when it ends. */
-  function launch(): void {
-    const t: Promise<void> = tick(() => schedule())
-      .catch((err) => log.error({ err }, 'watch tick failed'))
-      .finally(() => {
-        ticking.delete(t);
-        schedule();
-      });
-    ticking.add(t);
-  }
-
-  /**
-   * Arm the timer for the earliest site due that is not being polled. A tick does not hold the
-   * scheduler: a site whose deliveries are paced (1 message/s per channel) does not delay the
-   * polls of the others, and each finished tick re-arms with the sites' new due times.
-   */
-  function schedule(): void {
-    if (!running) return;
-    if (timer !== undefined) clock.clearTimer(timer);
-    let next = clock.now() + intervalMs;
-    sites.forEach((s, k) => {
-      if (s.nextPollAt < next && !inflight.has(k)) next = s.nextPollAt;
-    });
-    // After a failed listing: exactly the retry time (not sooner, not an interval later).
-    if (scanRetryAt > 0) next = scanRetryAt;
-    timer = clock.setTimer(
-      () => {
-        timer = undefined;
-        if (!running) return;
-        launch(); // re-arms once its due sites are marked in flight
-      },
-      Math.max(MIN_TIMER_MS, next - clock.now()),
-    );
-  }
+  const pollOnce = (ws: string, siteId: string) => pollSite(pollDeps, ws, siteId);
+  const scheduler = new Scheduler({
+    clock,
+    log,
+    membership,
+    targets,
+    statuses,
+    leases,
+    poll: pollOnce,
+    cooldownUntil,
+    intervalMs,
+    jitter,
+    random,
+    // After a refused lease, try the site again this soon (a dead holder's lease expires). Only
+    // sites this replica is preferred for are retried (no store call for the others): keep it short.
+    leaseRetryMs: Math.max(250, Math.min(intervalMs, leaseTtl / 8)),
+    budgetPerMinute: opts.callBudgetPerMinute ?? 600,
+    concurrency,
+    maxPerTick: opts.maxSitesPerTick ?? concurrency * 8,
+  });
 
   return {
     subscriptions,
     outbox,
-    start() {
-      if (running) return;
-      running = true;
-      launch();
-    },
+    start: () => scheduler.start(),
     async stop() {
-      running = false;
-      if (timer !== undefined) clock.clearTimer(timer);
-      timer = undefined;
-      while (ticking.size > 0) await Promise.all([...ticking]);
-      if (beatAt > Number.NEGATIVE_INFINITY) {
-        // Leave the membership: the others take this replica's sites at once.
-        await membership
-          .update(REPLICAS_KEY, 'members', (old) => {
-            const { [opts.holderId]: _me, ...m } = old?.m ?? {};
-            return { m };
-          })
-          .catch((err: unknown) => log.warn({ err }, 'could not leave the replica membership'));
-      }
-      for (const name of held) await opts.store.leases.release(name, opts.holderId);
-      held.clear();
-      leasesHeld.set(0);
+      await scheduler.stop();
+      // Leave the membership: the others take this replica's sites at once.
+      await membership.leave(log);
+      await leases.releaseAll();
     },
     pollOnce,
-    tick,
+    tick: () => scheduler.tick(),
     drain: (ws, siteId) => deliverer.drain(ws, siteId),
     pauseChannel: (ws, channelId, code) => deliverer.pauseChannel(ws, channelId, code),
     async status() {
       const pending: Record<string, number> = {};
-      const wss = await subscriptions.workspaces();
-      for (const ws of wss) {
+      for (const ws of await subscriptions.workspaces()) {
         pending[ws] = await outbox.size(ws);
-        await pausedReasonOf(ws);
+        await paused.reasonOf(ws);
       }
       return {
-        running,
+        running: scheduler.isRunning,
         holderId: opts.holderId,
-        sites: [...sites.values()].map((s) => ({ ...s })),
-        pausedWorkspaces: Object.fromEntries(pausedCache),
+        sites: [...statuses.values()].map((s) => ({ ...s })),
+        pausedWorkspaces: paused.snapshot(),
         outboxPending: pending,
       };
     },
     async resume(ws) {
-      const s = await opts.store.settings.get(ws);
-      if (s.pollingPausedReason) {
-        const { pollingPausedReason: _r, ...rest } = s;
-        await opts.store.settings.put(ws, rest);
-      }
-      pausedCache.delete(ws);
-      for (const st of sites.values()) {
+      await paused.resume(ws);
+      for (const st of statuses.values()) {
         if (st.workspace === ws) {
           st.consecutiveFailures = 0;
           st.nextPollAt = clock.now();
@@ -981,15 +359,10 @@ export function createWatcher(opts: WatcherOptions): Watcher {
       }
     },
     wake(ws, siteId) {
-      targetsCache = undefined;
-      const st = siteStatus(ws, siteId);
-      st.nextPollAt = Math.min(st.nextPollAt, clock.now());
-      if (running && !inflight.has(siteKey(ws, siteId))) schedule();
+      targets.drop();
+      scheduler.wake(ws, siteId);
     },
-    waits: waitOutbox && completer ? { outbox: waitOutbox, completer } : undefined,
-    on(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    waits: waits ? { outbox: waits.outbox, completer: waits.completer } : undefined,
+    on,
   };
 }

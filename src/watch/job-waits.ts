@@ -7,10 +7,10 @@
  * (index.ts), like a channel subscription.
  * - Its site is watched while the wait is pending (the watcher lists the pending waits with the
  *   subscriptions), so the adaptive poller polls it fast while the job is in flight.
- * - The poll cycle that sees the job reach COMPLETED or ERROR (poller.ts `resolveJobWaits`) writes
- *   ONE durable item to the wait outbox (key = the execution id) BEFORE the site's poll state
- *   advances, exactly like a channel notification; a re-detection after a crash finds the same
- *   key (pending, or tombstoned once delivered) and adds nothing.
+ * - The poll cycle that sees the job reach COMPLETED or ERROR (cycle-waits.ts
+ *   `resolveJobWaits`) writes ONE durable item to the wait outbox (key = the execution id) BEFORE
+ *   the site's poll state advances, exactly like a channel notification; a re-detection after a
+ *   crash finds the same key (pending, or tombstoned once delivered) and adds nothing.
  * - Under the same site lease, after the cycle, the watcher checks the other waits of the site
  *   (a registration's stored report, through the port: no upstream call) and their deadlines (a
  *   timeout becomes the same kind of item, with a what / why / next message), then drains the
@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Job, JobTask } from '../api/types.js';
 import type { AtomicDocRepo, DocRepo, LeaseRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError } from './delivery.js';
+import { classifyDeliveryError } from './delivery-errors.js';
 import { checkLimit } from './limits.js';
 
 export const WAITS_NAMESPACE = 'wf-waits';
@@ -117,20 +117,10 @@ export interface WaitsPort extends CompletionPort {
   jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
   /** Waits that are not for a job (a registration): finished yet? No upstream call expected. */
   check(wait: JobWait): Promise<WaitCheck>;
+  /** The step's error for a wait that reached its deadline (what / why / next), in Slack's words. */
+  timeoutMessage(wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>): string;
   /** Called after a wait was completed or failed by this replica (audit, metrics). */
   onFinished?(wait: JobWait, outcome: CompletionOutcome): void | Promise<void>;
-}
-
-/** Message of a wait that reached its deadline (what / why / next). */
-export function timeoutMessage(
-  wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>,
-): string {
-  const hours = Math.round(((wait.deadline - wait.createdAt) / 3_600_000) * 10) / 10;
-  const within = `${hours} hour${hours === 1 ? '' : 's'}`;
-  if (wait.kind === 'job') {
-    return `Job ${wait.target} on site ${wait.siteId} did not finish within ${within}, so the wait step stopped. The job itself keeps running: check it with /dwm job ${wait.target} site:${wait.siteId}, and give the step a longer timeout if jobs take longer.`;
-  }
-  return `The registration on site ${wait.siteId} did not finish within ${within}, so the step stopped. The registration itself goes on and its report is sent to the requester by direct message.`;
 }
 
 export function waitsRepo(store: { docs: Store['docs'] }): AtomicDocRepo<JobWait> {

@@ -1,9 +1,9 @@
 /**
  * An outage is not silence: a site whose watermarking service has been unreachable or failing
- * (not a refused login, which pauses the workspace: index.ts `pauseWorkspace`) for longer than
+ * (not a refused login, which pauses the workspace: paused-workspaces.ts) for longer than
  * `noticeAfterMs` (WATCH_OUTAGE_NOTICE_MINUTES) tells each channel watching it, once, that its
  * notifications are delayed and why; when a poll succeeds again, the channels told hear, once,
- * that they resumed and what was caught up. `/dwm watches` and the Home tab read the same record
+ * that they resumed and what was caught up. The list of watches and the Home tab read the same record
  * while it lasts (`siteOutages`).
  *
  * One record per workspace + site in the store (namespace `watch-outage`), written by the replica
@@ -18,7 +18,8 @@
  */
 import { isApiError } from '../api/errors.js';
 import type { DocRepo, Store } from '../store/types.js';
-import { classifyDeliveryError, toSlackTs } from './delivery.js';
+import { toSlackTs } from './delivery.js';
+import { classifyDeliveryError } from './delivery-errors.js';
 import type { ChannelPoster, OutageNotice, Subscription, WatchRenderer } from './types.js';
 import { DELIVERY_EVENT_TYPE } from './types.js';
 
@@ -58,7 +59,7 @@ export function outageRepo(store: Store): DocRepo<SiteOutage> {
   return store.docs<SiteOutage>(OUTAGE_NS);
 }
 
-/** The outages of a workspace still going on (not yet resumed), for `/dwm watches` and Home. */
+/** The outages of a workspace still going on (not yet resumed), for the list of watches and Home. */
 export async function siteOutages(store: Store, workspace: string): Promise<SiteOutage[]> {
   const repo = outageRepo(store);
   const out: SiteOutage[] = [];

@@ -18,10 +18,10 @@
  * for the jobs that changed after a subscription was created. It is silent about everything
  * older: a job whose own latest time (updateTime, else regTime) is before the earliest active
  * subscription's creation is recorded, not announced (no flood of old jobs); a job that started
- * or finished after it (e.g. one that ran entirely between `/dwm watch` and the first poll) is
+ * or finished after it (e.g. one that ran entirely between the watch's creation and the first poll) is
  * announced in that first cycle (looking back at most FIRST_POLL_LOOKBACK_MS, 24 h).
  *
- * Every change is matched against each subscription by the job's own time (see buildIntents):
+ * Every change is matched against each subscription by the job's own time (see intents.ts `buildIntents`):
  * a subscription hears every change whose time is at or after its creation, in its very first
  * cycle too, whether the site was polled before or not. The comparison is at whole seconds (the
  * service's time resolution): a change stamped with the same second as the subscription's
@@ -38,23 +38,25 @@
  * previous cycle and were already handled (or predate the subscription): they are not announced.
  *
  * Intents are written to the outbox BEFORE the new poll state is saved (see outbox.ts).
+ *
+ * Beside the cycle: poll-state.ts (what a cycle keeps of a site), jobs.ts (how a job's status and
+ * lookups are read), intents.ts (which channel hears which change) and cycle-waits.ts (the
+ * workflow waits a cycle completes).
  */
 import pLimit from 'p-limit';
 import { JOB_IN_FLIGHT, JOB_TERMINAL, type JobStatusCode } from '../api/codes.js';
-import { ProtocolError, ServiceError, TransportError } from '../api/errors.js';
 import { PageWalk } from '../api/paging.js';
-import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
-import type { DocRepo, Store } from '../store/types.js';
+import type { Job, WatermarkingClient } from '../api/types.js';
+import type { Store } from '../store/types.js';
 import { utcDay } from '../time.js';
-import type { JobWait, WaitItem, WaitOutbox } from './job-waits.js';
-import { deliveryKey, type Outbox, type OutboxEntry, type ThreadIntent } from './outbox.js';
-import { subscriptionMatches } from './subscriptions.js';
-import type { JobSummary, Subscription, TaskCounts, TaskFailure } from './types.js';
+import { type CycleWaits, resolveJobWaits } from './cycle-waits.js';
+import { buildIntents, type Change, hearsEarlierMs, hearsFromMs } from './intents.js';
+import { changeTimeMs, isInFlight, isLookupMiss, isTerminal, unlistedStatusSettled } from './jobs.js';
+import type { Outbox } from './outbox.js';
+import { type JobMemo, memo, pickTasks, pollStateRepo } from './poll-state.js';
+import type { Subscription } from './types.js';
 
-export const POLLSTATE_NS = 'watch-pollstate';
 export const PAGE_UNIT = 1000;
-/** More than this many jobs finishing in one cycle for a channel become one digest message. */
-export const BURST_THRESHOLD = 5;
 /**
  * A site's first poll announces changes since the earliest watch's creation, but never older than
  * this (a watch created long before its site could first be polled, e.g. before credentials were
@@ -63,67 +65,6 @@ export const BURST_THRESHOLD = 5;
 export const FIRST_POLL_LOOKBACK_MS = 24 * 3600_000;
 /** Cycles a departed job whose lookup the service refuses is kept before it is forgotten. */
 export const MAX_LOOKUP_MISSES = 5;
-
-/**
- * A job whose status is a code the specs do not list ("not shown": a newer in-flight step, or a
- * new end such as a cancellation) is taken as finished once that status has stood this long
- * (from the job's update time, or from when the watcher first saw it there): announced as
- * "unknown (CODE)". Until then it is looked up each cycle, so a job that was only passing through
- * an unlisted step still gets its real COMPLETED / ERROR announcement.
- */
-export const UNLISTED_STATUS_SETTLED_MS = 60 * 60_000;
-
-/** True when `job`'s unlisted status has stood for UNLISTED_STATUS_SETTLED_MS at `now`. */
-export function unlistedStatusSettled(job: Job, firstSeenMs: number, now: number): boolean {
-  const since = Math.min(job.updateTime.epochMs ?? firstSeenMs, firstSeenMs);
-  return now - since >= UNLISTED_STATUS_SETTLED_MS;
-}
-
-const isInFlight = (status: string) => (JOB_IN_FLIGHT as readonly string[]).includes(status);
-const isTerminal = (status: string) => (JOB_TERMINAL as readonly string[]).includes(status);
-
-/**
- * A getJob failure that means "not found (now)": how a service says so is "not shown" in the spec,
- * so each way a spec-following service may say it counts: an error envelope (ServiceError), HTTP
- * 404/410, or a 200 whose data is not a job (null, {}; a ProtocolError). Such a lookup is a miss
- * (MAX_LOOKUP_MISSES), never an error that stops the whole site's cycle. Other failures (network,
- * 5xx, 401/403) stop the cycle as before, to be retried by the scheduler.
- */
-export function isLookupMiss(e: unknown): boolean {
-  return (
-    e instanceof ServiceError ||
-    e instanceof ProtocolError ||
-    (e instanceof TransportError && (e.status === 404 || e.status === 410))
-  );
-}
-
-export interface JobMemo {
-  /** status */
-  s: JobStatusCode;
-  /** updateTime raw */
-  u: string;
-  /** regTime epoch ms (0 when unknown) */
-  r: number;
-  /** contentId */
-  c: string;
-  /** task counts last seen: completed, failed, total */
-  t?: [number, number, number];
-  /** failed task dwmIds already reported */
-  f?: number[];
-  /** consecutive failed lookups of a departed job (getJob said "not found": isLookupMiss) */
-  x?: number;
-  /** when the watcher first saw this departed job in a status the specs do not list (epoch ms) */
-  k?: number;
-}
-
-export interface PollState {
-  v: 1;
-  initializedAt: number;
-  lastCycleStartMs: number;
-  jobs: Record<string, JobMemo>;
-  /** Terminal jobs already handled: jobId -> regTime epoch ms. Pruned by age. */
-  terminalSeen: Record<string, number>;
-}
 
 export interface CycleResult {
   baseline: boolean;
@@ -136,15 +77,6 @@ export interface CycleResult {
   /** Workflow waits whose job finished: items written to the wait outbox (new ones). */
   waitsFinished: number;
   calls: number;
-}
-
-/** The workflow waits of the site a cycle serves (see job-waits.ts and `resolveJobWaits`). */
-export interface CycleWaits {
-  /** Pending job waits of this site. */
-  waits: JobWait[];
-  outbox: WaitOutbox;
-  /** The step's outputs for a finished job. */
-  jobOutputs(job: Job, tasks: readonly JobTask[], reportedTotal?: number): Record<string, unknown>;
 }
 
 export interface CycleContext {
@@ -166,10 +98,6 @@ export interface CycleContext {
   taskConcurrency?: number;
   /** Workflow waits on this site (their job's terminal change completes them). */
   waits?: CycleWaits;
-}
-
-export function pollStateRepo(store: Store): DocRepo<PollState> {
-  return store.docs<PollState>(POLLSTATE_NS);
 }
 
 /**
@@ -220,77 +148,6 @@ async function fetchAll(
     out.push(...fresh);
     if (!walk.next(page, fresh.length)) return out;
   }
-}
-
-export function countTasks(tasks: JobTask[], reportedTotal?: number): TaskCounts {
-  const c: TaskCounts = {
-    ...(reportedTotal !== undefined && reportedTotal > tasks.length ? { reportedTotal } : {}),
-    total: tasks.length,
-    ready: 0,
-    progressing: 0,
-    completed: 0,
-    failed: 0,
-    failures: [],
-  };
-  for (const t of tasks) {
-    if (t.failed) {
-      c.failed++;
-      if (c.failures.length < 20) {
-        c.failures.push({
-          dwmId: t.dwmId,
-          recipient: t.recipient,
-          status: t.status,
-          cliErrorCode: t.cliErrorCode,
-        });
-      }
-    } else if (t.status === 'TK002') c.completed++;
-    else if (t.status === 'TK001') c.progressing++;
-    else c.ready++;
-  }
-  return c;
-}
-
-function allFailures(tasks: JobTask[]): TaskFailure[] {
-  return tasks
-    .filter((t) => t.failed)
-    .map((t) => ({ dwmId: t.dwmId, recipient: t.recipient, status: t.status, cliErrorCode: t.cliErrorCode }));
-}
-
-interface Change {
-  job: Job;
-  kind: 'new' | 'changed' | 'final';
-  prev?: JobMemo;
-  tasks?: JobTask[];
-  /** The task list's total_count (when the service reported one). */
-  reportedTotal?: number;
-}
-
-/** The job's own time of its latest change (service clock, epoch ms): updateTime, else regTime. */
-export function changeTimeMs(j: Job): number | null {
-  return j.updateTime.epochMs ?? j.regTime.epochMs ?? null;
-}
-
-/** Default of `clockAllowanceMs` (WATCH_CLOCK_ALLOWANCE_SECONDS): the Date header's second, network time. */
-export const CLOCK_ALLOWANCE_MS = 5_000;
-
-/**
- * How much earlier than a subscription's creation (bot clock) a change stamped by the service
- * may be and still be one made after it: the service's clock is behind the bot's by
- * `-skewMs` (its Date header), plus the allowance. A service ahead of the bot needs none.
- */
-export function hearsEarlierMs(skewMs: number | undefined, allowanceMs = CLOCK_ALLOWANCE_MS): number {
-  return Math.max(0, -(skewMs ?? 0)) + Math.max(0, allowanceMs);
-}
-
-/**
- * The earliest change time (service clock, whole seconds) a subscription hears of: the start of
- * the second it was created in, moved back by `earlierMs` (`hearsEarlierMs`). A change stamped
- * in the same second as the creation, or a little before it by a clock behind the bot's, is
- * heard: announcing a job that ended a moment before the watch is better than losing one.
- */
-function hearsFromMs(s: Subscription, earlierMs = 0): number {
-  const t = Date.parse(s.createdAt);
-  return Number.isFinite(t) ? Math.floor(t / 1000) * 1000 - earlierMs : Number.NEGATIVE_INFINITY;
 }
 
 async function fetchTasks(ctx: CycleContext, changes: Change[], count: () => void): Promise<void> {
@@ -518,202 +375,4 @@ export async function runCycle(ctx: CycleContext): Promise<CycleResult> {
   });
   res.calls = calls;
   return res;
-}
-
-/**
- * Workflow waits of the site whose job is finished: one wait item each (job-waits.ts), written
- * before the caller saves the poll state. The job is looked up in what the cycle already has
- * (a final change with its tasks, the terminal window, the in-flight set); only a job in none of
- * them (it finished before its wait was stored, or long ago, out of the window) costs a getJob,
- * and a finished job not fetched yet its getJobTasks. A job the cycle is still unsure about (a
- * departed job whose lookup failed) waits for the next cycle; a lookup the service refuses is
- * tried again next cycle (the wait's deadline ends it at worst).
- */
-async function resolveJobWaits(
-  ctx: CycleContext,
-  seen: {
-    terminal: Map<number, Job>;
-    inflight: Set<number>;
-    undecided: Set<number>;
-    changes: Change[];
-    start: number;
-    count: () => void;
-  },
-): Promise<number> {
-  const w = ctx.waits;
-  if (!w || w.waits.length === 0) return 0;
-  const items: WaitItem[] = [];
-  for (const wait of w.waits) {
-    const jobId = Number(wait.target);
-    if (!Number.isSafeInteger(jobId) || seen.inflight.has(jobId) || seen.undecided.has(jobId)) continue;
-    const change = seen.changes.find((c) => c.job.jobId === jobId && c.tasks);
-    let job = change?.job ?? seen.terminal.get(jobId);
-    let tasks: readonly JobTask[] | undefined = change?.tasks;
-    let reportedTotal = change?.reportedTotal;
-    try {
-      if (!job) {
-        seen.count();
-        job = await ctx.client.getJob(ctx.siteId, jobId);
-      }
-      // Finished: COMPLETED / ERROR, or a code the specs do not list that has stood long enough
-      // (as for departed jobs); until then the wait goes on (its timeout still applies).
-      if (isInFlight(job.status)) continue;
-      if (!isTerminal(job.status) && !unlistedStatusSettled(job, seen.start, seen.start)) continue;
-      if (!tasks) {
-        seen.count();
-        const page = await ctx.client.getJobTasks(ctx.siteId, jobId);
-        tasks = page.items;
-        reportedTotal = page.totalUnknown ? undefined : page.totalCount;
-      }
-    } catch (e) {
-      if (isLookupMiss(e)) continue;
-      throw e;
-    }
-    items.push({
-      workspace: ctx.workspace,
-      siteId: ctx.siteId,
-      executionId: wait.executionId,
-      reason: 'finished',
-      result: { ok: true, outputs: w.jobOutputs(job, tasks, reportedTotal) },
-      createdAt: seen.start,
-      attempts: 0,
-    });
-  }
-  if (items.length === 0) return 0;
-  await ctx.checkpoint();
-  return w.outbox.add(items);
-}
-
-function memo(j: Job, tasks?: JobTask[]): JobMemo {
-  const m: JobMemo = { s: j.status, u: j.updateTime.raw, r: j.regTime.epochMs ?? 0, c: j.contentId };
-  if (tasks) {
-    const c = countTasks(tasks);
-    m.t = [c.completed, c.failed, c.total];
-    const f = tasks.filter((t) => t.failed).map((t) => t.dwmId);
-    if (f.length) m.f = f;
-  }
-  return m;
-}
-
-function pickTasks(m: JobMemo): Partial<JobMemo> {
-  return { ...(m.t ? { t: m.t } : {}), ...(m.f ? { f: m.f } : {}) };
-}
-
-function summaryOf(ctx: CycleContext, c: Change): JobSummary {
-  return {
-    workspace: ctx.workspace,
-    siteId: ctx.siteId,
-    jobId: c.job.jobId,
-    contentId: c.job.contentId,
-    status: c.job.status,
-    regTimeMs: c.job.regTime.epochMs,
-    updateTimeMs: c.job.updateTime.epochMs,
-    ...(c.tasks ? { tasks: countTasks(c.tasks, c.reportedTotal) } : {}),
-  };
-}
-
-/**
- * Turn changes into per-channel intents. One channel = the first matching subscription in it that
- * existed when the change happened.
- *
- * A subscription that existed when the detection window began (`prevCycleStart`, the previous
- * cycle's start) hears every change detected in it. In its first cycle (created after the window
- * began, or the site's baseline), it hears a change when the job's own time of that change
- * (`changeTimeMs`: its updateTime, the finish time of a finished job) is not before the second
- * of its creation, moved back by the service's clock lag and the allowance (`earlierMs`,
- * `hearsFromMs`), whether or not the site was polled before (for another channel,
- * or before an unwatch left its poll state behind). Older changes are not announced to it (no
- * flood of old jobs); a change without a parseable time is not either. (A resumed subscription
- * keeps its createdAt: changes detected after the resume are delivered to it.)
- */
-export function buildIntents(
-  ctx: CycleContext,
-  changes: Change[],
-  cycleStart: number,
-  prevCycleStart = Number.NEGATIVE_INFINITY,
-  earlierMs = 0,
-): OutboxEntry[] {
-  const ws = ctx.workspace;
-  const out: OutboxEntry[] = [];
-  let seq = 0;
-  const channels = new Map<string, Subscription[]>();
-  for (const s of ctx.subscriptions) {
-    if (s.paused || s.siteId !== ctx.siteId) continue;
-    const l = channels.get(s.channelId) ?? [];
-    l.push(s);
-    channels.set(s.channelId, l);
-  }
-  const existedFor = (s: Subscription, c: Change) => {
-    // It existed for the whole detection window: every change detected in it came after it.
-    const created = Date.parse(s.createdAt);
-    if (!Number.isFinite(created) || created <= prevCycleStart) return true;
-    // Its first cycle (the window began before it): the job's own time decides.
-    const at = changeTimeMs(c.job);
-    return at !== null && hearsFromMs(s, earlierMs) <= at;
-  };
-  const group = `${ctx.siteId}:${cycleStart}`;
-  for (const [channel, subs] of channels) {
-    const pick = (c: Change) =>
-      subs.find((s) => existedFor(s, c) && subscriptionMatches(s, c.job.status, c.job.contentId));
-    const finals = changes.filter((c) => c.kind === 'final' && pick(c));
-    const burst = finals.length > BURST_THRESHOLD;
-    const push = (
-      c: Change,
-      sub: Subscription,
-      kind: OutboxEntry['kind'],
-      state: string,
-      extra: Partial<OutboxEntry>,
-    ) => {
-      out.push({
-        key: deliveryKey(ws, channel, c.job.jobId, state),
-        workspace: ws,
-        siteId: ctx.siteId,
-        channelId: channel,
-        subscriptionId: sub.id,
-        jobId: c.job.jobId,
-        kind,
-        summary: summaryOf(ctx, c),
-        createdAt: cycleStart,
-        seq: seq++,
-        state: 'pending',
-        attempts: 0,
-        ...extra,
-      });
-    };
-    const thread = (c: Change, sub: Subscription, state: string, t: ThreadIntent) =>
-      push(c, sub, 'thread', state, { thread: t });
-    for (const c of changes) {
-      const sub = pick(c);
-      if (!sub) continue;
-      const st = c.job.status;
-      if (c.kind === 'final') {
-        if (burst) {
-          push(c, sub, 'card', `card:${st}`, { quiet: true });
-          push(c, sub, 'digest', `final:${st}`, { group });
-        } else {
-          push(c, sub, 'card', `card:${st}`, {});
-          thread(c, sub, `final:${st}`, { kind: 'final' });
-        }
-        continue;
-      }
-      const counts = c.tasks ? countTasks(c.tasks) : undefined;
-      const progressed =
-        counts && c.prev?.t && (c.prev.t[0] !== counts.completed || c.prev.t[1] !== counts.failed);
-      const cardState = counts
-        ? `card:${st}:${counts.completed}+${counts.failed}/${counts.total}`
-        : `card:${st}`;
-      push(c, sub, 'card', cardState, {});
-      if (c.kind === 'changed' && c.prev && c.prev.s !== st) {
-        thread(c, sub, `status:${st}`, { kind: 'status', previous: c.prev.s });
-      } else if (progressed && counts) {
-        thread(c, sub, `progress:${counts.completed}+${counts.failed}/${counts.total}`, { kind: 'progress' });
-      }
-      const reported = new Set(c.prev?.f ?? []);
-      for (const f of c.tasks ? allFailures(c.tasks) : []) {
-        if (reported.has(f.dwmId)) continue;
-        thread(c, sub, `taskfail:${f.dwmId}`, { kind: 'task-failed', failure: f });
-      }
-    }
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 /**
- * Channel subscriptions (`/dwm watch`, `/dwm unwatch`, `/dwm watches`): validation of filters,
+ * Channel subscriptions (watch, unwatch, the list of watches): validation of filters,
  * idempotent create (one subscription per channel + site + statuses + content), list, remove,
  * pause, resume. Stored in `store.docs('subscriptions')`, namespaced by workspace.
  */
@@ -278,7 +278,10 @@ export class Subscriptions {
       if (f) issues.push({ field: 'content', message: f });
     }
     if (!input.channelId)
-      issues.push({ field: 'channel', message: 'Run /dwm watch in the channel to subscribe.' });
+      issues.push({
+        field: 'channel',
+        message: 'Subscribe from the channel itself: a subscription needs its channel.',
+      });
     for (const s of input.filters.statuses) {
       if (!jobStatusSchema.safeParse(s).success)
         issues.push({ field: 'status', message: `Unknown status ${s}.` });

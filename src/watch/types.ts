@@ -4,6 +4,7 @@
  * and listens to `WatchEvents`. Nothing here knows about Slack's SDK.
  */
 import type { JobStatusCode, TaskStatusCode } from '../api/codes.js';
+import type { NextStep } from '../next-step.js';
 
 // ---------------------------------------------------------------------------------------------
 // Subscriptions
@@ -111,6 +112,25 @@ export interface WatchRenderer {
   renderDigest(digest: DigestData, sub: Subscription): ChannelMessage;
   /** The delayed / resumed notice of an outage (outage.ts); without it, none is posted. */
   renderOutageNotice?(notice: OutageNotice, sub: Subscription): ChannelMessage;
+}
+
+/**
+ * Why a subscription (or an alert subscription, a digest) is paused after Slack refused its channel
+ * for good (`code`), and the step that resumes it (without one, "set it up again"): what is stored
+ * in the paused record and told to its creator. Worded by the Slack layer
+ * (src/slack/kit/paused-reason.ts), which names the commands.
+ */
+export type PausedReason = (code: string, step?: NextStep) => string;
+
+/** The words the watcher stores and tells itself, given by the Slack layer (`watchWords`). */
+export interface WatchWords {
+  pausedReason: PausedReason;
+  /**
+   * Why a workspace's job watching is paused: the service refused the credentials (HTTP 401,
+   * `auth`) or the account (HTTP 403, `permission`), and what an admin does about it. Stored in
+   * the workspace's settings (`pollingPausedReason`) and sent to its admins.
+   */
+  pollingPaused(reason: 'auth' | 'permission'): string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/api/errors.js';
 import { NoticeOutbox } from '../../src/notices/outbox.js';
 import { NotifyRefusedError } from '../../src/ops/alerts.js';
-import { digestNow, parseDigestArgs, scheduleDigest, showDigest, stopDigest } from '../../src/ops/digest.js';
+import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../src/ops/digest.js';
+import { parseDigestArgs } from '../../src/slack/features/digest/args.js';
 import { notifyDeps, WS } from './notify-support.js';
 
 type Deps = Awaited<ReturnType<typeof notifyDeps>>;

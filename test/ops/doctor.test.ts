@@ -11,14 +11,13 @@ import { type EmulatorBehaviours, startEmulator } from '../../dev/emulator/index
 import type { EmulatorHandle } from '../../dev/emulator/types.js';
 import { type Api, createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
-import { doctorCli } from '../../src/doctor.js';
+import { doctorCli, doctorText } from '../../src/doctor.js';
 import {
   DOCTOR_CHECKS,
   type DoctorCheck,
   type DoctorReport,
   type DoctorSettings,
   doctorSettingsOf,
-  doctorText,
   runDoctor,
 } from '../../src/ops/doctor.js';
 import { createStore } from '../../src/store/index.js';

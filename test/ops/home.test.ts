@@ -121,7 +121,7 @@ describe('gatherHome', () => {
     });
     const d = await gatherHome(deps(), 'T1');
     expect(d.connection).toMatchObject({ ok: true, value: { configured: false } });
-    expect(d.jobs).toEqual({ ok: false, reason: 'not configured: run /dwm setup' });
+    expect(d.jobs).toEqual({ ok: false, reason: 'not configured', next: { do: 'setup' } });
     expect(d.plan.ok).toBe(false);
     expect(d.watches.ok && d.watches.value.map((s) => s.channelId)).toEqual(['C1']);
   });

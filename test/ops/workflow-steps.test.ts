@@ -11,12 +11,12 @@ import {
   interruptedStepError,
   jobStatus,
   MAX_LISTED_NAMES,
-  parseJobId,
   parseTimeoutHours,
   registrationOutputs,
   StepInputError,
 } from '../../src/ops/workflow-steps.js';
 import { STEP_MANIFEST } from '../../src/slack/features/workflow-steps/manifest.js';
+import { parseJobId } from '../../src/slack/features/workflow-steps/step-words.js';
 
 const t = { epochMs: 0, text: '2026-11-25 08:00:00' } as unknown as Job['regTime'];
 

@@ -3,7 +3,7 @@
 import { createLogger } from '../../src/log.js';
 import type { Message, ModalView } from '../../src/slack/kit/blocks/blocks.js';
 import type { CommandContext, RespondOptions } from '../../src/slack/kit/context/context.js';
-import type { Role, Standing } from '../../src/slack/kit/context/roles.js';
+import type { Role, Standing } from '../../src/slack/kit/context/types.js';
 
 export interface FakeContext extends CommandContext {
   replies: Array<{ msg: Message; opts: RespondOptions | undefined; share: boolean }>;

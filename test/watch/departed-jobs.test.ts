@@ -8,7 +8,8 @@ import { ProtocolError, TransportError } from '../../src/api/errors.js';
 import { parseServiceTime } from '../../src/api/time.js';
 import type { Job, JobSearchQuery, WatermarkingClient } from '../../src/api/types.js';
 import type { OutboxEntry } from '../../src/watch/outbox.js';
-import { type CycleContext, MAX_LOOKUP_MISSES, type PollState, runCycle } from '../../src/watch/poller.js';
+import type { PollState } from '../../src/watch/poll-state.js';
+import { type CycleContext, MAX_LOOKUP_MISSES, runCycle } from '../../src/watch/poller.js';
 
 const T0 = Date.parse('2026-11-27T11:00:00Z');
 

@@ -7,6 +7,7 @@
  * between the claim and the send; a failed send retried with the same result; the timeout.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitTimeoutMessage } from '../../src/slack/features/workflow-steps/waits.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import type { Watcher } from '../../src/watch/index.js';
@@ -57,6 +58,7 @@ function recordingPort(by = 'A', sent: Sent[] = []) {
       failed: tasks.filter((t) => t.failed).map((t) => t.recipient),
     }),
     check: (w) => check(w),
+    timeoutMessage: waitTimeoutMessage,
   };
   return port;
 }

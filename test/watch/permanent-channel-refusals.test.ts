@@ -5,7 +5,7 @@
  * after poll. The watcher with the real Slack poster and the fake Slack over loopback.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { pausedReason } from '../../src/watch/delivery.js';
+import { pausedReason } from '../../src/slack/kit/blocks/paused-reason.js';
 import { SITE, startWatchRig, subscribeAll, type WatchRig } from '../faults/support/watch.js';
 
 let rig: WatchRig | undefined;
@@ -30,7 +30,7 @@ describe('a channel that refuses the app', () => {
       await w.pollOnce(rig.ws.teamId, SITE);
       const subs = await w.subscriptions.list(rig.ws.teamId);
       expect(subs[0]!.paused?.code).toBe(code);
-      expect(subs[0]!.paused?.reason).toBe(pausedReason(code));
+      expect(subs[0]!.paused?.reason).toBe(pausedReason(code, { do: 'watch-again' }));
       expect(rig.events.filter((e) => e.type === 'subscription-paused')).toHaveLength(1);
       const attempts = rig.fake.calls('chat.postMessage').length;
       rig.emu.createJob(SITE, `refuse-${code}-2`, [{ recipient: 'r2' }]);

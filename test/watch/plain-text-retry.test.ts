@@ -4,7 +4,7 @@
  * plain text too).
  */
 import { describe, expect, it } from 'vitest';
-import { withPlainTextRetry } from '../../src/watch/delivery.js';
+import { withPlainTextRetry } from '../../src/watch/delivery-errors.js';
 import {
   type ChannelMessage,
   type ChannelPoster,

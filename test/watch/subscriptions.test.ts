@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
-import { classifyDeliveryError, toSlackTs } from '../../src/watch/delivery.js';
+import { toSlackTs } from '../../src/watch/delivery.js';
+import { classifyDeliveryError } from '../../src/watch/delivery-errors.js';
 import {
   contentMatches,
   parseWatchArgs,

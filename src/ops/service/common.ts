@@ -15,6 +15,7 @@ import {
   checkSiteId,
   LIMITS,
 } from '../../api/validate.js';
+import type { StepSentence } from '../../next-step.js';
 import { isIanaTimeZone, utcDay, zonedTimeToEpoch } from '../../time.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
@@ -50,14 +51,31 @@ export type RefusalReason =
  */
 export class RefusedError extends ValidationError {
   readonly reason: RefusalReason;
-  constructor(endpoint: string, reason: RefusalReason, field: string, message: string) {
-    super(endpoint, [{ field, message }]);
+  constructor(endpoint: string, reason: RefusalReason, field: string, message: string | StepSentence) {
+    super(endpoint, [issueOf(field, message)]);
     this.reason = reason;
   }
 }
 
-export function invalid(endpoint: string, field: string, message: string): never {
-  throw new ValidationError(endpoint, [{ field, message }]);
+/**
+ * An issue whose sentence names a next step (a command): `sentence` is worded by the Slack layer
+ * (src/slack/kit/next-step.ts `issueText`); `message` names the step by its action, for logs.
+ */
+export interface StepIssue extends ValidationIssue {
+  sentence: StepSentence;
+}
+
+function issueOf(field: string, message: string | StepSentence): ValidationIssue | StepIssue {
+  if (typeof message === 'string') return { field, message };
+  return {
+    field,
+    message: `${message.before}the ${message.step.do} command${message.after}`,
+    sentence: message,
+  };
+}
+
+export function invalid(endpoint: string, field: string, message: string | StepSentence): never {
+  throw new ValidationError(endpoint, [issueOf(field, message)]);
 }
 
 /** Turns zod issues into a ValidationError whose fields are the input's names. */

@@ -115,11 +115,11 @@ export async function addMember(
 
 function requireSeq(endpoint: string, memberSeq: number): void {
   if (!Number.isSafeInteger(memberSeq) || memberSeq < 1) {
-    invalid(
-      endpoint,
-      'member',
-      `Member number ${memberSeq} is not valid: use the number shown by /drm members.`,
-    );
+    invalid(endpoint, 'member', {
+      before: `Member number ${memberSeq} is not valid: use the number shown by `,
+      step: { do: 'members' },
+      after: '.',
+    });
   }
 }
 
@@ -131,12 +131,11 @@ async function requireMember(
   requireSeq(endpoint, memberSeq);
   const m = await findMember(client, memberSeq);
   if (!m) {
-    throw new RefusedError(
-      endpoint,
-      'memberNotFound',
-      'member',
-      `There is no sub-member number ${memberSeq}: run /drm members to see them.`,
-    );
+    throw new RefusedError(endpoint, 'memberNotFound', 'member', {
+      before: `There is no sub-member number ${memberSeq}: run `,
+      step: { do: 'members' },
+      after: ' to see them.',
+    });
   }
   return m;
 }

@@ -309,12 +309,11 @@ export async function cancelRequest(
   }
   const latest = toRequestView(latestRaw);
   if (wanted && latest.requestId !== wanted) {
-    throw new RefusedError(
-      endpoint,
-      'requestChanged',
-      'request',
-      `Request ${wanted} is no longer the latest one (now ${latest.requestId}, ${latest.statusLabel.toLowerCase()}): nothing was cancelled. Run /drm plan again to see the current request.`,
-    );
+    throw new RefusedError(endpoint, 'requestChanged', 'request', {
+      before: `Request ${wanted} is no longer the latest one (now ${latest.requestId}, ${latest.statusLabel.toLowerCase()}): nothing was cancelled. Run `,
+      step: { do: 'plan' },
+      after: ' again to see the current request.',
+    });
   }
   if (!latest.pending) {
     throw new RefusedError(

@@ -1,6 +1,6 @@
 /**
  * A feature is a folder under src/slack/features/ that exports one `Feature`: its commands, its
- * buttons and modals (./interactions.ts), its events, and what the background runtimes take from
+ * buttons and modals (./interactions/registry.ts), its events, and what the background runtimes take from
  * it (renderers, ports, the Home refresh). src/slack/features/index.ts lists them in ONE ordered
  * list; that order is the order of help and of the README's command table. Nothing registers itself
  * on import: `registerFeatures` wires the list to Bolt, `commandRegistry` builds the registry from
@@ -20,7 +20,8 @@ import { type CommandEntry, CommandRegistry, type SlashCommand } from './command
 import { runSuggestion } from './commands/run-suggestion.js';
 import { registerSlashCommands } from './commands/slash.js';
 import { type HomeAction, homeActionsOf } from './interactions/home-actions.js';
-import { handles, type Interaction, registerInteractions } from './interactions/registry.js';
+import { registerInteractions } from './interactions/listeners.js';
+import { handles, type Interaction } from './interactions/registry.js';
 import { registerSteps, type StepDeclaration } from './interactions/steps.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './runtime/notify-render.js';
 import { WATCH_RENDERER_NAMES, type WatchRenderers } from './runtime/watch-render.js';

@@ -9,7 +9,7 @@ import type { ReplicaChildConfig } from '../../../dev/testing/fault-child.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
-import { type PollState, pollStateRepo } from '../../../src/watch/poller.js';
+import { type PollState, pollStateRepo } from '../../../src/watch/poll-state.js';
 import { Subscriptions } from '../../../src/watch/subscriptions.js';
 import { type TestWorkspace, testWorkspace } from '../../harness/index.js';
 import { startRestartableRedis } from './redis-proc.js';

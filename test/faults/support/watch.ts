@@ -13,6 +13,7 @@ import { type FakeMessage, FakeSlack } from '../../../dev/fakeslack/index.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
 import { blockRenderer } from '../../../src/slack/features/watch/render-card.js';
+import { watchWords } from '../../../src/slack/kit/blocks/paused-reason.js';
 import { createPoster } from '../../../src/slack/poster.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
@@ -133,6 +134,7 @@ export async function startWatchRig(
         credentials: async () => creds,
         poster: () => poster,
         renderer: blockRenderer,
+        words: watchWords,
         clock,
         intervalMs: 60_000,
         jitter: 0,

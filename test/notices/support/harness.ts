@@ -17,6 +17,7 @@ import type {
   PostedRef,
   RequestOutcomeNotice,
 } from '../../../src/notices/types.js';
+import { pausedReason } from '../../../src/slack/kit/blocks/paused-reason.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { FakeClock } from '../../../src/watch/clock.js';
@@ -222,6 +223,7 @@ export async function startNotifyHarness(
         api,
         credentials: async () => creds,
         ports: () => ports,
+        pausedReason,
         holderId: 'holder-A',
         clock,
         intervalMs: 60_000,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/slack/features/index.js';
 import { recipientEditModal } from '../../../src/slack/features/recipients/edit-modal.js';
 import { setupModal } from '../../../src/slack/features/setup/modal.js';
-import { registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
+import { registerInteractions } from '../../../src/slack/kit/interactions/listeners.js';
 import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 /** What happened before the first ack. */

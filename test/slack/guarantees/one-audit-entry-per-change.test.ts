@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/slack/features/index.js';
 import { settingsModal } from '../../../src/slack/features/settings/modal.js';
-import { registerInteractions } from '../../../src/slack/kit/interactions/registry.js';
+import { registerInteractions } from '../../../src/slack/kit/interactions/listeners.js';
 import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 describe('DRM settings submission', () => {

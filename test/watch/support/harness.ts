@@ -9,6 +9,7 @@ import { startEmulator } from '../../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
+import { watchWords } from '../../../src/slack/kit/blocks/paused-reason.js';
 import { createStore } from '../../../src/store/index.js';
 import type { Store } from '../../../src/store/types.js';
 import { FakeClock } from '../../../src/watch/clock.js';
@@ -181,6 +182,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         credentials: async () => creds,
         poster: () => poster,
         renderer: plainRenderer,
+        words: watchWords,
         clock,
         intervalMs: 60_000,
         holderId: 'holder-A',

@@ -14,8 +14,8 @@ import { sharedChannelMessage } from '../../kit/channels/replies.js';
 import { isChannelId, ParseError, required, rest } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { clearRoleCaches } from '../../kit/context/roles.js';
 import { audited } from '../../kit/context/support.js';
+import { clearRoleCaches } from '../../kit/roles/slack-users.js';
 import { adminsMessage, erasedMessage } from './render.js';
 
 const list = commandList();

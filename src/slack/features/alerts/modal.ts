@@ -8,11 +8,8 @@ import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { parseAlertArgs } from '../../../ops/alerts.js';
-import type { ModalView } from '../../kit/blocks/blocks.js';
 import { isChannelMember } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { renderError } from '../../kit/context/errors.js';
-import { formAgain } from '../../kit/interactions/form-again.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { subscribe, watchTokens } from './commands.js';
@@ -71,26 +68,9 @@ export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['ar
       ? { errors: issueErrors(parsed.issues, BLOCK_OF, ALERTS_BLOCK.ratio) }
       : { ok: parsed.args };
   },
-  async submit(ctx, meta, args, { view, client }) {
-    let result: ModalView;
-    try {
-      const member = await inChannel(ctx, client, meta.c);
-      result = alertsResultView(await subscribe(ctx, meta.c, args, member));
-    } catch (e) {
-      const err = renderError("Couldn't set up license-failure alerts", e, {
-        refId: ctx.refId,
-        command: '/drm',
-        admins: await ctx.admins().catch(() => 'a workspace admin'),
-      });
-      if (!(e instanceof Error && /NotConfigured|SiteNotConfigured|ValidationError/.test(e.name)))
-        ctx.logger.error({ err: e, refId: ctx.refId }, 'alerts form failed');
-      // The form again with what was entered, under the failure: submit it again once it is fixed.
-      result = formAgain(view, err.blocks ?? []) ?? alertsResultView(err);
-    }
-    await client.views
-      .update({ view_id: view.id, view: result })
-      .catch((x: unknown) =>
-        ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the alerts view'),
-      );
+  // A failure (thrown) brings the form back with what was entered and the failure on top (the kit).
+  async submit(ctx, meta, args, { client }) {
+    const member = await inChannel(ctx, client, meta.c);
+    return { view: alertsResultView(await subscribe(ctx, meta.c, args, member)) };
   },
 });

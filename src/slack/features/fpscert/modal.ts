@@ -13,7 +13,6 @@
  * to delete the key and secrets files). The key, the ASK and the password are never logged,
  * audited or shown back; on failure the form opens empty again.
  */
-import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import {
@@ -22,10 +21,10 @@ import {
   FPS_KEY_MAX_BYTES,
   registerFpsCert,
 } from '../../../ops/service/index.js';
+import type { ModalView } from '../../kit/blocks/blocks.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
+import { audited, errorOptions } from '../../kit/context/support.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
@@ -125,7 +124,7 @@ export const fpsCertForm = modal<Meta, Data>({
     if (Object.keys(errors).length > 0 || !certId || !keyFileId || !secretsId) return { errors };
     return { ok: { certId, keyFileId, secretsId } };
   },
-  async submit(ctx, meta, { certId, keyFileId, secretsId }, { view, client }) {
+  async submit(ctx, meta, { certId, keyFileId, secretsId }, { client }) {
     const deps = ctx.deps;
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
@@ -145,10 +144,8 @@ export const fpsCertForm = modal<Meta, Data>({
       // the request is sent; JavaScript strings cannot be wiped).
       secretsFile.data.fill(0);
       if ('problems' in secrets) problems[FPS_BLOCK.secrets] = secrets.problems.join(' ');
-      if (Object.keys(problems).length > 0 || !('ok' in secrets)) {
-        await showForm(ctx, view.id, client, meta, undefined, problems);
-        return;
-      }
+      if (Object.keys(problems).length > 0 || !('ok' in secrets))
+        return { view: formView(meta, undefined, problems) };
       const r = await audited(
         ctx,
         'fpscert.upload',
@@ -163,37 +160,29 @@ export const fpsCertForm = modal<Meta, Data>({
           }),
       );
       // Registered: a view Slack will not take is sent as a message, never "not registered".
-      await showOutcome(ctx, client, view.id, fpsCertDoneView(r, secretsFile.name));
+      return { view: fpsCertDoneView(r, secretsFile.name) };
     } catch (e) {
-      if (e instanceof FileProblem) {
-        await showForm(ctx, view.id, client, meta, undefined, { [e.block]: e.message });
-        return;
-      }
-      let lines: string[];
-      if (e instanceof FileReadError) lines = [`• ${esc(e.message)}`];
-      else if (e instanceof ValidationError) lines = e.issues.map((i) => `• ${esc(i.message)}`);
-      else {
-        const opts = await errorOptions(ctx);
-        logError(ctx, 'fpscert upload failed', e, opts);
-        const ex = explainError(e, opts);
-        lines = [`• ${ex.why}`, ex.next];
-      }
-      await showForm(ctx, view.id, client, meta, lines);
+      if (e instanceof FileProblem) return { view: formView(meta, undefined, { [e.block]: e.message }) };
+      if (e instanceof FileReadError) return { view: formView(meta, [`• ${esc(e.message)}`]) };
+      if (e instanceof ValidationError)
+        return {
+          view: formView(
+            meta,
+            e.issues.map((i) => `• ${esc(i.message)}`),
+          ),
+        };
+      const ex = explainError(e, await errorOptions(ctx));
+      return { again: { error: e, view: formView(meta, [`• ${ex.why}`, ex.next]) } };
     }
   },
 });
 
 /** The form again, empty, with what went wrong (general lines on top, file problems under each input). */
-async function showForm(
-  ctx: CommandContext,
-  viewId: string,
-  client: WebClient,
+function formView(
   meta: Meta,
   lines: string[] | undefined,
   problems: Partial<Record<FpsFileBlock, string>> = {},
-): Promise<void> {
+): ModalView {
   const escaped = Object.fromEntries(Object.entries(problems).map(([k, v]) => [k, esc(v ?? '')]));
-  await client.views
-    .update({ view_id: viewId, view: fpsCertModal(meta.s, JSON.stringify(meta), lines, escaped) })
-    .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the certificate view'));
+  return fpsCertModal(meta.s, JSON.stringify(meta), lines, escaped);
 }

@@ -23,6 +23,7 @@ import {
 } from '../../kit/blocks/blocks.js';
 import { outageLine } from '../../kit/blocks/cards.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { nextStepClause } from '../../kit/blocks/next-step.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
 import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
 import { notifyBlocks } from './render-notify.js';
@@ -89,8 +90,12 @@ function list(lines: string[], total: number, max: number, more: string): Block[
   return blocks;
 }
 
+/** Why a part is unavailable, with the step that fixes it ("not configured: run /dwm setup"). */
+const reasonText = (p: Extract<Part<unknown>, { ok: false }>): string =>
+  p.next ? `${p.reason}: ${nextStepClause(p.next)}` : p.reason;
+
 const unavailable = (what: string, p: Extract<Part<unknown>, { ok: false }>): Block =>
-  section(`:warning: ${what} unavailable: ${esc(p.reason)}.`);
+  section(`:warning: ${what} unavailable: ${esc(reasonText(p))}.`);
 
 function channelMention(id: string): string {
   return /^[CGD][A-Z0-9]{2,}$/.test(id) ? `<#${id}>` : code(id);
@@ -191,7 +196,7 @@ function jobsBlocks(data: HomeData, maxLines: number, tz: string, cmd: string): 
   const down: string[] = [];
   for (const s of j.value.sites) {
     if (!s.jobs.ok) {
-      down.push(`:warning: site ${code(s.siteId)} unavailable: ${esc(s.jobs.reason)}.`);
+      down.push(`:warning: site ${code(s.siteId)} unavailable: ${esc(reasonText(s.jobs))}.`);
       continue;
     }
     failedTotal += s.jobs.value.failuresTotal;

@@ -5,11 +5,10 @@
 import { z } from 'zod';
 import type { ServiceClient } from '../../../api/types.js';
 import { changeGroup, listMembers } from '../../../ops/service/index.js';
-import type { Message } from '../../kit/blocks/blocks.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
-import { audited, errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
+import { audited, errorOptions, logError } from '../../kit/context/support.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { infoView } from '../../shared/svc/support.js';
 import { SVC_VIEWS } from '../../shared/svc/values.js';
@@ -42,14 +41,10 @@ export const groupModal = modal<Meta, { group: string }>({
     const group = view.state.values[GROUP_BLOCK]?.value?.selected_option?.value;
     return group ? { ok: { group } } : { errors: { [GROUP_BLOCK]: 'Choose a group.' } };
   },
-  async submit(ctx, meta, { group }, { view, client, gated }) {
-    const closeWith = async (text: string) => {
-      if (!gated) return;
-      await client.views
-        .update({ view_id: view.id, view: infoView('Change group', text) })
-        .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the change-group view'));
-    };
-    const deliver = (msg: Message, replace: boolean) => replyFromModal(ctx, meta.ru, msg, replace);
+  // The reply replaces the member list the form was opened from; the modal shows "Changing…"
+  // only when the gate had to ask Slack, and then ends on a short line (`closing`).
+  async submit(ctx, meta, { group }) {
+    const closing = (text: string) => infoView('Change group', text);
     let svc: ServiceClient;
     let r: Awaited<ReturnType<typeof changeGroup>>;
     try {
@@ -60,26 +55,26 @@ export const groupModal = modal<Meta, { group: string }>({
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, 'change group failed', e, opts);
-      await deliver(renderError("Couldn't change the group", e, opts), false).catch(() => undefined);
-      await closeWith(
-        `:warning: ${outcomeUnknown(e) ? '' : 'The group was not changed. '}${explainError(e, opts).why}`,
-      );
-      return;
+      return {
+        reply: { message: renderError("Couldn't change the group", e, opts), responseUrl: meta.ru },
+        closing: closing(
+          `:warning: ${outcomeUnknown(e) ? '' : 'The group was not changed. '}${explainError(e, opts).why}`,
+        ),
+      };
     }
     // Changed: a failure from here on (reading the list again, Slack) must not say otherwise.
     const banner = `:white_check_mark: ${userMention(ctx.userId)} moved ${esc(r.before.email)} (no. ${code(meta.m)}) from ${esc(r.before.groupLabel)} to ${esc(r.groupLabel)}.`;
+    const done = closing(':white_check_mark: Done. The member list shows the new group.');
     try {
       const [page, tz] = await Promise.all([
         listMembers(svc, { page: meta.p, pageSize: MEMBERS_PAGE_SIZE }),
         ctx.timeZone(),
       ]);
-      await deliver(membersMessage(page, { workspace: ctx.workspace, ...cardMetaOf(ctx, tz), banner }), true);
+      const list = membersMessage(page, { workspace: ctx.workspace, ...cardMetaOf(ctx, tz), banner });
+      return { reply: { message: list, responseUrl: meta.ru, replace: true }, closing: done };
     } catch (err) {
       ctx.logger.warn({ err, refId: ctx.refId }, 'group changed, but the member list could not be shown');
-      await deliver({ text: banner }, false).catch((e: unknown) =>
-        ctx.logger.error({ err: e, refId: ctx.refId }, 'could not tell the user the group was changed'),
-      );
+      return { reply: { message: { text: banner }, responseUrl: meta.ru }, closing: done };
     }
-    await closeWith(':white_check_mark: Done. The member list shows the new group.');
   },
 });

@@ -13,7 +13,7 @@ import { PLAN_ACTIONS, PLAN_MESSAGE_MAX } from '../../../ops/service/plan.js';
 import { type Message, section } from '../../kit/blocks/blocks.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { explainError, outcomeUnknown, renderError } from '../../kit/context/errors.js';
-import { errorOptions, logError, replyFromModal } from '../../kit/context/support.js';
+import { errorOptions, logError } from '../../kit/context/support.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { postRequestCard } from '../../shared/requests/card.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
@@ -93,17 +93,12 @@ export const planModal = modal<Meta, Data>({
     }
     return { ok: { service, message } };
   },
-  async submit(ctx, meta, { service, message }, { view, client, gated }) {
+  // The modal shows "Sending…" only when the gate had to ask Slack; it then ends on a short line
+  // (`closing`). The reply goes to the card the form was opened from.
+  async submit(ctx, meta, { service, message }) {
     const spec = PLAN_ACTIONS[meta.a];
-    // The modal shows "Sending…" only when the gate had to ask Slack; it then ends on a short line.
-    const closeWith = async (text: string) => {
-      if (!gated) return;
-      await client.views
-        .update({ view_id: view.id, view: infoView(spec.label, text) })
-        .catch((err: unknown) => ctx.logger.warn({ err }, 'could not update the plan request view'));
-    };
-    const deliver = (msg: Message, replace: boolean) =>
-      replyFromModal(ctx, meta.ru, msg, replace, meta.sh === 1 ? meta.c : undefined);
+    const closing = (text: string) => infoView(spec.label, text);
+    const to = { responseUrl: meta.ru, inChannel: meta.sh === 1 ? meta.c : undefined };
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       const r = await runPlanAction(ctx, {
@@ -116,31 +111,23 @@ export const planModal = modal<Meta, Data>({
       });
       const posted = await postRequestCard(ctx, r.card, r.trackingId, meta.c ? { channelId: meta.c } : {});
       r.done();
-      if (posted) {
-        const where = posted.where === 'channel' ? `<#${posted.channel}>` : 'our direct message';
-        // Sent: the note replacing the old card is a courtesy; its failure is not the request's.
-        await deliver(sentNote(spec.label, where), true).catch((err: unknown) =>
-          ctx.logger.warn({ err, refId: ctx.refId }, 'request sent; the old card could not be replaced'),
-        );
-      }
-      await closeWith(
+      const sent = closing(
         ':white_check_mark: Sent. The request card shows it and is updated when the provider decides.',
       );
+      if (!posted) return { closing: sent };
+      const where = posted.where === 'channel' ? `<#${posted.channel}>` : 'our direct message';
+      // Sent: the note replacing the old card is a courtesy; its failure is not the request's.
+      return { reply: { message: sentNote(spec.label, where), replace: true, ...to }, closing: sent };
     } catch (e) {
       const opts = await errorOptions(ctx);
       logError(ctx, `plan ${meta.a} failed`, e, opts);
-      await deliver(
-        withTypedMessage(
-          renderError(`Couldn't send the ${spec.label.toLowerCase()} request`, e, opts),
-          message,
+      const err = renderError(`Couldn't send the ${spec.label.toLowerCase()} request`, e, opts);
+      return {
+        reply: { message: withTypedMessage(err, message), ...to },
+        closing: closing(
+          `:warning: ${outcomeUnknown(e) ? '' : 'The request was not sent. '}${explainError(e, opts).why}`,
         ),
-        false,
-      ).catch((err: unknown) =>
-        ctx.logger.error({ err, refId: ctx.refId }, 'could not deliver the plan error'),
-      );
-      await closeWith(
-        `:warning: ${outcomeUnknown(e) ? '' : 'The request was not sent. '}${explainError(e, opts).why}`,
-      );
+      };
     }
   },
 });

@@ -19,7 +19,6 @@ import { context, type ModalView, modal, section } from '../../kit/blocks/blocks
 import { cardMetaOf } from '../../kit/blocks/cards.js';
 import { code, esc } from '../../kit/blocks/mrkdwn.js';
 import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
-import { replyFromModal } from '../../kit/context/support.js';
 import { modal as declareModal } from '../../kit/interactions/registry.js';
 import { WM_VIEWS } from '../../shared/wm/values.js';
 import { RECIPIENT_EDIT_BLOCK, recipientCardMessage, recipientEditView } from './render.js';
@@ -139,13 +138,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
     }
     return { ok: { name, description, first, patch, detail } };
   },
-  async submit(ctx, meta, { name, description, first, patch, detail }, { view, client }) {
-    const show = (v: ModalView) =>
-      client.views
-        .update({ view_id: view.id, view: v })
-        .catch((err: unknown) =>
-          ctx.logger.warn({ err, refId: ctx.refId }, 'could not update the edit view'),
-        );
+  async submit(ctx, meta, { name, description, first, patch, detail }) {
     let site = meta.s;
     let outcome: EditResult;
     let wm: ReturnType<Awaited<ReturnType<typeof ctx.clients>>['watermarking']>;
@@ -156,7 +149,6 @@ export const recipientEditModal = declareModal<Meta, Data>({
       outcome = await editRecipient(wm, site, meta.r, patch);
     } catch (err) {
       const ex = explainError(err, { refId: ctx.refId });
-      if (ex.unexpected) ctx.logger.error({ err, refId: ctx.refId }, 'recipient edit failed');
       await ctx
         .audit({ action: 'recipient.edit', detail: `${detail}: failed`, result: 'error', siteId: site })
         .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
@@ -171,8 +163,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
       );
       // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
       if (ex.unexpected) again.blocks = [...again.blocks, context(`Reference ${code(ctx.refId)}`)];
-      await show(again);
-      return;
+      return { again: { error: err, view: again } };
     }
 
     if (!outcome.ok) {
@@ -187,18 +178,18 @@ export const recipientEditModal = declareModal<Meta, Data>({
       const problem = esc(outcome.message);
       // A name taken, or the service's own rules: the form again, to fix it. In use or gone: no
       // point in editing again now.
-      await show(
-        outcome.reason === 'duplicate' || outcome.reason === 'validation'
-          ? formAgain(meta, site, first, { name, description }, problem)
-          : lineView(`:warning: ${problem}`),
-      );
-      return;
+      return {
+        view:
+          outcome.reason === 'duplicate' || outcome.reason === 'validation'
+            ? formAgain(meta, site, first, { name, description }, problem)
+            : lineView(`:warning: ${problem}`),
+      };
     }
 
     await ctx
       .audit({ action: 'recipient.edit', detail, result: 'ok', siteId: site })
       .catch((ae: unknown) => ctx.logger.warn({ err: ae }, 'audit append failed'));
-    await show(lineView(':white_check_mark: Saved.'));
+    const saved = lineView(':white_check_mark: Saved.');
     try {
       const [fresh, tz] = await Promise.all([wm.getRecipient(site, meta.r), ctx.timeZone()]);
       const card = recipientCardMessage({
@@ -209,9 +200,14 @@ export const recipientEditModal = declareModal<Meta, Data>({
         notice: `:white_check_mark: Saved by <@${ctx.userId}>.`,
         meta: cardMetaOf(ctx, tz, site),
       });
-      await replyFromModal(ctx, meta.u || undefined, card, true, meta.c);
+      // "Saved", then the card the Edit button was on, replaced.
+      return {
+        view: saved,
+        reply: { message: card, responseUrl: meta.u || undefined, replace: true, inChannel: meta.c },
+      };
     } catch (err) {
       ctx.logger.warn({ err, refId: ctx.refId }, 'saved, but could not refresh the recipient card');
+      return { view: saved };
     }
   },
 });

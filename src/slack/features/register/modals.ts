@@ -31,10 +31,12 @@ import {
   saveDraft,
 } from '../../../ops/watermarking/registration/records.js';
 import type { AppDeps } from '../../deps.js';
+import type { ModalView } from '../../kit/blocks/blocks.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
-import { modal } from '../../kit/interactions/registry.js';
+import { errorOptions, logError } from '../../kit/context/support.js';
+import { type FormFailure, modal } from '../../kit/interactions/registry.js';
 import { FileReadError, readSlackFile } from '../../kit/web/files.js';
 import { encodeValue, WM_VIEWS } from '../../shared/wm/values.js';
 import {
@@ -72,32 +74,25 @@ export function parseDraft(d: RegistrationDraft): ParsedInput {
 }
 
 /**
- * Plan the draft against the service and show the preview in `viewId`. Never throws: a failure is
- * shown in the modal (with a way back to the form).
+ * The draft planned against the service: the preview, or the problem (with a way back to the
+ * form). Never throws: a failure is the problem view, with the error to log.
  */
-export async function planIntoView(
+export async function planOutcome(
   deps: AppDeps,
   ctx: CommandContext,
-  client: WebClient,
-  viewId: string,
   draft: RegistrationDraft,
-): Promise<void> {
+): Promise<{ view: ModalView } | { again: FormFailure & { view: ModalView } }> {
   const meta = encodeValue({ w: ctx.workspace, s: draft.siteId, d: draft.id });
   try {
     const parsed = parseDraft(draft);
     const tooMany = checkEntryCount(parsed);
     if (tooMany) {
       await saveDraft(deps, ctx.workspace, draft);
-      await client.views.update({ view_id: viewId, view: registerProblemView(esc(tooMany), meta) });
-      return;
+      return { view: registerProblemView(esc(tooMany), meta) };
     }
     if (parsed.entries.length + parsed.errors.length === 0) {
       await saveDraft(deps, ctx.workspace, draft);
-      await client.views.update({
-        view_id: viewId,
-        view: registerProblemView('The list is empty: give at least one recipient name.', meta),
-      });
-      return;
+      return { view: registerProblemView('The list is empty: give at least one recipient name.', meta) };
     }
     const c = await ctx.clients();
     const site = c.site(draft.siteId);
@@ -107,24 +102,29 @@ export async function planIntoView(
     const source = draft.file
       ? `file ${draft.file.name}`
       : `${parsed.entries.length + parsed.errors.length} typed lines`;
-    await client.views.update({
-      view_id: viewId,
-      view: registerPreviewView({ plan, siteId: site, source, privateMetadata: meta }),
-    });
+    return { view: registerPreviewView({ plan, siteId: site, source, privateMetadata: meta }) };
   } catch (e) {
     const ex = explainError(e, { refId: ctx.refId });
-    if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId }, 'registration preview failed');
-    await client.views
-      .update({
-        view_id: viewId,
-        view: registerProblemView(
-          // explainError's text is escaped mrkdwn already: passed as is.
-          `Couldn't check the list. ${ex.why} ${ex.next}`,
-          meta,
-        ),
-      })
-      .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
+    // explainError's text is escaped mrkdwn already: passed as is.
+    return {
+      again: { error: e, view: registerProblemView(`Couldn't check the list. ${ex.why} ${ex.next}`, meta) },
+    };
   }
+}
+
+/** `planOutcome` shown in `viewId` (the modal the command opened). Never throws. */
+export async function planIntoView(
+  deps: AppDeps,
+  ctx: CommandContext,
+  client: WebClient,
+  viewId: string,
+  draft: RegistrationDraft,
+): Promise<void> {
+  const o = await planOutcome(deps, ctx, draft);
+  if ('again' in o) logError(ctx, "Couldn't check the list", o.again.error, await errorOptions(ctx));
+  await client.views
+    .update({ view_id: viewId, view: 'again' in o ? o.again.view : o.view })
+    .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
 }
 
 function formText(view: ViewOutput): string {
@@ -184,7 +184,7 @@ export const registerFormModal = modal<FormMeta, FormData>({
     }
     return { ok: { text, fileId, siteId, previous } };
   },
-  async submit(ctx, _meta, { text, fileId, siteId, previous }, { view, client }) {
+  async submit(ctx, _meta, { text, fileId, siteId, previous }, { client }) {
     const deps = ctx.deps;
     const draft: RegistrationDraft = {
       id: previous?.id ?? newDraftId(),
@@ -202,22 +202,18 @@ export const registerFormModal = modal<FormMeta, FormData>({
         const f = await readSlackFile(deps, client, fileId);
         draft.file = { name: f.name, content: f.text, lines: f.text.split(/\r\n|\n|\r/).length };
       } catch (e) {
-        const msg =
-          e instanceof FileReadError
-            ? e.message
-            : `Couldn't read the uploaded file (reference ${ctx.refId}). Upload it again.`;
-        if (!(e instanceof FileReadError)) ctx.logger.error({ err: e, refId: ctx.refId }, 'file read failed');
+        const known = e instanceof FileReadError;
+        const msg = known
+          ? e.message
+          : `Couldn't read the uploaded file (reference ${ctx.refId}). Upload it again.`;
         await saveDraft(deps, ctx.workspace, draft);
-        await client.views
-          .update({
-            view_id: view.id,
-            view: registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id)),
-          })
-          .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the registration view'));
-        return;
+        const problem = registerProblemView(esc(msg), formMetadata(ctx.workspace, siteId, draft.id));
+        return known
+          ? { view: problem }
+          : { again: { error: e, what: "Couldn't read the uploaded file", view: problem } };
       }
     }
-    await planIntoView(deps, ctx, client, view.id, draft);
+    return planOutcome(deps, ctx, draft);
   },
 });
 
@@ -244,6 +240,7 @@ export const registerPreviewModal = modal<DraftMeta, RegistrationDraft & { plan:
   async submit(ctx, _meta, draft, { client }) {
     await deleteDraft(ctx.deps, ctx.workspace, draft.id).catch(() => undefined);
     await startBackgroundRegistration(ctx.deps, ctx, client, draft.siteId, draft.plan);
+    return undefined;
   },
 });
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
 import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../../../ops/service/index.js';
 import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
-import { audited, errorOptions, logError, showOutcome } from '../../kit/context/support.js';
+import { audited, errorOptions } from '../../kit/context/support.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
@@ -61,34 +61,25 @@ export const settingsModal = modal<Meta, Data>({
       return { errors: issueErrors(e.issues, FIELD_BLOCK, SETTINGS_BLOCK.duration) };
     }
   },
-  async submit(ctx, meta, { input, fieldsSent }, { view, client }) {
+  async submit(ctx, meta, { input, fieldsSent }) {
     try {
       const { svc, siteId } = await serviceFor(ctx, meta.s);
       // Audited once, here.
       const r = await audited(ctx, 'settings.update', `changed ${fieldsSent.join(', ')}`, siteId, () =>
         updateSettings(svc, siteId, input),
       );
-      await showOutcome(ctx, client, view.id, settingsSavedView(siteId, r.changed));
+      return { view: settingsSavedView(siteId, r.changed) };
     } catch (e) {
-      const opts = await errorOptions(ctx);
-      logError(ctx, 'settings update failed', e, opts);
-      const ex = explainError(e, opts);
+      // The form again with what was entered and the service's error.
+      const ex = explainError(e, await errorOptions(ctx));
       const s = {
         siteId: meta.s,
         licenseCallbackUrl: input.licenseCallbackUrl ?? '',
         packageCallbackUrl: input.packageCallbackUrl ?? '',
         tokenDuration: Number(input.tokenDuration) || 0,
       };
-      await client.views
-        .update({
-          view_id: view.id,
-          view: settingsEditModal(
-            s,
-            JSON.stringify(meta),
-            `${outcomeUnknown(e) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`,
-          ),
-        })
-        .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the settings view'));
+      const why = `${outcomeUnknown(e) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`;
+      return { again: { error: e, view: settingsEditModal(s, JSON.stringify(meta), why) } };
     }
   },
 });

@@ -19,7 +19,6 @@ import {
 import { loadCredentials } from '../../../ops/workspace.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { showOutcome } from '../../kit/context/support.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { notifyCredentialsSaved } from '../../kit/runtime/hooks.js';
 import {
@@ -79,7 +78,7 @@ export const setupModal = modal<Meta, Data>({
       return { errors: setupInlineErrors(checked.errors, new Set(Object.keys(view.state.values))) };
     return { ok: { form, loaded, checked, defaults } };
   },
-  async submit(ctx, _meta, { form, loaded, checked, defaults }, { view, client }) {
+  async submit(ctx, _meta, { form, loaded, checked, defaults }) {
     const deps = ctx.deps;
     const creds = checked.credentials;
     const sites = creds.siteIds.join(', ');
@@ -99,8 +98,7 @@ export const setupModal = modal<Meta, Data>({
         const [status, tz] = await Promise.all([setupStatus(deps, ctx.workspace), ctx.timeZone()]);
         if (result.notes)
           ctx.logger.info({ refId: ctx.refId, notes: result.notes }, 'setup saved with a note');
-        await showOutcome(ctx, client, view.id, setupSuccessView(status, tz, result.notes, ctx.workspace));
-        return;
+        return { view: setupSuccessView(status, tz, result.notes, ctx.workspace) };
       }
       // The service's explanation of a refusal (secrets masked by the API layer and the logger).
       ctx.logger.warn(
@@ -118,8 +116,7 @@ export const setupModal = modal<Meta, Data>({
       const savedSecrets: { wmAccessKey?: string; svcSecretKey?: string } = {};
       if (c?.watermarking) savedSecrets.wmAccessKey = maskSecret(c.watermarking.accessKey);
       if (c?.service) savedSecrets.svcSecretKey = maskSecret(c.service.secretKey);
-      await client.views.update({
-        view_id: view.id,
+      return {
         view: setupFormView({
           values: kept,
           defaults,
@@ -128,35 +125,25 @@ export const setupModal = modal<Meta, Data>({
           failure: result.failures.map((f) => `• ${esc(f.message)}`),
           secretsDiscarded: SECRET_FIELDS.some((f) => !!form[f]?.trim()),
         }),
-      });
+      };
     } catch (err) {
       // The store down while saving: said as such (the write may or may not have landed; saving
-      // again is safe), not as an unexpected error of the bot's.
+      // again is safe), not as an unexpected error of the bot's. Typed secrets are not shown back.
       const storeDown = err instanceof StoreUnavailableError;
-      if (storeDown) ctx.logger.warn({ err, refId: ctx.refId }, 'setup not saved: the store is unavailable');
-      else ctx.logger.error({ err, refId: ctx.refId }, 'setup submission failed');
-      await client.views
-        .update({
-          view_id: view.id,
-          view: setupFormView({
-            values: Object.fromEntries(
-              Object.entries(form).filter(
-                ([k]) => !SECRET_FIELDS.includes(k as (typeof SECRET_FIELDS)[number]),
-              ),
-            ),
-            defaults,
-            workspace: ctx.workspace,
-            failure: [
-              storeDown
-                ? "• The bot's storage is unavailable right now, so the credentials may not have been saved. Enter the keys again and submit in a minute: saving again is safe."
-                : `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
-            ],
-            secretsDiscarded: true,
-          }),
-        })
-        .catch((e: unknown) =>
-          ctx.logger.error({ err: e, refId: ctx.refId }, 'could not update the setup view'),
-        );
+      const view = setupFormView({
+        values: Object.fromEntries(
+          Object.entries(form).filter(([k]) => !SECRET_FIELDS.includes(k as (typeof SECRET_FIELDS)[number])),
+        ),
+        defaults,
+        workspace: ctx.workspace,
+        failure: [
+          storeDown
+            ? "• The bot's storage is unavailable right now, so the credentials may not have been saved. Enter the keys again and submit in a minute: saving again is safe."
+            : `• Something unexpected went wrong on our side (reference \`${ctx.refId}\`). Nothing was saved.`,
+        ],
+        secretsDiscarded: true,
+      });
+      return { again: { error: err, view } };
     }
   },
 });

@@ -23,6 +23,7 @@ import {
   textInput,
 } from '../../kit/blocks/blocks.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { stepSentenceText } from '../../kit/blocks/next-step.js';
 import { encodeValue } from '../../kit/blocks/values.js';
 import { fieldErrors } from '../../kit/interactions/form-errors.js';
 import { WM_ACTIONS } from '../../shared/wm/values.js';
@@ -337,7 +338,7 @@ export function serviceCheckView(report: DoctorReport): ModalView {
   for (const f of report.findings) {
     blocks.push(
       section(
-        `${CHECK_ICON[f.status]} *${esc(f.point)}*\n${esc(truncate(`${f.reading}${f.next ? `. ${f.next}` : ''}`, 2700))}`,
+        `${CHECK_ICON[f.status]} *${esc(f.point)}*\n${esc(truncate(`${f.reading}${f.next ? `. ${stepSentenceText(f.next)}` : ''}`, 2700))}`,
       ),
     );
   }

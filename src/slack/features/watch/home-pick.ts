@@ -13,7 +13,6 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
-import type { ModalView } from '../../kit/blocks/blocks.js';
 import { isChannelMember } from '../../kit/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
@@ -74,38 +73,33 @@ export const homePickModal = modal<z.infer<typeof pickMeta>, { channelId: string
     if (!channelId) return { errors: { [HOME_WATCH_PICK_BLOCK]: 'Pick a channel.' } };
     return { ok: { channelId } };
   },
-  async submit(ctx, _meta, { channelId }, { view, client }) {
-    const show = (v: ModalView) =>
-      client.views
-        .update({ view_id: view.id, view: v })
-        .catch((err: unknown) => ctx.logger.error({ err }, 'could not update the watch view'));
+  async submit(ctx, _meta, { channelId }, { client }) {
     try {
       const loaded = await loadCredentials(ctx.deps, ctx.workspace);
       if (!loaded?.credentials.watermarking) {
-        await show(
-          watchPickProblemView(
+        return {
+          view: watchPickProblemView(
             'Watermarking is not set up for this workspace: an admin can run `/dwm setup`.',
           ),
-        );
-        return;
+        };
       }
       if ((await mayWatchChannel(ctx, client, channelId, 'Home')) !== 'ok') {
-        await show(watchPickProblemView(notInChannelText(channelId, await ctx.admins())));
-        return;
+        return { view: watchPickProblemView(notInChannelText(channelId, await ctx.admins())) };
       }
       const c = loaded.credentials;
-      await show(
-        watchModal({
+      return {
+        view: watchModal({
           workspace: ctx.workspace,
           channelId,
           siteIds: c.siteIds,
           defaultSiteId: c.defaultSiteId,
         }),
-      );
+      };
     } catch (e) {
       const ex = explainError(e, { refId: ctx.refId });
-      if (ex.unexpected) ctx.logger.error({ err: e, refId: ctx.refId }, 'home watch pick failed');
-      await show(watchPickProblemView(`Couldn't check the channel. ${ex.why} ${ex.next}`));
+      return {
+        again: { error: e, view: watchPickProblemView(`Couldn't check the channel. ${ex.why} ${ex.next}`) },
+      };
     }
   },
 });

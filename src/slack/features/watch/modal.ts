@@ -8,9 +8,6 @@ import type { ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { modal as modal_, section } from '../../kit/blocks/blocks.js';
-import { renderError } from '../../kit/context/errors.js';
-import { showOutcome } from '../../kit/context/support.js';
-import { formAgain } from '../../kit/interactions/form-again.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { mayWatchChannel } from './home-pick.js';
@@ -68,37 +65,23 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
       ? { errors: issueErrors(parsed.issues, BLOCK_OF, WATCH_BLOCK.content) }
       : { ok: parsed };
   },
-  async submit(ctx, meta, parsed, { view, client }) {
+  // A failure (thrown) brings the form back with what was chosen and the failure on top (the kit).
+  async submit(ctx, meta, parsed, { client }) {
     const channelId = meta.c;
-    try {
-      // The channel came back from the client: the member may still only subscribe a channel
-      // they are in, as when the form was opened (the picker's rule; admins: any channel).
-      const allowed = await mayWatchChannel(ctx, client, channelId, 'the watch form');
-      const r =
-        allowed === 'ok'
-          ? await subscribeChannel(ctx, channelId, parsed.siteId, parsed.filters)
-          : {
-              ok: false as const,
-              message: { text: notInChannelText(channelId, await ctx.admins()) },
-            };
-      const v = r.ok
+    // The channel came back from the client: the member may still only subscribe a channel
+    // they are in, as when the form was opened (the picker's rule; admins: any channel).
+    const allowed = await mayWatchChannel(ctx, client, channelId, 'the watch form');
+    const r =
+      allowed === 'ok'
+        ? await subscribeChannel(ctx, channelId, parsed.siteId, parsed.filters)
+        : {
+            ok: false as const,
+            message: { text: notInChannelText(channelId, await ctx.admins()) },
+          };
+    return {
+      view: r.ok
         ? watchModalDone(r.subscription, r.outcome)
-        : modal_('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10));
-      await showOutcome(ctx, client, view.id, v);
-    } catch (e) {
-      const err = renderError("Couldn't watch jobs", e, {
-        refId: ctx.refId,
-        admins: await ctx.admins().catch(() => 'a workspace admin'),
-      });
-      if (!(e instanceof Error && /NotConfigured|SiteNotConfigured/.test(e.name)))
-        ctx.logger.error({ err: e, refId: ctx.refId }, 'watch form failed');
-      // The form again with what was chosen, under the failure: submit it again once it is fixed.
-      const again = formAgain(view, err.blocks ?? []);
-      await client.views
-        .update({ view_id: view.id, view: again ?? modal_('watch_result', 'Watch jobs', err.blocks ?? []) })
-        .catch((x: unknown) =>
-          ctx.logger.error({ err: x, refId: ctx.refId }, 'could not update the watch view'),
-        );
-    }
+        : modal_('watch_result', 'Watch jobs', (r.message.blocks ?? [section(r.message.text)]).slice(0, 10)),
+    };
   },
 });

@@ -21,10 +21,8 @@
 import { newDraftId } from '../../../ops/watermarking/registration/records.js';
 import {
   jobStatus,
-  parseJobId,
   parseTimeoutHours,
   planStepRegistration,
-  registrationStoppedError,
   requestTrialExtension,
   TRIAL_ROLE,
 } from '../../../ops/workflow-steps.js';
@@ -36,6 +34,7 @@ import { wakeWatchers } from '../../kit/runtime/hooks.js';
 import { runRegistrationInBackground } from '../../shared/registration/run.js';
 import { STEP_IDS } from './ids.js';
 import { STEP_MANIFEST } from './manifest.js';
+import { parseJobId, registrationStoppedError } from './step-words.js';
 import { workflowWaitCompleter, workflowWaitsPort } from './waits.js';
 
 export { STEP_IDS } from './ids.js';

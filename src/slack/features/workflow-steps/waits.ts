@@ -9,6 +9,7 @@
  *   event's token while this process holds it (kit/step-completion.ts);
  * - jobOutputs: a finished job's outputs, worded as the job status step's (ops layer);
  * - check: a registration wait's stored report (its DM report message gives the report link);
+ * - timeoutMessage: the step's error when a wait reaches its deadline (what / why / next);
  * - onFinished: the audit entry naming the workflow and the user it ran for.
  */
 import type { WebClient } from '@slack/web-api';
@@ -26,10 +27,12 @@ import {
   type WaitsPort,
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
+import { nextStepCommand } from '../../kit/blocks/next-step.js';
 import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
 import { botClientFor } from '../../kit/context/support.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { auditWho } from '../../kit/interactions/steps.js';
+import { registrationReportGoneError } from './step-words.js';
 
 /**
  * Errors of functions.complete* meaning the execution is already finished (completed earlier,
@@ -77,6 +80,8 @@ async function reportLink(deps: AppDeps, wait: JobWait): Promise<string> {
 async function checkWait(deps: AppDeps, wait: JobWait): Promise<WaitCheck> {
   if (wait.kind !== 'registration') return { done: false };
   const r = await checkRegistrationWait(deps, wait);
+  if (r.done && !r.ok && 'reportGone' in r)
+    return { done: true, ok: false, error: registrationReportGoneError(wait.siteId) };
   if (r.done && r.ok) return { ...r, outputs: { ...r.outputs, report_link: await reportLink(deps, wait) } };
   return r;
 }
@@ -104,12 +109,26 @@ async function auditFinished(deps: AppDeps, wait: JobWait, outcome: CompletionOu
   );
 }
 
+/** Message of a wait that reached its deadline (what / why / next). */
+export function waitTimeoutMessage(
+  wait: Pick<JobWait, 'kind' | 'target' | 'siteId' | 'deadline' | 'createdAt'>,
+): string {
+  const hours = Math.round(((wait.deadline - wait.createdAt) / 3_600_000) * 10) / 10;
+  const within = `${hours} hour${hours === 1 ? '' : 's'}`;
+  if (wait.kind === 'job') {
+    const look = nextStepCommand({ do: 'job', job: wait.target, site: wait.siteId });
+    return `Job ${wait.target} on site ${wait.siteId} did not finish within ${within}, so the wait step stopped. The job itself keeps running: check it with ${look}, and give the step a longer timeout if jobs take longer.`;
+  }
+  return `The registration on site ${wait.siteId} did not finish within ${within}, so the step stopped. The registration itself goes on and its report is sent to the requester by direct message.`;
+}
+
 /** The port the job watcher serves workflow waits through (`Feature.jobWaits`, see ./index.ts). */
 export function workflowWaitsPort(deps: AppDeps): WaitsPort {
   return {
     ...completionPort(deps),
     jobOutputs: jobStatusOutputs,
     check: (wait) => checkWait(deps, wait),
+    timeoutMessage: waitTimeoutMessage,
     onFinished: (wait, outcome) => auditFinished(deps, wait, outcome),
   };
 }

@@ -1,5 +1,5 @@
 /** The Slack words of a `NextStep` (src/next-step.ts): the command a person runs, in mrkdwn code. */
-import type { NextStep } from '../../../next-step.js';
+import type { NextStep, StepSentence } from '../../../next-step.js';
 
 /** The command that takes the step, as typed in Slack (no leading verb). */
 export function nextStepCommand(step: NextStep): string {
@@ -44,4 +44,14 @@ export function nextStepClause(step: NextStep): string {
     default:
       return `run ${cmd}`;
   }
+}
+
+/** A sentence naming a step's command, in words (a plain string is already worded). */
+export function stepSentenceText(s: string | StepSentence): string {
+  return typeof s === 'string' ? s : `${s.before}${nextStepCommand(s.step)}${s.after}`;
+}
+
+/** A ValidationError issue in words: its `sentence` when it names a step (src/ops/service/common.ts). */
+export function issueText(issue: { message: string; sentence?: StepSentence }): string {
+  return issue.sentence ? stepSentenceText(issue.sentence) : issue.message;
 }

@@ -135,5 +135,7 @@ export const missingArgsForm: Interaction = declareModal<
       }),
     });
     await registry.dispatch(run, `${m.t} ${added.join(' ')}`);
+    // The command answers for itself.
+    return undefined;
   },
 });

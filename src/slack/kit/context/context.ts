@@ -12,7 +12,9 @@ import { type WorkspaceClients, workspaceClients } from '../../../ops/workspace.
 import { workspaceKeyOf } from '../../../store/keys.js';
 import type { AppDeps } from '../../deps.js';
 import { mirrorAuditLine } from '../channels/audit-mirror.js';
-import { adminContacts, resolveStanding, roleOfStanding, userInfo } from './roles.js';
+import { adminContacts } from '../roles/refusals.js';
+import { userInfo } from '../roles/slack-users.js';
+import { resolveStanding, roleOfStanding } from '../roles/standing.js';
 import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 
 export { auditLine } from '../channels/audit-mirror.js';

@@ -23,11 +23,11 @@ import {
   SiteNotConfiguredError,
 } from '../../../ops/workspace.js';
 import { StoreNewerDocumentError, StoreUnavailableError } from '../../../store/errors.js';
-import { classifyDeliveryError } from '../../../watch/delivery.js';
+import { classifyDeliveryError } from '../../../watch/delivery-errors.js';
 import { LIMIT_SETTINGS, type LimitedKind, WorkspaceLimitError } from '../../../watch/limits.js';
 import { type Block, context, type Message, message, section } from '../blocks/blocks.js';
 import { code, esc, truncate } from '../blocks/mrkdwn.js';
-import { nextStepCommand } from '../blocks/next-step.js';
+import { issueText, nextStepCommand } from '../blocks/next-step.js';
 import { ParseError } from '../commands/parse.js';
 
 export interface ErrorExplanation {
@@ -145,7 +145,7 @@ export function explainError(err: unknown, opts: ErrorRenderOptions): ErrorExpla
     };
   }
   if (err instanceof ValidationError) {
-    const lines = err.issues.slice(0, 10).map((i) => `• ${esc(i.field)}: ${esc(i.message)}`);
+    const lines = err.issues.slice(0, 10).map((i) => `• ${esc(i.field)}: ${esc(issueText(i))}`);
     if (err.issues.length > 10) lines.push(`…and ${err.issues.length - 10} more.`);
     return { why: lines.join('\n'), next: 'Fix the values above and try again.', unexpected: false };
   }

@@ -2,7 +2,7 @@
  * The Home tab's entry points: buttons on the tab that stand for a command of another feature
  * ("Register recipients" opens `/dwm register`). The Home feature renders the buttons and knows
  * nothing of the commands behind them; the feature owning a command declares which entry point it
- * serves (`Feature.homeActions`), and the kit (./interactions.ts, a button's `opens`) finds the
+ * serves (`Feature.homeActions`), and the kit (./registry.ts, a button's `opens`) finds the
  * command in the registry, checks the clicking user against THAT command's role before the
  * button runs, and hands the button the command's entry.
  */

@@ -14,7 +14,7 @@ import {
   renderThreadUpdate,
   WATCH_ACTIONS,
 } from '../../../../src/slack/features/watch/render-card.js';
-import { registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
 import type { JobSummary, Subscription } from '../../../../src/watch/types.js';
 import { captureApp, fakeClient, memoryDeps } from '../../../support/slack-app.js';
 

@@ -13,13 +13,11 @@ import { publishHome } from '../../../../src/slack/features/home/publish.js';
 import { required } from '../../../../src/slack/kit/commands/parse.js';
 import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../../../src/slack/kit/context/context.js';
-import {
-  clearRoleCaches,
-  localStanding,
-  resolveStanding,
-  setRoleCheckBudgetMs,
-} from '../../../../src/slack/kit/context/roles.js';
-import { button, modal, registerInteractions } from '../../../../src/slack/kit/interactions/registry.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
+import { button, modal } from '../../../../src/slack/kit/interactions/registry.js';
+import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/roles/admission.js';
+import { clearRoleCaches } from '../../../../src/slack/kit/roles/slack-users.js';
+import { localStanding, resolveStanding } from '../../../../src/slack/kit/roles/standing.js';
 import {
   captureApp,
   deferredUsersInfo,
@@ -563,6 +561,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
           check: () => ({ ok: undefined }),
           async submit(ctx) {
             submitted.push(await ctx.role());
+            return undefined;
           },
         }),
       ],
@@ -638,6 +637,7 @@ describe('modal submissions (the interaction kit, at submit time)', () => {
             check: () => ({ ok: undefined }),
             async submit(ctx) {
               submitted.push(`${ctx.workspace} ${await ctx.standing()}`);
+              return undefined;
             },
           }),
         ],

@@ -10,12 +10,10 @@ import { createContext } from '../../../../src/slack/kit/context/context.js';
 import {
   adminGateForView,
   admitToModal,
-  localRole,
-  roleCacheSizes,
   setRoleCheckBudgetMs,
-  USER_CACHE_MAX,
-  userInfo,
-} from '../../../../src/slack/kit/context/roles.js';
+} from '../../../../src/slack/kit/roles/admission.js';
+import { roleCacheSizes, USER_CACHE_MAX, userInfo } from '../../../../src/slack/kit/roles/slack-users.js';
+import { localRole } from '../../../../src/slack/kit/roles/standing.js';
 import {
   captureApp,
   deferredUsersInfo,
@@ -95,7 +93,7 @@ describe('admin-only modal submissions', () => {
       },
     });
     const { settingsModal } = await import('../../../../src/slack/features/settings/modal.js');
-    const { registerInteractions } = await import('../../../../src/slack/kit/interactions/registry.js');
+    const { registerInteractions } = await import('../../../../src/slack/kit/interactions/listeners.js');
     const { registry } = await import('../../../../src/slack/features/index.js');
     const cap = captureApp();
     registerInteractions(cap.app, deps, [settingsModal], registry);

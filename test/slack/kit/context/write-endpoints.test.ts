@@ -3,13 +3,23 @@
  * leave the outcome unknown): a new write endpoint added without its "check before trying again"
  * words fails here.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WRITE_ENDPOINTS } from '../../../../src/slack/kit/context/errors.js';
 
-/** Endpoint names of the POST/PUT calls in a client's source. */
-function writesIn(file: string, prefix: string, call: RegExp, name: RegExp): string[] {
-  const src = readFileSync(new URL(`../../../../src/api/${file}`, import.meta.url), 'utf8');
+/** Endpoint names of the POST/PUT calls in a client's sources (its folder's files, in name order). */
+function writesIn(folder: string, prefix: string, call: RegExp, name: RegExp): string[] {
+  const dir = new URL(`../../../../src/api/${folder}/`, import.meta.url);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
+  expect(files.length).toBeGreaterThan(1);
+  return files.flatMap((f) =>
+    writesInFile(readFileSync(new URL(f, dir), 'utf8'), `${folder}/${f}`, prefix, call, name),
+  );
+}
+
+function writesInFile(src: string, file: string, prefix: string, call: RegExp, name: RegExp): string[] {
   const out: string[] = [];
   for (const m of src.matchAll(call)) {
     const before = src.slice(0, m.index);
@@ -22,14 +32,9 @@ function writesIn(file: string, prefix: string, call: RegExp, name: RegExp): str
 
 describe('write endpoints', () => {
   it('every POST/PUT of the service and watermarking clients is listed', () => {
-    const svc = writesIn(
-      'service.ts',
-      'svc.',
-      /call\((name|'\w+'), '(?:POST|PUT)'/g,
-      /const name = '(\w+)'/g,
-    );
+    const svc = writesIn('service', 'svc.', /call\((name|'\w+'), '(?:POST|PUT)'/g, /const name = '(\w+)'/g);
     const wm = writesIn(
-      'watermarking.ts',
+      'watermarking',
       '',
       /call\((endpoint), siteId, '(?:POST|PUT)'/g,
       /const endpoint = '(wm\.\w+)'/g,
