@@ -1,6 +1,6 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import { describe, expect, it } from 'vitest';
-import { formatTime } from '../../../../src/time.js';
+import { formatTime } from '../src/time.js';
 
 describe('formatTime (one cached Intl formatter per zone)', () => {
   it('gives exactly what date-fns-tz gives, across DST changes and odd offsets', () => {
