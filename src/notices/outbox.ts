@@ -480,7 +480,7 @@ export const noticesTotal = new client.Counter({
 });
 const noticeCounter = (labels: { kind: string; outcome: string }) => noticesTotal.inc(labels);
 
-/** A unique suffix for one-off keys (`/dwm digest now`). */
+/** A unique suffix for one-off keys (a digest asked for now). */
 export function uniqueSuffix(): string {
   return randomUUID().slice(0, 8);
 }

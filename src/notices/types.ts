@@ -11,6 +11,7 @@
  * (a `notify-paused` event tells its creator), anything else drops the notice and logs it.
  */
 import type { RequestStatusCode, ServiceCode } from '../api/codes.js';
+import type { NextStep } from '../next-step.js';
 
 // ---------------------------------------------------------------------------------------------
 // Request outcomes
@@ -166,8 +167,12 @@ export interface DigestSchedule {
   paused?: { reason: string; code: string; at: string };
 }
 
-/** A section that could not be read says why instead of failing the whole digest. */
-export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
+/**
+ * A section that could not be read says why instead of failing the whole digest: `error` is the
+ * reason, `next` what to do about it (worded by the Slack layer). A digest stored before `next`
+ * holds the whole sentence, the next step included, in `error`.
+ */
+export type Section<T> = { ok: true; value: T } | { ok: false; error: string; next?: NextStep };
 
 export interface DigestFailedJob {
   siteId: string;
@@ -226,16 +231,16 @@ export interface Digest {
   /** The workspace (its failed jobs' Details buttons name it); absent in digests stored before it. */
   workspace?: string;
   /**
-   * The channel's license-alert ratio per site, in percent (`/drm alerts watch`): a site's license
+   * The channel's license-alert ratio per site, in percent (the channel's alert subscription): a site's license
    * line is red only past it (the digest's default below, when the channel has no alert).
    */
   alertRatioPct?: Record<string, number>;
   /** The window: the 24 h before `toMs`. */
   fromMs: number;
   toMs: number;
-  /** Zone to show times in (the schedule's; for /dwm digest now the invoker's). */
+  /** Zone to show times in (the schedule's; for a digest asked for now the invoker's). */
   zone: string;
-  /** Scheduled occurrence (epoch ms) and its local day; absent for /dwm digest now. */
+  /** Scheduled occurrence (epoch ms) and its local day; absent for a digest asked for now. */
   scheduledFor?: number;
   day?: string;
   /** Set when posted late: what happened (bot not running at the scheduled time...). */

@@ -13,17 +13,19 @@
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
 import { checkSiteId } from '../api/validate.js';
 import {
-  ALERT_DEFAULTS,
-  ALERT_LIMITS,
   ALERT_MUTE_MS,
   type AlertState,
-  AlertSubscriptions,
   alertKeyPrefix,
-  alertSubscriptionId,
   isMuted,
   mutedAlertEntry,
   stoppedAlertEntry,
-} from '../notices/license-alerts.js';
+} from '../notices/alert-state.js';
+import {
+  ALERT_DEFAULTS,
+  ALERT_LIMITS,
+  AlertSubscriptions,
+  alertSubscriptionId,
+} from '../notices/alert-subscriptions.js';
 import { NoticeOutbox } from '../notices/outbox.js';
 import type { AlertSubscription, AlertThresholds } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
@@ -32,7 +34,8 @@ import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import { loadCredentials, NotConfiguredError, type OpsDeps, resolveSite } from './workspace.js';
 
-export { ALERT_DEFAULTS, ALERT_LIMITS, licenseWindowDays } from '../notices/license-alerts.js';
+export { ALERT_DEFAULTS, ALERT_LIMITS } from '../notices/alert-subscriptions.js';
+export { licenseWindowDays } from '../notices/license-window.js';
 
 /** Who asks (the Slack layer fills it in). */
 export interface Actor {

@@ -11,7 +11,12 @@
  * src/watch/digest.ts (due times, composition) and src/watch/notifier.ts (delivery).
  */
 import { ValidationError } from '../api/errors.js';
-import { DigestSchedules, digestScheduleId, nextOccurrence, normaliseTime } from '../notices/digest.js';
+import {
+  DigestSchedules,
+  digestScheduleId,
+  nextOccurrence,
+  normaliseTime,
+} from '../notices/digest-schedules.js';
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
 import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';

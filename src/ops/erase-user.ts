@@ -7,8 +7,8 @@
  * The Slack layer checks the caller is an admin and audits the erasure.
  */
 import { ValidationError } from '../api/errors.js';
-import { DigestSchedules } from '../notices/digest.js';
-import { AlertSubscriptions } from '../notices/license-alerts.js';
+import { AlertSubscriptions } from '../notices/alert-subscriptions.js';
+import { DigestSchedules } from '../notices/digest-schedules.js';
 import { NoticeOutbox } from '../notices/outbox.js';
 import { RequestTracker } from '../notices/requests.js';
 import type { Store, WorkspaceKey } from '../store/types.js';

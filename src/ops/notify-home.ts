@@ -3,8 +3,8 @@
  * the alert subscriptions and digests they set up (with the channel, for a link).
  */
 
-import { DigestSchedules, nextOccurrence } from '../notices/digest.js';
-import { AlertSubscriptions } from '../notices/license-alerts.js';
+import { AlertSubscriptions } from '../notices/alert-subscriptions.js';
+import { DigestSchedules, nextOccurrence } from '../notices/digest-schedules.js';
 import { RequestTracker, type TrackedRequest } from '../notices/requests.js';
 import type { AlertSubscription, DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';

@@ -23,8 +23,9 @@ import { type ChildHandle, startChild } from '../../dev/testing/child.js';
 import type { NotifyChildConfig } from '../../dev/testing/notify-child.js';
 import { createApi } from '../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../src/api/types.js';
-import { DigestSchedules, digestScheduleId } from '../../src/notices/digest.js';
-import { AlertSubscriptions, alertKey, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import { alertKey } from '../../src/notices/alert-state.js';
+import { AlertSubscriptions, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { DigestSchedules, digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { AlertSubscription } from '../../src/notices/types.js';
 import {
   attachRequestCard,

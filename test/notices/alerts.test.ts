@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
-import { type Notifier, notifyPolls } from '../../src/notices/notifier.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { notifyPolls } from '../../src/notices/notice-ticks.js';
+import type { Notifier } from '../../src/notices/notifier.js';
 import { noticesTotal } from '../../src/notices/outbox.js';
 import type { AlertSubscription, LicenseAlert } from '../../src/notices/types.js';
 import { subscribeAlerts } from '../../src/ops/alerts.js';

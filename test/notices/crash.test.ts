@@ -3,8 +3,8 @@
  * tombstone): after a restart on the same data, exactly one alert / one digest is posted.
  */
 import { describe, expect, it } from 'vitest';
-import { digestScheduleId } from '../../src/notices/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { crashStore } from '../watch/support/crash-store.js';
 import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';

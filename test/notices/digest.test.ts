@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/notices/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/notices/types.js';
 import { digestMessage } from '../../src/slack/features/digest/render.js';
@@ -18,7 +18,7 @@ const DUE = Date.UTC(2026, 10, 22, 9, 0, 0);
 const DAY = 24 * 3600_000;
 
 async function schedule(n: Notifier, over: Partial<DigestSchedule> = {}) {
-  const { digestScheduleId } = await import('../../src/notices/digest.js');
+  const { digestScheduleId } = await import('../../src/notices/digest-schedules.js');
   await n.digests.put(WS, {
     id: digestScheduleId(CH),
     workspace: WS,
@@ -290,7 +290,15 @@ describe('daily digest against the emulator', () => {
     await runUntil(n, DUE + 60_000);
     const d = digests()[0]?.body as Digest;
     expect(d.jobs.ok).toBe(true);
-    expect(d.licenses).toEqual({ ok: false, error: expect.stringContaining('/dwm setup') });
+    expect(d.licenses).toEqual({
+      ok: false,
+      error: 'No Service API credentials are configured',
+      next: { do: 'setup' },
+    });
+    // The channel reads the same words as ever (the Slack layer names the command).
+    expect(JSON.stringify(digestMessage(d))).toContain(
+      'No Service API credentials are configured: an admin can add them with /dwm setup.',
+    );
     expect(d.pendingRequests.ok).toBe(false);
   });
 

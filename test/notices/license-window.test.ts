@@ -5,12 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LicenseQuery, LicenseRecord, ServiceClient, SvcPage } from '../../src/api/types.js';
-import {
-  ALERT_DEFAULTS,
-  evaluateAlert,
-  readLicenseWindow,
-  windowStats,
-} from '../../src/notices/license-alerts.js';
+import { evaluateAlert } from '../../src/notices/alert-state.js';
+import { ALERT_DEFAULTS } from '../../src/notices/alert-subscriptions.js';
+import { readLicenseWindow, windowStats } from '../../src/notices/license-window.js';
 import type { AlertSubscription } from '../../src/notices/types.js';
 import { alertsListMessage } from '../../src/slack/features/alerts/render.js';
 

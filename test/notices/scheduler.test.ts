@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiFactory, ServiceClient, WorkspaceCredentials } from '../../src/api/types.js';
-import { digestScheduleId } from '../../src/notices/digest.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/license-alerts.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
 import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/harness.js';
@@ -146,7 +146,7 @@ describe('notify scheduler with a slow Service API', () => {
         };
       },
     }) as ServiceClient;
-    const { composeDigest } = await import('../../src/notices/digest.js');
+    const { composeDigest } = await import('../../src/notices/digest-compose.js');
     const digest = composeDigest({
       channelId: CH,
       zone: 'UTC',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALERT_DEFAULTS } from '../../src/notices/license-alerts.js';
+import { ALERT_DEFAULTS } from '../../src/notices/alert-subscriptions.js';
 import type {
   AlertSubscription,
   Digest,

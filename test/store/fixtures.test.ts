@@ -3,8 +3,8 @@
  * the start-up migrations ran, on every backend: nothing lost, the old layout gone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DigestSchedules } from '../../src/notices/digest.js';
-import { AlertSubscriptions } from '../../src/notices/license-alerts.js';
+import { AlertSubscriptions } from '../../src/notices/alert-subscriptions.js';
+import { DigestSchedules } from '../../src/notices/digest-schedules.js';
 import { RequestTracker } from '../../src/notices/requests.js';
 import { runMigrations } from '../../src/store/index.js';
 import { appliedMigrations } from '../../src/store/migrations.js';

@@ -4,7 +4,7 @@
  * commands, so it lives with the feature, not in src/ops/digest.ts.
  */
 import { ValidationError } from '../../../api/errors.js';
-import { normaliseTime } from '../../../notices/digest.js';
+import { normaliseTime } from '../../../notices/digest-schedules.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
 import { isIanaTimeZone } from '../../../time.js';
 

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../../api/errors.js';
-import { normaliseTime } from '../../../notices/digest.js';
+import { normaliseTime } from '../../../notices/digest-schedules.js';
 import { NotifyRefusedError } from '../../../ops/alerts.js';
 import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/digest.js';
 import { opsEndpoint } from '../../../ops/service/common.js';

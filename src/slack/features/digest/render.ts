@@ -7,7 +7,7 @@
  * digest's zone. Long lists are cut per section (then "and N more" with the command that shows
  * them all) and the whole message is fitted to Block Kit's limits.
  */
-
+import type { NextStep } from '../../../next-step.js';
 import type {
   Digest,
   DigestJobs,
@@ -32,6 +32,7 @@ import {
   section,
 } from '../../kit/blocks/blocks.js';
 import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { nextStepCommand } from '../../kit/blocks/next-step.js';
 import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
 import { encodeValue } from '../../kit/blocks/values.js';
 import { WM_ACTIONS } from '../../shared/wm/values.js';
@@ -48,8 +49,21 @@ export function channelMention(channelId: string): string {
   return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
 }
 
-function failedSection(title: string, s: { ok: false; error: string }): Block {
-  return section(`*${title}*\n:warning: Could not be loaded: ${esc(truncate(s.error, 500))}`);
+/**
+ * A failed section's words: the reason, then what to do ("…: an admin can add them with
+ * /dwm setup.", "… Run /dwm digest now to try again."). A digest stored before `next` holds the
+ * whole sentence in `error`.
+ */
+function sectionFailureText(s: { ok: false; error: string; next?: NextStep }): string {
+  if (!s.next) return s.error;
+  const cmd = nextStepCommand(s.next);
+  return s.next.do === 'setup'
+    ? `${s.error}: an admin can add them with ${cmd}.`
+    : `${s.error} Run ${cmd} to try again.`;
+}
+
+function failedSection(title: string, s: { ok: false; error: string; next?: NextStep }): Block {
+  return section(`*${title}*\n:warning: Could not be loaded: ${esc(truncate(sectionFailureText(s), 500))}`);
 }
 
 /** Problems first (the style guide's rule for lists): failed, in flight, waiting, done. */

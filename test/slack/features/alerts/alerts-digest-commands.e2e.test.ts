@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { registry as metrics } from '../../../../src/metrics.js';
-import { DigestSchedules } from '../../../../src/notices/digest.js';
-import { AlertSubscriptions } from '../../../../src/notices/license-alerts.js';
+import { AlertSubscriptions } from '../../../../src/notices/alert-subscriptions.js';
+import { DigestSchedules } from '../../../../src/notices/digest-schedules.js';
 import { NoticeOutbox } from '../../../../src/notices/outbox.js';
 import { licenseAlertMessage } from '../../../../src/slack/features/alerts/render.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';

@@ -265,6 +265,38 @@ describe('digest', () => {
     expect(validateMessageBlocks(m.blocks)).toEqual([]);
   });
 
+  it('a failed section reads the same whether its next step is a step or, in a digest stored before, words', () => {
+    const before = json(
+      digestMessage(
+        digest({
+          jobs: {
+            ok: false,
+            error: 'The jobs could not be read (timeout). Run /dwm digest now to try again.',
+          },
+          licenses: {
+            ok: false,
+            error: 'No Service API credentials are configured: an admin can add them with /dwm setup.',
+          },
+        }),
+      ),
+    );
+    const now = json(
+      digestMessage(
+        digest({
+          jobs: { ok: false, error: 'The jobs could not be read (timeout).', next: { do: 'digest-now' } },
+          licenses: { ok: false, error: 'No Service API credentials are configured', next: { do: 'setup' } },
+        }),
+      ),
+    );
+    expect(now).toBe(before);
+    expect(now).toContain(
+      'Could not be loaded: The jobs could not be read (timeout). Run /dwm digest now to try again.',
+    );
+    expect(now).toContain(
+      'Could not be loaded: No Service API credentials are configured: an admin can add them with /dwm setup.',
+    );
+  });
+
   it("licenses are red only past the channel's alert ratio for the site (else the default 5%)", () => {
     const j = json(digestMessage(digest({ alertRatioPct: { AB12: 3 } })));
     expect(j).toContain(':red_circle: Site `AB12`, over the 3% line: 120 issued · 5 failed (4% failed)');
