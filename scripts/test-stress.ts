@@ -6,7 +6,7 @@
  *   npm run test:stress                          # 3 rounds, 2 burners, both suites
  *   npm run test:stress -- --runs 5 --burners 3
  *   npm run test:stress -- --suite unit          # unit | faults | both
- *   npm run test:stress -- --suite unit test/slack/wm   # only these files (vitest filters)
+ *   npm run test:stress -- --suite unit test/slack/features/jobs   # only these files (vitest filters)
  *
  * Exit status 0 when no test failed in any round, 1 otherwise. A test that fails here even once is
  * a bug to fix (wait for conditions, not time; isolate workspaces/channels; never count messages

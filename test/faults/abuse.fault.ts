@@ -10,11 +10,11 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../dev/fakeslack/index.js';
 import { type SignatureMode, signatureHeaders, startTestBot, type TestBot } from '../harness/index.js';
+import { lastSeq } from '../support/slack.js';
 import {
   callsAfter,
   emulatorCounts,
   interactiveElements,
-  lastSeq,
   registryCases,
   said,
   waitReplies,

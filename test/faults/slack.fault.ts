@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Watcher } from '../../src/watch/index.js';
 import { startTestBot } from '../harness/index.js';
-import { lastSeq, said, waitReplies } from './support/bot.js';
+import { lastSeq } from '../support/slack.js';
+import { said, waitReplies } from './support/bot.js';
 import { scenario } from './support/summary.js';
 import { unhandledSoFar } from './support/unhandled.js';
 import { completeness, SITE, startWatchRig, subscribeAll, type WatchRig } from './support/watch.js';

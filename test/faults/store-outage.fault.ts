@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../dev/fakeslack/index.js';
 import { STORE_DOWN_INLINE } from '../../src/slack/kit/interactions/form-errors.js';
 import { startTestBot, type TestBot } from '../harness/index.js';
-import { lastSeq, said, waitReplies } from './support/bot.js';
+import { lastSeq } from '../support/slack.js';
+import { said, waitReplies } from './support/bot.js';
 import { type RestartableRedis, startRestartableRedis } from './support/redis-proc.js';
 import { scenario } from './support/summary.js';
 

@@ -17,10 +17,6 @@ export const REPLY_METHODS = new Set([
   'views.update',
 ]);
 
-export function lastSeq(bot: TestBot): number {
-  return bot.fake.lastSeq();
-}
-
 export function callsAfter(bot: TestBot, seq: number): FakeCall[] {
   return bot.fake.calls().filter((c) => c.seq > seq);
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESTARTING_TEXT, RESTARTING_UNFINISHED_TEXT } from '../../../src/slack/drain.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
+import { lastSeq } from '../../support/slack.js';
 
 let bot: TestBot | undefined;
 afterEach(async () => {
@@ -13,8 +14,6 @@ const replies = (b: TestBot, after: number) =>
     .calls()
     .filter((c) => c.seq > after && c.method === 'response_url')
     .map((c) => JSON.stringify(c.args));
-
-const lastSeq = (b: TestBot) => b.fake.lastSeq();
 
 describe('drain on shutdown (SIGTERM)', () => {
   it('lets a command that is between upstream calls finish and answer, and tells new ones to try again', async () => {

@@ -9,7 +9,7 @@ import { registry } from '../../../src/slack/features/index.js';
 import { recipientEditModal } from '../../../src/slack/features/recipients/edit-modal.js';
 import { setupModal } from '../../../src/slack/features/setup/modal.js';
 import { registerInteractions } from '../../../src/slack/kit/interactions/listeners.js';
-import { captureApp, fakeClient, memoryDeps, submission } from './support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 /** What happened before the first ack. */
 const beforeAck = (log: string[]) => {
@@ -37,7 +37,6 @@ describe('setup modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('ack');
-    // Today: ['users.info', 'ack'] — a slow or rate-limited users.info delays the answer past 3 s.
     expect(beforeAck(log)).not.toContain('users.info');
   });
 });
@@ -73,7 +72,6 @@ describe('recipient edit modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('ack');
-    // Today the audit append and its chat.postMessage to the audit channel run before the ack.
     expect(beforeAck(log)).not.toContain('chat.postMessage');
   });
 
@@ -111,7 +109,6 @@ describe('recipient edit modal submission', () => {
       client: fakeClient(log),
     });
     expect(log).toContain('service');
-    // Today the handler races the service call for up to 2 s before acking (EDIT_ACK_BUDGET_MS).
     expect(beforeAck(log)).not.toContain('service');
   });
 });

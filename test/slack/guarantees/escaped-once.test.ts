@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../src/api/errors.js';
 import { planIntoView } from '../../../src/slack/features/register/modals.js';
-import { fakeContext } from '../fake-context.js';
+import { fakeContext } from '../../support/fake-context.js';
 
 describe('registration preview failure', () => {
   it("shows the service's message once-escaped", async () => {
@@ -32,7 +32,7 @@ describe('registration preview failure', () => {
     });
     const text = JSON.stringify(updates[0]?.view);
     expect(text).toContain('keyword must be');
-    // Slack shows mrkdwn "&lt;" as "<". Today the text holds "&amp;lt;" (shown as "&lt;").
+    // Slack shows mrkdwn "&lt;" as "<"; escaping twice ("&amp;lt;") would show "&lt;".
     expect(text).toContain('keyword must be &lt; 128 &amp; &gt; 0');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { lastSeq } from '../wm/helpers.js';
+import { lastSeq } from '../../support/slack.js';
 
 // 150 site ids; the default is listed after the first 100.
 const SITES = Array.from({ length: 150 }, (_, i) => `S${String(i).padStart(3, '0')}`);

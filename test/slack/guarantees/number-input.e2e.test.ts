@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { lastSeq } from '../wm/helpers.js';
+import { lastSeq } from '../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {

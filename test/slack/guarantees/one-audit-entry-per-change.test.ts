@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../src/slack/features/index.js';
 import { settingsModal } from '../../../src/slack/features/settings/modal.js';
 import { registerInteractions } from '../../../src/slack/kit/interactions/listeners.js';
-import { captureApp, fakeClient, memoryDeps, submission } from './support.js';
+import { captureApp, fakeClient, memoryDeps, submission } from '../../support/slack-app.js';
 
 describe('DRM settings submission', () => {
   it('writes one audit entry per saved change', async () => {
@@ -45,7 +45,6 @@ describe('DRM settings submission', () => {
     });
     expect(sent).toHaveLength(1);
     const entries = (await deps.store.audit.list('T1')).filter((e) => e.action === 'settings.update');
-    // Today: 2 entries ("changed licenseCallbackUrl, …" twice) and 2 lines in the audit channel.
     expect(entries).toHaveLength(1);
     expect(log.filter((m) => m === 'chat.postMessage')).toHaveLength(1);
   });

@@ -77,14 +77,12 @@ describe('/dwm recipients paging buttons', () => {
     const msg = recipientListMessage(input(keywords));
     const next = allButtons(msg.blocks).find((b) => b.action_id?.startsWith('wm_recipients_page'));
     expect(next?.value).toBeDefined();
-    // Today the value has 21 keywords but recipientsPageValue allows 20: the click says "out of date".
     expect(decodeValue(recipientsPageValue, next?.value)).toBeDefined();
   });
 
   it('a long search does not make the whole command fail', () => {
     // 16 keywords of 128 characters (each allowed by values.text(128)): the Next value is > 2000.
     const keywords = Array.from({ length: 16 }, (_, i) => `${i}`.padEnd(128, 'x'));
-    // Today encodeValue throws "button value over 2000 characters": the user gets "unexpected error".
     expect(() => recipientListMessage(input(keywords))).not.toThrow();
   });
 });
@@ -116,8 +114,7 @@ describe('Home tab hints', () => {
     expect(more?.[1]).toBeDefined();
     const words = more![1]!.replace('/dwm ', '');
     const r = registry.resolve('/dwm', tokenize(words));
-    // Today the hint is `/dwm watch list`: it resolves to `/dwm watch` with a stray "list" word,
-    // which is refused; the command that lists a channel's watches is `/dwm watches`.
+    // The command that lists a channel's watches is `/dwm watches` (not `/dwm watch list`).
     expect(r.kind === 'entry' && r.rest.length === 0 ? r.entry.path : r).toEqual(['watches']);
   });
 });
@@ -139,7 +136,6 @@ describe('/dwm setup status', () => {
     );
     const text = JSON.stringify(msg.blocks);
     expect(text).toContain('Last verified');
-    // Today: "Last verified 2026-11-22 18:00 Asia/Seoul" (the asker's zone, fixed text).
     expect(text).toMatch(/Last verified <!date\^\d+\^/);
   });
 });

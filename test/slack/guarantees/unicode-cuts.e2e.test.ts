@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../../dev/fakeslack/index.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { buttons, lastSeq, nextCall, replyBlocks } from '../wm/helpers.js';
+import { buttons, lastSeq, nextCall, replyBlocks } from '../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {
