@@ -10,7 +10,7 @@ import { systemClock } from '../watch/clock.js';
 import { classifyDeliveryError } from '../watch/delivery-errors.js';
 import { ChannelPacer, storeSlots } from '../watch/pacer.js';
 import type { Clock } from '../watch/types.js';
-import { appState } from './kit/context/app-state.js';
+import { appState } from './kit/app-state.js';
 
 // -------------------------------------------------------------------------------------------------
 // Background messages (direct messages of the watch runtime, audit mirror lines)

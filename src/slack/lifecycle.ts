@@ -17,7 +17,7 @@ import { markUninstalled, type SweepResult, sweepRetention } from '../ops/retent
 import { workspaceKeyOf } from '../store/keys.js';
 import type { WorkspaceKey } from '../store/types.js';
 import type { AppDeps } from './deps.js';
-import { appState } from './kit/context/app-state.js';
+import { appState } from './kit/app-state.js';
 import { webClients } from './kit/web/client.js';
 
 export type UninstallReason = 'app_uninstalled' | 'tokens_revoked';

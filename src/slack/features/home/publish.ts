@@ -16,7 +16,7 @@ import { gatherHome, type HomeData } from '../../../ops/home.js';
 import { notifyHomeSummary } from '../../../ops/notify-home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../../kit/context/app-state.js';
+import { appState } from '../../kit/app-state.js';
 import { adminContacts, barredHomeView } from '../../kit/roles/refusals.js';
 import { userInfo } from '../../kit/roles/slack-users.js';
 import { isBarred, resolveStanding, roleOfStanding } from '../../kit/roles/standing.js';

@@ -8,7 +8,7 @@
 import type { WebClient } from '@slack/web-api';
 import { TtlLru } from '../../../lru.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 import type { CommandContext } from '../context/types.js';
 
 export type PostAbility = 'ok' | 'not_member' | 'not_visible' | 'archived' | 'external';

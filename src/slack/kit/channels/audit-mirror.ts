@@ -13,7 +13,7 @@ import type { AuditEntry } from '../../../store/types.js';
 import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import { code, esc, userMention } from '../blocks/mrkdwn.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 import type { CommandContext } from '../context/types.js';
 import { sharedAndNotAllowed } from './access.js';
 

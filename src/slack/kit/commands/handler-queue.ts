@@ -13,7 +13,7 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../../../config.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 
 export type QueueOutcome = 'done' | 'busy' | 'cancelled';
 

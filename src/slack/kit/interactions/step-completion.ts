@@ -16,7 +16,7 @@
 import { type WebClient, ErrorCode as WebErrorCode } from '@slack/web-api';
 import { LruMap } from '../../../lru.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 import { newWebClient } from '../web/client.js';
 
 /** Slack's errors naming the token type a method does not take. */

@@ -10,7 +10,7 @@
 
 import { LIMITS, type ModalView } from '../blocks/blocks.js';
 import { truncate } from '../blocks/mrkdwn.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 import type { CommandContext, Role, Standing } from '../context/types.js';
 import {
   barredParts,

@@ -18,7 +18,7 @@
  */
 import type { RuntimeStatus } from '../../../ops/debug.js';
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 
 /** What a running watcher offers the features (see the file header). */
 export interface WatcherHooks {

@@ -6,7 +6,7 @@
  * running (tests without one, `notify: false`) a kick does nothing and the next tick delivers.
  */
 import type { AppDeps } from '../../deps.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 
 type Kick = (ws: string) => void;
 

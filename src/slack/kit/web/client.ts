@@ -26,7 +26,7 @@ import type { Config } from '../../../config.js';
 import type { Logger } from '../../../log.js';
 import { LruMap } from '../../../lru.js';
 import type { Store, WorkspaceKey } from '../../../store/types.js';
-import { appState } from '../context/app-state.js';
+import { appState } from '../app-state.js';
 import { boltLogger } from './bolt-logger.js';
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
