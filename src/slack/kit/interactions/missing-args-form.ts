@@ -11,16 +11,16 @@ import type { Message } from '../blocks/blocks.js';
 import { modal, section } from '../blocks/blocks.js';
 import { createContext } from '../context/context.js';
 import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
-import { modal as declareModal, type Interaction } from '../interactions/registry.js';
+import { modal as declareModal, type Interaction } from './registry.js';
 import {
   escapeForCommandText,
   MISSING_ARGS_CALLBACK,
   type MissingArgsMeta,
   missingArgBlock,
   missingArgsMetaSchema,
-} from './missing-args.js';
-import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from './parse.js';
-import type { CommandRegistry } from './registry.js';
+} from '../commands/missing-args.js';
+import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from '../commands/parse.js';
+import type { CommandRegistry } from '../commands/registry.js';
 
 type StateValue = {
   value?: string | null;
