@@ -29,7 +29,7 @@ import {
   SHARED_CHANNEL,
 } from '../watch/types.js';
 import type { AppDeps } from './deps.js';
-import { sharedAndNotAllowed } from './kit/channels/access.js';
+import { sharedAndNotAllowed } from './kit/context/channels/access.js';
 import { newWebClient, webClients } from './kit/web/client.js';
 
 /**

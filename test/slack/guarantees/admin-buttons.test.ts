@@ -12,7 +12,7 @@ import { membersMessage } from '../../../src/slack/features/members/render.js';
 import { planCard } from '../../../src/slack/features/plan/render.js';
 import { watchesMessage } from '../../../src/slack/features/watch/render-subscriptions.js';
 import type { Block } from '../../../src/slack/kit/blocks/blocks.js';
-import { type Audience, mayRender } from '../../../src/slack/kit/roles/admission.js';
+import { type Audience, mayRender } from '../../../src/slack/kit/context/roles/admission.js';
 import type { Subscription } from '../../../src/watch/types.js';
 
 const AT = Date.UTC(2026, 10, 22, 9);

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { muteAlert, stopAlerts } from '../../../ops/alerts.js';
-import { actorOf } from '../../kit/channels/access.js';
-import { auditMirrorOf } from '../../kit/channels/audit-mirror.js';
+import { actorOf } from '../../kit/context/channels/access.js';
+import { auditMirrorOf } from '../../kit/context/channels/audit-mirror.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { button } from '../../kit/interactions/registry.js';
 import { notifyKicker } from '../../kit/runtime/notify-kick.js';

@@ -8,7 +8,7 @@ import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { parseAlertArgs } from '../../../ops/alerts.js';
-import { isChannelMember } from '../../kit/channels/access.js';
+import { isChannelMember } from '../../kit/context/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';

@@ -17,9 +17,9 @@ import { notifyHomeSummary } from '../../../ops/notify-home.js';
 import type { WorkspaceKey } from '../../../store/types.js';
 import type { AppDeps } from '../../deps.js';
 import { appState } from '../../kit/app-state.js';
-import { adminContacts, barredHomeView } from '../../kit/roles/refusals.js';
-import { userInfo } from '../../kit/roles/slack-users.js';
-import { isBarred, resolveStanding, roleOfStanding } from '../../kit/roles/standing.js';
+import { adminContacts, barredHomeView } from '../../kit/context/roles/refusals.js';
+import { userInfo } from '../../kit/context/roles/slack-users.js';
+import { isBarred, resolveStanding, roleOfStanding } from '../../kit/context/roles/standing.js';
 import { webClients } from '../../kit/web/client.js';
 import { homeView } from './render.js';
 

@@ -17,7 +17,7 @@ import { optional, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { audited } from '../../kit/context/support.js';
-import { replyAudience } from '../../kit/roles/admission.js';
+import { replyAudience } from '../../kit/context/roles/admission.js';
 import { kickNotify } from '../../kit/runtime/notify-kick.js';
 import { postRequestCard } from '../../shared/requests/card.js';
 import { serviceFor, siteOption } from '../../shared/svc/support.js';

@@ -23,7 +23,7 @@ import {
 } from '../../kit/blocks/blocks.js';
 import { code, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { requestStatus } from '../../kit/blocks/status.js';
-import { type Audience, mayRender } from '../../kit/roles/admission.js';
+import { type Audience, mayRender } from '../../kit/context/roles/admission.js';
 import {
   type CardMeta,
   cardContext,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { allowSharedChannel, revokeSharedChannel } from '../../../ops/admins.js';
 import { SHARED_CHANNEL } from '../../../watch/types.js';
-import { botCanPost } from '../../kit/channels/access.js';
+import { botCanPost } from '../../kit/context/channels/access.js';
 import { required } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';

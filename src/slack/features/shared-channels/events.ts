@@ -12,7 +12,7 @@ import {
   forgetSharing,
   rememberSharing,
   sharedChannelAllowed,
-} from '../../kit/channels/access.js';
+} from '../../kit/context/channels/access.js';
 import type { EventSpec } from '../../kit/features.js';
 import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 

@@ -2,7 +2,7 @@
 import type { WorkspaceSettings } from '../../../store/types.js';
 import { type Block, context, header, type Message, message, section } from '../../kit/blocks/blocks.js';
 import { channelMention, code, esc, userMention } from '../../kit/blocks/mrkdwn.js';
-import { ALLOW_SHARED } from '../../kit/channels/replies.js';
+import { ALLOW_SHARED } from '../../kit/context/channels/replies.js';
 
 /**
  * Channels listed (up to 1000 may be allowed): each line is at most ~80 characters, so the list

@@ -13,7 +13,7 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { loadCredentials } from '../../../ops/workspace.js';
-import { isChannelMember } from '../../kit/channels/access.js';
+import { isChannelMember } from '../../kit/context/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { explainError } from '../../kit/context/errors.js';
 import { modal } from '../../kit/interactions/registry.js';

@@ -27,8 +27,8 @@ import { outageLine } from '../../kit/blocks/cards.js';
 import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { pagingButtons } from '../../kit/blocks/paging.js';
 import { jobStatus } from '../../kit/blocks/status.js';
-import { sharedChannelMessage } from '../../kit/channels/replies.js';
-import type { Audience } from '../../kit/roles/admission.js';
+import { sharedChannelMessage } from '../../kit/context/channels/replies.js';
+import type { Audience } from '../../kit/context/roles/admission.js';
 import { subscriptionName, WATCH_ACTIONS } from './render-card.js';
 
 export const WATCH_MODAL_CALLBACK = 'watch_subscribe';

@@ -13,7 +13,7 @@ import { type SiteOutage, siteOutages } from '../../../watch/outage.js';
 import { Subscriptions, subscriptionId } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import type { Message } from '../../kit/blocks/blocks.js';
-import { botCanPost } from '../../kit/channels/access.js';
+import { botCanPost } from '../../kit/context/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderRefused } from '../../kit/context/errors.js';
 import { wakeWatchers } from '../../kit/runtime/hooks.js';

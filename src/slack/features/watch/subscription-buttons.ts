@@ -6,7 +6,7 @@
 import type { Subscriptions } from '../../../watch/subscriptions.js';
 import type { Subscription } from '../../../watch/types.js';
 import { message, section } from '../../kit/blocks/blocks.js';
-import { botCanPost } from '../../kit/channels/access.js';
+import { botCanPost } from '../../kit/context/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { renderRefused } from '../../kit/context/errors.js';
 import { button } from '../../kit/interactions/registry.js';

@@ -1,6 +1,6 @@
 /** `/dwm watches`: this channel's job subscriptions, who created them, Resume/Unsubscribe buttons. */
 import { commandList } from '../../kit/commands/registry.js';
-import { replyAudience } from '../../kit/roles/admission.js';
+import { replyAudience } from '../../kit/context/roles/admission.js';
 import { watchesMessage } from './render-subscriptions.js';
 import { outagesOf, subscriptionsOf } from './shared.js';
 

@@ -28,7 +28,7 @@ import {
 } from '../../../watch/job-waits.js';
 import type { AppDeps } from '../../deps.js';
 import { nextStepCommand } from '../../kit/blocks/next-step.js';
-import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
+import { mirrorAuditLine } from '../../kit/context/channels/audit-mirror.js';
 import { botClientFor } from '../../kit/context/support.js';
 import { callWithStepToken, slackErrorCode } from '../../kit/interactions/step-completion.js';
 import { auditWho } from '../../kit/interactions/steps.js';

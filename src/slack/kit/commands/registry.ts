@@ -10,12 +10,12 @@
 
 import { commandsTotal } from '../../../metrics.js';
 import type { ModalView } from '../blocks/blocks.js';
-import { refuseSharingIn } from '../channels/replies.js';
+import { refuseSharingIn } from '../context/channels/replies.js';
 import { type CommandContext, errorOptions } from '../context/context.js';
 import { explainError, renderError } from '../context/errors.js';
 import type { Role, SlashCommand } from '../context/types.js';
-import { admit } from '../roles/admission.js';
-import { personalDataGroups, roleOfStanding } from '../roles/standing.js';
+import { admit } from '../context/roles/admission.js';
+import { personalDataGroups, roleOfStanding } from '../context/roles/standing.js';
 import type { CommandEntry, RegisteredEntry } from './command-entry.js';
 import { entryHelp, groupHelp, unknownCommand } from './help.js';
 import { missingArgsView } from './missing-args.js';

@@ -11,13 +11,13 @@ import { audit } from '../../../ops/audit.js';
 import { type WorkspaceClients, workspaceClients } from '../../../ops/workspace.js';
 import { workspaceKeyOf } from '../../../store/keys.js';
 import type { AppDeps } from '../../deps.js';
-import { mirrorAuditLine } from '../channels/audit-mirror.js';
-import { adminContacts } from '../roles/refusals.js';
-import { userInfo } from '../roles/slack-users.js';
-import { resolveStanding, roleOfStanding } from '../roles/standing.js';
+import { mirrorAuditLine } from './channels/audit-mirror.js';
+import { adminContacts } from './roles/refusals.js';
+import { userInfo } from './roles/slack-users.js';
+import { resolveStanding, roleOfStanding } from './roles/standing.js';
 import type { CommandContext, Role, SlashCommand, Standing } from './types.js';
 
-export { auditLine } from '../channels/audit-mirror.js';
+export { auditLine } from './channels/audit-mirror.js';
 export type { CommandContext, RespondOptions, SlashCommand } from './types.js';
 
 export interface ContextInput {

@@ -28,7 +28,7 @@ import { appSender } from '../../background-sender.js';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../../kit/blocks/blocks.js';
 import { SLACK_USER_ID_RE } from '../../kit/blocks/mrkdwn.js';
-import { mirrorAuditLine } from '../../kit/channels/audit-mirror.js';
+import { mirrorAuditLine } from '../../kit/context/channels/audit-mirror.js';
 import { botIdsOf } from '../../kit/context/support.js';
 import { uploadFile } from '../../kit/web/files.js';
 import { registerProgressMessage, registerReportMessage } from './report.js';

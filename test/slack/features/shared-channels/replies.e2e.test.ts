@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
 import { appSender } from '../../../../src/slack/background-sender.js';
-import { SHARING_CACHE_MS } from '../../../../src/slack/kit/channels/access.js';
+import { SHARING_CACHE_MS } from '../../../../src/slack/kit/context/channels/access.js';
 import type { TestBot } from '../../../harness/index.js';
 import { dmsTo, json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
 import { button, lastSeq, selectValue, textValue } from '../../../support/slack.js';

@@ -15,9 +15,9 @@ import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js'
 import { createContext } from '../../../../src/slack/kit/context/context.js';
 import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
 import { button, modal } from '../../../../src/slack/kit/interactions/registry.js';
-import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/roles/admission.js';
-import { clearRoleCaches } from '../../../../src/slack/kit/roles/slack-users.js';
-import { localStanding, resolveStanding } from '../../../../src/slack/kit/roles/standing.js';
+import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/context/roles/admission.js';
+import { clearRoleCaches } from '../../../../src/slack/kit/context/roles/slack-users.js';
+import { localStanding, resolveStanding } from '../../../../src/slack/kit/context/roles/standing.js';
 import {
   captureApp,
   deferredUsersInfo,

@@ -11,9 +11,9 @@ import {
   adminGateForView,
   admitToModal,
   setRoleCheckBudgetMs,
-} from '../../../../src/slack/kit/roles/admission.js';
-import { roleCacheSizes, USER_CACHE_MAX, userInfo } from '../../../../src/slack/kit/roles/slack-users.js';
-import { localRole } from '../../../../src/slack/kit/roles/standing.js';
+} from '../../../../src/slack/kit/context/roles/admission.js';
+import { roleCacheSizes, USER_CACHE_MAX, userInfo } from '../../../../src/slack/kit/context/roles/slack-users.js';
+import { localRole } from '../../../../src/slack/kit/context/roles/standing.js';
 import {
   captureApp,
   deferredUsersInfo,

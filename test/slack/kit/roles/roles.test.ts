@@ -3,9 +3,9 @@ import type { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../src/log.js';
 import type { AppDeps } from '../../../../src/slack/deps.js';
-import { adminContacts } from '../../../../src/slack/kit/roles/refusals.js';
-import { userInfo } from '../../../../src/slack/kit/roles/slack-users.js';
-import { resolveRole } from '../../../../src/slack/kit/roles/standing.js';
+import { adminContacts } from '../../../../src/slack/kit/context/roles/refusals.js';
+import { userInfo } from '../../../../src/slack/kit/context/roles/slack-users.js';
+import { resolveRole } from '../../../../src/slack/kit/context/roles/standing.js';
 import { createStore } from '../../../../src/store/index.js';
 
 let calls: string[];

@@ -8,13 +8,13 @@
  * stays the record (`/drm audit`).
  */
 import type { WebClient } from '@slack/web-api';
-import type { AuditMirror } from '../../../ops/audit.js';
-import type { AuditEntry } from '../../../store/types.js';
-import { appSender } from '../../background-sender.js';
-import type { AppDeps } from '../../deps.js';
-import { code, esc, userMention } from '../blocks/mrkdwn.js';
-import { appState } from '../app-state.js';
-import type { CommandContext } from '../context/types.js';
+import type { AuditMirror } from '../../../../ops/audit.js';
+import type { AuditEntry } from '../../../../store/types.js';
+import { appSender } from '../../../background-sender.js';
+import type { AppDeps } from '../../../deps.js';
+import { code, esc, userMention } from '../../blocks/mrkdwn.js';
+import { appState } from '../../app-state.js';
+import type { CommandContext } from '../types.js';
 import { sharedAndNotAllowed } from './access.js';
 
 /** One line for the audit channel: "`setup.save` by @U1: ok: saved sites AB12". */

@@ -8,10 +8,10 @@
  * id lasts 3 s), and who reads a reply (`replyAudience`, `mayRender`: which buttons to render).
  */
 
-import { LIMITS, type ModalView } from '../blocks/blocks.js';
-import { truncate } from '../blocks/mrkdwn.js';
-import { appState } from '../app-state.js';
-import type { CommandContext, Role, Standing } from '../context/types.js';
+import { LIMITS, type ModalView } from '../../blocks/blocks.js';
+import { truncate } from '../../blocks/mrkdwn.js';
+import { appState } from '../../app-state.js';
+import type { CommandContext, Role, Standing } from '../types.js';
 import {
   barredParts,
   barredView,

@@ -3,9 +3,9 @@
  * digest): the bot cannot post in the channel (how to invite it), and the ops refused because of
  * who asks (whom to ask instead). Pure.
  */
-import { type Message, message, section } from '../blocks/blocks.js';
-import { channelMention, code, esc, userMention } from '../blocks/mrkdwn.js';
-import type { CommandContext } from '../context/context.js';
+import { type Message, message, section } from '../../blocks/blocks.js';
+import { channelMention, code, esc, userMention } from '../../blocks/mrkdwn.js';
+import type { CommandContext } from '../context.js';
 import { mayShareIn, type PostAbility } from './access.js';
 
 /**

@@ -6,10 +6,10 @@
  * sharing rule serves the `share` option (./registry.ts) and the background senders (../poster.ts).
  */
 import type { WebClient } from '@slack/web-api';
-import { TtlLru } from '../../../lru.js';
-import type { AppDeps } from '../../deps.js';
-import { appState } from '../app-state.js';
-import type { CommandContext } from '../context/types.js';
+import { TtlLru } from '../../../../lru.js';
+import type { AppDeps } from '../../../deps.js';
+import { appState } from '../../app-state.js';
+import type { CommandContext } from '../types.js';
 
 export type PostAbility = 'ok' | 'not_member' | 'not_visible' | 'archived' | 'external';
 

@@ -23,10 +23,10 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import { configAdminIds, type GuestAccess } from '../../../config.js';
-import type { WorkspaceKey } from '../../../store/types.js';
-import type { AppDeps } from '../../deps.js';
-import type { Role, Standing } from '../context/types.js';
+import { configAdminIds, type GuestAccess } from '../../../../config.js';
+import type { WorkspaceKey } from '../../../../store/types.js';
+import type { AppDeps } from '../../../deps.js';
+import type { Role, Standing } from '../types.js';
 import {
   cachedGroupMembers,
   cachedUserInfo,

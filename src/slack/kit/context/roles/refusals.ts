@@ -7,9 +7,9 @@
  * admin contacts (the workspace settings).
  */
 
-import { configAdminIds } from '../../../config.js';
-import type { WorkspaceKey } from '../../../store/types.js';
-import type { AppDeps } from '../../deps.js';
+import { configAdminIds } from '../../../../config.js';
+import type { WorkspaceKey } from '../../../../store/types.js';
+import type { AppDeps } from '../../../deps.js';
 import {
   context,
   type HomeView,
@@ -19,10 +19,10 @@ import {
   message,
   modal,
   section,
-} from '../blocks/blocks.js';
-import { esc, userMention } from '../blocks/mrkdwn.js';
-import { renderRefused } from '../context/errors.js';
-import type { CommandContext, Standing } from '../context/types.js';
+} from '../../blocks/blocks.js';
+import { esc, userMention } from '../../blocks/mrkdwn.js';
+import { renderRefused } from '../errors.js';
+import type { CommandContext, Standing } from '../types.js';
 import { type Barred, isBarred } from './standing.js';
 
 /**

@@ -30,10 +30,10 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import { LruMap, TtlLru } from '../../../lru.js';
-import type { WorkspaceKey } from '../../../store/types.js';
-import type { AppDeps } from '../../deps.js';
-import { appState } from '../app-state.js';
+import { LruMap, TtlLru } from '../../../../lru.js';
+import type { WorkspaceKey } from '../../../../store/types.js';
+import type { AppDeps } from '../../../deps.js';
+import { appState } from '../../app-state.js';
 
 export interface SlackUserInfo {
   id: string;
