@@ -39,8 +39,8 @@ import { appChannelPacer, createBackgroundSender } from './background-sender.js'
 import type { AppDeps } from './deps.js';
 import { createExportSweeper } from './export-sweeper.js';
 import { pausedReason } from './kit/blocks/paused-reason.js';
-import { type Feature, homeChangedOf } from './kit/features.js';
 import { userInfo } from './kit/context/roles/slack-users.js';
+import { type Feature, homeChangedOf } from './kit/features.js';
 import { registerChannelPauser } from './kit/runtime/hooks.js';
 import { registerNotifyKick } from './kit/runtime/notify-kick.js';
 import { NOTIFY_RENDERER_NAMES, type NotifyRenderers } from './kit/runtime/notify-render.js';

@@ -9,13 +9,13 @@ import { configAdminIds } from '../../../config.js';
 import { addAdmins, removeAdmins, setAdminGroup, setAuditChannel } from '../../../ops/admins.js';
 import { type EraseUserResult, eraseUserData } from '../../../ops/erase-user.js';
 import type { WorkspaceSettings } from '../../../store/types.js';
-import { botCanPost } from '../../kit/context/channels/access.js';
-import { sharedChannelMessage } from '../../kit/context/channels/replies.js';
 import { isChannelId, ParseError, required, rest } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import { botCanPost } from '../../kit/context/channels/access.js';
+import { sharedChannelMessage } from '../../kit/context/channels/replies.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { audited } from '../../kit/context/support.js';
 import { clearRoleCaches } from '../../kit/context/roles/slack-users.js';
+import { audited } from '../../kit/context/support.js';
 import { adminsMessage, erasedMessage } from './render.js';
 
 const list = commandList();

@@ -19,11 +19,11 @@ import {
 } from '../../../ops/alerts.js';
 import { opsEndpoint } from '../../../ops/service/common.js';
 import type { Message } from '../../kit/blocks/blocks.js';
+import { option } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { actorOf, botCanPost } from '../../kit/context/channels/access.js';
 import { auditMirrorOf } from '../../kit/context/channels/audit-mirror.js';
 import { inviteMessage, refusedMessage } from '../../kit/context/channels/replies.js';
-import { option } from '../../kit/commands/parse.js';
-import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { siteOption, siteOptionWith } from '../../shared/svc/support.js';

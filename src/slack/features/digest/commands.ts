@@ -14,11 +14,11 @@ import { digestNow, scheduleDigest, showDigest, stopDigest } from '../../../ops/
 import { opsEndpoint } from '../../../ops/service/common.js';
 import { isIanaTimeZone } from '../../../time.js';
 import { message, section } from '../../kit/blocks/blocks.js';
+import { optional, required } from '../../kit/commands/parse.js';
+import { commandList } from '../../kit/commands/registry.js';
 import { actorOf, botCanPost } from '../../kit/context/channels/access.js';
 import { auditMirrorOf } from '../../kit/context/channels/audit-mirror.js';
 import { inviteMessage, refusedMessage } from '../../kit/context/channels/replies.js';
-import { optional, required } from '../../kit/commands/parse.js';
-import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { notifyKicker } from '../../kit/runtime/notify-kick.js';
 import { digestNowMessage, scheduledMessage, scheduleMessage, stoppedMessage } from './render.js';

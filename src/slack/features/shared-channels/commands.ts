@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { allowSharedChannel, revokeSharedChannel } from '../../../ops/admins.js';
 import { SHARED_CHANNEL } from '../../../watch/types.js';
-import { botCanPost } from '../../kit/context/channels/access.js';
 import { required } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
+import { botCanPost } from '../../kit/context/channels/access.js';
 import { pauseChannelSubscriptions } from '../../kit/runtime/hooks.js';
 import { sharedChannelsMessage } from './render.js';
 

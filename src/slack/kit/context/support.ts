@@ -10,9 +10,9 @@ import type { KnownBlock, WebClient } from '@slack/web-api';
 import { AuthError, PermissionError } from '../../../api/errors.js';
 import type { AppDeps } from '../../deps.js';
 import { fitMessage, type Message, type ModalView } from '../blocks/blocks.js';
-import { sharingRefusal, sharingRefusedMessage } from './channels/replies.js';
 import { webClients } from '../web/client.js';
 import { trustedSlackUrl } from '../web/files.js';
+import { sharingRefusal, sharingRefusedMessage } from './channels/replies.js';
 import { type CommandContext, createContext, errorOptions, type SlashCommand } from './context.js';
 import { explainError, renderError } from './errors.js';
 

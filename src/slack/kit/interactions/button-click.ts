@@ -9,11 +9,11 @@ import type { RespondFn } from '@slack/bolt';
 import { commandsTotal } from '../../../metrics.js';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../blocks/blocks.js';
-import { guardChannelReplies } from '../context/channels/replies.js';
 import type { CommandRegistry } from '../commands/registry.js';
-import { actionContext, respondError, viewContext } from '../context/support.js';
+import { guardChannelReplies } from '../context/channels/replies.js';
 import { admit } from '../context/roles/admission.js';
 import { personalDataGroups } from '../context/roles/standing.js';
+import { actionContext, respondError, viewContext } from '../context/support.js';
 import type { CommandTarget, HomeActions } from './home-actions.js';
 import { type AnyBody, type ButtonInteraction, read, roleOf, sameWorkspace, tagOf } from './registry.js';
 

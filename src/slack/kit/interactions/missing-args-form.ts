@@ -9,9 +9,6 @@ import type { RespondFn } from '@slack/bolt';
 import type { AppDeps } from '../../deps.js';
 import type { Message } from '../blocks/blocks.js';
 import { modal, section } from '../blocks/blocks.js';
-import { createContext } from '../context/context.js';
-import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
-import { modal as declareModal, type Interaction } from './registry.js';
 import {
   escapeForCommandText,
   MISSING_ARGS_CALLBACK,
@@ -21,6 +18,9 @@ import {
 } from '../commands/missing-args.js';
 import { type ArgSpec, decodeSlackText, isChannelId, quoteValue, tokenize } from '../commands/parse.js';
 import type { CommandRegistry } from '../commands/registry.js';
+import { createContext } from '../context/context.js';
+import { payloadIdentity, sendViaResponseUrl } from '../context/support.js';
+import { modal as declareModal, type Interaction } from './registry.js';
 
 type StateValue = {
   value?: string | null;

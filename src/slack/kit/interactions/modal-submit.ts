@@ -10,8 +10,8 @@ import type { AppDeps } from '../../deps.js';
 import { LIMITS } from '../blocks/blocks.js';
 import { neutralise, truncate } from '../blocks/mrkdwn.js';
 import type { CommandRegistry } from '../commands/registry.js';
-import { viewContext } from '../context/support.js';
 import { adminGateForView, barredAtSubmit } from '../context/roles/admission.js';
+import { viewContext } from '../context/support.js';
 import { keepFormOpen, STORE_DOWN_INLINE } from './form-errors.js';
 import {
   type AnyBody,

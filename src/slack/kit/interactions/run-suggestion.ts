@@ -4,8 +4,8 @@
  * check, the command's role, its handler and audit), answering where the button is.
  */
 import { z } from 'zod';
-import { button, type Interaction } from './registry.js';
 import { RUN_SUGGESTION_ACTION } from '../commands/help.js';
+import { button, type Interaction } from './registry.js';
 
 const suggestionValue = z.object({
   w: z.string().max(64),

@@ -29,8 +29,8 @@ import type { AppDeps } from '../../deps.js';
 import { neutralise, SLACK_USER_ID_RE } from '../blocks/mrkdwn.js';
 import { type CommandContext, createContext, errorOptions } from '../context/context.js';
 import { explainError } from '../context/errors.js';
-import { botClientFor } from '../context/support.js';
 import { stepBarred } from '../context/roles/admission.js';
+import { botClientFor } from '../context/support.js';
 import { callWithStepToken, rememberEventToken } from './step-completion.js';
 
 export type StepInputs = Record<string, unknown>;

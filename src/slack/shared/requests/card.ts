@@ -18,7 +18,11 @@
 import type { WebClient } from '@slack/web-api';
 import { attachRequestCard } from '../../../ops/request-outcomes.js';
 import type { Message } from '../../kit/blocks/blocks.js';
-import { type ShareRefusal, sharingRefusal, sharingRefusedMessage } from '../../kit/context/channels/replies.js';
+import {
+  type ShareRefusal,
+  sharingRefusal,
+  sharingRefusedMessage,
+} from '../../kit/context/channels/replies.js';
 import type { CommandContext } from '../../kit/context/types.js';
 
 export interface PostedCard {

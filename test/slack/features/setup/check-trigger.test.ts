@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../../src/slack/features/index.js';
 import { checkServiceButton } from '../../../../src/slack/features/setup/check.js';
 import { encodeValue } from '../../../../src/slack/kit/blocks/values.js';
-import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
 import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/context/roles/admission.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
 import { WM_ACTIONS } from '../../../../src/slack/shared/wm/values.js';
 import { captureApp, deferredUsersInfo, fakeClient, memoryDeps } from '../../../support/slack-app.js';
 

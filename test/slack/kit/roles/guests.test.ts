@@ -13,11 +13,11 @@ import { publishHome } from '../../../../src/slack/features/home/publish.js';
 import { required } from '../../../../src/slack/kit/commands/parse.js';
 import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
 import { createContext } from '../../../../src/slack/kit/context/context.js';
-import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
-import { button, modal } from '../../../../src/slack/kit/interactions/registry.js';
 import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/context/roles/admission.js';
 import { clearRoleCaches } from '../../../../src/slack/kit/context/roles/slack-users.js';
 import { localStanding, resolveStanding } from '../../../../src/slack/kit/context/roles/standing.js';
+import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
+import { button, modal } from '../../../../src/slack/kit/interactions/registry.js';
 import {
   captureApp,
   deferredUsersInfo,

@@ -12,7 +12,11 @@ import {
   admitToModal,
   setRoleCheckBudgetMs,
 } from '../../../../src/slack/kit/context/roles/admission.js';
-import { roleCacheSizes, USER_CACHE_MAX, userInfo } from '../../../../src/slack/kit/context/roles/slack-users.js';
+import {
+  roleCacheSizes,
+  USER_CACHE_MAX,
+  userInfo,
+} from '../../../../src/slack/kit/context/roles/slack-users.js';
 import { localRole } from '../../../../src/slack/kit/context/roles/standing.js';
 import {
   captureApp,

@@ -12,8 +12,8 @@ import type { AuditMirror } from '../../../../ops/audit.js';
 import type { AuditEntry } from '../../../../store/types.js';
 import { appSender } from '../../../background-sender.js';
 import type { AppDeps } from '../../../deps.js';
-import { code, esc, userMention } from '../../blocks/mrkdwn.js';
 import { appState } from '../../app-state.js';
+import { code, esc, userMention } from '../../blocks/mrkdwn.js';
 import type { CommandContext } from '../types.js';
 import { sharedAndNotAllowed } from './access.js';
 

@@ -8,9 +8,9 @@
  * id lasts 3 s), and who reads a reply (`replyAudience`, `mayRender`: which buttons to render).
  */
 
+import { appState } from '../../app-state.js';
 import { LIMITS, type ModalView } from '../../blocks/blocks.js';
 import { truncate } from '../../blocks/mrkdwn.js';
-import { appState } from '../../app-state.js';
 import type { CommandContext, Role, Standing } from '../types.js';
 import {
   barredParts,
