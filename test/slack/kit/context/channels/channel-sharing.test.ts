@@ -3,7 +3,7 @@
  * the rule behind refusing watches, digests, alerts and `share` there.
  */
 import { describe, expect, it } from 'vitest';
-import { isExternallyShared } from '../../../../src/slack/kit/context/channels/access.js';
+import { isExternallyShared } from '../../../../../src/slack/kit/context/channels/access.js';
 
 const own = ['T0OWN', 'E0ORG'];
 

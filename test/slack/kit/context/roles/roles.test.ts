@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../../src/log.js';
-import type { AppDeps } from '../../../../src/slack/deps.js';
-import { adminContacts } from '../../../../src/slack/kit/context/roles/refusals.js';
-import { userInfo } from '../../../../src/slack/kit/context/roles/slack-users.js';
-import { resolveRole } from '../../../../src/slack/kit/context/roles/standing.js';
-import { createStore } from '../../../../src/store/index.js';
+import { createLogger } from '../../../../../src/log.js';
+import type { AppDeps } from '../../../../../src/slack/deps.js';
+import { adminContacts } from '../../../../../src/slack/kit/context/roles/refusals.js';
+import { userInfo } from '../../../../../src/slack/kit/context/roles/slack-users.js';
+import { resolveRole } from '../../../../../src/slack/kit/context/roles/standing.js';
+import { createStore } from '../../../../../src/store/index.js';
 
 let calls: string[];
 const client = {

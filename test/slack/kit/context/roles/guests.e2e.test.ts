@@ -7,8 +7,8 @@
  * never admins here. Every refusal is in the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { replyText } from '../../../support/slack.js';
+import { startTestBot, type TestBot } from '../../../../harness/index.js';
+import { replyText } from '../../../../support/slack.js';
 
 const GUEST = 'U0GUEST0A';
 const SINGLE = 'U0SINGLEA';

@@ -1,6 +1,6 @@
 /** Per-app state (kit/app-state.ts): one state per configuration object, created on first use. */
 import { describe, expect, it } from 'vitest';
-import { appState } from '../../../../src/slack/kit/app-state.js';
+import { appState } from '../../../src/slack/kit/app-state.js';
 
 describe('appState', () => {
   it('gives each app its own state, the same for every deps derived from its config', () => {

@@ -4,27 +4,27 @@
  * test lets them (a deferred users.info stands for a slow or rate-limited Slack).
  */
 import { describe, expect, it } from 'vitest';
-import { TtlLru } from '../../../../src/lru.js';
-import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
-import { createContext } from '../../../../src/slack/kit/context/context.js';
+import { TtlLru } from '../../../../../src/lru.js';
+import { CommandRegistry } from '../../../../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../../../../src/slack/kit/context/context.js';
 import {
   adminGateForView,
   admitToModal,
   setRoleCheckBudgetMs,
-} from '../../../../src/slack/kit/context/roles/admission.js';
+} from '../../../../../src/slack/kit/context/roles/admission.js';
 import {
   roleCacheSizes,
   USER_CACHE_MAX,
   userInfo,
-} from '../../../../src/slack/kit/context/roles/slack-users.js';
-import { localRole } from '../../../../src/slack/kit/context/roles/standing.js';
+} from '../../../../../src/slack/kit/context/roles/slack-users.js';
+import { localRole } from '../../../../../src/slack/kit/context/roles/standing.js';
 import {
   captureApp,
   deferredUsersInfo,
   fakeClient,
   memoryDeps,
   submission,
-} from '../../../support/slack-app.js';
+} from '../../../../support/slack-app.js';
 
 describe('TtlLru', () => {
   it('drops expired entries on read, refreshes recency on a hit, evicts the oldest over the cap', () => {
@@ -96,9 +96,9 @@ describe('admin-only modal submissions', () => {
         },
       },
     });
-    const { settingsModal } = await import('../../../../src/slack/features/settings/modal.js');
-    const { registerInteractions } = await import('../../../../src/slack/kit/interactions/listeners.js');
-    const { registry } = await import('../../../../src/slack/features/index.js');
+    const { settingsModal } = await import('../../../../../src/slack/features/settings/modal.js');
+    const { registerInteractions } = await import('../../../../../src/slack/kit/interactions/listeners.js');
+    const { registry } = await import('../../../../../src/slack/features/index.js');
     const cap = captureApp();
     registerInteractions(cap.app, deps, [settingsModal], registry);
     const log: string[] = [];

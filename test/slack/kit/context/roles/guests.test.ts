@@ -8,23 +8,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { commandsTotal } from '../../../../src/metrics.js';
-import { publishHome } from '../../../../src/slack/features/home/publish.js';
-import { required } from '../../../../src/slack/kit/commands/parse.js';
-import { CommandRegistry } from '../../../../src/slack/kit/commands/registry.js';
-import { createContext } from '../../../../src/slack/kit/context/context.js';
-import { setRoleCheckBudgetMs } from '../../../../src/slack/kit/context/roles/admission.js';
-import { clearRoleCaches } from '../../../../src/slack/kit/context/roles/slack-users.js';
-import { localStanding, resolveStanding } from '../../../../src/slack/kit/context/roles/standing.js';
-import { registerInteractions } from '../../../../src/slack/kit/interactions/listeners.js';
-import { button, modal } from '../../../../src/slack/kit/interactions/registry.js';
+import { commandsTotal } from '../../../../../src/metrics.js';
+import { publishHome } from '../../../../../src/slack/features/home/publish.js';
+import { required } from '../../../../../src/slack/kit/commands/parse.js';
+import { CommandRegistry } from '../../../../../src/slack/kit/commands/registry.js';
+import { createContext } from '../../../../../src/slack/kit/context/context.js';
+import { setRoleCheckBudgetMs } from '../../../../../src/slack/kit/context/roles/admission.js';
+import { clearRoleCaches } from '../../../../../src/slack/kit/context/roles/slack-users.js';
+import { localStanding, resolveStanding } from '../../../../../src/slack/kit/context/roles/standing.js';
+import { registerInteractions } from '../../../../../src/slack/kit/interactions/listeners.js';
+import { button, modal } from '../../../../../src/slack/kit/interactions/registry.js';
 import {
   captureApp,
   deferredUsersInfo,
   fakeClient,
   memoryDeps,
   submission,
-} from '../../../support/slack-app.js';
+} from '../../../../support/slack-app.js';
 
 type Deps = Awaited<ReturnType<typeof memoryDeps>>;
 
