@@ -1,6 +1,6 @@
 /**
  * The watch runtimes of one process register their hooks per app (its configuration object,
- * kit/runtime-hooks.ts), not in one process-wide set: two apps in one process (tests, the demo)
+ * kit/runtime/hooks.ts), not in one process-wide set: two apps in one process (tests, the demo)
  * never reach each other's runtime through the setup hook, the workflow steps' wake-up or
  * `/dwm debug`'s watcher status. The features reach the runtime only through these hooks.
  */

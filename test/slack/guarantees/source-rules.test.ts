@@ -1,11 +1,11 @@
 /**
  * Rules of the Slack layer's shape that no type checker or dependency rule sees:
  * - Bolt listeners are registered by the kit only (commands through the registry, buttons and
- *   modals through kit/interactions.ts, custom steps through kit/functions.ts): a feature that
+ *   modals through kit/interactions/registry.ts, custom steps through kit/interactions/steps.ts): a feature that
  *   called app.action / app.view / app.command / app.function itself would skip the kit's guards
  *   (workspace tag, role, schema-checked values, error replies).
  * - Block Kit is typed on @slack/types: no `as never` cast hides a payload from the compiler.
- * - Lists page with the kit's Previous / Next (kit/paging.ts) and a job's tasks are exported by
+ * - Lists page with the kit's Previous / Next (kit/blocks/paging.ts) and a job's tasks are exported by
  *   shared/jobs/export.ts: one set of labels and one file name, not one per feature.
  * - A command that can open a form declares `opensModal`: it then runs at the ack, not behind the
  *   handler queue, where its trigger id (3 s) could expire.
@@ -53,11 +53,11 @@ describe('the Slack layer', () => {
     expect(files.filter((f) => /\bas never\b/.test(f.code)).map((f) => f.path)).toEqual([]);
   });
 
-  it('builds paging buttons in kit/paging.ts only', () => {
+  it('builds paging buttons in kit/blocks/paging.ts only', () => {
     const paging = /\bbutton\(\s*['"`](◀ ?)?(Prev|Previous|Next)\b/;
-    expect(files.filter((f) => f.path !== 'kit/paging.ts' && paging.test(f.code)).map((f) => f.path)).toEqual(
-      [],
-    );
+    expect(
+      files.filter((f) => f.path !== 'kit/blocks/paging.ts' && paging.test(f.code)).map((f) => f.path),
+    ).toEqual([]);
   });
 
   it('checks a Service API site id with one schema (shared/svc/values.ts siteIdValue)', () => {

@@ -1,5 +1,5 @@
 /**
- * The interaction kit (src/slack/kit/interactions.ts) and the feature list: the help order, the
+ * The interaction kit (src/slack/kit/interactions/) and the feature list: the help order, the
  * checks every declaration gets (workspace tag, default-deny admin role, one run per click target
  * for destructive buttons), and the watch form's channel re-check at submission.
  */
