@@ -11,7 +11,7 @@
  * The watcher side is src/watch/license-alerts.ts.
  */
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
-import { checkSiteId } from '../api/validate.js';
+import { checkSiteId, optionTokens } from '../api/validate.js';
 import {
   ALERT_MUTE_MS,
   type AlertState,
@@ -82,12 +82,7 @@ export function parseAlertArgs(tokens: string[]): ParsedAlertArgs {
   const args: AlertArgs = {};
   const issues: ValidationIssue[] = [];
   const L = ALERT_LIMITS;
-  for (const raw of tokens) {
-    const tok = raw.trim();
-    if (!tok) continue;
-    const i = tok.indexOf(':');
-    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
-    const value = i > 0 ? tok.slice(i + 1) : '';
+  for (const { tok, key, value } of optionTokens(tokens)) {
     if (key === 'site') {
       const f = checkSiteId(value);
       if (f) issues.push({ field: 'site', message: f });

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
 import type { ValidationIssue } from '../api/errors.js';
-import { checkSiteId } from '../api/validate.js';
+import { checkSiteId, optionTokens } from '../api/validate.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
 import { checkLimit } from './limits.js';
 import type { Subscription, WatchFilters, WatchMode } from './types.js';
@@ -113,12 +113,7 @@ export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
   const issues: ValidationIssue[] = [];
   const filters: WatchFilters = { statuses: [], mode: 'all' };
   let siteId: string | undefined;
-  for (const raw of tokens) {
-    const tok = raw.trim();
-    if (!tok) continue;
-    const i = tok.indexOf(':');
-    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
-    const value = i > 0 ? tok.slice(i + 1) : '';
+  for (const { tok, key, value } of optionTokens(tokens)) {
     if (key === 'site') {
       const finding = checkSiteId(value);
       if (finding) issues.push({ field: 'site', message: finding });
