@@ -60,22 +60,19 @@ function checkActor(endpoint: string, actor: Actor): void {
   }
 }
 
-/** A member changing or stopping a schedule someone else set: audited as refused, then refused. */
-async function refuseNotYours(
+/** A member (not an admin) changing or stopping a schedule someone else set: audited as refused, then refused. */
+async function refuseUnlessTheirs(
   deps: OpsDeps,
   ws: WorkspaceKey,
   mirror: AuditMirror | undefined,
-  r: {
-    endpoint: string;
-    action: 'digest.schedule' | 'digest.off';
-    userId: string;
-    owner: string;
-    detail: string;
-    message: string;
-  },
-): Promise<never> {
-  await audit(deps, ws, { userId: r.userId, action: r.action, detail: r.detail, result: 'refused' }, mirror);
-  throw new NotifyRefusedError(r.endpoint, 'notYours', 'schedule', r.message, r.owner);
+  action: 'digest.schedule' | 'digest.off',
+  actor: Actor,
+  owner: string,
+  words: { detail: string; message: string },
+): Promise<void> {
+  if (owner === actor.userId || actor.isAdmin) return;
+  await audit(deps, ws, { userId: actor.userId, action, detail: words.detail, result: 'refused' }, mirror);
+  throw new NotifyRefusedError(opsEndpoint(action), 'notYours', 'schedule', words.message, owner);
 }
 
 /** Schedule (or move) the channel's daily digest. A paused schedule is resumed by scheduling again. */
@@ -109,12 +106,8 @@ export async function scheduleDigest(
   if (existing && existing.time === time && existing.zone === zone && !existing.paused) {
     return { status: 'unchanged', schedule: existing, next: nextOccurrence(time, zone, now) };
   }
-  if (existing && existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await refuseNotYours(deps, ws, mirror, {
-      endpoint,
-      action: 'digest.schedule',
-      userId: input.actor.userId,
-      owner: existing.createdBy,
+  if (existing) {
+    await refuseUnlessTheirs(deps, ws, mirror, 'digest.schedule', input.actor, existing.createdBy, {
       detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
       message: `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
     });
@@ -178,20 +171,13 @@ export async function stopDigest(
   input: { channelId: string; actor: Actor },
   mirror?: AuditMirror,
 ): Promise<DigestSchedule | undefined> {
-  const endpoint = opsEndpoint('digest.off');
   const schedules = new DigestSchedules(deps.store);
   const existing = await schedules.get(ws, input.channelId);
   if (!existing) return undefined;
-  if (existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await refuseNotYours(deps, ws, mirror, {
-      endpoint,
-      action: 'digest.off',
-      userId: input.actor.userId,
-      owner: existing.createdBy,
-      detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
-      message: "This channel's digest was scheduled by another member; only an admin can stop it.",
-    });
-  }
+  await refuseUnlessTheirs(deps, ws, mirror, 'digest.off', input.actor, existing.createdBy, {
+    detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
+    message: "This channel's digest was scheduled by another member; only an admin can stop it.",
+  });
   await schedules.remove(ws, input.channelId);
   // A scheduled digest already queued (or deferred after a Slack error) would still post once
   // after "off": discard it. A digest mid-post is not stopped here; the delivery checks the
