@@ -59,6 +59,21 @@ export class NotifyRefusedError extends ValidationError {
   }
 }
 
+/**
+ * A member setting up something for a channel they are not in (admins may): refused. `toDo` is
+ * what they tried ("set up alerts", "schedule a digest").
+ */
+export function refuseUnlessInChannel(endpoint: string, actor: Actor, toDo: string): void {
+  if (actor.inChannel === false && !actor.isAdmin) {
+    throw new NotifyRefusedError(
+      endpoint,
+      'notInChannel',
+      'channel',
+      `You can ${toDo} only in a channel you are a member of: join it first, or ask an admin.`,
+    );
+  }
+}
+
 export interface AlertArgs {
   siteId?: string;
   ratioPct?: number;
@@ -181,14 +196,7 @@ export async function subscribeAlerts(
     throw new ValidationError(endpoint, [
       { field: 'channel', message: 'Run the command in the channel to alert.' },
     ]);
-  if (input.actor.inChannel === false && !input.actor.isAdmin) {
-    throw new NotifyRefusedError(
-      endpoint,
-      'notInChannel',
-      'channel',
-      'You can set up alerts only in a channel you are a member of: join it first, or ask an admin.',
-    );
-  }
+  refuseUnlessInChannel(endpoint, input.actor, 'set up alerts');
   // Re-validate what a form or an old message may carry.
   const tokens: string[] = [];
   if (input.ratioPct !== undefined) tokens.push(`ratio:${input.ratioPct}`);

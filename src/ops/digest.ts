@@ -22,7 +22,7 @@ import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { isIanaTimeZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { type Actor, NotifyRefusedError } from './alerts.js';
+import { type Actor, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import type { OpsDeps } from './workspace.js';
@@ -47,17 +47,6 @@ export interface DigestScheduleView {
 export interface ScheduleDigestResult extends DigestScheduleView {
   status: 'created' | 'updated' | 'unchanged';
   previous?: { time: string; zone: string };
-}
-
-function checkActor(endpoint: string, actor: Actor): void {
-  if (actor.inChannel === false && !actor.isAdmin) {
-    throw new NotifyRefusedError(
-      endpoint,
-      'notInChannel',
-      'channel',
-      'You can schedule a digest only in a channel you are a member of: join it first, or ask an admin.',
-    );
-  }
 }
 
 /** A member (not an admin) changing or stopping a schedule someone else set: audited as refused, then refused. */
@@ -87,7 +76,7 @@ export async function scheduleDigest(
     throw new ValidationError(endpoint, [
       { field: 'channel', message: 'Run the command in the channel that should get the digest.' },
     ]);
-  checkActor(endpoint, input.actor);
+  refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
   const time = normaliseTime(input.time);
   if (!time)
     throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
@@ -214,7 +203,7 @@ export async function digestNow(
   mirror?: AuditMirror,
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
-  checkActor(endpoint, input.actor);
+  refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
   const zone = input.zone && isIanaTimeZone(input.zone) ? input.zone : 'UTC';
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:now-`;
