@@ -80,6 +80,15 @@ export function checkRecipientDescription(description: string): string | null {
   return null;
 }
 
+/**
+ * True when `finding` is null (the value passed its check); otherwise the finding goes into
+ * `issues` as the field's message and the answer is false. For `if (passes(...)) use the value`.
+ */
+export function passes(issues: ValidationIssue[], field: string, finding: string | null): boolean {
+  if (finding) issues.push({ field, message: finding });
+  return !finding;
+}
+
 /** One `key:value` option of a command: the key lower-cased ('' when the token has no key). */
 export interface OptionToken {
   tok: string;

@@ -11,7 +11,7 @@
  * The watcher side is src/watch/license-alerts.ts.
  */
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
-import { checkSiteId, optionTokens } from '../api/validate.js';
+import { checkSiteId, optionTokens, passes } from '../api/validate.js';
 import {
   ALERT_MUTE_MS,
   type AlertState,
@@ -99,9 +99,7 @@ export function parseAlertArgs(tokens: string[]): ParsedAlertArgs {
   const L = ALERT_LIMITS;
   for (const { tok, key, value } of optionTokens(tokens)) {
     if (key === 'site') {
-      const f = checkSiteId(value);
-      if (f) issues.push({ field: 'site', message: f });
-      else args.siteId = value;
+      if (passes(issues, 'site', checkSiteId(value))) args.siteId = value;
     } else if (key === 'ratio') {
       const n = parseNumber(value, /%$/);
       if (n === undefined || n < L.ratioPct.min || n > L.ratioPct.max) {
