@@ -90,6 +90,23 @@ export function readOverride<T>(
 }
 
 /**
+ * A table the process reads from its environment on first use (`get`), which tests or the config
+ * loader may replace (`set`). Every code table of the API layer is held this way.
+ */
+export function processTable<T>(load: () => T): { get: () => T; set: (table: T) => void } {
+  let active: T | undefined;
+  return {
+    get: () => {
+      active ??= load();
+      return active;
+    },
+    set: (table) => {
+      active = table;
+    },
+  };
+}
+
+/**
  * The default table, with overrides from a JSON string (normally env SERVICE_ERROR_CODES): a
  * condition name to one code or a list of codes (the first is the condition's code, every one is
  * read as it), for both APIs; or, prefixed with `wm.` or `svc.`, codes that mean the condition on
@@ -128,18 +145,8 @@ function apiOf(endpoint: string): ApiName | undefined {
   return endpoint.startsWith('wm.') ? 'wm' : endpoint.startsWith('svc.') ? 'svc' : undefined;
 }
 
-let active: ErrorCodeTable | undefined;
-
-/** The process table (loaded lazily from the environment). */
-export function errorCodes(): ErrorCodeTable {
-  active ??= loadErrorCodes();
-  return active;
-}
-
-/** Replace the process table (tests, or a config loader). */
-export function setErrorCodes(table: ErrorCodeTable): void {
-  active = table;
-}
+/** The process table (loaded lazily from the environment), and its replacement (tests, a config loader). */
+export const { get: errorCodes, set: setErrorCodes } = processTable(() => loadErrorCodes());
 
 /**
  * The condition of a ServiceError (or a raw code), if it is a known one. A ServiceError's API
@@ -222,18 +229,8 @@ export function loadFailureCodes(json: string | undefined = process.env.JOB_FAIL
   return table;
 }
 
-let activeFailures: FailureCodeTable | undefined;
-
-/** The process failure table (loaded lazily from the environment). */
-export function failureCodes(): FailureCodeTable {
-  activeFailures ??= loadFailureCodes();
-  return activeFailures;
-}
-
-/** Replace the process failure table (tests, or the config loader). */
-export function setFailureCodes(table: FailureCodeTable): void {
-  activeFailures = table;
-}
+/** The process failure table (loaded lazily from the environment), and its replacement (tests, the config loader). */
+export const { get: failureCodes, set: setFailureCodes } = processTable(() => loadFailureCodes());
 
 export interface ExplainedFailure extends FailureExplanation {
   /** The code as given (trimmed). */
@@ -276,17 +273,15 @@ export function loadLicenseErrorCodes(
   return table;
 }
 
-let activeLicense: LicenseErrorTable | undefined;
+const licenseTable = processTable(() => loadLicenseErrorCodes());
 
 /** Replace the process license error table (tests, or the config loader). */
-export function setLicenseErrorCodes(table: LicenseErrorTable): void {
-  activeLicense = table;
-}
+export const setLicenseErrorCodes = licenseTable.set;
 
 /** The meaning LICENSE_ERROR_CODES gives a license error code, or undefined (shown as it is). */
 export function explainLicenseError(code: string, table?: LicenseErrorTable): string | undefined {
-  activeLicense ??= loadLicenseErrorCodes();
-  const t = table ?? activeLicense;
+  const active = licenseTable.get();
+  const t = table ?? active;
   const k = failureKey(code);
   return k !== '' && Object.hasOwn(t, k) ? t[k] : undefined;
 }

@@ -8,7 +8,7 @@
  * (src/watch/requests.ts) and the word is shown as the service sent it.
  */
 import { z } from 'zod';
-import { readOverride } from './error-codes.js';
+import { processTable, readOverride } from './error-codes.js';
 
 export const SITE_REQUEST_READINGS = ['pending', 'approved', 'cancelled'] as const;
 export type SiteRequestReading = (typeof SITE_REQUEST_READINGS)[number];
@@ -43,18 +43,10 @@ export function loadSiteRequestStatuses(
   return table;
 }
 
-let active: SiteRequestStatusTable | undefined;
-
-/** The process table (loaded lazily from the environment). */
-export function siteRequestStatuses(): SiteRequestStatusTable {
-  active ??= loadSiteRequestStatuses();
-  return active;
-}
-
-/** Replace the process table (tests, or the config loader). */
-export function setSiteRequestStatuses(table: SiteRequestStatusTable): void {
-  active = table;
-}
+/** The process table (loaded lazily from the environment), and its replacement (tests, the config loader). */
+export const { get: siteRequestStatuses, set: setSiteRequestStatuses } = processTable(() =>
+  loadSiteRequestStatuses(),
+);
 
 /** What a status word means; undefined for a word the table does not know. An empty word is pending. */
 export function siteRequestReading(

@@ -80,6 +80,34 @@ export function checkRecipientDescription(description: string): string | null {
   return null;
 }
 
+/**
+ * True when `finding` is null (the value passed its check); otherwise the finding goes into
+ * `issues` as the field's message and the answer is false. For `if (passes(...)) use the value`.
+ */
+export function passes(issues: ValidationIssue[], field: string, finding: string | null): boolean {
+  if (finding) issues.push({ field, message: finding });
+  return !finding;
+}
+
+/** One `key:value` option of a command: the key lower-cased ('' when the token has no key). */
+export interface OptionToken {
+  tok: string;
+  key: string;
+  value: string;
+}
+
+/** The option tokens of a command (`site:AB12 ratio:20%`), trimmed, blank ones left out. */
+export function optionTokens(tokens: string[]): OptionToken[] {
+  const out: OptionToken[] = [];
+  for (const raw of tokens) {
+    const tok = raw.trim();
+    if (!tok) continue;
+    const i = tok.indexOf(':');
+    out.push({ tok, key: i > 0 ? tok.slice(0, i).toLowerCase() : '', value: i > 0 ? tok.slice(i + 1) : '' });
+  }
+  return out;
+}
+
 export function checkSiteId(siteId: string): string | null {
   if (!SITE_ID_RE.test(siteId)) {
     return `Site id "${siteId.slice(0, 20)}" is not valid: a site id is exactly 4 letters or digits, like AB12.`;

@@ -8,6 +8,17 @@ import type { Modes } from './checks.js';
 import type { Settings } from './read.js';
 import type { Config, GuestAccess, LogLevel, SlackScopeSet, WorkflowUnattended } from './types.js';
 
+/** The Config's optional text settings (set from their env name when given). */
+type OptionalText =
+  | 'serviceErrorCodes'
+  | 'jobFailureCodes'
+  | 'siteRequestStatuses'
+  | 'licenseErrorCodes'
+  | 'metricsToken'
+  | 'dwmBaseUrl'
+  | 'serviceApiBaseUrl'
+  | 'auditChannelId';
+
 export function configOf(
   s: Settings,
   { mode, distribution }: Modes,
@@ -70,16 +81,21 @@ export function configOf(
     uninstallGraceDays: v.UNINSTALL_GRACE_DAYS as number,
     auditRetentionDays: v.AUDIT_RETENTION_DAYS as number,
   };
-  if (str('SERVICE_ERROR_CODES')) config.serviceErrorCodes = str('SERVICE_ERROR_CODES');
-  if (str('JOB_FAILURE_CODES')) config.jobFailureCodes = str('JOB_FAILURE_CODES');
-  if (str('SERVICE_SITE_REQUEST_STATUSES')) config.siteRequestStatuses = str('SERVICE_SITE_REQUEST_STATUSES');
+  /** An optional text setting, in the Config only when given (not empty). */
+  const setIfGiven = (key: OptionalText, name: string) => {
+    const x = str(name);
+    if (x) config[key] = x;
+  };
+  setIfGiven('serviceErrorCodes', 'SERVICE_ERROR_CODES');
+  setIfGiven('jobFailureCodes', 'JOB_FAILURE_CODES');
+  setIfGiven('siteRequestStatuses', 'SERVICE_SITE_REQUEST_STATUSES');
   config.siteRequestUnknownStatusMs = (v.SITE_REQUEST_UNKNOWN_STATUS_MINUTES as number) * 60_000;
-  if (str('LICENSE_ERROR_CODES')) config.licenseErrorCodes = str('LICENSE_ERROR_CODES');
-  if (str('METRICS_TOKEN')) config.metricsToken = str('METRICS_TOKEN');
-  if (str('DWM_BASE_URL')) config.dwmBaseUrl = str('DWM_BASE_URL');
-  if (str('SERVICE_API_BASE_URL')) config.serviceApiBaseUrl = str('SERVICE_API_BASE_URL');
+  setIfGiven('licenseErrorCodes', 'LICENSE_ERROR_CODES');
+  setIfGiven('metricsToken', 'METRICS_TOKEN');
+  setIfGiven('dwmBaseUrl', 'DWM_BASE_URL');
+  setIfGiven('serviceApiBaseUrl', 'SERVICE_API_BASE_URL');
   if (envCredentials) config.envCredentials = envCredentials;
-  if (str('AUDIT_CHANNEL_ID')) config.auditChannelId = str('AUDIT_CHANNEL_ID');
+  setIfGiven('auditChannelId', 'AUDIT_CHANNEL_ID');
   return config;
 }
 

@@ -26,7 +26,7 @@ import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { NextStep } from '../next-step.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError } from '../watch/delivery-errors.js';
+import { classifyDeliveryError, retryWaitMs } from '../watch/delivery-errors.js';
 import { ChannelPacer } from '../watch/pacer.js';
 import type { Clock, PausedReason } from '../watch/types.js';
 import type { NoticeKind, NotifyEvent, NotifyPorts, PostedRef } from './types.js';
@@ -415,10 +415,7 @@ export class NoticeDeliverer {
             delete e.sending;
             await this.d.outbox.save(e);
           }
-          const wait =
-            c.type === 'rate'
-              ? c.retryAfterMs
-              : (c.retryAfterMs ?? Math.min(this.o.backoffCapMs, this.o.backoffBaseMs * 2 ** (attempt - 1)));
+          const wait = retryWaitMs(c, attempt, this.o);
           if (attempt >= this.o.maxInlineAttempts) {
             await this.defer(e, wait);
             res.deferred++;

@@ -12,6 +12,7 @@
  */
 import type { RequestStatusCode, ServiceCode } from '../api/codes.js';
 import type { NextStep } from '../next-step.js';
+import type { ChannelSiteSubscription } from '../watch/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Request outcomes
@@ -76,15 +77,9 @@ export interface AlertThresholds {
   windowMinutes: number;
 }
 
-export interface AlertSubscription extends AlertThresholds {
+export interface AlertSubscription extends AlertThresholds, ChannelSiteSubscription {
   /** Stable: one subscription per channel + site. */
   id: string;
-  workspace: string;
-  channelId: string;
-  siteId: string;
-  createdBy: string;
-  createdAt: string;
-  updatedAt?: string;
   updatedBy?: string;
   paused?: { reason: string; code: string; at: string };
 }

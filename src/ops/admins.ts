@@ -56,12 +56,7 @@ export async function setAdminGroup(
   groupId: string | undefined,
 ): Promise<WorkspaceSettings> {
   if (groupId !== undefined) check('group', [groupId], GROUP_ID, 'a user group (like @media-admins)');
-  const s = await deps.store.settings.get(ws);
-  const next: WorkspaceSettings = { ...s };
-  if (groupId) next.adminUsergroupId = groupId;
-  else delete next.adminUsergroupId;
-  await deps.store.settings.put(ws, next);
-  return next;
+  return setOrClear(deps, ws, 'adminUsergroupId', groupId);
 }
 
 /** Sets (or clears with undefined) the channel where audit entries are mirrored. */
@@ -71,10 +66,19 @@ export async function setAuditChannel(
   channelId: string | undefined,
 ): Promise<WorkspaceSettings> {
   if (channelId !== undefined) check('channel', [channelId], CHANNEL_ID, 'a channel (like #media-audit)');
-  const s = await deps.store.settings.get(ws);
-  const next: WorkspaceSettings = { ...s };
-  if (channelId) next.auditChannelId = channelId;
-  else delete next.auditChannelId;
+  return setOrClear(deps, ws, 'auditChannelId', channelId);
+}
+
+/** Stores the setting (an empty or absent value removes it); returns the new settings. */
+async function setOrClear(
+  deps: Deps,
+  ws: WorkspaceKey,
+  key: 'adminUsergroupId' | 'auditChannelId',
+  value: string | undefined,
+): Promise<WorkspaceSettings> {
+  const next: WorkspaceSettings = { ...(await deps.store.settings.get(ws)) };
+  if (value) next[key] = value;
+  else delete next[key];
   await deps.store.settings.put(ws, next);
   return next;
 }

@@ -11,7 +11,7 @@
  * The watcher side is src/watch/license-alerts.ts.
  */
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
-import { checkSiteId } from '../api/validate.js';
+import { checkSiteId, optionTokens, passes } from '../api/validate.js';
 import {
   ALERT_MUTE_MS,
   type AlertState,
@@ -59,6 +59,21 @@ export class NotifyRefusedError extends ValidationError {
   }
 }
 
+/**
+ * A member setting up something for a channel they are not in (admins may): refused. `toDo` is
+ * what they tried ("set up alerts", "schedule a digest").
+ */
+export function refuseUnlessInChannel(endpoint: string, actor: Actor, toDo: string): void {
+  if (actor.inChannel === false && !actor.isAdmin) {
+    throw new NotifyRefusedError(
+      endpoint,
+      'notInChannel',
+      'channel',
+      `You can ${toDo} only in a channel you are a member of: join it first, or ask an admin.`,
+    );
+  }
+}
+
 export interface AlertArgs {
   siteId?: string;
   ratioPct?: number;
@@ -82,16 +97,9 @@ export function parseAlertArgs(tokens: string[]): ParsedAlertArgs {
   const args: AlertArgs = {};
   const issues: ValidationIssue[] = [];
   const L = ALERT_LIMITS;
-  for (const raw of tokens) {
-    const tok = raw.trim();
-    if (!tok) continue;
-    const i = tok.indexOf(':');
-    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
-    const value = i > 0 ? tok.slice(i + 1) : '';
+  for (const { tok, key, value } of optionTokens(tokens)) {
     if (key === 'site') {
-      const f = checkSiteId(value);
-      if (f) issues.push({ field: 'site', message: f });
-      else args.siteId = value;
+      if (passes(issues, 'site', checkSiteId(value))) args.siteId = value;
     } else if (key === 'ratio') {
       const n = parseNumber(value, /%$/);
       if (n === undefined || n < L.ratioPct.min || n > L.ratioPct.max) {
@@ -186,14 +194,7 @@ export async function subscribeAlerts(
     throw new ValidationError(endpoint, [
       { field: 'channel', message: 'Run the command in the channel to alert.' },
     ]);
-  if (input.actor.inChannel === false && !input.actor.isAdmin) {
-    throw new NotifyRefusedError(
-      endpoint,
-      'notInChannel',
-      'channel',
-      'You can set up alerts only in a channel you are a member of: join it first, or ask an admin.',
-    );
-  }
+  refuseUnlessInChannel(endpoint, input.actor, 'set up alerts');
   // Re-validate what a form or an old message may carry.
   const tokens: string[] = [];
   if (input.ratioPct !== undefined) tokens.push(`ratio:${input.ratioPct}`);

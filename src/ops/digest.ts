@@ -22,7 +22,7 @@ import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { isIanaTimeZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { type Actor, NotifyRefusedError } from './alerts.js';
+import { type Actor, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import type { OpsDeps } from './workspace.js';
@@ -49,33 +49,19 @@ export interface ScheduleDigestResult extends DigestScheduleView {
   previous?: { time: string; zone: string };
 }
 
-function checkActor(endpoint: string, actor: Actor): void {
-  if (actor.inChannel === false && !actor.isAdmin) {
-    throw new NotifyRefusedError(
-      endpoint,
-      'notInChannel',
-      'channel',
-      'You can schedule a digest only in a channel you are a member of: join it first, or ask an admin.',
-    );
-  }
-}
-
-/** A member changing or stopping a schedule someone else set: audited as refused, then refused. */
-async function refuseNotYours(
+/** A member (not an admin) changing or stopping a schedule someone else set: audited as refused, then refused. */
+async function refuseUnlessTheirs(
   deps: OpsDeps,
   ws: WorkspaceKey,
   mirror: AuditMirror | undefined,
-  r: {
-    endpoint: string;
-    action: 'digest.schedule' | 'digest.off';
-    userId: string;
-    owner: string;
-    detail: string;
-    message: string;
-  },
-): Promise<never> {
-  await audit(deps, ws, { userId: r.userId, action: r.action, detail: r.detail, result: 'refused' }, mirror);
-  throw new NotifyRefusedError(r.endpoint, 'notYours', 'schedule', r.message, r.owner);
+  action: 'digest.schedule' | 'digest.off',
+  actor: Actor,
+  owner: string,
+  words: { detail: string; message: string },
+): Promise<void> {
+  if (owner === actor.userId || actor.isAdmin) return;
+  await audit(deps, ws, { userId: actor.userId, action, detail: words.detail, result: 'refused' }, mirror);
+  throw new NotifyRefusedError(opsEndpoint(action), 'notYours', 'schedule', words.message, owner);
 }
 
 /** Schedule (or move) the channel's daily digest. A paused schedule is resumed by scheduling again. */
@@ -90,7 +76,7 @@ export async function scheduleDigest(
     throw new ValidationError(endpoint, [
       { field: 'channel', message: 'Run the command in the channel that should get the digest.' },
     ]);
-  checkActor(endpoint, input.actor);
+  refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
   const time = normaliseTime(input.time);
   if (!time)
     throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
@@ -109,12 +95,8 @@ export async function scheduleDigest(
   if (existing && existing.time === time && existing.zone === zone && !existing.paused) {
     return { status: 'unchanged', schedule: existing, next: nextOccurrence(time, zone, now) };
   }
-  if (existing && existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await refuseNotYours(deps, ws, mirror, {
-      endpoint,
-      action: 'digest.schedule',
-      userId: input.actor.userId,
-      owner: existing.createdBy,
+  if (existing) {
+    await refuseUnlessTheirs(deps, ws, mirror, 'digest.schedule', input.actor, existing.createdBy, {
       detail: `refused: change of the ${input.channelId} digest set by ${existing.createdBy}`,
       message: `This channel's digest (daily ${existing.time} ${existing.zone}) was scheduled by another member; only an admin can change it.`,
     });
@@ -178,20 +160,13 @@ export async function stopDigest(
   input: { channelId: string; actor: Actor },
   mirror?: AuditMirror,
 ): Promise<DigestSchedule | undefined> {
-  const endpoint = opsEndpoint('digest.off');
   const schedules = new DigestSchedules(deps.store);
   const existing = await schedules.get(ws, input.channelId);
   if (!existing) return undefined;
-  if (existing.createdBy !== input.actor.userId && !input.actor.isAdmin) {
-    await refuseNotYours(deps, ws, mirror, {
-      endpoint,
-      action: 'digest.off',
-      userId: input.actor.userId,
-      owner: existing.createdBy,
-      detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
-      message: "This channel's digest was scheduled by another member; only an admin can stop it.",
-    });
-  }
+  await refuseUnlessTheirs(deps, ws, mirror, 'digest.off', input.actor, existing.createdBy, {
+    detail: `refused: stop of the ${input.channelId} digest set by ${existing.createdBy}`,
+    message: "This channel's digest was scheduled by another member; only an admin can stop it.",
+  });
   await schedules.remove(ws, input.channelId);
   // A scheduled digest already queued (or deferred after a Slack error) would still post once
   // after "off": discard it. A digest mid-post is not stopped here; the delivery checks the
@@ -228,7 +203,7 @@ export async function digestNow(
   mirror?: AuditMirror,
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
-  checkActor(endpoint, input.actor);
+  refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
   const zone = input.zone && isIanaTimeZone(input.zone) ? input.zone : 'UTC';
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:now-`;

@@ -37,33 +37,46 @@ export async function eraseUserData(
       },
     ]);
   }
-  const out: EraseUserResult = { watches: 0, alerts: 0, digests: 0, requests: 0, pendingDms: 0 };
-
   const subs = new Subscriptions(deps.store, deps.now);
-  for (const s of await subs.list(ws)) {
-    if (s.createdBy === userId) out.watches += await subs.remove(ws, { id: s.id });
-  }
   const alerts = new AlertSubscriptions(deps.store);
-  for (const a of await alerts.list(ws)) {
-    if (a.createdBy !== userId) continue;
-    await alerts.remove(ws, a.id);
-    out.alerts++;
-  }
   const digests = new DigestSchedules(deps.store);
-  for (const d of await digests.list(ws)) {
-    if (d.createdBy === userId && (await digests.remove(ws, d.channelId))) out.digests++;
-  }
   const tracker = new RequestTracker(deps.store);
-  for (const r of await tracker.list(ws)) {
-    if (r.requestedBy !== userId) continue;
-    await tracker.remove(ws, r.id);
-    out.requests++;
-  }
   const outbox = new NoticeOutbox(deps.store);
-  for (const e of await outbox.pending(ws)) {
-    if (e.lane !== `dm:${userId}`) continue;
-    await outbox.discard(ws, e.key);
-    out.pendingDms++;
+  return {
+    watches: await removeEach(
+      await subs.list(ws),
+      (s) => s.createdBy === userId && subs.remove(ws, { id: s.id }),
+    ),
+    alerts: await removeEach(await alerts.list(ws), (a) => a.createdBy === userId && alerts.remove(ws, a.id)),
+    digests: await removeEach(
+      await digests.list(ws),
+      (d) => d.createdBy === userId && digests.remove(ws, d.channelId),
+    ),
+    requests: await removeEach(
+      await tracker.list(ws),
+      (r) => r.requestedBy === userId && tracker.remove(ws, r.id),
+    ),
+    pendingDms: await removeEach(
+      await outbox.pending(ws),
+      (e) => e.lane === `dm:${userId}` && outbox.discard(ws, e.key),
+    ),
+  };
+}
+
+/**
+ * Each item's `removeIfTheirs`, one after the other: false leaves the item (not the user's);
+ * otherwise the removal's answer counts a number as that many, false as none, nothing as one.
+ */
+async function removeEach<T>(
+  items: readonly T[],
+  removeIfTheirs: (item: T) => false | Promise<unknown>,
+): Promise<number> {
+  let n = 0;
+  for (const item of items) {
+    const removal = removeIfTheirs(item);
+    if (removal === false) continue;
+    const r = await removal;
+    n += typeof r === 'number' ? r : r === false ? 0 : 1;
   }
-  return out;
+  return n;
 }

@@ -24,6 +24,7 @@ import {
   checkPageIndex,
   checkPageUnit,
   LIMITS,
+  passes,
 } from '../api/validate.js';
 import { taskFailed } from '../api/watermarking.js';
 import { dayIn, isIanaTimeZone, offsetOf } from '../time.js';
@@ -238,9 +239,7 @@ export function buildJobQuery(
   }
   if (filters.contentId !== undefined && filters.contentId.trim() !== '') {
     const cid = filters.contentId.trim();
-    const f = checkContentId(cid);
-    if (f) errors.push({ field: 'content id', message: f });
-    else query.contentId = cid;
+    if (passes(errors, 'content id', checkContentId(cid))) query.contentId = cid;
   }
   if (errors.some((e) => e.field === 'time zone')) return { ok: false, errors };
   for (const field of ['from', 'to'] as const) {
@@ -253,14 +252,10 @@ export function buildJobQuery(
   const range = checkDateRange(query.from, query.to);
   if (range) errors.push({ field: 'from', message: range });
   if (filters.pageUnit !== undefined) {
-    const f = checkPageUnit(filters.pageUnit);
-    if (f) errors.push({ field: 'page size', message: f });
-    else query.pageUnit = filters.pageUnit;
+    if (passes(errors, 'page size', checkPageUnit(filters.pageUnit))) query.pageUnit = filters.pageUnit;
   }
   if (filters.pageIndex !== undefined) {
-    const f = checkPageIndex(filters.pageIndex);
-    if (f) errors.push({ field: 'page', message: f });
-    else query.pageIndex = filters.pageIndex;
+    if (passes(errors, 'page', checkPageIndex(filters.pageIndex))) query.pageIndex = filters.pageIndex;
   }
   if (errors.length > 0) return { ok: false, errors };
   const at = query.from ? Date.parse(`${query.from}T12:00:00Z`) : nowMs;

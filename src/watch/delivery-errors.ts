@@ -4,7 +4,7 @@
  * (our `DeliveryError` or @slack/web-api's shapes, duck typed) into rate limited, transient,
  * permanent (the channel is gone for good: PERMANENT_DELIVERY_ERRORS), rejected (the message
  * itself) or unknown; `withPlainTextRetry` sends a message Slack refused for its content once
- * more as plain text.
+ * more as plain text; `retryWaitMs` is the wait before a sender's next try.
  */
 import {
   type ChannelMessage,
@@ -62,6 +62,21 @@ export function classifyDeliveryError(e: unknown): ErrorClass {
     if (x.code === 'slack_webapi_request_error') return { type: 'transient' };
   }
   return { type: 'unknown' };
+}
+
+/**
+ * How long a sender waits before its next try after a rate limit or a transient failure: Slack's
+ * Retry-After when it gave one, else `baseMs` doubled per try so far (`attempt` 1 waits `baseMs`),
+ * at most `capMs`. The job notifications and the notices retry alike.
+ */
+export function retryWaitMs(
+  c: Extract<ErrorClass, { type: 'rate' | 'transient' }>,
+  attempt: number,
+  o: { backoffBaseMs: number; backoffCapMs: number },
+): number {
+  return c.type === 'rate'
+    ? c.retryAfterMs
+    : (c.retryAfterMs ?? Math.min(o.backoffCapMs, o.backoffBaseMs * 2 ** (attempt - 1)));
 }
 
 /** Slack refusals of a message's content that its plain text alone can get past. */

@@ -29,7 +29,7 @@
 import pLimit from 'p-limit';
 import type { Logger } from '../log.js';
 import { notifications } from '../metrics.js';
-import { classifyDeliveryError, withPlainTextRetry } from './delivery-errors.js';
+import { classifyDeliveryError, retryWaitMs, withPlainTextRetry } from './delivery-errors.js';
 import { deliveryKey, type Outbox, type OutboxEntry, PARENT_TTL_MS, parentId } from './outbox.js';
 import { ChannelPacer } from './pacer.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -241,10 +241,7 @@ export class Deliverer {
           // again, never posted blind (that would post them twice).
           if (c.type === 'rate' && !LOOKUP_ERRORS.has(err as object))
             for (const g of group) g.state = 'pending';
-          const wait =
-            c.type === 'rate'
-              ? c.retryAfterMs
-              : (c.retryAfterMs ?? Math.min(this.o.backoffCapMs, this.o.backoffBaseMs * 2 ** (attempt - 1)));
+          const wait = retryWaitMs(c, attempt, this.o);
           if (attempt >= this.o.maxInlineAttempts) {
             for (const g of group) {
               g.attempts += 1;

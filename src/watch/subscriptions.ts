@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { JOB_STATUS, JOB_STATUS_CODES, type JobStatusCode } from '../api/codes.js';
 import type { ValidationIssue } from '../api/errors.js';
-import { checkSiteId } from '../api/validate.js';
+import { checkSiteId, optionTokens, passes } from '../api/validate.js';
 import type { AtomicDocRepo, Store, WorkspaceKey } from '../store/types.js';
 import { checkLimit } from './limits.js';
 import type { Subscription, WatchFilters, WatchMode } from './types.js';
@@ -113,16 +113,9 @@ export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
   const issues: ValidationIssue[] = [];
   const filters: WatchFilters = { statuses: [], mode: 'all' };
   let siteId: string | undefined;
-  for (const raw of tokens) {
-    const tok = raw.trim();
-    if (!tok) continue;
-    const i = tok.indexOf(':');
-    const key = i > 0 ? tok.slice(0, i).toLowerCase() : '';
-    const value = i > 0 ? tok.slice(i + 1) : '';
+  for (const { tok, key, value } of optionTokens(tokens)) {
     if (key === 'site') {
-      const finding = checkSiteId(value);
-      if (finding) issues.push({ field: 'site', message: finding });
-      else siteId = value;
+      if (passes(issues, 'site', checkSiteId(value))) siteId = value;
     } else if (key === 'status') {
       const words = value.split(',').filter((w) => w.trim());
       if (words.length === 0) {
@@ -138,9 +131,7 @@ export function parseWatchArgs(tokens: string[]): ParsedWatchArgs {
         } else if (!filters.statuses.includes(code)) filters.statuses.push(code);
       }
     } else if (key === 'content') {
-      const finding = checkContentPattern(value);
-      if (finding) issues.push({ field: 'content', message: finding });
-      else filters.content = value;
+      if (passes(issues, 'content', checkContentPattern(value))) filters.content = value;
     } else if (key === 'mode') {
       const m = value.toLowerCase();
       if (m === 'all' || m === 'failures') filters.mode = m as WatchMode;

@@ -20,9 +20,8 @@ export interface WatchFilters {
   mode: WatchMode;
 }
 
-export interface Subscription extends WatchFilters {
-  /** Stable id derived from channel + site + statuses + content (idempotent create). */
-  id: string;
+/** Where a channel subscription of a site posts and who made it (job watches, license alerts). */
+export interface ChannelSiteSubscription {
   workspace: string;
   channelId: string;
   siteId: string;
@@ -30,6 +29,11 @@ export interface Subscription extends WatchFilters {
   /** ISO time. */
   createdAt: string;
   updatedAt?: string;
+}
+
+export interface Subscription extends WatchFilters, ChannelSiteSubscription {
+  /** Stable id derived from channel + site + statuses + content (idempotent create). */
+  id: string;
   /** Set when delivery failed permanently (or a user paused it). */
   paused?: { reason: string; code: string; at: string; by?: string };
 }

@@ -5,7 +5,7 @@
  */
 import { CLOCK_ALLOWANCE_MS } from '../../watch/intents.js';
 import { type DoctorCheck, jobSearch, type Probe } from './context.js';
-import { failureText, firstSite, notObserved } from './readings.js';
+import { firstSite, firstSiteJobSearch, notObserved } from './readings.js';
 
 /** WATCH_CLOCK_ALLOWANCE_SECONDS's default (the poller's). */
 const DEFAULT_WATCH_CLOCK_ALLOWANCE_SECONDS = CLOCK_ALLOWANCE_MS / 1000;
@@ -32,11 +32,7 @@ export const clockSkew: DoctorCheck = {
     const site = firstSite(ctx);
     const probes: Array<[string, Probe]> = [];
     if (ctx.svc) probes.push(['Service API', await ctx.svcGet('getSites', '/account/siteId')]);
-    if (ctx.wm && site)
-      probes.push([
-        'Watermarking API',
-        await ctx.wmGet(site, `/api/job/${encodeURIComponent(site)}`, { page_unit: 1, time_zone: '+09:00' }),
-      ]);
+    if (ctx.wm && site) probes.push(['Watermarking API', await jobSearch(ctx, site)]);
     const seen = probes.flatMap(([label, p]) => {
       const t = dateHeader(p);
       return t === undefined ? [] : [{ label, skew: t - now }];
@@ -83,10 +79,9 @@ export const timeZoneEcho: DoctorCheck = {
   id: 'wm.timeZone',
   point: 'time_zone echoed by the watermarking API',
   async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const p = await jobSearch(ctx, site);
-    if (p.err) return { status: 'failed', reading: failureText(p.err) };
+    const r = await firstSiteJobSearch(ctx);
+    if ('finding' in r) return r.finding;
+    const p = r.jobs;
     const tz = p.body?.time_zone;
     if (tz === undefined || tz === null) {
       return { status: 'info', reading: 'not echoed: the bot reads times in the zone it asked for' };

@@ -4,17 +4,16 @@
  * recipient list of the watermarking API, the license list of the Service API). A change to how
  * lists are counted or paged is checked here.
  */
-import { type DoctorCheck, jobSearch } from './context.js';
-import { dataOf, failureText, firstSite, notObserved } from './readings.js';
+import type { DoctorCheck } from './context.js';
+import { dataOf, failureText, firstSite, firstSiteJobSearch, notObserved } from './readings.js';
 
 export const totalCount: DoctorCheck = {
   id: 'wm.totalCount',
   point: 'total_count on task and job lists',
   async run(ctx) {
-    const site = firstSite(ctx);
-    if (!ctx.wm || !site) return notObserved('no watermarking credentials');
-    const jobs = await jobSearch(ctx, site);
-    if (jobs.err) return { status: 'failed', reading: failureText(jobs.err) };
+    const r = await firstSiteJobSearch(ctx);
+    if ('finding' in r) return r.finding;
+    const { site, jobs } = r;
     const parts = [
       `job search: ${jobs.env?.totalCount !== undefined ? 'carries total_count' : 'no total_count'}`,
     ];

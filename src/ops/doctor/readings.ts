@@ -12,7 +12,7 @@ import {
   refusalExplanation,
   ServiceError,
 } from '../../api/errors.js';
-import type { DoctorContext, DoctorFinding, Probe } from './context.js';
+import { type DoctorContext, type DoctorFinding, jobSearch, type Probe } from './context.js';
 
 export const notObserved = (reading: string): Omit<DoctorFinding, 'id' | 'point'> => ({
   status: 'not-observed',
@@ -106,4 +106,18 @@ export function notFoundFinding(
 
 export function firstSite(ctx: DoctorContext): string | undefined {
   return ctx.siteIds[0];
+}
+
+/**
+ * The first site's job search (the time zone and total_count checks read it), or the finding
+ * that ends the check: no watermarking credentials, or the search failing.
+ */
+export async function firstSiteJobSearch(
+  ctx: DoctorContext,
+): Promise<{ site: string; jobs: Probe } | { finding: Omit<DoctorFinding, 'id' | 'point'> }> {
+  const site = firstSite(ctx);
+  if (!ctx.wm || !site) return { finding: notObserved('no watermarking credentials') };
+  const jobs = await jobSearch(ctx, site);
+  if (jobs.err) return { finding: { status: 'failed', reading: failureText(jobs.err) } };
+  return { site, jobs };
 }

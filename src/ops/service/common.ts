@@ -14,6 +14,7 @@ import {
   checkPageUnit,
   checkSiteId,
   LIMITS,
+  passes,
 } from '../../api/validate.js';
 import type { StepSentence } from '../../next-step.js';
 import { isIanaTimeZone, utcDay, zonedTimeToEpoch } from '../../time.js';
@@ -134,14 +135,10 @@ export function toPageQuery(endpoint: string, input: PageInput): PageQuery {
   const q: PageQuery = {};
   const issues: ValidationIssue[] = [];
   if (input.page !== undefined) {
-    const f = checkPageIndex(input.page);
-    if (f) issues.push({ field: 'page', message: f });
-    else q.pageIndex = input.page;
+    if (passes(issues, 'page', checkPageIndex(input.page))) q.pageIndex = input.page;
   }
   if (input.pageSize !== undefined) {
-    const f = checkPageUnit(input.pageSize);
-    if (f) issues.push({ field: 'page size', message: f });
-    else q.pageUnit = input.pageSize;
+    if (passes(issues, 'page size', checkPageUnit(input.pageSize))) q.pageUnit = input.pageSize;
   }
   if (issues.length > 0) throw new ValidationError(endpoint, issues);
   return q;
