@@ -46,6 +46,16 @@ export function wmDayListQuery(args: {
   };
 }
 
+/** What a paging button of a list by days carries back (`s`, `p`, `fr`, `to`), as its query. */
+export function wmDayPageQuery(v: {
+  s: string;
+  p: number;
+  fr?: string | undefined;
+  to?: string | undefined;
+}) {
+  return { site: v.s, page: v.p, ...(v.fr ? { from: v.fr } : {}), ...(v.to ? { to: v.to } : {}) };
+}
+
 /** Action ids of every watermarking button (one listener each). */
 export const WM_ACTIONS = {
   jobsPage: 'wm_jobs_page',
