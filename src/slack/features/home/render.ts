@@ -22,7 +22,7 @@ import {
   section,
 } from '../../kit/blocks/blocks.js';
 import { outageLine } from '../../kit/blocks/cards.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { nextStepClause } from '../../kit/blocks/next-step.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
 import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
@@ -96,10 +96,6 @@ const reasonText = (p: Extract<Part<unknown>, { ok: false }>): string =>
 
 const unavailable = (what: string, p: Extract<Part<unknown>, { ok: false }>): Block =>
   section(`:warning: ${what} unavailable: ${esc(reasonText(p))}.`);
-
-function channelMention(id: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(id) ? `<#${id}>` : code(id);
-}
 
 function jobLine(j: Job & { siteId: string }, tz: string): string {
   const when = j.updateTime.epochMs ?? j.regTime.epochMs;
