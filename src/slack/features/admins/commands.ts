@@ -23,6 +23,17 @@ const list = commandList();
 const word = z.string().min(1).max(200);
 const both = ['/dwm', '/drm'] as const;
 
+/** The people a command acts on: one or more mentions, picked with the users picker. */
+const people = (description: string) =>
+  rest(word, { hint: '@user…', description, required: true, picker: 'users' });
+
+/** A setting typed as a value or `none` (any case), which clears it. */
+const unlessNone = (typed: string): string | undefined =>
+  typed.toLowerCase() === 'none' ? undefined : typed;
+
+/** The audit detail of a setting set or cleared. */
+const setOrCleared = (id: string | undefined): string => (id ? `set to ${id}` : 'cleared');
+
 async function show(ctx: CommandContext, settings: WorkspaceSettings, changed?: string): Promise<void> {
   const cfg = ctx.deps.config;
   await ctx.respond(
@@ -51,12 +62,7 @@ list.add({
   command: both,
   path: ['setup', 'admins', 'add'],
   args: {
-    users: rest(word, {
-      hint: '@user…',
-      description: 'People to make admins.',
-      required: true,
-      picker: 'users',
-    }),
+    users: people('People to make admins.'),
   },
   role: 'admin',
   summary: 'Make people admins of drm-chatops (besides Slack workspace admins)',
@@ -73,12 +79,7 @@ list.add({
   command: both,
   path: ['setup', 'admins', 'remove'],
   args: {
-    users: rest(word, {
-      hint: '@user…',
-      description: 'People to remove as admins.',
-      required: true,
-      picker: 'users',
-    }),
+    users: people('People to remove as admins.'),
   },
   role: 'admin',
   summary: 'Remove people added as admins (Slack workspace admins stay admins)',
@@ -105,10 +106,10 @@ list.add({
   summary: 'Make a user group admins (or "none" to clear it)',
   examples: ['setup admins group @media-admins', 'setup admins group none'],
   async handler(ctx, args) {
-    const id = args.group.toLowerCase() === 'none' ? undefined : args.group;
+    const id = unlessNone(args.group);
     const next = await setAdminGroup(ctx.deps, ctx.workspace, id);
     clearRoleCaches(ctx.deps);
-    await ctx.audit({ action: 'admins.group', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await ctx.audit({ action: 'admins.group', detail: setOrCleared(id), result: 'ok' });
     await show(ctx, next, id ? 'Admin user group set.' : 'Admin user group cleared.');
   },
 });
@@ -127,7 +128,7 @@ list.add({
   summary: 'Mirror the audit log to a channel (or "none" to stop)',
   examples: ['setup audit-channel #media-audit', 'setup audit-channel none'],
   async handler(ctx, args) {
-    const id = args.channel.toLowerCase() === 'none' ? undefined : args.channel;
+    const id = unlessNone(args.channel);
     // A channel as Slack links it (`#name` picked from the list arrives as its id): a name typed
     // as plain text cannot be checked or posted to.
     if (id && !isChannelId(id)) {
@@ -147,7 +148,7 @@ list.add({
       return;
     }
     const next = await setAuditChannel(ctx.deps, ctx.workspace, id);
-    await ctx.audit({ action: 'audit.channel', detail: id ? `set to ${id}` : 'cleared', result: 'ok' });
+    await ctx.audit({ action: 'audit.channel', detail: setOrCleared(id), result: 'ok' });
     await show(ctx, next, id ? 'The audit log is now mirrored to that channel.' : 'Audit mirroring stopped.');
   },
 });
@@ -156,12 +157,7 @@ list.add({
   command: both,
   path: ['setup', 'erase-user'],
   args: {
-    users: rest(word, {
-      hint: '@user…',
-      description: 'People whose data the bot erases here.',
-      required: true,
-      picker: 'users',
-    }),
+    users: people('People whose data the bot erases here.'),
   },
   role: 'admin',
   summary: "Erase people's data here: watches, alerts and digests they created, their pending DMs",

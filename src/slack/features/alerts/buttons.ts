@@ -7,7 +7,10 @@
  * else who can; both are audited by the op.
  */
 import { z } from 'zod';
-import { muteAlert, stopAlerts } from '../../../ops/alerts.js';
+import { type Actor, muteAlert, stopAlerts } from '../../../ops/alerts.js';
+import type { AuditMirror } from '../../../ops/audit.js';
+import type { AppDeps } from '../../deps.js';
+import type { Message } from '../../kit/blocks/blocks.js';
 import { actorOf } from '../../kit/context/channels/access.js';
 import { auditMirrorOf } from '../../kit/context/channels/audit-mirror.js';
 import type { CommandContext } from '../../kit/context/context.js';
@@ -21,38 +24,55 @@ export const alertStopValue = z.object({
   s: z.string().regex(/^[A-Za-z0-9]{1,16}$/),
 });
 
-/** The alert a button stands for, and who clicked (the op decides: creator or admin). */
-async function alertOf(ctx: CommandContext, v: z.infer<typeof alertStopValue>) {
-  return { channelId: v.c, actor: await actorOf(ctx, true), siteId: v.s, kick: notifyKicker(ctx.deps) };
+type AlertValue = z.infer<typeof alertStopValue>;
+type Alert = { channelId: string; actor: Actor; siteId: string; kick: (ws: string) => void };
+
+/**
+ * A button on an alert (open to members at the kit: the op checks "creator or admin",
+ * mayManageAlert, and audits): the op on the alert the value names, then the reply to the one
+ * who clicked.
+ */
+function alertButton<R>(spec: {
+  name: string;
+  actionId: string;
+  failure: string;
+  op: (deps: AppDeps, ws: CommandContext['workspace'], alert: Alert, mirror: AuditMirror) => Promise<R>;
+  reply: (ctx: CommandContext, v: AlertValue, r: R) => Promise<Message>;
+}) {
+  return button({
+    name: spec.name,
+    command: '/drm',
+    actionId: spec.actionId,
+    value: alertStopValue,
+    role: 'member',
+    changesHome: true,
+    failure: spec.failure,
+    async run(ctx, v) {
+      const alert = {
+        channelId: v.c,
+        actor: await actorOf(ctx, true),
+        siteId: v.s,
+        kick: notifyKicker(ctx.deps),
+      };
+      const r = await spec.op(ctx.deps, ctx.workspace, alert, auditMirrorOf(ctx));
+      await ctx.respond(await spec.reply(ctx, v, r));
+    },
+  });
 }
 
-export const alertStopButton = button({
+export const alertStopButton = alertButton({
   name: 'alerts.stop',
-  command: '/drm',
   actionId: ALERT_STOP_ACTION,
-  value: alertStopValue,
-  // The op checks "creator or admin" (mayManageAlert).
-  role: 'member',
-  changesHome: true,
   failure: "Couldn't stop the alerts",
-  async run(ctx, v) {
-    const r = await stopAlerts(ctx.deps, ctx.workspace, await alertOf(ctx, v), auditMirrorOf(ctx));
-    // Ephemeral to the one who clicked: the alert itself turns into its "stopped" form.
-    await ctx.respond(stoppedMessage(v.c, r, await ctx.admins()));
-  },
+  op: stopAlerts,
+  // Ephemeral to the one who clicked: the alert itself turns into its "stopped" form.
+  reply: async (ctx, v, r) => stoppedMessage(v.c, r, await ctx.admins()),
 });
 
-export const alertMuteButton = button({
+export const alertMuteButton = alertButton({
   name: 'alerts.mute',
-  command: '/drm',
   actionId: ALERT_MUTE_ACTION,
-  value: alertStopValue,
-  // The op checks "creator or admin" (mayManageAlert), as for Stop.
-  role: 'member',
-  changesHome: true,
   failure: "Couldn't mute the alert",
-  async run(ctx, v) {
-    const r = await muteAlert(ctx.deps, ctx.workspace, await alertOf(ctx, v), auditMirrorOf(ctx));
-    await ctx.respond(mutedMessage(v.c, v.s, r, await ctx.admins(), await ctx.timeZone()));
-  },
+  op: muteAlert,
+  reply: async (ctx, v, r) => mutedMessage(v.c, v.s, r, await ctx.admins(), await ctx.timeZone()),
 });

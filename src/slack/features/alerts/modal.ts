@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { parseAlertArgs } from '../../../ops/alerts.js';
 import { isChannelMember } from '../../kit/context/channels/access.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { issueErrors } from '../../kit/interactions/form-errors.js';
+import { issuesOr } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { subscribe, watchTokens } from './commands.js';
 import { ALERTS_BLOCK, ALERTS_MODAL_CALLBACK, alertsResultView, alertsSavingView } from './render.js';
@@ -64,9 +64,7 @@ export const alertsFormModal = modal<Meta, ReturnType<typeof parseAlertArgs>['ar
   failure: "Couldn't set up license-failure alerts",
   check(_ctx, _meta, view) {
     const parsed = parseAlertArgs(alertsFormTokens(view));
-    return parsed.issues.length
-      ? { errors: issueErrors(parsed.issues, BLOCK_OF, ALERTS_BLOCK.ratio) }
-      : { ok: parsed.args };
+    return issuesOr(parsed.issues, parsed.args, BLOCK_OF, ALERTS_BLOCK.ratio);
   },
   // A failure (thrown) brings the form back with what was entered and the failure on top (the kit).
   async submit(ctx, meta, args, { client }) {

@@ -41,7 +41,7 @@ import {
   staticSelect,
   textInput,
 } from '../../kit/blocks/blocks.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { encodeValue } from '../../kit/blocks/values.js';
 import { RUN_SUGGESTION_ACTION } from '../../kit/commands/help.js';
 
@@ -62,11 +62,6 @@ const KEY_MAX = 80;
 export function pct(ratio: number): string {
   const p = Math.max(0, ratio) * 100;
   return `${p >= 10 || Number.isInteger(p) ? Math.round(p) : p.toFixed(1)}%`;
-}
-
-/** A channel mention from a trusted id (validated), else the id in code. */
-export function channelMention(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
 }
 
 function windowWords(minutes: number): string {

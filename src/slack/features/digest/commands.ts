@@ -54,6 +54,36 @@ async function refused(ctx: CommandContext, what: string, e: NotifyRefusedError)
   );
 }
 
+/**
+ * The channel of `command` when the bot can post there; otherwise the user is told how to invite
+ * it (`retry`: the command to run again then) and undefined is returned.
+ */
+async function postableChannel(
+  ctx: CommandContext,
+  command: string,
+  retry = command,
+): Promise<string | undefined> {
+  const channelId = channelOf(ctx, command);
+  const ability = await botCanPost(ctx, channelId);
+  if (ability === 'ok') return channelId;
+  await ctx.respond(inviteMessage(channelId, ability, retry, 'the digest', 'it'));
+  return undefined;
+}
+
+/** Runs a change of the schedule; a refusal of the op is answered in words under `what`. */
+async function answeringRefusals(
+  ctx: CommandContext,
+  what: string,
+  change: () => Promise<void>,
+): Promise<void> {
+  try {
+    await change();
+  } catch (e) {
+    if (!(e instanceof NotifyRefusedError)) throw e;
+    await ctx.respond(await refused(ctx, what, e));
+  }
+}
+
 list.add({
   command: '/dwm',
   path: ['digest'],
@@ -86,15 +116,9 @@ list.add({
     'Posted within a minute of the time, once a day (also with several bot replicas); a day the bot was down is posted late once, with a note. Moving someone else’s schedule takes an admin.',
   examples: ['digest daily 09:00', 'digest daily 17:30 Europe/Berlin'],
   async handler(ctx, args) {
-    const channelId = channelOf(ctx, '/dwm digest daily');
-    const ability = await botCanPost(ctx, channelId);
-    if (ability !== 'ok') {
-      await ctx.respond(
-        inviteMessage(channelId, ability, `/dwm digest daily ${args.time}`, 'the digest', 'it'),
-      );
-      return;
-    }
-    try {
+    const channelId = await postableChannel(ctx, '/dwm digest daily', `/dwm digest daily ${args.time}`);
+    if (!channelId) return;
+    await answeringRefusals(ctx, "Couldn't change the daily digest", async () => {
       const userZone = args.zone === undefined ? await ctx.timeZone() : undefined;
       const r = await scheduleDigest(
         ctx.deps,
@@ -109,10 +133,7 @@ list.add({
         auditMirrorOf(ctx),
       );
       await ctx.respond(scheduledMessage(r, ctx.userId));
-    } catch (e) {
-      if (!(e instanceof NotifyRefusedError)) throw e;
-      await ctx.respond(await refused(ctx, "Couldn't change the daily digest", e));
-    }
+    });
   },
 });
 
@@ -124,13 +145,9 @@ list.add({
   summary: 'Post a digest of the last 24 hours in this channel now',
   examples: ['digest now'],
   async handler(ctx) {
-    const channelId = channelOf(ctx, '/dwm digest now');
-    const ability = await botCanPost(ctx, channelId);
-    if (ability !== 'ok') {
-      await ctx.respond(inviteMessage(channelId, ability, '/dwm digest now', 'the digest', 'it'));
-      return;
-    }
-    try {
+    const channelId = await postableChannel(ctx, '/dwm digest now');
+    if (!channelId) return;
+    await answeringRefusals(ctx, "Couldn't post a digest now", async () => {
       const [actor, tz] = await Promise.all([actorOf(ctx, true), ctx.timeZone()]);
       await digestNow(
         ctx.deps,
@@ -145,10 +162,7 @@ list.add({
         auditMirrorOf(ctx),
       );
       await ctx.respond(digestNowMessage(channelId));
-    } catch (e) {
-      if (!(e instanceof NotifyRefusedError)) throw e;
-      await ctx.respond(await refused(ctx, "Couldn't post a digest now", e));
-    }
+    });
   },
 });
 
@@ -164,7 +178,7 @@ list.add({
   examples: ['digest off'],
   async handler(ctx) {
     const channelId = channelOf(ctx, '/dwm digest off');
-    try {
+    await answeringRefusals(ctx, "Couldn't stop the daily digest", async () => {
       const removed = await stopDigest(
         ctx.deps,
         ctx.workspace,
@@ -172,10 +186,7 @@ list.add({
         auditMirrorOf(ctx),
       );
       await ctx.respond(stoppedMessage(channelId, removed));
-    } catch (e) {
-      if (!(e instanceof NotifyRefusedError)) throw e;
-      await ctx.respond(await refused(ctx, "Couldn't stop the daily digest", e));
-    }
+    });
   },
 });
 

@@ -31,7 +31,7 @@ import {
   message,
   section,
 } from '../../kit/blocks/blocks.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { nextStepCommand } from '../../kit/blocks/next-step.js';
 import { jobStatus, requestStatus } from '../../kit/blocks/status.js';
 import { encodeValue } from '../../kit/blocks/values.js';
@@ -43,11 +43,6 @@ export const DIGEST_LIST_MAX = 15;
 const FAILED_JOBS_OPENABLE = 10;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-/** A channel mention from a trusted id (validated), else the id in code. */
-export function channelMention(channelId: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : code(channelId);
-}
 
 /**
  * A failed section's words: the reason, then what to do ("…: an admin can add them with

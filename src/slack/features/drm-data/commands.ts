@@ -156,42 +156,48 @@ list.add({
   },
 });
 
-list.add({
-  command: '/drm',
-  path: ['users'],
-  args: {
-    user: optional(values.text(200), { hint: '[user id]', description: 'Search by user id.' }),
-    site: siteOption,
-    from: date,
-    to: dateTo,
-    page,
-  },
-  role: 'admin',
-  personalData: true,
+/**
+ * `/drm users` and `/drm devices`: a list searched by one id (a positional word named `key`),
+ * with dates and paging.
+ */
+function searchById(spec: {
+  kind: 'users' | 'devices';
+  key: 'user' | 'device';
+  summary: string;
+  examples: string[];
+}): void {
+  const id = optional(values.text(200), {
+    hint: `[${spec.key} id]`,
+    description: `Search by ${spec.key} id.`,
+  });
+  // The id's word comes first, under its own name (`user`, `device`: named in parse errors).
+  const args = { [spec.key]: id, site: siteOption, from: date, to: dateTo, page };
+  list.add({
+    command: '/drm',
+    path: [spec.kind],
+    args,
+    role: 'admin',
+    personalData: true,
+    summary: spec.summary,
+    examples: spec.examples,
+    async handler(ctx, a) {
+      await showData(ctx, spec.kind, a.site, pick(a, ['from', 'to', spec.key]), a.page ?? 1, false);
+    },
+  });
+}
+
+searchById({
+  kind: 'users',
+  key: 'user',
   summary: 'List DRM users with their license and device counts',
   examples: ['users', 'users user1007 from:2026-01-01'],
-  async handler(ctx, args) {
-    await showData(ctx, 'users', args.site, pick(args, ['from', 'to', 'user']), args.page ?? 1, false);
-  },
 });
 
-list.add({
-  command: '/drm',
-  path: ['devices'],
-  args: {
-    device: optional(values.text(200), { hint: '[device id]', description: 'Search by device id.' }),
-    site: siteOption,
-    from: date,
-    to: dateTo,
-    page,
-  },
-  role: 'admin',
-  personalData: true,
+searchById({
+  kind: 'devices',
+  key: 'device',
   summary: 'List DRM devices with their license counts',
   examples: ['devices', 'devices dev-1a2b3c'],
-  async handler(ctx, args) {
-    await showData(ctx, 'devices', args.site, pick(args, ['from', 'to', 'device']), args.page ?? 1, false);
-  },
 });
 
 list.add({

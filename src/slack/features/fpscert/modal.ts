@@ -25,7 +25,7 @@ import type { ModalView } from '../../kit/blocks/blocks.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
 import { explainError } from '../../kit/context/errors.js';
 import { audited, errorOptions } from '../../kit/context/support.js';
-import { modal } from '../../kit/interactions/registry.js';
+import { adminPending, modal } from '../../kit/interactions/registry.js';
 import { FileReadError, readSlackFileBytes } from '../../kit/web/files.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
 import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
@@ -87,14 +87,10 @@ export const fpsCertForm = modal<Meta, Data>({
   callbackId: SVC_VIEWS.fpsCert,
   meta: metaSchema,
   stale: { block: FPS_BLOCK.cert, text: 'This form is out of date: run /drm fpscert again.' },
-  role: 'admin',
-  gate: () => ({
-    block: FPS_BLOCK.cert,
-    what: 'register a FairPlay certificate',
-    action: 'fpscert.upload',
-    pending: registering(),
-  }),
-  ackView: registering,
+  ...adminPending(
+    { block: FPS_BLOCK.cert, what: 'register a FairPlay certificate', action: 'fpscert.upload' },
+    registering,
+  ),
   failure: "Couldn't register the FairPlay certificate",
   check(_ctx, _meta, view) {
     const values = view.state.values;

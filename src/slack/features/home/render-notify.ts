@@ -8,15 +8,11 @@
 import type { TrackedRequest } from '../../../notices/requests.js';
 import type { NotifyHomeSummary } from '../../../ops/notify-home.js';
 import { type Block, context, header, section } from '../../kit/blocks/blocks.js';
-import { code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate } from '../../kit/blocks/mrkdwn.js';
 import { pausedWhy } from '../../shared/notices/paused.js';
 
 /** Lines per list. */
 const MAX_LINES = 5;
-
-function channelMention(id: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(id) ? `<#${id}>` : code(id);
-}
 
 function requestLine(t: TrackedRequest, tz: string): string {
   const what =

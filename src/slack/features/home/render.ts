@@ -22,7 +22,7 @@ import {
   section,
 } from '../../kit/blocks/blocks.js';
 import { outageLine } from '../../kit/blocks/cards.js';
-import { code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, code, dateToken, esc, truncate, userMention } from '../../kit/blocks/mrkdwn.js';
 import { nextStepClause } from '../../kit/blocks/next-step.js';
 import { jobStatus, productStatus, requestStatus } from '../../kit/blocks/status.js';
 import type { HomeEntryPoint } from '../../kit/interactions/home-actions.js';
@@ -96,10 +96,6 @@ const reasonText = (p: Extract<Part<unknown>, { ok: false }>): string =>
 
 const unavailable = (what: string, p: Extract<Part<unknown>, { ok: false }>): Block =>
   section(`:warning: ${what} unavailable: ${esc(reasonText(p))}.`);
-
-function channelMention(id: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(id) ? `<#${id}>` : code(id);
-}
 
 function jobLine(j: Job & { siteId: string }, tz: string): string {
   const when = j.updateTime.epochMs ?? j.regTime.epochMs;
@@ -207,30 +203,22 @@ function jobsBlocks(data: HomeData, maxLines: number, tz: string, cmd: string): 
   const newest = (a: Job, b: Job) => (b.updateTime.epochMs ?? 0) - (a.updateTime.epochMs ?? 0);
   failed.sort(newest);
   inflight.sort(newest);
+  // A list of jobs, the rest behind the `/dwm jobs` filter that lists them all.
+  const jobList = (jobs: Array<Job & { siteId: string }>, total: number, filter: string) =>
+    list(
+      jobs.map((x) => jobLine(x, tz)),
+      total,
+      max,
+      `See them all with ${code(`${cmd} jobs ${filter}`)}.`,
+    );
   const out: Block[] = [header(`Failures in the last 24 hours (${failedTotal})`)];
   // Sites that could not be read are problems: listed first, capped like any list.
   if (down.length) out.push(...list(down, down.length, Math.min(5, max), 'Try Refresh in a minute.'));
   if (failedTotal === 0 && down.length === 0) out.push(section(':large_green_circle: No failed jobs.'));
-  else
-    out.push(
-      ...list(
-        failed.map((x) => jobLine(x, tz)),
-        failedTotal,
-        max,
-        `See them all with ${code(`${cmd} jobs status:error from:yesterday`)}.`,
-      ),
-    );
+  else out.push(...jobList(failed, failedTotal, 'status:error from:yesterday'));
   out.push(header(`Jobs in flight (${inflightTotal})`));
   if (inflightTotal === 0) out.push(section('No jobs are running.'));
-  else
-    out.push(
-      ...list(
-        inflight.map((x) => jobLine(x, tz)),
-        inflightTotal,
-        max,
-        `See them all with ${code(`${cmd} jobs status:active`)}.`,
-      ),
-    );
+  else out.push(...jobList(inflight, inflightTotal, 'status:active'));
   if (j.value.sitesNotChecked > 0) {
     out.push(
       context(

@@ -5,7 +5,7 @@
  */
 import { button } from '../../kit/interactions/registry.js';
 import { sendJobTasks } from '../../shared/jobs/export.js';
-import { WM_ACTIONS } from '../../shared/wm/values.js';
+import { WM_ACTIONS, wmDayPageQuery } from '../../shared/wm/values.js';
 import { showJob, showJobs } from './commands.js';
 import { exportDoneMessage, exportStartedMessage } from './render.js';
 import { jobsPageValue, jobValue } from './values.js';
@@ -19,12 +19,9 @@ export const pageButton = button({
     showJobs(
       ctx,
       {
-        site: v.s,
-        page: v.p,
+        ...wmDayPageQuery(v),
         ...(v.st ? { statuses: v.st } : {}),
         ...(v.c ? { contentId: v.c } : {}),
-        ...(v.fr ? { from: v.fr } : {}),
-        ...(v.to ? { to: v.to } : {}),
       },
       true,
     ),

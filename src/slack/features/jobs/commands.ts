@@ -12,7 +12,7 @@ import { listOption, option, required, values } from '../../kit/commands/parse.j
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { notFoundMessage } from '../../kit/context/errors.js';
-import { wmSiteOption } from '../../shared/wm/values.js';
+import { wmDayListOptions, wmDayListQuery, wmSiteOption } from '../../shared/wm/values.js';
 import { JOB_CARD_TASK_LINES, jobCardMessage, jobListMessage } from './render.js';
 
 const list = commandList();
@@ -124,13 +124,10 @@ list.add({
       description: `Job status; several allowed (status:ready,error). ${JOB_STATUS_HELP}`,
     }),
     content: option(values.text(200), { hint: 'ID', description: 'Content id.' }),
-    from: option(values.text(10), {
-      hint: 'yyyy-MM-dd',
-      description: 'Jobs started on or after this day, in your time zone (or today, yesterday, 7d).',
+    ...wmDayListOptions({
+      from: 'Jobs started on or after this day, in your time zone (or today, yesterday, 7d).',
+      to: 'Jobs started on or before this day.',
     }),
-    to: option(values.text(10), { hint: 'yyyy-MM-dd', description: 'Jobs started on or before this day.' }),
-    site: wmSiteOption,
-    page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
   },
   role: 'member',
   summary: 'List watermarking jobs with their status (newest first, paged)',
@@ -142,12 +139,9 @@ list.add({
   ],
   async handler(ctx, args) {
     await showJobs(ctx, {
-      ...(args.site ? { site: args.site } : {}),
+      ...wmDayListQuery(args),
       statuses: args.status,
       ...(args.content ? { contentId: args.content } : {}),
-      ...(args.from ? { from: args.from } : {}),
-      ...(args.to ? { to: args.to } : {}),
-      page: args.page ?? 1,
     });
   },
 });

@@ -18,9 +18,10 @@ import {
 } from '../../kit/blocks/blocks.js';
 import { listedTasksLine } from '../../kit/blocks/cards.js';
 import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
-import { countedPaging, listPositionLine, pagingButtons } from '../../kit/blocks/paging.js';
+import { countedPaging, pagingButtons } from '../../kit/blocks/paging.js';
 import { type UtcDays, utcDaysNote } from '../../kit/blocks/reader-dates.js';
 import { failureLabel, failureNextSteps, jobStatus, taskStatus } from '../../kit/blocks/status.js';
+import { dayListBlocks, pageCount } from '../../shared/wm/day-list.js';
 import {
   type CardMeta,
   cardContext,
@@ -63,33 +64,31 @@ function filterText(f: JobListInput['filters'], timeZone: string): string {
 
 export function jobListMessage(input: JobListInput): Message {
   const { jobs, totalCount, pageIndex, pageUnit, siteId } = input;
-  const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
+  const pages = pageCount(totalCount, pageUnit);
   const utc = input.utcDays;
   // With the reader's days, the service's count is of the covering UTC days: not said as theirs.
   const title = utc ? `Jobs on ${siteId}` : `Jobs on ${siteId}: ${count(totalCount)} total`;
-  const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
-  if (utc) blocks.push(context(utcDaysNote(utc, plural(totalCount, 'job'), 'jobs started on', pageUnit)));
-  if (jobs.length === 0) {
-    blocks.push(
-      section(
-        totalCount === 0
-          ? 'No jobs match these filters. Try fewer filters, or a wider date range with `from:` and `to:`.'
-          : pageIndex > pages
-            ? `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`
-            : `No job on page ${pageIndex} of the service's list started on your days${pages > 1 ? ': try the other pages' : ''}.`,
-      ),
-    );
-  }
-  for (const j of jobs) {
+  const rows = jobs.map((j) => {
     const value = encodeValue({ w: input.workspace, s: siteId, j: j.jobId });
-    blocks.push(
-      section(
-        `${jobStatus(j.status)} · ${code(truncate(j.contentId, 200))} · job ${code(j.jobId)}\n` +
-          `Started ${timeText(j.regTime, input.timeZone)} · updated ${timeText(j.updateTime, input.timeZone)}`,
-        { accessory: button('Details', WM_ACTIONS.jobDetails, { value }) },
-      ),
+    return section(
+      `${jobStatus(j.status)} · ${code(truncate(j.contentId, 200))} · job ${code(j.jobId)}\n` +
+        `Started ${timeText(j.regTime, input.timeZone)} · updated ${timeText(j.updateTime, input.timeZone)}`,
+      { accessory: button('Details', WM_ACTIONS.jobDetails, { value }) },
     );
-  }
+  });
+  const blocks = dayListBlocks({
+    title,
+    filterLine: filterText(input.filters, input.timeZone),
+    utcNote: utc ? utcDaysNote(utc, plural(totalCount, 'job'), 'jobs started on', pageUnit) : undefined,
+    totalCount,
+    pageIndex,
+    pageUnit,
+    pages,
+    rows,
+    noMatch: 'No jobs match these filters. Try fewer filters, or a wider date range with `from:` and `to:`.',
+    noun: 'job',
+    onDays: 'started on',
+  });
   const pageValue = (p: number): string => {
     const v: JobsPageValue = { w: input.workspace, s: siteId, p };
     const f = input.filters;
@@ -100,8 +99,6 @@ export function jobListMessage(input: JobListInput): Message {
     return encodeValue(v);
   };
   const nav = pagingButtons(countedPaging(pageIndex, pages, WM_ACTIONS.jobsPage, pageValue)).buttons;
-  if (jobs.length > 0)
-    blocks.push(context(listPositionLine(Boolean(utc), pageIndex, pageUnit, jobs.length, totalCount, pages)));
   if (nav.length) blocks.push(actions(nav, 'wm_jobs_nav'));
   if (input.meta) blocks.push(context(cardContext(input.meta)));
   return message(title, blocks);

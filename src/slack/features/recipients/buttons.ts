@@ -6,7 +6,7 @@
 import { explainError } from '../../kit/context/errors.js';
 import { respondError } from '../../kit/context/support.js';
 import { button } from '../../kit/interactions/registry.js';
-import { encodeValue, WM_ACTIONS } from '../../shared/wm/values.js';
+import { encodeValue, WM_ACTIONS, wmDayPageQuery } from '../../shared/wm/values.js';
 import { showRecipient, showRecipients } from './commands.js';
 import { recipientEditFailedView, recipientEditView, recipientLoadingView } from './render.js';
 import { recipientsPageValue, recipientValue } from './values.js';
@@ -16,18 +16,7 @@ export const pageButton = button({
   actionId: new RegExp(`^${WM_ACTIONS.recipientsPage}`),
   value: recipientsPageValue,
   failure: "Couldn't list recipients",
-  run: (ctx, v) =>
-    showRecipients(
-      ctx,
-      {
-        site: v.s,
-        page: v.p,
-        ...(v.k ? { keywords: v.k } : {}),
-        ...(v.fr ? { from: v.fr } : {}),
-        ...(v.to ? { to: v.to } : {}),
-      },
-      true,
-    ),
+  run: (ctx, v) => showRecipients(ctx, { ...wmDayPageQuery(v), ...(v.k ? { keywords: v.k } : {}) }, true),
 });
 
 export const detailsButton = button({

@@ -10,10 +10,10 @@ import { resolveRecipient } from '../../../ops/recipients.js';
 import { inReaderRange } from '../../../ops/service/common.js';
 import { offsetOf } from '../../../time.js';
 import { cardMetaOf } from '../../kit/blocks/cards.js';
-import { option, required, rest, values } from '../../kit/commands/parse.js';
+import { required, rest, values } from '../../kit/commands/parse.js';
 import { commandList } from '../../kit/commands/registry.js';
 import type { CommandContext } from '../../kit/context/context.js';
-import { wmSiteOption } from '../../shared/wm/values.js';
+import { wmDayListOptions, wmDayListQuery, wmSiteOption } from '../../shared/wm/values.js';
 import { recipientCardMessage, recipientListMessage, recipientNotFoundMessage } from './render.js';
 import { RECIPIENT_SEARCH_LIMITS } from './values.js';
 
@@ -130,25 +130,16 @@ list.add({
       hint: 'keywords',
       description: 'Parts of names to look for (a name matches when it contains one).',
     }),
-    from: option(values.text(10), {
-      hint: 'yyyy-MM-dd',
-      description: 'Registered on or after this day, in your time zone (or today, yesterday, 7d).',
+    ...wmDayListOptions({
+      from: 'Registered on or after this day, in your time zone (or today, yesterday, 7d).',
+      to: 'Registered on or before this day.',
     }),
-    to: option(values.text(10), { hint: 'yyyy-MM-dd', description: 'Registered on or before this day.' }),
-    site: wmSiteOption,
-    page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
   },
   role: 'member',
   summary: 'Search the registered recipients (watermark names), paged',
   examples: ['recipients', 'recipients netflix hulu', 'recipients from:30d'],
   async handler(ctx, args) {
-    await showRecipients(ctx, {
-      ...(args.site ? { site: args.site } : {}),
-      keywords: args.keywords,
-      ...(args.from ? { from: args.from } : {}),
-      ...(args.to ? { to: args.to } : {}),
-      page: args.page ?? 1,
-    });
+    await showRecipients(ctx, { ...wmDayListQuery(args), keywords: args.keywords });
   },
 });
 

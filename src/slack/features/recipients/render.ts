@@ -19,8 +19,9 @@ import {
   textInput,
 } from '../../kit/blocks/blocks.js';
 import { code, esc, truncate } from '../../kit/blocks/mrkdwn.js';
-import { countedPaging, listPositionLine, pagingButtons } from '../../kit/blocks/paging.js';
+import { countedPaging, pagingButtons } from '../../kit/blocks/paging.js';
 import { type UtcDays, utcDaysNote } from '../../kit/blocks/reader-dates.js';
+import { dayListBlocks, pageCount } from '../../shared/wm/day-list.js';
 import {
   type CardMeta,
   cardContext,
@@ -59,35 +60,32 @@ function filterText(f: RecipientListInput['filters'], timeZone: string): string 
 
 export function recipientListMessage(input: RecipientListInput): Message {
   const { items, totalCount, pageIndex, pageUnit, siteId } = input;
-  const pages = Math.max(1, Math.ceil(totalCount / pageUnit));
+  const pages = pageCount(totalCount, pageUnit);
   const utc = input.utcDays;
   const title = utc ? `Recipients on ${siteId}` : `Recipients on ${siteId}: ${count(totalCount)} total`;
-  const blocks: Block[] = [header(title), context(filterText(input.filters, input.timeZone))];
-  if (utc)
-    blocks.push(
-      context(utcDaysNote(utc, plural(totalCount, 'recipient'), 'recipients registered on', pageUnit)),
-    );
-  if (items.length === 0) {
-    blocks.push(
-      section(
-        totalCount === 0
-          ? 'No recipients match. Try a shorter keyword (names match when they contain it), or no dates.'
-          : pageIndex > pages
-            ? `Page ${pageIndex} is past the end (${pages} page${pages === 1 ? '' : 's'}).`
-            : `No recipient on page ${pageIndex} of the service's list was registered on your days${pages > 1 ? ': try the other pages' : ''}.`,
-      ),
-    );
-  }
-  for (const r of items) {
+  const rows = items.map((r) => {
     const value = encodeValue({ w: input.workspace, s: siteId, r: r.dwmId });
     const desc = r.description ? `\n${esc(truncate(r.description, 100))}` : '';
-    blocks.push(
-      section(
-        `*${esc(truncate(r.name, 128))}* · DWM ID ${code(r.dwmId)} · registered ${timeText(r.regTime, input.timeZone)}${desc}`,
-        { accessory: button('Details', WM_ACTIONS.recipientDetails, { value }) },
-      ),
+    return section(
+      `*${esc(truncate(r.name, 128))}* · DWM ID ${code(r.dwmId)} · registered ${timeText(r.regTime, input.timeZone)}${desc}`,
+      { accessory: button('Details', WM_ACTIONS.recipientDetails, { value }) },
     );
-  }
+  });
+  const blocks = dayListBlocks({
+    title,
+    filterLine: filterText(input.filters, input.timeZone),
+    utcNote: utc
+      ? utcDaysNote(utc, plural(totalCount, 'recipient'), 'recipients registered on', pageUnit)
+      : undefined,
+    totalCount,
+    pageIndex,
+    pageUnit,
+    pages,
+    rows,
+    noMatch: 'No recipients match. Try a shorter keyword (names match when they contain it), or no dates.',
+    noun: 'recipient',
+    onDays: 'was registered on',
+  });
   const pageValue = (p: number): string | undefined => {
     const v: RecipientsPageValue = { w: input.workspace, s: siteId, p };
     const f = input.filters;
@@ -103,10 +101,6 @@ export function recipientListMessage(input: RecipientListInput): Message {
   const { buttons: nav, unpageable } = pagingButtons(
     countedPaging(pageIndex, pages, WM_ACTIONS.recipientsPage, pageValue),
   );
-  if (items.length > 0)
-    blocks.push(
-      context(listPositionLine(Boolean(utc), pageIndex, pageUnit, items.length, totalCount, pages)),
-    );
   if (nav.length) blocks.push(actions(nav, 'wm_recipients_nav'));
   if (unpageable)
     blocks.push(

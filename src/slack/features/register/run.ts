@@ -54,11 +54,8 @@ export async function startBackgroundRegistration(
       .catch(() => undefined);
     return undefined;
   }
-  const r = await runRegistrationInBackground(deps, {
-    workspace: ctx.workspace,
+  const r = await runRegistrationInBackground(deps, ctx, {
     client,
-    logger: ctx.logger,
-    refId: ctx.refId,
     wm,
     siteId,
     plan,

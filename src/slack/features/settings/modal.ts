@@ -11,7 +11,7 @@ import { type SettingsUpdateInput, toSettingsUpdate, updateSettings } from '../.
 import { explainError, outcomeUnknown } from '../../kit/context/errors.js';
 import { audited, errorOptions } from '../../kit/context/support.js';
 import { issueErrors } from '../../kit/interactions/form-errors.js';
-import { modal } from '../../kit/interactions/registry.js';
+import { adminPending, modal } from '../../kit/interactions/registry.js';
 import { infoView, serviceFor } from '../../shared/svc/support.js';
 import { SVC_VIEWS, siteIdValue } from '../../shared/svc/values.js';
 import { SETTINGS_BLOCK, settingsEditModal, settingsSavedView } from './render.js';
@@ -38,14 +38,10 @@ export const settingsModal = modal<Meta, Data>({
   callbackId: SVC_VIEWS.settingsEdit,
   meta: metaSchema,
   stale: { block: SETTINGS_BLOCK.duration, text: 'This form is out of date: run /drm settings again.' },
-  role: 'admin',
-  gate: () => ({
-    block: SETTINGS_BLOCK.duration,
-    what: 'change the DRM settings',
-    action: 'settings.update',
-    pending: saving(),
-  }),
-  ackView: saving,
+  ...adminPending(
+    { block: SETTINGS_BLOCK.duration, what: 'change the DRM settings', action: 'settings.update' },
+    saving,
+  ),
   failure: "Couldn't save the DRM settings",
   check(_ctx, _meta, view) {
     const val = (b: string) => view.state.values[b]?.value?.value ?? '';

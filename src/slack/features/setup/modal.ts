@@ -19,7 +19,7 @@ import {
 import { loadCredentials } from '../../../ops/workspace.js';
 import { StoreUnavailableError } from '../../../store/errors.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
-import { modal } from '../../kit/interactions/registry.js';
+import { adminPending, modal } from '../../kit/interactions/registry.js';
 import { notifyCredentialsSaved } from '../../kit/runtime/hooks.js';
 import {
   SETUP_BLOCK,
@@ -55,14 +55,10 @@ export const setupModal = modal<Meta, Data>({
   callbackId: SETUP_CALLBACK,
   meta: metaSchema,
   stale: { block: SETUP_BLOCK.siteIds, text: 'This form is out of date: close it and run /dwm setup again.' },
-  role: 'admin',
-  gate: () => ({
-    block: SETUP_BLOCK.siteIds,
-    what: 'change the service setup',
-    action: 'setup.save',
-    pending: verifyingView(),
-  }),
-  ackView: () => verifyingView(),
+  ...adminPending(
+    { block: SETUP_BLOCK.siteIds, what: 'change the service setup', action: 'setup.save' },
+    verifyingView,
+  ),
   changesHome: true,
   failure: "Couldn't save the setup",
   async check(ctx, _meta, view) {

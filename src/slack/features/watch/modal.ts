@@ -8,7 +8,7 @@ import type { ViewOutput } from '@slack/bolt';
 import { z } from 'zod';
 import { parseWatchArgs } from '../../../watch/index.js';
 import { modal as modal_, section } from '../../kit/blocks/blocks.js';
-import { issueErrors } from '../../kit/interactions/form-errors.js';
+import { issuesOr } from '../../kit/interactions/form-errors.js';
 import { modal } from '../../kit/interactions/registry.js';
 import { mayWatchChannel } from './home-pick.js';
 import {
@@ -61,9 +61,7 @@ export const watchFormModal = modal<Meta, ReturnType<typeof parseWatchArgs>>({
   failure: "Couldn't watch jobs",
   check(_ctx, _meta, view) {
     const parsed = parseWatchArgs(watchFormTokens(view));
-    return parsed.issues.length
-      ? { errors: issueErrors(parsed.issues, BLOCK_OF, WATCH_BLOCK.content) }
-      : { ok: parsed };
+    return issuesOr(parsed.issues, parsed, BLOCK_OF, WATCH_BLOCK.content);
   },
   // A failure (thrown) brings the form back with what was chosen and the failure on top (the kit).
   async submit(ctx, meta, parsed, { client }) {

@@ -61,22 +61,40 @@ const bySubscriptionId = {
   changesHome: true,
 } as const;
 
-export const unsubscribeButton = button<string>({
-  ...bySubscriptionId,
+/**
+ * A button that acts on one subscription (Unsubscribe, Resume): the subscription id as value,
+ * looked up in this workspace, and `act` runs only on a subscription the user may manage.
+ */
+function subscriptionButton(spec: {
+  name: string;
+  actionId: string;
+  failure: string;
+  action: 'watch.remove' | 'watch.resume';
+  verb: string;
+  gone: string;
+  act: (ctx: CommandContext, subs: Subscriptions, sub: Subscription) => Promise<void>;
+}) {
+  return button<string>({
+    ...bySubscriptionId,
+    name: spec.name,
+    actionId: spec.actionId,
+    failure: spec.failure,
+    async run(ctx, id) {
+      const subs = subscriptionsOf(ctx);
+      const sub = await manageable(ctx, subs, id, spec.action, spec.verb, spec.gone);
+      if (sub) await spec.act(ctx, subs, sub);
+    },
+  });
+}
+
+export const unsubscribeButton = subscriptionButton({
   name: 'watch.unsubscribe',
   actionId: WATCH_ACTIONS.unsubscribe,
   failure: "Couldn't unsubscribe",
-  async run(ctx, id) {
-    const subs = subscriptionsOf(ctx);
-    const sub = await manageable(
-      ctx,
-      subs,
-      id,
-      'watch.remove',
-      'remove',
-      'That subscription no longer exists (already removed).',
-    );
-    if (!sub) return;
+  action: 'watch.remove',
+  verb: 'remove',
+  gone: 'That subscription no longer exists (already removed).',
+  async act(ctx, subs, sub) {
     await subs.remove(ctx.workspace, { id: sub.id });
     await ctx.audit({
       action: 'watch.remove',
@@ -96,22 +114,14 @@ export const unsubscribeButton = button<string>({
   },
 });
 
-export const resumeButton = button<string>({
-  ...bySubscriptionId,
+export const resumeButton = subscriptionButton({
   name: 'watch.resume',
   actionId: WATCH_ACTIONS.resume,
   failure: "Couldn't resume",
-  async run(ctx, id) {
-    const subs = subscriptionsOf(ctx);
-    const sub = await manageable(
-      ctx,
-      subs,
-      id,
-      'watch.resume',
-      'resume',
-      'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
-    );
-    if (!sub) return;
+  action: 'watch.resume',
+  verb: 'resume',
+  gone: 'That subscription no longer exists: run `/dwm watch` in the channel to subscribe again.',
+  async act(ctx, subs, sub) {
     const ability = await botCanPost(ctx, sub.channelId);
     if (ability !== 'ok') {
       await ctx.respond(inviteMessage(sub.channelId, ability));

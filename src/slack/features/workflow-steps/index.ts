@@ -92,11 +92,8 @@ export const WORKFLOW_STEPS: readonly StepDeclaration[] = [
       }
       // The modal's run path: progress in the requester's DM (updated in place), the final
       // report with the CSV when long, the fallback DM, the `recipient.register` audit entry.
-      const runs = runRegistrationInBackground(ctx.deps, {
-        workspace: ctx.workspace,
+      const runs = runRegistrationInBackground(ctx.deps, ctx, {
         client,
-        logger: ctx.logger,
-        refId: ctx.refId,
         wm,
         siteId,
         plan,

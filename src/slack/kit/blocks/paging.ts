@@ -54,17 +54,9 @@ export function showingLine(
  * when the list is of the reader's days (`readerDays`: the service counts the covering UTC days,
  * so its count and positions are not said as the reader's).
  */
-export function listPositionLine(
-  readerDays: boolean,
-  pageIndex: number,
-  pageUnit: number,
-  shown: number,
-  total: number,
-  pages: number,
-): string {
-  return readerDays
-    ? `Page ${pageIndex} of ${pages} of the service's list`
-    : showingLine(pageIndex, pageUnit, shown, total, pages);
+export function listPositionLine(readerDays: boolean, ...at: Parameters<typeof showingLine>): string {
+  const [pageIndex, , , , pages] = at;
+  return readerDays ? `Page ${pageIndex} of ${pages} of the service's list` : showingLine(...at);
 }
 
 /**

@@ -18,6 +18,19 @@ export function issueErrors(
   return out;
 }
 
+/**
+ * The `check` answer of a form read by a parser: its issues as inline errors (`issueErrors`), or,
+ * with none, the parsed data.
+ */
+export function issuesOr<D>(
+  issues: readonly { field: string; message: string }[],
+  data: D,
+  blockOf: Readonly<Record<string, string>>,
+  fallback: string,
+): { errors: Record<string, string> } | { ok: D } {
+  return issues.length ? { errors: issueErrors(issues, blockOf, fallback) } : { ok: data };
+}
+
 /** Errors from messages keyed by form field (`undefined`: no error), on each field's block. */
 export function fieldErrors<F extends string>(
   errors: Partial<Record<F, string | undefined>>,

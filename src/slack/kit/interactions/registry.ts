@@ -242,6 +242,22 @@ export function modal<M, D>(spec: ModalSpec<M, D>): Interaction {
   return { ...(spec as unknown as ModalSpec<unknown, unknown>), kind: 'modal' };
 }
 
+/**
+ * The admin part of a form that shows one pending view ("Saving…") while its submission runs:
+ * `role: 'admin'`, the gate (a refusal shows under `block`, audited as `action`) with that view,
+ * and the same view at the ack.
+ */
+export function adminPending(
+  gate: { block: string; what: string; action: string },
+  pending: () => ModalView,
+) {
+  return {
+    role: 'admin' as const,
+    gate: () => ({ ...gate, pending: pending() }),
+    ackView: pending,
+  };
+}
+
 /** Does this declaration handle the action id / callback id? */
 export function handles(i: Interaction, id: string): boolean {
   if (i.kind === 'modal') return i.callbackId === id;

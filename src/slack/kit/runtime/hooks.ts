@@ -35,13 +35,17 @@ type HookDeps = Pick<AppDeps, 'config'>;
 /** The hooks of the running watchers of one app, in registration order. */
 const hooksOf = appState<Set<WatcherHooks>, HookDeps>(() => new Set());
 
+/** Add `item` to an app's set of running runtimes' pieces; returns the function that removes it. */
+function enrol<T>(set: Set<T>, item: T): () => void {
+  set.add(item);
+  return () => {
+    set.delete(item);
+  };
+}
+
 /** Register a watcher's hooks for the app `deps` belongs to; returns the unregister function. */
 export function registerWatcherHooks(deps: HookDeps, hooks: WatcherHooks): () => void {
-  const set = hooksOf(deps);
-  set.add(hooks);
-  return () => {
-    set.delete(hooks);
-  };
+  return enrol(hooksOf(deps), hooks);
 }
 
 /**
@@ -76,11 +80,7 @@ const pausersOf = appState<Set<ChannelPauser>, HookDeps>(() => new Set());
 
 /** Register a runtime's channel pause for the app `deps` belongs to; returns the unregister function. */
 export function registerChannelPauser(deps: HookDeps, pause: ChannelPauser): () => void {
-  const set = pausersOf(deps);
-  set.add(pause);
-  return () => {
-    set.delete(pause);
-  };
+  return enrol(pausersOf(deps), pause);
 }
 
 /**

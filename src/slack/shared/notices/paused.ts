@@ -7,7 +7,7 @@
 import type { NotifyEvent } from '../../../notices/types.js';
 import { SHARED_CHANNEL } from '../../../watch/types.js';
 import { type Message, message, section } from '../../kit/blocks/blocks.js';
-import { code, esc } from '../../kit/blocks/mrkdwn.js';
+import { channelMention, esc } from '../../kit/blocks/mrkdwn.js';
 
 type PausedEvent = Extract<NotifyEvent, { type: 'notify-paused' }>;
 
@@ -34,7 +34,7 @@ export function pausedWhy(code: string): string {
 
 /** The DM to the creator of an alert subscription or digest schedule Slack refused to post for. */
 export function notifyPausedMessage(e: Pick<PausedEvent, 'feature' | 'channelId' | 'code'>): Message {
-  const channel = /^[CGD][A-Z0-9]{2,}$/.test(e.channelId) ? `<#${e.channelId}>` : code(e.channelId);
+  const channel = channelMention(e.channelId);
   const what = e.feature === 'alerts' ? 'License-failure alerts' : 'The daily digest';
   const again =
     e.feature === 'alerts'

@@ -241,13 +241,17 @@ export function registrationStoppedText(siteId: string, refId: string): string {
 }
 
 /** One background registration: the modal's confirm and the Workflow Builder step both run this. */
-export interface BackgroundRegistration {
+/** The request a run starts from (a command's or a workflow step's context). */
+export interface RunOrigin {
   workspace: WorkspaceKey;
-  /** The workspace's bot client (usable long after the request that started the run). */
-  client: WebClient;
   logger: Logger;
   /** Reference of the request, named in the error message and the logs. */
   refId: string;
+}
+
+export interface BackgroundRegistration {
+  /** The workspace's bot client (usable long after the request that started the run). */
+  client: WebClient;
   wm: WatermarkingClient;
   siteId: string;
   plan: RegistrationPlan;
@@ -273,9 +277,11 @@ export type BackgroundOutcome = { ok: true; report: RegistrationReport } | { ok:
  */
 export async function runRegistrationInBackground(
   deps: AppDeps,
+  from: RunOrigin,
   r: BackgroundRegistration,
 ): Promise<BackgroundOutcome> {
-  const { client, logger, workspace, siteId, reportId } = r;
+  const { workspace, logger, refId } = from;
+  const { client, siteId, reportId } = r;
   const dm = r.dm ?? true;
   try {
     let posted: { channel?: string | undefined; ts?: string | undefined } | undefined;
@@ -319,10 +325,10 @@ export async function runRegistrationInBackground(
     await finish(deps, client, workspace, run, report, logger);
     return { ok: true, report };
   } catch (error) {
-    logger.error({ err: error, refId: r.refId, reportId }, 'registration run failed');
+    logger.error({ err: error, refId, reportId }, 'registration run failed');
     if (dm) {
       await client.chat
-        .postMessage({ channel: r.userId, text: registrationStoppedText(siteId, r.refId) })
+        .postMessage({ channel: r.userId, text: registrationStoppedText(siteId, refId) })
         .catch(() => undefined);
     }
     return { ok: false, error };

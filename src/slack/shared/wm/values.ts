@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { CardMeta as SharedCardMeta } from '../../kit/blocks/cards.js';
-import { option } from '../../kit/commands/parse.js';
+import { option, values } from '../../kit/commands/parse.js';
 import { siteIdValue, workspaceTag } from '../svc/values.js';
 
 /** `site:<site id>` of the `/dwm` commands (checked against the workspace's configured sites). */
@@ -17,6 +17,44 @@ export const wmSiteOption = option(siteIdValue, {
   hint: '<site id>',
   description: 'Site id (default: the workspace default site).',
 });
+
+/**
+ * The options of a Watermarking list by days (`/dwm jobs`, `/dwm recipients`): `from:` and `to:`
+ * (the reader's days, described in the list's words), `site:`, `page:`.
+ */
+export function wmDayListOptions(describe: { from: string; to: string }) {
+  return {
+    from: option(values.text(10), { hint: 'yyyy-MM-dd', description: describe.from }),
+    to: option(values.text(10), { hint: 'yyyy-MM-dd', description: describe.to }),
+    site: wmSiteOption,
+    page: option(values.int(1, 100_000), { hint: 'N', description: 'Page number (default 1).' }),
+  };
+}
+
+/** What those options ask for, the ones not given left out (page 1 by default). */
+export function wmDayListQuery(args: {
+  from?: string | undefined;
+  to?: string | undefined;
+  site?: string | undefined;
+  page?: number | undefined;
+}) {
+  return {
+    ...(args.site ? { site: args.site } : {}),
+    ...(args.from ? { from: args.from } : {}),
+    ...(args.to ? { to: args.to } : {}),
+    page: args.page ?? 1,
+  };
+}
+
+/** What a paging button of a list by days carries back (`s`, `p`, `fr`, `to`), as its query. */
+export function wmDayPageQuery(v: {
+  s: string;
+  p: number;
+  fr?: string | undefined;
+  to?: string | undefined;
+}) {
+  return { site: v.s, page: v.p, ...(v.fr ? { from: v.fr } : {}), ...(v.to ? { to: v.to } : {}) };
+}
 
 /** Action ids of every watermarking button (one listener each). */
 export const WM_ACTIONS = {
