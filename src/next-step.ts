@@ -1,7 +1,7 @@
 /**
  * What a person can do next, named by the action and never by a slash command. The layers below
  * Slack (api, store, watch, notices, ops) return or hold a `NextStep`; the Slack layer words it
- * (`src/slack/kit/next-step.ts`: the command to run, in the reader's words). A rename of a command
+ * (`src/slack/kit/blocks/next-step.ts`: the command to run, in the reader's words). A rename of a command
  * then touches the Slack layer only.
  */
 export type NextStep =
@@ -34,7 +34,7 @@ export type NextStep =
 
 /**
  * A sentence that names the command of a step: the words before and after it. The Slack layer
- * puts the command between (`stepSentenceText` in src/slack/kit/next-step.ts), so the layers below
+ * puts the command between (`stepSentenceText` in src/slack/kit/blocks/next-step.ts), so the layers below
  * keep their sentence whole without naming a command.
  */
 export interface StepSentence {

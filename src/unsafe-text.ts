@@ -1,7 +1,7 @@
 /**
  * Characters that can hide or reorder text ("RTL override" spoofing of file names and ids, text
  * hidden in tag characters) or break a line where none shows: the ONE list, used by the Slack
- * renderers (`neutralise` in src/slack/kit/mrkdwn.ts) and by the API layer when it turns an
+ * renderers (`neutralise` in src/slack/kit/blocks/mrkdwn.ts) and by the API layer when it turns an
  * upstream error body into a message. No module imports: the API layer sits below everything.
  *
  * - bidi controls: U+061C (Arabic letter mark), U+200E/U+200F (LRM/RLM), U+202A-U+202E

@@ -66,7 +66,7 @@ export class PermissionError extends ApiError {
 
 /**
  * What a person can check after an answer that is not the API's, as a reason the Slack layer words
- * (src/slack/kit/errors.ts) for users: no answer where data was expected (`what`: "HTTP 204 (no
+ * (src/slack/kit/context/errors.ts) for users: no answer where data was expected (`what`: "HTTP 204 (no
  * content)", "an empty body (HTTP 200)"), or a web page (its title, "" without one) instead of the
  * API, where an admin checks the base URL (`next`, the setup form).
  */

@@ -5,7 +5,7 @@
  * with env SERVICE_SITE_REQUEST_STATUSES = JSON {"<word>": "pending" | "approved" | "cancelled"}
  * through the same loader as SERVICE_ERROR_CODES (`readOverride`). Words are matched
  * case-insensitively after trimming. A word in neither table is unknown: the request stays tracked
- * (src/watch/requests.ts) and the word is shown as the service sent it.
+ * (src/notices/requests.ts) and the word is shown as the service sent it.
  */
 import { z } from 'zod';
 import { processTable, readOverride } from './error-codes.js';

@@ -108,7 +108,7 @@ export interface Config {
   /** WATCH_CLOCK_ALLOWANCE_SECONDS (src/watch/poller.ts `clockAllowanceMs`). */
   watchClockAllowanceSeconds: number;
   watchConcurrency: number;
-  /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/handler-queue.ts). */
+  /** Slash command handlers run after the ack through a bounded queue (src/slack/kit/commands/handler-queue.ts). */
   handlerConcurrency: number;
   handlerQueueMax: number;
   /**
@@ -146,7 +146,7 @@ export interface Config {
   siteRequestStatuses?: string;
   /**
    * SITE_REQUEST_UNKNOWN_STATUS_MINUTES in ms. Optional here so hand-built configurations (tests)
-   * get the default (src/watch/requests.ts SITE_UNKNOWN_STATUS_SETTLED_MS).
+   * get the default (src/notices/requests.ts SITE_UNKNOWN_STATUS_SETTLED_MS).
    */
   siteRequestUnknownStatusMs?: number;
   /** LICENSE_ERROR_CODES as given (validated JSON), when set. */

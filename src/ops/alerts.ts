@@ -8,7 +8,7 @@
  * One subscription per channel + site; subscribing again changes its thresholds. Rules (data, the
  * Slack layer passes who asks): a member subscribes a channel they are in; changing thresholds
  * someone else set, or stopping someone else's alerts, takes an admin. Every change is audited.
- * The watcher side is src/watch/license-alerts.ts.
+ * The watcher side is src/notices/license-alerts.ts.
  */
 import { ValidationError, type ValidationIssue } from '../api/errors.js';
 import { checkSiteId, optionTokens, passes } from '../api/validate.js';

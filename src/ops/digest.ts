@@ -8,7 +8,7 @@
  *
  * One schedule per channel. Rules: a member schedules a channel they are in; changing or stopping
  * a schedule someone else set takes an admin. Every change is audited. The runtime side is
- * src/watch/digest.ts (due times, composition) and src/watch/notifier.ts (delivery).
+ * src/notices/digest.ts (due times, composition) and src/notices/notifier.ts (delivery).
  */
 import { ValidationError } from '../api/errors.js';
 import {
@@ -170,7 +170,7 @@ export async function stopDigest(
   await schedules.remove(ws, input.channelId);
   // A scheduled digest already queued (or deferred after a Slack error) would still post once
   // after "off": discard it. A digest mid-post is not stopped here; the delivery checks the
-  // schedule again before posting (src/watch/digest.ts). A `/dwm digest now` asked for
+  // schedule again before posting (src/notices/digest.ts). A `/dwm digest now` asked for
   // explicitly (key `…:now-…`) is kept.
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:`;

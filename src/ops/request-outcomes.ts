@@ -1,8 +1,8 @@
 /**
  * Request outcomes, the user side: what the Slack layer calls when someone makes (or cancels) a
  * plan request or an additional-site request through the bot, so that the requester is told when
- * it is decided upstream and the card it was made on is updated in place (src/watch/requests.ts
- * polls; src/watch/notifier.ts delivers).
+ * it is decided upstream and the card it was made on is updated in place (src/notices/requests.ts
+ * polls; src/notices/notifier.ts delivers).
  *
  *   const view = await requestChangeTracked(deps, ws, client, { siteId, service, action, requestedBy });
  *   const { ts, channel } = await post the card (Slack);

@@ -4,7 +4,7 @@
  * outputs. Every step reuses the operation the commands use:
  *
  * - Register recipients: the modal's parser, validation, duplicate detection (in the list and
- *   against the site) and planner; the run is the modal's (kit/registration-run.ts: batches of
+ *   against the site) and planner; the run is the modal's (shared/registration/run.ts: batches of
  *   150, report stored after every batch, resumed after a restart), and the step's result is read
  *   from the stored report: completed -> outputs, stopped before the end -> an error. The
  *   3000-character limit of the modal's text box is not applied: a workflow variable is not a

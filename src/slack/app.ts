@@ -34,7 +34,7 @@ export interface SlackAppOptions {
   register?: RegisterFn;
   /** Shutdown hooks shared with main.ts; one is created when omitted. */
   lifecycle?: Lifecycle;
-  /** Web API retry policy (default: SLACK_RETRY_POLICY of kit/web-client.ts; tests pass { retries: 0 }). */
+  /** Web API retry policy (default: SLACK_RETRY_POLICY of kit/web/client.ts; tests pass { retries: 0 }). */
   retryConfig?: RetryOptions;
   /** Extra /readyz checks. */
   readinessChecks?: Array<() => Promise<ReadinessCheck>>;
@@ -61,7 +61,7 @@ export function createSlackApp(deps: AppDeps, opts: SlackAppOptions = {}): Slack
   const { config, logger } = deps;
   const lifecycle = opts.lifecycle ?? createLifecycle();
   const apiUrl = slackApiUrl(config);
-  // The interactive policy of kit/web-client.ts (SLACK_API_URL, SLACK_RETRY_POLICY unless a test
+  // The interactive policy of kit/web/client.ts (SLACK_API_URL, SLACK_RETRY_POLICY unless a test
   // overrides it); Bolt gives its clients its own (redacting) logger.
   const clientOptions = boltClientOptions(deps, opts.retryConfig ? { retryConfig: opts.retryConfig } : {});
   const c = config.slack;

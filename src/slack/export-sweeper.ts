@@ -1,7 +1,7 @@
 /**
  * Deletes the bot's own exports from Slack after EXPORT_RETENTION_DAYS (docs/security.md,
  * "Personal data"): the CSV files it uploaded (DRM data, job tasks, registration reports), which
- * name end users, devices and recipients. The uploads are remembered by kit/files.ts
+ * name end users, devices and recipients. The uploads are remembered by kit/web/files.ts
  * (src/ops/exports.ts); the notify runtime runs `sweep` once an hour on its clock (at most
  * `MAX_PER_SWEEP` files per workspace per sweep, so a backlog drains over a few hours without a
  * burst against Slack's files.delete limit). files.delete with the bot token: a file already gone

@@ -7,7 +7,7 @@
  *   no user tokens.
  * - Uninstall hooks: per-process caches of a workspace are dropped through hooks the parts that keep
  *   them register (`onUninstall`), so this file imports no feature; the Web API clients of
- *   kit/web-client.ts are forgotten here directly.
+ *   kit/web/client.ts are forgotten here directly.
  * - Hooks: background jobs (watcher, outbox drain...) register a stop function; main.ts runs them
  *   at shutdown in reverse order of registration, each bounded by a timeout.
  */

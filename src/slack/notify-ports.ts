@@ -1,11 +1,11 @@
 /**
- * `NotifyPorts` (src/watch/notify-types.ts) over Slack's Web API, one set per workspace: what the
- * notifier (src/watch/notifier.ts) calls to tell people about request outcomes, license-failure
+ * `NotifyPorts` (src/notices/types.ts) over Slack's Web API, one set per workspace: what the
+ * notifier (src/notices/notifier.ts) calls to tell people about request outcomes, license-failure
  * alerts and daily digests.
  *
  * Built on the job notifications' poster (./poster.ts), so there is ONE Slack sending path:
  * - the client is the poster factory's background client (the bot token from
- *   kit/web-client.ts, no SDK retries, rate limits rejected at once: the notifier's outbox paces and
+ *   kit/web/client.ts, no SDK retries, rate limits rejected at once: the notifier's outbox paces and
  *   retries itself, keeping order);
  * - every failure becomes a `DeliveryError` (`toDeliveryError`), which `classifyDeliveryError`
  *   sorts into rate limit / transient / permanent / rejected exactly like the job notifications';

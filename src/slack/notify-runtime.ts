@@ -22,8 +22,8 @@
  *   with `renderers` alone there is no Home refresh). A paused channel refreshes them too.
  * - `notify-dropped` / `notify-poll-failed`: logged (the outbox and the notifier count them).
  *
- * Commands hurry a delivery with `kickNotify(deps, ws)` (kit/notify-kick.ts): the runtime
- * registers its kick while running, and its channel pause (kit/runtime-hooks.ts: a channel that
+ * Commands hurry a delivery with `kickNotify(deps, ws)` (kit/runtime/notify-kick.ts): the runtime
+ * registers its kick while running, and its channel pause (kit/runtime/hooks.ts: a channel that
  * became shared with another organisation pauses its alerts and digest at once).
  *
  * While running it also sweeps the bot's own exports once an hour (./export-sweeper.ts: files

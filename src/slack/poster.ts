@@ -5,7 +5,7 @@
  *   from the stored installation of the workspace (OAuth distribution, the same record the
  *   installation store reads).
  * - The client is the workspace's queued client of the app's ONE client cache
- *   (kit/web-client.ts `webClients(deps).forWorkspace(ws, { queued: true })`): the SDK's own
+ *   (kit/web/client.ts `webClients(deps).forWorkspace(ws, { queued: true })`): the SDK's own
  *   retries are OFF and rate-limited calls are rejected at once (`rejectRateLimitedCalls`): the
  *   watch core paces 1 message/s per channel, waits Retry-After and retries itself, keeping the
  *   outbox order. Letting the SDK retry too would double-post.
@@ -210,7 +210,7 @@ export interface PosterFactory {
 }
 
 /**
- * Posters per workspace over the app's cached queued clients (kit/web-client.ts: one cache per
+ * Posters per workspace over the app's cached queued clients (kit/web/client.ts: one cache per
  * app, shared by the watcher and the notifier). A poster holds no client: each call asks the cache,
  * so a rotated token is picked up at once. A workspace without a token (uninstalled, or the
  * installation lost) fails with `token_revoked`: the core pauses its subscriptions and tells the
@@ -254,7 +254,7 @@ export function createPosterFactory(deps: {
 
 /**
  * The delivery-time rule of channels shared with another organisation (Slack Connect): before a
- * post or an edit in a channel (never a DM), `refused(channel)` (kit/channel-access.ts, cached) is
+ * post or an edit in a channel (never a DM), `refused(channel)` (kit/context/channels/access.ts, cached) is
  * asked; a channel shared since its subscriptions were made, and not allowed by an admin, fails
  * with the permanent `DeliveryError(SHARED_CHANNEL)`: the core pauses that channel's job
  * subscriptions, alerts and digest once, with the reason, and their creators are told.

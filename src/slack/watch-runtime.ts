@@ -17,7 +17,7 @@
  * port a feature declares (`Feature.jobWaits`: functions.completeSuccess / completeError), exactly
  * once.
  * Resuming after an auth pause: `resume(ws)` (reached by the setup flow through the kit hook
- * `notifyCredentialsSaved(deps, ws)`, kit/runtime-hooks.ts), and also automatically: every poll
+ * `notifyCredentialsSaved(deps, ws)`, kit/runtime/hooks.ts), and also automatically: every poll
  * interval, a workspace paused for auth whose stored credentials were saved again after the pause
  * is resumed; env credentials (which only a restart can change) are resumed at start, so a fixed
  * deployment recovers after its restart.
@@ -25,7 +25,7 @@
  * No feature is imported here: the runtime is given the feature list (main.ts: FEATURES) and takes
  * from it the renderers (`Feature.watchRenderers`, strict: a missing one refuses the start), the
  * waits port (`Feature.jobWaits`) and the Home refresh (`Feature.onHomeChanged`, after a delivery, a
- * paused subscription or paused polling). Features reach the runtime through kit/runtime-hooks.ts,
+ * paused subscription or paused polling). Features reach the runtime through kit/runtime/hooks.ts,
  * which it registers on creation and leaves at stop(): credentials saved, wake a site (workflow
  * waits), the watcher's status (`/dwm debug`).
  */

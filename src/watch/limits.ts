@@ -27,7 +27,7 @@ export const LIMIT_SETTINGS: Readonly<Record<LimitedKind, string>> = {
 
 /**
  * What is refused and what to do, in words any surface can show (no command names: the Slack
- * layer says which command does it, src/slack/kit/errors.ts).
+ * layer says which command does it, src/slack/kit/context/errors.ts).
  */
 const WORDS: Record<LimitedKind, { what: (n: number) => string; next: string }> = {
   waits: {

@@ -1,7 +1,7 @@
 /**
  * Slack allows about one message per second per channel. Several parts of one process post into
  * the same channels: the job deliverer (watch/delivery.ts), the notices deliverer (request
- * outcomes, license alerts, digests: watch/notify-outbox.ts) and the background senders (DMs,
+ * outcomes, license alerts, digests: notices/outbox.ts) and the background senders (DMs,
  * the audit mirror: slack/background-sender.ts). Each keeps its own gap, and with ONE shared
  * pacer a channel that is watched AND gets alerts AND mirrors the audit log still sees one call
  * per gap in all, not one per sender.

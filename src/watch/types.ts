@@ -122,7 +122,7 @@ export interface WatchRenderer {
  * Why a subscription (or an alert subscription, a digest) is paused after Slack refused its channel
  * for good (`code`), and the step that resumes it (without one, "set it up again"): what is stored
  * in the paused record and told to its creator. Worded by the Slack layer
- * (src/slack/kit/paused-reason.ts), which names the commands.
+ * (src/slack/kit/blocks/paused-reason.ts), which names the commands.
  */
 export type PausedReason = (code: string, step?: NextStep) => string;
 

@@ -60,7 +60,7 @@ export class RefusedError extends ValidationError {
 
 /**
  * An issue whose sentence names a next step (a command): `sentence` is worded by the Slack layer
- * (src/slack/kit/next-step.ts `issueText`); `message` names the step by its action, for logs.
+ * (src/slack/kit/blocks/next-step.ts `issueText`); `message` names the step by its action, for logs.
  */
 export interface StepIssue extends ValidationIssue {
   sentence: StepSentence;

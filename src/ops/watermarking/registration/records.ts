@@ -176,7 +176,7 @@ export const runRecordSchema = z.object({
    * Who is shown the progress and the final report (their DM with the bot), also by a process
    * that resumes the run after a restart: the requester. `null`: nobody (a workflow run that names
    * no person: the step's outputs only). Absent in records written before this field existed: the
-   * front end decides from `userId` (kit/registration-run.ts `reportRecipient`).
+   * front end decides from `userId` (shared/registration/run.ts `reportRecipient`).
    */
   dmUserId: z.string().nullable().optional(),
   /** Where progress is shown (front end's choice, e.g. a DM channel id and message ts). */

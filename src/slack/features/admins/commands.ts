@@ -1,7 +1,7 @@
 /**
  * `/dwm setup admins [add|remove|group]` and `/dwm setup audit-channel`: who counts as an admin
  * besides Slack's workspace admins/owners, and where the audit log is mirrored (admins only; not a
- * channel shared with another organisation unless an admin allowed it: kit/channel-access.ts).
+ * channel shared with another organisation unless an admin allowed it: kit/context/channels/access.ts).
  */
 
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * License-failure alerts: `/drm alerts`, `/drm alerts watch`, `/drm alerts stop`, the thresholds
  * form, and the renderer of the alerts themselves (posted by the notify runtime,
- * src/slack/notify-runtime.ts, from the Slack-free watcher in src/watch/license-alerts.ts).
+ * src/slack/notify-runtime.ts, from the Slack-free watcher in src/notices/license-alerts.ts).
  */
 import type { Feature } from '../../kit/features.js';
 import { alertMuteButton, alertStopButton } from './buttons.js';

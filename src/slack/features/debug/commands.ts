@@ -16,7 +16,7 @@ const list = commandList();
 
 /**
  * This replica's watcher status, when the watch runtime runs in this process (it registers the
- * snapshot through kit/runtime-hooks.ts; this feature does not import the runtime).
+ * snapshot through kit/runtime/hooks.ts; this feature does not import the runtime).
  */
 export async function runtimeStatus(deps: CommandContext['deps']): Promise<RuntimeStatus | undefined> {
   return watcherStatus(deps);

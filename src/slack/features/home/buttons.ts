@@ -1,6 +1,6 @@
 /**
  * The Home tab's buttons. Each entry point (./render.ts HOME_ACTIONS) opens the existing flow of
- * the command a feature declares for it (`Feature.homeActions`, kit/home-actions.ts): the kit
+ * the command a feature declares for it (`Feature.homeActions`, kit/interactions/home-actions.ts): the kit
  * finds the command in the ONE registry and checks the clicking user against that command's role
  * (admin entries; the trigger-id-safe check when it opens a form) before `run`, which then calls
  * the entry's `openModal` (with the site from the button), or its handler when the command needs no

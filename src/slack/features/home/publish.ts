@@ -53,7 +53,7 @@ async function recentViewers(deps: AppDeps, workspace: WorkspaceKey): Promise<st
 }
 
 /**
- * A Web API client for the workspace (kit/web-client.ts: cached, forgotten on uninstall):
+ * A Web API client for the workspace (kit/web/client.ts: cached, forgotten on uninstall):
  * undefined when the app is not installed there.
  */
 export function workspaceSlackClient(deps: AppDeps, workspace: WorkspaceKey): Promise<WebClient | undefined> {

@@ -30,7 +30,7 @@ import { notifyBlocks } from './render-notify.js';
 
 /**
  * Action ids of the Home buttons (./buttons.ts declares them): one per entry point of
- * kit/home-actions.ts (the command behind it is declared by the feature owning it), and Refresh.
+ * kit/interactions/home-actions.ts (the command behind it is declared by the feature owning it), and Refresh.
  */
 export const HOME_ACTIONS = {
   register: 'home_register',

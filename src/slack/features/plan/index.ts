@@ -9,7 +9,7 @@ export const plan: Feature = {
   name: 'plan',
   commands,
   interactions: [requestButton, cancelButton, planModal],
-  // The outcome DM and card update of plan requests (shared with sites: kit/request-outcome.ts).
+  // The outcome DM and card update of plan requests (shared with sites: shared/requests/outcome.ts).
   notifyRenderers: requestOutcomeRenderers,
   // The plan card (latest request + the buttons to ask for a change), not the request itself: a
   // Home button must not send a request to the provider without a confirmation step.

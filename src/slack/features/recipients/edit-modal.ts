@@ -161,7 +161,7 @@ export const recipientEditModal = declareModal<Meta, Data>({
         { name, description },
         `${outcomeUnknown(err) ? '' : 'Nothing was saved. '}${ex.why} ${ex.next}`,
       );
-      // A reference id only for an unexpected error (the style guide; kit/errors.ts errorBlocks).
+      // A reference id only for an unexpected error (the style guide; kit/context/errors.ts errorBlocks).
       if (ex.unexpected) again.blocks = [...again.blocks, context(`Reference ${code(ctx.refId)}`)];
       return { again: { error: err, view: again } };
     }

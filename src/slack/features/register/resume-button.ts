@@ -1,5 +1,5 @@
 /**
- * The Resume / Retry failed button of a registration report (kit/registration-report.ts):
+ * The Resume / Retry failed button of a registration report (shared/registration/report.ts):
  * acks at once, refuses another workspace's button, then resumes the stored run in the
  * background (resumeFromButton: the run's user or an admin; a double click is refused by the
  * report's claim; batches already registered are never sent again). What stops it from running

@@ -2,7 +2,7 @@
  * Running a confirmed registration in the background, and resuming runs after a restart.
  *
  * The run itself, its progress in the user's DM and its final report (CSV, fallback DM, audit)
- * are the kit's (kit/registration-run.ts), shared with the Workflow Builder step: here are the
+ * are the kit's (shared/registration/run.ts), shared with the Workflow Builder step: here are the
  * modal's start, the Resume / Retry failed button and the resume at start.
  *
  * The report itself is the runner's (`wm-reports`), stored after every batch; the run record

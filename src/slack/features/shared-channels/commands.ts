@@ -1,7 +1,7 @@
 /**
  * `/dwm setup shared-channels` and `/dwm setup shared-channel allow|revoke #channel` (admins,
  * audited): the channels shared with another organisation (Slack Connect) the app may post in.
- * Everything else about the rule (the check, the refusals) is in kit/channel-access.ts.
+ * Everything else about the rule (the check, the refusals) is in kit/context/channels/access.ts.
  */
 import { z } from 'zod';
 import { allowSharedChannel, revokeSharedChannel } from '../../../ops/admins.js';

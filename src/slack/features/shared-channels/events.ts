@@ -2,7 +2,7 @@
  * `channel_shared` / `channel_unshared` (Events API): a channel the app posts in became shared
  * with another organisation (Slack Connect) or stopped being shared. Shared and not allowed by an
  * admin: its job watches, license alerts and digest are paused at once, each once, and their
- * creators are told (through the running runtimes: kit/runtime-hooks.ts). The sharing cache of the
+ * creators are told (through the running runtimes: kit/runtime/hooks.ts). The sharing cache of the
  * senders is updated either way. Failures are logged, never raised.
  */
 import { workspaceKeyOf } from '../../../store/keys.js';

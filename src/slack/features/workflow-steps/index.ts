@@ -1,10 +1,10 @@
 /**
  * The bot's operations as Workflow Builder custom steps (callback ids = the manifest's
- * `functions` keys). Each step is one declaration for the kit (src/slack/kit/functions.ts);
+ * `functions` keys). Each step is one declaration for the kit (src/slack/kit/interactions/steps.ts);
  * what it does is in src/ops/workflow-steps.ts; durable waits in ./waits.ts.
  *
  * - register_recipients: plans at once (same validation and duplicate detection as the modal),
- *   then runs in the background on the modal's own run path (kit/registration-run.ts
+ *   then runs in the background on the modal's own run path (shared/registration/run.ts
  *   `runRegistrationInBackground`: progress and the final report with its CSV in the requester's
  *   DM, the `recipient.register` audit entry, the run resumed after a restart) and completes when
  *   the run ends, through a stored wait so a restart or another replica still completes it. A run

@@ -6,7 +6,7 @@
  *   BOT token and the stored function_execution_id (Slack allows bot tokens to call them without
  *   a scope, so a step completes after a restart or on another replica, when the event's
  *   short-lived function token is gone); refused naming the token type, once more with the
- *   event's token while this process holds it (kit/step-completion.ts);
+ *   event's token while this process holds it (kit/interactions/step-completion.ts);
  * - jobOutputs: a finished job's outputs, worded as the job status step's (ops layer);
  * - check: a registration wait's stored report (its DM report message gives the report link);
  * - timeoutMessage: the step's error when a wait reaches its deadline (what / why / next);
@@ -46,7 +46,7 @@ export function completionPort(deps: AppDeps): CompletionPort {
     wait: JobWait,
     call: (c: WebClient) => Promise<unknown>,
   ): Promise<CompletionOutcome> => {
-    // The workspace's bot token; the event's once more if Slack refuses its type (kit/step-completion.ts).
+    // The workspace's bot token; the event's once more if Slack refuses its type (kit/interactions/step-completion.ts).
     const workspace = await botClientFor(deps, wait.workspace);
     try {
       await callWithStepToken(deps, { executionId: wait.executionId, workspace }, call);

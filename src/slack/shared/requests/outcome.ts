@@ -1,5 +1,5 @@
 /**
- * Request outcomes (src/watch/requests.ts) rendered for Slack: the DM to the person who asked and
+ * Request outcomes (src/notices/requests.ts) rendered for Slack: the DM to the person who asked and
  * the card the request was made on, rewritten in place. Shared by the plan feature (trial
  * extension, suspension, resume) and the sites feature (additional site): both provide these as
  * their `notifyRenderers` (the runtime merges them; it is the same pair of functions, so the
