@@ -9,15 +9,7 @@ import {
   SERVICE_CODES,
   TASK_STATUS_CODES,
 } from '../../src/api/codes.js';
-import {
-  codeOf,
-  decodeData,
-  decodeEnvelope,
-  formatPath,
-  intLike,
-  listOf,
-  parseWith,
-} from '../../src/api/envelope.js';
+import { decodeData, decodeEnvelope, formatPath, listOf, parseWith } from '../../src/api/envelope.js';
 import {
   AuthError,
   PermissionError,
@@ -25,6 +17,7 @@ import {
   ServiceError,
   TransportError,
 } from '../../src/api/errors.js';
+import { codeOf, intLike } from '../../src/api/fields.js';
 import type { HttpResponse } from '../../src/api/http.js';
 
 const res = (body: unknown, status = 200): HttpResponse => ({

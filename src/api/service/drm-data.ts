@@ -9,8 +9,9 @@
  * remembered per base URL (shared by every client of the factory).
  */
 import { z } from 'zod';
-import { codeOf, type Envelope, listOf, parseWith, reqText, text } from '../envelope.js';
+import { type Envelope, listOf, parseWith } from '../envelope.js';
 import { ServiceError, TransportError } from '../errors.js';
+import { codeOf, reqText, text } from '../fields.js';
 import type { QueryParams } from '../http.js';
 import { coveringDaysIn, parseServiceTime } from '../time.js';
 import type { PageQuery, ServiceClient } from '../types.js';

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { MEMBER_GROUP_SEQS, MEMBER_STATUS, type MemberStatusCode } from '../codes.js';
-import { codeOf, intLike, listOf, parseWith, reqText, text } from '../envelope.js';
+import { listOf, parseWith } from '../envelope.js';
+import { codeOf, intLike, reqText, text } from '../fields.js';
 import type { ServiceClient } from '../types.js';
 import { assertValid, checkCode, checkEmail, checkPageQuery, checkPositiveInt } from '../validate.js';
 import type { ServiceCall } from './call.js';

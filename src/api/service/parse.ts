@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { LICENSE_SEARCH_CONDITIONS, type ServiceEndpointName } from '../codes.js';
-import { countLike, type Envelope, intLike } from '../envelope.js';
+import type { Envelope } from '../envelope.js';
+import { countLike, intLike } from '../fields.js';
 import type { PageQuery, SvcPage } from '../types.js';
 import { type Check, checkCode, LIMITS } from '../validate.js';
 

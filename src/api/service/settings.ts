@@ -7,7 +7,8 @@
 import { Blob } from 'node:buffer';
 import { FormData } from 'undici';
 import { z } from 'zod';
-import { parseWith, text } from '../envelope.js';
+import { parseWith } from '../envelope.js';
+import { text } from '../fields.js';
 import type { ServiceClient } from '../types.js';
 import {
   assertValid,

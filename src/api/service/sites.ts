@@ -19,17 +19,9 @@ import {
   type RequestStatusCode,
   SERVICE_CODES,
 } from '../codes.js';
-import {
-  codeOf,
-  type Envelope,
-  intLike,
-  listOf,
-  parseWith,
-  reqText,
-  siteIdSchema,
-  text,
-} from '../envelope.js';
+import { type Envelope, listOf, parseWith } from '../envelope.js';
 import { isServiceCondition } from '../error-codes.js';
+import { codeOf, intLike, reqText, siteIdSchema, text } from '../fields.js';
 import { parseServiceTime } from '../time.js';
 import type { AdditionalSiteRequest, ServiceClient, StatusRequest } from '../types.js';
 import { assertValid, checkCode, checkNonEmpty, checkPageQuery, checkSiteId } from '../validate.js';

@@ -6,17 +6,8 @@
  */
 import { z } from 'zod';
 import { JOB_STATUS_CODES, TASK_STATUS_CODES } from '../codes.js';
-import {
-  cleanInt,
-  cleanText,
-  codeOf,
-  intLike,
-  listOf,
-  parseWith,
-  readCleanList,
-  text,
-  warnZeroForm,
-} from '../envelope.js';
+import { listOf, parseWith, readCleanList } from '../envelope.js';
+import { cleanInt, cleanText, codeOf, intLike, text, warnZeroForm } from '../fields.js';
 import { parseServiceTime } from '../time.js';
 import type { Job, JobSearchQuery, JobTask, TimeZoneOption, WatermarkingClient } from '../types.js';
 import {

@@ -4,7 +4,8 @@
  * up) and a change of one's name or description.
  */
 import { z } from 'zod';
-import { intLike, listOf, parseWith, reqText, text } from '../envelope.js';
+import { listOf, parseWith } from '../envelope.js';
+import { intLike, reqText, text } from '../fields.js';
 import { parseServiceTime } from '../time.js';
 import type {
   ModifiedRecipient,
