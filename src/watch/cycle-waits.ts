@@ -8,8 +8,9 @@
 import type { Job, JobTask, WatermarkingClient } from '../api/types.js';
 import type { Logger } from '../log.js';
 import type { Change } from './intents.js';
-import type { JobWait, WaitItem, WaitOutbox, WaitsPort } from './job-waits.js';
+import type { JobWait, WaitsPort } from './job-waits.js';
 import { isInFlight, isLookupMiss, isTerminal, unlistedStatusSettled } from './jobs.js';
+import type { WaitItem, WaitOutbox } from './wait-outbox.js';
 
 /** The workflow waits of the site a cycle serves (see job-waits.ts and `resolveJobWaits`). */
 export interface CycleWaits {

@@ -44,7 +44,7 @@ import { pollIntervalSeconds } from '../metrics.js';
 import type { Store } from '../store/types.js';
 import { systemClock } from './clock.js';
 import { Deliverer, type DrainResult } from './delivery.js';
-import { createWaitCompleter, type WaitCompleter, WaitOutbox, type WaitsPort } from './job-waits.js';
+import { createWaitCompleter, type WaitCompleter, type WaitsPort } from './job-waits.js';
 import { Membership } from './membership.js';
 import { OUTAGE_NOTICE_AFTER_MS } from './outage.js';
 import { Outbox } from './outbox.js';
@@ -57,6 +57,7 @@ import { type SiteStatus, SiteStatuses } from './site-status.js';
 import { Subscriptions } from './subscriptions.js';
 import { Targets } from './targets.js';
 import type { ChannelPoster, Clock, WatchEvent, WatchEvents, WatchRenderer, WatchWords } from './types.js';
+import { WaitOutbox } from './wait-outbox.js';
 
 export { CallBudget, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 export { FakeClock, systemClock } from './clock.js';

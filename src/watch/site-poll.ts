@@ -15,14 +15,7 @@ import type { Store } from '../store/types.js';
 import { type AdaptivePolicy, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { checkWaits } from './cycle-waits.js';
 import type { Deliverer, DrainResult } from './delivery.js';
-import {
-  drainWaitItems,
-  type JobWait,
-  type WaitCompleter,
-  type WaitDrainResult,
-  type WaitOutbox,
-  type WaitsPort,
-} from './job-waits.js';
+import type { JobWait, WaitCompleter, WaitsPort } from './job-waits.js';
 import { type OutageDeps, recordPollFailure, recordPollSuccess } from './outage.js';
 import type { Outbox } from './outbox.js';
 import type { PausedWorkspaces } from './paused-workspaces.js';
@@ -31,6 +24,7 @@ import { LeaseLost, type SiteLeases } from './site-leases.js';
 import { leaseName, type SiteStatus, type SiteStatuses } from './site-status.js';
 import type { Targets } from './targets.js';
 import type { Clock, Subscription, WatchEvent } from './types.js';
+import { drainWaitItems, type WaitDrainResult, type WaitOutbox } from './wait-outbox.js';
 
 export interface PollOutcome {
   skipped?: 'lease' | 'paused' | 'no-credentials' | 'no-subscriptions';

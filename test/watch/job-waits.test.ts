@@ -14,14 +14,13 @@ import type { Watcher } from '../../src/watch/index.js';
 import {
   addWait,
   createWaitCompleter,
-  drainWaitItems,
   type JobWait,
   listWaits,
   type WaitCheck,
-  WaitOutbox,
   type WaitsPort,
   waitsRepo,
 } from '../../src/watch/job-waits.js';
+import { drainWaitItems, WaitOutbox } from '../../src/watch/wait-outbox.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
 import { ENCRYPTION_KEY, type Harness, SITE, SITE2, startHarness, WS } from './support/harness.js';
 
