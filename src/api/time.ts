@@ -8,6 +8,8 @@
  * `+hh` (that offset then wins), and Unix time as 10 (seconds) or 13 (milliseconds) digits, a
  * number or a string (an instant: no offset applies).
  */
+
+import { LruMap } from '../lru.js';
 import type { TimeValue } from './types.js';
 
 const LOCAL_RE =
@@ -67,12 +69,11 @@ function digits2(t: string, i: number): number {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Offset minutes of each time zone text seen (a handful per process: the envelopes' zones). */
-const offsetCache = new Map<string, number>();
+const offsetCache = new LruMap<string, number>(256);
 function cachedOffsetMinutes(tz: string): number {
   let m = offsetCache.get(tz);
   if (m === undefined) {
     m = offsetMinutes(tz);
-    if (offsetCache.size >= 256) offsetCache.clear();
     offsetCache.set(tz, m);
   }
   return m;

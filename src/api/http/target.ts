@@ -6,6 +6,8 @@
  * (`OriginRefusedError`), and a redirect, which is never followed (`redirectError`: it names the
  * origin the service moved to, so an admin sets the base URL).
  */
+
+import { LruMap } from '../../lru.js';
 import { TransportError, ValidationError } from '../errors.js';
 import type { OriginRefusal } from '../origins.js';
 import { urlForMessage } from '../validate.js';
@@ -54,7 +56,7 @@ export function buildTarget(
  * Base URLs already parsed (origin and path prefix): a handful per process (one or two origins,
  * each workspace's configured base URL), parsed once instead of at every request. Bounded.
  */
-const BASES = new Map<string, { origin: string; prefix: string }>();
+const BASES = new LruMap<string, { origin: string; prefix: string }>(256);
 
 function parseBase(baseUrl: string): { origin: string; prefix: string } {
   // Messages never carry the URL's query, fragment or user:password (see urlForMessage), and no
@@ -75,7 +77,6 @@ function parseBase(baseUrl: string): { origin: string; prefix: string } {
     throw new BaseUrlError('The base URL must not contain a user name or password.');
   }
   const parsed = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
-  if (BASES.size >= 256) BASES.clear();
   BASES.set(baseUrl, parsed);
   return parsed;
 }
