@@ -23,6 +23,7 @@
  * runs them) or make the reader accept both shapes; keep the fixture of the released layout
  * (test/store/fixtures/<version>/) and add the test that loads it.
  */
+import { LruMap } from '../lru.js';
 
 /** The field that carries a document's version (first field of the stored JSON). */
 export const VERSION_FIELD = '_v';
@@ -143,13 +144,12 @@ export function onceReporter(
   report: ((d: NewerDocument) => void) | undefined,
   max = 1000,
 ): (d: NewerDocument) => void {
-  const seen = new Set<string>();
+  const seen = new LruMap<string, true>(max);
   return (d) => {
     if (!report) return;
     const k = `${d.what}@${d.version}`;
-    if (seen.has(k)) return;
-    if (seen.size >= max) seen.clear();
-    seen.add(k);
+    if (seen.get(k)) return;
+    seen.set(k, true);
     try {
       report(d);
     } catch {
