@@ -1,4 +1,7 @@
-/** The Slack words of a `NextStep` (src/next-step.ts): the command a person runs, in mrkdwn code. */
+/**
+ * The Slack words of a `NextStep` (src/next-step.ts): the command a person runs, as plain text
+ * (a caller puts it in code where it wants).
+ */
 import type { NextStep, StepSentence } from '../../../next-step.js';
 
 /** The command that takes the step, as typed in Slack (no leading verb). */
