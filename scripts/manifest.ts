@@ -13,7 +13,7 @@
  *
  * One of `--socket` or `--url` is required. The transformation is line-based on the shipped file
  * (no YAML library): `generateManifest` refuses a manifest whose shape it does not recognise, and
- * test/manifest.test.ts runs it on the shipped manifest.yml.
+ * test/scripts/manifest.test.ts runs it on the shipped manifest.yml.
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
