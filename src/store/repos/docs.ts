@@ -27,7 +27,7 @@ export class DocNamespaceRegistry {
   }
 }
 
-/** A document a newer release wrote (see ./versions.ts). */
+/** A document a newer release wrote (see ../versions.ts). */
 const NEWER: unique symbol = Symbol('newer document');
 
 export function docRepo<T>(
