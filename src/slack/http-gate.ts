@@ -18,7 +18,7 @@
  * owner asks (`onOversized`), the gate keeps reading it up to `oversizedReadLimit` (hashing it for
  * the signature, keeping only its first and last `OVERSIZED_KEEP_BYTES`) and hands those ends,
  * with whether Slack signed the whole body, to the owner after the answer: a Workflow Builder
- * step whose event is too large is then failed instead of waiting forever (../oversized-event.ts).
+ * step whose event is too large is then failed instead of waiting forever (./oversized-event.ts).
  * A body declared larger than that read limit is read only to its first bytes (never signed).
  *
  * Replay protection: Slack's signature only bounds a request's age (5 minutes), so a captured,

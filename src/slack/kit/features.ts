@@ -6,7 +6,7 @@
  * on import: `registerFeatures` wires the list to Bolt, `commandRegistry` builds the registry from
  * it, and the runtimes (../watch-runtime.ts, ../notify-runtime.ts) are given the list by main.ts and
  * read the slots below, so no module outside features/ imports a feature (npm run lint:arch).
- * Features reach the runtimes only through kit hooks (./runtime-hooks.ts, ./notify-kick.ts).
+ * Features reach the runtimes only through kit hooks (./runtime/hooks.ts, ./runtime/notify-kick.ts).
  */
 import type { App, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -54,7 +54,7 @@ export interface Feature {
   commands?: readonly CommandEntry[];
   interactions?: readonly Interaction[];
   events?: readonly EventSpec[];
-  /** Workflow Builder custom steps (./functions.ts registers them: the only app.function caller). */
+  /** Workflow Builder custom steps (./interactions/steps.ts registers them: the only app.function caller). */
   functions?: readonly StepDeclaration[];
   /**
    * Something the Home tab shows changed in `workspace`: called in the background after a request
@@ -62,16 +62,16 @@ export interface Feature {
    * await it: it must not throw). Only the Home feature provides it.
    */
   onHomeChanged?: (deps: AppDeps, workspace: WorkspaceKey) => Promise<void> | void;
-  /** The notices this feature renders (see ./notify-render.ts); merged by `notifyRenderersOf`. */
+  /** The notices this feature renders (see ./runtime/notify-render.ts); merged by `notifyRenderersOf`. */
   notifyRenderers?: Partial<NotifyRenderers>;
-  /** What the job watcher renders (see ./watch-render.ts); merged by `watchRenderersOf`. */
+  /** What the job watcher renders (see ./runtime/watch-render.ts); merged by `watchRenderersOf`. */
   watchRenderers?: Partial<WatchRenderers>;
   /**
    * The port the job watcher serves Workflow Builder waits through (src/watch/job-waits.ts): the
    * workflow steps feature provides it; the watch runtime takes it from the list.
    */
   jobWaits?: (deps: AppDeps) => WaitsPort;
-  /** Home tab buttons that stand for this feature's commands (./home-actions.ts). */
+  /** Home tab buttons that stand for this feature's commands (./interactions/home-actions.ts). */
   homeActions?: readonly HomeAction[];
 }
 

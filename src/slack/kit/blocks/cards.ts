@@ -1,6 +1,6 @@
 /**
  * Text helpers shared by the feature renderers (`/drm` and `/dwm`): service times, counts and
- * the context line of a card. Pure functions only. ./svc-values.ts and ./wm-values.ts re-export
+ * the context line of a card. Pure functions only. ../../shared/svc/values.ts and ../../shared/wm/values.ts re-export
  * these next to their action ids and button value schemas.
  */
 import type { TimeValue } from '../../../api/types.js';

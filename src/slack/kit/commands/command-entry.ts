@@ -39,7 +39,7 @@ export interface CommandEntry<A extends ArgsSpec = ArgsSpec> {
    * once after its ack, never behind other commands in the handler queue (./slash.ts). The user
    * check (guests, the admin role) also waits only a short budget, then opens a "Checking…" modal
    * so the trigger id is not lost to a slow users.info; `ctx.openView` then fills that modal (see
-   * `admit` in ../roles/admission.ts).
+   * `admit` in ../context/roles/admission.ts).
    */
   opensModal?: boolean;
   /** Shown in help lists only to admins? No: every entry is listed; admin ones are marked. */

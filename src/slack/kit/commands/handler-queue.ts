@@ -9,7 +9,7 @@
  *   (shutdown: the drain has answered that request; see app.ts).
  * - Work that must use the trigger id (a modal: 3 s) does not wait here: the caller runs it at once
  *   (see slash.ts), so a queue full of slow commands never costs a form its trigger.
- * - One queue per app (per-app state, ./app-state.ts), so two apps in one process never share one.
+ * - One queue per app (per-app state, ../app-state.ts), so two apps in one process never share one.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../../../config.js';
@@ -70,7 +70,7 @@ export class HandlerQueue {
   }
 }
 
-/** The app's handler queue (created from its configuration on first use; see ./app-state.ts). */
+/** The app's handler queue (created from its configuration on first use; see ../app-state.ts). */
 export const handlerQueue = appState<
   HandlerQueue,
   { config: Pick<Config, 'handlerConcurrency' | 'handlerQueueMax'> }

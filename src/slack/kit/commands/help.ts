@@ -154,7 +154,7 @@ export function entryHelp(_reg: CommandRegistry, command: SlashCommand, e: Regis
   return message(`Help for ${name(command, e.path)}: ${e.summary.replace(/\.$/, '')}.`, blocks);
 }
 
-/** The action id of the "Run /dwm jobs" button of a typo reply (./run-suggestion.ts). */
+/** The action id of the "Run /dwm jobs" button of a typo reply (../interactions/run-suggestion.ts). */
 export const RUN_SUGGESTION_ACTION = 'kit_run_suggestion';
 
 /**

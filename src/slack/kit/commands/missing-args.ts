@@ -2,7 +2,7 @@
  * "Fill in what is missing": when a slash command is run without a required argument, the
  * registry opens this modal (one input per missing argument: a text field, or a users / channel
  * picker) instead of answering with an error. Submitting it runs the command as if it had been
- * typed complete (./missing-args-form.ts). Pure: data in, view out.
+ * typed complete (../interactions/missing-args-form.ts). Pure: data in, view out.
  */
 import { z } from 'zod';
 import { type Block, context, type ModalView, modal, plain, section, textInput } from '../blocks/blocks.js';

@@ -6,7 +6,7 @@
  * argument is missing and a form will ask for it) is dispatched at once: the trigger id lasts 3 s.
  * Every other command waits for a slot in the app's handler queue (./handler-queue.ts); when the
  * queue is full the user is told the bot is busy and to try again, so no command goes unanswered.
- * The listener resolves when the handler has finished, so the drain at shutdown (../drain.ts)
+ * The listener resolves when the handler has finished, so the drain at shutdown (../../drain.ts)
  * counts queued commands as in flight.
  *
  * One Bolt listener for both commands: Bolt runs every listener's matcher chain per request.

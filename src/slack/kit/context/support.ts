@@ -1,9 +1,9 @@
 /**
  * Helpers shared by the features' buttons and modals (the checks every interaction gets are in
- * ./interactions.ts): request contexts for block actions and view submissions, error replies,
+ * ../interactions/registry.ts): request contexts for block actions and view submissions, error replies,
  * response_url replies from a modal, the user's DM, audited changes, and a bot WebClient for
  * background work after a restart. Slack files (upload, download with the bot token) are in
- * ./files.ts.
+ * ../web/files.ts.
  */
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
@@ -164,7 +164,7 @@ export async function sendViaResponseUrl(
  * works), else the context's own reply (the user's DM). `inChannel`: the message the response_url
  * belongs to is read by everyone in that channel (`ButtonArgs.inChannel` of the button that opened
  * the form): replacing it follows the rule of channels shared with another organisation
- * (./channel-replies.ts): refused there, the user is told why and gets the reply privately.
+ * (./channels/replies.ts): refused there, the user is told why and gets the reply privately.
  */
 export async function replyFromModal(
   ctx: CommandContext,

@@ -1,6 +1,6 @@
 /**
  * The request context's types (see ./context.ts for how one is built), apart so that the role
- * checks (../roles/) and the command entries (./command-entry.ts) can name them without an
+ * checks (./roles/) and the command entries (../commands/command-entry.ts) can name them without an
  * import cycle.
  */
 import type { WebClient } from '@slack/web-api';
@@ -54,7 +54,7 @@ export interface CommandContext {
   timeZone(): Promise<string>;
   /** The role: `admin`, or `member` (a barred user is never an admin). */
   role(): Promise<Role>;
-  /** The role, or why the user may not use the bot (see ../roles/standing.ts `resolveStanding`). */
+  /** The role, or why the user may not use the bot (see ./roles/standing.ts `resolveStanding`). */
   standing(): Promise<Standing>;
   /** Who can do admin things, mrkdwn. */
   admins(): Promise<string>;

@@ -66,7 +66,7 @@ export async function runButton(
       ? actionContext(deps, { ...a, respond: args.respond as RespondFn }, spec.command)
       : viewContext(deps, a, spec.command);
   // A button on a message everyone in the channel reads: its replies to the channel follow the
-  // rule of channels shared with another organisation (./channel-replies.ts), for every button.
+  // rule of channels shared with another organisation (../context/channels/replies.ts), for every button.
   const inChannel = channelMessageOf(body);
   if (inChannel && (spec.surface ?? 'message') === 'message')
     guardChannelReplies(ctx, inChannel, `${spec.name} reply`);

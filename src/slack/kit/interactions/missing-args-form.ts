@@ -1,5 +1,5 @@
 /**
- * Submission of the "fill in what is missing" form (./missing-args.ts): each value
+ * Submission of the "fill in what is missing" form (../commands/missing-args.ts): each value
  * is checked with its argument's own rule (inline error on the field, saying what to fix), the
  * view closes at once, then the command runs exactly as if it had been typed complete: the same
  * registry dispatch (role check, handler, audit), answering through the slash command's

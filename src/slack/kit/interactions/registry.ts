@@ -14,7 +14,7 @@
  *    the request's own workspace (from the signed payload) is the only one ever acted on.
  *    Declarations whose value names nothing of a workspace say why (`untagged`).
  * 4. Role: every click and submission is checked on the server (guests are refused everything
- *    with GUEST_ACCESS=none, see ../roles/standing.ts); `role: 'admin'` is default deny: buttons
+ *    with GUEST_ACCESS=none, see ../context/roles/standing.ts); `role: 'admin'` is default deny: buttons
  *    with `admit` (waiting only briefly when they open a modal: the trigger id lasts 3 s);
  *    submissions with `adminGateForView` / `barredAtSubmit` (no Slack call before the ack).
  *    Refusals are audited.
@@ -119,7 +119,7 @@ export interface ButtonSpec<V> extends Common<V> {
   refusal?: (v: V, target?: CommandTarget) => { what: string; action: string; title?: string };
   /**
    * The handler opens a modal: the user check (guests, admin role) waits only briefly, then a
-   * "Checking…" modal holds the trigger id (see `admit` in ../roles/admission.ts).
+   * "Checking…" modal holds the trigger id (see `admit` in ../context/roles/admission.ts).
    */
   opensModal?: boolean;
   /**

@@ -1,6 +1,6 @@
 /**
  * Which token completes a Workflow Builder step (functions.completeSuccess / completeError), for
- * every path: a step answered at once (./functions.ts), a stored wait the watcher or a finished
+ * every path: a step answered at once (./steps.ts), a stored wait the watcher or a finished
  * registration completes (features/workflow-steps/waits.ts).
  *
  * First the workspace's bot token: Slack documents bot tokens as accepted by both methods (no

@@ -1,9 +1,9 @@
 /**
- * How a feature reaches the background job watcher (../watch-runtime.ts) without importing it:
+ * How a feature reaches the background job watcher (../../watch-runtime.ts) without importing it:
  * importing the runtime would tie the feature to everything the runtime is wired with (the other
  * features' renderers and ports), so features would depend on each other through it. The runtime
  * registers its hooks for the app's configuration object when it is created and removes them when
- * it stops (per-app state, ./app-state.ts: two apps in one process never reach each other's
+ * it stops (per-app state, ../app-state.ts: two apps in one process never reach each other's
  * watcher); a feature calls the functions below. With no runtime running (tests without one,
  * `watch: false`) they do nothing, and the watcher's own periodic checks catch up when one runs.
  *

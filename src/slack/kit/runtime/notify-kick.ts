@@ -1,5 +1,5 @@
 /**
- * How a command handler asks the notification runtime (../notify-runtime.ts) to deliver a
+ * How a command handler asks the notification runtime (../../notify-runtime.ts) to deliver a
  * workspace's pending notices now (after a cancel through the bot, `/dwm digest now`...), without
  * importing the runtime (which would tie every feature to it). The runtime registers its `kick`
  * for the app's configuration object when it starts and removes it when it stops; with no runtime
@@ -10,7 +10,7 @@ import { appState } from '../app-state.js';
 
 type Kick = (ws: string) => void;
 
-/** The kicks of the running runtimes of one app (per-app state, see ./app-state.ts). */
+/** The kicks of the running runtimes of one app (per-app state, see ../app-state.ts). */
 const kicksOf = appState<Set<Kick>, Pick<AppDeps, 'config'>>(() => new Set());
 
 /** Register a runtime's kick for the app `deps` belongs to; returns the unregister function. */

@@ -6,7 +6,7 @@
  *
  * The watch feature provides them through `Feature.watchRenderers`; the runtime merges them from
  * the feature list it is given and refuses to start when one is missing (`watchRenderersOf` in
- * ./features.ts), so the runtime imports no feature.
+ * ../features.ts), so the runtime imports no feature.
  */
 import type { Subscription, WatchRenderer } from '../../../watch/types.js';
 import type { Message } from '../blocks/blocks.js';

@@ -1,7 +1,7 @@
 /**
  * Bolt's Logger on top of our pino logger (src/log.ts): Bolt's lines and the Web API client's
  * lines are JSON, redacted, at our level. Used by the Bolt app and by every WebClient
- * (./web-client.ts).
+ * (./client.ts).
  */
 import type { Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
 import type { Logger } from '../../../log.js';

@@ -6,16 +6,16 @@
  * - Retries, per use (two policies, nothing else):
  *   - interactive (default): `SLACK_RETRY_POLICY`, 2 quick retries (0.5-3 s), 429s waited for as
  *     Slack says. Bolt's own client (replies, views.open, the requests' calls: `boltClientOptions`,
- *     used by ../app.ts; tests may pass { retries: 0 }) and `webClients(deps).forWorkspace(ws)`
+ *     used by ../../app.ts; tests may pass { retries: 0 }) and `webClients(deps).forWorkspace(ws)`
  *     (Home publishes, the workflow steps' completions, audit lines).
  *   - queued (`{ queued: true }`): no SDK retries, rate-limited calls rejected at once, 15 s per
  *     call. For the background queues that pace and retry on their own, keeping their order: the
- *     watcher's and the notifier's posters and the runtimes' DMs (../poster.ts
- *     `createPosterFactory`, ../background-sender.ts). Letting the SDK retry too would multiply
+ *     watcher's and the notifier's posters and the runtimes' DMs (../../poster.ts
+ *     `createPosterFactory`, ../../background-sender.ts). Letting the SDK retry too would multiply
  *     the retries and could post twice.
  * - Cache: ONE per app, a client per workspace and policy (`webClients(deps).forWorkspace(ws, o)`),
  *   rebuilt when the token (or SLACK_API_URL) changes, at most WEB_CLIENTS_MAX workspaces per policy
- *   (least recently used evicted), forgotten on uninstall (../lifecycle.ts). The cache belongs to
+ *   (least recently used evicted), forgotten on uninstall (../../lifecycle.ts). The cache belongs to
  *   the app's configuration object (a WeakMap key), so two apps in one process (tests) never share
  *   clients and nothing needs resetting; the token is read through the caller's store (requests:
  *   the bounded one; background work: the unbounded one).

@@ -2,7 +2,7 @@
  * A channel Slack refused for good (archived, the bot removed, gone, token revoked) pauses its
  * license-failure alerts or daily digest (src/watch). This is how it is said: the Slack error in
  * words (`pausedWhy`, also for lists and the Home tab) and the DM to the creator naming the
- * channel, what stopped, why and what to do (../notify-runtime.ts sends it).
+ * channel, what stopped, why and what to do (../../notify-runtime.ts sends it).
  */
 import type { NotifyEvent } from '../../../notices/types.js';
 import { SHARED_CHANNEL } from '../../../watch/types.js';

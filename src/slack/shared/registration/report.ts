@@ -1,5 +1,5 @@
 /**
- * The messages of a background registration (./registration-run.ts) in the user's DM: the
+ * The messages of a background registration (./run.ts) in the user's DM: the
  * progress bar while batches run, and the final report (counts, registered rows inline or every
  * line in an attached CSV, Resume / Retry failed). Pure.
  */

@@ -2,14 +2,14 @@
  * The card of a request made through the bot (plan change, additional site): posted as a normal
  * message with chat.postMessage (never ephemeral or through a response_url, which cannot be
  * edited later) and recorded with the tracked request (`attachRequestCard`), so the notification
- * runtime can rewrite it in place when the provider decides (../notify-runtime.ts).
+ * runtime can rewrite it in place when the provider decides (../../notify-runtime.ts).
  *
  * Where: the channel the request was made in. When the bot cannot post there (not a member, a
  * DM between people, a private channel it is not in, archived), the card goes to the requester's
  * DM with the bot instead and they are told why (ephemeral). When Slack refuses both, the card is
  * shown ephemerally as before (not tracked as a card: the outcome DM still goes out). A channel
  * shared with another organisation (Slack Connect) that no admin allowed gets no card either
- * (./channel-access.ts, the rule of every channel post): it goes to the DM, the requester is told
+ * (../../kit/context/channels/access.ts, the rule of every channel post): it goes to the DM, the requester is told
  * why (audited as `share.refused`); its later rewrite follows the card (the notifier's poster
  * checks the channel again before each edit). A request
  * decided upstream in the moment between being made and its card being posted has no card to

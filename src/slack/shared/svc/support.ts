@@ -1,6 +1,6 @@
 /**
  * The `/drm` (Service API) features' own helpers (the shared ones are in ./support.ts and
- * ./files.ts): the `site:` option, the workspace's Service API client and the site, and the
+ * ../../kit/web/files.ts): the `site:` option, the workspace's Service API client and the site, and the
  * failure of a "Loading…" modal.
  */
 

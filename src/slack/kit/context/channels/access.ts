@@ -3,7 +3,7 @@
  * subscribe a channel, and what they hand to the ops: can the bot post there (and may it: a
  * channel shared with another organisation is refused unless an admin allowed it), is the user a
  * member, who asks (the ops' `Actor`), (the audit mirror of a request's context is in ./audit-mirror.ts). The same
- * sharing rule serves the `share` option (./registry.ts) and the background senders (../poster.ts).
+ * sharing rule serves the `share` option (../../commands/registry.ts) and the background senders (../../../poster.ts).
  */
 import type { WebClient } from '@slack/web-api';
 import { TtlLru } from '../../../../lru.js';

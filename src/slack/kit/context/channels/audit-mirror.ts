@@ -2,7 +2,7 @@
  * The audit channel's mirror: one line per audit entry, queued on the app's paced background
  * sender (never awaited in a user's request). The channel (`/dwm setup audit-channel`, else
  * AUDIT_CHANNEL_ID) follows the rule of channels shared with another organisation
- * (./channel-access.ts): when its turn comes, a line for a channel shared with another
+ * (./access.ts): when its turn comes, a line for a channel shared with another
  * organisation that no admin allowed is not posted (audit lines name people, sites and what they
  * did), and that is logged once per channel until it may be posted there again. The store entry
  * stays the record (`/drm audit`).

@@ -1,7 +1,7 @@
 /**
  * The admission checks the kit calls: the ONE place each kind of request is checked against the
  * standing policy (./standing.ts). Commands (the registry dispatcher) and buttons
- * (../interactions/registry.ts) go through `admit` (`requireAdmin` / `admitToModal` are its admin
+ * (../../interactions/registry.ts) go through `admit` (`requireAdmin` / `admitToModal` are its admin
  * forms); modal submissions through `adminGateForView` / `barredAtSubmit` (nothing may call Slack
  * before the 3-second ack); workflow steps through `stepBarred`. A refusal is audited and answered
  * (./refusals.ts). Also the short wait for the role of a request that opens a modal (the trigger
@@ -95,7 +95,7 @@ function allowed(s: Standing, role: Role): boolean {
 }
 
 /**
- * The check of a command or button (the only one: the registry and ../interactions/registry.ts call it):
+ * The check of a command or button (the only one: the registry and ../../interactions/registry.ts call it):
  * barred users (GUEST_ACCESS=none: guests, users Slack does not know in this workspace, users of
  * another organisation) are refused
  * whatever the role; `role: 'admin'` refuses members too. A refusal is audited and answered
@@ -223,7 +223,7 @@ async function refuseSubmission(
 }
 
 /**
- * The guest check of every modal submission (../interactions/registry.ts), in two steps because nothing
+ * The guest check of every modal submission (../../interactions/registry.ts), in two steps because nothing
  * may call Slack before the ack:
  * - `before` (ahead of the form's own checks, no Slack call): a user known to be barred
  *   (`localStanding`) sees the form become the refusal; returns false;
@@ -264,7 +264,7 @@ export function barredAtSubmit(ctx: CommandContext, o: { what: string; action: s
 }
 
 /**
- * The check of a Workflow Builder step run for `userId` (../interactions/steps.ts): the text the step
+ * The check of a Workflow Builder step run for `userId` (../../interactions/steps.ts): the text the step
  * fails with when that user is barred, else undefined. A step that names no user runs as the
  * workflow (its builder, a member, chose so) and is not checked here.
  */

@@ -1,7 +1,7 @@
 /**
  * What Slack says about a user, cached: users.info (role flags, guest flags, time zone, where the
  * user belongs), the members of a user group, and the enterprise (Enterprise Grid) a workspace is
- * in. Per app (./app-state.ts), bounded (`USER_CACHE_MAX`, `GROUP_CACHE_MAX`) and with a TTL; a
+ * in. Per app (../../app-state.ts), bounded (`USER_CACHE_MAX`, `GROUP_CACHE_MAX`) and with a TTL; a
  * failed users.info is never cached (the last answer Slack gave stands in when it cannot answer).
  * What the answers MEAN for a user (admin, member, guest, external) is ./standing.ts.
  *
@@ -12,7 +12,7 @@
  * for Enterprise Grid accounts, and `is_admin` / `is_owner` / `is_restricted` describing their
  * own organisation, not this one. (In a block action Slack's `team` stays the workspace the app answers for and the
  * clicker's own team is `user.team_id`; a modal opened by them reports their team in `team` and
- * this one in `view.app_installed_team_id`, which ../context/support.ts reads first.) The rule
+ * this one in `view.app_installed_team_id`, which ../support.ts reads first.) The rule
  * (`belongsElsewhere`), on the users.info answer:
  * - `is_stranger: true`: external;
  * - no `team_id`: not external (nothing to compare; the behaviour before this rule);

@@ -18,8 +18,8 @@
  * the admin user group. An id listed explicitly as admin still wins.
  *
  * Applied in ONE place per kind (./admission.ts): commands in the registry dispatcher, buttons
- * and modal submissions in ../interactions/registry.ts, workflow steps in
- * ../interactions/steps.ts, the Home tab where it is published.
+ * and modal submissions in ../../interactions/registry.ts, workflow steps in
+ * ../../interactions/steps.ts, the Home tab where it is published.
  */
 
 import type { WebClient } from '@slack/web-api';
