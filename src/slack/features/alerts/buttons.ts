@@ -16,10 +16,11 @@ import { auditMirrorOf } from '../../kit/context/channels/audit-mirror.js';
 import type { CommandContext } from '../../kit/context/context.js';
 import { button } from '../../kit/interactions/registry.js';
 import { notifyKicker } from '../../kit/runtime/notify-kick.js';
+import { workspaceTag } from '../../shared/svc/values.js';
 import { ALERT_MUTE_ACTION, ALERT_STOP_ACTION, mutedMessage, stoppedMessage } from './render.js';
 
 export const alertStopValue = z.object({
-  w: z.string().min(1).max(64),
+  w: workspaceTag,
   c: z.string().regex(/^[CGD][A-Z0-9]{2,30}$/),
   s: z.string().regex(/^[A-Za-z0-9]{1,16}$/),
 });

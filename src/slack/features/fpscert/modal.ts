@@ -23,6 +23,7 @@ import {
 } from '../../../ops/service/index.js';
 import type { ModalView } from '../../kit/blocks/blocks.js';
 import { esc } from '../../kit/blocks/mrkdwn.js';
+import { issueText } from '../../kit/blocks/next-step.js';
 import { explainError } from '../../kit/context/errors.js';
 import { audited, errorOptions } from '../../kit/context/support.js';
 import { adminPending, modal } from '../../kit/interactions/registry.js';
@@ -164,7 +165,7 @@ export const fpsCertForm = modal<Meta, Data>({
         return {
           view: formView(
             meta,
-            e.issues.map((i) => `• ${esc(i.message)}`),
+            e.issues.map((i) => `• ${esc(issueText(i))}`),
           ),
         };
       const ex = explainError(e, await errorOptions(ctx));

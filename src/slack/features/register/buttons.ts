@@ -3,7 +3,6 @@
  * and kept file) and "Download the list" (the preview's skipped and invalid lines as a CSV in the
  * user's DM). Open to members, like the command (members register recipients).
  */
-import { z } from 'zod';
 import { loadDraft, planIssuesCsv } from '../../../ops/watermarking/registration/records.js';
 import { dmChannel } from '../../kit/context/support.js';
 import { button } from '../../kit/interactions/registry.js';
@@ -11,15 +10,13 @@ import { uploadFile } from '../../kit/web/files.js';
 import { WM_ACTIONS } from '../../shared/wm/values.js';
 import { formMetadata, keptText } from './modals.js';
 import { previewIssuesCsvComment, registerFormView } from './render.js';
-
-/** The buttons carry the modal's metadata: workspace, site, draft id. */
-const metaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
+import { formMetaValue } from './values.js';
 
 export const backButton = button({
   name: 'register.back',
   actionId: WM_ACTIONS.registerBack,
   surface: 'modal',
-  value: metaSchema,
+  value: formMetaValue, // the modal's metadata: workspace, site, draft id
   failure: "Couldn't go back to the form",
   async run(ctx, meta, { viewId, client }) {
     if (!viewId) return;
@@ -48,7 +45,7 @@ export const invalidCsvButton = button({
   name: 'register.invalid-csv',
   actionId: WM_ACTIONS.registerInvalidCsv,
   surface: 'modal',
-  value: metaSchema,
+  value: formMetaValue, // the modal's metadata: workspace, site, draft id
   failure: "Couldn't send the list",
   async run(ctx, meta) {
     const draft = meta.d ? await loadDraft(ctx.deps, ctx.workspace, meta.d, ctx.userId) : undefined;

@@ -11,7 +11,7 @@
  */
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { existingLookup } from '../../../ops/recipients.js';
 import {
   checkEntryCount,
@@ -48,9 +48,7 @@ import {
   registerStartedView,
 } from './render.js';
 import { startBackgroundRegistration } from './run.js';
-import { draftValue } from './values.js';
-
-const formMetaSchema = z.object({ w: z.string(), s: z.string(), d: z.string().optional() });
+import { draftValue, type FormMetaValue, formMetaValue } from './values.js';
 
 export function formMetadata(workspace: string, siteId: string, draftId?: string): string {
   return encodeValue({ w: workspace, s: siteId, ...(draftId ? { d: draftId } : {}) });
@@ -143,7 +141,7 @@ function formSite(view: ViewOutput): string | undefined {
   return view.state.values[REGISTER_BLOCK.site]?.value?.selected_option?.value ?? undefined;
 }
 
-type FormMeta = z.infer<typeof formMetaSchema>;
+type FormMeta = FormMetaValue;
 interface FormData {
   text: string;
   fileId: string | undefined;
@@ -155,7 +153,7 @@ interface FormData {
 export const registerFormModal = modal<FormMeta, FormData>({
   name: 'register.form',
   callbackId: WM_VIEWS.registerForm,
-  meta: formMetaSchema,
+  meta: formMetaValue,
   stale: {
     block: REGISTER_BLOCK.text,
     text: 'This form is out of date. Close it and run /dwm register again.',

@@ -3,18 +3,21 @@
  * `response_action: 'errors'`), keyed by the block id of each input. The kit cuts each message to
  * Slack's limit at the ack. Pure.
  */
+import type { StepSentence } from '../../../next-step.js';
+import { issueText } from '../blocks/next-step.js';
 
 /**
  * Errors from validation issues (`ValidationError.issues`, a parser's issues): each on the block of
- * its field, `fallback` when the field has no input of its own; a block shows its first issue.
+ * its field, `fallback` when the field has no input of its own; a block shows its first issue, in
+ * the words of `issueText` (an issue that names a step names its command).
  */
 export function issueErrors(
-  issues: readonly { field: string; message: string }[],
+  issues: readonly { field: string; message: string; sentence?: StepSentence }[],
   blockOf: Readonly<Record<string, string>>,
   fallback: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const i of issues) out[blockOf[i.field] ?? fallback] ??= i.message;
+  for (const i of issues) out[blockOf[i.field] ?? fallback] ??= issueText(i);
   return out;
 }
 

@@ -77,6 +77,23 @@ describe('inline form errors', () => {
     });
   });
 
+  it('an issue that names a step shows its command, not the words for logs', () => {
+    const issues = [
+      {
+        field: 'member',
+        message: 'Member number 9 is not valid: use the number shown by the members command.',
+        sentence: {
+          before: 'Member number 9 is not valid: use the number shown by ',
+          step: { do: 'members' as const },
+          after: '.',
+        },
+      },
+    ];
+    expect(issueErrors(issues, { member: 'b_member' }, 'b_main')).toEqual({
+      b_member: 'Member number 9 is not valid: use the number shown by /drm members.',
+    });
+  });
+
   it('field errors go to their blocks; empty ones are left out', () => {
     expect(fieldErrors({ a: 'x', b: undefined }, { a: 'block_a', b: 'block_b' })).toEqual({ block_a: 'x' });
   });
