@@ -82,6 +82,14 @@ export function monthIn(epochMs: number, timeZone: string): string {
   return `${p.year}-${p.month}`;
 }
 
+/**
+ * An exponential backoff: `baseMs` doubled `n` times (`n` 0 waits `baseMs`), at most `capMs`.
+ * The retries of the deliveries, the wait outbox, the site polls and the notice polls back off alike.
+ */
+export function doubledWaitMs(baseMs: number, n: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** n);
+}
+
 /** The UTC day (yyyy-MM-dd) of an instant. */
 export function utcDay(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
