@@ -52,6 +52,11 @@ export function isIanaTimeZone(zone: string): boolean {
   return ZONE_NAME_RE.test(zone) && formatterFor(zone) !== null;
 }
 
+/** A zone name Intl knows, else UTC (the safe reading; users.info gives IANA names). */
+export function knownZone(zone: string | undefined): string {
+  return zone && isIanaTimeZone(zone) ? zone : 'UTC';
+}
+
 /** The parts of an instant in a zone Intl knows (RangeError otherwise, as Intl itself). */
 function partsIn(epochMs: number, timeZone: string): Record<string, string> {
   const f = formatterFor(timeZone);

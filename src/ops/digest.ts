@@ -20,7 +20,7 @@ import {
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
 import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
-import { isIanaTimeZone } from '../time.js';
+import { isIanaTimeZone, knownZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
 import { type Actor, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
@@ -80,7 +80,7 @@ export async function scheduleDigest(
   const time = normaliseTime(input.time);
   if (!time)
     throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
-  const zone = input.zone ?? (input.userZone && isIanaTimeZone(input.userZone) ? input.userZone : 'UTC');
+  const zone = input.zone ?? knownZone(input.userZone);
   if (!isIanaTimeZone(zone)) {
     throw new ValidationError(endpoint, [
       {
@@ -204,7 +204,7 @@ export async function digestNow(
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
   refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
-  const zone = input.zone && isIanaTimeZone(input.zone) ? input.zone : 'UTC';
+  const zone = knownZone(input.zone);
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:now-`;
   const pending = (await outbox.entries.list(ws)).filter((id) => id.startsWith(prefix));
