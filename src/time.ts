@@ -89,7 +89,8 @@ export function monthIn(epochMs: number, timeZone: string): string {
 
 /**
  * An exponential backoff: `baseMs` doubled `n` times (`n` 0 waits `baseMs`), at most `capMs`.
- * The retries of the deliveries, the wait outbox, the site polls and the notice polls back off alike.
+ * The HTTP retries (its ceiling), the deliveries, the wait outbox, the site polls and the notice polls
+ * back off alike.
  */
 export function doubledWaitMs(baseMs: number, n: number, capMs: number): number {
   return Math.min(capMs, baseMs * 2 ** n);
