@@ -22,7 +22,7 @@ import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
 import { isIanaTimeZone, knownZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { type Actor, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
+import { type Actor, mayManage, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import type { OpsDeps } from './workspace.js';
@@ -59,7 +59,7 @@ async function refuseUnlessTheirs(
   owner: string,
   words: { detail: string; message: string },
 ): Promise<void> {
-  if (owner === actor.userId || actor.isAdmin) return;
+  if (mayManage({ createdBy: owner }, actor)) return;
   await audit(deps, ws, { userId: actor.userId, action, detail: words.detail, result: 'refused' }, mirror);
   throw new NotifyRefusedError(opsEndpoint(action), 'notYours', 'schedule', words.message, owner);
 }
