@@ -17,8 +17,8 @@ export type NextStep =
   | { do: 'digest-now' }
   /** Subscribe the channel to license-failure alerts again. */
   | { do: 'alerts-watch-again' }
-  /** List the jobs of a site (the job number is shown there). */
-  | { do: 'jobs'; site?: string }
+  /** List the jobs (the job number is shown there). */
+  | { do: 'jobs' }
   /** Look at one job. */
   | { do: 'job'; site: string; job: string }
   /** List a site's recipients. */

@@ -52,6 +52,11 @@ export function isIanaTimeZone(zone: string): boolean {
   return ZONE_NAME_RE.test(zone) && formatterFor(zone) !== null;
 }
 
+/** A zone name Intl knows, else UTC (the safe reading; users.info gives IANA names). */
+export function knownZone(zone: string | undefined): string {
+  return zone && isIanaTimeZone(zone) ? zone : 'UTC';
+}
+
 /** The parts of an instant in a zone Intl knows (RangeError otherwise, as Intl itself). */
 function partsIn(epochMs: number, timeZone: string): Record<string, string> {
   const f = formatterFor(timeZone);
@@ -80,6 +85,15 @@ export function dayIn(epochMs: number, timeZone: string): string {
 export function monthIn(epochMs: number, timeZone: string): string {
   const p = partsIn(epochMs, timeZone);
   return `${p.year}-${p.month}`;
+}
+
+/**
+ * An exponential backoff: `baseMs` doubled `n` times (`n` 0 waits `baseMs`), at most `capMs`.
+ * The HTTP retries (its ceiling), the deliveries, the wait outbox, the site polls and the notice polls
+ * back off alike.
+ */
+export function doubledWaitMs(baseMs: number, n: number, capMs: number): number {
+  return Math.min(capMs, baseMs * 2 ** n);
 }
 
 /** The UTC day (yyyy-MM-dd) of an instant. */

@@ -10,6 +10,7 @@
  */
 
 import { LruMap } from '../lru.js';
+import { utcDay } from '../time.js';
 import type { TimeValue } from './types.js';
 
 const LOCAL_RE =
@@ -155,7 +156,7 @@ export function coveringDaysIn(
 ): { from?: string; to?: string } {
   const off = cachedOffsetMinutes(tz) * 60_000;
   if (off === 0) return range;
-  const day = (ms: number) => new Date(ms + off).toISOString().slice(0, 10);
+  const day = (ms: number) => utcDay(ms + off);
   const start = (d: string) => {
     const ms = Date.parse(`${d}T00:00:00Z`);
     return /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(ms) ? ms : null;

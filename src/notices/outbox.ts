@@ -26,6 +26,7 @@ import type { Logger } from '../log.js';
 import { registry } from '../metrics.js';
 import type { NextStep } from '../next-step.js';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
+import { doubledWaitMs } from '../time.js';
 import { classifyDeliveryError, retryWaitMs } from '../watch/delivery-errors.js';
 import { ChannelPacer } from '../watch/pacer.js';
 import type { Clock, PausedReason } from '../watch/types.js';
@@ -441,7 +442,7 @@ export class NoticeDeliverer {
           await this.drop(ws, e, 'too many failed attempts', res);
           return 'ok';
         }
-        await this.defer(e, Math.min(this.o.backoffCapMs, this.o.backoffBaseMs * 2 ** e.attempts));
+        await this.defer(e, doubledWaitMs(this.o.backoffBaseMs, e.attempts, this.o.backoffCapMs));
         res.deferred++;
         return 'stop';
       }

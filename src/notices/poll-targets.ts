@@ -5,6 +5,7 @@
  * polls of all targets together are bounded (a slow upstream holds at most its own slots).
  */
 import pLimit from 'p-limit';
+import { doubledWaitMs } from '../time.js';
 import type { Clock } from '../watch/types.js';
 
 export interface PollTargetsOptions {
@@ -41,7 +42,7 @@ export class PollTargets {
   failed(k: string): number {
     const d = this.due.get(k) ?? { next: 0, failures: 0 };
     d.failures++;
-    d.next = this.o.clock.now() + Math.min(this.o.maxBackoffMs, this.o.intervalMs * 2 ** d.failures);
+    d.next = this.o.clock.now() + doubledWaitMs(this.o.intervalMs, d.failures, this.o.maxBackoffMs);
     this.due.set(k, d);
     return d.failures;
   }

@@ -332,8 +332,11 @@ export async function listAlerts(
   return out;
 }
 
-/** The alert's creator or an admin may stop or mute it (the one check for both). */
-export function mayManageAlert(sub: Pick<AlertSubscription, 'createdBy'>, actor: Actor): boolean {
+/**
+ * Who set something up (an alert, a digest schedule) or an admin may stop, mute or change it: the
+ * one check of alerts and digests.
+ */
+export function mayManage(sub: { createdBy: string }, actor: Actor): boolean {
   return sub.createdBy === actor.userId || actor.isAdmin;
 }
 
@@ -365,7 +368,7 @@ export async function stopAlerts(
   const siteFilter = input.siteId?.toUpperCase();
   for (const s of await subs.list(ws, { channelId: input.channelId })) {
     if (siteFilter && s.siteId.toUpperCase() !== siteFilter) continue;
-    if (!mayManageAlert(s, input.actor)) {
+    if (!mayManage(s, input.actor)) {
       res.refused.push(s);
       continue;
     }
@@ -430,7 +433,7 @@ export async function muteAlert(
   const subs = new AlertSubscriptions(deps.store);
   const sub = await subs.get(ws, alertSubscriptionId(input.channelId, input.siteId));
   if (!sub) return { status: 'gone' };
-  const ok = mayManageAlert(sub, input.actor);
+  const ok = mayManage(sub, input.actor);
   const until = deps.now() + ALERT_MUTE_MS;
   if (ok) {
     const state = await subs.mute(ws, sub.id, until, input.actor.userId);

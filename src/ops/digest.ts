@@ -20,9 +20,9 @@ import {
 import { NoticeOutbox, newNotice, uniqueSuffix } from '../notices/outbox.js';
 import type { DigestSchedule } from '../notices/types.js';
 import type { WorkspaceKey } from '../store/types.js';
-import { isIanaTimeZone } from '../time.js';
+import { isIanaTimeZone, knownZone } from '../time.js';
 import { checkLimit, DEFAULT_WORKSPACE_LIMITS } from '../watch/limits.js';
-import { type Actor, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
+import { type Actor, mayManage, NotifyRefusedError, refuseUnlessInChannel } from './alerts.js';
 import { type AuditMirror, audit } from './audit.js';
 import { opsEndpoint } from './service/common.js';
 import type { OpsDeps } from './workspace.js';
@@ -59,7 +59,7 @@ async function refuseUnlessTheirs(
   owner: string,
   words: { detail: string; message: string },
 ): Promise<void> {
-  if (owner === actor.userId || actor.isAdmin) return;
+  if (mayManage({ createdBy: owner }, actor)) return;
   await audit(deps, ws, { userId: actor.userId, action, detail: words.detail, result: 'refused' }, mirror);
   throw new NotifyRefusedError(opsEndpoint(action), 'notYours', 'schedule', words.message, owner);
 }
@@ -80,7 +80,7 @@ export async function scheduleDigest(
   const time = normaliseTime(input.time);
   if (!time)
     throw new ValidationError(endpoint, [{ field: 'time', message: 'Use 24-hour HH:MM, like 09:00.' }]);
-  const zone = input.zone ?? (input.userZone && isIanaTimeZone(input.userZone) ? input.userZone : 'UTC');
+  const zone = input.zone ?? knownZone(input.userZone);
   if (!isIanaTimeZone(zone)) {
     throw new ValidationError(endpoint, [
       {
@@ -204,7 +204,7 @@ export async function digestNow(
 ): Promise<{ key: string }> {
   const endpoint = opsEndpoint('digest.now');
   refuseUnlessInChannel(endpoint, input.actor, 'schedule a digest');
-  const zone = input.zone && isIanaTimeZone(input.zone) ? input.zone : 'UTC';
+  const zone = knownZone(input.zone);
   const outbox = new NoticeOutbox(deps.store);
   const prefix = `digest:${input.channelId}:now-`;
   const pending = (await outbox.entries.list(ws)).filter((id) => id.startsWith(prefix));

@@ -19,6 +19,7 @@ import { isPerItemRefusal, type UnreadLatest, unreadLatestOf } from '../api/erro
 import type { Job, WatermarkingClient } from '../api/types.js';
 import type { NextStep } from '../next-step.js';
 import type { WorkspaceKey } from '../store/types.js';
+import { utcDay } from '../time.js';
 import { type SiteOutage, siteOutages } from '../watch/outage.js';
 import { Subscriptions } from '../watch/subscriptions.js';
 import type { Subscription } from '../watch/types.js';
@@ -171,7 +172,7 @@ async function siteJobs(
     // 1000 is the API's page maximum: enough for a day of failures on one site.
     wm.searchJobs(siteId, {
       statuses: ['DM600'],
-      from: new Date(since).toISOString().slice(0, 10),
+      from: utcDay(since),
       pageUnit: 1000,
       pageIndex: 1,
     }),

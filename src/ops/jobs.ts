@@ -27,7 +27,7 @@ import {
   passes,
 } from '../api/validate.js';
 import { taskFailed } from '../api/watermarking.js';
-import { dayIn, isIanaTimeZone, offsetOf } from '../time.js';
+import { dayIn, isIanaTimeZone, knownZone, offsetOf } from '../time.js';
 import { writeCsv } from './csv.js';
 import { inReaderRange, type ReaderDays, readerDays } from './service/common.js';
 
@@ -277,7 +277,7 @@ export function wmReaderDays(q: { from?: string; to?: string }, tz: string): Rea
   if (q.from === undefined && q.to === undefined) return undefined;
   const days = readerDays(
     { ...(q.from !== undefined ? { from: q.from } : {}), ...(q.to !== undefined ? { to: q.to } : {}) },
-    isIanaTimeZone(tz) ? tz : 'UTC',
+    knownZone(tz),
   );
   if (days.utcFrom !== undefined) q.from = days.utcFrom;
   if (days.utcTo !== undefined) q.to = days.utcTo;

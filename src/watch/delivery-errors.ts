@@ -6,6 +6,7 @@
  * itself) or unknown; `withPlainTextRetry` sends a message Slack refused for its content once
  * more as plain text; `retryWaitMs` is the wait before a sender's next try.
  */
+import { doubledWaitMs } from '../time.js';
 import {
   type ChannelMessage,
   type ChannelPoster,
@@ -76,7 +77,7 @@ export function retryWaitMs(
 ): number {
   return c.type === 'rate'
     ? c.retryAfterMs
-    : (c.retryAfterMs ?? Math.min(o.backoffCapMs, o.backoffBaseMs * 2 ** (attempt - 1)));
+    : (c.retryAfterMs ?? doubledWaitMs(o.backoffBaseMs, attempt - 1, o.backoffCapMs));
 }
 
 /** Slack refusals of a message's content that its plain text alone can get past. */

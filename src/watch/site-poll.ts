@@ -12,6 +12,7 @@ import type { ApiFactory, WorkspaceCredentials } from '../api/types.js';
 import type { Logger } from '../log.js';
 import { pollCycles } from '../metrics.js';
 import type { Store } from '../store/types.js';
+import { doubledWaitMs } from '../time.js';
 import { type AdaptivePolicy, nextPollDelay, rateLimitWaitMs, retryAfterOf } from './adaptive.js';
 import { checkWaits } from './cycle-waits.js';
 import type { Deliverer, DrainResult } from './delivery.js';
@@ -226,7 +227,7 @@ async function cycleFailed(d: SitePollDeps, p: PollScope, subs: Subscription[], 
   const { ws, siteId, st } = p;
   const { intervalMs, maxBackoffMs, jitter, random } = d.timing;
   st.consecutiveFailures++;
-  let backoff = Math.min(maxBackoffMs, intervalMs * 2 ** st.consecutiveFailures);
+  let backoff = doubledWaitMs(intervalMs, st.consecutiveFailures, maxBackoffMs);
   // Upstream 429 after the API layer's own Retry-After retries: the whole workspace
   // waits (its other sites would be refused too). With a Retry-After, exactly what the
   // service asked (this site: plus at most the jitter, so sites do not return in

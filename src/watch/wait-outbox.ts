@@ -7,7 +7,8 @@
 
 import { z } from 'zod';
 import type { AtomicDocRepo, DocRepo, Store, WorkspaceKey } from '../store/types.js';
-import { classifyDeliveryError } from './delivery-errors.js';
+import { doubledWaitMs } from '../time.js';
+import { classifyDeliveryError, retryWaitMs } from './delivery-errors.js';
 import {
   type FinishOutcome,
   KEEP_DONE_MS,
@@ -105,6 +106,8 @@ export interface WaitDrainResult {
 
 /** How long an item whose completion keeps failing is retried before it is dropped. */
 const GIVE_UP_MS = KEEP_DONE_MS;
+/** A failed completion is tried again after 2 s, 4 s, 8 s... at most 15 minutes apart (or after Slack's Retry-After). */
+const WAIT_BACKOFF = { backoffBaseMs: 1000, backoffCapMs: 15 * 60_000 };
 
 /**
  * Deliver the wait items of a workspace (one site's, under its lease). A transient failure
@@ -155,8 +158,8 @@ export async function drainWaitItems(
       const attempts = it.attempts + 1;
       const backoff =
         c.type === 'rate' || c.type === 'transient'
-          ? (c.retryAfterMs ?? Math.min(15 * 60_000, 1000 * 2 ** attempts))
-          : Math.min(15 * 60_000, 1000 * 2 ** attempts);
+          ? retryWaitMs(c, attempts + 1, WAIT_BACKOFF)
+          : doubledWaitMs(WAIT_BACKOFF.backoffBaseMs, attempts, WAIT_BACKOFF.backoffCapMs);
       d.onError('could not complete a workflow step (tried again later)', err, it);
       await d.outbox.items.update(ws, it.executionId, (old) =>
         old ? { ...old, attempts, nextAttemptAt: d.now() + backoff } : old,

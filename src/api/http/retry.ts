@@ -8,6 +8,7 @@
  * (http.ts).
  */
 import { z } from 'zod';
+import { doubledWaitMs } from '../../time.js';
 import { METADATA_REFUSED } from '../addresses.js';
 import { ApiError, TransportError } from '../errors.js';
 import { serverText } from '../server-text.js';
@@ -25,7 +26,7 @@ export interface RetryPolicy {
 /** Backoff before retry number `n` (0-based): full jitter, or the server's Retry-After. */
 export function backoffMs(p: RetryPolicy, n: number, retryAfterMs: number | undefined): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, p.retryAfterCapMs);
-  const ceiling = Math.min(p.backoffMaxMs, p.backoffBaseMs * 2 ** n);
+  const ceiling = doubledWaitMs(p.backoffBaseMs, n, p.backoffMaxMs);
   return Math.floor(p.random() * ceiling);
 }
 

@@ -17,7 +17,7 @@ import {
   passes,
 } from '../../api/validate.js';
 import type { StepSentence } from '../../next-step.js';
-import { isIanaTimeZone, utcDay, zonedTimeToEpoch } from '../../time.js';
+import { knownZone, utcDay, zonedTimeToEpoch } from '../../time.js';
 
 /** Logical endpoint name used in errors raised by this layer, e.g. "ops.plan.cancel". */
 export function opsEndpoint(name: string): string {
@@ -201,11 +201,6 @@ export function inReaderRange(days: ReaderDays | undefined, epochMs: number | nu
   if (days.startMs !== undefined && epochMs < days.startMs) return false;
   if (days.endMs !== undefined && epochMs >= days.endMs) return false;
   return true;
-}
-
-/** A zone name Intl knows, else UTC (the safe reading; users.info gives IANA names). */
-function knownZone(zone: string | undefined): string {
-  return zone && isIanaTimeZone(zone) ? zone : 'UTC';
 }
 
 /**

@@ -183,6 +183,29 @@ describe('packaging keyset paging', () => {
     expect(() => decodeCursor('')).toThrow(/no longer valid/);
   });
 
+  it('words its refusals without the Slack control that carries the cursor (the ops layer knows no buttons)', () => {
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return JSON.stringify(e, Object.getOwnPropertyNames(e));
+      }
+      throw new Error('no refusal');
+    };
+    const tooLong = {
+      siteId: 'AB12',
+      query: {
+        searchCondition: 'cid' as const,
+        searchKeyword: 'k'.repeat(CURSOR_MAX_CHARS),
+        lastCreatedTimeCid: '2026-01-05 10:00:00',
+        lastUpdateTime: '2026-01-06 11:00:00',
+      },
+    };
+    for (const text of [refusal(() => decodeCursor('not a cursor')), refusal(() => encodeCursor(tooLong))]) {
+      expect(text).not.toMatch(/button/i);
+    }
+  });
+
   it('walks every record with More buttons until an empty page', async () => {
     const c = new FakeServiceClient();
     c.packaging = Array.from({ length: 5 }, (_, i) => ({

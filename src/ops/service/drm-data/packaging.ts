@@ -110,11 +110,7 @@ export function encodeCursor(cursor: PackagingCursor): string {
     body.i = cursor.lastCids;
   const text = Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
   if (text.length > CURSOR_MAX_CHARS) {
-    invalid(
-      opsEndpoint('drm.packaging'),
-      'cursor',
-      'The filters are too long to page with a button: narrow them.',
-    );
+    invalid(opsEndpoint('drm.packaging'), 'cursor', 'The filters are too long to page through: narrow them.');
   }
   return text;
 }
@@ -124,7 +120,7 @@ export function decodeCursor(text: string): PackagingCursor {
   const endpoint = opsEndpoint('drm.packaging');
   const bad = () =>
     invalid(endpoint, 'cursor', {
-      before: 'This "More" button is no longer valid: run ',
+      before: 'This page of packaging records is no longer valid: run ',
       step: { do: 'packaging' },
       after: ' again.',
     });

@@ -3,7 +3,7 @@
  * - Stop: stops that channel's alerts for the alert's site, exactly like `/drm alerts stop site:…`;
  * - Mute 1 h: the alert is neither posted again nor updated for an hour, then resumes by itself.
  * Both are open to members at the kit (the alert is in a channel they read) and the op decides
- * with the one check for both (mayManageAlert: the alert's creator or an admin), telling anyone
+ * with the one check for both (mayManage: the alert's creator or an admin), telling anyone
  * else who can; both are audited by the op.
  */
 import { z } from 'zod';
@@ -30,7 +30,7 @@ type Alert = { channelId: string; actor: Actor; siteId: string; kick: (ws: strin
 
 /**
  * A button on an alert (open to members at the kit: the op checks "creator or admin",
- * mayManageAlert, and audits): the op on the alert the value names, then the reply to the one
+ * mayManage, and audits): the op on the alert the value names, then the reply to the one
  * who clicked.
  */
 function alertButton<R>(spec: {

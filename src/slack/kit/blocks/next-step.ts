@@ -19,7 +19,7 @@ export function nextStepCommand(step: NextStep): string {
     case 'alerts-watch-again':
       return '/drm alerts watch';
     case 'jobs':
-      return step.site ? `/dwm jobs site:${step.site}` : '/dwm jobs';
+      return '/dwm jobs';
     case 'job':
       return `/dwm job ${step.job} site:${step.site}`;
     case 'recipients':
