@@ -57,17 +57,22 @@ async function pollNow(n: Notifier) {
 const alerts = () => h.ports.of('alert');
 const topLevel = () => alerts().filter((p) => !p.threadTs);
 
+/** A new harness whose channel, subscribed, was posted one spike alert (20 failures), and ops deps on its store. */
+async function spikeAlerted() {
+  h = await startNotifyHarness();
+  const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
+  const n = h.notifier();
+  await subscribe(n);
+  h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
+  await pollNow(n);
+  expect(topLevel()).toHaveLength(1);
+  return { deps, n, first: topLevel()[0] };
+}
+
 describe('license-failure alerts against the emulator', () => {
   it('/drm alerts stop during a spike: the alert gets ONE final "stopped" update; pending notices are dropped', async () => {
-    h = await startNotifyHarness();
     const { stopAlerts } = await import('../../src/ops/alerts.js');
-    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
-    const n = h.notifier();
-    await subscribe(n);
-    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
-    await pollNow(n);
-    expect(topLevel()).toHaveLength(1);
-    const first = topLevel()[0];
+    const { deps, n, first } = await spikeAlerted();
     // More failures: an update is queued but Slack holds it back (rate limit) when the stop comes.
     h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
     h.ports.faults = [
@@ -109,15 +114,8 @@ describe('license-failure alerts against the emulator', () => {
   });
 
   it('a muted alert is neither updated nor posted again for an hour, then resumes (its creator or an admin, audited)', async () => {
-    h = await startNotifyHarness();
     const { muteAlert } = await import('../../src/ops/alerts.js');
-    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
-    const n = h.notifier();
-    await subscribe(n);
-    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
-    await pollNow(n);
-    expect(topLevel()).toHaveLength(1);
-    const first = topLevel()[0];
+    const { deps, n, first } = await spikeAlerted();
     // Someone else (not an admin) is refused; nothing is muted.
     const refused = await muteAlert(deps, WS, {
       channelId: CH,
