@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { notifyPolls } from '../../src/notices/notice-ticks.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { noticesTotal } from '../../src/notices/outbox.js';
@@ -8,7 +8,7 @@ import type { AlertSubscription, LicenseAlert } from '../../src/notices/types.js
 import { subscribeAlerts } from '../../src/ops/alerts.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
 import { DeliveryError } from '../../src/watch/types.js';
-import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
+import { alertSubscription, type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -18,16 +18,7 @@ afterEach(async () => {
 const CH = 'C0ALERTS1';
 
 async function subscribe(n: Notifier, over: Partial<AlertSubscription> = {}): Promise<AlertSubscription> {
-  const sub: AlertSubscription = {
-    id: alertSubscriptionId(over.channelId ?? CH, over.siteId ?? SITE),
-    workspace: WS,
-    channelId: CH,
-    siteId: SITE,
-    ...ALERT_DEFAULTS,
-    createdBy: 'U0ALERTER',
-    createdAt: new Date(h.clock.now()).toISOString(),
-    ...over,
-  };
+  const sub = alertSubscription(CH, h.clock.now(), over);
   await n.alerts.put(WS, sub);
   return sub;
 }

@@ -6,14 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import { requestChangeTracked } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { redisForSuite } from '../support/redis.js';
 import { ENCRYPTION_KEY } from '../watch/support/harness.js';
-import { SITE, startNotifyHarness, WS } from './support/harness.js';
+import { alertSubscription, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 const START = Date.UTC(2026, 10, 22, 8, 55, 0);
 const DUE = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -38,15 +37,7 @@ describe('two notify replicas on one Redis', () => {
         createdBy: 'U1',
         createdAt: new Date(START).toISOString(),
       });
-      await a.alerts.put(WS, {
-        id: alertSubscriptionId('C0ALERT', SITE),
-        workspace: WS,
-        channelId: 'C0ALERT',
-        siteId: SITE,
-        ...ALERT_DEFAULTS,
-        createdBy: 'U1',
-        createdAt: new Date(START).toISOString(),
-      });
+      await a.alerts.put(WS, alertSubscription('C0ALERT', START, { createdBy: 'U1' }));
       h.emu.addLicenses(
         SITE,
         Array.from({ length: 30 }, (_, i) => ({
