@@ -36,6 +36,17 @@ export function nextResponse(bot: TestBot, after: number, timeoutMs = 8000): Pro
   return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > after, timeoutMs);
 }
 
+/** Run a slash command (/dwm unless `command` says) and wait for its reply through response_url. */
+export async function runCommand(
+  bot: TestBot,
+  text: string,
+  o: { command?: '/dwm' | '/drm'; user?: string; channel?: string } = {},
+): Promise<FakeCall> {
+  const seq = lastSeq(bot);
+  await bot.command(text, o);
+  return nextResponse(bot, seq);
+}
+
 /** The next response_url reply after `after`, as JSON text (its arguments). */
 export async function replyText(bot: TestBot, after: number): Promise<string> {
   return textOf(await nextResponse(bot, after));
