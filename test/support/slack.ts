@@ -152,3 +152,24 @@ export function selectValue(value: string) {
     value: { type: 'static_select', selected_option: { value, text: { type: 'plain_text', text: value } } },
   };
 }
+
+/**
+ * The setup form's state values with the emulator's demo credentials (site DEMO, no default
+ * site); `over` replaces fields by block id.
+ */
+export function setupFormValues(bot: TestBot, over: Record<string, string> = {}) {
+  const emu = bot.emulator!;
+  const fields: Record<string, string> = {
+    site_ids: 'DEMO',
+    default_site: '',
+    wm_account_id: emu.demo.watermarking.accountId,
+    wm_access_key: emu.demo.watermarking.accessKey,
+    wm_base_url: emu.wmBaseUrl,
+    svc_account_id: emu.demo.service.accountId,
+    svc_account_seq: emu.demo.service.accountSeq,
+    svc_secret_key: emu.demo.service.secretKey,
+    svc_base_url: emu.serviceBaseUrl,
+    ...over,
+  };
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, textValue(v)]));
+}
