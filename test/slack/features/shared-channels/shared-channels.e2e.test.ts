@@ -12,7 +12,7 @@ import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/wat
 import { SHARED_CHANNEL } from '../../../../src/watch/types.js';
 import type { TestBot } from '../../../harness/index.js';
 import { json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
-import { lastSeq, runCommand } from '../../../support/slack.js';
+import { type Block, button, lastSeq, runCommand } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 let watch: WatchRuntime | undefined;
@@ -172,14 +172,7 @@ describe('a channel that becomes shared later', () => {
     const table = await runCommand(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
     expect(table.args.response_type).toBe('in_channel');
     const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
-    const next = (
-      (table.args.blocks ?? []) as Array<{
-        type: string;
-        elements?: Array<{ action_id: string; value?: string }>;
-      }>
-    )
-      .flatMap((x) => (x.type === 'actions' ? (x.elements ?? []) : []))
-      .find((e) => e.action_id === 'svc_data_page_next');
+    const next = button((table.args.blocks ?? []) as Block[], (e) => e.action_id === 'svc_data_page_next');
     expect(posted && next).toBeTruthy();
 
     b.fake.shareChannel(ws, ch, 'external');
