@@ -58,7 +58,8 @@ async function main(): Promise<void> {
   const raw = process.env.NOTIFY_CHILD_CONFIG;
   if (!raw) throw new Error('NOTIFY_CHILD_CONFIG is not set');
   const c = JSON.parse(raw) as NotifyChildConfig;
-  if (!c.creds.service || !c.creds.watermarking) throw new Error('service and watermarking credentials are required');
+  if (!c.creds.service || !c.creds.watermarking)
+    throw new Error('service and watermarking credentials are required');
   const config = loadConfig({
     SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
     SLACK_API_URL: c.slackApiUrl,
