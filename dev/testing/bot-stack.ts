@@ -30,6 +30,7 @@ import { WATCH_MIGRATIONS } from '../../src/watch/migrations.js';
 import { startEmulator } from '../emulator/index.js';
 import type { EmulatorHandle } from '../emulator/types.js';
 import { FakeSlack, type FakeView, type FakeWorkspaceSpec, viewAckProblems } from '../fakeslack/index.js';
+import { credentialsEnv, emulatorCredentials } from './credentials.js';
 
 type Obj = Record<string, unknown>;
 
@@ -418,14 +419,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       emulator = await startEmulator({ now });
       cleanups.push(() => emulator!.close());
     }
-    const demoCreds: WorkspaceCredentials | undefined = emulator
-      ? {
-          siteIds: [...emulator.demo.siteIds],
-          defaultSiteId: emulator.demo.defaultSiteId,
-          watermarking: { ...emulator.demo.watermarking, baseUrl: emulator.wmBaseUrl },
-          service: { ...emulator.demo.service, baseUrl: emulator.serviceBaseUrl },
-        }
-      : undefined;
+    const demoCreds: WorkspaceCredentials | undefined = emulator ? emulatorCredentials(emulator) : undefined;
 
     // Store
     let storeUrl = 'memory://';
@@ -453,19 +447,7 @@ export async function startTestBot(opts: StartTestBotOptions = {}): Promise<Test
       ...(distribution === 'single'
         ? { SLACK_BOT_TOKEN: ws0.botToken, SLACK_BOT_ID: ws0.botId, SLACK_BOT_USER_ID: ws0.botUserId }
         : { SLACK_CLIENT_ID: clientId, SLACK_CLIENT_SECRET: clientSecret, SLACK_STATE_SECRET: stateSecret }),
-      ...(credentialsMode === 'env' && demoCreds
-        ? {
-            DWM_SITE_IDS: demoCreds.siteIds.join(','),
-            DWM_DEFAULT_SITE: demoCreds.defaultSiteId,
-            DWM_BASE_URL: demoCreds.watermarking!.baseUrl,
-            DWM_ACCOUNT_ID: demoCreds.watermarking!.accountId,
-            DWM_ACCESS_KEY: demoCreds.watermarking!.accessKey,
-            SERVICE_API_BASE_URL: demoCreds.service!.baseUrl,
-            SERVICE_API_ACCOUNT_ID: demoCreds.service!.accountId,
-            SERVICE_API_ACCOUNT_SEQ: demoCreds.service!.accountSeq,
-            SERVICE_API_SECRET_KEY: demoCreds.service!.secretKey,
-          }
-        : {}),
+      ...(credentialsMode === 'env' && demoCreds ? credentialsEnv(demoCreds) : {}),
       ...(typeof opts.env === 'function' ? opts.env({ ...(emulator ? { emulator } : {}), fake }) : opts.env),
     };
     const config = loadConfig(env);

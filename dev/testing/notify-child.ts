@@ -28,6 +28,7 @@ import { FEATURES } from '../../src/slack/features/index.js';
 import { notifyRenderersOf } from '../../src/slack/kit/features.js';
 import { createNotifyRuntime } from '../../src/slack/notify-runtime.js';
 import { createStore } from '../../src/store/index.js';
+import { credentialsEnv } from './credentials.js';
 
 export interface NotifyChildConfig {
   storeUrl: string;
@@ -57,9 +58,8 @@ async function main(): Promise<void> {
   const raw = process.env.NOTIFY_CHILD_CONFIG;
   if (!raw) throw new Error('NOTIFY_CHILD_CONFIG is not set');
   const c = JSON.parse(raw) as NotifyChildConfig;
-  const svc = c.creds.service;
-  const wm = c.creds.watermarking;
-  if (!svc || !wm) throw new Error('service and watermarking credentials are required');
+  if (!c.creds.service || !c.creds.watermarking)
+    throw new Error('service and watermarking credentials are required');
   const config = loadConfig({
     SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
     SLACK_API_URL: c.slackApiUrl,
@@ -71,15 +71,7 @@ async function main(): Promise<void> {
     STORE_URL: c.storeUrl,
     ENCRYPTION_KEY: c.encryptionKey,
     LOG_LEVEL: 'warn',
-    DWM_SITE_IDS: c.creds.siteIds.join(','),
-    DWM_DEFAULT_SITE: c.creds.defaultSiteId,
-    DWM_BASE_URL: wm.baseUrl,
-    DWM_ACCOUNT_ID: wm.accountId,
-    DWM_ACCESS_KEY: wm.accessKey,
-    SERVICE_API_BASE_URL: svc.baseUrl,
-    SERVICE_API_ACCOUNT_ID: svc.accountId,
-    SERVICE_API_ACCOUNT_SEQ: svc.accountSeq,
-    SERVICE_API_SECRET_KEY: svc.secretKey,
+    ...credentialsEnv(c.creds),
   });
   const logger = createLogger({ level: 'warn', destination: process.stderr });
   const store = await createStore({

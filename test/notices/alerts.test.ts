@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewLicenseRec } from '../../dev/emulator/svc-state.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { notifyPolls } from '../../src/notices/notice-ticks.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { noticesTotal } from '../../src/notices/outbox.js';
@@ -8,7 +8,7 @@ import type { AlertSubscription, LicenseAlert } from '../../src/notices/types.js
 import { subscribeAlerts } from '../../src/ops/alerts.js';
 import type { OpsDeps } from '../../src/ops/workspace.js';
 import { DeliveryError } from '../../src/watch/types.js';
-import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
+import { alertSubscription, type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -18,16 +18,7 @@ afterEach(async () => {
 const CH = 'C0ALERTS1';
 
 async function subscribe(n: Notifier, over: Partial<AlertSubscription> = {}): Promise<AlertSubscription> {
-  const sub: AlertSubscription = {
-    id: alertSubscriptionId(over.channelId ?? CH, over.siteId ?? SITE),
-    workspace: WS,
-    channelId: CH,
-    siteId: SITE,
-    ...ALERT_DEFAULTS,
-    createdBy: 'U0ALERTER',
-    createdAt: new Date(h.clock.now()).toISOString(),
-    ...over,
-  };
+  const sub = alertSubscription(CH, h.clock.now(), over);
   await n.alerts.put(WS, sub);
   return sub;
 }
@@ -57,17 +48,22 @@ async function pollNow(n: Notifier) {
 const alerts = () => h.ports.of('alert');
 const topLevel = () => alerts().filter((p) => !p.threadTs);
 
+/** A new harness whose channel, subscribed, was posted one spike alert (20 failures), and ops deps on its store. */
+async function spikeAlerted() {
+  h = await startNotifyHarness();
+  const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
+  const n = h.notifier();
+  await subscribe(n);
+  h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
+  await pollNow(n);
+  expect(topLevel()).toHaveLength(1);
+  return { deps, n, first: topLevel()[0] };
+}
+
 describe('license-failure alerts against the emulator', () => {
   it('/drm alerts stop during a spike: the alert gets ONE final "stopped" update; pending notices are dropped', async () => {
-    h = await startNotifyHarness();
     const { stopAlerts } = await import('../../src/ops/alerts.js');
-    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
-    const n = h.notifier();
-    await subscribe(n);
-    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
-    await pollNow(n);
-    expect(topLevel()).toHaveLength(1);
-    const first = topLevel()[0];
+    const { deps, n, first } = await spikeAlerted();
     // More failures: an update is queued but Slack holds it back (rate limit) when the stop comes.
     h.emu.addLicenses(SITE, records(5, 'fail', { errorCode: 'E4001' }));
     h.ports.faults = [
@@ -109,15 +105,8 @@ describe('license-failure alerts against the emulator', () => {
   });
 
   it('a muted alert is neither updated nor posted again for an hour, then resumes (its creator or an admin, audited)', async () => {
-    h = await startNotifyHarness();
     const { muteAlert } = await import('../../src/ops/alerts.js');
-    const deps = { store: h.store, now: () => h.clock.now() } as unknown as OpsDeps;
-    const n = h.notifier();
-    await subscribe(n);
-    h.emu.addLicenses(SITE, records(20, 'fail', { errorCode: 'E4001' }));
-    await pollNow(n);
-    expect(topLevel()).toHaveLength(1);
-    const first = topLevel()[0];
+    const { deps, n, first } = await spikeAlerted();
     // Someone else (not an admin) is refused; nothing is muted.
     const refused = await muteAlert(deps, WS, {
       channelId: CH,

@@ -5,36 +5,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
+import { describe, expect, it } from 'vitest';
 import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import { requestChangeTracked } from '../../src/ops/request-outcomes.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { redisForSuite } from '../support/redis.js';
 import { ENCRYPTION_KEY } from '../watch/support/harness.js';
-import { SITE, startNotifyHarness, WS } from './support/harness.js';
+import { alertSubscription, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 const START = Date.UTC(2026, 10, 22, 8, 55, 0);
 const DUE = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 describe('two notify replicas on one Redis', () => {
-  let redis: TestRedis;
-  const namespaces: string[] = [];
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  }, 20_000);
-  afterAll(async () => {
-    await redis?.stop(namespaces);
-  });
+  const redis = redisForSuite(ENCRYPTION_KEY);
 
   it('post one digest and one alert between them', async () => {
-    const ns = redis.uniqueNamespace();
-    namespaces.push(ns);
-    const open = (): Promise<Store> =>
-      createStore({ url: redis.url, encryptionKey: ENCRYPTION_KEY, namespace: ns });
-    const storeA = await open();
-    const storeB = await open();
+    const ns = redis.namespace();
+    const storeA = await redis.open(ns);
+    const storeB = await redis.open(ns);
     const h = await startNotifyHarness({ store: storeA, start: START });
     try {
       const a = h.notifier({ holderId: 'replica-a' });
@@ -48,15 +37,7 @@ describe('two notify replicas on one Redis', () => {
         createdBy: 'U1',
         createdAt: new Date(START).toISOString(),
       });
-      await a.alerts.put(WS, {
-        id: alertSubscriptionId('C0ALERT', SITE),
-        workspace: WS,
-        channelId: 'C0ALERT',
-        siteId: SITE,
-        ...ALERT_DEFAULTS,
-        createdBy: 'U1',
-        createdAt: new Date(START).toISOString(),
-      });
+      await a.alerts.put(WS, alertSubscription('C0ALERT', START, { createdBy: 'U1' }));
       h.emu.addLicenses(
         SITE,
         Array.from({ length: 30 }, (_, i) => ({

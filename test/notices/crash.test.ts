@@ -3,26 +3,17 @@
  * tombstone): after a restart on the same data, exactly one alert / one digest is posted.
  */
 import { describe, expect, it } from 'vitest';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { crashStore } from '../watch/support/crash-store.js';
-import { type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
+import { alertSubscription, type NotifyHarness, SITE, startNotifyHarness, WS } from './support/harness.js';
 
 const START = Date.UTC(2026, 10, 22, 8, 59, 0);
 
 type Setup = (h: NotifyHarness, n: Notifier) => Promise<void>;
 
 const alertSetup: Setup = async (h, n) => {
-  await n.alerts.put(WS, {
-    id: alertSubscriptionId('C0CRASH', SITE),
-    workspace: WS,
-    channelId: 'C0CRASH',
-    siteId: SITE,
-    ...ALERT_DEFAULTS,
-    createdBy: 'U1',
-    createdAt: new Date(START).toISOString(),
-  });
+  await n.alerts.put(WS, alertSubscription('C0CRASH', START, { createdBy: 'U1' }));
   h.emu.addLicenses(
     SITE,
     Array.from({ length: 30 }, (_, i) => ({

@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { dueDigest, lastOccurrence, nextOccurrence } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import type { Digest, DigestSchedule } from '../../src/notices/types.js';
 import { digestMessage } from '../../src/slack/features/digest/render.js';
-import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/harness.js';
+import {
+  alertSubscription,
+  type NotifyHarness,
+  SITE,
+  SITE2,
+  startNotifyHarness,
+  WS,
+} from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -145,16 +151,7 @@ describe('daily digest against the emulator', () => {
   it("carries the workspace and the channel's license-alert ratio per site (what makes a site red)", async () => {
     h = await startNotifyHarness({ start: START });
     const n = h.notifier();
-    await n.alerts.put(WS, {
-      id: alertSubscriptionId(CH, SITE),
-      workspace: WS,
-      channelId: CH,
-      siteId: SITE,
-      ...ALERT_DEFAULTS,
-      ratioPct: 12,
-      createdBy: 'U0ALERTER',
-      createdAt: new Date(h.clock.now()).toISOString(),
-    });
+    await n.alerts.put(WS, alertSubscription(CH, h.clock.now(), { ratioPct: 12 }));
     await schedule(n);
     await runUntil(n, DUE + 60_000);
     const d = digests()[0]?.body as Digest;

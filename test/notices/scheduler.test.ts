@@ -5,11 +5,17 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiFactory, ServiceClient, WorkspaceCredentials } from '../../src/api/types.js';
-import { ALERT_DEFAULTS, alertSubscriptionId } from '../../src/notices/alert-subscriptions.js';
 import { digestScheduleId } from '../../src/notices/digest-schedules.js';
 import type { Notifier } from '../../src/notices/notifier.js';
 import { trackPlanRequest } from '../../src/ops/request-outcomes.js';
-import { type NotifyHarness, SITE, SITE2, startNotifyHarness, WS } from './support/harness.js';
+import {
+  alertSubscription,
+  type NotifyHarness,
+  SITE,
+  SITE2,
+  startNotifyHarness,
+  WS,
+} from './support/harness.js';
 
 let h: NotifyHarness;
 afterEach(async () => {
@@ -60,15 +66,7 @@ function gatedApi(real: ApiFactory, slowCreds: WorkspaceCredentials) {
 }
 
 async function subscribeAlerts(n: Notifier, ws: string, channelId: string) {
-  await n.alerts.put(ws, {
-    id: alertSubscriptionId(channelId, SITE),
-    workspace: ws,
-    channelId,
-    siteId: SITE,
-    ...ALERT_DEFAULTS,
-    createdBy: 'U0ALERTER',
-    createdAt: new Date(h.clock.now()).toISOString(),
-  });
+  await n.alerts.put(ws, alertSubscription(channelId, h.clock.now(), { workspace: ws }));
 }
 
 describe('notify scheduler with a slow Service API', () => {

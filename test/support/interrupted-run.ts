@@ -13,6 +13,7 @@ import {
   saveRun,
 } from '../../src/ops/watermarking/registration/records.js';
 import { newReport, type RegistrationReport } from '../../src/ops/watermarking/registration/run.js';
+import { addWait } from '../../src/watch/job-waits.js';
 import type { TestBot } from '../harness/index.js';
 
 export interface InterruptedRun {
@@ -32,9 +33,22 @@ export async function storeInterruptedRun(
     progressDm?: boolean;
     /** Fields of the run record written as given (e.g. `dmUserId`). */
     record?: Partial<RunRecord>;
+    /** The workflow step that waits for the run (stored first, due in an hour). */
+    step?: { executionId: string; userId?: string };
   },
 ): Promise<InterruptedRun> {
   const ws = bot.ws.teamId;
+  if (o.step) {
+    await addWait(bot.store, {
+      executionId: o.step.executionId,
+      workspace: ws,
+      siteId: 'DEMO',
+      kind: 'registration',
+      target: o.reportId,
+      deadline: Date.now() + 3_600_000,
+      ...(o.step.userId !== undefined ? { userId: o.step.userId } : {}),
+    });
+  }
   const plan = await planRegistration(parseRecipientLines(o.names.join('\n')), async () => new Map());
   const report = newReport(plan, 'DEMO', o.reportId, new Date(Date.now() - 10 * 60_000).toISOString());
   let progress: InterruptedRun['progress'];

@@ -36,6 +36,17 @@ export function nextResponse(bot: TestBot, after: number, timeoutMs = 8000): Pro
   return bot.fake.waitFor((c) => c.method === 'response_url' && c.seq > after, timeoutMs);
 }
 
+/** Run a slash command (/dwm unless `command` says) and wait for its reply through response_url. */
+export async function runCommand(
+  bot: TestBot,
+  text: string,
+  o: { command?: '/dwm' | '/drm'; user?: string; channel?: string } = {},
+): Promise<FakeCall> {
+  const seq = lastSeq(bot);
+  await bot.command(text, o);
+  return nextResponse(bot, seq);
+}
+
 /** The next response_url reply after `after`, as JSON text (its arguments). */
 export async function replyText(bot: TestBot, after: number): Promise<string> {
   return textOf(await nextResponse(bot, after));
@@ -140,4 +151,25 @@ export function selectValue(value: string) {
   return {
     value: { type: 'static_select', selected_option: { value, text: { type: 'plain_text', text: value } } },
   };
+}
+
+/**
+ * The setup form's state values with the emulator's demo credentials (site DEMO, no default
+ * site); `over` replaces fields by block id.
+ */
+export function setupFormValues(bot: TestBot, over: Record<string, string> = {}) {
+  const emu = bot.emulator!;
+  const fields: Record<string, string> = {
+    site_ids: 'DEMO',
+    default_site: '',
+    wm_account_id: emu.demo.watermarking.accountId,
+    wm_access_key: emu.demo.watermarking.accessKey,
+    wm_base_url: emu.wmBaseUrl,
+    svc_account_id: emu.demo.service.accountId,
+    svc_account_seq: emu.demo.service.accountSeq,
+    svc_secret_key: emu.demo.service.secretKey,
+    svc_base_url: emu.serviceBaseUrl,
+    ...over,
+  };
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, textValue(v)]));
 }

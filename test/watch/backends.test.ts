@@ -2,10 +2,8 @@
  * The watcher on real persistent backends: SQLite (a restart re-opens the same file) and two
  * replicas on one Redis (separate store connections, one key root).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/types.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { describe, expect, it } from 'vitest';
+import { redisForSuite } from '../support/redis.js';
 import { ENCRYPTION_KEY, SITE, startHarness, WS } from './support/harness.js';
 
 describe('sqlite backend', () => {
@@ -50,22 +48,12 @@ describe('sqlite backend', () => {
 });
 
 describe('two replicas on one Redis', () => {
-  let redis: TestRedis;
-  const namespaces: string[] = [];
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  }, 20_000);
-  afterAll(async () => {
-    await redis?.stop(namespaces);
-  });
+  const redis = redisForSuite(ENCRYPTION_KEY);
 
   it('one replica polls a site at a time and each notification is posted once', async () => {
-    const ns = redis.uniqueNamespace();
-    namespaces.push(ns);
-    const open = (): Promise<Store> =>
-      createStore({ url: redis.url, encryptionKey: ENCRYPTION_KEY, namespace: ns });
-    const storeA = await open();
-    const storeB = await open();
+    const ns = redis.namespace();
+    const storeA = await redis.open(ns);
+    const storeB = await redis.open(ns);
     const h = await startHarness({ store: storeA });
     try {
       const a = h.watcher({ holderId: 'replica-a' });

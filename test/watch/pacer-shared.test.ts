@@ -3,12 +3,12 @@
  * slots in the shared store (Redis: atomic compare-and-set), and books in the process when the
  * store cannot answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { appChannelPacer } from '../../src/slack/background-sender.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeClock } from '../../src/watch/clock.js';
 import { ChannelPacer, type SharedSlots, storeSlots } from '../../src/watch/pacer.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { redisForSuite } from '../support/redis.js';
 import { ENCRYPTION_KEY } from './support/harness.js';
 
 /** Every slot at least `gap` after the one before it, once sorted. */
@@ -61,22 +61,16 @@ describe('ChannelPacer with shared slots', () => {
 });
 
 describe('shared slots on Redis (two replicas, two connections)', () => {
-  let redis: TestRedis;
-  const namespaces: string[] = [];
+  const redis = redisForSuite(ENCRYPTION_KEY);
   const stores: Store[] = [];
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
-    await redis?.stop(namespaces);
   });
 
   it('bookings made at once by both replicas never share a slot', async () => {
-    const ns = redis.uniqueNamespace();
-    namespaces.push(ns);
+    const ns = redis.namespace();
     const open = async () => {
-      const s = await createStore({ url: redis.url, encryptionKey: ENCRYPTION_KEY, namespace: ns });
+      const s = await redis.open(ns);
       stores.push(s);
       return s;
     };
@@ -95,9 +89,7 @@ describe('shared slots on Redis (two replicas, two connections)', () => {
   });
 
   it("the app's real-time pacer books in the store on Redis; a test clock's and a memory store's do not", async () => {
-    const ns = redis.uniqueNamespace();
-    namespaces.push(ns);
-    const store = await createStore({ url: redis.url, encryptionKey: ENCRYPTION_KEY, namespace: ns });
+    const store = await redis.open(redis.namespace());
     stores.push(store);
     const deps = { config: {}, store };
     expect(appChannelPacer(deps).shared).toBe(true);

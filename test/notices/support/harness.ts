@@ -7,8 +7,10 @@ import { startEmulator } from '../../../dev/emulator/index.js';
 import type { EmulatorHandle } from '../../../dev/emulator/types.js';
 import { createApi } from '../../../src/api/index.js';
 import type { WorkspaceCredentials } from '../../../src/api/types.js';
+import { ALERT_DEFAULTS, alertSubscriptionId } from '../../../src/notices/alert-subscriptions.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../../../src/notices/notifier.js';
 import type {
+  AlertSubscription,
   CardRef,
   Digest,
   LicenseAlert,
@@ -27,6 +29,27 @@ export const WS = 'T0NOTIFY1';
 export const SITE = 'AB12';
 export const SITE2 = 'CD34';
 export const SVC_ACCOUNT = 'acme-svc';
+
+/**
+ * A channel's license-alert subscription for SITE in WS with the default thresholds, created by
+ * U0ALERTER at `createdAtMs`; `over` replaces fields (the id follows its channel and site).
+ */
+export function alertSubscription(
+  channelId: string,
+  createdAtMs: number,
+  over: Partial<AlertSubscription> = {},
+): AlertSubscription {
+  return {
+    id: alertSubscriptionId(over.channelId ?? channelId, over.siteId ?? SITE),
+    workspace: WS,
+    channelId,
+    siteId: SITE,
+    ...ALERT_DEFAULTS,
+    createdBy: 'U0ALERTER',
+    createdAt: new Date(createdAtMs).toISOString(),
+    ...over,
+  };
+}
 
 export interface Posted {
   kind: 'dm' | 'alert' | 'digest';

@@ -8,7 +8,7 @@ import { FEATURES } from '../../../src/slack/features/index.js';
 import { commandList } from '../../../src/slack/kit/commands/registry.js';
 import { type Feature, registerFeatures } from '../../../src/slack/kit/features.js';
 import { startTestBot, type TestBot } from '../../harness/index.js';
-import { lastSeq, nextResponse, textOf } from '../../support/slack.js';
+import { lastSeq, nextResponse, setupFormValues, textOf } from '../../support/slack.js';
 
 describe('with env credentials', () => {
   let bot: TestBot;
@@ -132,24 +132,8 @@ describe('setup modal flow (no credentials yet)', () => {
     await bot?.close();
   });
 
-  function values(over: Record<string, string> = {}) {
-    const emu = bot.emulator!;
-    const base: Record<string, string> = {
-      site_ids: 'DEMO, AB12',
-      default_site: '',
-      wm_account_id: emu.demo.watermarking.accountId,
-      wm_access_key: emu.demo.watermarking.accessKey,
-      wm_base_url: emu.wmBaseUrl,
-      svc_account_id: emu.demo.service.accountId,
-      svc_account_seq: emu.demo.service.accountSeq,
-      svc_secret_key: emu.demo.service.secretKey,
-      svc_base_url: emu.serviceBaseUrl,
-      ...over,
-    };
-    return Object.fromEntries(
-      Object.entries(base).map(([k, v]) => [k, { value: { type: 'plain_text_input', value: v } }]),
-    );
-  }
+  const values = (over: Record<string, string> = {}) =>
+    setupFormValues(bot, { site_ids: 'DEMO, AB12', ...over });
 
   it('members cannot open it', async () => {
     const seq = lastSeq(bot);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../dev/emulator/index.js';
 import { FakeSlack } from '../../../dev/fakeslack/index.js';
+import { credentialsEnv, emulatorCredentials } from '../../../dev/testing/credentials.js';
 import { type RunningBot, startBot } from '../../../src/main.js';
 import { NoticeOutbox } from '../../../src/notices/outbox.js';
 import { digestNow, scheduleDigest } from '../../../src/ops/digest.js';
@@ -253,15 +254,7 @@ describe('startBot', () => {
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'silent',
-        DWM_SITE_IDS: emu.demo.siteIds.join(','),
-        DWM_DEFAULT_SITE: emu.demo.defaultSiteId,
-        DWM_BASE_URL: emu.wmBaseUrl,
-        DWM_ACCOUNT_ID: emu.demo.watermarking.accountId,
-        DWM_ACCESS_KEY: emu.demo.watermarking.accessKey,
-        SERVICE_API_BASE_URL: emu.serviceBaseUrl,
-        SERVICE_API_ACCOUNT_ID: emu.demo.service.accountId,
-        SERVICE_API_ACCOUNT_SEQ: emu.demo.service.accountSeq,
-        SERVICE_API_SECRET_KEY: emu.demo.service.secretKey,
+        ...credentialsEnv(emulatorCredentials(emu)),
       },
     });
   }

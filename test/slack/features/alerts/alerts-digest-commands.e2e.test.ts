@@ -11,7 +11,7 @@ import { DigestSchedules } from '../../../../src/notices/digest-schedules.js';
 import { NoticeOutbox } from '../../../../src/notices/outbox.js';
 import { licenseAlertMessage } from '../../../../src/slack/features/alerts/render.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
-import { lastSeq } from '../../../support/slack.js';
+import { type Block, button, lastSeq } from '../../../support/slack.js';
 
 let bot: TestBot;
 let ws: string;
@@ -249,11 +249,7 @@ describe('/drm alerts', () => {
       } as never,
       'UTC',
     );
-    const show = (alert.blocks ?? [])
-      .flatMap((b) => (b.type === 'actions' ? b.elements : []))
-      .find((e) => (e as { text?: { text?: string } }).text?.text === 'Show failed licenses') as
-      | { action_id: string; value: string }
-      | undefined;
+    const show = button((alert.blocks ?? []) as Block[], (e) => e.text.text === 'Show failed licenses');
     expect(show).toBeDefined();
     const click = async (user: string) => {
       const seq = lastSeq(bot);

@@ -12,7 +12,7 @@ import { FEATURES } from '../../../../src/slack/features/index.js';
 import { createNotifyRuntime } from '../../../../src/slack/notify-runtime.js';
 import { createStore } from '../../../../src/store/index.js';
 import { json, type NotifySetup, newNotifyRuntime, setupNotify, tick } from '../../../support/notify.js';
-import { lastSeq } from '../../../support/slack.js';
+import { actionElements, type Block, lastSeq } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {
@@ -152,12 +152,7 @@ describe('muting a license-failure alert', () => {
     await tick(x);
     const [alert] = topLevel(x, ch);
     expect(alert).toBeDefined();
-    const buttons = (alert!.blocks ?? []).flatMap((b) =>
-      (b as { type: string }).type === 'actions'
-        ? ((b as { elements: Array<{ text: { text: string }; action_id: string; value: string }> })
-            .elements ?? [])
-        : [],
-    );
+    const buttons = actionElements((alert!.blocks ?? []) as Block[]);
     const mute = buttons.find((e) => e.text.text === 'Mute 1 h');
     expect(mute).toBeDefined();
     // Show failed licenses asks for the days of the alert's window (the list filters by day).

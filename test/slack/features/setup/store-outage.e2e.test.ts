@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../../src/store/errors.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
+import { setupFormValues } from '../../../support/slack.js';
 
 let bot: TestBot;
 beforeAll(async () => {
@@ -16,24 +17,6 @@ afterAll(async () => {
   await bot?.close();
 });
 
-function values() {
-  const emu = bot.emulator!;
-  const base: Record<string, string> = {
-    site_ids: 'DEMO',
-    default_site: '',
-    wm_account_id: emu.demo.watermarking.accountId,
-    wm_access_key: emu.demo.watermarking.accessKey,
-    wm_base_url: emu.wmBaseUrl,
-    svc_account_id: emu.demo.service.accountId,
-    svc_account_seq: emu.demo.service.accountSeq,
-    svc_secret_key: emu.demo.service.secretKey,
-    svc_base_url: emu.serviceBaseUrl,
-  };
-  return Object.fromEntries(
-    Object.entries(base).map(([k, v]) => [k, { value: { type: 'plain_text_input', value: v } }]),
-  );
-}
-
 /** Submit the setup form (opened fresh) and return the view it ends on. */
 async function submitSetup(): Promise<string> {
   const admin = bot.ws.admin;
@@ -41,7 +24,7 @@ async function submitSetup(): Promise<string> {
   await bot.command('setup', { user: admin });
   await bot.fake.waitFor((c) => c.method === 'views.open' && c.seq > seq0, 5000);
   const seq = bot.fake.lastSeq();
-  const r = await bot.viewSubmission({ user: admin, values: values() });
+  const r = await bot.viewSubmission({ user: admin, values: setupFormValues(bot) });
   expect(r.status).toBe(200);
   const done = await bot.fake.waitFor((c) => c.method === 'views.update' && c.seq > seq, 8000);
   return JSON.stringify(done.args);

@@ -5,13 +5,12 @@
  * Slack telling the channel's sharing, the emulator and the notify runtime on a virtual clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { listTrackedRequests } from '../../../../src/ops/request-outcomes.js';
 import { appSender } from '../../../../src/slack/background-sender.js';
 import { SHARING_CACHE_MS } from '../../../../src/slack/kit/context/channels/access.js';
 import type { TestBot } from '../../../harness/index.js';
 import { dmsTo, json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
-import { button, lastSeq, selectValue, textValue } from '../../../support/slack.js';
+import { button, lastSeq, runCommand, selectValue, textValue } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 afterEach(async () => {
@@ -25,17 +24,6 @@ async function setup(): Promise<TestBot> {
   s = await setupNotify();
   s.bot.fake.addChannel(s.bot.ws.teamId, { id: SHARED, name: 'partner-delivery', sharing: 'external' });
   return s.bot;
-}
-
-/** Run a slash command and return its reply (response_url). */
-async function run(
-  b: TestBot,
-  text: string,
-  o: { command?: '/dwm' | '/drm'; user?: string; channel?: string } = {},
-): Promise<FakeCall> {
-  const seq = lastSeq(b);
-  await b.command(text, o);
-  return b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
 }
 
 const postsIn = (b: TestBot, channel: string, after: number) =>
@@ -81,7 +69,11 @@ describe('request cards', () => {
   it('an additional-site request in a shared channel: no card there', async () => {
     const b = await setup();
     const seq = lastSeq(b);
-    const r = await run(b, 'site request Movies EU', { command: '/drm', user: b.ws.admin, channel: SHARED });
+    const r = await runCommand(b, 'site request Movies EU', {
+      command: '/drm',
+      user: b.ws.admin,
+      channel: SHARED,
+    });
     await b.fake.waitFor((c) => c.method === 'chat.postMessage' && c.seq > seq && c.ok, 8000);
     expect(postsIn(b, SHARED, seq)).toHaveLength(0);
     expect(json(r.args) + json(b.fake.responses())).toContain('shared with another organisation');
@@ -120,7 +112,7 @@ describe('request cards', () => {
  * clicked on the table posted there. Returns the table's message and the sequence before the click.
  */
 async function nextOnSharedTable(b: TestBot, ch: string) {
-  const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
+  const table = await runCommand(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
   const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
   const next = button(table.args.blocks as never[], (x) => x.action_id === 'svc_data_page_next');
   b.fake.shareChannel(b.ws.teamId, ch, 'external');
@@ -139,7 +131,7 @@ describe('buttons and forms on a message in a channel that became shared', () =>
   it("the plan card's request form: the card is not replaced in the channel nor posted there; the user gets it privately", async () => {
     const b = await setup();
     const ch = b.ws.channel;
-    const shown = await run(b, 'plan share', { command: '/drm', user: b.ws.member, channel: ch });
+    const shown = await runCommand(b, 'plan share', { command: '/drm', user: b.ws.member, channel: ch });
     expect(shown.args.response_type).toBe('in_channel');
     const posted = b.fake.messages(ch).find((m) => m.text === shown.args.text);
     expect(posted).toBeTruthy();
@@ -198,7 +190,7 @@ describe('buttons and forms on a message in a channel that became shared', () =>
   it('an allowed channel: the button replaces the message there as before', async () => {
     const b = await setup();
     const ch = b.ws.channel;
-    await run(b, `setup shared-channel allow <#${ch}|general>`, { user: b.ws.admin });
+    await runCommand(b, `setup shared-channel allow <#${ch}|general>`, { user: b.ws.admin });
     const { seq } = await nextOnSharedTable(b, ch);
     const r = await b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
     expect(r.args.replace_original).toBe(true);
@@ -209,14 +201,14 @@ describe('buttons and forms on a message in a channel that became shared', () =>
 describe('the audit channel', () => {
   it('a shared channel is refused as the audit channel (audited); an allowed one is accepted', async () => {
     const b = await setup();
-    const r = await run(b, `setup audit-channel <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
+    const r = await runCommand(b, `setup audit-channel <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
     expect(json(r.args)).toContain('shared with another organisation');
     expect((await b.store.settings.get(b.ws.teamId)).auditChannelId).toBeUndefined();
     const audit = await b.store.audit.list(b.ws.teamId);
     expect(audit.find((e) => e.action === 'audit.channel')?.result).toBe('refused');
 
-    await run(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
-    const ok = await run(b, `setup audit-channel <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
+    await runCommand(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
+    const ok = await runCommand(b, `setup audit-channel <#${SHARED}|partner-delivery>`, { user: b.ws.admin });
     expect(json(ok.args)).toContain('mirrored to that channel');
     expect((await b.store.settings.get(b.ws.teamId)).auditChannelId).toBe(SHARED);
   });
@@ -225,7 +217,7 @@ describe('the audit channel', () => {
     const b = await setup();
     const ch = b.ws.channel;
     let seq = lastSeq(b);
-    await run(b, `setup audit-channel <#${ch}|general>`, { user: b.ws.admin });
+    await runCommand(b, `setup audit-channel <#${ch}|general>`, { user: b.ws.admin });
     await b.fake.waitFor(
       (c) => c.method === 'chat.postMessage' && c.args.channel === ch && c.seq > seq,
       8000,
@@ -236,8 +228,8 @@ describe('the audit channel', () => {
     await b.event({ type: 'channel_shared', channel: ch, connected_team_id: 'T0PARTNER', event_ts: '1.0' });
     await new Promise((r) => setTimeout(r, 300));
     seq = lastSeq(b);
-    await run(b, 'setup admins group none', { user: b.ws.admin });
-    await run(b, 'setup admins group none', { user: b.ws.admin });
+    await runCommand(b, 'setup admins group none', { user: b.ws.admin });
+    await runCommand(b, 'setup admins group none', { user: b.ws.admin });
     await until(() => b.logs.text().includes('audit lines are not mirrored there'));
     // Both lines' turns came (the second one is read from the cache): nothing posted there.
     await until(

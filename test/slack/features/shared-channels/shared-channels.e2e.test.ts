@@ -7,13 +7,12 @@
  * and tells their creators.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeCall } from '../../../../dev/fakeslack/index.js';
 import { FEATURES } from '../../../../src/slack/features/index.js';
 import { createWatchRuntime, type WatchRuntime } from '../../../../src/slack/watch-runtime.js';
 import { SHARED_CHANNEL } from '../../../../src/watch/types.js';
 import type { TestBot } from '../../../harness/index.js';
 import { json, type NotifySetup, setupNotify, tick } from '../../../support/notify.js';
-import { lastSeq } from '../../../support/slack.js';
+import { type Block, button, lastSeq, runCommand } from '../../../support/slack.js';
 
 let s: NotifySetup | undefined;
 let watch: WatchRuntime | undefined;
@@ -43,17 +42,6 @@ async function setup(): Promise<{ b: TestBot; site: string; ws: string }> {
   return { b, site: b.emulator!.demo.defaultSiteId, ws: b.ws.teamId };
 }
 
-/** Run a slash command and return its reply (response_url). */
-async function run(
-  b: TestBot,
-  text: string,
-  o: { command?: '/dwm' | '/drm'; user?: string; channel?: string } = {},
-): Promise<FakeCall> {
-  const seq = lastSeq(b);
-  await b.command(text, o);
-  return b.fake.waitFor((c) => c.method === 'response_url' && c.seq > seq, 8000);
-}
-
 /** The bot's direct messages to a user (the fake's IM channel of that user). */
 const dmsTo = (b: TestBot, user: string) => b.fake.messages(`D${user.slice(1)}`);
 
@@ -72,16 +60,16 @@ describe('creating in a channel shared with another organisation', () => {
   it('a job watch, a digest and a license alert are refused with the reason and what an admin can do', async () => {
     const { b, site, ws } = await setup();
     for (const channel of [SHARED, PENDING]) {
-      const w = await run(b, `watch site:${site}`, { channel });
+      const w = await runCommand(b, `watch site:${site}`, { channel });
       expect(json(w.args)).toContain('shared with another organisation');
       expect(json(w.args)).toContain('/dwm setup shared-channel allow #channel');
       expect(await subsIn(channel)).toHaveLength(0);
 
-      const d = await run(b, 'digest daily 09:00', { channel });
+      const d = await runCommand(b, 'digest daily 09:00', { channel });
       expect(json(d.args)).toContain('shared with another organisation');
       expect(await s!.runtime.notifier.digests.get(ws, channel)).toBeUndefined();
 
-      const a = await run(b, `alerts watch site:${site} ratio:30% min:10 window:20`, {
+      const a = await runCommand(b, `alerts watch site:${site} ratio:30% min:10 window:20`, {
         command: '/drm',
         channel,
       });
@@ -89,7 +77,7 @@ describe('creating in a channel shared with another organisation', () => {
       expect(await s!.runtime.notifier.alerts.list(ws, { channelId: channel })).toHaveLength(0);
     }
     // A channel shared only with workspaces of the same organisation is not refused.
-    const org = await run(b, `watch site:${site}`, { channel: ORG });
+    const org = await runCommand(b, `watch site:${site}`, { channel: ORG });
     expect(json(org.args)).toContain('is now watching jobs');
     expect(await subsIn(ORG)).toHaveLength(1);
   });
@@ -121,7 +109,7 @@ describe('creating in a channel shared with another organisation', () => {
 
   it('the share option is refused there (answered only to the user, audited); allowed elsewhere', async () => {
     const { b, ws } = await setup();
-    const r = await run(b, 'sites share', { command: '/drm', channel: SHARED });
+    const r = await runCommand(b, 'sites share', { command: '/drm', channel: SHARED });
     expect(r.args.response_type).toBe('ephemeral');
     expect(json(r.args)).toContain('share this reply in the channel');
     expect(json(r.args)).toContain('shared with another organisation');
@@ -129,19 +117,19 @@ describe('creating in a channel shared with another organisation', () => {
     const audit = await b.store.audit.list(ws);
     expect(audit.some((e) => e.action === 'share.refused' && e.result === 'refused')).toBe(true);
 
-    const ok = await run(b, 'sites share', { command: '/drm', channel: b.ws.channel });
+    const ok = await runCommand(b, 'sites share', { command: '/drm', channel: b.ws.channel });
     expect(ok.args.response_type).toBe('in_channel');
   });
 
   it('an admin allows one channel (audited, listed, revocable); members cannot', async () => {
     const { b, site, ws } = await setup();
-    const byMember = await run(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, {
+    const byMember = await runCommand(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, {
       user: b.ws.member,
     });
     expect(json(byMember.args)).not.toContain('Allowed');
     expect((await b.store.settings.get(ws)).sharedChannels ?? []).toHaveLength(0);
 
-    const allowed = await run(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, {
+    const allowed = await runCommand(b, `setup shared-channel allow <#${SHARED}|partner-delivery>`, {
       user: b.ws.admin,
     });
     expect(json(allowed.args)).toContain('Allowed');
@@ -152,20 +140,20 @@ describe('creating in a channel shared with another organisation', () => {
       result: 'ok',
     });
 
-    const w = await run(b, `watch site:${site}`, { channel: SHARED });
+    const w = await runCommand(b, `watch site:${site}`, { channel: SHARED });
     expect(json(w.args)).toContain('is now watching jobs');
-    const shared = await run(b, 'sites share', { command: '/drm', channel: SHARED });
+    const shared = await runCommand(b, 'sites share', { command: '/drm', channel: SHARED });
     expect(shared.args.response_type).toBe('in_channel');
     // Only that one channel.
-    const other = await run(b, `watch site:${site}`, { channel: PENDING });
+    const other = await runCommand(b, `watch site:${site}`, { channel: PENDING });
     expect(json(other.args)).toContain('shared with another organisation');
 
-    const listed = await run(b, 'setup shared-channels', { user: b.ws.admin });
+    const listed = await runCommand(b, 'setup shared-channels', { user: b.ws.admin });
     expect(json(listed.args)).toContain(`<#${SHARED}>`);
     expect(json(listed.args)).toContain(`<@${b.ws.admin}>`);
 
     const seq = lastSeq(b);
-    const revoked = await run(b, `setup shared-channel revoke <#${SHARED}|partner-delivery>`, {
+    const revoked = await runCommand(b, `setup shared-channel revoke <#${SHARED}|partner-delivery>`, {
       user: b.ws.admin,
     });
     expect(json(revoked.args)).toContain('paused');
@@ -181,17 +169,10 @@ describe('a channel that becomes shared later', () => {
   it('a table shared in the channel before shows no further page there once it is shared (audited)', async () => {
     const { b, ws } = await setup();
     const ch = b.ws.channel;
-    const table = await run(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
+    const table = await runCommand(b, 'licenses share', { command: '/drm', channel: ch, user: b.ws.admin });
     expect(table.args.response_type).toBe('in_channel');
     const posted = b.fake.messages(ch).find((m) => m.text === table.args.text);
-    const next = (
-      (table.args.blocks ?? []) as Array<{
-        type: string;
-        elements?: Array<{ action_id: string; value?: string }>;
-      }>
-    )
-      .flatMap((x) => (x.type === 'actions' ? (x.elements ?? []) : []))
-      .find((e) => e.action_id === 'svc_data_page_next');
+    const next = button((table.args.blocks ?? []) as Block[], (e) => e.action_id === 'svc_data_page_next');
     expect(posted && next).toBeTruthy();
 
     b.fake.shareChannel(ws, ch, 'external');
@@ -214,13 +195,13 @@ describe('a channel that becomes shared later', () => {
   it('channel_shared pauses its watch, alert and digest once, and tells each creator', async () => {
     const { b, site, ws } = await setup();
     const ch = b.ws.channel;
-    await run(b, `watch site:${site}`, { channel: ch, user: b.ws.member });
-    await run(b, `alerts watch site:${site} ratio:30% min:10 window:20`, {
+    await runCommand(b, `watch site:${site}`, { channel: ch, user: b.ws.member });
+    await runCommand(b, `alerts watch site:${site} ratio:30% min:10 window:20`, {
       command: '/drm',
       channel: ch,
       user: b.ws.admin,
     });
-    await run(b, 'digest daily 09:00', { channel: ch, user: b.ws.member });
+    await runCommand(b, 'digest daily 09:00', { channel: ch, user: b.ws.member });
     expect(await subsIn(ch)).toHaveLength(1);
 
     b.fake.shareChannel(ws, ch, 'external');
@@ -269,8 +250,8 @@ describe('a channel that becomes shared later', () => {
   it('an allowed channel is not paused by channel_shared', async () => {
     const { b, site, ws } = await setup();
     const ch = b.ws.channel;
-    await run(b, `setup shared-channel allow <#${ch}|general>`, { user: b.ws.admin });
-    await run(b, `watch site:${site}`, { channel: ch });
+    await runCommand(b, `setup shared-channel allow <#${ch}|general>`, { user: b.ws.admin });
+    await runCommand(b, `watch site:${site}`, { channel: ch });
     b.fake.shareChannel(ws, ch, 'external');
     await b.event({ type: 'channel_shared', channel: ch, connected_team_id: 'T0PARTNER', event_ts: '1.0' });
     await new Promise((r) => setTimeout(r, 300));
@@ -281,7 +262,7 @@ describe('a channel that becomes shared later', () => {
   it('without the event, the delivery check pauses the watch once (one conversations.info per period)', async () => {
     const { b, site, ws } = await setup();
     const ch = b.ws.channel;
-    await run(b, `watch site:${site}`, { channel: ch });
+    await runCommand(b, `watch site:${site}`, { channel: ch });
     s!.clock.advance(60_000);
     await watch!.watcher.pollOnce(ws, site);
     b.emulator!.createJob(site, 'before-share', [{ recipient: 'alice' }]);
@@ -316,7 +297,7 @@ describe('a channel that becomes shared later', () => {
     const ch = b.ws.channel;
     const at = new Date(s!.clock.now() + 35 * 60_000);
     const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
-    const r = await run(b, `digest daily ${hhmm} UTC`, { channel: ch });
+    const r = await runCommand(b, `digest daily ${hhmm} UTC`, { channel: ch });
     expect(json(r.args)).toContain('Daily digest scheduled');
     b.fake.shareChannel(ws, ch, 'external');
     // Past the sharing cache period and the digest's time, a minute at a time.

@@ -24,7 +24,7 @@ import { workflowUserOf } from '../../../../src/slack/kit/interactions/steps.js'
 import { createWatchRuntime } from '../../../../src/slack/watch-runtime.js';
 import { createStore } from '../../../../src/store/index.js';
 import type { AtomicDocRepo, Store } from '../../../../src/store/types.js';
-import { addWait, listWaits } from '../../../../src/watch/job-waits.js';
+import { listWaits } from '../../../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import { storeInterruptedRun } from '../../../support/interrupted-run.js';
 
@@ -330,16 +330,13 @@ describe('Register recipients step: a restart mid-run shows the report to the pe
     const ws = bot.ws.teamId;
     const ex = bot.fake.startFunctionExecution(ws);
     const reportId = 'wf-legacy-report';
-    await addWait(bot.store, {
-      executionId: ex.executionId,
-      workspace: ws,
-      siteId: 'DEMO',
-      kind: 'registration',
-      target: reportId,
-      deadline: Date.now() + 3_600_000,
-    });
     // As the step wrote it for a workflow without "Requested by": the bot's user id, no DM message.
-    await storeInterruptedRun(bot, { reportId, names: ['wf-old-1', 'wf-old-2'], userId: bot.ws.botUserId });
+    await storeInterruptedRun(bot, {
+      reportId,
+      names: ['wf-old-1', 'wf-old-2'],
+      userId: bot.ws.botUserId,
+      step: { executionId: ex.executionId },
+    });
     const seq = bot.fake.calls().at(-1)?.seq ?? 0;
     expect((await resumePendingRegistrations(bot.deps)).resumed).toEqual([reportId]);
     const watch = createWatchRuntime(bot.deps, bot.handle.app, {

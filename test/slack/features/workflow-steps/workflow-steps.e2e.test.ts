@@ -21,7 +21,7 @@ import { createWatchRuntime } from '../../../../src/slack/watch-runtime.js';
 import { createStore } from '../../../../src/store/index.js';
 import type { AuditEntry } from '../../../../src/store/types.js';
 import { FakeClock } from '../../../../src/watch/clock.js';
-import { addWait, listWaits } from '../../../../src/watch/job-waits.js';
+import { listWaits } from '../../../../src/watch/job-waits.js';
 import { startTestBot, type TestBot } from '../../../harness/index.js';
 import { storeInterruptedRun } from '../../../support/interrupted-run.js';
 import { lastSeq } from '../../../support/slack.js';
@@ -264,20 +264,12 @@ describe('Workflow Builder steps (function_executed through the real app)', () =
     // What the dead process left: the wait, the run record with its DM progress message, the
     // report still "running" with nothing sent, and the pending mark.
     const reportId = 'wf-restart-report';
-    await addWait(bot.store, {
-      executionId: ex.executionId,
-      workspace: ws,
-      siteId: 'DEMO',
-      kind: 'registration',
-      target: reportId,
-      deadline: Date.now() + 3_600_000,
-      userId: user,
-    });
     const { progress } = await storeInterruptedRun(bot, {
       reportId,
       names: Array.from({ length: 160 }, (_, i) => `wf-restart-${i}`),
       userId: user,
       progressDm: true,
+      step: { executionId: ex.executionId, userId: user },
     });
     const msg = progress!;
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBot, type TestBot } from '../../../../harness/index.js';
-import { replyText } from '../../../../support/slack.js';
+import { type Block, button, drm, replyText } from '../../../../support/slack.js';
 
 const GUEST = 'U0GUEST0A';
 const SINGLE = 'U0SINGLEA';
@@ -31,27 +31,7 @@ function addExternals(fake: TestBot['fake']): void {
   });
 }
 
-/** Run a /drm command; its reply (response_url). */
-async function drm(bot: TestBot, text: string, user: string) {
-  const seq = bot.fake.lastSeq();
-  await bot.command(text, { command: '/drm', user });
-  const c = await bot.fake.waitFor((x) => x.method === 'response_url' && x.seq > seq, 8000);
-  return c;
-}
-
 type Btn = { action_id: string; value?: string };
-function buttonsOf(blocks: unknown): Btn[] {
-  const out: Btn[] = [];
-  for (const b of (blocks ?? []) as Array<{
-    type: string;
-    elements?: Btn[];
-    accessory?: Btn & { type: string };
-  }>) {
-    if (b.type === 'actions') out.push(...(b.elements ?? []));
-    if (b.accessory?.type === 'button') out.push(b.accessory);
-  }
-  return out;
-}
 
 /**
  * A click by someone of another organisation (Slack's `team` is this workspace, `user.team_id`
@@ -238,11 +218,11 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
 
   it('someone of another organisation clicking a member button on a card in the shared channel is refused, naming their organisation (audited)', async () => {
     // A member shares the plan card in the channel; its trial button is for members.
-    const shared = await drm(bot, 'plan share', bot.ws.member);
+    const shared = (await drm(bot, 'plan share', bot.ws.member)).call;
     expect(shared.args.response_type).toBe('in_channel');
     const card = bot.fake.messages(bot.ws.channel).find((m) => m.text === shared.args.text);
     expect(card).toBeTruthy();
-    const trial = buttonsOf(shared.args.blocks).find((b) => b.action_id === 'svc_plan_request_trial')!;
+    const trial = button(shared.args.blocks as Block[], (b) => b.action_id === 'svc_plan_request_trial');
     expect(trial).toBeTruthy();
     const answer = await externalClick(bot, trial, EXT, card!.ts);
     expect(answer).toContain("Accounts of other organisations can't use this bot in this workspace");
@@ -257,8 +237,8 @@ describe('Slack guests (GUEST_ACCESS=none, the default)', () => {
   });
 
   it("another organisation's admin clicking an admin button is refused as an outsider, not served as an admin", async () => {
-    const mine = await drm(bot, 'plan fwm', bot.ws.admin);
-    const suspend = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_suspend')!;
+    const mine = (await drm(bot, 'plan fwm', bot.ws.admin)).call;
+    const suspend = button(mine.args.blocks as Block[], (b) => b.action_id === 'svc_plan_request_suspend');
     expect(suspend).toBeTruthy();
     const answer = await externalClick(bot, suspend, EXT_ADMIN);
     expect(answer).toContain("Accounts of other organisations can't use this bot");
@@ -314,12 +294,12 @@ describe('Slack guests with GUEST_ACCESS=member', () => {
   });
 
   it("another organisation's admin acts as a member: refused an admin button, served a member one", async () => {
-    const mine = await drm(bot, 'plan fwm', bot.ws.admin);
-    const suspend = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_suspend')!;
+    const mine = (await drm(bot, 'plan fwm', bot.ws.admin)).call;
+    const suspend = button(mine.args.blocks as Block[], (b) => b.action_id === 'svc_plan_request_suspend');
     const refused = await externalClick(bot, suspend, EXT_ADMIN);
     expect(refused).toContain('Only admins can request a service suspension');
     expect(bot.fake.lastView(EXT_ADMIN, 'modal')?.callbackId).not.toBe('svc_plan_request');
-    const trial = buttonsOf(mine.args.blocks).find((b) => b.action_id === 'svc_plan_request_trial')!;
+    const trial = button(mine.args.blocks as Block[], (b) => b.action_id === 'svc_plan_request_trial');
     const seq = bot.fake.lastSeq();
     await bot.action({
       actionId: trial.action_id,
